@@ -1,0 +1,75 @@
+#pragma once
+/// @file conformance.hpp
+/// The conformance kit: one GoogleTest suite, parameterised by backend, that every
+/// plugin runs (Hetero::conformance). A backend author calls hetero_add_backend(), which
+/// builds `conformance_<name>` around run() below; nothing else is needed.
+///
+/// Tolerances (stated per test, against a double-precision reference): float32
+/// elementwise 1e-6 relative (+1e-6 absolute, 1 ulp-ish for transcendental functions),
+/// float32 reductions and GEMM 1e-5 * sqrt(k) relative to the sum of |terms|, float64
+/// 1e-12 on the same scale, integers exact.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <hetero/sdk/backend.hpp>
+
+namespace hetero::conformance {
+
+/// Loads the plugin at `plugin_path` (HETERO_BACKENDS may restrict discovery to it),
+/// registers the suite for `backend` and runs every test. Returns the gtest exit code.
+int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path);
+
+/// Backends the suite is instantiated for (set by run()).
+std::vector<std::string> backends_under_test();
+
+/// Base fixture: the backend under test, its device 0 and stream. Skips (with the
+/// backend's reason) when the backend has no device: hardware absent is not a failure.
+class BackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  Backend& backend() { return *backend_; }
+  Stream& stream() { return backend_->default_stream(0); }
+
+  std::shared_ptr<Backend> backend_;
+};
+
+/// A device buffer holding `count` elements of `dtype`, filled from / read to host.
+struct DeviceArray {
+  DeviceArray(Backend& b, int device, DType dtype, std::int64_t count, std::int64_t pad_elements = 0);
+  /// Uploads host bytes (count * element_size) at element offset `pad`.
+  void upload(const void* host);
+  /// Downloads the elements (after synchronising the stream).
+  void download(void* host);
+  /// A view of `shape` with contiguous strides at element offset `pad` (or custom strides).
+  StridedView view(const std::vector<std::int64_t>& shape,
+                   std::vector<std::int64_t> strides = {}) const;
+
+  Backend* backend;
+  int device;
+  DType dtype;
+  std::int64_t count, pad;
+  std::unique_ptr<Buffer> buffer;
+};
+
+/// Values of `dtype` in a deterministic pseudo-random pattern, stored as doubles; for
+/// integers small signed values, for bool 0/1, for floats in [-2, 2) (positive when
+/// `positive`).
+std::vector<double> sample_values(DType dtype, std::int64_t n, std::uint64_t seed, bool positive = false);
+/// Packs doubles into host bytes of `dtype`.
+std::vector<unsigned char> pack(DType dtype, const std::vector<double>& v);
+/// Unpacks host bytes of `dtype` into doubles.
+std::vector<double> unpack(DType dtype, const std::vector<unsigned char>& bytes);
+
+/// Every dtype, and the floating ones.
+const std::vector<DType>& all_dtypes();
+const std::vector<DType>& floating_dtypes();
+/// Shapes the kernels are checked at: 0-sized, 1, 1xN, Nx1, primes, and sizes that are
+/// not multiples of any vector width.
+const std::vector<std::vector<std::int64_t>>& test_shapes();
+
+}  // namespace hetero::conformance

@@ -1,0 +1,144 @@
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+#include <hetero/conformance/conformance.hpp>
+#include <hetero/error.hpp>
+#include <hetero/plugins.hpp>
+
+namespace hetero::conformance {
+namespace {
+std::vector<std::string>& registered() {
+  static std::vector<std::string> names;
+  return names;
+}
+}  // namespace
+
+std::vector<std::string> backends_under_test() { return registered(); }
+
+int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path) {
+  try {
+    const BackendStatus s = load_plugin(plugin_path);
+    std::cout << "[conformance] backend '" << backend << "' from " << s.path << ": "
+              << (s.loaded ? "loaded" : "not loaded") << ", " << s.devices << " device(s)"
+              << (s.reason.empty() ? "" : " (" + s.reason + ")") << "\n";
+  } catch (const Error& e) {
+    std::cerr << "[conformance] " << e.what() << "\n";
+    return 1;
+  }
+  // The suite's parameter generator runs inside InitGoogleTest: register first.
+  registered().push_back(backend);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+
+void BackendTest::SetUp() {
+  backend_ = find_backend(GetParam());
+  ASSERT_NE(backend_, nullptr) << "backend '" << GetParam() << "' is not loaded";
+  if (backend_->device_count() == 0)
+    GTEST_SKIP() << "backend '" << GetParam() << "' has no device: " << backend_->unavailable_reason();
+}
+
+void BackendTest::TearDown() {
+  if (backend_ && backend_->device_count() > 0) backend_->default_stream(0).synchronize();
+}
+
+DeviceArray::DeviceArray(Backend& b, int dev, DType t, std::int64_t n, std::int64_t pad_elements)
+    : backend(&b), device(dev), dtype(t), count(n), pad(pad_elements) {
+  buffer = b.allocate(dev, static_cast<std::size_t>(n + pad) * element_size(t));
+}
+
+void DeviceArray::upload(const void* host) {
+  backend->copy_host_to_device(host, *buffer, static_cast<std::size_t>(pad) * element_size(dtype),
+                               static_cast<std::size_t>(count) * element_size(dtype),
+                               backend->default_stream(device));
+  backend->default_stream(device).synchronize();
+}
+
+void DeviceArray::download(void* host) {
+  backend->copy_device_to_host(*buffer, static_cast<std::size_t>(pad) * element_size(dtype), host,
+                               static_cast<std::size_t>(count) * element_size(dtype),
+                               backend->default_stream(device));
+  backend->default_stream(device).synchronize();
+}
+
+StridedView DeviceArray::view(const std::vector<std::int64_t>& shape, std::vector<std::int64_t> strides) const {
+  StridedView v;
+  v.buffer = buffer.get();
+  v.offset = pad;
+  v.dtype = dtype;
+  v.ndim = static_cast<int>(shape.size());
+  if (strides.empty()) {
+    strides.assign(shape.size(), 1);
+    for (int d = v.ndim - 2; d >= 0; --d) strides[d] = strides[d + 1] * std::max<std::int64_t>(shape[d + 1], 1);
+  }
+  for (int d = 0; d < v.ndim; ++d) {
+    v.shape[d] = shape[d];
+    v.strides[d] = strides[d];
+  }
+  return v;
+}
+
+std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, bool positive) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (auto& e : v) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = static_cast<double>(x >> 11) * 0x1.0p-53;  // [0, 1)
+    switch (t) {
+      case DType::float32: e = static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2); break;
+      case DType::float64: e = positive ? 0.05 + 2 * u : 4 * u - 2; break;
+      case DType::int32:
+      case DType::int64: e = std::floor(positive ? 1 + 50 * u : 100 * u - 50); break;
+      case DType::bool_: e = u < 0.5 ? 0 : 1; break;
+    }
+  }
+  return v;
+}
+
+std::vector<unsigned char> pack(DType t, const std::vector<double>& v) {
+  std::vector<unsigned char> out(v.size() * element_size(t));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    unsigned char* p = out.data() + i * element_size(t);
+    switch (t) {
+      case DType::float32: { float f = static_cast<float>(v[i]); std::memcpy(p, &f, 4); break; }
+      case DType::float64: std::memcpy(p, &v[i], 8); break;
+      case DType::int32: { auto f = static_cast<std::int32_t>(v[i]); std::memcpy(p, &f, 4); break; }
+      case DType::int64: { auto f = static_cast<std::int64_t>(v[i]); std::memcpy(p, &f, 8); break; }
+      case DType::bool_: *p = v[i] != 0 ? 1 : 0; break;
+    }
+  }
+  return out;
+}
+
+std::vector<double> unpack(DType t, const std::vector<unsigned char>& bytes) {
+  const std::size_t n = bytes.size() / element_size(t);
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char* p = bytes.data() + i * element_size(t);
+    switch (t) {
+      case DType::float32: { float f; std::memcpy(&f, p, 4); out[i] = f; break; }
+      case DType::float64: std::memcpy(&out[i], p, 8); break;
+      case DType::int32: { std::int32_t f; std::memcpy(&f, p, 4); out[i] = f; break; }
+      case DType::int64: { std::int64_t f; std::memcpy(&f, p, 8); out[i] = static_cast<double>(f); break; }
+      case DType::bool_: out[i] = *p; break;
+    }
+  }
+  return out;
+}
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32, DType::int64, DType::bool_};
+  return v;
+}
+const std::vector<DType>& floating_dtypes() {
+  static const std::vector<DType> v{DType::float32, DType::float64};
+  return v;
+}
+const std::vector<std::vector<std::int64_t>>& test_shapes() {
+  static const std::vector<std::vector<std::int64_t>> v{
+      {0}, {1}, {7}, {1, 13}, {13, 1}, {3, 0, 2}, {17, 31}, {2, 3, 5}, {4099}, {64, 129}};
+  return v;
+}
+
+}  // namespace hetero::conformance

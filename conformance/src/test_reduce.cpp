@@ -1,0 +1,78 @@
+// Reductions against a double reference: all elements, one axis, several axes.
+// Tolerance: float32 1e-5 * sqrt(n) relative to sum|x| (accumulation order differs);
+// float64 1e-12 on the same scale; integers exact.
+#include <array>
+#include <cmath>
+
+#include <hetero/conformance/conformance.hpp>
+
+namespace hetero::conformance {
+
+TEST_P(BackendTest, ReductionsMatchReference) {
+  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max, ReduceOp::min, ReduceOp::norm, ReduceOp::argmax};
+  // in shape [a, b, c]; reduce masks over the three axes.
+  const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}};
+  const std::vector<std::array<bool, 3>> masks{{true, true, true}, {false, false, true}, {true, false, false},
+                                               {false, true, false}, {true, false, true}};
+  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64})
+    for (ReduceOp op : ops) {
+      if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t)) continue;
+      for (const auto& s : shapes)
+        for (const auto& m : masks) {
+          const std::int64_t n = s[0] * s[1] * s[2];
+          const auto x = sample_values(t, n, 21);
+          std::vector<std::int64_t> os{m[0] ? 1 : s[0], m[1] ? 1 : s[1], m[2] ? 1 : s[2]};
+          const std::int64_t on = os[0] * os[1] * os[2];
+          const DType odt = op == ReduceOp::argmax ? DType::int64 : t;
+          DeviceArray in(backend(), 0, t, n, 1), out(backend(), 0, odt, on, 1);
+          in.upload(pack(t, x).data());
+          backend().reduce(op, in.view({s[0], s[1], s[2]}), out.view(os), stream());
+          std::vector<unsigned char> raw(static_cast<std::size_t>(on) * element_size(odt));
+          out.download(raw.data());
+          const auto y = unpack(odt, raw);
+          for (std::int64_t i0 = 0; i0 < os[0]; ++i0)
+            for (std::int64_t i1 = 0; i1 < os[1]; ++i1)
+              for (std::int64_t i2 = 0; i2 < os[2]; ++i2) {
+                double acc = 0, abs_acc = 0, best = 0;
+                std::int64_t best_idx = 0, idx = 0, cnt = 0;
+                for (std::int64_t j0 = 0; j0 < (m[0] ? s[0] : 1); ++j0)
+                  for (std::int64_t j1 = 0; j1 < (m[1] ? s[1] : 1); ++j1)
+                    for (std::int64_t j2 = 0; j2 < (m[2] ? s[2] : 1); ++j2, ++idx) {
+                      const std::int64_t a = m[0] ? j0 : i0, b = m[1] ? j1 : i1, c = m[2] ? j2 : i2;
+                      const double v = x[(a * s[1] + b) * s[2] + c];
+                      acc += op == ReduceOp::norm ? v * v : v;
+                      abs_acc += op == ReduceOp::norm ? v * v : std::abs(v);
+                      const bool better = op == ReduceOp::min ? v < best : v > best;
+                      if (cnt == 0 || better) { best = v; best_idx = idx; }
+                      ++cnt;
+                    }
+                double e = 0;
+                switch (op) {
+                  case ReduceOp::sum: e = acc; break;
+                  case ReduceOp::mean: e = acc / static_cast<double>(cnt); abs_acc /= static_cast<double>(cnt); break;
+                  case ReduceOp::norm: e = std::sqrt(acc); abs_acc = e; break;
+                  case ReduceOp::max:
+                  case ReduceOp::min: e = best; break;
+                  case ReduceOp::argmax: e = static_cast<double>(best_idx); break;
+                }
+                const double scale = 1e-5 * std::sqrt(static_cast<double>(cnt));
+                const double t_ol = t == DType::float32 ? scale * abs_acc + 1e-6
+                                    : t == DType::float64 ? 1e-12 * abs_acc + 1e-12 : 0;
+                ASSERT_NEAR(y[static_cast<std::size_t>((i0 * os[1] + i1) * os[2] + i2)], e,
+                            op == ReduceOp::argmax ? 0 : t_ol)
+                    << "op " << int(op) << " " << dtype_name(t) << " shape " << s[0] << "x" << s[1] << "x" << s[2]
+                    << " mask " << m[0] << m[1] << m[2];
+              }
+        }
+    }
+}
+
+TEST_P(BackendTest, SumOfEmptyRangeIsZero) {
+  DeviceArray in(backend(), 0, DType::float32, 0), out(backend(), 0, DType::float32, 1);
+  backend().reduce(ReduceOp::sum, in.view({0, 3}), out.view({1, 1}), stream());
+  float v = -1;
+  out.download(&v);
+  EXPECT_EQ(v, 0.0f);
+}
+
+}  // namespace hetero::conformance

@@ -1,0 +1,58 @@
+#pragma once
+/// @file dtype.hpp
+/// Element types of tensors and buffers. Header-only value type shared by core and SDK.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+
+namespace hetero {
+
+/// Element type. Values are part of the plugin ABI: append, never renumber.
+enum class DType : std::uint8_t {
+  float32 = 0,  ///< IEEE binary32, the default for floating factories (as torch.float32)
+  float64 = 1,  ///< IEEE binary64
+  int32 = 2,    ///< two's complement 32-bit
+  int64 = 3,    ///< two's complement 64-bit, the dtype of tensor({1, 2, 3})
+  bool_ = 4,    ///< one byte, 0 or 1
+};
+
+/// Size of one element in bytes.
+constexpr std::size_t element_size(DType t) noexcept {
+  switch (t) {
+    case DType::float32: return 4;
+    case DType::float64: return 8;
+    case DType::int32: return 4;
+    case DType::int64: return 8;
+    case DType::bool_: return 1;
+  }
+  return 0;
+}
+
+/// True for float32 and float64.
+constexpr bool is_floating_point(DType t) noexcept {
+  return t == DType::float32 || t == DType::float64;
+}
+
+/// The name as PyTorch spells it without the "torch." prefix: "float32", "int64", "bool".
+constexpr std::string_view dtype_name(DType t) noexcept {
+  switch (t) {
+    case DType::float32: return "float32";
+    case DType::float64: return "float64";
+    case DType::int32: return "int32";
+    case DType::int64: return "int64";
+    case DType::bool_: return "bool";
+  }
+  return "unknown";
+}
+
+inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
+
+/// The C++ element type of a DType, for dispatch: dtype_of<float> == DType::float32.
+template <class T> inline constexpr DType dtype_of = DType::float32;
+template <> inline constexpr DType dtype_of<double> = DType::float64;
+template <> inline constexpr DType dtype_of<std::int32_t> = DType::int32;
+template <> inline constexpr DType dtype_of<std::int64_t> = DType::int64;
+template <> inline constexpr DType dtype_of<bool> = DType::bool_;
+
+}  // namespace hetero

@@ -1,0 +1,71 @@
+#pragma once
+/// @file factories.hpp
+/// Tensor factories, each taking a device through TensorOptions (default: the scoped
+/// default device, initially cpu), as torch::ones etc. All throw OutOfMemoryError when
+/// the device cannot hold the tensor, ShapeError for negative sizes, and
+/// DeviceUnavailableError / InvalidDeviceError for a device that does not exist.
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include <hetero/export.hpp>
+#include <hetero/tensor.hpp>
+
+namespace hetero {
+
+/// Uninitialised contiguous tensor (float32 unless options say otherwise).
+HETERO_API Tensor empty(const Shape& shape, TensorOptions options = {});
+/// All zeros (float32 default).
+HETERO_API Tensor zeros(const Shape& shape, TensorOptions options = {});
+/// All ones (float32 default).
+HETERO_API Tensor ones(const Shape& shape, TensorOptions options = {});
+/// All `value` (float32 default).
+HETERO_API Tensor full(const Shape& shape, double value, TensorOptions options = {});
+/// Same shape, dtype and device as `like`, all zeros / ones.
+HETERO_API Tensor zeros_like(const Tensor& like);
+HETERO_API Tensor ones_like(const Tensor& like);
+/// [start, end) in steps of `step` (1-D), as torch.arange: int64 when all arguments are
+/// integral and no dtype is given, else float32. ShapeError for step 0.
+HETERO_API Tensor arange(double start, double end, double step = 1, TensorOptions options = {});
+HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
+/// Uniform on [0, 1) (float32 default; float32/float64 only), from the device's
+/// generator (see manual_seed).
+HETERO_API Tensor rand(const Shape& shape, TensorOptions options = {});
+/// Standard normal (float32 default; float32/float64 only).
+HETERO_API Tensor randn(const Shape& shape, TensorOptions options = {});
+/// Seeds the random generators of all devices (as torch.manual_seed): the same seed
+/// gives the same numbers on a device for the same sequence of calls. Thread-safe.
+HETERO_API void manual_seed(std::uint64_t seed);
+
+/// 1-D tensor from values, as torch.tensor: integers give int64, floating values float32.
+HETERO_API Tensor tensor(std::initializer_list<int> values, TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<std::int64_t> values, TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
+/// 2-D tensor from nested rows; ShapeError when rows differ in length.
+HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<int>> rows, TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions options = {});
+
+/// Copies raw host elements of `src_dtype` into a new tensor of `shape`
+/// (options.dtype, default src_dtype). ShapeError when count != product of shape.
+HETERO_API Tensor from_host(const void* data, std::size_t count, DType src_dtype,
+                            const Shape& shape, TensorOptions options = {});
+
+/// Tensor of `shape` from row-major host values (copied); dtype from T (float ->
+/// float32, double -> float64, int32_t, int64_t, bool) unless options name one.
+template <class T>
+Tensor from_vector(std::span<const T> values, const Shape& shape, TensorOptions options = {}) {
+  return from_host(values.data(), values.size(), dtype_of<T>, shape, options);
+}
+template <class T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions options = {}) {
+  return from_vector(std::span<const T>(values.data(), values.size()), shape, options);
+}
+/// 1-D from_vector.
+template <class T>
+Tensor from_vector(const std::vector<T>& values, TensorOptions options = {}) {
+  return from_vector(values, Shape{static_cast<std::int64_t>(values.size())}, options);
+}
+
+}  // namespace hetero

@@ -1,0 +1,14 @@
+#pragma once
+/// @file hetero.hpp
+/// Everything an application needs: devices, tensors, operations, layers, plugins.
+#include <hetero/default_device.hpp>
+#include <hetero/device.hpp>
+#include <hetero/devices.hpp>
+#include <hetero/dtype.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/nn.hpp>
+#include <hetero/ops.hpp>
+#include <hetero/plugins.hpp>
+#include <hetero/tensor.hpp>
+#include <hetero/tensor_options.hpp>

@@ -1,0 +1,7 @@
+#pragma once
+/// @file nn.hpp
+/// The neural-network layers.
+#include <hetero/nn/activation.hpp>
+#include <hetero/nn/linear.hpp>
+#include <hetero/nn/module.hpp>
+#include <hetero/nn/sequential.hpp>

@@ -1,0 +1,80 @@
+#pragma once
+/// @file ops.hpp
+/// Tensor operations. All operands must be on one device (DeviceMismatchError naming
+/// both devices and the op otherwise); results are new contiguous tensors on that
+/// device, computed by its backend. Binary ops broadcast as NumPy does (ShapeError with
+/// both shapes otherwise) and promote dtypes in the order bool < int32 < int64 <
+/// float32 < float64 (as torch for these types); `/` of integers gives float32.
+#include <cstdint>
+
+#include <hetero/export.hpp>
+#include <hetero/tensor.hpp>
+
+namespace hetero {
+
+HETERO_API Tensor add(const Tensor& a, const Tensor& b);
+HETERO_API Tensor sub(const Tensor& a, const Tensor& b);
+HETERO_API Tensor mul(const Tensor& a, const Tensor& b);
+HETERO_API Tensor div(const Tensor& a, const Tensor& b);
+/// Elementwise max / min of two tensors (as torch.maximum / torch.minimum).
+HETERO_API Tensor maximum(const Tensor& a, const Tensor& b);
+HETERO_API Tensor minimum(const Tensor& a, const Tensor& b);
+
+HETERO_API Tensor operator+(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator-(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator*(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator/(const Tensor& a, const Tensor& b);
+/// Tensor-scalar forms: the scalar takes the tensor's dtype, or makes an integer tensor
+/// float32 when it is not integral (as torch).
+HETERO_API Tensor operator+(const Tensor& a, double s);
+HETERO_API Tensor operator-(const Tensor& a, double s);
+HETERO_API Tensor operator*(const Tensor& a, double s);
+HETERO_API Tensor operator/(const Tensor& a, double s);
+HETERO_API Tensor operator+(double s, const Tensor& a);
+HETERO_API Tensor operator-(double s, const Tensor& a);
+HETERO_API Tensor operator*(double s, const Tensor& a);
+HETERO_API Tensor operator/(double s, const Tensor& a);
+HETERO_API Tensor operator-(const Tensor& a);
+
+/// Unary functions; exp/log/sqrt/sigmoid/tanh turn integer input into float32.
+HETERO_API Tensor neg(const Tensor& a);
+HETERO_API Tensor exp(const Tensor& a);
+HETERO_API Tensor log(const Tensor& a);
+HETERO_API Tensor sqrt(const Tensor& a);
+HETERO_API Tensor abs(const Tensor& a);
+HETERO_API Tensor relu(const Tensor& a);
+HETERO_API Tensor sigmoid(const Tensor& a);
+HETERO_API Tensor tanh(const Tensor& a);
+
+/// Sum of all elements (0-D), or along `dim` (negative counts from the end).
+HETERO_API Tensor sum(const Tensor& a);
+HETERO_API Tensor sum(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Mean (floating dtypes; DTypeError for integers, as torch).
+HETERO_API Tensor mean(const Tensor& a);
+HETERO_API Tensor mean(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Max / min values (ShapeError on an empty range).
+HETERO_API Tensor max(const Tensor& a);
+HETERO_API Tensor max(const Tensor& a, std::int64_t dim, bool keepdim = false);
+HETERO_API Tensor min(const Tensor& a);
+HETERO_API Tensor min(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Frobenius norm sqrt(sum(x^2)) of all elements (floating dtypes), 0-D.
+HETERO_API Tensor norm(const Tensor& a);
+/// Index (int64) of the first maximum, over the flattened tensor or along `dim`.
+HETERO_API Tensor argmax(const Tensor& a);
+HETERO_API Tensor argmax(const Tensor& a, std::int64_t dim, bool keepdim = false);
+
+/// Matrix product as torch.matmul: 1-D x 1-D is a dot product, 2-D x 2-D a GEMM, and
+/// batched for more dimensions with broadcast batch dimensions. Floating dtypes only
+/// (DTypeError), equal dtypes after promotion; ShapeError naming both shapes when inner
+/// dimensions differ. Computed with the backend's GEMM (OpenBLAS, cuBLAS, ...).
+HETERO_API Tensor matmul(const Tensor& a, const Tensor& b);
+
+/// softmax(x)_i = exp(x_i - max) / sum_j exp(x_j - max) along `dim` (numerically stable).
+HETERO_API Tensor softmax(const Tensor& a, std::int64_t dim);
+/// log_softmax(x)_i = x_i - max - log(sum_j exp(x_j - max)) along `dim`.
+HETERO_API Tensor log_softmax(const Tensor& a, std::int64_t dim);
+
+/// Converts to `t` on the same device (always a new tensor).
+HETERO_API Tensor cast(const Tensor& a, DType t);
+
+}  // namespace hetero

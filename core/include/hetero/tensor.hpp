@@ -1,0 +1,154 @@
+#pragma once
+/// @file tensor.hpp
+/// hetero::Tensor — a cheap, shared handle to a strided, typed array on one device,
+/// as torch::Tensor. Copying a Tensor copies the handle; both name the same tensor.
+///
+/// Every operation runs on its operands' device through that device's backend
+/// (the same-device rule: operands on different devices throw DeviceMismatchError,
+/// nothing is copied implicitly). Device work is queued on the device's stream; host
+/// reads (to_vector, item, operator<<) copy from the device and wait for it.
+/// A Tensor handle is not synchronised: share handles across threads, not one handle.
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <vector>
+
+#include <hetero/device.hpp>
+#include <hetero/dtype.hpp>
+#include <hetero/export.hpp>
+#include <hetero/tensor_options.hpp>
+
+namespace hetero {
+
+/// Dimensions in elements, outermost first (row-major).
+using Shape = std::vector<std::int64_t>;
+
+namespace detail {
+struct TensorImpl;
+}
+
+class HETERO_API Tensor {
+ public:
+  /// An undefined tensor (defined() is false); most methods throw Error on it.
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const noexcept { return impl_ != nullptr; }
+  /// Dimensions in elements.
+  const Shape& shape() const;
+  /// Element strides per dimension.
+  const std::vector<std::int64_t>& strides() const;
+  /// Number of dimensions.
+  std::int64_t dim() const;
+  /// Size of dimension `d` (negative counts from the end); IndexError if out of range.
+  std::int64_t size(std::int64_t d) const;
+  /// Number of elements.
+  std::int64_t numel() const;
+  DType dtype() const;
+  Device device() const;
+  /// True when elements are dense in row-major order.
+  bool is_contiguous() const;
+  /// Python's `is`: both handles name the same tensor object.
+  bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }
+  /// True when both tensors view the same device storage (the same allocation).
+  bool shares_storage(const Tensor& other) const;
+
+  // --- moving between devices and dtypes (5.6.2.2) ---------------------------------
+  /// This tensor itself when already on `d` (no copy, no allocation: Z.to(Z.device())
+  /// .is_same(Z)), else a contiguous copy on `d`, as torch.Tensor.to / MXNet as_in_ctx.
+  Tensor to(const Device& d) const;
+  /// This tensor itself when already of `t`, else a converted copy on the same device.
+  Tensor to(DType t) const;
+  /// Always a new allocation and copy on `d`, even on the same device (MXNet copyto).
+  Tensor copy_to(const Device& d) const;
+  /// to(cpu).
+  Tensor cpu() const;
+  /// to(cuda:i).
+  Tensor cuda(int i = 0) const;
+  /// A contiguous copy on the same device (always a new allocation).
+  Tensor clone() const;
+  /// This tensor when contiguous, else clone().
+  Tensor contiguous() const;
+  /// Replaces this tensor's data, shape, dtype and device by `other`'s, in place, so
+  /// every handle to this tensor sees the change (as PyTorch's `param.data = ...`).
+  /// Used by Module::to.
+  void set_data(const Tensor& other);
+  /// Copies `src` (any device, same shape; dtype converted) into this tensor's elements,
+  /// in place. ShapeError on shape mismatch.
+  void copy_(const Tensor& src);
+
+  // --- views ---------------------------------------------------------------------
+  /// Same storage, new shape; one dimension may be -1. Requires a contiguous tensor
+  /// (ShapeError otherwise, or when the element count differs).
+  Tensor view(const Shape& shape) const;
+  /// view() when possible, else a contiguous copy with the new shape.
+  Tensor reshape(const Shape& shape) const;
+  /// Swaps two dimensions (a view).
+  Tensor transpose(std::int64_t d0, std::int64_t d1) const;
+  /// transpose(0, 1) of a 2-D tensor (a view); a 0-D or 1-D tensor itself.
+  Tensor t() const;
+  /// Inserts a dimension of size 1 at `d` (a view).
+  Tensor unsqueeze(std::int64_t d) const;
+  /// Removes dimension `d` if its size is 1 (a view).
+  Tensor squeeze(std::int64_t d) const;
+  /// The i-th slice along dimension 0 (a view); IndexError when out of range.
+  Tensor operator[](std::int64_t i) const;
+
+  // --- host reads (copy from the device and wait) ------------------------------------
+  /// All elements in row-major order, converted to T (float, double, int32_t, int64_t,
+  /// uint8_t or bool).
+  template <class T> std::vector<T> to_vector() const;
+  /// The single element, converted to T; ShapeError unless numel() == 1.
+  template <class T> T item() const;
+
+  // --- operations (see ops.hpp for the free functions and semantics) ----------------
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor abs() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor sum() const;
+  Tensor sum(std::int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(std::int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor max(std::int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  Tensor min(std::int64_t dim, bool keepdim = false) const;
+  Tensor norm() const;
+  Tensor argmax() const;
+  Tensor argmax(std::int64_t dim, bool keepdim = false) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor softmax(std::int64_t dim) const;
+  Tensor log_softmax(std::int64_t dim) const;
+
+  /// The implementation (for the core and tests).
+  const std::shared_ptr<detail::TensorImpl>& impl() const noexcept { return impl_; }
+
+ private:
+  const detail::TensorImpl& checked() const;
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+extern template std::vector<float> Tensor::to_vector<float>() const;
+extern template std::vector<double> Tensor::to_vector<double>() const;
+extern template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
+extern template std::vector<std::int64_t> Tensor::to_vector<std::int64_t>() const;
+extern template std::vector<std::uint8_t> Tensor::to_vector<std::uint8_t>() const;
+extern template std::vector<bool> Tensor::to_vector<bool>() const;
+extern template float Tensor::item<float>() const;
+extern template double Tensor::item<double>() const;
+extern template std::int32_t Tensor::item<std::int32_t>() const;
+extern template std::int64_t Tensor::item<std::int64_t>() const;
+extern template bool Tensor::item<bool>() const;
+
+/// Prints as PyTorch does: `tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')`,
+/// adding `device='...'` when not on cpu and `dtype=...` when not float32/int64.
+/// Summarises tensors of more than 1000 elements with "...". Reads from the device.
+HETERO_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+/// Prints a shape as "[2, 3]".
+HETERO_API std::ostream& operator<<(std::ostream& os, const Shape& s);
+
+}  // namespace hetero

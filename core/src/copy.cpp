@@ -1,0 +1,51 @@
+#include "copy.hpp"
+
+#include <cstring>
+
+namespace hetero::detail {
+
+void read_bytes(const Storage& src, std::size_t src_offset, void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  src.backend().copy_device_to_host(*src.buffer, src_offset, dst, bytes, src.stream());
+  src.stream().synchronize();
+}
+
+void write_bytes(const void* src, const Storage& dst, std::size_t dst_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  dst.backend().copy_host_to_device(src, *dst.buffer, dst_offset, bytes, dst.stream());
+  // Pageable host memory: the caller may free `src` on return, so wait for the copy.
+  dst.stream().synchronize();
+}
+
+void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
+                std::size_t dst_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (src.plugin == dst.plugin) {
+    // Rung 1: within one backend. Order dst's stream after the work queued on src's.
+    if (src.device != dst.device) {
+      auto ready = src.stream().record();
+      dst.stream().wait(*ready);
+    }
+    dst.backend().copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes,
+                                        dst.stream());
+    return;
+  }
+  if (void* host = src.buffer->host_pointer()) {
+    // Rung 2: the source is host memory; the destination backend uploads it.
+    src.stream().synchronize();
+    write_bytes(static_cast<const char*>(host) + src_offset, dst, dst_offset, bytes);
+    return;
+  }
+  if (void* host = dst.buffer->host_pointer()) {
+    // Rung 3: the destination is host memory; the source backend downloads into it.
+    dst.stream().synchronize();
+    read_bytes(src, src_offset, static_cast<char*>(host) + dst_offset, bytes);
+    return;
+  }
+  // Rung 4: staged through host memory (slow: two transfers).
+  std::vector<char> staging(bytes);
+  read_bytes(src, src_offset, staging.data(), bytes);
+  write_bytes(staging.data(), dst, dst_offset, bytes);
+}
+
+}  // namespace hetero::detail

@@ -1,0 +1,92 @@
+#include <hetero/devices.hpp>
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+#include <hetero/error.hpp>
+
+#include "log.hpp"
+#include "registry.hpp"
+
+namespace hetero {
+namespace {
+
+std::vector<Device> gpu_devices() {
+  std::vector<Device> out;
+  for (const auto& p : detail::Registry::instance().loaded()) {
+    const int n = p->backend->device_count();
+    for (int i = 0; i < n; ++i)
+      if (p->backend->device_properties(i).kind == DeviceKind::gpu)
+        out.emplace_back(p->status.name, i);
+  }
+  return out;
+}
+
+// Why there is no GPU (or not enough): the reasons every backend gave.
+std::string no_gpu_reason(int wanted) {
+  std::string why = "no GPU device " + std::to_string(wanted) + " (" +
+                    std::to_string(num_gpus()) + " GPU(s) found)";
+  for (const auto& r : backend_status())
+    if (!r.reason.empty()) why += "; " + (r.name.empty() ? r.path : r.name) + ": " + r.reason;
+  return why;
+}
+
+Device fallback_to_cpu(int i) {
+  const char* req = std::getenv("HETERO_REQUIRE_GPU");
+  if (req && std::string_view(req) == "1")
+    throw DeviceUnavailableError("HETERO_REQUIRE_GPU=1: " + no_gpu_reason(i));
+  static std::once_flag once;
+  if (detail::log_enabled())
+    std::call_once(once, [i] { detail::log_info("try_gpu falls back to cpu: " + no_gpu_reason(i)); });
+  return Device::cpu();
+}
+
+}  // namespace
+
+int device_count(const std::string& type) {
+  auto p = detail::Registry::instance().find(type);
+  return p ? p->backend->device_count() : 0;
+}
+
+int num_gpus() { return static_cast<int>(gpu_devices().size()); }
+
+Device try_gpu(int i) {
+  const auto gpus = gpu_devices();
+  if (i >= 0 && static_cast<std::size_t>(i) < gpus.size()) return gpus[static_cast<std::size_t>(i)];
+  return fallback_to_cpu(i);
+}
+
+std::vector<Device> try_all_gpus() {
+  auto gpus = gpu_devices();
+  if (gpus.empty()) return {fallback_to_cpu(0)};
+  return gpus;
+}
+
+std::vector<Device> all_devices() {
+  std::vector<Device> out;
+  for (const auto& p : detail::Registry::instance().loaded())
+    for (int i = 0; i < p->backend->device_count(); ++i) out.emplace_back(p->status.name, i);
+  return out;
+}
+
+DeviceInfo device_info(const Device& d) {
+  const auto p = detail::plugin_for(d);
+  DeviceInfo info;
+  info.device = d;
+  info.backend = p->status.name;
+  info.properties = p->backend->device_properties(d.index());
+  info.capabilities = p->backend->capabilities(d.index());
+  info.memory = p->backend->memory_stats(d.index());
+  return info;
+}
+
+MemoryStats memory_stats(const Device& d) {
+  return detail::plugin_for(d)->backend->memory_stats(d.index());
+}
+
+void synchronize(const Device& d) {
+  detail::plugin_for(d)->backend->default_stream(d.index()).synchronize();
+}
+
+}  // namespace hetero

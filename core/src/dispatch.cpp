@@ -1,0 +1,111 @@
+#include "dispatch.hpp"
+
+#include <limits>
+#include <sstream>
+
+#include <hetero/error.hpp>
+
+#include "registry.hpp"
+
+namespace hetero::detail {
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<std::int64_t> st(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return st;
+}
+
+std::int64_t checked_numel(const Shape& shape) {
+  if (shape.size() > static_cast<std::size_t>(kMaxDims))
+    throw ShapeError("shape " + shape_str(shape) + " has " + std::to_string(shape.size()) +
+                     " dimensions; at most " + std::to_string(kMaxDims) + " are supported");
+  std::int64_t n = 1;
+  for (auto s : shape) {
+    if (s < 0) throw ShapeError("shape " + shape_str(shape) + " has a negative dimension");
+    if (s != 0 && n > std::numeric_limits<std::int64_t>::max() / s)
+      throw ShapeError("shape " + shape_str(shape) + " has too many elements");
+    n *= s;
+  }
+  return n;
+}
+
+std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes) {
+  auto plugin = plugin_for(d);
+  auto buffer = plugin->backend->allocate(d.index(), bytes);
+  return std::make_shared<Storage>(std::move(plugin), std::move(buffer), d);
+}
+
+Tensor new_tensor(const Shape& shape, DType dtype, const Device& device) {
+  const std::int64_t n = checked_numel(shape);
+  const auto es = static_cast<std::int64_t>(element_size(dtype));
+  if (n > std::numeric_limits<std::int64_t>::max() / es)
+    throw OutOfMemoryError("tensor of shape " + shape_str(shape) + " needs more bytes than can be addressed");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = allocate_storage(device, static_cast<std::size_t>(n * es));
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+const TensorImpl& impl_of(const Tensor& t, const char* op) {
+  if (!t.defined()) throw Error(std::string(op) + ": undefined tensor");
+  return *t.impl();
+}
+
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : tensors) {
+    impl_of(*t, op);
+    if (!first) {
+      first = t;
+      continue;
+    }
+    if (t->device() != first->device())
+      throw DeviceMismatchError(std::string(op) +
+                                ": expected all tensors to be on the same device, but found at least two devices, " +
+                                first->device().str() + " and " + t->device().str() + "!");
+  }
+}
+
+StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::int64_t>& strides) {
+  const auto& impl = *t.impl();
+  StridedView v;
+  v.buffer = impl.storage->buffer.get();
+  v.offset = impl.offset;
+  v.dtype = impl.dtype;
+  v.ndim = static_cast<int>(shape.size());
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    v.shape[i] = shape[i];
+    v.strides[i] = strides[i];
+  }
+  return v;
+}
+
+StridedView view_of(const Tensor& t) { return view_of(t, t.impl()->shape, t.impl()->strides); }
+
+std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op) {
+  const std::int64_t n = std::max<std::int64_t>(ndim, 1);
+  if (d < -n || d >= n)
+    throw IndexError(std::string(op) + ": dimension " + std::to_string(d) +
+                     " out of range (expected to be in range of [" + std::to_string(-n) + ", " +
+                     std::to_string(n - 1) + "])");
+  return d < 0 ? d + n : d;
+}
+
+Backend& backend_of(const Tensor& t) { return t.impl()->storage->backend(); }
+Stream& stream_of(const Tensor& t) { return t.impl()->storage->stream(); }
+
+}  // namespace hetero::detail

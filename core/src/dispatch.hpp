@@ -1,0 +1,36 @@
+#pragma once
+// Helpers shared by the operations: validation (check, then dispatch) and the
+// translation from tensors to the plugin's StridedView.
+#include <initializer_list>
+#include <string>
+
+#include <hetero/sdk/kernel_args.hpp>
+#include <hetero/tensor.hpp>
+
+#include "tensor_impl.hpp"
+
+namespace hetero::detail {
+
+/// Contiguous row-major strides for `shape`.
+std::vector<std::int64_t> contiguous_strides(const Shape& shape);
+/// Checks dims (<= kMaxDims, sizes >= 0) and returns numel; ShapeError otherwise.
+std::int64_t checked_numel(const Shape& shape);
+/// A new uninitialised contiguous tensor.
+Tensor new_tensor(const Shape& shape, DType dtype, const Device& device);
+/// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
+/// Throws Error if undefined.
+const TensorImpl& impl_of(const Tensor& t, const char* op);
+/// The view of a tensor.
+StridedView view_of(const Tensor& t);
+/// The view of a tensor with its shape/strides replaced (same storage and offset).
+StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::int64_t>& strides);
+/// Normalises a possibly negative dimension; IndexError when out of [-ndim, ndim).
+std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
+/// The backend and stream of a tensor's device.
+Backend& backend_of(const Tensor& t);
+Stream& stream_of(const Tensor& t);
+/// "[2, 3]".
+std::string shape_str(const Shape& s);
+
+}  // namespace hetero::detail

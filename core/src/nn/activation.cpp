@@ -1,0 +1,9 @@
+#include <hetero/nn/activation.hpp>
+
+#include <hetero/ops.hpp>
+
+namespace hetero::nn {
+
+Tensor ReLU::forward(const Tensor& x) { return relu(x); }
+
+}  // namespace hetero::nn

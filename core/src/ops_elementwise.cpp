@@ -1,0 +1,161 @@
+// Elementwise operations: promotion, NumPy broadcasting, then one backend call.
+#include <cmath>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "dispatch.hpp"
+
+namespace hetero {
+namespace {
+
+int rank(DType t) {
+  switch (t) {
+    case DType::bool_: return 0;
+    case DType::int32: return 1;
+    case DType::int64: return 2;
+    case DType::float32: return 3;
+    case DType::float64: return 4;
+  }
+  return 0;
+}
+
+// bool < int32 < int64 < float32 < float64; bool arithmetic is done in int64.
+DType promote(DType a, DType b) {
+  const DType t = rank(a) >= rank(b) ? a : b;
+  return t == DType::bool_ ? DType::int64 : t;
+}
+
+const char* binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "add";
+    case BinaryOp::sub: return "sub";
+    case BinaryOp::mul: return "mul";
+    case BinaryOp::div: return "div";
+    case BinaryOp::maximum: return "maximum";
+    case BinaryOp::minimum: return "minimum";
+  }
+  return "binary";
+}
+
+// NumPy broadcasting: align right; sizes equal, or one of them 1.
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError(std::string(op) + ": shapes " + detail::shape_str(a) + " and " +
+                       detail::shape_str(b) + " cannot be broadcast together (dimension " +
+                       std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Strides of `t` viewed with shape `out` (broadcast dimensions get stride 0).
+std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
+  const auto& s = t.shape();
+  const auto& st = t.strides();
+  std::vector<std::int64_t> r(out.size(), 0);
+  const std::size_t lead = out.size() - s.size();
+  for (std::size_t i = 0; i < s.size(); ++i) r[lead + i] = s[i] == 1 ? 0 : st[i];
+  return r;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_name(op);
+  detail::check_same_device(name, {&a, &b});
+  DType t = promote(a.dtype(), b.dtype());
+  if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
+  const Shape shape = broadcast_shapes(name, a.shape(), b.shape());
+  const Tensor a2 = a.to(t), b2 = b.to(t);
+  Tensor out = detail::new_tensor(shape, t, a.device());
+  if (out.numel() == 0) return out;
+  detail::backend_of(out).binary(op, detail::view_of(a2, shape, broadcast_strides(a2, shape)),
+                                 detail::view_of(b2, shape, broadcast_strides(b2, shape)),
+                                 detail::view_of(out), detail::stream_of(out));
+  return out;
+}
+
+// The scalar as a 0-d tensor on a's device: a's dtype, or float32 when a is integral
+// and s is not (as torch).
+Tensor scalar_like(const Tensor& a, double s) {
+  detail::impl_of(a, "scalar op");
+  DType t = a.dtype();
+  if (!is_floating_point(t) && s != std::floor(s)) t = DType::float32;
+  if (t == DType::bool_) t = DType::int64;
+  return full({}, s, TensorOptions(a.device()).dtype(t));
+}
+
+Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
+  detail::impl_of(a, "unary op");
+  DType t = a.dtype();
+  if (needs_float && !is_floating_point(t)) t = DType::float32;
+  if (t == DType::bool_) t = DType::int64;
+  const Tensor in = a.to(t);
+  Tensor out = detail::new_tensor(a.shape(), t, a.device());
+  if (out.numel() == 0) return out;
+  detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));
+  return out;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::minimum, a, b); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, double s) { return add(a, scalar_like(a, s)); }
+Tensor operator-(const Tensor& a, double s) { return sub(a, scalar_like(a, s)); }
+Tensor operator*(const Tensor& a, double s) { return mul(a, scalar_like(a, s)); }
+Tensor operator/(const Tensor& a, double s) { return div(a, scalar_like(a, s)); }
+Tensor operator+(double s, const Tensor& a) { return add(scalar_like(a, s), a); }
+Tensor operator-(double s, const Tensor& a) { return sub(scalar_like(a, s), a); }
+Tensor operator*(double s, const Tensor& a) { return mul(scalar_like(a, s), a); }
+Tensor operator/(double s, const Tensor& a) { return div(scalar_like(a, s), a); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+Tensor neg(const Tensor& a) { return unary(UnaryOp::neg, a, false); }
+Tensor exp(const Tensor& a) { return unary(UnaryOp::exp, a, true); }
+Tensor log(const Tensor& a) { return unary(UnaryOp::log, a, true); }
+Tensor sqrt(const Tensor& a) { return unary(UnaryOp::sqrt, a, true); }
+Tensor abs(const Tensor& a) { return unary(UnaryOp::abs, a, false); }
+Tensor relu(const Tensor& a) { return unary(UnaryOp::relu, a, false); }
+Tensor sigmoid(const Tensor& a) { return unary(UnaryOp::sigmoid, a, true); }
+Tensor tanh(const Tensor& a) { return unary(UnaryOp::tanh, a, true); }
+
+Tensor cast(const Tensor& a, DType t) {
+  detail::impl_of(a, "cast");
+  Tensor out = detail::new_tensor(a.shape(), t, a.device());
+  if (out.numel() == 0) return out;
+  auto& be = detail::backend_of(out);
+  if (a.dtype() == t)
+    be.copy_strided(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
+  else
+    be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
+  return out;
+}
+
+Tensor softmax(const Tensor& a, std::int64_t dim) {
+  const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+  const Tensor e = exp(x - x.max(dim, true));
+  return e / e.sum(dim, true);
+}
+
+Tensor log_softmax(const Tensor& a, std::int64_t dim) {
+  const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+  const Tensor shifted = x - x.max(dim, true);
+  return shifted - log(exp(shifted).sum(dim, true));
+}
+
+}  // namespace hetero

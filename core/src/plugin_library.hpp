@@ -1,0 +1,40 @@
+#pragma once
+// A loaded plugin: its library, the backend it created and its status record.
+// Note [Plugin lifetime]: everything the core obtains from a plugin (the backend, its
+// buffers, streams and events) is held next to a shared_ptr<LoadedPlugin>, which holds
+// the library. Members are declared so the backend is destroyed before the library is
+// released; Storage does the same for buffers. So a library is unloaded only after the
+// last object it created is gone, and always from core code.
+#include <memory>
+#include <string>
+
+#include <hetero/plugins.hpp>
+#include <hetero/sdk/backend.hpp>
+
+namespace boost::dll {
+class shared_library;
+}
+
+namespace hetero::detail {
+
+struct LoadedPlugin {
+  std::shared_ptr<boost::dll::shared_library> library;  // released last
+  std::unique_ptr<Backend> backend;                     // destroyed first
+  BackendStatus status;
+
+  LoadedPlugin() = default;
+  LoadedPlugin(const LoadedPlugin&) = delete;
+  LoadedPlugin& operator=(const LoadedPlugin&) = delete;
+  ~LoadedPlugin();
+};
+
+/// Reads only the info record of the plugin at canonical `path` into `status`
+/// (name, version, ...), then checks interface version and C++ library identity.
+/// Returns the opened library. Throws PluginLoadError with the path and reason.
+std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path, BackendStatus& status);
+
+/// Creates the backend from an opened library. Throws PluginLoadError.
+std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_library> lib,
+                                             BackendStatus status);
+
+}  // namespace hetero::detail

@@ -1,0 +1,206 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <hetero/error.hpp>
+
+#include "log.hpp"
+
+namespace hetero::detail {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  return out;
+}
+
+bool is_plugin_file_name(const std::string& f) {
+  return f.rfind("libhetero-", 0) == 0 && f.size() > 13 && f.ends_with(".so");
+}
+
+// HETERO_BACKENDS=cpu,opencl; empty or unset: all.
+bool backend_allowed(const std::string& name) {
+  const char* env = std::getenv("HETERO_BACKENDS");
+  if (!env || !*env) return true;
+  for (const auto& n : split(env, ','))
+    if (n == name) return true;
+  return false;
+}
+
+}  // namespace
+
+Registry& Registry::instance() {
+  static Registry r;
+  return r;
+}
+
+void Registry::reset() {
+  std::lock_guard lock(mutex_);
+  plugins_.clear();
+  records_.clear();
+  discovered_ = false;
+}
+
+BackendStatus Registry::load_locked(const std::string& canonical, bool throw_on_error) {
+  for (const auto& r : records_)
+    if (r.path == canonical && r.loaded) return r;
+  BackendStatus status;
+  status.path = canonical;
+  try {
+    auto lib = open_plugin(canonical, status);
+    if (!backend_allowed(status.name)) {
+      status.reason = "excluded by HETERO_BACKENDS";
+      records_.push_back(status);
+      return status;
+    }
+    for (const auto& p : plugins_)
+      if (p->status.name == status.name)
+        throw PluginLoadError("cannot load plugin '" + canonical + "': backend name '" +
+                              status.name + "' is already provided by '" + p->status.path + "'");
+    auto plugin = create_backend(std::move(lib), status);
+    plugins_.push_back(plugin);
+    records_.push_back(plugin->status);
+    log_info("loaded plugin " + canonical + " (" + plugin->status.name + ", " +
+             std::to_string(plugin->status.devices) + " device(s))");
+    return plugin->status;
+  } catch (const PluginLoadError& e) {
+    status.loaded = false;
+    status.reason = e.what();
+    records_.push_back(status);
+    log_info(status.reason);
+    if (throw_on_error) throw;
+    return status;
+  }
+}
+
+void Registry::discover_locked() {
+  if (discovered_) return;
+  discovered_ = true;
+  std::vector<std::string> dirs;
+  const std::string own = default_plugin_dir();
+  if (!own.empty() && fs::is_directory(own)) dirs.push_back(own);
+  if (const char* env = std::getenv("HETERO_PLUGIN_PATH")) {
+    for (const auto& entry : split(env, ':')) {
+      if (entry.empty()) continue;  // an empty entry would mean the current directory: never
+      BackendStatus bad;
+      bad.path = entry;
+      if (!fs::path(entry).is_absolute()) {
+        bad.reason = "HETERO_PLUGIN_PATH entry '" + entry +
+                     "' ignored: not an absolute path (plugins are never loaded relative to the current directory)";
+      } else if (!fs::is_directory(entry)) {
+        bad.reason = "HETERO_PLUGIN_PATH entry '" + entry + "' ignored: no such directory";
+      } else {
+        dirs.push_back(fs::canonical(entry).string());
+        continue;
+      }
+      records_.push_back(bad);
+      log_info(bad.reason);
+    }
+  }
+  std::vector<std::string> seen_dirs;
+  for (const auto& dir : dirs) {
+    if (std::find(seen_dirs.begin(), seen_dirs.end(), dir) != seen_dirs.end()) continue;
+    seen_dirs.push_back(dir);
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (is_plugin_file_name(e.path().filename().string())) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::error_code cec;
+      const auto canonical = fs::canonical(f, cec);
+      load_locked(cec ? f : canonical.string(), false);
+    }
+  }
+}
+
+std::vector<std::shared_ptr<LoadedPlugin>> Registry::loaded() {
+  std::lock_guard lock(mutex_);
+  discover_locked();
+  return plugins_;
+}
+
+std::vector<BackendStatus> Registry::status() {
+  std::lock_guard lock(mutex_);
+  discover_locked();
+  return records_;
+}
+
+BackendStatus Registry::load(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  discover_locked();
+  std::error_code ec;
+  const auto canonical = fs::canonical(path, ec);
+  if (ec) {
+    BackendStatus s;
+    s.path = path;
+    s.reason = "cannot load plugin '" + path + "': no such file";
+    records_.push_back(s);
+    throw PluginLoadError(s.reason);
+  }
+  return load_locked(canonical.string(), true);
+}
+
+std::shared_ptr<LoadedPlugin> Registry::find(const std::string& type) {
+  std::lock_guard lock(mutex_);
+  discover_locked();
+  for (const auto& p : plugins_)
+    if (p->status.name == type) return p;
+  return nullptr;
+}
+
+std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
+  auto& reg = Registry::instance();
+  auto p = reg.find(d.type());
+  if (!p) {
+    std::string why = "no loaded plugin provides device type '" + d.type() + "'";
+    for (const auto& r : reg.status())
+      if (r.name == d.type()) why = r.reason;
+    throw DeviceUnavailableError("device " + d.str() + " is unavailable: " + why);
+  }
+  const int n = p->backend->device_count();
+  if (n == 0)
+    throw DeviceUnavailableError("device " + d.str() + " is unavailable: backend '" + d.type() +
+                                 "' has no devices (" + p->status.reason + ")");
+  if (d.index() >= n)
+    throw InvalidDeviceError("device " + d.str() + " does not exist: backend '" + d.type() +
+                             "' has " + std::to_string(n) + " device(s)");
+  return p;
+}
+
+}  // namespace hetero::detail
+
+namespace hetero {
+
+std::vector<BackendStatus> backend_status() { return detail::Registry::instance().status(); }
+
+BackendStatus load_plugin(const std::string& path) { return detail::Registry::instance().load(path); }
+
+std::shared_ptr<Backend> find_backend(const std::string& name) {
+  auto p = detail::Registry::instance().find(name);
+  if (!p) return nullptr;
+  return std::shared_ptr<Backend>(p, p->backend.get());  // shares ownership of the plugin
+}
+
+void unload_plugins() { detail::Registry::instance().reset(); }
+
+std::string default_plugin_dir() {
+  // The directory of the library containing this code: libhetero_core.so's own directory,
+  // so a moved install still finds its plugins.
+  std::error_code ec;
+  const auto self = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return (self.parent_path() / "hetero" / "plugins").string();
+}
+
+}  // namespace hetero

@@ -1,0 +1,261 @@
+#include <hetero/tensor.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include <hetero/error.hpp>
+#include <hetero/ops.hpp>
+
+#include "copy.hpp"
+#include "dispatch.hpp"
+#include "registry.hpp"
+
+namespace hetero {
+using detail::impl_of;
+
+const detail::TensorImpl& Tensor::checked() const { return impl_of(*this, "Tensor"); }
+
+const Shape& Tensor::shape() const { return checked().shape; }
+const std::vector<std::int64_t>& Tensor::strides() const { return checked().strides; }
+std::int64_t Tensor::dim() const { return static_cast<std::int64_t>(checked().shape.size()); }
+std::int64_t Tensor::size(std::int64_t d) const {
+  const auto& s = checked().shape;
+  if (s.empty()) throw IndexError("size(" + std::to_string(d) + "): tensor is 0-dimensional");
+  return s[static_cast<std::size_t>(detail::wrap_dim(d, dim(), "size"))];
+}
+std::int64_t Tensor::numel() const { return checked().numel(); }
+DType Tensor::dtype() const { return checked().dtype; }
+Device Tensor::device() const { return checked().storage->device; }
+bool Tensor::is_contiguous() const {
+  const auto& i = checked();
+  std::int64_t expected = 1;
+  for (std::size_t d = i.shape.size(); d-- > 0;) {
+    if (i.shape[d] != 1 && i.strides[d] != expected) return false;
+    expected *= i.shape[d];
+  }
+  return true;
+}
+bool Tensor::shares_storage(const Tensor& other) const {
+  return defined() && other.defined() && impl_->storage == other.impl_->storage;
+}
+
+Tensor Tensor::copy_to(const Device& d) const {
+  const auto& src_impl = checked();
+  const Tensor src = contiguous();
+  Tensor out = detail::new_tensor(src_impl.shape, src_impl.dtype, d);
+  const std::size_t es = element_size(src_impl.dtype);
+  detail::copy_bytes(*src.impl()->storage, static_cast<std::size_t>(src.impl()->offset) * es,
+                     *out.impl()->storage, 0, static_cast<std::size_t>(numel()) * es);
+  return out;
+}
+
+Tensor Tensor::to(const Device& d) const {
+  if (device() == d) return *this;
+  return copy_to(d);
+}
+
+Tensor Tensor::to(DType t) const {
+  if (dtype() == t) return *this;
+  return cast(*this, t);
+}
+
+Tensor Tensor::cpu() const { return to(Device::cpu()); }
+Tensor Tensor::cuda(int i) const { return to(Device::cuda(i)); }
+
+Tensor Tensor::clone() const {
+  const auto& i = checked();
+  Tensor out = detail::new_tensor(i.shape, i.dtype, device());
+  detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
+                                          detail::stream_of(*this));
+  return out;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+void Tensor::set_data(const Tensor& other) {
+  checked();
+  impl_of(other, "set_data");
+  *impl_ = *other.impl_;
+}
+
+void Tensor::copy_(const Tensor& src) {
+  const auto& i = checked();
+  impl_of(src, "copy_");
+  if (src.shape() != i.shape)
+    throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
+                     " does not match destination shape " + detail::shape_str(i.shape));
+  const Tensor local = src.to(device());
+  auto& be = detail::backend_of(*this);
+  if (local.dtype() == i.dtype)
+    be.copy_strided(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
+  else
+    be.cast(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
+}
+
+// --- views ---------------------------------------------------------------------------
+
+Tensor Tensor::view(const Shape& shape) const {
+  const auto& i = checked();
+  Shape s = shape;
+  std::int64_t known = 1;
+  int infer = -1;
+  for (std::size_t d = 0; d < s.size(); ++d) {
+    if (s[d] == -1) {
+      if (infer >= 0) throw ShapeError("view: only one dimension can be -1 in " + detail::shape_str(shape));
+      infer = static_cast<int>(d);
+    } else if (s[d] < 0) {
+      throw ShapeError("view: invalid shape " + detail::shape_str(shape));
+    } else {
+      known *= s[d];
+    }
+  }
+  const std::int64_t n = i.numel();
+  if (infer >= 0) {
+    if (known == 0 || n % known != 0)
+      throw ShapeError("view: shape " + detail::shape_str(shape) + " is invalid for input of size " + std::to_string(n));
+    s[static_cast<std::size_t>(infer)] = n / known;
+  }
+  if (detail::checked_numel(s) != n)
+    throw ShapeError("view: shape " + detail::shape_str(shape) + " is invalid for input of size " + std::to_string(n));
+  if (!is_contiguous())
+    throw ShapeError("view: tensor of shape " + detail::shape_str(i.shape) +
+                     " is not contiguous; use reshape() or contiguous()");
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  impl->shape = s;
+  impl->strides = detail::contiguous_strides(s);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shape); }
+
+Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
+  const auto& i = checked();
+  const auto n = dim();
+  if (n == 0) return *this;
+  d0 = detail::wrap_dim(d0, n, "transpose");
+  d1 = detail::wrap_dim(d1, n, "transpose");
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
+  std::swap(impl->strides[static_cast<std::size_t>(d0)], impl->strides[static_cast<std::size_t>(d1)]);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::t() const {
+  if (dim() > 2) throw ShapeError("t() expects a tensor with <= 2 dimensions, but it has " + std::to_string(dim()));
+  return dim() < 2 ? *this : transpose(0, 1);
+}
+
+Tensor Tensor::unsqueeze(std::int64_t d) const {
+  const auto& i = checked();
+  d = detail::wrap_dim(d, dim() + 1, "unsqueeze");
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  const auto pos = static_cast<std::size_t>(d);
+  const std::int64_t stride = pos < i.shape.size() ? i.strides[pos] * i.shape[pos] : 1;
+  impl->shape.insert(impl->shape.begin() + d, 1);
+  impl->strides.insert(impl->strides.begin() + d, stride);
+  detail::checked_numel(impl->shape);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::squeeze(std::int64_t d) const {
+  const auto& i = checked();
+  if (i.shape.empty()) return *this;
+  d = detail::wrap_dim(d, dim(), "squeeze");
+  if (i.shape[static_cast<std::size_t>(d)] != 1) return *this;
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  impl->shape.erase(impl->shape.begin() + d);
+  impl->strides.erase(impl->strides.begin() + d);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::operator[](std::int64_t idx) const {
+  const auto& i = checked();
+  if (i.shape.empty()) throw IndexError("invalid index of a 0-dim tensor");
+  const std::int64_t n = i.shape[0];
+  if (idx < -n || idx >= n)
+    throw IndexError("index " + std::to_string(idx) + " is out of bounds for dimension 0 with size " +
+                     std::to_string(n));
+  if (idx < 0) idx += n;
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  impl->offset += idx * i.strides[0];
+  impl->shape.erase(impl->shape.begin());
+  impl->strides.erase(impl->strides.begin());
+  return Tensor(std::move(impl));
+}
+
+// --- host reads ----------------------------------------------------------------------
+
+namespace {
+
+template <class T, class S>
+void convert(const void* src, std::size_t n, std::vector<T>& out) {
+  const S* s = static_cast<const S*>(src);
+  for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<T>(s[k]);
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  const Tensor c = contiguous();
+  const auto& i = *c.impl();
+  const auto n = static_cast<std::size_t>(i.numel());
+  const std::size_t es = element_size(i.dtype);
+  std::vector<unsigned char> raw(n * es);
+  detail::read_bytes(*i.storage, static_cast<std::size_t>(i.offset) * es, raw.data(), raw.size());
+  std::vector<T> out(n);
+  switch (i.dtype) {
+    case DType::float32: convert<T, float>(raw.data(), n, out); break;
+    case DType::float64: convert<T, double>(raw.data(), n, out); break;
+    case DType::int32: convert<T, std::int32_t>(raw.data(), n, out); break;
+    case DType::int64: convert<T, std::int64_t>(raw.data(), n, out); break;
+    case DType::bool_: convert<T, std::uint8_t>(raw.data(), n, out); break;
+  }
+  return out;
+}
+
+template <class T>
+T Tensor::item() const {
+  if (numel() != 1)
+    throw ShapeError("item(): a tensor with " + std::to_string(numel()) +
+                     " elements cannot be converted to a scalar");
+  return to_vector<T>()[0];
+}
+
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
+template std::vector<std::int64_t> Tensor::to_vector<std::int64_t>() const;
+template std::vector<std::uint8_t> Tensor::to_vector<std::uint8_t>() const;
+template std::vector<bool> Tensor::to_vector<bool>() const;
+template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;
+template std::int32_t Tensor::item<std::int32_t>() const;
+template std::int64_t Tensor::item<std::int64_t>() const;
+template bool Tensor::item<bool>() const;
+
+// --- method forms of the ops ----------------------------------------------------------
+
+Tensor Tensor::exp() const { return hetero::exp(*this); }
+Tensor Tensor::log() const { return hetero::log(*this); }
+Tensor Tensor::sqrt() const { return hetero::sqrt(*this); }
+Tensor Tensor::abs() const { return hetero::abs(*this); }
+Tensor Tensor::relu() const { return hetero::relu(*this); }
+Tensor Tensor::sigmoid() const { return hetero::sigmoid(*this); }
+Tensor Tensor::tanh() const { return hetero::tanh(*this); }
+Tensor Tensor::sum() const { return hetero::sum(*this); }
+Tensor Tensor::sum(std::int64_t d, bool k) const { return hetero::sum(*this, d, k); }
+Tensor Tensor::mean() const { return hetero::mean(*this); }
+Tensor Tensor::mean(std::int64_t d, bool k) const { return hetero::mean(*this, d, k); }
+Tensor Tensor::max() const { return hetero::max(*this); }
+Tensor Tensor::max(std::int64_t d, bool k) const { return hetero::max(*this, d, k); }
+Tensor Tensor::min() const { return hetero::min(*this); }
+Tensor Tensor::min(std::int64_t d, bool k) const { return hetero::min(*this, d, k); }
+Tensor Tensor::norm() const { return hetero::norm(*this); }
+Tensor Tensor::argmax() const { return hetero::argmax(*this); }
+Tensor Tensor::argmax(std::int64_t d, bool k) const { return hetero::argmax(*this, d, k); }
+Tensor Tensor::matmul(const Tensor& o) const { return hetero::matmul(*this, o); }
+Tensor Tensor::softmax(std::int64_t d) const { return hetero::softmax(*this, d); }
+Tensor Tensor::log_softmax(std::int64_t d) const { return hetero::log_softmax(*this, d); }
+
+}  // namespace hetero

@@ -1,0 +1,53 @@
+#pragma once
+// CpuBackend: HETERO_CPU_DEVICES=N virtual devices cpu:0..N-1 over host memory; GEMM on
+// OpenBLAS, the other kernels as strided loops (kernels_*.cpp).
+#include <memory>
+#include <vector>
+
+#include <hetero/sdk/backend.hpp>
+
+#include "cpu_buffer.hpp"
+#include "cpu_stream.hpp"
+
+namespace hetero::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  /// Reads HETERO_CPU_DEVICES (1..64, default 1) and HETERO_CPU_THREADS (default: all
+  /// cores). Throws hetero::Error naming the variable for a malformed value.
+  CpuBackend();
+
+  std::string name() const override { return "cpu"; }
+  int device_count() const noexcept override { return static_cast<int>(streams_.size()); }
+  DeviceProperties device_properties(int device) const override;
+  Capabilities capabilities(int device) const override;
+  MemoryStats memory_stats(int device) const override;
+
+  std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
+  Stream& default_stream(int device) override { return *streams_.at(static_cast<std::size_t>(device)); }
+
+  void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                             std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
+
+  void fill(const StridedView& out, Scalar value, Stream& stream) override;
+  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+              Stream& stream) override;
+  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
+              Stream& stream) override;
+  void gemm(const GemmArgs& args, Stream& stream) override;
+
+ private:
+  std::vector<std::unique_ptr<CpuStream>> streams_;
+  std::vector<std::shared_ptr<DeviceCounters>> counters_;
+  std::size_t total_memory_ = 0;
+};
+
+}  // namespace hetero::cpu

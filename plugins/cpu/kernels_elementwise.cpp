@@ -1,0 +1,181 @@
+// fill, convert (copy/cast), unary and binary kernels.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels.hpp"
+
+namespace hetero::cpu::kernels {
+namespace {
+
+// Float -> integer conversion is undefined in C++ outside the target's range; clamp
+// (NaN -> 0) so the result is defined. Anything -> bool is `x != 0`.
+template <class D, class S>
+D convert_one(S s) {
+  if constexpr (std::is_same_v<D, std::uint8_t>) {
+    return static_cast<D>(s != S(0));
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    if (std::isnan(s)) return D(0);
+    if (s <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    if (s >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(s);
+  } else {
+    return static_cast<D>(s);
+  }
+}
+
+// Integer + - * wrap around (two's complement) as in PyTorch, without signed overflow.
+template <class T>
+T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+template <class T, class Op>
+void apply_unary(const StridedView& in, const StridedView& out, Op op) {
+  const T* src = data_of<T>(in);
+  T* dst = data_of<T>(out);
+  for_each_row<2>({&in, &out}, [&](auto off, std::int64_t n, auto st) {
+    const T* s = src + off[0];
+    T* d = dst + off[1];
+    if (st[0] == 1 && st[1] == 1) {
+      for (std::int64_t i = 0; i < n; ++i) d[i] = op(s[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) d[i * st[1]] = op(s[i * st[0]]);
+    }
+  });
+}
+
+template <class T, class Op>
+void apply_binary(const StridedView& a, const StridedView& b, const StridedView& out, Op op) {
+  const T* pa = data_of<T>(a);
+  const T* pb = data_of<T>(b);
+  T* po = data_of<T>(out);
+  for_each_row<3>({&out, &a, &b}, [&](auto off, std::int64_t n, auto st) {
+    T* o = po + off[0];
+    const T* x = pa + off[1];
+    const T* y = pb + off[2];
+    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
+    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+      const T yv = *y;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], yv);
+    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+      const T xv = *x;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = op(xv, y[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = op(x[i * st[1]], y[i * st[2]]);
+    }
+  });
+}
+
+}  // namespace
+
+void fill(const StridedView& out, Scalar value) {
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    if constexpr (std::is_floating_point_v<T>) v = static_cast<T>(value.f);
+    else if constexpr (std::is_same_v<T, std::uint8_t>) v = value.i != 0 ? 1 : 0;
+    else v = static_cast<T>(value.i);
+    T* dst = data_of<T>(out);
+    for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
+      T* d = dst + off[0];
+      for (std::int64_t i = 0; i < n; ++i) d[i * st[0]] = v;
+    });
+  });
+}
+
+void convert(const StridedView& src, const StridedView& dst) {
+  dispatch(src.dtype, [&](auto stag) {
+    using S = decltype(stag);
+    dispatch(dst.dtype, [&](auto dtag) {
+      using D = decltype(dtag);
+      const S* s = data_of<S>(src);
+      D* d = data_of<D>(dst);
+      for_each_row<2>({&dst, &src}, [&](auto off, std::int64_t n, auto st) {
+        D* o = d + off[0];
+        const S* i0 = s + off[1];
+        if (st[0] == 1 && st[1] == 1) {
+          for (std::int64_t i = 0; i < n; ++i) o[i] = convert_one<D>(i0[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = convert_one<D>(i0[i * st[1]]);
+        }
+      });
+    });
+  });
+}
+
+void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
+  dispatch(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (op) {
+        case UnaryOp::neg: return apply_unary<T>(in, out, [](T x) { return -x; });
+        case UnaryOp::exp: return apply_unary<T>(in, out, [](T x) { return std::exp(x); });
+        case UnaryOp::log: return apply_unary<T>(in, out, [](T x) { return std::log(x); });
+        case UnaryOp::sqrt: return apply_unary<T>(in, out, [](T x) { return std::sqrt(x); });
+        case UnaryOp::abs: return apply_unary<T>(in, out, [](T x) { return std::fabs(x); });
+        case UnaryOp::relu: return apply_unary<T>(in, out, [](T x) { return x > T(0) ? x : T(0); });
+        case UnaryOp::sigmoid:
+          return apply_unary<T>(in, out, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+        case UnaryOp::tanh: return apply_unary<T>(in, out, [](T x) { return std::tanh(x); });
+      }
+    } else if constexpr (!std::is_same_v<T, std::uint8_t>) {
+      switch (op) {
+        case UnaryOp::neg: return apply_unary<T>(in, out, [](T x) { return wrap_sub(T(0), x); });
+        case UnaryOp::abs: return apply_unary<T>(in, out, [](T x) { return x < 0 ? wrap_sub(T(0), x) : x; });
+        case UnaryOp::relu: return apply_unary<T>(in, out, [](T x) { return x > 0 ? x : T(0); });
+        default: break;
+      }
+    }
+    throw DTypeError("cpu backend: unary op " + std::to_string(static_cast<int>(op)) +
+                     " does not support dtype " + std::string(dtype_name(in.dtype)));
+  });
+}
+
+void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (op) {
+        case BinaryOp::add: return apply_binary<T>(a, b, out, [](T x, T y) { return x + y; });
+        case BinaryOp::sub: return apply_binary<T>(a, b, out, [](T x, T y) { return x - y; });
+        case BinaryOp::mul: return apply_binary<T>(a, b, out, [](T x, T y) { return x * y; });
+        case BinaryOp::div: return apply_binary<T>(a, b, out, [](T x, T y) { return x / y; });
+        case BinaryOp::maximum:
+          return apply_binary<T>(a, b, out, [](T x, T y) { return (x != x || x > y) ? x : y; });
+        case BinaryOp::minimum:
+          return apply_binary<T>(a, b, out, [](T x, T y) { return (x != x || x < y) ? x : y; });
+      }
+    } else if constexpr (!std::is_same_v<T, std::uint8_t>) {
+      switch (op) {
+        case BinaryOp::add: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_add(x, y); });
+        case BinaryOp::sub: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_sub(x, y); });
+        case BinaryOp::mul: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_mul(x, y); });
+        case BinaryOp::div:
+          return apply_binary<T>(a, b, out, [](T x, T y) {
+            if (y == 0) return T(0);
+            if (y == -1) return wrap_sub(T(0), x);  // avoids the MIN / -1 overflow
+            return static_cast<T>(x / y);
+          });
+        case BinaryOp::maximum: return apply_binary<T>(a, b, out, [](T x, T y) { return x > y ? x : y; });
+        case BinaryOp::minimum: return apply_binary<T>(a, b, out, [](T x, T y) { return x < y ? x : y; });
+      }
+    }
+    throw DTypeError("cpu backend: binary op " + std::to_string(static_cast<int>(op)) +
+                     " does not support dtype " + std::string(dtype_name(out.dtype)));
+  });
+}
+
+}  // namespace hetero::cpu::kernels

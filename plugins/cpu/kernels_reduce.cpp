@@ -1,0 +1,98 @@
+// Reductions: outer loop over output elements (parallel), inner serial loop over the
+// reduced sub-space, accumulating in double (floating) or int64 (integers).
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels.hpp"
+
+namespace hetero::cpu::kernels {
+namespace {
+
+// in's reduced dimensions only, as a view at element offset `base`.
+StridedView reduced_subview(const StridedView& in, const StridedView& out) {
+  StridedView r = in;
+  r.ndim = 0;
+  for (int d = 0; d < in.ndim; ++d)
+    if (out.shape[d] == 1 && in.shape[d] != 1) {
+      r.shape[r.ndim] = in.shape[d];
+      r.strides[r.ndim] = in.strides[d];
+      ++r.ndim;
+    }
+  r.offset = 0;
+  return r;
+}
+
+template <class T>
+void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  const T* src = data_of<T>(in);
+  // `in` seen with out's shape: one element per output, at the start of its range.
+  StridedView base = in;
+  for (int d = 0; d < in.ndim; ++d) base.shape[d] = out.shape[d];
+  StridedView sub = reduced_subview(in, out);
+  const std::int64_t count = sub.numel();
+  auto reduce_one = [&](std::int64_t start, auto& result) {
+    StridedView v = sub;
+    v.offset = start;
+    Acc acc{};
+    std::int64_t best_index = 0, index = 0;
+    T best{};
+    bool first = true;
+    for_each_row<1>({&v}, [&](auto off, std::int64_t n, auto st) {
+      const T* p = src + off[0];
+      for (std::int64_t i = 0; i < n; ++i, ++index) {
+        const T x = p[i * st[0]];
+        switch (op) {
+          case ReduceOp::sum:
+          case ReduceOp::mean:
+            if constexpr (std::is_floating_point_v<T>) acc += static_cast<Acc>(x);
+            else acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) + static_cast<std::uint64_t>(x));
+            break;
+          case ReduceOp::norm: acc += static_cast<Acc>(x) * static_cast<Acc>(x); break;
+          case ReduceOp::max:
+          case ReduceOp::argmax:
+            // NaN propagates (is the maximum), as torch.
+            if (first || x > best || (x != x && best == best)) { best = x; best_index = index; }
+            break;
+          case ReduceOp::min:
+            if (first || x < best || (x != x && best == best)) { best = x; best_index = index; }
+            break;
+        }
+        first = false;
+      }
+    }, /*allow_parallel=*/false);
+    switch (op) {
+      case ReduceOp::sum: result = static_cast<std::remove_reference_t<decltype(result)>>(acc); break;
+      case ReduceOp::mean:
+        result = static_cast<std::remove_reference_t<decltype(result)>>(
+            count ? static_cast<double>(acc) / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN());
+        break;
+      case ReduceOp::norm:
+        result = static_cast<std::remove_reference_t<decltype(result)>>(std::sqrt(static_cast<double>(acc)));
+        break;
+      case ReduceOp::max:
+      case ReduceOp::min: result = static_cast<std::remove_reference_t<decltype(result)>>(best); break;
+      case ReduceOp::argmax: result = static_cast<std::remove_reference_t<decltype(result)>>(best_index); break;
+    }
+  };
+  if (op == ReduceOp::argmax) {
+    std::int64_t* dst = data_of<std::int64_t>(out);
+    for_each_row<2>({&out, &base}, [&](auto off, std::int64_t n, auto st) {
+      for (std::int64_t i = 0; i < n; ++i) reduce_one(off[1] + i * st[1], dst[off[0] + i * st[0]]);
+    });
+  } else {
+    T* dst = data_of<T>(out);
+    for_each_row<2>({&out, &base}, [&](auto off, std::int64_t n, auto st) {
+      for (std::int64_t i = 0; i < n; ++i) reduce_one(off[1] + i * st[1], dst[off[0] + i * st[0]]);
+    });
+  }
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out) {
+  dispatch(in.dtype, [&](auto tag) { reduce_typed<decltype(tag)>(op, in, out); });
+}
+
+}  // namespace hetero::cpu::kernels

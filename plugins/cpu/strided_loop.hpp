@@ -1,0 +1,93 @@
+#pragma once
+// Iteration over N strided operands of one shape, row by row: dimensions that are
+// contiguous for every operand are merged, then `f(offsets, count, inner_strides)` is
+// called once per innermost row with element offsets of the row start. Rows are spread
+// over threads (OpenMP) when there are enough elements.
+#include <array>
+#include <cstdint>
+
+#include <hetero/sdk/kernel_args.hpp>
+
+namespace hetero::cpu {
+
+/// Elements below which a loop stays on one thread.
+inline constexpr std::int64_t kParallelThreshold = 1 << 15;
+
+/// Number of threads kernels use (HETERO_CPU_THREADS, default: all cores).
+int kernel_threads();
+
+template <int N>
+struct LoopShape {
+  int ndim = 0;
+  std::array<std::int64_t, kMaxDims> shape{};
+  std::array<std::array<std::int64_t, kMaxDims>, N> strides{};
+};
+
+/// Builds the merged loop shape for views of equal shape (shape taken from views[0]).
+template <int N>
+LoopShape<N> make_loop(const std::array<const StridedView*, N>& views) {
+  LoopShape<N> l;
+  const StridedView& v0 = *views[0];
+  // Drop size-1 dimensions, then merge neighbours contiguous for every operand.
+  for (int d = 0; d < v0.ndim; ++d) {
+    if (v0.shape[d] == 1) continue;
+    if (l.ndim > 0) {
+      bool mergeable = true;
+      for (int k = 0; k < N; ++k)
+        if (l.strides[k][l.ndim - 1] != views[k]->strides[d] * v0.shape[d]) mergeable = false;
+      if (mergeable) {
+        l.shape[l.ndim - 1] *= v0.shape[d];
+        for (int k = 0; k < N; ++k) l.strides[k][l.ndim - 1] = views[k]->strides[d];
+        continue;
+      }
+    }
+    l.shape[l.ndim] = v0.shape[d];
+    for (int k = 0; k < N; ++k) l.strides[k][l.ndim] = views[k]->strides[d];
+    ++l.ndim;
+  }
+  if (l.ndim == 0) {  // a scalar: one row of one element
+    l.ndim = 1;
+    l.shape[0] = 1;
+    for (int k = 0; k < N; ++k) l.strides[k][0] = 0;
+  }
+  return l;
+}
+
+/// Calls f(std::array<int64_t, N> offsets, int64_t count, std::array<int64_t, N> inner)
+/// for each row, in row-major order when !allow_parallel. Offsets include each view's
+/// own offset.
+template <int N, class F>
+void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool allow_parallel = true) {
+  const LoopShape<N> l = make_loop<N>(views);
+  const int inner_dim = l.ndim - 1;
+  const std::int64_t count = l.shape[inner_dim];
+  if (count == 0) return;
+  std::int64_t rows = 1;
+  for (int d = 0; d < inner_dim; ++d) rows *= l.shape[d];
+  if (rows == 0) return;
+  std::array<std::int64_t, N> inner{};
+  for (int k = 0; k < N; ++k) inner[k] = l.strides[k][inner_dim];
+  auto row = [&](std::int64_t r) {
+    std::array<std::int64_t, N> off{};
+    for (int k = 0; k < N; ++k) off[k] = views[k]->offset;
+    std::int64_t rem = r;
+    for (int d = inner_dim - 1; d >= 0; --d) {
+      const std::int64_t i = rem % l.shape[d];
+      rem /= l.shape[d];
+      for (int k = 0; k < N; ++k) off[k] += i * l.strides[k][d];
+    }
+    f(off, count, inner);
+  };
+  if (allow_parallel && rows > 1 && rows * count >= kParallelThreshold) {
+#pragma omp parallel for schedule(static) num_threads(kernel_threads())
+    for (std::int64_t r = 0; r < rows; ++r) row(r);
+  } else {
+    for (std::int64_t r = 0; r < rows; ++r) row(r);
+  }
+}
+
+/// Typed element pointer of a view's buffer (host memory on this backend).
+template <class T>
+T* data_of(const StridedView& v);
+
+}  // namespace hetero::cpu

@@ -1,0 +1,96 @@
+#pragma once
+/// @file backend.hpp
+/// hetero::Backend — what a plugin implements: devices, memory, streams, copies, kernels.
+///
+/// Contract shared by every method below:
+/// - device indices are in [0, device_count()) and every view/buffer argument lives on
+///   the device of the stream passed; the core has checked this, plus shapes, dtypes and
+///   bounds (Note [Check then dispatch], docs/design/architecture.md), so a backend
+///   need not repeat the checks;
+/// - methods taking a Stream are *queued*: they may return before the work runs and
+///   must keep it in order with other work of that stream;
+/// - all methods are thread-safe;
+/// - errors are thrown as hetero::Error subclasses (never abort/exit).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/device_properties.hpp>
+#include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/stream.hpp>
+
+namespace hetero {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // --- identity and devices -------------------------------------------------------
+  /// Device-type name used in device strings ("cpu", "cuda", "opencl"). Must equal the
+  /// plugin's info-record name.
+  virtual std::string name() const = 0;
+  /// Number of usable devices; 0 is valid ("unavailable is not an error").
+  virtual int device_count() const noexcept = 0;
+  /// Why device_count() is 0 (e.g. "cudaErrorNoDevice: no CUDA-capable device is
+  /// detected"); empty when devices exist.
+  virtual std::string unavailable_reason() const { return {}; }
+  /// Properties of one device. Free memory is read now.
+  virtual DeviceProperties device_properties(int device) const = 0;
+  /// Capabilities of one device.
+  virtual Capabilities capabilities(int device) const = 0;
+  /// Allocation statistics of one device.
+  virtual MemoryStats memory_stats(int device) const = 0;
+
+  // --- memory and streams ---------------------------------------------------------
+  /// Allocates `bytes` bytes (0 allowed) on `device`, blocking. Contents undefined.
+  /// Ownership passes to the caller. Throws OutOfMemoryError naming the device, the
+  /// requested and the free bytes; the device stays usable.
+  virtual std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) = 0;
+  /// The device's default stream; owned by the backend and valid while it lives.
+  virtual Stream& default_stream(int device) = 0;
+
+  // --- copies (byte ranges; queued) -------------------------------------------------
+  /// Host memory -> `dst` at byte offset. `src` must stay valid until the stream reaches
+  /// the copy (the core synchronises for pageable memory).
+  virtual void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset,
+                                   std::size_t bytes, Stream& stream) = 0;
+  /// `src` at byte offset -> host memory. Queued; the caller synchronises before reading.
+  virtual void copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
+                                   std::size_t bytes, Stream& stream) = 0;
+  /// Between two buffers of this backend, on one device or two (a peer copy where
+  /// capabilities().peer_copy, else the backend stages it). Queued on `stream`, which
+  /// belongs to dst's device.
+  virtual void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                                     std::size_t dst_offset, std::size_t bytes,
+                                     Stream& stream) = 0;
+
+  // --- kernels (queued; all views on the stream's device) --------------------------
+  /// Sets every element of `out` to `value` (converted to out.dtype).
+  virtual void fill(const StridedView& out, Scalar value, Stream& stream) = 0;
+  /// Element-by-element copy between views of equal shape and dtype (any strides).
+  virtual void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) = 0;
+  /// Element-by-element conversion between views of equal shape and different dtypes.
+  /// Float to integer truncates towards zero (as C++ and torch); to bool is `x != 0`.
+  virtual void cast(const StridedView& src, const StridedView& dst, Stream& stream) = 0;
+  /// out = op(in); equal shapes (in may have 0 strides), equal dtypes.
+  virtual void unary(UnaryOp op, const StridedView& in, const StridedView& out,
+                     Stream& stream) = 0;
+  /// out = a op b; a and b already broadcast to out's shape (0 strides), equal dtypes.
+  virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
+                      const StridedView& out, Stream& stream) = 0;
+  /// Reduction of `in` into `out` (see ReduceOp for the layout rule).
+  virtual void reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+                      Stream& stream) = 0;
+  /// Fills `out` (float32/float64) with random numbers: element i in C order takes the
+  /// i-th value of the counter-based stream (seed, offset + i), so results do not depend
+  /// on threading and two calls with the same arguments give the same numbers.
+  virtual void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+                      std::uint64_t offset, Stream& stream) = 0;
+  /// Batched GEMM (see GemmArgs).
+  virtual void gemm(const GemmArgs& args, Stream& stream) = 0;
+};
+
+}  // namespace hetero

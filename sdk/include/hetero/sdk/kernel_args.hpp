@@ -1,0 +1,92 @@
+#pragma once
+/// @file kernel_args.hpp
+/// Arguments of the kernels a backend implements: strided views into buffers, op codes,
+/// scalars and GEMM descriptions. Plain data, no tensor types. The core validates every
+/// field (devices, shapes, dtypes, bounds) before a backend sees it.
+#include <array>
+#include <cstdint>
+
+#include <hetero/dtype.hpp>
+
+namespace hetero {
+
+class Buffer;
+
+/// Largest number of dimensions a view (and so a tensor) may have.
+inline constexpr int kMaxDims = 8;
+
+/// A strided window into a Buffer, in elements: element (i0, ..., in-1) lives at
+/// element offset `offset + sum(ik * strides[k])` of the buffer, read as `dtype`.
+/// Strides may be 0 (a broadcast dimension) and are never negative. A view with
+/// ndim == 0 is a scalar (one element). Not owning.
+struct StridedView {
+  Buffer* buffer = nullptr;  ///< never null when numel() > 0
+  std::int64_t offset = 0;   ///< elements from the start of the buffer
+  DType dtype = DType::float32;
+  int ndim = 0;
+  std::array<std::int64_t, kMaxDims> shape{};    ///< elements per dimension
+  std::array<std::int64_t, kMaxDims> strides{};  ///< elements between neighbours
+
+  /// Number of elements (1 for ndim == 0, 0 if any dimension is 0).
+  std::int64_t numel() const noexcept {
+    std::int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= shape[d];
+    return n;
+  }
+  /// True when the elements are dense in C (row-major) order.
+  bool is_contiguous() const noexcept {
+    std::int64_t expected = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+      if (shape[d] != 1 && strides[d] != expected) return false;
+      expected *= shape[d];
+    }
+    return true;
+  }
+};
+
+/// A scalar for fill(): the backend reads `f` for floating dtypes and `i` for integer
+/// and bool dtypes. The core fills both consistently.
+struct Scalar {
+  double f = 0.0;
+  std::int64_t i = 0;
+};
+
+/// Elementwise functions of one operand: out = f(in). Floating dtypes only except
+/// neg, abs and relu, which accept int32/int64 too.
+enum class UnaryOp : std::uint8_t { neg, exp, log, sqrt, abs, relu, sigmoid, tanh };
+
+/// Elementwise functions of two operands: out = a OP b. Both inputs and out share one
+/// dtype (the core promotes first). Integer div truncates towards zero and is only
+/// reached for integer dtypes through explicit casts; division by zero of integers
+/// yields 0 rather than trapping.
+enum class BinaryOp : std::uint8_t { add, sub, mul, div, maximum, minimum };
+
+/// Reductions. `out` has `in`'s ndim; a dimension where out.shape[d] == 1 and
+/// in.shape[d] != 1 (or both are 1) is reduced. Floating results accumulate in double.
+/// sum/mean/max/min keep the dtype (mean of integers is rejected by the core);
+/// norm is sqrt(sum(x^2)) (Frobenius), floating only; argmax writes int64 indices
+/// into the flattened reduced sub-space, the first maximum on ties. max/min/argmax of an
+/// empty range are rejected by the core; sum of an empty range is 0, mean is NaN.
+enum class ReduceOp : std::uint8_t { sum, mean, max, min, norm, argmax };
+
+/// Distributions of random(): uniform on [0, 1), standard normal.
+enum class RandomDistribution : std::uint8_t { uniform, normal };
+
+/// Batched row-major GEMM: for b in [0, batch): C_b = alpha * op(A_b) * op(B_b) + beta * C_b
+/// with op(A_b) of shape m x k, op(B_b) k x n, C_b m x n, all row-major, as
+/// cblas_?gemm(CblasRowMajor, ...). `trans_a` means A_b is stored k x m. Leading
+/// dimensions and batch strides are in elements; a batch stride may be 0 (broadcast).
+/// dtype is float32 or float64 for all three. m, n or k may be 0.
+struct GemmArgs {
+  DType dtype = DType::float32;
+  bool trans_a = false;
+  bool trans_b = false;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;
+  double alpha = 1.0, beta = 0.0;
+  Buffer* a = nullptr; std::int64_t a_offset = 0, lda = 0, stride_a = 0;
+  Buffer* b = nullptr; std::int64_t b_offset = 0, ldb = 0, stride_b = 0;
+  Buffer* c = nullptr; std::int64_t c_offset = 0, ldc = 0, stride_c = 0;
+};
+
+}  // namespace hetero
