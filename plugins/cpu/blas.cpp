@@ -55,8 +55,7 @@ void gemm(const GemmArgs& a) {
 void set_blas_threads(int n) { openblas_set_num_threads(std::max(n, 1)); }
 
 std::string blas_version() {
-  std::string config = openblas_get_config();
-  return "OpenBLAS (" + config + ")";
+  return openblas_get_config();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."
 }
 
 }  // namespace hetero::cpu
