@@ -84,7 +84,7 @@ void print_rec(std::ostream& os, const std::vector<double>& v, const Shape& shap
   };
   if (summarise && n > 2 * kEdgeItems) {
     for (std::int64_t i = 0; i < kEdgeItems; ++i) emit(i);
-    os << sep << "...";
+    os << sep << (last ? " ..." : "...");
     for (std::int64_t i = n - kEdgeItems; i < n; ++i) emit(i);
   } else {
     for (std::int64_t i = 0; i < n; ++i) emit(i);

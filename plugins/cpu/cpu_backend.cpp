@@ -60,10 +60,16 @@ CpuBackend::CpuBackend() {
   const int threads = env_int("HETERO_CPU_THREADS", kernel_threads(), 1, 4096);
   set_blas_threads(threads);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
+  pool_ = std::make_unique<ThreadPool>(threads);
+  set_kernel_pool(pool_.get());
   for (int i = 0; i < devices; ++i) {
     streams_.push_back(std::make_unique<CpuStream>(i));
     counters_.push_back(std::make_shared<DeviceCounters>());
   }
+}
+
+CpuBackend::~CpuBackend() {
+  if (kernel_pool() == pool_.get()) set_kernel_pool(nullptr);
 }
 
 DeviceProperties CpuBackend::device_properties(int device) const {

@@ -8,6 +8,7 @@
 
 #include "cpu_buffer.hpp"
 #include "cpu_stream.hpp"
+#include "thread_pool.hpp"
 
 namespace hetero::cpu {
 
@@ -16,6 +17,7 @@ class CpuBackend final : public Backend {
   /// Reads HETERO_CPU_DEVICES (1..64, default 1) and HETERO_CPU_THREADS (default: all
   /// cores). Throws hetero::Error naming the variable for a malformed value.
   CpuBackend();
+  ~CpuBackend() override;
 
   std::string name() const override { return "cpu"; }
   int device_count() const noexcept override { return static_cast<int>(streams_.size()); }
@@ -48,6 +50,7 @@ class CpuBackend final : public Backend {
   std::vector<std::unique_ptr<CpuStream>> streams_;
   std::vector<std::shared_ptr<DeviceCounters>> counters_;
   std::size_t total_memory_ = 0;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 }  // namespace hetero::cpu

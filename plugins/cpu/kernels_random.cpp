@@ -43,8 +43,8 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
       std::int64_t row_start = 0;
       for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
         const std::int64_t first = row_start;
-#pragma omp parallel for schedule(static) num_threads(kernel_threads()) if (n >= kParallelThreshold)
-        for (std::int64_t i = 0; i < n; ++i) {
+        parallel_range(n, 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
           const auto k = static_cast<std::uint64_t>(first + i);
           T v;
           if (dist == RandomDistribution::uniform) {
@@ -56,6 +56,7 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
           }
           dst[off[0] + i * st[0]] = v;
         }
+        });
         row_start += n;
       }, /*allow_parallel=*/false);
     }

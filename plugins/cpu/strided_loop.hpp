@@ -2,11 +2,13 @@
 // Iteration over N strided operands of one shape, row by row: dimensions that are
 // contiguous for every operand are merged, then `f(offsets, count, inner_strides)` is
 // called once per innermost row with element offsets of the row start. Rows are spread
-// over threads (OpenMP) when there are enough elements.
+// over the backend's ThreadPool when there are enough elements.
 #include <array>
 #include <cstdint>
 
 #include <hetero/sdk/kernel_args.hpp>
+
+#include "thread_pool.hpp"
 
 namespace hetero::cpu {
 
@@ -15,6 +17,17 @@ inline constexpr std::int64_t kParallelThreshold = 1 << 15;
 
 /// Number of threads kernels use (HETERO_CPU_THREADS, default: all cores).
 int kernel_threads();
+
+/// Runs fn(begin, end) over [0, n) on the kernel pool when n * work_per_item is large
+/// enough, else serially.
+template <class F>
+void parallel_range(std::int64_t n, std::int64_t work_per_item, F&& fn) {
+  ThreadPool* pool = kernel_pool();
+  if (pool && n > 1 && n * work_per_item >= kParallelThreshold)
+    pool->parallel_for(n, fn);
+  else
+    fn(0, n);
+}
 
 template <int N>
 struct LoopShape {
@@ -78,9 +91,10 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
     }
     f(off, count, inner);
   };
-  if (allow_parallel && rows > 1 && rows * count >= kParallelThreshold) {
-#pragma omp parallel for schedule(static) num_threads(kernel_threads())
-    for (std::int64_t r = 0; r < rows; ++r) row(r);
+  if (allow_parallel) {
+    parallel_range(rows, count, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t r = begin; r < end; ++r) row(r);
+    });
   } else {
     for (std::int64_t r = 0; r < rows; ++r) row(r);
   }

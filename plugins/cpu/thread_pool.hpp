@@ -1,0 +1,47 @@
+#pragma once
+// ThreadPool: the CPU backend's worker threads for splitting one kernel over cores.
+// Owned by the backend and joined in its destructor, so no thread runs plugin code after
+// the plugin is unloaded (OpenMP's pool cannot promise that: libgomp is not safe to
+// dlclose while its workers idle).
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace hetero::cpu {
+
+class ThreadPool {
+ public:
+  /// Starts `threads - 1` workers (the caller is the last one).
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// Runs fn(begin, end) over [0, n) split in contiguous chunks, one per thread, and
+  /// returns when all are done. Calls from several threads are serialised; a call from
+  /// inside a running parallel_for runs serially.
+  void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn);
+  int size() const noexcept { return static_cast<int>(workers_.size()) + 1; }
+
+ private:
+  void worker(int index);
+
+  std::mutex call_mutex_;  // one parallel_for at a time
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(std::int64_t, std::int64_t)>* job_ = nullptr;
+  std::int64_t n_ = 0;
+  std::uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+};
+
+/// The pool kernels use; set by the backend for its lifetime (nullptr: run serially).
+ThreadPool* kernel_pool();
+void set_kernel_pool(ThreadPool* pool);
+
+}  // namespace hetero::cpu

@@ -1,0 +1,1 @@
+extern "C" __attribute__((visibility("default"))) int hetero_test_dep_value() { return 1; }

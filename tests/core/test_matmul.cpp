@@ -1,0 +1,98 @@
+// matmul and Linear against an independent reference: a naive triple loop in double over
+// the host copies of the operands.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+
+std::vector<double> naive_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
+                                 std::int64_t k, std::int64_t n) {
+  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t l = 0; l < k; ++l) c[i * n + j] += a[i * k + l] * b[l * n + j];
+  return c;
+}
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << i;
+}
+
+}  // namespace
+
+TEST(Matmul, MatchesNaiveReferenceAtOddSizes) {
+  manual_seed(5);
+  for (auto [m, k, n] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {2, 3, 4}, {17, 31, 7}, {64, 1, 65}, {100, 100, 100}}) {
+    Tensor a = randn({m, k}), b = randn({k, n});
+    const auto ref = naive_matmul(a.to_vector<double>(), b.to_vector<double>(), m, k, n);
+    Tensor c = matmul(a, b);
+    EXPECT_EQ(c.shape(), (Shape{m, n}));
+    expect_close(c.to_vector<double>(), ref, 1e-4);
+    // Transposed views go through the GEMM's transpose flags.
+    Tensor ct = matmul(a.t().contiguous().t(), b.t().contiguous().t());
+    expect_close(ct.to_vector<double>(), ref, 1e-4);
+    // float64
+    expect_close(matmul(a.to(DType::float64), b.to(DType::float64)).to_vector<double>(), ref, 1e-6);
+  }
+}
+
+TEST(Matmul, BatchedBroadcastAndVectors) {
+  manual_seed(6);
+  Tensor a = randn({3, 4, 5}), b = randn({5, 2});
+  Tensor c = matmul(a, b);
+  ASSERT_EQ(c.shape(), (Shape{3, 4, 2}));
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const auto ref = naive_matmul(a[i].to_vector<double>(), b.to_vector<double>(), 4, 5, 2);
+    expect_close(c[i].to_vector<double>(), ref, 1e-4);
+  }
+  Tensor v = tensor({1.0, 2.0, 3.0});
+  EXPECT_EQ(matmul(v, v).dim(), 0);
+  EXPECT_NEAR(matmul(v, v).item<float>(), 14.0, 1e-5);
+  EXPECT_EQ(matmul(ones({2, 3}), v).shape(), (Shape{2}));
+  EXPECT_EQ(matmul(v, ones({3, 4})).shape(), (Shape{4}));
+  Tensor p = randn({2, 1, 3, 4}), q = randn({5, 4, 2});
+  EXPECT_EQ(matmul(p, q).shape(), (Shape{2, 5, 3, 2}));
+  const auto ref = naive_matmul(p[1][0].to_vector<double>(), q[3].to_vector<double>(), 3, 4, 2);
+  expect_close(matmul(p, q)[1][3].to_vector<double>(), ref, 1e-4);
+  EXPECT_EQ(matmul(zeros({0, 3}), ones({3, 2})).shape(), (Shape{0, 2}));
+  EXPECT_EQ(matmul(ones({2, 0}), ones({0, 2})).to_vector<float>(), std::vector<float>(4, 0.0f));
+}
+
+TEST(Matmul, RejectsBadShapesAndDtypes) {
+  try {
+    matmul(ones({2, 3}), ones({2, 3}));
+    FAIL();
+  } catch (const ShapeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("[2, 3] and [2, 3]"), std::string::npos) << m;
+  }
+  EXPECT_THROW(matmul(tensor({1, 2}), tensor({1, 2})), DTypeError);
+  EXPECT_THROW(matmul(ones({}), ones({2})), ShapeError);
+}
+
+TEST(Linear, MatchesIndependentReference) {
+  manual_seed(7);
+  nn::Linear lin(5, 3);
+  Tensor x = randn({4, 5});
+  Tensor y = lin(x);
+  ASSERT_EQ(y.shape(), (Shape{4, 3}));
+  const auto W = lin.weight().to_vector<double>();  // [3, 5]
+  const auto b = lin.bias().to_vector<double>();
+  const auto xv = x.to_vector<double>();
+  const auto yv = y.to_vector<double>();
+  for (int i = 0; i < 4; ++i)
+    for (int o = 0; o < 3; ++o) {
+      double acc = b[o];
+      for (int l = 0; l < 5; ++l) acc += xv[i * 5 + l] * W[o * 5 + l];
+      EXPECT_NEAR(yv[i * 3 + o], acc, 1e-5);
+    }
+  const double bound = 1 / std::sqrt(5.0);
+  for (double w : W) EXPECT_LE(std::abs(w), bound);
+  EXPECT_THROW(lin(ones({4, 6})), ShapeError);
+}

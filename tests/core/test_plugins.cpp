@@ -1,0 +1,173 @@
+// The plugin loader: bad files are reported with path and reason, the others keep
+// working, and objects outlive the registry (Note [Plugin lifetime]).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <hetero/hetero.hpp>
+#include <hetero/sdk/backend.hpp>
+
+using namespace hetero;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBadDir = HETERO_TEST_BAD_PLUGIN_DIR;
+
+// Loads `path`, expects a PluginLoadError containing the path and `reason_part`, and
+// the failure recorded in backend_status(); then checks the cpu backend still works.
+void expect_refused(const std::string& path, const std::string& reason_part) {
+  try {
+    load_plugin(path);
+    FAIL() << "loaded " << path;
+  } catch (const PluginLoadError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(fs::weakly_canonical(path).string()), std::string::npos) << m;
+    EXPECT_NE(m.find(reason_part), std::string::npos) << m;
+  }
+  bool recorded = false;
+  for (const auto& s : backend_status())
+    if (s.path == fs::weakly_canonical(path).string() && !s.loaded && s.reason.find(reason_part) != std::string::npos)
+      recorded = true;
+  EXPECT_TRUE(recorded) << "no backend_status record for " << path;
+  EXPECT_EQ((ones({2}) + ones({2})).sum().item<float>(), 4.0f);
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("hetero_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(Plugins, CpuIsDiscoveredFromTheCoresOwnTree) {
+  bool found = false;
+  for (const auto& s : backend_status())
+    if (s.name == "cpu" && s.loaded) {
+      found = true;
+      EXPECT_EQ(fs::path(s.path).parent_path().string(), default_plugin_dir());
+      EXPECT_EQ(s.interface_version, "1.0");
+      EXPECT_FALSE(s.compiler.empty());
+      EXPECT_NE(s.vendor_libraries.find("OpenBLAS"), std::string::npos);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_NE(find_backend("cpu"), nullptr);
+  EXPECT_EQ(find_backend("nope"), nullptr);
+  // Loading the same file again returns its record.
+  EXPECT_TRUE(load_plugin(HETERO_TEST_CPU_PLUGIN).loaded);
+}
+
+TEST(Plugins, TextFileIsRefused) {
+  const auto p = temp_dir() / "libhetero-x.so";
+  std::ofstream(p) << "this is not a library\n";
+  expect_refused(p.string(), "not a shared library");
+}
+
+TEST(Plugins, RandomBytesAreRefused) {
+  const auto p = temp_dir() / "libhetero-random.so";
+  std::mt19937 gen(1);
+  std::ofstream out(p, std::ios::binary);
+  for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(gen() & 0xff));
+  out.close();
+  expect_refused(p.string(), "not a shared library");
+}
+
+TEST(Plugins, TruncatedElfIsRefused) {
+  const auto p = temp_dir() / "libhetero-truncated.so";
+  {
+    std::ifstream in(HETERO_TEST_CPU_PLUGIN, std::ios::binary);
+    std::vector<char> head(200);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(p, std::ios::binary).write(head.data(), static_cast<std::streamsize>(head.size()));
+  }
+  expect_refused(p.string(), "cannot load plugin");
+}
+
+TEST(Plugins, MissingFileIsRefused) {
+  EXPECT_THROW(load_plugin("/nonexistent/libhetero-none.so"), PluginLoadError);
+}
+
+TEST(Plugins, LibraryWithoutEntryPointIsRefused) {
+  expect_refused(kBadDir + "/libhetero-noentry.so", "no entry point 'hetero_plugin_info'");
+}
+
+TEST(Plugins, OtherInterfaceVersionIsRefusedNamingBoth) {
+  expect_refused(kBadDir + "/libhetero-badversion.so", "interface version mismatch: plugin 999.0, core 1.0");
+}
+
+TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {
+  expect_refused(kBadDir + "/libhetero-wrongstdlib.so", "plugin 'libc++ abi 1'");
+}
+
+TEST(Plugins, ThrowingInitialisationIsReported) {
+  expect_refused(kBadDir + "/libhetero-initthrows.so", "initialisation failed: simulated driver initialisation failure");
+}
+
+TEST(Plugins, MissingDependencyIsReported) {
+  expect_refused(kBadDir + "/libhetero-missingdep.so", "libhetero_test_dep.so");
+}
+
+TEST(Plugins, PluginPathWithMissingDirectoryIsReported) {
+  ::setenv("HETERO_PLUGIN_PATH", "/nonexistent/plugins:relative/dir", 1);
+  unload_plugins();
+  const auto status = backend_status();
+  ::unsetenv("HETERO_PLUGIN_PATH");
+  int bad = 0;
+  for (const auto& s : status) {
+    if (s.reason.find("'/nonexistent/plugins' ignored: no such directory") != std::string::npos) ++bad;
+    if (s.reason.find("'relative/dir' ignored: not an absolute path") != std::string::npos) ++bad;
+  }
+  EXPECT_EQ(bad, 2);
+  EXPECT_EQ(ones({1}).item<float>(), 1.0f);
+  unload_plugins();
+}
+
+TEST(Plugins, BadPluginsInTheSearchPathDoNotStopTheOthers) {
+  ::setenv("HETERO_PLUGIN_PATH", kBadDir.c_str(), 1);
+  unload_plugins();
+  const auto status = backend_status();
+  ::unsetenv("HETERO_PLUGIN_PATH");
+  int refused = 0;
+  bool cpu = false;
+  for (const auto& s : status) {
+    if (!s.loaded && s.path.find(kBadDir) == 0) ++refused;
+    if (s.loaded && s.name == "cpu") cpu = true;
+  }
+  EXPECT_EQ(refused, 5);
+  EXPECT_TRUE(cpu);
+  EXPECT_EQ(device_count("cpu"), 1);
+  unload_plugins();
+}
+
+TEST(Plugins, BackendsFilterExcludes) {
+  ::setenv("HETERO_BACKENDS", "opencl", 1);
+  unload_plugins();
+  EXPECT_EQ(device_count("cpu"), 0);
+  bool excluded = false;
+  for (const auto& s : backend_status())
+    if (s.name == "cpu" && s.reason == "excluded by HETERO_BACKENDS") excluded = true;
+  EXPECT_TRUE(excluded);
+  EXPECT_THROW(ones({1}), DeviceUnavailableError);
+  ::unsetenv("HETERO_BACKENDS");
+  unload_plugins();
+  EXPECT_EQ(device_count("cpu"), 1);
+}
+
+TEST(Plugins, TensorsOutliveTheRegistry) {
+  Tensor t = arange(10).to(DType::float32);
+  std::shared_ptr<Backend> handle = find_backend("cpu");
+  auto raw = handle->allocate(0, 64);
+  unload_plugins();  // the registry lets go of the plugin
+  // The tensor's storage still holds the library: reading and computing work.
+  EXPECT_EQ(t.sum().item<float>(), 45.0f);
+  EXPECT_EQ((t * 2).to_vector<float>()[9], 18.0f);
+  EXPECT_EQ(raw->size(), 64u);
+  raw.reset();     // freed while the library is still loaded
+  handle.reset();
+  t = Tensor();    // last user: the library can go now
+  EXPECT_EQ(ones({2}).sum().item<float>(), 2.0f);  // rediscovered
+}

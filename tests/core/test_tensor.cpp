@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+TEST(Tensor, FactoriesGiveShapeDtypeDeviceAndValues) {
+  Tensor x = tensor({1, 2, 3});
+  EXPECT_EQ(x.dtype(), DType::int64);
+  EXPECT_EQ(x.device(), Device("cpu"));
+  EXPECT_EQ(x.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(tensor({1.5, 2.5}).dtype(), DType::float32);
+  Tensor X = ones({2, 3}, try_gpu());
+  EXPECT_EQ(X.shape(), (Shape{2, 3}));
+  EXPECT_EQ(X.dtype(), DType::float32);
+  EXPECT_EQ(X.to_vector<float>(), std::vector<float>(6, 1.0f));
+  EXPECT_EQ(zeros({4}, DType::int32).to_vector<int>(), std::vector<int>(4, 0));
+  EXPECT_EQ(full({2}, 7.5, DType::float64).to_vector<double>(), (std::vector<double>{7.5, 7.5}));
+  EXPECT_EQ(arange(5).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange(0, 1, 0.25).to_vector<float>(), (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  EXPECT_EQ(arange(0, 1, 0.25).dtype(), DType::float32);
+  Tensor v = from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3}, TensorOptions().dtype(DType::float32));
+  EXPECT_EQ(v.dtype(), DType::float32);
+  EXPECT_EQ(v.to_vector<float>()[5], 6.0f);
+  EXPECT_EQ(tensor({{1, 2}, {3, 4}}).shape(), (Shape{2, 2}));
+  EXPECT_EQ(zeros({0, 3}).numel(), 0);
+  EXPECT_EQ(ones({}).item<float>(), 1.0f);
+}
+
+TEST(Tensor, RandomIsReproducibleAfterManualSeed) {
+  manual_seed(123);
+  const auto a = rand({100}).to_vector<float>();
+  const auto n1 = randn({100}).to_vector<float>();
+  manual_seed(123);
+  EXPECT_EQ(rand({100}).to_vector<float>(), a);
+  EXPECT_EQ(randn({100}).to_vector<float>(), n1);
+  EXPECT_NE(rand({100}).to_vector<float>(), a);  // the generator advanced
+  for (float v : a) {
+    EXPECT_GE(v, 0.0f);
+    EXPECT_LT(v, 1.0f);
+  }
+  EXPECT_THROW(rand({2}, DType::int64), DTypeError);
+}
+
+TEST(Tensor, ToSharesStorageAndCopyToDoesNot) {
+  Tensor Z = ones({2, 3});
+  const auto before = memory_stats(Z.device()).allocation_count;
+  Tensor same = Z.to(Z.device());
+  EXPECT_TRUE(same.is_same(Z));
+  EXPECT_TRUE(same.shares_storage(Z));
+  EXPECT_EQ(memory_stats(Z.device()).allocation_count, before) << "to() on the same device allocated";
+  Tensor copy = Z.copy_to(Z.device());
+  EXPECT_FALSE(copy.is_same(Z));
+  EXPECT_FALSE(copy.shares_storage(Z));
+  EXPECT_EQ(memory_stats(Z.device()).allocation_count, before + 1);
+  EXPECT_EQ(copy.to_vector<float>(), Z.to_vector<float>());
+  EXPECT_TRUE(Z.to(DType::float32).is_same(Z));
+  EXPECT_EQ(Z.to(DType::int32).dtype(), DType::int32);
+  EXPECT_TRUE(Z.cpu().is_same(Z));
+}
+
+TEST(Tensor, ViewsShareStorage) {
+  Tensor a = arange(6).to(DType::float32);
+  Tensor v = a.view({2, 3});
+  EXPECT_TRUE(v.shares_storage(a));
+  Tensor t = v.t();
+  EXPECT_EQ(t.shape(), (Shape{3, 2}));
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_EQ(t.contiguous().to_vector<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_THROW(t.view({6}), ShapeError);
+  EXPECT_EQ(t.reshape({6}).to_vector<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(v.view({-1}).shape(), (Shape{6}));
+  EXPECT_THROW(v.view({4, -1}), ShapeError);
+  EXPECT_EQ(v[1].to_vector<float>(), (std::vector<float>{3, 4, 5}));
+  EXPECT_EQ(v[-1][0].item<float>(), 3.0f);
+  EXPECT_THROW(v[2], IndexError);
+  EXPECT_THROW(v.size(2), IndexError);
+  EXPECT_EQ(v.unsqueeze(0).shape(), (Shape{1, 2, 3}));
+  EXPECT_EQ(v.unsqueeze(0).squeeze(0).shape(), (Shape{2, 3}));
+}
+
+TEST(Tensor, SetDataAndCopyInPlace) {
+  Tensor a = ones({2});
+  Tensor alias = a;
+  a.set_data(full({3}, 2.0));
+  EXPECT_EQ(alias.shape(), (Shape{3}));
+  Tensor dst = zeros({2, 2});
+  dst.copy_(tensor({{1, 2}, {3, 4}}));
+  EXPECT_EQ(dst.to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_THROW(dst.copy_(ones({3})), ShapeError);
+}
+
+TEST(Tensor, HostReadsValidate) {
+  EXPECT_THROW(ones({2}).item<float>(), ShapeError);
+  EXPECT_THROW(from_vector(std::vector<float>{1, 2, 3}, {2, 2}), ShapeError);
+  EXPECT_THROW(ones({-1}), ShapeError);
+  EXPECT_THROW(ones({1, 1, 1, 1, 1, 1, 1, 1, 1}), ShapeError);
+  Tensor undefined;
+  EXPECT_THROW(undefined.shape(), Error);
+}
+
+TEST(Tensor, AllocationOfFourPebibytesThrowsAndProcessGoesOn) {
+  // 2^50 float32 elements = 4 PiB.
+  try {
+    empty({std::int64_t{1} << 50});
+    FAIL() << "4 PiB allocation succeeded";
+  } catch (const OutOfMemoryError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cpu:0"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("4503599627370496"), std::string::npos) << msg;  // requested bytes
+    EXPECT_NE(msg.find("free"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(empty({std::int64_t{1} << 40, std::int64_t{1} << 40}), Error);  // overflows size_t
+  EXPECT_EQ(ones({3}).sum().item<float>(), 3.0f);
+}
