@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what hetero needs to build and test on Debian 12 (skips apt when all present).
+set -euo pipefail
+pkgs=(g++ cmake ninja-build pkg-config ccache git
+      libboost-dev libopenblas-dev libgtest-dev libbenchmark-dev
+      libcli11-dev libfmt-dev nlohmann-json3-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+echo "install_deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds hetero and runs every test (ctest: core, conformance.cpu, examples, tools),
+# then builds it again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
+# whole suite there too. Build directories: build/ and build-asan/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${HETERO_JOBS:-2}"
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$jobs"
+ctest --test-dir build -j"$jobs" --output-on-failure
+
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETERO_SANITIZE=address,undefined \
+      -DHETERO_BUILD_BENCH=OFF
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure
