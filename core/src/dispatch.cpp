@@ -17,6 +17,22 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
+// NumPy broadcasting: align right; sizes equal, or one of them 1.
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError(std::string(op) + ": shapes " + shape_str(a) + " and " +
+                       shape_str(b) + " cannot be broadcast together (dimension " +
+                       std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
 std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
   std::vector<std::int64_t> st(shape.size());
   std::int64_t acc = 1;

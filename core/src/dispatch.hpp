@@ -15,6 +15,9 @@ namespace hetero::detail {
 std::vector<std::int64_t> contiguous_strides(const Shape& shape);
 /// Checks dims (<= kMaxDims, sizes >= 0) and returns numel; ShapeError otherwise.
 std::int64_t checked_numel(const Shape& shape);
+/// NumPy broadcasting of two shapes (aligned right; sizes equal or one of them 1);
+/// ShapeError naming `op` and both shapes otherwise.
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
 /// A new uninitialised contiguous tensor.
 Tensor new_tensor(const Shape& shape, DType dtype, const Device& device);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.

@@ -39,22 +39,6 @@ const char* binary_name(BinaryOp op) {
   return "binary";
 }
 
-// NumPy broadcasting: align right; sizes equal, or one of them 1.
-Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
-  const std::size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw ShapeError(std::string(op) + ": shapes " + detail::shape_str(a) + " and " +
-                       detail::shape_str(b) + " cannot be broadcast together (dimension " +
-                       std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
 // Strides of `t` viewed with shape `out` (broadcast dimensions get stride 0).
 std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
   const auto& s = t.shape();
@@ -70,7 +54,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   detail::check_same_device(name, {&a, &b});
   DType t = promote(a.dtype(), b.dtype());
   if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
-  const Shape shape = broadcast_shapes(name, a.shape(), b.shape());
+  const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
   const Tensor a2 = a.to(t), b2 = b.to(t);
   Tensor out = detail::new_tensor(shape, t, a.device());
   if (out.numel() == 0) return out;

@@ -100,16 +100,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
                      std::to_string(k) + " and " + std::to_string(k2) + "x" + std::to_string(n) + ")");
   // Broadcast batch dimensions.
   const Shape sa(a.shape().begin(), a.shape().end() - 2), sb(b.shape().begin(), b.shape().end() - 2);
-  const std::size_t nb = std::max(sa.size(), sb.size());
-  Shape batch(nb);
-  for (std::size_t i = 0; i < nb; ++i) {
-    const std::int64_t da = i < nb - sa.size() ? 1 : sa[i - (nb - sa.size())];
-    const std::int64_t db = i < nb - sb.size() ? 1 : sb[i - (nb - sb.size())];
-    if (da != db && da != 1 && db != 1)
-      throw ShapeError("matmul: batch dimensions of " + detail::shape_str(a_in.shape()) + " and " +
-                       detail::shape_str(b_in.shape()) + " cannot be broadcast");
-    batch[i] = da == 1 ? db : da;
-  }
+  const Shape batch = detail::broadcast_shapes("matmul (batch dimensions)", sa, sb);
   Shape out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);

@@ -111,8 +111,17 @@ std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_
   const std::string name = loaded->backend->name();
   if (name != status.name)
     fail(path, "backend calls itself '" + name + "' but its info record says '" + status.name + "'");
-  status.loaded = true;
   status.devices = loaded->backend->device_count();
+  try {
+    for (int i = 0; i < status.devices; ++i)
+      if (loaded->backend->device_properties(i).name.empty())
+        fail(path, "device " + std::to_string(i) + " reports an empty name");
+  } catch (const PluginLoadError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, std::string("querying its devices failed: ") + e.what());
+  }
+  status.loaded = true;
   if (status.devices == 0) {
     status.reason = loaded->backend->unavailable_reason();
     if (status.reason.empty()) status.reason = "no devices";
