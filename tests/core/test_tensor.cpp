@@ -42,7 +42,7 @@ TEST(Tensor, RandomIsReproducibleAfterManualSeed) {
   EXPECT_THROW(rand({2}, DType::int64), DTypeError);
 }
 
-TEST(Tensor, ToSharesStorageAndCopyToDoesNot) {
+TEST(Tensor, ToSharesStorageAndCopyToAllocates) {
   Tensor Z = ones({2, 3});
   const auto before = memory_stats(Z.device()).allocation_count;
   Tensor same = Z.to(Z.device());
