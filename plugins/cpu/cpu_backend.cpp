@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -43,21 +44,10 @@ std::size_t pages_bytes(int which) {
 
 }  // namespace
 
-int kernel_threads() {
-  static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    try {
-      return env_int("HETERO_CPU_THREADS", hw, 1, 4096);
-    } catch (const Error&) {
-      return hw;  // reported by the constructor, which runs first
-    }
-  }();
-  return n;
-}
-
 CpuBackend::CpuBackend() {
   const int devices = env_int("HETERO_CPU_DEVICES", 1, 1, 64);
-  const int threads = env_int("HETERO_CPU_THREADS", kernel_threads(), 1, 4096);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = env_int("HETERO_CPU_THREADS", cores, 1, 4096);
   set_blas_threads(threads);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
   pool_ = std::make_unique<ThreadPool>(threads);
@@ -81,7 +71,7 @@ DeviceProperties CpuBackend::device_properties(int device) const {
   p.kind = DeviceKind::cpu;
   p.total_memory = total_memory_;
   p.free_memory = pages_bytes(_SC_AVPHYS_PAGES);
-  p.multiprocessor_count = kernel_threads();
+  p.multiprocessor_count = pool_->size();
   return p;
 }
 

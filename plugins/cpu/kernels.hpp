@@ -10,6 +10,7 @@
 
 namespace hetero::cpu {
 
+/// Typed element pointer of a view's buffer (host memory on this backend).
 template <class T>
 T* data_of(const StridedView& v) {
   return v.buffer ? static_cast<T*>(v.buffer->handle()) : nullptr;

@@ -15,9 +15,6 @@ namespace hetero::cpu {
 /// Elements below which a loop stays on one thread.
 inline constexpr std::int64_t kParallelThreshold = 1 << 15;
 
-/// Number of threads kernels use (HETERO_CPU_THREADS, default: all cores).
-int kernel_threads();
-
 /// Runs fn(begin, end) over [0, n) on the kernel pool when n * work_per_item is large
 /// enough, else serially.
 template <class F>
@@ -99,9 +96,5 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
     for (std::int64_t r = 0; r < rows; ++r) row(r);
   }
 }
-
-/// Typed element pointer of a view's buffer (host memory on this backend).
-template <class T>
-T* data_of(const StridedView& v);
 
 }  // namespace hetero::cpu
