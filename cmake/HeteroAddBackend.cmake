@@ -21,6 +21,7 @@ function(hetero_add_backend NAME)
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
+    CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY "${HETERO_PLUGIN_OUTPUT_DIR}")
   target_link_options(${target} PRIVATE "-Wl,--no-undefined")

@@ -27,8 +27,13 @@ nlohmann::json to_json() {
                             {"free_memory_bytes", info.properties.free_memory},
                             {"allocated_bytes", info.memory.allocated},
                             {"reserved_bytes", info.memory.reserved},
+                            {"peak_allocated_bytes", info.memory.peak_allocated},
+                            {"device_allocations", info.memory.allocation_count},
+                            {"pool_hits", info.memory.pool_hits},
+                            {"multiprocessor_count", info.properties.multiprocessor_count},
                             {"compute_capability", info.properties.compute_capability},
-                            {"driver_version", info.properties.driver_version}});
+                            {"driver_version", info.properties.driver_version},
+                            {"runtime_version", info.properties.runtime_version}});
   }
   j["plugins"] = nlohmann::json::array();
   for (const auto& s : hetero::backend_status())
@@ -57,6 +62,10 @@ void print_table() {
     fmt::print("{:<10} {:<8} {:<12} {:<42} {:>20}\n", d.str(), info.backend,
                hetero::device_kind_name(info.properties.kind), name,
                mib(info.memory.allocated) + " / " + mib(info.properties.total_memory));
+    if (!info.properties.compute_capability.empty())
+      fmt::print("{:<10} compute capability {}, {} multiprocessors, driver {}, runtime {}\n", "",
+                 info.properties.compute_capability, info.properties.multiprocessor_count,
+                 info.properties.driver_version, info.properties.runtime_version);
   }
   fmt::print("{}\nPlugins\n{}\n", rule, rule);
   for (const auto& s : hetero::backend_status()) {

@@ -31,9 +31,16 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     return;
   }
   if (void* host = src.buffer->host_pointer()) {
-    // Rung 2: the source is host memory; the destination backend uploads it.
+    // Rung 2: the source is host memory; the destination backend uploads it. Memory the
+    // destination backend pinned itself is uploaded asynchronously: that backend keeps
+    // the block alive until the copy is done (Backend::allocate_pinned_host).
     src.stream().synchronize();
-    write_bytes(static_cast<const char*>(host) + src_offset, dst, dst_offset, bytes);
+    const char* from = static_cast<const char*>(host) + src_offset;
+    if (src.pinned && src.memory_owner == dst.plugin) {
+      dst.backend().copy_host_to_device(from, *dst.buffer, dst_offset, bytes, dst.stream());
+      return;
+    }
+    write_bytes(from, dst, dst_offset, bytes);
     return;
   }
   if (void* host = dst.buffer->host_pointer()) {

@@ -85,6 +85,8 @@ MemoryStats memory_stats(const Device& d) {
   return detail::plugin_for(d)->backend->memory_stats(d.index());
 }
 
+void empty_cache(const Device& d) { detail::plugin_for(d)->backend->empty_cache(d.index()); }
+
 void synchronize(const Device& d) {
   detail::plugin_for(d)->backend->default_stream(d.index()).synchronize();
 }

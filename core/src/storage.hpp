@@ -1,5 +1,7 @@
 #pragma once
-// Storage: one device allocation and the plugin that made it (Note [Plugin lifetime]).
+// Storage: one device allocation, the plugin that runs work on it, and the plugin whose
+// memory it is (Note [Plugin lifetime]). The two plugins differ only for pinned host
+// memory: a cpu tensor (run by the cpu plugin) in page-locked memory from, e.g., cuda.
 #include <cstddef>
 #include <memory>
 
@@ -11,12 +13,19 @@
 namespace hetero::detail {
 
 struct Storage {
-  std::shared_ptr<LoadedPlugin> plugin;  // declared first: released after the buffer
+  std::shared_ptr<LoadedPlugin> plugin;        // runs the device's work
+  std::shared_ptr<LoadedPlugin> memory_owner;  // made the buffer; released after it
   std::unique_ptr<Buffer> buffer;
   Device device;
+  bool pinned = false;  // page-locked host memory from memory_owner
 
   Storage(std::shared_ptr<LoadedPlugin> p, std::unique_ptr<Buffer> b, Device d)
-      : plugin(std::move(p)), buffer(std::move(b)), device(std::move(d)) {}
+      : plugin(std::move(p)), memory_owner(plugin), buffer(std::move(b)), device(std::move(d)) {}
+  /// Pinned host memory made by `owner`, used as a tensor of `cpu_plugin`'s device cpu:0.
+  Storage(std::shared_ptr<LoadedPlugin> cpu_plugin, std::shared_ptr<LoadedPlugin> owner,
+          std::unique_ptr<Buffer> b)
+      : plugin(std::move(cpu_plugin)), memory_owner(std::move(owner)), buffer(std::move(b)),
+        device(Device::cpu()), pinned(true) {}
   ~Storage() { buffer.reset(); }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;

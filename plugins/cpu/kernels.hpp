@@ -5,28 +5,18 @@
 #include <hetero/error.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
+#include <utility>
 
 #include "strided_loop.hpp"
 
 namespace hetero::cpu {
 
-/// Typed element pointer of a view's buffer (host memory on this backend).
-template <class T>
-T* data_of(const StridedView& v) {
-  return v.buffer ? static_cast<T*>(v.buffer->handle()) : nullptr;
-}
-
-/// Calls f(T{}) with T the storage type of `t` (bool is stored as uint8_t).
+using ::hetero::data_of;
+/// Dtype dispatch of every CPU kernel (see <hetero/sdk/dtype_dispatch.hpp>).
 template <class F>
 decltype(auto) dispatch(DType t, F&& f) {
-  switch (t) {
-    case DType::float32: return f(float{});
-    case DType::float64: return f(double{});
-    case DType::int32: return f(std::int32_t{});
-    case DType::int64: return f(std::int64_t{});
-    case DType::bool_: return f(std::uint8_t{});
-  }
-  throw DTypeError("cpu backend: unknown dtype " + std::to_string(static_cast<int>(t)));
+  return dispatch_dtype(t, std::forward<F>(f));
 }
 
 namespace kernels {

@@ -50,7 +50,7 @@ TEST(Plugins, CpuIsDiscoveredFromTheCoresOwnTree) {
     if (s.name == "cpu" && s.loaded) {
       found = true;
       EXPECT_EQ(fs::path(s.path).parent_path().string(), default_plugin_dir());
-      EXPECT_EQ(s.interface_version, "1.0");
+      EXPECT_EQ(s.interface_version, "2.0");
       EXPECT_FALSE(s.compiler.empty());
       EXPECT_NE(s.vendor_libraries.find("OpenBLAS"), std::string::npos);
     }
@@ -96,7 +96,7 @@ TEST(Plugins, LibraryWithoutEntryPointIsRefused) {
 }
 
 TEST(Plugins, OtherInterfaceVersionIsRefusedNamingBoth) {
-  expect_refused(kBadDir + "/libhetero-badversion.so", "interface version mismatch: plugin 999.0, core 1.0");
+  expect_refused(kBadDir + "/libhetero-badversion.so", "interface version mismatch: plugin 999.0, core 2.0");
 }
 
 TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {

@@ -46,6 +46,11 @@ HETERO_API DeviceInfo device_info(const Device& d);
 /// Allocation statistics of `d` (bytes); throws as device_info.
 HETERO_API MemoryStats memory_stats(const Device& d);
 
+/// Returns the cached, unused memory of d's backend allocator to the device, as
+/// torch.cuda.empty_cache(); memory_stats(d).reserved then equals what live tensors hold.
+/// Throws as device_info.
+HETERO_API void empty_cache(const Device& d);
+
 /// Blocks until all work queued on d's default stream has completed (as
 /// torch.cuda.synchronize(d)). Throws as device_info.
 HETERO_API void synchronize(const Device& d);

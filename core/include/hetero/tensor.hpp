@@ -65,6 +65,16 @@ class HETERO_API Tensor {
   Tensor cpu() const;
   /// to(cuda:i).
   Tensor cuda(int i = 0) const;
+  /// A copy of this cpu tensor in page-locked (pinned) host memory, as
+  /// torch.Tensor.pin_memory(): still on `cpu`, but copies from it to a device of the
+  /// backend that pinned it (e.g. cuda) are queued without waiting. This tensor itself
+  /// when already pinned. Writing into a pinned tensor while a copy from it is still
+  /// queued races with that copy (as non_blocking=True in torch): synchronize the
+  /// destination device first. Throws InvalidDeviceError for a non-cpu tensor and
+  /// DeviceUnavailableError when no loaded backend with a device provides pinned memory.
+  Tensor pin_memory() const;
+  /// True when the data lives in pinned host memory (see pin_memory()).
+  bool is_pinned() const;
   /// A contiguous copy on the same device (always a new allocation).
   Tensor clone() const;
   /// This tensor when contiguous, else clone().

@@ -49,6 +49,21 @@ class Backend {
   /// Ownership passes to the caller. Throws OutOfMemoryError naming the device, the
   /// requested and the free bytes; the device stays usable.
   virtual std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) = 0;
+  /// Returns the cached, unused memory of `device` to the device, as
+  /// torch.cuda.empty_cache(): memory_stats().reserved drops to what live buffers hold.
+  /// Blocks until the work that last used the cached blocks is done. Backends without a
+  /// cache do nothing (the default).
+  virtual void empty_cache(int device) { (void)device; }
+  /// Allocates `bytes` of page-locked (pinned) host memory, as cudaHostAlloc /
+  /// torch.Tensor.pin_memory(): host_pointer() and handle() both return the host address,
+  /// device() is 0, and copies between it and this backend's devices may run
+  /// asynchronously. The buffer may be freed while such a copy is queued: the backend keeps
+  /// the memory until the copy is done. Only where capabilities(0).pinned_memory; the
+  /// default throws DeviceUnavailableError.
+  virtual std::unique_ptr<Buffer> allocate_pinned_host(std::size_t bytes) {
+    (void)bytes;
+    throw DeviceUnavailableError("backend '" + name() + "' provides no pinned host memory");
+  }
   /// The device's default stream; owned by the backend and valid while it lives.
   virtual Stream& default_stream(int device) = 0;
 

@@ -32,7 +32,8 @@ struct DeviceProperties {
   std::size_t total_memory = 0;    ///< bytes the device can hold
   std::size_t free_memory = 0;     ///< bytes free now (best effort)
   std::string compute_capability;  ///< e.g. "9.0"; empty where meaningless
-  std::string driver_version;      ///< e.g. "13.0"; empty where meaningless
+  std::string driver_version;      ///< e.g. "13.0" (cudaDriverGetVersion); empty where meaningless
+  std::string runtime_version;     ///< e.g. "13.0" (cudaRuntimeGetVersion); empty where meaningless
   int multiprocessor_count = 0;    ///< SMs, compute units or cores
 };
 

@@ -8,9 +8,10 @@
 #include <hetero/sdk/backend.hpp>
 
 /// Major version of the Backend/Buffer/Stream interfaces: bumped on any change of their
-/// layout. A plugin is loaded only when its major equals the core's and its minor is not
+/// layout (2: Backend::empty_cache, allocate_pinned_host and
+/// DeviceProperties::runtime_version added). A plugin is loaded only when its major equals the core's and its minor is not
 /// newer than the core's.
-#define HETERO_INTERFACE_VERSION_MAJOR 1
+#define HETERO_INTERFACE_VERSION_MAJOR 2
 #define HETERO_INTERFACE_VERSION_MINOR 0
 
 #define HETERO_STRINGIFY_(x) #x

@@ -1,0 +1,46 @@
+// Tensor::pin_memory: page-locked host memory from the first loaded backend that has a
+// device and offers it (torch takes it from the CUDA host allocator), run as a cpu tensor.
+#include <hetero/tensor.hpp>
+
+#include <hetero/error.hpp>
+
+#include "dispatch.hpp"
+#include "registry.hpp"
+#include "tensor_impl.hpp"
+
+namespace hetero {
+namespace {
+
+std::shared_ptr<detail::LoadedPlugin> pinned_memory_provider() {
+  for (auto& p : detail::Registry::instance().loaded())
+    if (p->backend->device_count() > 0 && p->backend->capabilities(0).pinned_memory) return p;
+  throw DeviceUnavailableError(
+      "pin_memory: no loaded backend with a device provides pinned host memory "
+      "(see hetero::backend_status())");
+}
+
+}  // namespace
+
+bool Tensor::is_pinned() const { return defined() && impl()->storage->pinned; }
+
+Tensor Tensor::pin_memory() const {
+  const auto& src = *detail::impl_of(*this, "pin_memory").storage;
+  if (!src.device.is_cpu())
+    throw InvalidDeviceError("pin_memory: only cpu tensors can be pinned, this one is on " +
+                             src.device.str());
+  if (src.pinned) return *this;
+  auto owner = pinned_memory_provider();
+  auto cpu = detail::plugin_for(Device::cpu());
+  const auto bytes = static_cast<std::size_t>(numel()) * element_size(dtype());
+  auto impl = std::make_shared<detail::TensorImpl>();
+  impl->storage = std::make_shared<detail::Storage>(std::move(cpu), owner,
+                                                    owner->backend->allocate_pinned_host(bytes));
+  impl->shape = shape();
+  impl->strides = detail::contiguous_strides(shape());
+  impl->dtype = dtype();
+  Tensor out(std::move(impl));
+  out.copy_(*this);
+  return out;
+}
+
+}  // namespace hetero

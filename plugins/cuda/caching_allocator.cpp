@@ -1,0 +1,133 @@
+#include "caching_allocator.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <hetero/error.hpp>
+
+#include "cuda_check.hpp"
+#include "scoped_device.hpp"
+
+namespace hetero::cuda {
+namespace {
+
+std::size_t round_up(std::size_t bytes) {
+  constexpr std::size_t r = CachingAllocator::kRoundBytes;
+  return (bytes + r - 1) / r * r;
+}
+
+}  // namespace
+
+CachingAllocator::~CachingAllocator() {
+  try {
+    std::lock_guard lock(mutex_);
+    release_cached_locked(/*wait=*/true);
+  } catch (...) {
+    // The device is lost: its memory goes with the context.
+  }
+}
+
+CachingAllocator::Block CachingAllocator::allocate(std::size_t bytes) {
+  const std::size_t size = round_up(bytes);
+  std::lock_guard lock(mutex_);
+  collect_pending_locked();
+  if (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size) {
+    Block b{it->second, it->first};
+    free_.erase(it);
+    ++stats_.pool_hits;
+    stats_.allocated += b.size;
+    stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+    return b;
+  }
+  ScopedDevice guard(device_);
+  void* ptr = nullptr;
+  cudaError_t e = raw_allocate(&ptr, size);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    release_cached_locked(/*wait=*/true);
+    e = raw_allocate(&ptr, size);
+  }
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    throw_out_of_memory_locked(bytes);
+  }
+  HETERO_CUDA_CHECK(e);
+  ++stats_.allocation_count;
+  stats_.reserved += size;
+  stats_.allocated += size;
+  stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+  return Block{ptr, size};
+}
+
+void CachingAllocator::free(Block block, const std::vector<StreamRef>& foreign_streams) noexcept {
+  if (!block.ptr) return;
+  Fence fence = Fence::record(foreign_streams);
+  std::lock_guard lock(mutex_);
+  stats_.allocated -= block.size;
+  if (fence.empty()) free_.emplace(block.size, block.ptr);
+  else pending_.push_back(Pending{block, std::move(fence)});
+}
+
+void CachingAllocator::collect_pending_locked() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->fence.done()) {
+      free_.emplace(it->block.size, it->block.ptr);
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void CachingAllocator::release_cached_locked(bool wait) {
+  if (wait) {
+    for (auto& p : pending_) {
+      p.fence.wait();
+      free_.emplace(p.block.size, p.block.ptr);
+    }
+    pending_.clear();
+  }
+  if (free_.empty()) return;
+  ScopedDevice guard(device_);
+  for (const auto& [size, ptr] : free_) {
+    raw_free(ptr);  // cudaFree/cudaFreeHost wait for the device work that might use it
+    stats_.reserved -= size;
+  }
+  (void)cudaGetLastError();
+  free_.clear();
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard lock(mutex_);
+  release_cached_locked(/*wait=*/true);
+}
+
+void CachingAllocator::throw_out_of_memory_locked(std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
+  const std::string what = memory_ == Memory::device ? "cuda:" + std::to_string(device_)
+                                                     : std::string("pinned host memory");
+  throw OutOfMemoryError(what + " out of memory: tried to allocate " +
+                         std::to_string(bytes) + " bytes; " + std::to_string(free_bytes) +
+                         " bytes free of " + std::to_string(total_bytes) + " total, " +
+                         std::to_string(stats_.reserved) +
+                         " bytes reserved by hetero (the cache was emptied and the allocation "
+                         "retried once)");
+}
+
+cudaError_t CachingAllocator::raw_allocate(void** ptr, std::size_t size) const noexcept {
+  if (memory_ == Memory::device) return cudaMalloc(ptr, size);
+  return cudaHostAlloc(ptr, size, cudaHostAllocPortable);
+}
+
+void CachingAllocator::raw_free(void* ptr) const noexcept {
+  if (memory_ == Memory::device) (void)cudaFree(ptr);
+  else (void)cudaFreeHost(ptr);
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace hetero::cuda

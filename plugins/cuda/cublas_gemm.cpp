@@ -1,0 +1,68 @@
+#include "cublas_gemm.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/sdk/buffer.hpp>
+
+#include "kernels.hpp"
+
+namespace hetero::cuda {
+namespace {
+
+// cuBLAS wants ld >= rows of the column-major matrix even where a single column makes
+// ld meaningless; the core may pass any ld then.
+std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+  return cols <= 1 ? std::max<std::int64_t>({ld, rows, 1}) : ld;
+}
+
+}  // namespace
+
+void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return;
+  if (args.k == 0) return kernels::gemm_scale_c(args, device.stream().get());
+  // cuBLAS is column-major and our data is row-major. A row-major r x c matrix is the
+  // column-major c x r matrix with the same leading dimension, i.e. its transpose. So
+  // the row-major product C = op(A) op(B) is computed as the column-major product
+  //   C^T = op(B)^T op(A)^T   (n x m = (n x k)(k x m)),
+  // which means: swap A and B, swap m and n, keep each operand's own transpose flag.
+  const cublasOperation_t op_b = args.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = args.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // Column-major shapes of the stored operands: B^T is (trans_b ? k x n : n x k), etc.
+  const std::int64_t ldb = args.trans_b ? fix_ld(args.ldb, args.k, args.n) : fix_ld(args.ldb, args.n, args.k);
+  const std::int64_t lda = args.trans_a ? fix_ld(args.lda, args.m, args.k) : fix_ld(args.lda, args.k, args.m);
+  const std::int64_t ldc = fix_ld(args.ldc, args.n, args.m);
+  device.with_cublas([&](cublasHandle_t handle) {
+    if (args.dtype == DType::float32) {
+      const float alpha = static_cast<float>(args.alpha), beta = static_cast<float>(args.beta);
+      const float* a = static_cast<const float*>(args.a->handle()) + args.a_offset;
+      const float* b = static_cast<const float*>(args.b->handle()) + args.b_offset;
+      float* c = static_cast<float*>(args.c->handle()) + args.c_offset;
+      HETERO_CUDA_CHECK(cublasSgemmStridedBatched_64(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
+                                                     args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
+                                                     args.stride_c, args.batch));
+    } else if (args.dtype == DType::float64) {
+      const double alpha = args.alpha, beta = args.beta;
+      const double* a = static_cast<const double*>(args.a->handle()) + args.a_offset;
+      const double* b = static_cast<const double*>(args.b->handle()) + args.b_offset;
+      double* c = static_cast<double*>(args.c->handle()) + args.c_offset;
+      HETERO_CUDA_CHECK(cublasDgemmStridedBatched_64(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
+                                                     args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
+                                                     args.stride_c, args.batch));
+    } else {
+      throw DTypeError("cuda backend: gemm needs float32 or float64, got " + std::string(dtype_name(args.dtype)));
+    }
+  });
+}
+
+std::string cublas_version() {
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS)
+    return "cuBLAS";
+  return "cuBLAS " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+}  // namespace hetero::cuda

@@ -1,0 +1,226 @@
+#include "cuda_backend.hpp"
+
+#include <string>
+
+#include <hetero/error.hpp>
+
+#include "cublas_gemm.hpp"
+#include "cuda_buffer.hpp"
+#include "device_health.hpp"
+#include "kernels.hpp"
+#include "scoped_device.hpp"
+
+namespace hetero::cuda {
+namespace {
+
+std::string version_string(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+const CudaBuffer& cuda_buffer(const Buffer& b) {
+  auto* cb = dynamic_cast<const CudaBuffer*>(&b);
+  if (!cb) throw Error("cuda backend: buffer was not allocated by the cuda backend");
+  return *cb;
+}
+
+char* device_address(const Buffer& b, std::size_t offset) {
+  return static_cast<char*>(cuda_buffer(b).handle()) + offset;
+}
+
+cudaStream_t native(Stream& s) {
+  auto* cs = dynamic_cast<CudaStream*>(&s);
+  if (!cs) throw Error("cuda backend: stream was not created by the cuda backend");
+  return cs->get();
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend() {
+  int count = 0;  // left unset by some failures (e.g. cudaErrorInsufficientDriver)
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    count_ = 0;
+    reason_ = describe(e);
+    return;
+  }
+  count_ = count;
+  if (count_ == 0) reason_ = describe(cudaErrorNoDevice);
+  devices_.resize(static_cast<std::size_t>(count_));
+}
+
+CudaBackend::~CudaBackend() = default;
+
+CudaDevice& CudaBackend::device(int index) const {
+  if (index < 0 || index >= count_)
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist (" +
+                             std::to_string(count_) + " device(s))");
+  device_health().check(index);
+  std::lock_guard lock(mutex_);
+  auto& slot = devices_[static_cast<std::size_t>(index)];
+  if (!slot) slot = std::make_unique<CudaDevice>(index);
+  return *slot;
+}
+
+std::vector<StreamRef> CudaBackend::all_streams() const {
+  std::vector<StreamRef> streams;
+  std::lock_guard lock(mutex_);
+  for (const auto& d : devices_)
+    if (d) streams.push_back(d->stream_ref());
+  return streams;
+}
+
+DeviceProperties CudaBackend::device_properties(int index) const {
+  if (index < 0 || index >= count_)
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist");
+  cudaDeviceProp prop{};
+  HETERO_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceProperties p;
+  p.name = prop.name[0] ? prop.name : "CUDA device";
+  p.kind = DeviceKind::gpu;
+  p.total_memory = prop.totalGlobalMem;
+  p.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  p.multiprocessor_count = prop.multiProcessorCount;
+  int driver = 0, runtime = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess) p.driver_version = version_string(driver);
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) p.runtime_version = version_string(runtime);
+  (void)cudaGetLastError();
+  if (device_health().lost_reason(index).empty()) {
+    ScopedDevice guard(index);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    HETERO_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    p.free_memory = free_bytes;
+  }
+  return p;
+}
+
+Capabilities CudaBackend::capabilities(int index) const {
+  Capabilities c;
+  c.async_copy = true;
+  c.pinned_memory = true;
+  c.events = true;
+  for (int other = 0; other < count_; ++other) {
+    int can = 0;
+    if (other != index && cudaDeviceCanAccessPeer(&can, index, other) == cudaSuccess && can) c.peer_copy = true;
+  }
+  (void)cudaGetLastError();
+  return c;
+}
+
+MemoryStats CudaBackend::memory_stats(int index) const {
+  if (index < 0 || index >= count_)
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist");
+  std::lock_guard lock(mutex_);
+  const auto& d = devices_[static_cast<std::size_t>(index)];
+  return d ? d->allocator().stats() : MemoryStats{};  // an unused device has no pool yet
+}
+
+std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
+  CudaDevice& d = device(index);
+  CachingAllocator::Block block;
+  if (bytes > 0) block = d.allocator().allocate(bytes);
+  return std::make_unique<CudaBuffer>(d.allocator(), block, bytes, index);
+}
+
+void CudaBackend::empty_cache(int index) { device(index).allocator().empty_cache(); }
+
+std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {
+  if (count_ == 0) throw DeviceUnavailableError("cuda backend: pinned memory needs a CUDA device: " + reason_);
+  for (int i = 0; i < count_; ++i) (void)device(i);  // every stream exists to be fenced
+  CachingAllocator::Block block;
+  if (bytes > 0) {
+    ScopedDevice guard(0);
+    block = pinned_.allocate(bytes);
+  }
+  return std::make_unique<PinnedHostBuffer>(pinned_, block, bytes, all_streams());
+}
+
+Stream& CudaBackend::default_stream(int index) { return device(index).stream(); }
+
+void CudaBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
+                                      Stream& stream) {
+  if (bytes == 0) return;
+  CudaDevice& d = device_of(stream);
+  ScopedDevice guard(d.index());
+  HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), src, bytes, cudaMemcpyHostToDevice,
+                                    native(stream)));
+}
+
+void CudaBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                                      Stream& stream) {
+  if (bytes == 0) return;
+  CudaDevice& d = device_of(stream);
+  ScopedDevice guard(d.index());
+  HETERO_CUDA_CHECK(cudaMemcpyAsync(dst, device_address(src, src_offset), bytes, cudaMemcpyDeviceToHost,
+                                    native(stream)));
+}
+
+void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                                        std::size_t dst_offset, std::size_t bytes, Stream& stream) {
+  if (bytes == 0) return;
+  CudaDevice& d = device_of(stream);
+  const int src_device = src.device();
+  (void)device(src_device);  // fails fast when the source device is lost
+  ScopedDevice guard(d.index());
+  if (src_device == dst.device()) {
+    HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), device_address(src, src_offset), bytes,
+                                      cudaMemcpyDeviceToDevice, native(stream)));
+    return;
+  }
+  // A peer copy: direct over NVLink/PCIe where peer access can be enabled, else the
+  // runtime stages it through host memory. The source is read on this (foreign) stream.
+  int can_access = 0;
+  if (cudaDeviceCanAccessPeer(&can_access, dst.device(), src_device) == cudaSuccess && can_access) {
+    const cudaError_t e = cudaDeviceEnablePeerAccess(src_device, 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) HETERO_CUDA_CHECK(e);
+  }
+  (void)cudaGetLastError();
+  cuda_buffer(src).record_stream(d.stream_ref());
+  HETERO_CUDA_CHECK(cudaMemcpyPeerAsync(device_address(dst, dst_offset), dst.device(),
+                                        device_address(src, src_offset), src_device, bytes, native(stream)));
+}
+
+void CudaBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::fill(out, value, native(stream));
+}
+
+void CudaBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::convert(src, dst, native(stream));
+}
+
+void CudaBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::convert(src, dst, native(stream));
+}
+
+void CudaBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::unary(op, in, out, native(stream));
+}
+
+void CudaBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+                         Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::binary(op, a, b, out, native(stream));
+}
+
+void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::reduce(op, in, out, native(stream));
+}
+
+void CudaBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+                         std::uint64_t offset, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::random(dist, out, seed, offset, native(stream));
+}
+
+void CudaBackend::gemm(const GemmArgs& args, Stream& stream) {
+  CudaDevice& d = device_of(stream);
+  ScopedDevice guard(d.index());
+  cublas_gemm(d, args);
+}
+
+}  // namespace hetero::cuda

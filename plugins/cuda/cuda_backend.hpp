@@ -1,0 +1,67 @@
+#pragma once
+// CudaBackend: hetero::Backend on the CUDA runtime and cuBLAS. Devices are those the
+// runtime reports (so CUDA_VISIBLE_DEVICES applies); per-device state is created on
+// first use. Without a usable driver or GPU the backend has 0 devices and says why.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <hetero/sdk/backend.hpp>
+
+#include "caching_allocator.hpp"
+#include "cuda_device.hpp"
+
+namespace hetero::cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend();
+  ~CudaBackend() override;
+
+  std::string name() const override { return "cuda"; }
+  int device_count() const noexcept override { return count_; }
+  std::string unavailable_reason() const override { return reason_; }
+  DeviceProperties device_properties(int device) const override;
+  Capabilities capabilities(int device) const override;
+  MemoryStats memory_stats(int device) const override;
+
+  std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
+  void empty_cache(int device) override;
+  std::unique_ptr<Buffer> allocate_pinned_host(std::size_t bytes) override;
+  Stream& default_stream(int device) override;
+
+  void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,
+                             std::size_t bytes, Stream& stream) override;
+
+  void fill(const StridedView& out, Scalar value, Stream& stream) override;
+  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+              Stream& stream) override;
+  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
+              Stream& stream) override;
+  void gemm(const GemmArgs& args, Stream& stream) override;
+
+ private:
+  /// The state of `index`, created on first use; throws DeviceUnavailableError when the
+  /// device is lost, InvalidDeviceError when the index does not exist.
+  CudaDevice& device(int index) const;
+  /// The device of a stream given to a queued method (with the same checks).
+  CudaDevice& device_of(const Stream& stream) const { return device(stream.device()); }
+  /// Streams of every device created so far (pinned blocks are fenced on all of them).
+  std::vector<StreamRef> all_streams() const;
+
+  int count_ = 0;
+  std::string reason_;
+  mutable std::mutex mutex_;  // guards devices_ creation
+  mutable std::vector<std::unique_ptr<CudaDevice>> devices_;
+  CachingAllocator pinned_{CachingAllocator::Memory::pinned_host, 0};
+};
+
+}  // namespace hetero::cuda

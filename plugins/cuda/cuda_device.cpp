@@ -1,0 +1,29 @@
+#include "cuda_device.hpp"
+
+#include "scoped_device.hpp"
+
+namespace hetero::cuda {
+
+CudaDevice::CudaDevice(int index)
+    : index_(index), stream_(index), allocator_(CachingAllocator::Memory::device, index) {}
+
+CudaDevice::~CudaDevice() {
+  if (cublas_) {
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    (void)cudaSetDevice(index_);
+    (void)cublasDestroy(cublas_);
+    if (previous >= 0) (void)cudaSetDevice(previous);
+  }
+}
+
+cublasHandle_t CudaDevice::cublas() {
+  if (!cublas_) {
+    ScopedDevice guard(index_);
+    HETERO_CUDA_CHECK(cublasCreate(&cublas_));
+    HETERO_CUDA_CHECK(cublasSetStream(cublas_, stream_.get()));
+  }
+  return cublas_;
+}
+
+}  // namespace hetero::cuda

@@ -1,0 +1,31 @@
+#include "device_health.hpp"
+
+#include <hetero/error.hpp>
+
+namespace hetero::cuda {
+
+void DeviceHealth::mark_lost(int device, const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  lost_.try_emplace(device, reason);  // the first failure is the cause; keep it
+}
+
+std::string DeviceHealth::lost_reason(int device) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = lost_.find(device); it != lost_.end()) return it->second;
+  if (auto it = lost_.find(-1); it != lost_.end()) return it->second;
+  return {};
+}
+
+void DeviceHealth::check(int device) const {
+  const std::string reason = lost_reason(device);
+  if (!reason.empty())
+    throw DeviceUnavailableError("device cuda:" + std::to_string(device) +
+                                 " was lost after an earlier error: " + reason);
+}
+
+DeviceHealth& device_health() {
+  static DeviceHealth health;
+  return health;
+}
+
+}  // namespace hetero::cuda

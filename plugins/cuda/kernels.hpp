@@ -1,0 +1,32 @@
+#pragma once
+// Host-side launchers of the CUDA kernels (the .cu files). Each queues its kernel on
+// `stream` and returns without waiting; the caller has made the views' device current.
+// Views hold device pointers in Buffer::handle(). Throws hetero::Error (DTypeError for a
+// dtype the op does not support; launch errors through HETERO_CUDA_CHECK_LAUNCH).
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include <hetero/sdk/kernel_args.hpp>
+
+namespace hetero::cuda::kernels {
+
+/// Backend::fill.
+void fill(const StridedView& out, Scalar value, cudaStream_t stream);
+/// Backend::copy_strided and Backend::cast (equal shapes; dtypes may differ).
+void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream);
+/// Backend::unary.
+void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream_t stream);
+/// Backend::binary.
+void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+            cudaStream_t stream);
+/// Backend::reduce: one thread block per output element.
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream);
+/// Backend::random on the counter-based stream of <hetero/sdk/counter_rng.hpp>.
+void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset, cudaStream_t stream);
+/// C_b = beta * C_b for every batch entry of a GEMM with k == 0 (beta == 0 writes zeros,
+/// even over NaN, as BLAS).
+void gemm_scale_c(const GemmArgs& args, cudaStream_t stream);
+
+}  // namespace hetero::cuda::kernels

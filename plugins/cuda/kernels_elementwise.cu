@@ -1,0 +1,188 @@
+// fill, convert (copy_strided and cast), unary and binary kernels: one thread per output
+// element in a grid-stride loop, offsets from OffsetCalc (a plain base + i when every
+// view is contiguous). Semantics equal the cpu backend's (and torch's): integer + - *
+// wrap around, integer division by zero gives 0, NaN propagates through maximum/minimum,
+// float -> integer conversion saturates (NaN -> 0), anything -> bool is x != 0.
+#include <cmath>
+#include <limits>
+
+#include "kernels.cuh"
+#include "kernels.hpp"
+
+namespace hetero::cuda::kernels {
+namespace {
+
+template <class T>
+__device__ T wrap(std::uint64_t v) {
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
+}
+
+template <class D, class S>
+__device__ D convert_one(S s) {
+  if constexpr (std::is_same_v<D, std::uint8_t>) {
+    return static_cast<D>(s != S(0));
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    if (s != s) return D(0);
+    if (s <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    if (s >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(s);
+  } else {
+    return static_cast<D>(s);
+  }
+}
+
+template <class T>
+__global__ void fill_kernel(T* out, OffsetCalc<1> calc, std::int64_t n, T value) {
+  HETERO_GRID_STRIDE_LOOP(i, n) {
+    std::int64_t off[1];
+    calc.offsets(i, off);
+    out[off[0]] = value;
+  }
+}
+
+template <class D, class S>
+__global__ void convert_kernel(const S* src, D* dst, OffsetCalc<2> calc, std::int64_t n) {
+  HETERO_GRID_STRIDE_LOOP(i, n) {
+    std::int64_t off[2];
+    calc.offsets(i, off);
+    dst[off[0]] = convert_one<D>(src[off[1]]);
+  }
+}
+
+template <class T>
+__device__ T apply(UnaryOp op, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case UnaryOp::neg: return -x;
+      case UnaryOp::exp: return exp(x);
+      case UnaryOp::log: return log(x);
+      case UnaryOp::sqrt: return sqrt(x);
+      case UnaryOp::abs: return fabs(x);
+      case UnaryOp::relu: return x > T(0) ? x : T(0);
+      case UnaryOp::sigmoid: return T(1) / (T(1) + exp(-x));
+      case UnaryOp::tanh: return tanh(x);
+    }
+  } else if constexpr (std::is_signed_v<T>) {  // bool (uint8_t) is rejected on the host
+    const auto zero_minus_x = wrap<T>(0ULL - static_cast<std::uint64_t>(x));
+    switch (op) {
+      case UnaryOp::neg: return zero_minus_x;
+      case UnaryOp::abs: return x < 0 ? zero_minus_x : x;
+      case UnaryOp::relu: return x > 0 ? x : T(0);
+      default: break;  // rejected on the host
+    }
+  }
+  return x;
+}
+
+template <class T>
+__device__ T apply(BinaryOp op, T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case BinaryOp::add: return x + y;
+      case BinaryOp::sub: return x - y;
+      case BinaryOp::mul: return x * y;
+      case BinaryOp::div: return x / y;
+      case BinaryOp::maximum: return (x != x || x > y) ? x : y;
+      case BinaryOp::minimum: return (x != x || x < y) ? x : y;
+    }
+  } else if constexpr (std::is_signed_v<T>) {  // bool (uint8_t) is rejected on the host
+    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    switch (op) {
+      case BinaryOp::add: return wrap<T>(ux + uy);
+      case BinaryOp::sub: return wrap<T>(ux - uy);
+      case BinaryOp::mul: return wrap<T>(ux * uy);
+      case BinaryOp::div:
+        if (y == 0) return T(0);
+        if (y == -1) return wrap<T>(0ULL - ux);  // avoids the MIN / -1 overflow
+        return static_cast<T>(x / y);
+      case BinaryOp::maximum: return x > y ? x : y;
+      case BinaryOp::minimum: return x < y ? x : y;
+    }
+  }
+  return x;
+}
+
+template <class T>
+__global__ void unary_kernel(UnaryOp op, const T* in, T* out, OffsetCalc<2> calc, std::int64_t n) {
+  HETERO_GRID_STRIDE_LOOP(i, n) {
+    std::int64_t off[2];
+    calc.offsets(i, off);
+    out[off[0]] = apply(op, in[off[1]]);
+  }
+}
+
+template <class T>
+__global__ void binary_kernel(BinaryOp op, const T* a, const T* b, T* out, OffsetCalc<3> calc,
+                              std::int64_t n) {
+  HETERO_GRID_STRIDE_LOOP(i, n) {
+    std::int64_t off[3];
+    calc.offsets(i, off);
+    out[off[0]] = apply(op, a[off[1]], b[off[2]]);
+  }
+}
+
+}  // namespace
+
+void fill(const StridedView& out, Scalar value, cudaStream_t stream) {
+  const std::int64_t n = out.numel();
+  if (n == 0) return;
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    if constexpr (std::is_floating_point_v<T>) v = static_cast<T>(value.f);
+    else if constexpr (std::is_same_v<T, std::uint8_t>) v = value.i != 0 ? 1 : 0;
+    else v = static_cast<T>(value.i);
+    const StridedView* views[1] = {&out};
+    fill_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(data_of<T>(out), make_offset_calc(views), n, v);
+    HETERO_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream) {
+  const std::int64_t n = dst.numel();
+  if (n == 0) return;
+  dispatch(src.dtype, [&](auto stag) {
+    using S = decltype(stag);
+    dispatch(dst.dtype, [&](auto dtag) {
+      using D = decltype(dtag);
+      const StridedView* views[2] = {&dst, &src};
+      convert_kernel<D, S><<<grid_for(n), kThreads, 0, stream>>>(data_of<S>(src), data_of<D>(dst),
+                                                                 make_offset_calc(views), n);
+      HETERO_CUDA_CHECK_LAUNCH();
+    });
+  });
+}
+
+void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
+  dispatch(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
+    if (std::is_same_v<T, std::uint8_t> || (!std::is_floating_point_v<T> && !integer_ok))
+      throw DTypeError("cuda backend: unary op " + std::to_string(static_cast<int>(op)) +
+                       " does not support dtype " + std::string(dtype_name(in.dtype)));
+    const std::int64_t n = out.numel();
+    if (n == 0) return;
+    const StridedView* views[2] = {&out, &in};
+    unary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(op, data_of<T>(in), data_of<T>(out),
+                                                           make_offset_calc(views), n);
+    HETERO_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+            cudaStream_t stream) {
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (std::is_same_v<T, std::uint8_t>)
+      throw DTypeError("cuda backend: binary op " + std::to_string(static_cast<int>(op)) +
+                       " does not support dtype bool");
+    const std::int64_t n = out.numel();
+    if (n == 0) return;
+    const StridedView* views[3] = {&out, &a, &b};
+    binary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(op, data_of<T>(a), data_of<T>(b),
+                                                           data_of<T>(out), make_offset_calc(views), n);
+    HETERO_CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace hetero::cuda::kernels

@@ -1,0 +1,36 @@
+#pragma once
+/// @file dtype_dispatch.hpp
+/// Helpers for backend kernels: run a generic lambda with the C++ storage type of a
+/// DType, and get a typed pointer from a view whose Buffer::handle() is an address
+/// (host memory on cpu, a device pointer on cuda).
+#include <cstdint>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/kernel_args.hpp>
+
+namespace hetero {
+
+/// Calls f(T{}) with T the storage type of `t`: float, double, int32_t, int64_t, and
+/// uint8_t for bool (0 or 1). Throws DTypeError for a dtype without a storage type.
+template <class F>
+decltype(auto) dispatch_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::float32: return f(float{});
+    case DType::float64: return f(double{});
+    case DType::int32: return f(std::int32_t{});
+    case DType::int64: return f(std::int64_t{});
+    case DType::bool_: return f(std::uint8_t{});
+  }
+  throw DTypeError("unsupported dtype " + std::to_string(static_cast<int>(t)));
+}
+
+/// The view's buffer address as T* (the view's offset not applied); nullptr for an
+/// empty view without a buffer. Only for backends whose handle() is an address.
+template <class T>
+T* data_of(const StridedView& v) {
+  return v.buffer ? static_cast<T*>(v.buffer->handle()) : nullptr;
+}
+
+}  // namespace hetero
