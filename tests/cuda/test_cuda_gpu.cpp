@@ -1,0 +1,152 @@
+// The cuda plugin through the public API, compared with the cpu backend. Runs wherever a
+// CUDA device is present (skips, saying so, where none is); the conformance suite
+// (conformance.cuda) covers the Backend interface itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+
+class CudaGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (device_count("cuda") == 0) {
+      std::string reason = "cuda plugin not loaded";
+      for (const auto& s : backend_status())
+        if (s.name == "cuda") reason = s.reason;
+      GTEST_SKIP() << "no CUDA device: " << reason;
+    }
+  }
+  const Device gpu{"cuda:0"};
+};
+
+void expect_close(const Tensor& a, const Tensor& b, double tol) {
+  ASSERT_EQ(a.shape(), b.shape());
+  const auto x = a.cpu().to(DType::float64).to_vector<double>();
+  const auto y = b.cpu().to(DType::float64).to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << "at " << i;
+}
+
+}  // namespace
+
+TEST_F(CudaGpu, ChapterPathRunsOnTheGpu) {
+  EXPECT_EQ(try_gpu(), gpu);
+  Tensor X = ones({2, 3}, try_gpu());
+  Tensor Y = rand({2, 3}, try_gpu());
+  EXPECT_EQ(X.device(), gpu);
+  Tensor Z = X.to(Y.device());
+  EXPECT_TRUE(Z.is_same(X));
+  EXPECT_FALSE(X.copy_to(gpu).is_same(X));
+  expect_close(Y + Z, Y.cpu() + X.cpu(), 1e-6);
+  EXPECT_THROW((void)(X + ones({2, 3})), DeviceMismatchError);
+  std::ostringstream os;
+  os << X;
+  EXPECT_NE(os.str().find("device='cuda:0'"), std::string::npos) << os.str();
+  nn::Sequential net{nn::Linear(3, 1)};
+  net.to(gpu);
+  EXPECT_EQ(net(X).device(), gpu);
+  EXPECT_EQ(net.named_parameters().at("0.weight").device(), gpu);
+}
+
+TEST_F(CudaGpu, MatmulMatchesCpuForOddSizesTransposesAndBatches) {
+  manual_seed(3);
+  for (auto [m, k, n] : {std::array<std::int64_t, 3>{1, 1, 1}, {7, 13, 5}, {64, 3, 129}, {257, 100, 33}}) {
+    Tensor a = randn({m, k}), b = randn({k, n});
+    expect_close(matmul(a.to(gpu), b.to(gpu)), matmul(a, b), 1e-4);
+    Tensor at = randn({k, m}), bt = randn({n, k});
+    expect_close(matmul(at.to(gpu).t(), bt.to(gpu).t()), matmul(at.t(), bt.t()), 1e-4);
+  }
+  Tensor a = randn({4, 6, 5}, TensorOptions().dtype(DType::float64)), b = randn({5, 3}, TensorOptions().dtype(DType::float64));
+  expect_close(matmul(a.to(gpu), b.to(gpu)), matmul(a, b), 1e-12);
+}
+
+TEST_F(CudaGpu, ElementwiseAndReductionsMatchCpu) {
+  manual_seed(11);
+  Tensor a = randn({33, 70}), b = randn({1, 70});
+  const Tensor ga = a.to(gpu), gb = b.to(gpu);
+  expect_close(ga + gb, a + b, 1e-6);
+  expect_close(ga * gb - ga / (gb.abs() + 1), a * b - a / (b.abs() + 1), 1e-5);
+  expect_close(ga.exp().log(), a.exp().log(), 1e-5);
+  expect_close(ga.relu().sigmoid().tanh(), a.relu().sigmoid().tanh(), 1e-6);
+  expect_close(ga.sum(), a.sum(), 1e-5);
+  expect_close(ga.sum(0), a.sum(0), 1e-5);
+  expect_close(ga.mean(1, true), a.mean(1, true), 1e-5);
+  expect_close(ga.max(1), a.max(1), 0);
+  expect_close(ga.min(0), a.min(0), 0);
+  expect_close(ga.norm(), a.norm(), 1e-5);
+  EXPECT_EQ(ga.argmax(1).cpu().to_vector<std::int64_t>(), a.argmax(1).to_vector<std::int64_t>());
+  expect_close(ga.transpose(0, 1).contiguous(), a.transpose(0, 1).contiguous(), 0);
+  Tensor i = arange(10).to(gpu);
+  EXPECT_EQ((i * 3 - 4).cpu().to_vector<std::int64_t>(), (arange(10) * 3 - 4).to_vector<std::int64_t>());
+}
+
+TEST_F(CudaGpu, SeedGivesTheSameNumbersAsTheCpu) {
+  manual_seed(42);
+  Tensor c = rand({1000});
+  Tensor cn = randn({999});
+  manual_seed(42);
+  Tensor g = rand({1000}, gpu);
+  Tensor gn = randn({999}, gpu);
+  EXPECT_EQ(g.cpu().to_vector<float>(), c.to_vector<float>());
+  expect_close(gn, cn, 1e-6);
+}
+
+TEST_F(CudaGpu, CachingAllocatorReusesFreedBlocksAndEmptiesItsCache) {
+  synchronize(gpu);
+  empty_cache(gpu);
+  const MemoryStats before = memory_stats(gpu);
+  { Tensor t = empty({1024, 1024}, gpu); }
+  const MemoryStats after_first = memory_stats(gpu);
+  { Tensor t = empty({1024, 1024}, gpu); }
+  const MemoryStats after_second = memory_stats(gpu);
+  EXPECT_EQ(after_second.allocation_count, after_first.allocation_count);  // no new cudaMalloc
+  EXPECT_EQ(after_second.pool_hits, after_first.pool_hits + 1);
+  EXPECT_GE(after_second.reserved, before.reserved + 4u * 1024 * 1024);
+  EXPECT_GE(after_second.peak_allocated, 4u * 1024 * 1024);
+  empty_cache(gpu);
+  const MemoryStats emptied = memory_stats(gpu);
+  EXPECT_EQ(emptied.reserved, emptied.allocated);
+}
+
+TEST_F(CudaGpu, OutOfMemoryIsTypedNamesTheDeviceAndLeavesItUsable) {
+  try {
+    (void)empty({std::int64_t{1} << 40}, gpu);  // 4 TiB of float32
+    FAIL() << "allocated 4 TiB";
+  } catch (const OutOfMemoryError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cuda:0"), std::string::npos) << m;
+    EXPECT_NE(m.find("4398046511104"), std::string::npos) << m;
+    EXPECT_NE(m.find("free"), std::string::npos) << m;
+  }
+  EXPECT_EQ(ones({4}, gpu).sum().item<float>(), 4.0f);
+}
+
+TEST_F(CudaGpu, PinnedMemoryCopiesAsynchronouslyAndCorrectly) {
+  Tensor host = arange(0, 1 << 20, 1, TensorOptions().dtype(DType::float32));
+  Tensor pinned = host.pin_memory();
+  EXPECT_TRUE(pinned.is_pinned());
+  EXPECT_EQ(pinned.device(), Device::cpu());
+  EXPECT_TRUE(pinned.pin_memory().is_same(pinned));
+  Tensor on_gpu = pinned.to(gpu);
+  pinned = Tensor();  // freed while the copy may still be queued: the pool keeps it
+  expect_close(on_gpu, host, 0);
+  expect_close(on_gpu.to(Device::cpu()).pin_memory() * 2, host * 2, 0);
+  EXPECT_THROW((void)on_gpu.pin_memory(), InvalidDeviceError);
+}
+
+TEST_F(CudaGpu, CopiesBetweenTwoGpus) {
+  if (device_count("cuda") < 2) GTEST_SKIP() << "needs two CUDA devices";
+  const Device gpu1("cuda:1");
+  Tensor a = randn({300, 301}, gpu);
+  Tensor b = a.to(gpu1);
+  EXPECT_EQ(b.device(), gpu1);
+  expect_close(b, a, 0);
+  EXPECT_THROW((void)(a + b), DeviceMismatchError);
+  expect_close((b * 2).to(gpu), a * 2, 0);
+}
