@@ -56,13 +56,4 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
   });
 }
 
-std::string cublas_version() {
-  int major = 0, minor = 0, patch = 0;
-  if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS)
-    return "cuBLAS";
-  return "cuBLAS " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
 }  // namespace hetero::cuda

@@ -10,7 +10,4 @@ namespace hetero::cuda {
 /// cublas{S,D}gemmStridedBatched_64. The device must be current.
 void cublas_gemm(CudaDevice& device, const GemmArgs& args);
 
-/// "cuBLAS 13.0.0" (cublasGetProperty); "cuBLAS" when it cannot be read.
-std::string cublas_version();
-
 }  // namespace hetero::cuda

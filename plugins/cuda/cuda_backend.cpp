@@ -9,13 +9,10 @@
 #include "device_health.hpp"
 #include "kernels.hpp"
 #include "scoped_device.hpp"
+#include "versions.hpp"
 
 namespace hetero::cuda {
 namespace {
-
-std::string version_string(int v) {  // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
 
 const CudaBuffer& cuda_buffer(const Buffer& b) {
   auto* cb = dynamic_cast<const CudaBuffer*>(&b);

@@ -1,0 +1,143 @@
+// The cuda plugin against raw CUDA in the same process: GEMM through hetero (matmul,
+// result allocation included) vs raw cublasSgemm/cublasDgemm on the same device data,
+// n = 256 ... 8192; and host<->device copies through hetero vs raw cudaMemcpy, from
+// pageable and from pinned memory. Median of N repetitions, interleaved; ratios are
+// hetero / raw throughput (1.00 = parity). Without a CUDA device it says why and exits 0.
+// Usage: bench_gpu [--quick]
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+namespace {
+
+using namespace hetero;
+
+double seconds(auto&& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median_time(int reps, auto&& fn) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(seconds(fn));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(std::string(what) + ": " + cublasGetStatusString(s));
+}
+
+template <class T>
+void gemm_row(cublasHandle_t handle, std::int64_t n, int reps) {
+  const Device gpu("cuda:0");
+  const DType dt = dtype_of<T>;
+  Tensor a = rand({n, n}, TensorOptions().device(gpu).dtype(dt));
+  Tensor b = rand({n, n}, TensorOptions().device(gpu).dtype(dt));
+  const auto bytes = static_cast<std::size_t>(n * n) * sizeof(T);
+  T *A = nullptr, *B = nullptr, *C = nullptr;
+  check(cudaMalloc(&A, bytes), "cudaMalloc");
+  check(cudaMalloc(&B, bytes), "cudaMalloc");
+  check(cudaMalloc(&C, bytes), "cudaMalloc");
+  const auto host_a = a.cpu().to_vector<T>(), host_b = b.cpu().to_vector<T>();
+  check(cudaMemcpy(A, host_a.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  check(cudaMemcpy(B, host_b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  const T one = 1, zero = 0;
+  auto raw = [&] {
+    // Row-major C = A B as column-major C^T = B^T A^T (same identity as the plugin).
+    if constexpr (sizeof(T) == 4)
+      check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n), "sgemm");
+    else
+      check(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n), "dgemm");
+    check(cudaDeviceSynchronize(), "sync");
+  };
+  Tensor c;
+  auto ours = [&] {
+    c = matmul(a, b);
+    synchronize(gpu);
+  };
+  raw();
+  ours();
+  const double t_raw = median_time(reps, raw), t_ours = median_time(reps, ours);
+  const double flop = 2.0 * static_cast<double>(n) * n * n;
+  std::printf("%-5s %6lld %12.1f %12.1f %8.2f\n", sizeof(T) == 4 ? "f32" : "f64", static_cast<long long>(n),
+              flop / t_ours * 1e-9, flop / t_raw * 1e-9, t_raw / t_ours);
+  cudaFree(A);
+  cudaFree(B);
+  cudaFree(C);
+}
+
+void copy_rows(std::size_t mib, int reps) {
+  const Device gpu("cuda:0");
+  const std::size_t bytes = mib << 20;
+  const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
+  Tensor host = ones({n});
+  Tensor pinned = host.pin_memory();
+  Tensor dev = ones({n}, gpu);
+  void* raw_dev = nullptr;
+  void* raw_pinned = nullptr;
+  std::vector<char> raw_pageable(bytes, 1);
+  check(cudaMalloc(&raw_dev, bytes), "cudaMalloc");
+  check(cudaMallocHost(&raw_pinned, bytes), "cudaMallocHost");
+  std::memset(raw_pinned, 1, bytes);
+  auto gbps = [&](double t) { return static_cast<double>(bytes) / t * 1e-9; };
+  struct Row {
+    const char* name;
+    double ours, raw;
+  };
+  const Row rows[] = {
+      {"H2D pageable", median_time(reps, [&] { dev.copy_(host); synchronize(gpu); }),
+       median_time(reps, [&] { check(cudaMemcpy(raw_dev, raw_pageable.data(), bytes, cudaMemcpyHostToDevice), "H2D"); })},
+      {"H2D pinned", median_time(reps, [&] { dev.copy_(pinned); synchronize(gpu); }),
+       median_time(reps, [&] { check(cudaMemcpy(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice), "H2D"); })},
+      {"D2H pageable", median_time(reps, [&] { host.copy_(dev); }),
+       median_time(reps, [&] { check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
+      {"D2H pinned", median_time(reps, [&] { pinned.copy_(dev); }),
+       median_time(reps, [&] { check(cudaMemcpy(raw_pinned, raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
+  };
+  for (const auto& r : rows)
+    std::printf("%-13s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw), r.raw / r.ours);
+  cudaFree(raw_dev);
+  cudaFreeHost(raw_pinned);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (device_count("cuda") == 0) {
+    std::string reason = "the cuda plugin is not loaded";
+    for (const auto& s : backend_status())
+      if (s.name == "cuda") reason = s.reason;
+    std::printf("bench_gpu: no CUDA device (%s); nothing to measure\n", reason.c_str());
+    return 0;
+  }
+  try {
+    std::printf("device: %s\n\n", device_info(Device("cuda:0")).properties.name.c_str());
+    cublasHandle_t handle = nullptr;
+    check(cublasCreate(&handle), "cublasCreate");
+    std::printf("%-5s %6s %12s %12s %8s\n", "dtype", "n", "hetero GF/s", "cuBLAS GF/s", "ratio");
+    const std::vector<std::int64_t> sizes = quick ? std::vector<std::int64_t>{256, 1024}
+                                                  : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
+    for (auto n : sizes) gemm_row<float>(handle, n, quick ? 3 : 10);
+    for (auto n : sizes) gemm_row<double>(handle, n, quick ? 3 : 5);
+    cublasDestroy(handle);
+    std::printf("\n%-13s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
+    for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}}) copy_rows(mib, quick ? 3 : 10);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_gpu: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
