@@ -1,6 +1,7 @@
 #include "caching_allocator.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include <hetero/error.hpp>
@@ -28,8 +29,9 @@ CachingAllocator::~CachingAllocator() {
 }
 
 CachingAllocator::Block CachingAllocator::allocate(std::size_t bytes) {
-  const std::size_t size = round_up(bytes);
   std::lock_guard lock(mutex_);
+  if (bytes > std::numeric_limits<std::size_t>::max() - kRoundBytes) throw_out_of_memory_locked(bytes);
+  const std::size_t size = round_up(bytes);
   collect_pending_locked();
   if (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size) {
     Block b{it->second, it->first};
@@ -103,6 +105,7 @@ void CachingAllocator::empty_cache() {
 }
 
 void CachingAllocator::throw_out_of_memory_locked(std::size_t bytes) {
+  ScopedDevice guard(device_);
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
   const std::string what = memory_ == Memory::device ? "cuda:" + std::to_string(device_)
