@@ -1,0 +1,57 @@
+// Interface 2.0 additions: empty_cache() and pinned host memory (allocate_pinned_host).
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include <hetero/conformance/conformance.hpp>
+
+namespace hetero::conformance {
+
+TEST_P(BackendTest, EmptyCacheKeepsLiveBuffersAndReleasesTheRest) {
+  DeviceArray live(backend(), 0, DType::int32, 1000);
+  std::vector<std::int32_t> values(1000);
+  std::iota(values.begin(), values.end(), -500);
+  live.upload(values.data());
+  { auto freed = backend().allocate(0, 1 << 20); }
+  stream().synchronize();
+  backend().empty_cache(0);
+  const auto stats = backend().memory_stats(0);
+  EXPECT_GE(stats.allocated, 1000u * sizeof(std::int32_t));
+  EXPECT_EQ(stats.reserved, stats.allocated) << "empty_cache() left cached bytes reserved";
+  std::vector<std::int32_t> back(1000);
+  live.download(back.data());
+  EXPECT_EQ(back, values);
+  auto again = backend().allocate(0, 1 << 20);  // the device still allocates
+  EXPECT_EQ(again->size(), 1u << 20);
+}
+
+TEST_P(BackendTest, PinnedHostMemoryWorksWhereOfferedAndIsRefusedElsewhere) {
+  if (!backend().capabilities(0).pinned_memory) {
+    EXPECT_THROW(backend().allocate_pinned_host(64), DeviceUnavailableError);
+    return;
+  }
+  constexpr std::size_t n = 1 << 18;
+  std::vector<float> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(i) * 0.5f;
+  DeviceArray dev(backend(), 0, DType::float32, n);
+  {
+    auto pinned = backend().allocate_pinned_host(n * sizeof(float));
+    ASSERT_NE(pinned->host_pointer(), nullptr);
+    EXPECT_EQ(pinned->host_pointer(), pinned->handle());
+    EXPECT_EQ(pinned->size(), n * sizeof(float));
+    std::memcpy(pinned->host_pointer(), expected.data(), n * sizeof(float));
+    backend().copy_host_to_device(pinned->host_pointer(), *dev.buffer, 0, n * sizeof(float), stream());
+    // Freed while the copy may still be queued: the backend keeps the memory until then.
+  }
+  for (int round = 0; round < 4; ++round) {  // reuse of the freed block must not race
+    auto other = backend().allocate_pinned_host(n * sizeof(float));
+    std::memset(other->host_pointer(), 0xFF, n * sizeof(float));
+  }
+  std::vector<float> back(n);
+  dev.download(back.data());
+  EXPECT_EQ(back, expected);
+  auto empty = backend().allocate_pinned_host(0);
+  EXPECT_EQ(empty->size(), 0u);
+}
+
+}  // namespace hetero::conformance
