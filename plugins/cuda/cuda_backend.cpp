@@ -123,7 +123,9 @@ void CudaBackend::empty_cache(int index) { device(index).allocator().empty_cache
 
 std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {
   if (count_ == 0) throw DeviceUnavailableError("cuda backend: pinned memory needs a CUDA device: " + reason_);
-  for (int i = 0; i < count_; ++i) (void)device(i);  // every stream exists to be fenced
+  // Every usable device's stream must exist, so that freeing the block fences it.
+  for (int i = 0; i < count_; ++i)
+    if (device_health().lost_reason(i).empty()) (void)device(i);
   CachingAllocator::Block block;
   if (bytes > 0) {
     ScopedDevice guard(0);
