@@ -3,26 +3,12 @@
 #include <limits>
 #include <type_traits>
 
+#include <hetero/sdk/element_conversion.hpp>
+
 #include "kernels.hpp"
 
 namespace hetero::cpu::kernels {
 namespace {
-
-// Float -> integer conversion is undefined in C++ outside the target's range; clamp
-// (NaN -> 0) so the result is defined. Anything -> bool is `x != 0`.
-template <class D, class S>
-D convert_one(S s) {
-  if constexpr (std::is_same_v<D, std::uint8_t>) {
-    return static_cast<D>(s != S(0));
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (std::isnan(s)) return D(0);
-    if (s <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    if (s >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    return static_cast<D>(s);
-  } else {
-    return static_cast<D>(s);
-  }
-}
 
 // Integer + - * wrap around (two's complement) as in PyTorch, without signed overflow.
 template <class T>
@@ -107,9 +93,9 @@ void convert(const StridedView& src, const StridedView& dst) {
         D* o = d + off[0];
         const S* i0 = s + off[1];
         if (st[0] == 1 && st[1] == 1) {
-          for (std::int64_t i = 0; i < n; ++i) o[i] = convert_one<D>(i0[i]);
+          for (std::int64_t i = 0; i < n; ++i) o[i] = convert_element<D>(i0[i]);
         } else {
-          for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = convert_one<D>(i0[i * st[1]]);
+          for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = convert_element<D>(i0[i * st[1]]);
         }
       });
     });

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include <hetero/error.hpp>
 #include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
 
 #include "kernels.hpp"
 
@@ -15,6 +17,20 @@ namespace {
 // ld meaningless; the core may pass any ld then.
 std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   return cols <= 1 ? std::max<std::int64_t>({ld, rows, 1}) : ld;
+}
+
+// cublas{S,D}gemmStridedBatched_64 by overload.
+template <class... Args>
+cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                    std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha,
+                                    Args... rest) {
+  return cublasSgemmStridedBatched_64(h, ta, tb, m, n, k, alpha, rest...);
+}
+template <class... Args>
+cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                    std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha,
+                                    Args... rest) {
+  return cublasDgemmStridedBatched_64(h, ta, tb, m, n, k, alpha, rest...);
 }
 
 }  // namespace
@@ -34,25 +50,20 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
   const std::int64_t lda = args.trans_a ? fix_ld(args.lda, args.m, args.k) : fix_ld(args.lda, args.k, args.m);
   const std::int64_t ldc = fix_ld(args.ldc, args.n, args.m);
   device.with_cublas([&](cublasHandle_t handle) {
-    if (args.dtype == DType::float32) {
-      const float alpha = static_cast<float>(args.alpha), beta = static_cast<float>(args.beta);
-      const float* a = static_cast<const float*>(args.a->handle()) + args.a_offset;
-      const float* b = static_cast<const float*>(args.b->handle()) + args.b_offset;
-      float* c = static_cast<float*>(args.c->handle()) + args.c_offset;
-      HETERO_CUDA_CHECK(cublasSgemmStridedBatched_64(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
-                                                     args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
-                                                     args.stride_c, args.batch));
-    } else if (args.dtype == DType::float64) {
-      const double alpha = args.alpha, beta = args.beta;
-      const double* a = static_cast<const double*>(args.a->handle()) + args.a_offset;
-      const double* b = static_cast<const double*>(args.b->handle()) + args.b_offset;
-      double* c = static_cast<double*>(args.c->handle()) + args.c_offset;
-      HETERO_CUDA_CHECK(cublasDgemmStridedBatched_64(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
-                                                     args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
-                                                     args.stride_c, args.batch));
-    } else {
-      throw DTypeError("cuda backend: gemm needs float32 or float64, got " + std::string(dtype_name(args.dtype)));
-    }
+    dispatch_dtype(args.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_floating_point_v<T>) {
+        throw DTypeError("cuda backend: gemm needs float32 or float64, got " + std::string(dtype_name(args.dtype)));
+      } else {
+        const T alpha = static_cast<T>(args.alpha), beta = static_cast<T>(args.beta);
+        const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;
+        const T* b = static_cast<const T*>(args.b->handle()) + args.b_offset;
+        T* c = static_cast<T*>(args.c->handle()) + args.c_offset;
+        HETERO_CUDA_CHECK(strided_batched_gemm(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
+                                               args.stride_b, a, lda, args.stride_a, &beta, c, ldc, args.stride_c,
+                                               args.batch));
+      }
+    });
   });
 }
 

@@ -8,13 +8,7 @@ CudaDevice::CudaDevice(int index)
     : index_(index), stream_(index), allocator_(CachingAllocator::Memory::device, index) {}
 
 CudaDevice::~CudaDevice() {
-  if (cublas_) {
-    int previous = -1;
-    (void)cudaGetDevice(&previous);
-    (void)cudaSetDevice(index_);
-    (void)cublasDestroy(cublas_);
-    if (previous >= 0) (void)cudaSetDevice(previous);
-  }
+  if (cublas_) on_device(index_, [&] { return cublasDestroy(cublas_); });
 }
 
 cublasHandle_t CudaDevice::cublas() {

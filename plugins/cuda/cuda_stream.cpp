@@ -42,12 +42,7 @@ CudaStream::CudaStream(int device) : device_(device) {
 }
 
 CudaStream::~CudaStream() {
-  if (!stream_) return;
-  int previous = -1;
-  (void)cudaGetDevice(&previous);
-  (void)cudaSetDevice(device_);
-  (void)cudaStreamDestroy(stream_);
-  if (previous >= 0) (void)cudaSetDevice(previous);
+  if (stream_) on_device(device_, [&] { return cudaStreamDestroy(stream_); });
 }
 
 void CudaStream::synchronize() {

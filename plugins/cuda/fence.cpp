@@ -1,20 +1,8 @@
 #include "fence.hpp"
 
+#include "scoped_device.hpp"
+
 namespace hetero::cuda {
-namespace {
-
-// Runs f with `device` current, restoring the previous device; never throws.
-template <class F>
-auto on_device(int device, F&& f) noexcept {
-  int previous = -1;
-  (void)cudaGetDevice(&previous);
-  if (previous != device) (void)cudaSetDevice(device);
-  auto result = f();
-  if (previous != device && previous >= 0) (void)cudaSetDevice(previous);
-  return result;
-}
-
-}  // namespace
 
 Fence Fence::record(const std::vector<StreamRef>& streams) noexcept {
   Fence fence;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <hetero/sdk/element_conversion.hpp>
+
 #include "kernels.cuh"
 #include "kernels.hpp"
 
@@ -15,20 +17,6 @@ namespace {
 template <class T>
 __device__ T wrap(std::uint64_t v) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
-}
-
-template <class D, class S>
-__device__ D convert_one(S s) {
-  if constexpr (std::is_same_v<D, std::uint8_t>) {
-    return static_cast<D>(s != S(0));
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (s != s) return D(0);
-    if (s <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    if (s >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    return static_cast<D>(s);
-  } else {
-    return static_cast<D>(s);
-  }
 }
 
 template <class T>
@@ -45,7 +33,7 @@ __global__ void convert_kernel(const S* src, D* dst, OffsetCalc<2> calc, std::in
   HETERO_GRID_STRIDE_LOOP(i, n) {
     std::int64_t off[2];
     calc.offsets(i, off);
-    dst[off[0]] = convert_one<D>(src[off[1]]);
+    dst[off[0]] = convert_element<D>(src[off[1]]);
   }
 }
 

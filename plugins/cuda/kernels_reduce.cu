@@ -77,20 +77,20 @@ __global__ void reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* ou
       q.has = true;
       combine(op, p, q);
     }
-    s_acc[t] = p.acc;
-    s_best[t] = p.best;
-    s_index[t] = p.index;
-    s_has[t] = p.has;
+    auto store = [&](int slot, const Partial<T>& q) {
+      s_acc[slot] = q.acc;
+      s_best[slot] = q.best;
+      s_index[slot] = q.index;
+      s_has[slot] = q.has;
+    };
+    auto load = [&](int slot) { return Partial<T>{s_acc[slot], s_best[slot], s_index[slot], s_has[slot]}; };
+    store(t, p);
     __syncthreads();
     for (int width = blockDim.x / 2; width > 0; width /= 2) {
       if (t < width) {
-        Partial<T> a{s_acc[t], s_best[t], s_index[t], s_has[t]};
-        const Partial<T> b{s_acc[t + width], s_best[t + width], s_index[t + width], s_has[t + width]};
-        combine(op, a, b);
-        s_acc[t] = a.acc;
-        s_best[t] = a.best;
-        s_index[t] = a.index;
-        s_has[t] = a.has;
+        Partial<T> a = load(t);
+        combine(op, a, load(t + width));
+        store(t, a);
       }
       __syncthreads();
     }

@@ -12,11 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define HETERO_HOST_DEVICE __host__ __device__
-#else
-#define HETERO_HOST_DEVICE
-#endif
+#include <hetero/sdk/host_device.hpp>
 
 namespace hetero::rng {
 
