@@ -70,10 +70,7 @@ void apply_binary(const StridedView& a, const StridedView& b, const StridedView&
 void fill(const StridedView& out, Scalar value) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    T v;
-    if constexpr (std::is_floating_point_v<T>) v = static_cast<T>(value.f);
-    else if constexpr (std::is_same_v<T, std::uint8_t>) v = value.i != 0 ? 1 : 0;
-    else v = static_cast<T>(value.i);
+    const T v = scalar_as<T>(value);
     T* dst = data_of<T>(out);
     for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
       T* d = dst + off[0];

@@ -9,28 +9,11 @@
 namespace hetero::cpu::kernels {
 namespace {
 
-// in's reduced dimensions only, as a view at element offset `base`.
-StridedView reduced_subview(const StridedView& in, const StridedView& out) {
-  StridedView r = in;
-  r.ndim = 0;
-  for (int d = 0; d < in.ndim; ++d)
-    if (out.shape[d] == 1 && in.shape[d] != 1) {
-      r.shape[r.ndim] = in.shape[d];
-      r.strides[r.ndim] = in.strides[d];
-      ++r.ndim;
-    }
-  r.offset = 0;
-  return r;
-}
-
 template <class T>
 void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   const T* src = data_of<T>(in);
-  // `in` seen with out's shape: one element per output, at the start of its range.
-  StridedView base = in;
-  for (int d = 0; d < in.ndim; ++d) base.shape[d] = out.shape[d];
-  StridedView sub = reduced_subview(in, out);
+  const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
   auto reduce_one = [&](std::int64_t start, auto& result) {
     StridedView v = sub;

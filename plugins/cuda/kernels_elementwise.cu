@@ -116,10 +116,7 @@ void fill(const StridedView& out, Scalar value, cudaStream_t stream) {
   if (n == 0) return;
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    T v;
-    if constexpr (std::is_floating_point_v<T>) v = static_cast<T>(value.f);
-    else if constexpr (std::is_same_v<T, std::uint8_t>) v = value.i != 0 ? 1 : 0;
-    else v = static_cast<T>(value.i);
+    const T v = scalar_as<T>(value);
     const StridedView* views[1] = {&out};
     fill_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(data_of<T>(out), make_offset_calc(views), n, v);
     HETERO_CUDA_CHECK_LAUNCH();

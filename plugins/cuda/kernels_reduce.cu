@@ -116,19 +116,7 @@ __global__ void reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* ou
 void reduce(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
   const std::int64_t n_out = out.numel();
   if (n_out == 0) return;
-  // `in` seen with out's shape: one element per output, at the start of its range.
-  StridedView base = in;
-  for (int d = 0; d < in.ndim; ++d) base.shape[d] = out.shape[d];
-  // in's reduced dimensions only, from offset 0.
-  StridedView sub = in;
-  sub.ndim = 0;
-  sub.offset = 0;
-  for (int d = 0; d < in.ndim; ++d)
-    if (out.shape[d] == 1 && in.shape[d] != 1) {
-      sub.shape[sub.ndim] = in.shape[d];
-      sub.strides[sub.ndim] = in.strides[d];
-      ++sub.ndim;
-    }
+  const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
   const StridedView* outer_views[2] = {&out, &base};
   const StridedView* inner_views[1] = {&sub};

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include <hetero/sdk/host_device.hpp>
+#include <hetero/sdk/kernel_args.hpp>
 
 namespace hetero {
 
@@ -26,6 +27,15 @@ HETERO_HOST_DEVICE inline D convert_element(S s) {
   } else {
     return static_cast<D>(s);
   }
+}
+
+/// The value Backend::fill stores, as T: Scalar::f for floating T, Scalar::i otherwise
+/// (bool: i != 0).
+template <class T>
+HETERO_HOST_DEVICE inline T scalar_as(const Scalar& value) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(value.f);
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return value.i != 0 ? 1 : 0;
+  else return static_cast<T>(value.i);
 }
 
 }  // namespace hetero

@@ -69,6 +69,27 @@ enum class BinaryOp : std::uint8_t { add, sub, mul, div, maximum, minimum };
 /// empty range are rejected by the core; sum of an empty range is 0, mean is NaN.
 enum class ReduceOp : std::uint8_t { sum, mean, max, min, norm, argmax };
 
+/// The two views a reduction kernel walks (for any backend): `in` seen with out's shape
+/// (one element per output, at the start of its range), and in's reduced dimensions
+/// only, from element offset 0 (the sub-space each output reduces, in C order).
+struct ReductionViews {
+  StridedView starts;
+  StridedView subspace;
+};
+inline ReductionViews reduction_views(const StridedView& in, const StridedView& out) {
+  ReductionViews r{in, in};
+  for (int d = 0; d < in.ndim; ++d) r.starts.shape[d] = out.shape[d];
+  r.subspace.ndim = 0;
+  r.subspace.offset = 0;
+  for (int d = 0; d < in.ndim; ++d)
+    if (out.shape[d] == 1 && in.shape[d] != 1) {
+      r.subspace.shape[r.subspace.ndim] = in.shape[d];
+      r.subspace.strides[r.subspace.ndim] = in.strides[d];
+      ++r.subspace.ndim;
+    }
+  return r;
+}
+
 /// Distributions of random(): uniform on [0, 1), standard normal.
 enum class RandomDistribution : std::uint8_t { uniform, normal };
 
