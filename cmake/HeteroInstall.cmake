@@ -1,0 +1,51 @@
+# `cmake --install` layout (relocatable: nothing below records the prefix):
+#   include/hetero/...                     core, sdk and conformance headers
+#   lib/libhetero_core.so*                 Hetero::core
+#   lib/libhetero_conformance.a            Hetero::conformance
+#   lib/hetero/plugins/libhetero-*.so      backends (installed by hetero_add_backend)
+#   bin/hetero-smi                         RUNPATH $ORIGIN/../lib
+#   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
+#                                          exported targets, HeteroAddBackend.cmake
+#   share/hetero/conformance_main.cpp      main() of conformance executables
+include(CMakePackageConfigHelpers)
+
+set(HETERO_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Hetero")
+set(HETERO_INSTALL_PLUGIN_DIR "${CMAKE_INSTALL_LIBDIR}/${HETERO_PLUGIN_SUBDIR}")
+set(HETERO_INSTALL_CONFORMANCE_MAIN "${CMAKE_INSTALL_DATADIR}/hetero/conformance_main.cpp")
+
+# The plugin interface version, read from the header that defines it.
+file(STRINGS "${PROJECT_SOURCE_DIR}/sdk/include/hetero/sdk/plugin.hpp" _iface
+     REGEX "^#define HETERO_INTERFACE_VERSION_(MAJOR|MINOR) [0-9]+")
+string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*" "\\1.\\2" HETERO_INTERFACE_VERSION "${_iface}")
+
+install(TARGETS hetero_core hetero_sdk EXPORT HeteroTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY core/include/ sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
+
+if(TARGET hetero_conformance)
+  install(TARGETS hetero_conformance EXPORT HeteroConformanceTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES conformance/src/conformance_main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero)
+  install(EXPORT HeteroConformanceTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
+endif()
+
+install(TARGETS hetero-smi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set_target_properties(hetero-smi PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+
+configure_package_config_file(cmake/HeteroConfig.cmake.in
+  "${PROJECT_BINARY_DIR}/HeteroConfig.cmake"
+  INSTALL_DESTINATION ${HETERO_CMAKE_INSTALL_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR HETERO_INSTALL_PLUGIN_DIR HETERO_INSTALL_CONFORMANCE_MAIN)
+# 0.x releases are all "major 0": SameMajorVersion accepts any 0.y, as semver allows
+# breaking changes there; the plugin ABI has its own version check at load time.
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/HeteroConfigVersion.cmake"
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES
+  "${PROJECT_BINARY_DIR}/HeteroConfig.cmake"
+  "${PROJECT_BINARY_DIR}/HeteroConfigVersion.cmake"
+  cmake/HeteroAddBackend.cmake
+  DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
