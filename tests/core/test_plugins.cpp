@@ -36,6 +36,12 @@ void expect_refused(const std::string& path, const std::string& reason_part) {
   EXPECT_EQ((ones({2}) + ones({2})).sum().item<float>(), 4.0f);
 }
 
+std::string find_cpu_path() {
+  for (const auto& s : backend_status())
+    if (s.loaded && s.name == "cpu") return s.path;
+  return {};
+}
+
 fs::path temp_dir() {
   fs::path d = fs::temp_directory_path() / ("hetero_test_" + std::to_string(::getpid()));
   fs::create_directories(d);
@@ -107,6 +113,20 @@ TEST(Plugins, ThrowingInitialisationIsReported) {
   expect_refused(kBadDir + "/libhetero-initthrows.so", "initialisation failed: simulated driver initialisation failure");
 }
 
+TEST(Plugins, DeviceWithAnEmptyNameIsRefused) {
+  expect_refused(kBadDir + "/libhetero-emptydevicename.so", "device 0 reports an empty name");
+}
+
+TEST(Plugins, SecondPluginClaimingATakenBackendNameIsRefusedNamingBoth) {
+  expect_refused(kBadDir + "/libhetero-duplicatecpu.so", "backend name 'cpu' is already provided by '");
+  bool names_first = false;
+  for (const auto& s : backend_status())
+    if (!s.loaded && s.reason.find("already provided by '" + find_cpu_path() + "'") != std::string::npos)
+      names_first = true;
+  EXPECT_TRUE(names_first);
+  EXPECT_EQ(device_info(Device("cpu")).properties.name.find("impostor"), std::string::npos);
+}
+
 TEST(Plugins, MissingDependencyIsReported) {
   expect_refused(kBadDir + "/libhetero-missingdep.so", "libhetero_test_dep.so");
 }
@@ -137,7 +157,7 @@ TEST(Plugins, BadPluginsInTheSearchPathDoNotStopTheOthers) {
     if (!s.loaded && s.path.find(kBadDir) == 0) ++refused;
     if (s.loaded && s.name == "cpu") cpu = true;
   }
-  EXPECT_EQ(refused, 5);
+  EXPECT_EQ(refused, 7);
   EXPECT_TRUE(cpu);
   EXPECT_EQ(device_count("cpu"), 1);
   unload_plugins();
