@@ -12,14 +12,15 @@
 # Unless NO_CONFORMANCE, and when the conformance kit is available (target
 # Hetero::conformance: in-tree, or find_package(Hetero COMPONENTS conformance)), also
 # builds `conformance_<NAME>` running the whole kit against this plugin and registers it
-# as the CTest `conformance.<NAME>`, labelled `conformance.<NAME>`. Calls enable_testing().
+# as the CTest `conformance.<NAME>`, labelled `conformance.<NAME>`, and calls enable_testing()
+# in the caller's directory.
 #
 # Works in hetero's own tree and after find_package(Hetero COMPONENTS sdk) (installed
 # with the package; see sdk/README.md).
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
-function(hetero_add_backend NAME)
+function(_hetero_add_backend NAME)
   cmake_parse_arguments(ARG "NO_CONFORMANCE;NO_INSTALL" "VERSION" "SOURCES;LINK_LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "hetero_add_backend(${NAME}): SOURCES is required")
@@ -61,7 +62,6 @@ function(hetero_add_backend NAME)
       message(FATAL_ERROR "hetero_add_backend(${NAME}): HETERO_CONFORMANCE_MAIN is not set "
                           "(use find_package(Hetero COMPONENTS conformance))")
     endif()
-    enable_testing()
     set(test_exe conformance_${NAME})
     add_executable(${test_exe} "${HETERO_CONFORMANCE_MAIN}")
     target_compile_definitions(${test_exe} PRIVATE
@@ -75,3 +75,14 @@ function(hetero_add_backend NAME)
       LABELS "conformance.${NAME}" ENVIRONMENT "HETERO_BACKENDS=${NAME}")
   endif()
 endfunction()
+
+# A macro so that enable_testing() acts in the caller's scope (it sets a directory
+# variable, which a function would keep to itself).
+macro(hetero_add_backend)
+  _hetero_add_backend(${ARGV})
+  set(_hetero_add_backend_args ${ARGV})
+  if(TARGET Hetero::conformance AND NOT "NO_CONFORMANCE" IN_LIST _hetero_add_backend_args)
+    enable_testing()
+  endif()
+  unset(_hetero_add_backend_args)
+endmacro()

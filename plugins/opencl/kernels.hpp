@@ -1,0 +1,24 @@
+#pragma once
+// The Backend kernels of the opencl plugin: each picks the program for its dtype(s) from
+// the device's ProgramCache (built on first use) and enqueues one launch on the device's
+// queue. Arguments were validated by the core (Note [Check then dispatch]).
+#include <cstdint>
+
+#include <hetero/sdk/kernel_args.hpp>
+
+#include "opencl_device.hpp"
+
+namespace hetero::opencl::kernels {
+
+void fill(OpenClDevice& dev, const StridedView& out, Scalar value);
+void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
+void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
+void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedView& out);
+void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);
+void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
+void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset);
+/// C = beta * C over the (batch, m, n) matrices of `args`: GEMM with k = 0.
+void scale_gemm_output(OpenClDevice& dev, const GemmArgs& args);
+
+}  // namespace hetero::opencl::kernels
