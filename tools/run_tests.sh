@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds hetero and runs every test (ctest: core, conformance.cpu, examples, tools),
+# Builds hetero and runs every test (ctest: core, conformance.cpu, cuda, examples, tools),
+# then the installed package out of tree (tools/test_package.sh: app, template backend,
+# OpenCL backend on PoCL),
 # then builds it again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
 # whole suite there too. Build directories: build/ and build-asan/.
 set -euo pipefail
@@ -9,6 +11,10 @@ jobs="${HETERO_JOBS:-2}"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
+
+# The installed package, moved, used out of tree: the example app, the template backend
+# and the OpenCL backend (conformance on PoCL).
+tools/test_package.sh build
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETERO_SANITIZE=address,undefined \
       -DHETERO_BUILD_BENCH=OFF

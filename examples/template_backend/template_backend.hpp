@@ -1,0 +1,81 @@
+#pragma once
+// TemplateBackend — the smallest complete hetero backend: one device whose memory is host
+// memory (new[]), a stream that runs each piece of work as soon as it is queued, and
+// plain loops for the kernels (template_kernels.cpp). It passes the conformance kit.
+//
+// To write a real backend, keep the structure and replace:
+//   - TemplateBuffer's new[]/delete[]   with your device's allocate/free,
+//   - TemplateStream                    with a queue of your device (and real events),
+//   - the copies                        with your host<->device and device<->device copies,
+//   - kernels::*                        with kernels launched on your queue.
+#include <atomic>
+#include <memory>
+
+#include <hetero/sdk/backend.hpp>
+
+namespace hetero_template {
+
+using namespace hetero;
+
+/// Host memory standing in for device memory. handle() and host_pointer() are the same
+/// address here; a device backend returns its own handle and nullptr.
+class TemplateBuffer final : public Buffer {
+ public:
+  TemplateBuffer(std::size_t bytes, std::atomic<std::size_t>& live);
+  ~TemplateBuffer() override;
+  std::size_t size() const noexcept override { return bytes_; }
+  int device() const noexcept override { return 0; }
+  void* handle() const noexcept override { return data_.get(); }
+  void* host_pointer() const noexcept override { return data_.get(); }
+
+ private:
+  std::size_t bytes_;
+  std::unique_ptr<unsigned char[]> data_;
+  std::atomic<std::size_t>& live_;
+};
+
+/// Work runs when it is queued, so synchronize() and events have nothing to wait for.
+class TemplateStream final : public Stream {
+ public:
+  int device() const noexcept override { return 0; }
+  void synchronize() override {}
+  std::unique_ptr<Event> record() override;
+  void wait(Event&) override {}
+};
+
+class TemplateBackend final : public Backend {
+ public:
+  std::string name() const override { return "template"; }
+  int device_count() const noexcept override { return 1; }
+  DeviceProperties device_properties(int device) const override;
+  Capabilities capabilities(int device) const override;
+  MemoryStats memory_stats(int device) const override;
+  std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
+  Stream& default_stream(int) override { return stream_; }
+
+  void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                           Stream& stream) override;
+  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,
+                             std::size_t bytes, Stream& stream) override;
+
+  void fill(const StridedView& out, Scalar value, Stream& stream) override;
+  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
+  void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+              Stream& stream) override;
+  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
+              Stream& stream) override;
+  void gemm(const GemmArgs& args, Stream& stream) override;
+
+ private:
+  TemplateStream stream_;
+  std::atomic<std::size_t> live_{0};
+  std::atomic<std::size_t> peak_{0};
+  std::atomic<std::uint64_t> allocations_{0};
+};
+
+}  // namespace hetero_template

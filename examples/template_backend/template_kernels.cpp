@@ -1,0 +1,215 @@
+// The template backend's kernels: one plain loop each, written for reading, not speed.
+// The semantics every backend must give are in hetero/sdk/kernel_args.hpp and
+// hetero/sdk/backend.hpp; the SDK helpers used here (dispatch_dtype, convert_element,
+// scalar_as, reduction_views, hetero::rng) keep them identical across backends.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include <hetero/sdk/counter_rng.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
+#include <hetero/sdk/element_conversion.hpp>
+
+#include "template_backend.hpp"
+
+namespace hetero_template {
+namespace {
+
+// Element offset of the i-th element (C order) of a view.
+std::int64_t at(const StridedView& v, std::int64_t i) {
+  std::int64_t offset = v.offset;
+  for (int d = v.ndim - 1; d >= 0; --d) {
+    offset += (i % v.shape[d]) * v.strides[d];
+    i /= v.shape[d];
+  }
+  return offset;
+}
+
+// Integer + - * in two's complement without signed overflow (hetero's rule, as torch).
+template <class T>
+T wrap(std::uint64_t x) {
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x));
+}
+
+template <class T>
+T unary_element(UnaryOp op, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case UnaryOp::neg: return -x;
+      case UnaryOp::exp: return std::exp(x);
+      case UnaryOp::log: return std::log(x);
+      case UnaryOp::sqrt: return std::sqrt(x);
+      case UnaryOp::abs: return std::fabs(x);
+      case UnaryOp::relu: return x > T(0) ? x : T(0);
+      case UnaryOp::sigmoid: return T(1) / (T(1) + std::exp(-x));
+      case UnaryOp::tanh: return std::tanh(x);
+    }
+  } else {
+    const T negated = wrap<T>(0 - static_cast<std::uint64_t>(x));
+    if (op == UnaryOp::neg) return negated;
+    if (op == UnaryOp::abs) return x < 0 ? negated : x;
+    if (op == UnaryOp::relu) return x > 0 ? x : T(0);
+  }
+  throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) + " on an integer dtype");
+}
+
+template <class T>
+T binary_element(BinaryOp op, T x, T y) {
+  const bool nan_x = x != x;  // NaN wins maximum/minimum
+  switch (op) {
+    case BinaryOp::maximum: return nan_x || x > y ? x : y;
+    case BinaryOp::minimum: return nan_x || x < y ? x : y;
+    default: break;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case BinaryOp::add: return x + y;
+      case BinaryOp::sub: return x - y;
+      case BinaryOp::mul: return x * y;
+      default: return x / y;
+    }
+  } else {
+    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    switch (op) {
+      case BinaryOp::add: return wrap<T>(ux + uy);
+      case BinaryOp::sub: return wrap<T>(ux - uy);
+      case BinaryOp::mul: return wrap<T>(ux * uy);
+      default:
+        if (y == 0) return T(0);          // no trap
+        if (y == -1) return wrap<T>(0 - ux);  // MIN / -1 wraps
+        return static_cast<T>(x / y);
+    }
+  }
+}
+
+}  // namespace
+
+void TemplateBackend::fill(const StridedView& out, Scalar value, Stream&) {
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i) p[at(out, i)] = scalar_as<T>(value);
+  });
+}
+
+void TemplateBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
+  cast(src, dst, stream);  // equal dtypes: the conversion is the identity
+}
+
+void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Stream&) {
+  dispatch_dtype(src.dtype, [&](auto s_tag) {
+    dispatch_dtype(dst.dtype, [&](auto d_tag) {
+      using S = decltype(s_tag);
+      using D = decltype(d_tag);
+      const S* in = data_of<S>(src);
+      D* out = data_of<D>(dst);
+      for (std::int64_t i = 0; i < dst.numel(); ++i) out[at(dst, i)] = convert_element<D>(in[at(src, i)]);
+    });
+  });
+}
+
+void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream&) {
+  if (out.dtype == DType::bool_) throw DTypeError("template backend: unary ops do not take bool");
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data_of<T>(in);
+    T* y = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i) y[at(out, i)] = unary_element(op, x[at(in, i)]);
+  });
+}
+
+void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
+                             Stream&) {
+  if (out.dtype == DType::bool_) throw DTypeError("template backend: binary ops do not take bool");
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data_of<T>(a);
+    const T* y = data_of<T>(b);
+    T* z = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i) z[at(out, i)] = binary_element(op, x[at(a, i)], y[at(b, i)]);
+  });
+}
+
+void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream&) {
+  const auto [starts, subspace] = reduction_views(in, out);
+  const std::int64_t count = subspace.numel();
+  dispatch_dtype(in.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr bool floating = std::is_floating_point_v<T>;
+    const T* x = data_of<T>(in);
+    for (std::int64_t j = 0; j < out.numel(); ++j) {
+      const std::int64_t start = at(starts, j);
+      double sum = 0;          // floating sums and norms accumulate in double
+      std::uint64_t isum = 0;  // integer sums wrap
+      T best{};
+      std::int64_t best_index = 0;
+      for (std::int64_t i = 0; i < count; ++i) {
+        const T v = x[start + at(subspace, i)];
+        sum += static_cast<double>(v) * (op == ReduceOp::norm ? static_cast<double>(v) : 1.0);
+        isum += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+        const bool nan_wins = v != v && best == best;
+        const bool better = op == ReduceOp::min ? v < best : v > best;
+        if (i == 0 || better || nan_wins) {
+          best = v;
+          best_index = i;
+        }
+      }
+      const std::int64_t o = at(out, j);
+      if (op == ReduceOp::argmax) {
+        data_of<std::int64_t>(out)[o] = best_index;
+        continue;
+      }
+      T& r = data_of<T>(out)[o];
+      if (op == ReduceOp::max || op == ReduceOp::min) r = best;
+      else if (op == ReduceOp::sum) r = floating ? static_cast<T>(sum) : static_cast<T>(isum);
+      else if (op == ReduceOp::mean) r = static_cast<T>(count ? sum / static_cast<double>(count)
+                                                              : std::numeric_limits<double>::quiet_NaN());
+      else r = static_cast<T>(std::sqrt(sum));  // norm
+    }
+  });
+}
+
+void TemplateBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+                             std::uint64_t offset, Stream&) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* p = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      const auto n = static_cast<std::uint64_t>(i);
+      p[at(out, i)] = dist == RandomDistribution::uniform ? rng::uniform_at<T>(seed, offset, n)
+                                                          : static_cast<T>(rng::normal_at(seed, offset, n));
+    }
+  };
+  if (out.dtype == DType::float64) run(double{});
+  else if (out.dtype == DType::float32) run(float{});
+  else throw DTypeError("template backend: random() fills float32 or float64");
+}
+
+void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
+  dispatch_dtype(g.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (g.m == 0 || g.n == 0 || g.batch == 0) return;  // then the buffers may be absent
+      const T* a = static_cast<const T*>(g.a->handle());
+      const T* b = static_cast<const T*>(g.b->handle());
+      T* c = static_cast<T*>(g.c->handle());
+      for (std::int64_t batch = 0; batch < g.batch; ++batch)
+        for (std::int64_t i = 0; i < g.m; ++i)
+          for (std::int64_t j = 0; j < g.n; ++j) {
+            double acc = 0;
+            for (std::int64_t p = 0; p < g.k; ++p) {
+              const T av = a[g.a_offset + batch * g.stride_a + (g.trans_a ? p * g.lda + i : i * g.lda + p)];
+              const T bv = b[g.b_offset + batch * g.stride_b + (g.trans_b ? j * g.ldb + p : p * g.ldb + j)];
+              acc += static_cast<double>(av) * static_cast<double>(bv);
+            }
+            T& cv = c[g.c_offset + batch * g.stride_c + i * g.ldc + j];
+            // beta == 0: C is not read (as BLAS), so NaN in uninitialised C does not leak.
+            cv = static_cast<T>(g.alpha * acc + (g.beta == 0 ? 0.0 : g.beta * static_cast<double>(cv)));
+          }
+    } else {
+      throw DTypeError("template backend: GEMM takes float32 or float64");
+    }
+  });
+}
+
+}  // namespace hetero_template

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The package as its users get it: installs the build in $1 (default build/) to a
+# temporary prefix, MOVES the prefix (relocatability), then, against the moved prefix
+# and out of tree, as a third party would:
+#   1. builds and runs the application example (examples/app);
+#   2. builds the template backend (examples/template_backend) and runs its conformance;
+#   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
+#      suite on PoCL (one and two devices) and its tensor tests;
+#   4. installs the OpenCL plugin into the moved prefix and shows hetero-smi there.
+# Build trees go to build-package/; the prefix is removed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+jobs="${HETERO_JOBS:-2}"
+out="$PWD/build-package"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+
+echo "== install to $tmp/staged, then move to $tmp/moved"
+cmake --install "$build" --prefix "$tmp/staged" >/dev/null
+mv "$tmp/staged" "$tmp/moved"
+prefix="$tmp/moved"
+
+configure() {  # configure <source> <name>
+  cmake -S "$1" -B "$out/$2" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" \
+        "${launcher[@]}" >/dev/null
+  cmake --build "$out/$2" -j"$jobs"
+}
+
+echo "== examples/app against the moved prefix"
+configure examples/app app
+"$out/app/hetero_app"
+
+echo "== examples/template_backend: out-of-tree plugin + conformance kit"
+configure examples/template_backend template
+ctest --test-dir "$out/template" --output-on-failure
+
+echo "== plugins/opencl: out-of-tree plugin on CLBlast, conformance on PoCL"
+configure plugins/opencl opencl
+ctest --test-dir "$out/opencl" -j"$jobs" --output-on-failure
+
+echo "== the OpenCL plugin installed into the moved prefix: hetero-smi finds it"
+cmake --install "$out/opencl" --prefix "$prefix" >/dev/null
+export POCL_CACHE_DIR="$out/opencl/pocl-cache"
+"$prefix/bin/hetero-smi"
+"$prefix/bin/hetero-smi" --json > "$out/hetero-smi.json"
+grep -q '"name": "opencl"' "$out/hetero-smi.json" || { echo "hetero-smi --json lists no opencl plugin" >&2; exit 1; }
+echo "test_package: all passed"
