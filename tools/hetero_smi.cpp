@@ -1,6 +1,7 @@
 // hetero-smi: what nvidia-smi shows, for every backend hetero can load: devices (name,
 // kind, memory) and plugins (path, version, loaded or why not). Exit code 0 even when no
 // GPU exists; 1 only for a usage error.
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -50,31 +51,46 @@ nlohmann::json to_json() {
   return j;
 }
 
-void print_table() {
-  fmt::print("hetero-smi — {} GPU(s)\n", hetero::num_gpus());
-  const std::string rule(96, '-');
-  fmt::print("{}\n{:<10} {:<8} {:<12} {:<42} {:>20}\n{}\n", rule, "Device", "Backend", "Kind", "Name",
-             "Memory used / total", rule);
+// One row per device, as nvidia-smi's device table, with the allocator's pool statistics.
+void print_devices() {
+  const std::string rule(118, '-');
+  fmt::print("{}\n{:<10} {:<7} {:<11} {:<34} {:>19} {:>9} {:>9} {:>7} {:>6}\n{}\n", rule, "Device", "Backend",
+             "Kind", "Name", "Memory used / total", "Reserved", "Peak", "Allocs", "Hits", rule);
   for (const auto& d : hetero::all_devices()) {
     const auto info = hetero::device_info(d);
     std::string name = info.properties.name;
-    if (name.size() > 42) name = name.substr(0, 39) + "...";
-    fmt::print("{:<10} {:<8} {:<12} {:<42} {:>20}\n", d.str(), info.backend,
+    if (name.size() > 34) name = name.substr(0, 31) + "...";
+    fmt::print("{:<10} {:<7} {:<11} {:<34} {:>19} {:>9} {:>9} {:>7} {:>6}\n", d.str(), info.backend,
                hetero::device_kind_name(info.properties.kind), name,
-               mib(info.memory.allocated) + " / " + mib(info.properties.total_memory));
+               mib(info.memory.allocated) + " / " + mib(info.properties.total_memory), mib(info.memory.reserved),
+               mib(info.memory.peak_allocated), info.memory.allocation_count, info.memory.pool_hits);
     if (!info.properties.compute_capability.empty())
       fmt::print("{:<10} compute capability {}, {} multiprocessors, driver {}, runtime {}\n", "",
                  info.properties.compute_capability, info.properties.multiprocessor_count,
                  info.properties.driver_version, info.properties.runtime_version);
+    else if (!info.properties.runtime_version.empty())
+      fmt::print("{:<10} {} compute units, {}, driver {}\n", "", info.properties.multiprocessor_count,
+                 info.properties.runtime_version, info.properties.driver_version);
   }
-  fmt::print("{}\nPlugins\n{}\n", rule, rule);
+  if (hetero::all_devices().empty()) fmt::print("(no device: see the plugins below)\n");
+  fmt::print("{}\n", rule);
+}
+
+// Every plugin file found or loaded, and every unusable search-path entry, with why.
+void print_plugins() {
+  const std::string rule(118, '-');
+  fmt::print("Plugins (search: {}{}{})\n{}\n", hetero::default_plugin_dir(),
+             std::getenv("HETERO_PLUGIN_PATH") ? ":" : "",
+             std::getenv("HETERO_PLUGIN_PATH") ? std::getenv("HETERO_PLUGIN_PATH") : "", rule);
+  fmt::print("{:<15} {:<22} {:<9} {:<9} {}\n", "Backend", "State", "Version", "Interface", "Path");
   for (const auto& s : hetero::backend_status()) {
     const std::string state = s.loaded ? fmt::format("loaded, {} device(s)", s.devices) : "not loaded";
-    fmt::print("{:<8} {:<22} version {:<8} interface {:<5} {}\n", s.name.empty() ? "?" : s.name, state,
+    fmt::print("{:<15} {:<22} {:<9} {:<9} {}\n", s.name.empty() ? "?" : s.name, state,
                s.version.empty() ? "-" : s.version, s.interface_version.empty() ? "-" : s.interface_version,
                s.path);
-    if (!s.reason.empty()) fmt::print("         reason: {}\n", s.reason);
-    if (!s.vendor_libraries.empty()) fmt::print("         vendor: {}\n", s.vendor_libraries);
+    if (!s.reason.empty()) fmt::print("{:<15} reason: {}\n", "", s.reason);
+    if (!s.vendor_libraries.empty()) fmt::print("{:<15} vendor: {}\n", "", s.vendor_libraries);
+    if (!s.compiler.empty()) fmt::print("{:<15} built with {}\n", "", s.compiler);
   }
 }
 
@@ -83,11 +99,28 @@ void print_table() {
 int main(int argc, char** argv) {
   CLI::App app{"hetero-smi: devices and plugins seen by hetero"};
   bool json = false;
-  app.add_flag("--json", json, "print JSON for scripts");
-  CLI11_PARSE(app, argc, argv);
+  bool devices_only = false;
+  bool plugins_only = false;
+  app.add_flag("--json", json, "print JSON for scripts (devices, plugins, gpus)");
+  app.add_flag("--devices", devices_only, "only the device table")->excludes("--json");
+  app.add_flag("--plugins", plugins_only, "only the plugin section")->excludes("--json", "--devices");
+  app.footer("Exit status: 0 (also when no GPU exists), 1 for a usage error, 2 when hetero itself fails.\n"
+             "Environment: HETERO_PLUGIN_PATH, HETERO_BACKENDS, HETERO_CPU_DEVICES, CUDA_VISIBLE_DEVICES.");
   try {
-    if (json) std::cout << to_json().dump(2) << '\n';
-    else print_table();
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // --help is success; any usage error is 1
+  }
+  try {
+    if (json) {
+      std::cout << to_json().dump(2) << '\n';
+      return 0;
+    }
+    if (!plugins_only) {
+      fmt::print("hetero-smi — {} GPU(s), {} device(s)\n", hetero::num_gpus(), hetero::all_devices().size());
+      print_devices();
+    }
+    if (!devices_only) print_plugins();
   } catch (const hetero::Error& e) {
     std::cerr << "hetero-smi: " << e.what() << '\n';
     return 2;
