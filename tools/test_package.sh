@@ -30,6 +30,24 @@ configure() {  # configure <source> <name>
   cmake --build "$out/$2" -j"$jobs"
 }
 
+echo "== HeteroConfigVersion: SameMajorVersion refuses another major"
+mkdir -p "$tmp/version_check"
+cat > "$tmp/version_check/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(version_check LANGUAGES NONE)
+find_package(Hetero 1.0 CONFIG QUIET)
+if(Hetero_FOUND)
+  message(FATAL_ERROR "find_package(Hetero 1.0) accepted version ${Hetero_VERSION}")
+endif()
+find_package(Hetero 0.1 CONFIG REQUIRED COMPONENTS sdk)
+find_package(Hetero 0.1 CONFIG QUIET COMPONENTS no_such_component)
+if(Hetero_FOUND)
+  message(FATAL_ERROR "an unknown component was accepted")
+endif()
+message(STATUS "version_check: Hetero ${Hetero_VERSION} at ${Hetero_DIR}")
+CMAKE
+cmake -S "$tmp/version_check" -B "$tmp/version_check/build" -DCMAKE_PREFIX_PATH="$prefix" | grep version_check
+
 echo "== examples/app against the moved prefix"
 configure examples/app app
 "$out/app/hetero_app"
@@ -41,6 +59,12 @@ ctest --test-dir "$out/template" --output-on-failure
 echo "== plugins/opencl: out-of-tree plugin on CLBlast, conformance on PoCL"
 configure plugins/opencl opencl
 ctest --test-dir "$out/opencl" -j"$jobs" --output-on-failure
+
+echo "== plugins export only the two entry points"
+for so in "$out/template/lib/hetero/plugins/libhetero-template.so" "$out/opencl/lib/hetero/plugins/libhetero-opencl.so"; do
+  exported="$(nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')"
+  [ "$exported" = "hetero_plugin_create hetero_plugin_info " ] || { echo "$so exports: $exported" >&2; exit 1; }
+done
 
 echo "== the OpenCL plugin installed into the moved prefix: hetero-smi finds it"
 cmake --install "$out/opencl" --prefix "$prefix" >/dev/null
