@@ -54,22 +54,22 @@ nlohmann::json to_json() {
 // One row per device, as nvidia-smi's device table, with the allocator's pool statistics.
 void print_devices() {
   const std::string rule(118, '-');
-  fmt::print("{}\n{:<10} {:<7} {:<11} {:<34} {:>19} {:>9} {:>9} {:>7} {:>6}\n{}\n", rule, "Device", "Backend",
+  fmt::print("{}\n{:<11} {:<8} {:<11} {:<32} {:>19} {:>9} {:>9} {:>7} {:>6}\n{}\n", rule, "Device", "Backend",
              "Kind", "Name", "Memory used / total", "Reserved", "Peak", "Allocs", "Hits", rule);
   for (const auto& d : hetero::all_devices()) {
     const auto info = hetero::device_info(d);
     std::string name = info.properties.name;
-    if (name.size() > 34) name = name.substr(0, 31) + "...";
-    fmt::print("{:<10} {:<7} {:<11} {:<34} {:>19} {:>9} {:>9} {:>7} {:>6}\n", d.str(), info.backend,
+    if (name.size() > 32) name = name.substr(0, 29) + "...";
+    fmt::print("{:<11} {:<8} {:<11} {:<32} {:>19} {:>9} {:>9} {:>7} {:>6}\n", d.str(), info.backend,
                hetero::device_kind_name(info.properties.kind), name,
                mib(info.memory.allocated) + " / " + mib(info.properties.total_memory), mib(info.memory.reserved),
                mib(info.memory.peak_allocated), info.memory.allocation_count, info.memory.pool_hits);
     if (!info.properties.compute_capability.empty())
-      fmt::print("{:<10} compute capability {}, {} multiprocessors, driver {}, runtime {}\n", "",
+      fmt::print("{:<11} compute capability {}, {} multiprocessors, driver {}, runtime {}\n", "",
                  info.properties.compute_capability, info.properties.multiprocessor_count,
                  info.properties.driver_version, info.properties.runtime_version);
     else if (!info.properties.runtime_version.empty())
-      fmt::print("{:<10} {} compute units, {}, driver {}\n", "", info.properties.multiprocessor_count,
+      fmt::print("{:<11} {} compute units, {}, driver {}\n", "", info.properties.multiprocessor_count,
                  info.properties.runtime_version, info.properties.driver_version);
   }
   if (hetero::all_devices().empty()) fmt::print("(no device: see the plugins below)\n");
