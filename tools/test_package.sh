@@ -6,7 +6,8 @@
 #   2. builds the template backend (examples/template_backend) and runs its conformance;
 #   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
 #      suite on PoCL (one and two devices) and its tensor tests;
-#   4. installs the OpenCL plugin into the moved prefix and shows hetero-smi there.
+#   4. installs the OpenCL plugin into the moved prefix, shows hetero-smi there, and runs
+#      the OpenCL tests again (they must test the build tree's plugin, not the installed one).
 # Build trees go to build-package/; the prefix is removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,4 +73,7 @@ export POCL_CACHE_DIR="$out/opencl/pocl-cache"
 "$prefix/bin/hetero-smi"
 "$prefix/bin/hetero-smi" --json > "$out/hetero-smi.json"
 grep -q '"name": "opencl"' "$out/hetero-smi.json" || { echo "hetero-smi --json lists no opencl plugin" >&2; exit 1; }
+
+echo "== the tests again with an opencl plugin installed: they still test this build's file"
+ctest --test-dir "$out/opencl" -j"$jobs" --output-on-failure
 echo "test_package: all passed"

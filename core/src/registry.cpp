@@ -86,6 +86,13 @@ BackendStatus Registry::load_locked(const std::string& canonical, bool throw_on_
 void Registry::discover_locked() {
   if (discovered_) return;
   discovered_ = true;
+  // HETERO_PLUGIN_DISCOVERY=0: only plugins loaded explicitly with load_plugin() (the
+  // conformance kit tests exactly the file it was built with, even when a plugin of the
+  // same name is installed).
+  if (const char* env = std::getenv("HETERO_PLUGIN_DISCOVERY"); env && std::string(env) == "0") {
+    log_info("plugin discovery disabled by HETERO_PLUGIN_DISCOVERY=0");
+    return;
+  }
   std::vector<std::string> dirs;
   const std::string own = default_plugin_dir();
   if (!own.empty() && fs::is_directory(own)) dirs.push_back(own);
@@ -200,7 +207,7 @@ std::string default_plugin_dir() {
   std::error_code ec;
   const auto self = boost::dll::this_line_location(ec);
   if (ec) return {};
-  return (self.parent_path() / "hetero" / "plugins").string();
+  return std::filesystem::weakly_canonical(std::filesystem::path(self.parent_path().string()) / "hetero" / "plugins", ec).string();
 }
 
 }  // namespace hetero

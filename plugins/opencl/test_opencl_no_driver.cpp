@@ -9,6 +9,7 @@
 using namespace hetero;
 
 TEST(OpenClNoDriver, LoadsWithNoDeviceAndTheReason) {
+  load_plugin(default_plugin_dir() + "/libhetero-cpu.so");  // HETERO_PLUGIN_DISCOVERY=0
   const BackendStatus s = load_plugin(HETERO_TEST_OPENCL_PLUGIN);
   EXPECT_TRUE(s.loaded);
   EXPECT_EQ(s.devices, 0);

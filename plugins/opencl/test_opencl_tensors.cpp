@@ -13,6 +13,9 @@ namespace {
 class OpenClTensors : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Run with HETERO_PLUGIN_DISCOVERY=0: the installed cpu plugin and exactly the opencl
+    // plugin of this build (an installed one of that name would otherwise win).
+    load_plugin(default_plugin_dir() + "/libhetero-cpu.so");
     const BackendStatus s = load_plugin(HETERO_TEST_OPENCL_PLUGIN);
     ASSERT_TRUE(s.loaded) << s.reason;
     if (s.devices == 0) GTEST_SKIP() << "no OpenCL device: " << s.reason;

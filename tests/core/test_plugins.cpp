@@ -177,6 +177,18 @@ TEST(Plugins, BackendsFilterExcludes) {
   EXPECT_EQ(device_count("cpu"), 1);
 }
 
+TEST(Plugins, DiscoveryCanBeTurnedOffLeavingExplicitLoads) {
+  ::setenv("HETERO_PLUGIN_DISCOVERY", "0", 1);
+  unload_plugins();
+  EXPECT_TRUE(backend_status().empty());
+  EXPECT_EQ(device_count("cpu"), 0);
+  EXPECT_TRUE(load_plugin(HETERO_TEST_CPU_PLUGIN).loaded);
+  EXPECT_EQ(device_count("cpu"), 1);
+  ::unsetenv("HETERO_PLUGIN_DISCOVERY");
+  unload_plugins();
+  EXPECT_EQ(device_count("cpu"), 1);
+}
+
 TEST(Plugins, TensorsOutliveTheRegistry) {
   Tensor t = arange(10).to(DType::float32);
   std::shared_ptr<Backend> handle = find_backend("cpu");

@@ -3,8 +3,9 @@
 /// Plugin discovery and status. Plugins are found in the core's own install tree
 /// (lib/hetero/plugins beside libhetero_core.so) and in HETERO_PLUGIN_PATH
 /// (colon-separated absolute directories), never in the current directory.
-/// HETERO_BACKENDS=cpu,opencl restricts which backends are used. Discovery happens once,
-/// on first use, and is thread-safe.
+/// HETERO_BACKENDS=cpu,opencl restricts which backends are used; HETERO_PLUGIN_DISCOVERY=0
+/// turns discovery off, leaving only load_plugin() (the conformance tests use this).
+/// Discovery happens once, on first use, and is thread-safe.
 #include <memory>
 #include <string>
 #include <vector>
