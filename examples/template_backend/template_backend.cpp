@@ -24,12 +24,12 @@ std::size_t host_memory_bytes() {
 
 }  // namespace
 
-TemplateBuffer::TemplateBuffer(std::size_t bytes, std::atomic<std::size_t>& live)
-    : bytes_(bytes), data_(new unsigned char[bytes == 0 ? 1 : bytes]), live_(live) {
-  live_ += bytes_;
+TemplateBuffer::TemplateBuffer(std::size_t bytes, MemoryCounter& memory)
+    : bytes_(bytes), data_(new unsigned char[bytes == 0 ? 1 : bytes]), memory_(memory) {
+  memory_.allocated(bytes_);
 }
 
-TemplateBuffer::~TemplateBuffer() { live_ -= bytes_; }
+TemplateBuffer::~TemplateBuffer() { memory_.released(bytes_); }
 
 std::unique_ptr<Event> TemplateStream::record() { return std::make_unique<DoneEvent>(); }
 
@@ -38,7 +38,8 @@ DeviceProperties TemplateBackend::device_properties(int) const {
   p.name = "template device (host memory)";  // never empty: the loader refuses that
   p.kind = DeviceKind::accelerator;           // say truthfully what it is; gpu makes try_gpu() pick it
   p.total_memory = host_memory_bytes();
-  p.free_memory = p.total_memory > live_ ? p.total_memory - live_ : 0;
+  const std::size_t live = memory_.stats().allocated;
+  p.free_memory = p.total_memory > live ? p.total_memory - live : 0;
   p.multiprocessor_count = 1;
   return p;
 }
@@ -50,26 +51,16 @@ Capabilities TemplateBackend::capabilities(int) const {
   return c;
 }
 
-MemoryStats TemplateBackend::memory_stats(int) const {
-  MemoryStats s;
-  s.allocated = live_;
-  s.reserved = live_;  // no cache
-  s.peak_allocated = peak_;
-  s.allocation_count = allocations_;
-  return s;
-}
+MemoryStats TemplateBackend::memory_stats(int) const { return memory_.stats(); }
 
 std::unique_ptr<Buffer> TemplateBackend::allocate(int, std::size_t bytes) {
   std::unique_ptr<Buffer> buffer;
   try {
-    buffer = std::make_unique<TemplateBuffer>(bytes, live_);
+    buffer = std::make_unique<TemplateBuffer>(bytes, memory_);
   } catch (const std::bad_alloc&) {
     // The contract: OutOfMemoryError naming the device, the requested and the free bytes.
     throw OutOfMemoryError("template:0: cannot allocate " + std::to_string(bytes) + " bytes (free " +
                            std::to_string(device_properties(0).free_memory) + " bytes)");
-  }
-  ++allocations_;
-  for (std::size_t peak = peak_, now = live_; now > peak && !peak_.compare_exchange_weak(peak, now);) {
   }
   return buffer;
 }

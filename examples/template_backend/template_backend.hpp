@@ -8,10 +8,10 @@
 //   - TemplateStream                    with a queue of your device (and real events),
 //   - the copies                        with your host<->device and device<->device copies,
 //   - kernels::*                        with kernels launched on your queue.
-#include <atomic>
 #include <memory>
 
 #include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/memory_counter.hpp>
 
 namespace hetero_template {
 
@@ -21,7 +21,8 @@ using namespace hetero;
 /// address here; a device backend returns its own handle and nullptr.
 class TemplateBuffer final : public Buffer {
  public:
-  TemplateBuffer(std::size_t bytes, std::atomic<std::size_t>& live);
+  /// Allocates `bytes` (std::bad_alloc when the host has no room) and counts it in `memory`.
+  TemplateBuffer(std::size_t bytes, MemoryCounter& memory);
   ~TemplateBuffer() override;
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return 0; }
@@ -31,7 +32,7 @@ class TemplateBuffer final : public Buffer {
  private:
   std::size_t bytes_;
   std::unique_ptr<unsigned char[]> data_;
-  std::atomic<std::size_t>& live_;
+  MemoryCounter& memory_;
 };
 
 /// Work runs when it is queued, so synchronize() and events have nothing to wait for.
@@ -73,9 +74,7 @@ class TemplateBackend final : public Backend {
 
  private:
   TemplateStream stream_;
-  std::atomic<std::size_t> live_{0};
-  std::atomic<std::size_t> peak_{0};
-  std::atomic<std::uint64_t> allocations_{0};
+  MemoryCounter memory_;  // live bytes, peak and allocation count (Backend::memory_stats)
 };
 
 }  // namespace hetero_template

@@ -54,7 +54,7 @@ CpuBackend::CpuBackend() {
   set_kernel_pool(pool_.get());
   for (int i = 0; i < devices; ++i) {
     streams_.push_back(std::make_unique<CpuStream>(i));
-    counters_.push_back(std::make_shared<DeviceCounters>());
+    counters_.push_back(std::make_shared<MemoryCounter>());
   }
 }
 
@@ -86,7 +86,7 @@ Capabilities CpuBackend::capabilities(int) const {
 }
 
 MemoryStats CpuBackend::memory_stats(int device) const {
-  return counters_.at(static_cast<std::size_t>(device))->snapshot();
+  return counters_.at(static_cast<std::size_t>(device))->stats();
 }
 
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {

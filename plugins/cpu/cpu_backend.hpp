@@ -48,7 +48,7 @@ class CpuBackend final : public Backend {
 
  private:
   std::vector<std::unique_ptr<CpuStream>> streams_;
-  std::vector<std::shared_ptr<DeviceCounters>> counters_;
+  std::vector<std::shared_ptr<MemoryCounter>> counters_;
   std::size_t total_memory_ = 0;
   std::unique_ptr<ThreadPool> pool_;
 };

@@ -4,31 +4,14 @@
 
 namespace hetero::cpu {
 
-void DeviceCounters::add(std::size_t bytes) {
-  const std::size_t now = allocated += bytes;
-  std::size_t p = peak.load();
-  while (now > p && !peak.compare_exchange_weak(p, now)) {
-  }
-  ++count;
-}
-
-MemoryStats DeviceCounters::snapshot() const {
-  MemoryStats s;
-  s.allocated = allocated.load();
-  s.reserved = s.allocated;
-  s.peak_allocated = peak.load();
-  s.allocation_count = count.load();
-  return s;
-}
-
-CpuBuffer::CpuBuffer(void* data, std::size_t bytes, int device, std::shared_ptr<DeviceCounters> counters)
+CpuBuffer::CpuBuffer(void* data, std::size_t bytes, int device, std::shared_ptr<MemoryCounter> counters)
     : data_(data), bytes_(bytes), device_(device), counters_(std::move(counters)) {
-  counters_->add(bytes_);
+  counters_->allocated(bytes_);
 }
 
 CpuBuffer::~CpuBuffer() {
   std::free(data_);
-  counters_->remove(bytes_);
+  counters_->released(bytes_);
 }
 
 }  // namespace hetero::cpu

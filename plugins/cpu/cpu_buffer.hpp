@@ -5,25 +5,14 @@
 #include <memory>
 
 #include <hetero/sdk/buffer.hpp>
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/sdk/memory_counter.hpp>
 
 namespace hetero::cpu {
-
-/// Live allocation statistics of one virtual CPU device (thread-safe counters).
-struct DeviceCounters {
-  std::atomic<std::size_t> allocated{0};
-  std::atomic<std::size_t> peak{0};
-  std::atomic<std::uint64_t> count{0};
-
-  void add(std::size_t bytes);
-  void remove(std::size_t bytes) { allocated -= bytes; }
-  MemoryStats snapshot() const;
-};
 
 class CpuBuffer final : public Buffer {
  public:
   /// Takes ownership of `data` (from std::aligned_alloc/posix_memalign).
-  CpuBuffer(void* data, std::size_t bytes, int device, std::shared_ptr<DeviceCounters> counters);
+  CpuBuffer(void* data, std::size_t bytes, int device, std::shared_ptr<MemoryCounter> counters);
   ~CpuBuffer() override;
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return device_; }
@@ -34,7 +23,7 @@ class CpuBuffer final : public Buffer {
   void* data_;
   std::size_t bytes_;
   int device_;
-  std::shared_ptr<DeviceCounters> counters_;
+  std::shared_ptr<MemoryCounter> counters_;
 };
 
 }  // namespace hetero::cpu

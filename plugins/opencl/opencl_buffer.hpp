@@ -4,8 +4,8 @@
 #include <memory>
 
 #include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/memory_counter.hpp>
 
-#include "memory_counter.hpp"
 #include "opencl.hpp"
 
 namespace hetero::opencl {

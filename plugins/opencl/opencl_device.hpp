@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <hetero/sdk/device_properties.hpp>
+#include <hetero/sdk/memory_counter.hpp>
 
-#include "memory_counter.hpp"
 #include "opencl.hpp"
 #include "opencl_stream.hpp"
 #include "program_cache.hpp"

@@ -1,7 +1,8 @@
 #pragma once
-// Live-byte accounting of one device (Backend::memory_stats). OpenCL has no allocator
-// statistics of its own; every clCreateBuffer/clReleaseMemObject of this plugin is
-// counted here. Thread-safe.
+/// @file memory_counter.hpp
+/// hetero::MemoryCounter — live-byte accounting of one device for backends without a
+/// caching allocator (Backend::memory_stats): each allocation and release is counted,
+/// reserved equals allocated. Used by the cpu and opencl backends and the template.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -9,8 +10,9 @@
 
 #include <hetero/sdk/device_properties.hpp>
 
-namespace hetero::opencl {
+namespace hetero {
 
+/// Thread-safe (atomics). Units: bytes, except the allocation count.
 class MemoryCounter {
  public:
   /// Records a new allocation of `bytes` bytes.
@@ -24,8 +26,7 @@ class MemoryCounter {
   /// Records that an allocation of `bytes` bytes was released.
   void released(std::size_t bytes) noexcept { allocated_.fetch_sub(bytes); }
 
-  /// allocated == reserved: there is no cache (clReleaseMemObject frees once the queued
-  /// commands using the buffer are done, as the OpenCL specification requires).
+  /// The statistics now; reserved == allocated and pool_hits == 0 (no cache).
   MemoryStats stats() const noexcept {
     MemoryStats s;
     s.allocated = allocated_.load();
@@ -41,4 +42,4 @@ class MemoryCounter {
   std::atomic<std::uint64_t> count_{0};
 };
 
-}  // namespace hetero::opencl
+}  // namespace hetero
