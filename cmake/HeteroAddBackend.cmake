@@ -18,10 +18,10 @@
 # Works in hetero's own tree and after find_package(Hetero COMPONENTS sdk) (installed
 # with the package; see sdk/README.md).
 include_guard(GLOBAL)
-include(GNUInstallDirs)
 
 function(_hetero_add_backend NAME)
   cmake_parse_arguments(ARG "NO_CONFORMANCE;NO_INSTALL" "VERSION" "SOURCES;LINK_LIBRARIES" ${ARGN})
+  include(GNUInstallDirs)  # here, not at include time: the caller has enabled CXX by now
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "hetero_add_backend(${NAME}): SOURCES is required")
   endif()
