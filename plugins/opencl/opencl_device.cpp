@@ -26,20 +26,29 @@ DeviceKind kind_of(cl_device_type type) {
 
 }  // namespace
 
-std::string device_string(cl_device_id device, cl_device_info what) {
+// The two-call pattern of OpenCL's string queries: ask the size, then the bytes.
+// `get(size, buffer, size_out)` is one clGet*Info call with its object and name bound.
+template <class Get>
+std::string info_string(const char* what, Get get) {
   std::size_t size = 0;
-  HETERO_CL_CHECK(clGetDeviceInfo(device, what, 0, nullptr, &size));
+  cl_int status = get(0, nullptr, &size);
+  if (status != CL_SUCCESS) fail(status, what, __FILE__, __LINE__);
   std::string s(size, '\0');
-  HETERO_CL_CHECK(clGetDeviceInfo(device, what, size, s.data(), nullptr));
+  status = get(size, s.data(), nullptr);
+  if (status != CL_SUCCESS) fail(status, what, __FILE__, __LINE__);
   return trimmed(s);
 }
 
+std::string device_string(cl_device_id device, cl_device_info what) {
+  return info_string("clGetDeviceInfo", [&](std::size_t n, void* p, std::size_t* out) {
+    return clGetDeviceInfo(device, what, n, p, out);
+  });
+}
+
 std::string platform_string(cl_platform_id platform, cl_platform_info what) {
-  std::size_t size = 0;
-  HETERO_CL_CHECK(clGetPlatformInfo(platform, what, 0, nullptr, &size));
-  std::string s(size, '\0');
-  HETERO_CL_CHECK(clGetPlatformInfo(platform, what, size, s.data(), nullptr));
-  return trimmed(s);
+  return info_string("clGetPlatformInfo", [&](std::size_t n, void* p, std::size_t* out) {
+    return clGetPlatformInfo(platform, what, n, p, out);
+  });
 }
 
 PlatformContext::PlatformContext(cl_platform_id platform, std::vector<cl_device_id> devices) {
