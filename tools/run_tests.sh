@@ -12,6 +12,9 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
+# The libFuzzer target of the safetensors reader (clang), briefly, from the malformed corpus.
+HETERO_FUZZ_SECONDS="${HETERO_FUZZ_SECONDS:-20}" tools/run_fuzz.sh build-fuzz
+
 # The installed package, moved, used out of tree: the example app, the template backend
 # and the OpenCL backend (conformance on PoCL).
 tools/test_package.sh build

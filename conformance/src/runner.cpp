@@ -1,5 +1,7 @@
 #include <cmath>
 #include <cstring>
+
+#include <hetero/sdk/half.hpp>
 #include <iostream>
 
 #include <hetero/conformance/conformance.hpp>
@@ -91,6 +93,8 @@ std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, b
       case DType::int32:
       case DType::int64: e = std::floor(positive ? 1 + 50 * u : 100 * u - 50); break;
       case DType::bool_: e = u < 0.5 ? 0 : 1; break;
+      case DType::float16: e = static_cast<float>(Half(static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2))); break;
+      case DType::bfloat16: e = static_cast<float>(BFloat16(static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2))); break;
     }
   }
   return v;
@@ -106,6 +110,8 @@ std::vector<unsigned char> pack(DType t, const std::vector<double>& v) {
       case DType::int32: { auto f = static_cast<std::int32_t>(v[i]); std::memcpy(p, &f, 4); break; }
       case DType::int64: { auto f = static_cast<std::int64_t>(v[i]); std::memcpy(p, &f, 8); break; }
       case DType::bool_: *p = v[i] != 0 ? 1 : 0; break;
+      case DType::float16: { Half h(static_cast<float>(v[i])); std::memcpy(p, &h, 2); break; }
+      case DType::bfloat16: { BFloat16 h(static_cast<float>(v[i])); std::memcpy(p, &h, 2); break; }
     }
   }
   return out;
@@ -122,6 +128,8 @@ std::vector<double> unpack(DType t, const std::vector<unsigned char>& bytes) {
       case DType::int32: { std::int32_t f; std::memcpy(&f, p, 4); out[i] = f; break; }
       case DType::int64: { std::int64_t f; std::memcpy(&f, p, 8); out[i] = static_cast<double>(f); break; }
       case DType::bool_: out[i] = *p; break;
+      case DType::float16: { Half h; std::memcpy(&h, p, 2); out[i] = static_cast<float>(h); break; }
+      case DType::bfloat16: { BFloat16 h; std::memcpy(&h, p, 2); out[i] = static_cast<float>(h); break; }
     }
   }
   return out;

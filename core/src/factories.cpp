@@ -36,6 +36,9 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
   if (!is_floating_point(t))
     throw DTypeError(std::string(dist == RandomDistribution::uniform ? "rand" : "randn") +
                      ": expected a floating dtype, got " + std::string(dtype_name(t)));
+  // 16-bit floats: drawn in float32 and rounded, so a seed gives the same values in
+  // every floating dtype up to rounding (backends draw float32/float64 only).
+  if (is_half(t)) return random(dist, shape, options.dtype(DType::float32)).to(t);
   Tensor out = detail::new_tensor(shape, t, options.device());
   const auto n = static_cast<std::uint64_t>(out.numel());
   if (n == 0) return out;

@@ -15,14 +15,18 @@ int rank(DType t) {
     case DType::bool_: return 0;
     case DType::int32: return 1;
     case DType::int64: return 2;
-    case DType::float32: return 3;
-    case DType::float64: return 4;
+    case DType::float16: return 3;
+    case DType::bfloat16: return 3;
+    case DType::float32: return 4;
+    case DType::float64: return 5;
   }
   return 0;
 }
 
-// bool < int32 < int64 < float32 < float64; bool arithmetic is done in int64.
+// bool < int32 < int64 < float16, bfloat16 < float32 < float64, and float16 with
+// bfloat16 gives float32 (as torch.promote_types); bool arithmetic is done in int64.
 DType promote(DType a, DType b) {
+  if (is_half(a) && is_half(b) && a != b) return DType::float32;
   const DType t = rank(a) >= rank(b) ? a : b;
   return t == DType::bool_ ? DType::int64 : t;
 }

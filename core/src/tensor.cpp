@@ -5,6 +5,7 @@
 
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/half.hpp>
 
 #include "copy.hpp"
 #include "dispatch.hpp"
@@ -190,7 +191,10 @@ namespace {
 template <class T, class S>
 void convert(const void* src, std::size_t n, std::vector<T>& out) {
   const S* s = static_cast<const S*>(src);
-  for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<T>(s[k]);
+  for (std::size_t k = 0; k < n; ++k) {
+    if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) out[k] = static_cast<T>(static_cast<float>(s[k]));
+    else out[k] = static_cast<T>(s[k]);
+  }
 }
 
 }  // namespace
@@ -210,6 +214,8 @@ std::vector<T> Tensor::to_vector() const {
     case DType::int32: convert<T, std::int32_t>(raw.data(), n, out); break;
     case DType::int64: convert<T, std::int64_t>(raw.data(), n, out); break;
     case DType::bool_: convert<T, std::uint8_t>(raw.data(), n, out); break;
+    case DType::float16: convert<T, Half>(raw.data(), n, out); break;
+    case DType::bfloat16: convert<T, BFloat16>(raw.data(), n, out); break;
   }
   return out;
 }

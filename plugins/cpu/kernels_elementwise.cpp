@@ -102,7 +102,7 @@ void convert(const StridedView& src, const StridedView& dst) {
 void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_floating_storage_v<T>) {
       switch (op) {
         case UnaryOp::neg: return apply_unary<T>(in, out, [](T x) { return -x; });
         case UnaryOp::exp: return apply_unary<T>(in, out, [](T x) { return std::exp(x); });
@@ -130,7 +130,7 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_floating_storage_v<T>) {
       switch (op) {
         case BinaryOp::add: return apply_binary<T>(a, b, out, [](T x, T y) { return x + y; });
         case BinaryOp::sub: return apply_binary<T>(a, b, out, [](T x, T y) { return x - y; });

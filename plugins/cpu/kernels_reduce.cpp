@@ -11,7 +11,7 @@ namespace {
 
 template <class T>
 void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+  using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
   const T* src = data_of<T>(in);
   const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
@@ -29,7 +29,7 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
         switch (op) {
           case ReduceOp::sum:
           case ReduceOp::mean:
-            if constexpr (std::is_floating_point_v<T>) acc += static_cast<Acc>(x);
+            if constexpr (is_floating_storage_v<T>) acc += static_cast<Acc>(x);
             else acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) + static_cast<std::uint64_t>(x));
             break;
           case ReduceOp::norm: acc += static_cast<Acc>(x) * static_cast<Acc>(x); break;

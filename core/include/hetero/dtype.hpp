@@ -15,6 +15,8 @@ enum class DType : std::uint8_t {
   int32 = 2,    ///< two's complement 32-bit
   int64 = 3,    ///< two's complement 64-bit, the dtype of tensor({1, 2, 3})
   bool_ = 4,    ///< one byte, 0 or 1
+  float16 = 5,  ///< IEEE binary16 (half): 5 exponent, 10 mantissa bits; max 65504
+  bfloat16 = 6, ///< brain float: the upper 16 bits of a binary32 (8 exponent, 7 mantissa bits)
 };
 
 /// Size of one element in bytes.
@@ -25,14 +27,19 @@ constexpr std::size_t element_size(DType t) noexcept {
     case DType::int32: return 4;
     case DType::int64: return 8;
     case DType::bool_: return 1;
+    case DType::float16: return 2;
+    case DType::bfloat16: return 2;
   }
   return 0;
 }
 
-/// True for float32 and float64.
+/// True for float16, bfloat16, float32 and float64.
 constexpr bool is_floating_point(DType t) noexcept {
-  return t == DType::float32 || t == DType::float64;
+  return t == DType::float32 || t == DType::float64 || t == DType::float16 || t == DType::bfloat16;
 }
+
+/// True for the 16-bit floating dtypes, which kernels compute in float32 (as torch on CPU).
+constexpr bool is_half(DType t) noexcept { return t == DType::float16 || t == DType::bfloat16; }
 
 /// The name as PyTorch spells it without the "torch." prefix: "float32", "int64", "bool".
 constexpr std::string_view dtype_name(DType t) noexcept {
@@ -42,6 +49,8 @@ constexpr std::string_view dtype_name(DType t) noexcept {
     case DType::int32: return "int32";
     case DType::int64: return "int64";
     case DType::bool_: return "bool";
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
   }
   return "unknown";
 }

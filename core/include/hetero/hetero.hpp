@@ -10,5 +10,6 @@
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/serialize.hpp>
 #include <hetero/tensor.hpp>
 #include <hetero/tensor_options.hpp>

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <hetero/sdk/half.hpp>
 #include <hetero/sdk/host_device.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 
@@ -19,11 +20,21 @@ template <class D, class S>
 HETERO_HOST_DEVICE inline D convert_element(S s) {
   if constexpr (std::is_same_v<D, std::uint8_t>) {
     return static_cast<D>(s != S(0));
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (s != s) return D(0);
-    if (s <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    if (s >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    return static_cast<D>(s);
+  } else if constexpr (is_floating_storage_v<S> && std::is_integral_v<D>) {
+    using C = std::conditional_t<std::is_same_v<S, double>, double, float>;
+    const C x = static_cast<C>(s);
+    if (x != x) return D(0);
+    if (x <= static_cast<C>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
+    if (x >= static_cast<C>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
+  } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+    // Through float, except double -> 16 bits, which rounds once from double's value
+    // via float: exact for every double that float represents (double rounding is
+    // possible only for values that fall exactly between two binary16 numbers after
+    // the first rounding).
+    return D(static_cast<float>(s));
+  } else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+    return static_cast<D>(static_cast<float>(s));
   } else {
     return static_cast<D>(s);
   }
@@ -33,7 +44,8 @@ HETERO_HOST_DEVICE inline D convert_element(S s) {
 /// (bool: i != 0).
 template <class T>
 HETERO_HOST_DEVICE inline T scalar_as(const Scalar& value) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(value.f);
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(value.f));
+  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(value.f);
   else if constexpr (std::is_same_v<T, std::uint8_t>) return value.i != 0 ? 1 : 0;
   else return static_cast<T>(value.i);
 }

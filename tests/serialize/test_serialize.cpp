@@ -1,0 +1,171 @@
+// hetero::save / load_file / load: round trips across devices and dtypes, module
+// state_dicts with map_location, name/shape mismatches, and atomic writes.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <hetero/hetero.hpp>
+
+namespace {
+using namespace hetero;
+namespace fs = std::filesystem;
+
+class Serialize : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hetero_serialize_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+Device second_device() { return device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu(); }
+
+TEST_F(Serialize, RoundTripEveryDtypeAndViews) {
+  manual_seed(1);
+  nn::NamedTensors t;
+  const Tensor m = rand({3, 4});
+  t.push_back("transposed", m.t());  // a non-contiguous view is saved in C order
+  t.push_back("f64", randn({5}, DType::float64));
+  t.push_back("i32", arange(0, 6, 1, DType::int32).view({2, 3}));
+  t.push_back("i64", tensor({-1, 2, 3}));
+  t.push_back("b", tensor({0, 1, 1}).to(DType::bool_));
+  t.push_back("f16", rand({7}, DType::float16));
+  t.push_back("bf16", rand({7}, DType::bfloat16));
+  t.push_back("scalar", full({}, 3.5));
+  t.push_back("empty", zeros({0, 2}));
+  save(t, dir_ / "t.safetensors");
+  const auto back = load_file(dir_ / "t.safetensors", second_device());
+  ASSERT_EQ(back.size(), t.size());
+  auto it = back.begin();
+  for (const auto& [name, x] : t) {
+    EXPECT_EQ(it->first, name);  // file order is save order
+    EXPECT_EQ(it->second.device(), second_device());
+    EXPECT_EQ(it->second.dtype(), x.dtype()) << name;
+    EXPECT_EQ(it->second.shape(), x.shape()) << name;
+    EXPECT_EQ(it->second.to_vector<double>(), x.to_vector<double>()) << name;
+    ++it;
+  }
+}
+
+TEST_F(Serialize, ModuleStateDictOntoAnotherDevice) {
+  nn::Sequential net{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)};
+  const fs::path file = dir_ / "net.safetensors";
+  save(net, file);
+  const auto names = load_file(file);
+  ASSERT_EQ(names.size(), 4u);
+  EXPECT_TRUE(names.contains("0.weight") && names.contains("0.bias") && names.contains("2.weight") &&
+              names.contains("2.bias"));
+
+  nn::Sequential fresh{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)};
+  load(fresh, file, second_device());
+  const Tensor x = rand({5, 4});
+  EXPECT_EQ(fresh[0].weight().device(), second_device());
+  EXPECT_EQ(fresh(x.to(second_device())).to_vector<float>(), net(x).to_vector<float>());
+
+  // Without map_location the parameters stay where they are and take the values.
+  nn::Sequential here{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)};
+  load(here, file);
+  EXPECT_EQ(here[0].weight().device(), Device::cpu());
+  EXPECT_EQ(here(x).to_vector<float>(), net(x).to_vector<float>());
+}
+
+TEST_F(Serialize, MismatchedModuleNamesEveryProblemAndChangesNothing) {
+  nn::Sequential small{nn::Linear(4, 3)};
+  const fs::path file = dir_ / "small.safetensors";
+  save(small, file);
+  nn::Sequential other{nn::Linear(5, 3), nn::ReLU(), nn::Linear(3, 2)};
+  const auto before = other[0].weight().to_vector<float>();
+  try {
+    load(other, file);
+    FAIL() << "loaded";
+  } catch (const FormatError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("missing tensors: 2.weight, 2.bias"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("shape mismatch: 0.weight (file [3, 4], module [3, 5])"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
+  }
+  EXPECT_EQ(other[0].weight().to_vector<float>(), before);
+
+  nn::NamedTensors extra;
+  for (const auto& [n, t] : small.named_parameters()) extra.push_back(n, t);
+  extra.push_back("stray", zeros({1}));
+  save(extra, file);
+  nn::Sequential same{nn::Linear(4, 3)};
+  EXPECT_THROW(
+      try { load(same, file); } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("unexpected tensors: stray"), std::string::npos) << e.what();
+        throw;
+      },
+      FormatError);
+}
+
+TEST_F(Serialize, BadNamesAndMissingFile) {
+  nn::NamedTensors dup;
+  dup.push_back("a", zeros({1}));
+  dup.push_back("a", zeros({1}));
+  EXPECT_THROW(save(dup, dir_ / "dup.safetensors"), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "dup.safetensors"));
+  EXPECT_THROW(load_file(dir_ / "no_such_file.safetensors"), Error);
+  EXPECT_THROW(save(dup, dir_ / "no_such_dir" / "x.safetensors"), Error);
+}
+
+// A write that fails part-way (the file size limit makes write() return EFBIG) leaves
+// the previous file byte-for-byte intact and no temporary file behind.
+TEST_F(Serialize, FailedWriteLeavesThePreviousFileIntact) {
+  const fs::path file = dir_ / "params.safetensors";
+  nn::NamedTensors small;
+  small.push_back("w", full({4}, 1.0));
+  save(small, file);
+  const auto size_before = fs::file_size(file);
+
+  nn::NamedTensors big;
+  big.push_back("w", zeros({1 << 20}));  // 4 MiB
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto* previous = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit limited = old;
+  limited.rlim_cur = 64 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  bool threw = false;
+  try {
+    save(big, file);
+  } catch (const Error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find("write failed"), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(fs::file_size(file), size_before);
+  EXPECT_EQ(load_file(file).at("w").to_vector<float>(), std::vector<float>(4, 1.0f));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1) << "a temporary file was left behind";
+}
+
+TEST_F(Serialize, HalfPrecisionRoundsToNearestEvenAndOverflowsToInf) {
+  // 1 + 2^-11 lies halfway between two float16 values: ties to the even one (1.0);
+  // 65520 rounds past the largest float16 (65504) to inf, as IEEE says.
+  const Tensor x = tensor({1.0 + std::ldexp(1.0, -11), 1.0 + 3 * std::ldexp(1.0, -11), 65504.0, 65520.0, -1e6})
+                       .to(DType::float16);
+  const auto v = x.to_vector<double>();
+  EXPECT_EQ(v[0], 1.0);
+  EXPECT_EQ(v[1], 1.0 + std::ldexp(1.0, -9));
+  EXPECT_EQ(v[2], 65504.0);
+  EXPECT_TRUE(std::isinf(v[3]) && v[3] > 0);
+  EXPECT_TRUE(std::isinf(v[4]) && v[4] < 0);
+  const auto b = tensor({1.0 + std::ldexp(1.0, -8), 3e38, 1e39}).to(DType::bfloat16).to_vector<double>();
+  EXPECT_EQ(b[0], 1.0);  // halfway: ties to even
+  EXPECT_TRUE(std::isfinite(b[1]));
+  EXPECT_TRUE(std::isinf(b[2]));  // 1e39 is already inf in float32
+}
+
+}  // namespace
