@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkg-config ccache git
       libboost-dev libopenblas-dev libgtest-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev
+      libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev
+      python3-numpy clang libclang-rt-dev
       libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
 missing=()
 for p in "${pkgs[@]}"; do

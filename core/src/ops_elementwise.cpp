@@ -5,6 +5,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/record.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {
@@ -92,12 +93,42 @@ Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::add, a, b); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::sub, a, b); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::mul, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::div, a, b); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::maximum, a, b); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::minimum, a, b); }
+// Each public op computes under NoGradGuard and records one node (Note [Autograd]).
+using detail::Gradients;
+using detail::record;
+using detail::saved;
+using detail::unbroadcast;
+using detail::untracked;
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b},
+                [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)}; });
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b},
+                [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)}; });
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b},
+                [a = saved(a), b = saved(b)](const Tensor& g) {
+                  return Gradients{unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
+                });
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b},
+                [a = saved(a), b = saved(b)](const Tensor& g) {
+                  const Tensor gb = -g * a / (b * b);
+                  return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
+                });
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }), {a, b},
+                detail::not_differentiable("maximum"));
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }), {a, b},
+                detail::not_differentiable("minimum"));
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
@@ -113,37 +144,85 @@ Tensor operator*(double s, const Tensor& a) { return mul(scalar_like(a, s), a); 
 Tensor operator/(double s, const Tensor& a) { return div(scalar_like(a, s), a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
-Tensor neg(const Tensor& a) { return unary(UnaryOp::neg, a, false); }
-Tensor exp(const Tensor& a) { return unary(UnaryOp::exp, a, true); }
-Tensor log(const Tensor& a) { return unary(UnaryOp::log, a, true); }
-Tensor sqrt(const Tensor& a) { return unary(UnaryOp::sqrt, a, true); }
-Tensor abs(const Tensor& a) { return unary(UnaryOp::abs, a, false); }
-Tensor relu(const Tensor& a) { return unary(UnaryOp::relu, a, false); }
-Tensor sigmoid(const Tensor& a) { return unary(UnaryOp::sigmoid, a, true); }
-Tensor tanh(const Tensor& a) { return unary(UnaryOp::tanh, a, true); }
+namespace {
+// 1 where x != 0, else 0, in x's dtype (the cast to bool is `x != 0`).
+Tensor nonzero_mask(const Tensor& x) { return x.to(DType::bool_).to(x.dtype()); }
+}  // namespace
+
+Tensor neg(const Tensor& a) {
+  return record("NegBackward", untracked([&] { return unary(UnaryOp::neg, a, false); }), {a},
+                [](const Tensor& g) { return Gradients{-g}; });
+}
+Tensor exp(const Tensor& a) {
+  Tensor out = untracked([&] { return unary(UnaryOp::exp, a, true); });
+  return record("ExpBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * y}; });
+}
+Tensor log(const Tensor& a) {
+  return record("LogBackward", untracked([&] { return unary(UnaryOp::log, a, true); }), {a},
+                [x = saved(a)](const Tensor& g) { return Gradients{g / x}; });
+}
+Tensor sqrt(const Tensor& a) {
+  Tensor out = untracked([&] { return unary(UnaryOp::sqrt, a, true); });
+  return record("SqrtBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; });
+}
+Tensor abs(const Tensor& a) {
+  // d|x| = sign(x), 0 at 0 (as torch).
+  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a},
+                [x = saved(a)](const Tensor& g) {
+                  return Gradients{g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
+                });
+}
+Tensor relu(const Tensor& a) {
+  // d relu(x) = 1 where x > 0, else 0 (0 at 0, as torch).
+  Tensor out = untracked([&] { return unary(UnaryOp::relu, a, false); });
+  return record("ReluBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; });
+}
+Tensor sigmoid(const Tensor& a) {
+  Tensor out = untracked([&] { return unary(UnaryOp::sigmoid, a, true); });
+  return record("SigmoidBackward", out, {a},
+                [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; });
+}
+Tensor tanh(const Tensor& a) {
+  Tensor out = untracked([&] { return unary(UnaryOp::tanh, a, true); });
+  return record("TanhBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; });
+}
 
 Tensor cast(const Tensor& a, DType t) {
   detail::impl_of(a, "cast");
   Tensor out = detail::new_tensor(a.shape(), t, a.device());
-  if (out.numel() == 0) return out;
-  auto& be = detail::backend_of(out);
-  if (a.dtype() == t)
-    be.copy_strided(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
-  else
-    be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
-  return out;
+  if (out.numel() > 0) {
+    auto& be = detail::backend_of(out);
+    if (a.dtype() == t)
+      be.copy_strided(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
+    else
+      be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
+  }
+  if (!is_floating_point(t)) return out;  // integer results take no gradient
+  return record("CastBackward", out, {a}, [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; });
 }
 
 Tensor softmax(const Tensor& a, std::int64_t dim) {
-  const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
-  const Tensor e = exp(x - x.max(dim, true));
-  return e / e.sum(dim, true);
+  Tensor out = untracked([&] {
+    const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+    const Tensor e = exp(x - x.max(dim, true));
+    return e / e.sum(dim, true);
+  });
+  // dx = y * (g - sum(g * y, dim))
+  return record("SoftmaxBackward", out, {a}, [y = saved(out), dim](const Tensor& g) {
+    return Gradients{y * (g - (g * y).sum(dim, true))};
+  });
 }
 
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
-  const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
-  const Tensor shifted = x - x.max(dim, true);
-  return shifted - log(exp(shifted).sum(dim, true));
+  Tensor out = untracked([&] {
+    const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+    const Tensor shifted = x - x.max(dim, true);
+    return shifted - log(exp(shifted).sum(dim, true));
+  });
+  // dx = g - exp(y) * sum(g, dim)
+  return record("LogSoftmaxBackward", out, {a}, [y = saved(out), dim](const Tensor& g) {
+    return Gradients{g - exp(y) * g.sum(dim, true)};
+  });
 }
 
 }  // namespace hetero

@@ -3,6 +3,7 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/record.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {
@@ -51,6 +52,8 @@ Tensor flatten_batch(const Tensor& t, const Shape& batch, std::int64_t& stride) 
   const auto r = t.shape()[nb], c = t.shape()[nb + 1];
   if (uniform) {
     auto impl = std::make_shared<detail::TensorImpl>(*t.impl());
+  impl->autograd = nullptr;
+    impl->autograd = nullptr;
     impl->shape = {count, r, c};
     impl->strides = {stride, st[nb], st[nb + 1]};
     return Tensor(std::move(impl));
@@ -62,6 +65,7 @@ Tensor flatten_batch(const Tensor& t, const Shape& batch, std::int64_t& stride) 
 
 Tensor expand_to(const Tensor& t, const Shape& batch) {
   auto impl = std::make_shared<detail::TensorImpl>(*t.impl());
+  impl->autograd = nullptr;
   const auto& s = t.shape();
   const auto& st = t.strides();
   const std::size_t own = s.size() - 2;
@@ -78,9 +82,7 @@ Tensor expand_to(const Tensor& t, const Shape& batch) {
   return Tensor(std::move(impl));
 }
 
-}  // namespace
-
-Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
   detail::check_same_device("matmul", {&a_in, &b_in});
   if (a_in.dim() == 0 || b_in.dim() == 0)
     throw ShapeError("matmul: both arguments need at least 1 dimension, got shapes " +
@@ -88,8 +90,11 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   if (!is_floating_point(a_in.dtype()) || !is_floating_point(b_in.dtype()))
     throw DTypeError("matmul: expected floating dtypes, got " + std::string(dtype_name(a_in.dtype())) +
                      " and " + std::string(dtype_name(b_in.dtype())));
-  const DType t = (a_in.dtype() == DType::float64 || b_in.dtype() == DType::float64) ? DType::float64
-                                                                                     : DType::float32;
+  // Equal dtypes stay (float16 @ float16 is float16, accumulated in float32 by the
+  // backend); mixed ones compute in float64 if either is, else float32.
+  const DType t = a_in.dtype() == b_in.dtype() ? a_in.dtype()
+                  : (a_in.dtype() == DType::float64 || b_in.dtype() == DType::float64) ? DType::float64
+                                                                                       : DType::float32;
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   const Tensor a = a_vec ? a_in.to(t).unsqueeze(0) : a_in.to(t);
   const Tensor b = b_vec ? b_in.to(t).unsqueeze(1) : b_in.to(t);
@@ -138,6 +143,28 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   if (a_vec) out = out.squeeze(-2);
   if (b_vec) out = out.squeeze(-1);
   return out;
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = matmul_impl(a, b);
+  }
+  // d(A B) = dC B^T, A^T dC on the 2-D forms, summed over broadcast batch dimensions.
+  return detail::record("MatmulBackward", out, {a, b}, [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
+    const Tensor a2 = sa.dim() == 1 ? sa.unsqueeze(0) : sa;
+    const Tensor b2 = sb.dim() == 1 ? sb.unsqueeze(1) : sb;
+    Tensor g2 = g;
+    if (sa.dim() == 1 && sb.dim() == 1) g2 = g.reshape({1, 1});
+    else if (sa.dim() == 1) g2 = g.unsqueeze(-2);
+    else if (sb.dim() == 1) g2 = g.unsqueeze(-1);
+    const Tensor ga = detail::unbroadcast(matmul(g2, b2.transpose(-1, -2)), a2.shape()).reshape(sa.shape());
+    const Tensor gb = detail::unbroadcast(matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(sb.shape());
+    return detail::Gradients{ga, gb};
+  });
 }
 
 }  // namespace hetero

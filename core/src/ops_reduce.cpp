@@ -1,7 +1,9 @@
 // Reductions: the output view keeps the input's rank with size-1 reduced dimensions.
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/record.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {
@@ -73,16 +75,69 @@ Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) 
 
 }  // namespace
 
-Tensor sum(const Tensor& a) { return reduce_all(ReduceOp::sum, a); }
-Tensor sum(const Tensor& a, std::int64_t d, bool k) { return reduce_dim(ReduceOp::sum, a, d, k); }
-Tensor mean(const Tensor& a) { return reduce_all(ReduceOp::mean, a); }
-Tensor mean(const Tensor& a, std::int64_t d, bool k) { return reduce_dim(ReduceOp::mean, a, d, k); }
-Tensor max(const Tensor& a) { return reduce_all(ReduceOp::max, a); }
-Tensor max(const Tensor& a, std::int64_t d, bool k) { return reduce_dim(ReduceOp::max, a, d, k); }
-Tensor min(const Tensor& a) { return reduce_all(ReduceOp::min, a); }
-Tensor min(const Tensor& a, std::int64_t d, bool k) { return reduce_dim(ReduceOp::min, a, d, k); }
-Tensor norm(const Tensor& a) { return reduce_all(ReduceOp::norm, a); }
-Tensor argmax(const Tensor& a) { return reduce_all(ReduceOp::argmax, a); }
-Tensor argmax(const Tensor& a, std::int64_t d, bool k) { return reduce_dim(ReduceOp::argmax, a, d, k); }
+using detail::expand_to;
+using detail::Gradients;
+using detail::record;
+using detail::untracked;
+
+namespace {
+// g of a reduction over `dim` (kept or squeezed) broadcast back to the input's shape.
+Tensor spread(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
+  if (in_shape.empty()) return g.reshape({});
+  const Tensor kept = keepdim ? g : g.unsqueeze(detail::wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
+  return expand_to(kept, in_shape);
+}
+std::int64_t reduced_count(const Shape& s, std::int64_t dim) {
+  return s.empty() ? 1 : s[static_cast<std::size_t>(detail::wrap_dim(dim, static_cast<std::int64_t>(s.size()), "mean"))];
+}
+}  // namespace
+
+Tensor sum(const Tensor& a) {
+  return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a},
+                [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; });
+}
+Tensor sum(const Tensor& a, std::int64_t d, bool k) {
+  return record("SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a},
+                [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; });
+}
+Tensor mean(const Tensor& a) {
+  return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a},
+                [s = a.shape(), n = a.numel()](const Tensor& g) {
+                  return Gradients{expand_to(g / static_cast<double>(n), s)};
+                });
+}
+Tensor mean(const Tensor& a, std::int64_t d, bool k) {
+  return record("MeanBackward", untracked([&] { return reduce_dim(ReduceOp::mean, a, d, k); }), {a},
+                [s = a.shape(), d, k](const Tensor& g) {
+                  return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
+                });
+}
+Tensor max(const Tensor& a) {
+  return record("MaxBackward", untracked([&] { return reduce_all(ReduceOp::max, a); }), {a},
+                detail::not_differentiable("max"));
+}
+Tensor max(const Tensor& a, std::int64_t d, bool k) {
+  return record("MaxBackward", untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); }), {a},
+                detail::not_differentiable("max"));
+}
+Tensor min(const Tensor& a) {
+  return record("MinBackward", untracked([&] { return reduce_all(ReduceOp::min, a); }), {a},
+                detail::not_differentiable("min"));
+}
+Tensor min(const Tensor& a, std::int64_t d, bool k) {
+  return record("MinBackward", untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); }), {a},
+                detail::not_differentiable("min"));
+}
+Tensor norm(const Tensor& a) {
+  // d||x|| = x / ||x|| (0/0 at x = 0 gives NaN, as torch's subgradient choice differs: documented).
+  Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
+  return record("NormBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+    return Gradients{x * (g / y)};
+  });
+}
+Tensor argmax(const Tensor& a) { return untracked([&] { return reduce_all(ReduceOp::argmax, a); }); }
+Tensor argmax(const Tensor& a, std::int64_t d, bool k) {
+  return untracked([&] { return reduce_dim(ReduceOp::argmax, a, d, k); });
+}
 
 }  // namespace hetero

@@ -4,15 +4,29 @@
 #include <cstring>
 
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/sdk/half.hpp>
 
+#include "autograd/record.hpp"
 #include "copy.hpp"
 #include "dispatch.hpp"
 #include "registry.hpp"
 
 namespace hetero {
+using detail::Gradients;
 using detail::impl_of;
+using detail::record;
+
+namespace {
+// A new TensorImpl viewing the same storage, without autograd state (views record
+// their own node).
+std::shared_ptr<detail::TensorImpl> view_impl(const detail::TensorImpl& i) {
+  auto impl = std::make_shared<detail::TensorImpl>(i);
+  impl->autograd = nullptr;
+  return impl;
+}
+}  // namespace
 
 const detail::TensorImpl& Tensor::checked() const { return impl_of(*this, "Tensor"); }
 
@@ -42,12 +56,17 @@ bool Tensor::shares_storage(const Tensor& other) const {
 
 Tensor Tensor::copy_to(const Device& d) const {
   const auto& src_impl = checked();
-  const Tensor src = contiguous();
-  Tensor out = detail::new_tensor(src_impl.shape, src_impl.dtype, d);
-  const std::size_t es = element_size(src_impl.dtype);
-  detail::copy_bytes(*src.impl()->storage, static_cast<std::size_t>(src.impl()->offset) * es,
-                     *out.impl()->storage, 0, static_cast<std::size_t>(numel()) * es);
-  return out;
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    const Tensor src = contiguous();
+    out = detail::new_tensor(src_impl.shape, src_impl.dtype, d);
+    const std::size_t es = element_size(src_impl.dtype);
+    detail::copy_bytes(*src.impl()->storage, static_cast<std::size_t>(src.impl()->offset) * es,
+                       *out.impl()->storage, 0, static_cast<std::size_t>(numel()) * es);
+  }
+  // The gradient goes back to the source device (model parallel: Note [Autograd]).
+  return record("ToCopyBackward", out, {*this}, [from = device()](const Tensor& g) { return Gradients{g.to(from)}; });
 }
 
 Tensor Tensor::to(const Device& d) const {
@@ -68,7 +87,7 @@ Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(i.shape, i.dtype, device());
   detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
                                           detail::stream_of(*this));
-  return out;
+  return record("CloneBackward", out, {*this}, [](const Tensor& g) { return Gradients{g}; });
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -76,7 +95,9 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 void Tensor::set_data(const Tensor& other) {
   checked();
   impl_of(other, "set_data");
+  auto meta = impl_->autograd;  // this tensor keeps its requires_grad and grad
   *impl_ = *other.impl_;
+  impl_->autograd = std::move(meta);
 }
 
 void Tensor::copy_(const Tensor& src) {
@@ -121,10 +142,11 @@ Tensor Tensor::view(const Shape& shape) const {
   if (!is_contiguous())
     throw ShapeError("view: tensor of shape " + detail::shape_str(i.shape) +
                      " is not contiguous; use reshape() or contiguous()");
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+  auto impl = view_impl(i);
   impl->shape = s;
   impl->strides = detail::contiguous_strides(s);
-  return Tensor(std::move(impl));
+  return record("ViewBackward", Tensor(std::move(impl)), {*this},
+                [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shape); }
@@ -135,10 +157,11 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   if (n == 0) return *this;
   d0 = detail::wrap_dim(d0, n, "transpose");
   d1 = detail::wrap_dim(d1, n, "transpose");
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+  auto impl = view_impl(i);
   std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
   std::swap(impl->strides[static_cast<std::size_t>(d0)], impl->strides[static_cast<std::size_t>(d1)]);
-  return Tensor(std::move(impl));
+  return record("TransposeBackward", Tensor(std::move(impl)), {*this},
+                [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; });
 }
 
 Tensor Tensor::t() const {
@@ -149,13 +172,14 @@ Tensor Tensor::t() const {
 Tensor Tensor::unsqueeze(std::int64_t d) const {
   const auto& i = checked();
   d = detail::wrap_dim(d, dim() + 1, "unsqueeze");
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+  auto impl = view_impl(i);
   const auto pos = static_cast<std::size_t>(d);
   const std::int64_t stride = pos < i.shape.size() ? i.strides[pos] * i.shape[pos] : 1;
   impl->shape.insert(impl->shape.begin() + d, 1);
   impl->strides.insert(impl->strides.begin() + d, stride);
   detail::checked_numel(impl->shape);
-  return Tensor(std::move(impl));
+  return record("UnsqueezeBackward", Tensor(std::move(impl)), {*this},
+                [d](const Tensor& g) { return Gradients{g.squeeze(d)}; });
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
@@ -163,10 +187,11 @@ Tensor Tensor::squeeze(std::int64_t d) const {
   if (i.shape.empty()) return *this;
   d = detail::wrap_dim(d, dim(), "squeeze");
   if (i.shape[static_cast<std::size_t>(d)] != 1) return *this;
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+  auto impl = view_impl(i);
   impl->shape.erase(impl->shape.begin() + d);
   impl->strides.erase(impl->strides.begin() + d);
-  return Tensor(std::move(impl));
+  return record("SqueezeBackward", Tensor(std::move(impl)), {*this},
+                [d](const Tensor& g) { return Gradients{g.unsqueeze(d)}; });
 }
 
 Tensor Tensor::operator[](std::int64_t idx) const {
@@ -177,11 +202,15 @@ Tensor Tensor::operator[](std::int64_t idx) const {
     throw IndexError("index " + std::to_string(idx) + " is out of bounds for dimension 0 with size " +
                      std::to_string(n));
   if (idx < 0) idx += n;
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+  auto impl = view_impl(i);
   impl->offset += idx * i.strides[0];
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());
-  return Tensor(std::move(impl));
+  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [idx, from = i.shape](const Tensor& g) {
+    Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+    full[idx].copy_(g);
+    return Gradients{full};
+  });
 }
 
 // --- host reads ----------------------------------------------------------------------

@@ -1,12 +1,13 @@
 #pragma once
 // TensorImpl: the state behind a Tensor handle: storage, element offset, shape,
-// strides, dtype.
+// strides, dtype, and the autograd state.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include <hetero/tensor.hpp>
 
+#include "autograd/node.hpp"
 #include "storage.hpp"
 
 namespace hetero::detail {
@@ -17,6 +18,7 @@ struct TensorImpl {
   Shape shape;
   std::vector<std::int64_t> strides;  // elements
   DType dtype = DType::float32;
+  std::shared_ptr<AutogradMeta> autograd;  // null: never required grad
 
   std::int64_t numel() const {
     std::int64_t n = 1;

@@ -1,6 +1,7 @@
 #pragma once
 /// @file hetero.hpp
 /// Everything an application needs: devices, tensors, operations, layers, plugins.
+#include <hetero/autograd.hpp>
 #include <hetero/default_device.hpp>
 #include <hetero/device.hpp>
 #include <hetero/devices.hpp>
@@ -9,6 +10,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/optim.hpp>
 #include <hetero/plugins.hpp>
 #include <hetero/serialize.hpp>
 #include <hetero/tensor.hpp>

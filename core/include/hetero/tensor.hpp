@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include <hetero/device.hpp>
@@ -133,6 +134,34 @@ class HETERO_API Tensor {
   Tensor matmul(const Tensor& other) const;
   Tensor softmax(std::int64_t dim) const;
   Tensor log_softmax(std::int64_t dim) const;
+
+  // --- autograd (see autograd.hpp) ------------------------------------------------
+  /// True when gradients flow to or through this tensor: a leaf marked with
+  /// requires_grad_(), or the result of a recorded operation on one.
+  bool requires_grad() const;
+  /// Marks a leaf as requiring grad (or not), as torch.Tensor.requires_grad_. Floating
+  /// dtypes only (DTypeError); Error when turning it off on a non-leaf. Returns *this.
+  Tensor& requires_grad_(bool on = true);
+  /// The gradient accumulated by backward(): same shape, dtype and device as this
+  /// tensor; undefined until a backward() reaches it (as torch's `.grad`).
+  Tensor grad() const;
+  /// The gradient slot itself, to replace or reset it (as libtorch's mutable_grad());
+  /// assigning an undefined Tensor clears it.
+  Tensor& mutable_grad();
+  /// True for tensors not produced by a recorded operation (as torch.Tensor.is_leaf).
+  bool is_leaf() const;
+  /// Name of the node that produced this tensor ("MulBackward"), empty for leaves.
+  std::string grad_fn_name() const;
+  /// A tensor sharing this one's storage without autograd history (requires_grad false),
+  /// as torch.Tensor.detach.
+  Tensor detach() const;
+  /// Computes the gradient of this tensor with respect to every leaf that requires grad
+  /// and adds it to their grad(), as torch.Tensor.backward. `gradient` defaults to 1 for
+  /// a one-element tensor (ShapeError otherwise); it must have this tensor's shape and
+  /// device. The graph's saved tensors are freed unless `retain_graph`; a second
+  /// backward through a freed graph throws Error. Blocks only where a gradient formula
+  /// reads on the host (none do). Error when this tensor does not require grad.
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
 
   /// The implementation (for the core and tests).
   const std::shared_ptr<detail::TensorImpl>& impl() const noexcept { return impl_; }

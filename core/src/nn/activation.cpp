@@ -5,5 +5,6 @@
 namespace hetero::nn {
 
 Tensor ReLU::forward(const Tensor& x) { return relu(x); }
+Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
 
 }  // namespace hetero::nn

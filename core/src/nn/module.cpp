@@ -1,5 +1,6 @@
 #include <hetero/nn/module.hpp>
 
+#include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 
 namespace hetero::nn {
@@ -42,10 +43,19 @@ std::vector<Tensor> Module::parameters() const {
 }
 
 Module& Module::to(const Device& d) {
-  for (auto& [n, t] : parameters_) t.set_data(t.to(d));
+  NoGradGuard no_grad;
+  for (auto& [n, t] : parameters_) {
+    t.set_data(t.to(d));
+    if (t.grad().defined()) t.mutable_grad() = t.grad().to(d);
+  }
   for (auto& [n, t] : buffers_) t.set_data(t.to(d));
   for (auto& [n, child] : children_) child->to(d);
   return *this;
+}
+
+void Module::zero_grad() {
+  for (auto& [n, t] : parameters_) t.mutable_grad() = Tensor();
+  for (auto& [n, child] : children_) child->zero_grad();
 }
 
 Tensor& Module::parameter(const std::string& name) {
@@ -70,7 +80,11 @@ Tensor& upsert(std::vector<std::pair<std::string, Tensor>>& list, const std::str
 }
 }  // namespace
 
-Tensor& Module::register_parameter(const std::string& name, Tensor t) { return upsert(parameters_, name, std::move(t)); }
+Tensor& Module::register_parameter(const std::string& name, Tensor t) {
+  if (t.defined() && is_floating_point(t.dtype()) && t.is_leaf()) t.requires_grad_();
+  else if (t.defined() && !t.is_leaf()) t = t.detach().requires_grad_();
+  return upsert(parameters_, name, std::move(t));
+}
 Tensor& Module::register_buffer(const std::string& name, Tensor t) { return upsert(buffers_, name, std::move(t)); }
 
 void Module::register_module(const std::string& name, std::shared_ptr<Module> m) {

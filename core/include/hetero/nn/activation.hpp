@@ -11,4 +11,10 @@ class HETERO_API ReLU : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
+/// 1 / (1 + exp(-x)) elementwise, as torch.nn.Sigmoid. Any shape; integer input gives float32.
+class HETERO_API Sigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+};
+
 }  // namespace hetero::nn

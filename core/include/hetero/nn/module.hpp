@@ -54,8 +54,12 @@ class HETERO_API Module {
   /// The parameters in named_parameters() order (handles sharing the module's tensors).
   std::vector<Tensor> parameters() const;
   /// Moves every parameter and buffer to `d` in place (handles held elsewhere see the
-  /// move) and returns this module, as torch.nn.Module.to.
+  /// move), and the parameters' gradients with them, and returns this module, as
+  /// torch.nn.Module.to. Not recorded by autograd.
   Module& to(const Device& d);
+  /// Clears the gradients of all parameters (grad() becomes undefined), as
+  /// torch.nn.Module.zero_grad(set_to_none=True).
+  void zero_grad();
   /// The parameter `name` of this module itself (not children); IndexError if absent.
   Tensor& parameter(const std::string& name);
   /// parameter("weight") / parameter("bias"), as torch's `net[0].weight`.
@@ -71,7 +75,8 @@ class HETERO_API Module {
   }
 
  protected:
-  /// Registers (or replaces) a parameter; returns the stored handle.
+  /// Registers (or replaces) a parameter; returns the stored handle. A floating
+  /// parameter is marked requires_grad_() (as torch.nn.Parameter).
   Tensor& register_parameter(const std::string& name, Tensor t);
   /// Registers (or replaces) a buffer; returns the stored handle.
   Tensor& register_buffer(const std::string& name, Tensor t);

@@ -1,0 +1,22 @@
+#pragma once
+/// @file nn/dropout.hpp
+/// hetero::nn::Dropout — in training mode, zeroes each element with probability p and
+/// scales the rest by 1 / (1 - p); in eval mode, the identity (as torch.nn.Dropout).
+#include <hetero/nn/module.hpp>
+
+namespace hetero::nn {
+
+class HETERO_API Dropout : public Module {
+ public:
+  /// ShapeError unless 0 <= p <= 1.
+  explicit Dropout(double p = 0.5);
+  /// Floating x of any shape; the mask is drawn on x's device from its generator
+  /// (manual_seed makes it reproducible). p == 1 gives zeros.
+  Tensor forward(const Tensor& x) override;
+  double p() const noexcept { return p_; }
+
+ private:
+  double p_;
+};
+
+}  // namespace hetero::nn

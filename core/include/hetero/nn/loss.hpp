@@ -1,0 +1,50 @@
+#pragma once
+/// @file nn/loss.hpp
+/// Loss functions: modules called as loss(input, target) returning a 0-d tensor on the
+/// input's device (mean reduction, as PyTorch's default). A loss's state (the class
+/// weights of CrossEntropyLoss) is a buffer, so `criterion.to(d)` moves it — the
+/// companion article's `criterion.cuda()` — and forgetting to is a
+/// DeviceMismatchError, never a silent copy.
+#include <hetero/nn/module.hpp>
+
+namespace hetero::nn {
+
+/// Base of losses. forward(x) alone is an Error: a loss needs a target.
+class HETERO_API Loss : public Module {
+ public:
+  virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
+  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  /// Throws Error: call loss(input, target).
+  Tensor forward(const Tensor& x) override;
+};
+
+/// mean((input - target)^2), as torch.nn.MSELoss. Equal shapes (ShapeError otherwise),
+/// floating dtypes.
+class HETERO_API MSELoss : public Loss {
+ public:
+  using Loss::forward;
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+};
+
+/// Cross entropy of logits, as torch.nn.CrossEntropyLoss(weight) with class-index
+/// targets and mean reduction:
+///   loss = -sum_i w[t_i] * log_softmax(input)[i, t_i] / sum_i w[t_i]
+/// input: [N, C] floating logits; target: [N] integer class indices in [0, C) (indices
+/// outside that range contribute nothing: checking them would read the device);
+/// weight: optional [C] per-class weights, registered as the buffer "weight".
+/// ShapeError / DTypeError for other shapes and dtypes.
+class HETERO_API CrossEntropyLoss : public Loss {
+ public:
+  /// `weight` undefined: every class weighs 1. ShapeError when weight is not 1-D.
+  explicit CrossEntropyLoss(Tensor weight = {});
+  using Loss::forward;
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+  CrossEntropyLoss& to(const Device& d) { Module::to(d); return *this; }
+  /// The class weights (undefined when none).
+  Tensor class_weight() const;
+
+ private:
+  bool has_weight_ = false;
+};
+
+}  // namespace hetero::nn

@@ -1,0 +1,4 @@
+#pragma once
+/// @file optim.hpp
+/// Optimisers.
+#include <hetero/optim/sgd.hpp>

@@ -1,0 +1,112 @@
+// Tensor::backward: reverse-mode accumulation over the recorded graph in topological
+// order (Kahn's algorithm on the nodes reachable from the output), as
+// torch.autograd.backward. Runs with grad mode off.
+#include <hetero/autograd.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include <unordered_map>
+#include <vector>
+
+#include "../dispatch.hpp"
+#include "node.hpp"
+
+namespace hetero {
+namespace {
+
+using detail::Node;
+
+// Checks and adapts one incoming gradient to the node's output (dtype cast; a shape
+// or device difference is a bug in a gradient formula, reported rather than hidden).
+Tensor conform(const Node& n, const Tensor& g) {
+  if (g.shape() != n.shape || g.device() != n.device)
+    throw Error("backward: gradient for " + n.name + " has shape " + detail::shape_str(g.shape()) + " on " +
+                g.device().str() + ", expected " + detail::shape_str(n.shape) + " on " + n.device.str());
+  return g.dtype() == n.dtype ? g : g.to(n.dtype);
+}
+
+void accumulate(std::unordered_map<Node*, Tensor>& pending, Node* n, const Tensor& g) {
+  Tensor c = conform(*n, g);
+  auto [it, inserted] = pending.try_emplace(n, c);
+  if (!inserted) it->second = it->second + c;
+}
+
+void run_leaf(Node& n, const Tensor& g) {
+  auto& meta = *n.leaf;
+  meta.grad = meta.grad.defined() ? meta.grad + g : g.clone();
+}
+
+}  // namespace
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  const auto& meta = checked().autograd;
+  if (!meta || !meta->requires_grad)
+    throw Error("backward: the tensor does not require grad and has no grad_fn "
+                "(call requires_grad_() on a leaf it depends on)");
+  NoGradGuard no_grad;
+  Tensor seed = gradient;
+  if (!seed.defined()) {
+    if (numel() != 1)
+      throw ShapeError("backward: a gradient can be created implicitly only for a tensor of one element, "
+                       "this one has shape " + detail::shape_str(shape()) + "; pass one");
+    seed = ones(shape(), TensorOptions(device()).dtype(dtype()));
+  }
+  if (seed.shape() != shape())
+    throw ShapeError("backward: gradient of shape " + detail::shape_str(seed.shape()) +
+                     " for a tensor of shape " + detail::shape_str(shape()));
+  detail::check_same_device("backward", {this, &seed});
+  if (!meta->grad_fn) {  // a leaf: its gradient is the seed
+    meta->grad = meta->grad.defined() ? meta->grad + seed.to(dtype()) : seed.to(dtype()).clone();
+    return;
+  }
+  // Dependencies: how many edges from reachable nodes point at each node.
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> stack{meta->grad_fn.get()};
+  deps[meta->grad_fn.get()] = 0;
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const auto& next : n->next) {
+      if (!next) continue;
+      if (deps.emplace(next.get(), 0).second) stack.push_back(next.get());
+      ++deps[next.get()];
+    }
+  }
+  std::unordered_map<Node*, Tensor> pending;
+  accumulate(pending, meta->grad_fn.get(), seed);
+  std::vector<Node*> ready{meta->grad_fn.get()};
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    const auto found = pending.find(n);
+    if (found == pending.end()) {  // no gradient reached this node: nothing flows on
+      for (const auto& next : n->next)
+        if (next && --deps[next.get()] == 0) ready.push_back(next.get());
+      continue;
+    }
+    const Tensor g = found->second;
+    pending.erase(found);
+    if (n->leaf) {
+      run_leaf(*n, g);
+      continue;
+    }
+    if (n->released)
+      throw Error("backward: trying to go through " + n->name +
+                  " a second time; its saved tensors were freed (pass retain_graph = true to the first backward)");
+    const detail::Gradients grads = n->fn(g);
+    if (grads.size() != n->next.size()) throw Error("backward: " + n->name + " returned the wrong number of gradients");
+    if (!retain_graph) {
+      n->fn = nullptr;
+      n->released = true;
+    }
+    for (std::size_t i = 0; i < n->next.size(); ++i) {
+      Node* next = n->next[i].get();
+      if (!next) continue;
+      if (grads[i].defined()) accumulate(pending, next, grads[i]);
+      if (--deps[next] == 0) ready.push_back(next);
+    }
+  }
+}
+
+}  // namespace hetero

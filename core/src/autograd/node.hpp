@@ -1,0 +1,42 @@
+#pragma once
+// The autograd graph (Note [Autograd], docs/design/autograd.md): each tensor produced by
+// a recorded operation holds an AutogradMeta whose grad_fn is the Node of that
+// operation. A Node maps the gradient of its output to the gradients of its inputs and
+// points at the inputs' nodes; a leaf that requires grad is reached through an
+// accumulate node that adds into the leaf's AutogradMeta::grad. Nodes point backwards
+// only and save detached tensors, so the graph has no cycles.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <hetero/tensor.hpp>
+
+namespace hetero::detail {
+
+struct Node;
+
+/// Per-tensor autograd state (absent for tensors that never required grad).
+struct AutogradMeta {
+  bool requires_grad = false;
+  Tensor grad;                    // accumulated by backward(); undefined until then
+  std::shared_ptr<Node> grad_fn;  // null for leaves
+};
+
+/// The gradients of a node's inputs, in input order (undefined: no gradient).
+using Gradients = std::vector<Tensor>;
+/// Maps the output's gradient to the inputs' gradients. Runs with grad mode off.
+using BackwardFn = std::function<Gradients(const Tensor& grad_output)>;
+
+struct Node {
+  std::string name;                         // "AddBackward", "AccumulateGrad"
+  std::vector<std::shared_ptr<Node>> next;  // per input: its node, or null
+  BackwardFn fn;                            // empty once released by backward()
+  std::shared_ptr<AutogradMeta> leaf;       // set for AccumulateGrad nodes
+  Shape shape;                              // of the output: incoming gradients must match
+  DType dtype = DType::float32;
+  Device device = Device::cpu();
+  bool released = false;                    // backward() ran without retain_graph
+};
+
+}  // namespace hetero::detail

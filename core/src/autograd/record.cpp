@@ -1,0 +1,80 @@
+#include "record.hpp"
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "../tensor_impl.hpp"
+
+namespace hetero {
+
+namespace {
+thread_local bool grad_enabled = true;
+}
+bool is_grad_enabled() noexcept { return grad_enabled; }
+void set_grad_enabled(bool enabled) noexcept { grad_enabled = enabled; }
+
+namespace detail {
+
+bool needs_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!grad_enabled) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+namespace {
+// The node that receives the gradient of `t`: its grad_fn, or for a leaf that requires
+// grad a fresh AccumulateGrad into its meta; null when `t` takes no gradient.
+std::shared_ptr<Node> edge_of(const Tensor& t) {
+  if (!t.defined()) return nullptr;
+  const auto& meta = t.impl()->autograd;
+  if (!meta || !meta->requires_grad) return nullptr;
+  if (meta->grad_fn) return meta->grad_fn;
+  auto acc = std::make_shared<Node>();
+  acc->name = "AccumulateGrad";
+  acc->leaf = meta;
+  acc->shape = t.shape();
+  acc->dtype = t.dtype();
+  acc->device = t.device();
+  return acc;
+}
+}  // namespace
+
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn) {
+  auto node = std::make_shared<Node>();
+  node->name = name;
+  node->fn = std::move(fn);
+  node->shape = out.shape();
+  node->dtype = out.dtype();
+  node->device = out.device();
+  for (const auto& t : inputs) node->next.push_back(edge_of(t));
+  auto meta = std::make_shared<AutogradMeta>();
+  meta->requires_grad = true;
+  meta->grad_fn = std::move(node);
+  out.impl()->autograd = std::move(meta);
+}
+
+Tensor unbroadcast(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  Tensor r = g;
+  while (r.dim() > static_cast<std::int64_t>(shape.size())) r = r.sum(0);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == 1 && r.shape()[d] != 1) r = r.sum(static_cast<std::int64_t>(d), true);
+  return r;
+}
+
+Tensor expand_to(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  return zeros(shape, TensorOptions(g.device()).dtype(g.dtype())) + g;
+}
+
+BackwardFn not_differentiable(const char* op) {
+  return [op](const Tensor&) -> Gradients {
+    throw Error(std::string("backward: the gradient of '") + op +
+                "' is not implemented; compute it under NoGradGuard or detach() its inputs");
+  };
+}
+
+}  // namespace detail
+}  // namespace hetero

@@ -1,0 +1,49 @@
+#pragma once
+// How operations record themselves (Note [Autograd]): compute under NoGradGuard, then
+//   return detail::record("MulBackward", out, {a, b}, [sa = saved(a), sb = saved(b)](const Tensor& g) {
+//     return Gradients{unbroadcast(g * sb, sa.shape()), unbroadcast(g * sa, sb.shape())};
+//   });
+// record() returns `out` untouched (and builds nothing) unless grad mode is on and an
+// input requires grad.
+#include <initializer_list>
+#include <utility>
+
+#include <hetero/autograd.hpp>
+#include <hetero/tensor.hpp>
+
+#include "node.hpp"
+
+namespace hetero::detail {
+
+/// True when grad mode is on and some input requires grad.
+bool needs_grad(std::initializer_list<const Tensor*> inputs);
+/// Attaches a new node named `name` with `fn` to `out` (which must be a fresh tensor).
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn);
+
+template <class F>
+Tensor record(const char* name, Tensor out, std::initializer_list<Tensor> inputs, F&& fn) {
+  bool any = false;
+  if (is_grad_enabled())
+    for (const auto& t : inputs) any = any || t.requires_grad();
+  if (any) attach(out, name, std::vector<Tensor>(inputs), BackwardFn(std::forward<F>(fn)));
+  return out;
+}
+
+/// f() with grad mode off: an operation's computation, before it records its node.
+template <class F>
+Tensor untracked(F&& f) {
+  NoGradGuard no_grad;
+  return f();
+}
+
+/// A handle for a backward closure: same storage, no autograd state (no cycles).
+inline Tensor saved(const Tensor& t) { return t.detach(); }
+/// Sums `g` over the dimensions that broadcasting added or expanded, so that it has
+/// `shape` (the inverse of NumPy broadcasting).
+Tensor unbroadcast(const Tensor& g, const Shape& shape);
+/// `g` broadcast to `shape` (materialised).
+Tensor expand_to(const Tensor& g, const Shape& shape);
+/// A node function for operations without a gradient formula: throws Error naming `op`.
+BackwardFn not_differentiable(const char* op);
+
+}  // namespace hetero::detail

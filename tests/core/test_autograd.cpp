@@ -1,0 +1,230 @@
+// Autograd: every operation with a backward is checked against central finite
+// differences in float64 (gradcheck below), plus the engine's rules (accumulation,
+// no_grad, retain_graph, leaves, devices) and the optimiser.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include <hetero/hetero.hpp>
+
+namespace {
+using namespace hetero;
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+Tensor f64(const std::vector<double>& v, const Shape& s) { return from_vector(v, s); }
+
+// Deterministic values in [-1.5, 1.5], away from 0 by at least 0.1 when `away_from_zero`.
+Tensor values(const Shape& s, int salt, bool positive = false) {
+  std::int64_t n = 1;
+  for (auto d : s) n *= d;
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    double x = std::sin(1.7 * static_cast<double>(i) + 0.37 * salt) * 1.4;
+    if (std::fabs(x) < 0.1) x = x < 0 ? -0.1 : 0.1;
+    v[i] = positive ? std::fabs(x) + 0.2 : x;
+  }
+  return f64(v, s);
+}
+
+// Checks d(sum(f(x) * v))/dx from backward() against central differences, for every
+// element of every input. v is a fixed cotangent, so non-scalar outputs are covered.
+void gradcheck(const Fn& f, std::vector<Tensor> inputs, double tol = 1e-6) {
+  for (auto& x : inputs) x.requires_grad_();
+  const Tensor out = f(inputs);
+  ASSERT_TRUE(out.requires_grad()) << "output has no grad_fn";
+  const Tensor v = values(out.shape(), 99).to(out.dtype());
+  (out * v).sum().backward();
+  NoGradGuard no_grad;
+  const double eps = 1e-6;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_TRUE(inputs[i].grad().defined()) << "input " << i << " got no gradient";
+    ASSERT_EQ(inputs[i].grad().shape(), inputs[i].shape());
+    const auto analytic = inputs[i].grad().to_vector<double>();
+    const auto base = inputs[i].to_vector<double>();
+    for (std::size_t j = 0; j < base.size(); ++j) {
+      auto probe = [&](double delta) {
+        std::vector<Tensor> moved = inputs;
+        auto p = base;
+        p[j] += delta;
+        moved[i] = from_vector(p, inputs[i].shape()).to(inputs[i].device());
+        return (f(moved) * v).sum().item<double>();
+      };
+      const double numeric = (probe(eps) - probe(-eps)) / (2 * eps);
+      EXPECT_NEAR(analytic[j], numeric, tol * (1 + std::fabs(numeric))) << "input " << i << " element " << j;
+    }
+  }
+}
+
+TEST(Gradcheck, BinaryOpsWithBroadcasting) {
+  gradcheck([](auto& x) { return x[0] + x[1]; }, {values({2, 3}, 1), values({3}, 2)});
+  gradcheck([](auto& x) { return x[0] - x[1]; }, {values({2, 1}, 1), values({1, 3}, 2)});
+  gradcheck([](auto& x) { return x[0] * x[1]; }, {values({2, 3}, 1), values({2, 1}, 2)});
+  gradcheck([](auto& x) { return x[0] / x[1]; }, {values({2, 3}, 1), values({3}, 2, true)});
+  gradcheck([](auto& x) { return 2.5 * x[0] - 1.0 + x[0] / 4.0; }, {values({4}, 3)});
+  gradcheck([](auto& x) { return 3.0 / x[0]; }, {values({4}, 3, true)});
+}
+
+TEST(Gradcheck, UnaryOps) {
+  gradcheck([](auto& x) { return -x[0]; }, {values({5}, 1)});
+  gradcheck([](auto& x) { return exp(x[0]); }, {values({2, 2}, 1)});
+  gradcheck([](auto& x) { return log(x[0]); }, {values({5}, 2, true)});
+  gradcheck([](auto& x) { return sqrt(x[0]); }, {values({5}, 3, true)});
+  gradcheck([](auto& x) { return abs(x[0]); }, {values({6}, 4)});
+  gradcheck([](auto& x) { return relu(x[0]); }, {values({6}, 5)});
+  gradcheck([](auto& x) { return sigmoid(x[0]); }, {values({6}, 6)});
+  gradcheck([](auto& x) { return tanh(x[0]); }, {values({6}, 7)});
+}
+
+TEST(Gradcheck, Reductions) {
+  gradcheck([](auto& x) { return x[0].sum(); }, {values({2, 3}, 1)});
+  gradcheck([](auto& x) { return x[0].sum(1); }, {values({2, 3}, 2)});
+  gradcheck([](auto& x) { return x[0].sum(0, true); }, {values({2, 3}, 3)});
+  gradcheck([](auto& x) { return x[0].mean(); }, {values({2, 3}, 4)});
+  gradcheck([](auto& x) { return x[0].mean(-1, true); }, {values({2, 3, 2}, 5)});
+  gradcheck([](auto& x) { return x[0].norm(); }, {values({3, 2}, 6)});
+}
+
+TEST(Gradcheck, Matmul) {
+  gradcheck([](auto& x) { return matmul(x[0], x[1]); }, {values({2, 3}, 1), values({3, 4}, 2)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1]); }, {values({3}, 1), values({3, 2}, 2)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1]); }, {values({2, 3}, 1), values({3}, 2)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1]); }, {values({3}, 1), values({3}, 2)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1]); }, {values({2, 2, 3}, 1), values({3, 2}, 2)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1].t()); }, {values({2, 3}, 1), values({4, 3}, 2)});
+}
+
+TEST(Gradcheck, SoftmaxAndLogSoftmax) {
+  gradcheck([](auto& x) { return softmax(x[0], 1); }, {values({2, 4}, 1)});
+  gradcheck([](auto& x) { return log_softmax(x[0], 1); }, {values({3, 4}, 2)});
+  gradcheck([](auto& x) { return log_softmax(x[0], 0); }, {values({3, 2}, 3)});
+}
+
+TEST(Gradcheck, ViewsCastsAndCopies) {
+  gradcheck([](auto& x) { return x[0].transpose(0, 1) * x[1]; }, {values({2, 3}, 1), values({3, 2}, 2)});
+  gradcheck([](auto& x) { return x[0].view({3, 2}); }, {values({2, 3}, 1)});
+  gradcheck([](auto& x) { return x[0].t().reshape({6}); }, {values({2, 3}, 1)});
+  gradcheck([](auto& x) { return x[0].unsqueeze(1).squeeze(1); }, {values({4}, 1)});
+  gradcheck([](auto& x) { return x[0][1] * 2.0; }, {values({3, 2}, 1)});
+  gradcheck([](auto& x) { return x[0].t().contiguous() + x[0].clone().t(); }, {values({2, 3}, 1)});
+  const Device other = device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
+  gradcheck([other](auto& x) { return (x[0].to(other) * 3.0).copy_to(Device::cpu()); }, {values({4}, 1)});
+}
+
+TEST(Gradcheck, LayersAndLosses) {
+  gradcheck([](auto& x) { return nn::Flatten()(x[0]); }, {values({2, 2, 2}, 1)});
+  gradcheck([](auto& x) { return nn::Sigmoid()(x[0]); }, {values({3}, 1)});
+  gradcheck([](auto& x) { return nn::MSELoss()(x[0], x[1]); }, {values({2, 3}, 1), values({2, 3}, 2)});
+  const Tensor target = tensor({2, 0, 1});
+  gradcheck([&](auto& x) { return nn::CrossEntropyLoss()(x[0], target); }, {values({3, 4}, 1)});
+  gradcheck([&](auto& x) { return nn::CrossEntropyLoss(f64({1.0, 2.0, 0.5, 3.0}, {4}))(x[0], target); },
+            {values({3, 4}, 2)});
+  // Linear through its parameters: x W^T + b.
+  gradcheck([](auto& x) { return matmul(x[0], x[1].t()) + x[2]; }, {values({2, 3}, 1), values({4, 3}, 2), values({4}, 3)});
+  // Dropout with a fixed mask (same seed each evaluation).
+  gradcheck([](auto& x) {
+    manual_seed(5);
+    nn::Dropout d(0.4);
+    return d(x[0]);
+  }, {values({8}, 1)});
+}
+
+// Finite differences cannot see through float32 rounding; the cast's gradient is the
+// incoming one converted back to the input's dtype.
+TEST(Autograd, CastGradientTakesTheInputDtype) {
+  Tensor x = values({4}, 1).requires_grad_();
+  (x.to(DType::float32) * 3.0).sum().backward();
+  EXPECT_EQ(x.grad().dtype(), DType::float64);
+  EXPECT_EQ(x.grad().to_vector<double>(), std::vector<double>(4, 3.0));
+  Tensor h = ones({3}, DType::float16).requires_grad_();
+  (h * h).sum().backward();
+  EXPECT_EQ(h.grad().dtype(), DType::float16);
+  EXPECT_EQ(h.grad().to_vector<float>(), std::vector<float>(3, 2.0f));
+}
+
+TEST(Autograd, AccumulatesOverUsesAndCalls) {
+  Tensor x = values({3}, 1).requires_grad_();
+  (x * x + x).sum().backward();  // d = 2x + 1
+  auto g = x.grad().to_vector<double>();
+  auto xv = x.to_vector<double>();
+  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(g[i], 2 * xv[i] + 1);
+  x.sum().backward();  // accumulates
+  g = x.grad().to_vector<double>();
+  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(g[i], 2 * xv[i] + 2);
+}
+
+TEST(Autograd, LeavesNoGradAndDetach) {
+  Tensor w = ones({2}).requires_grad_();
+  EXPECT_TRUE(w.is_leaf());
+  const Tensor y = w * 2.0;
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_EQ(y.grad_fn_name(), "MulBackward");
+  EXPECT_FALSE(y.detach().requires_grad());
+  {
+    NoGradGuard guard;
+    EXPECT_FALSE(is_grad_enabled());
+    EXPECT_FALSE((w * 2.0).requires_grad());
+  }
+  EXPECT_TRUE(is_grad_enabled());
+  EXPECT_THROW(tensor({1, 2}).requires_grad_(), DTypeError);
+  EXPECT_THROW(Tensor(y).requires_grad_(false), Error);
+  EXPECT_THROW(ones({2}).sum().backward(), Error);      // nothing requires grad
+  EXPECT_THROW(y.backward(), ShapeError);                // not a scalar, no gradient given
+  y.backward(ones({2}));
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 2}));
+}
+
+TEST(Autograd, RetainGraphAndSecondBackward) {
+  Tensor x = values({2}, 1).requires_grad_();
+  const Tensor loss = (exp(x)).sum();
+  loss.backward({}, /*retain_graph=*/true);
+  loss.backward();
+  EXPECT_THROW(loss.backward(), Error);  // freed
+  const auto g = x.grad().to_vector<double>();
+  const auto xv = x.to_vector<double>();
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(g[i], 2 * std::exp(xv[i]), 1e-12);
+}
+
+TEST(Autograd, NonDifferentiableOpsSayWhichAtBackward) {
+  Tensor x = values({3}, 1).requires_grad_();
+  try {
+    maximum(x, zeros({3}, DType::float64)).sum().backward();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'maximum'"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(argmax(x).requires_grad());
+}
+
+TEST(Autograd, ModuleParametersRequireGradAndZeroGrad) {
+  nn::Sequential net{nn::Linear(3, 2)};
+  for (const auto& p : net.parameters()) EXPECT_TRUE(p.requires_grad());
+  nn::MSELoss()(net(ones({4, 3})), zeros({4, 2})).backward();
+  for (const auto& p : net.parameters()) EXPECT_TRUE(p.grad().defined());
+  net.zero_grad();
+  for (const auto& p : net.parameters()) EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(Optim, SgdMatchesTorchFormulas) {
+  // Two steps with momentum 0.9, weight decay 0.1, lr 0.5 on loss = sum(p^2) / 2
+  // (grad = p): computed by hand from torch.optim.SGD's update rule.
+  Tensor p = f64({1.0, -2.0}, {2}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.5, .momentum = 0.9, .weight_decay = 0.1});
+  std::vector<double> ref{1.0, -2.0}, buf{0, 0};
+  for (int step = 0; step < 2; ++step) {
+    sgd.zero_grad();
+    ((p * p).sum() / 2.0).backward();
+    sgd.step();
+    for (int i = 0; i < 2; ++i) {
+      const double d = ref[i] + 0.1 * ref[i];
+      buf[i] = step == 0 ? d : 0.9 * buf[i] + d;
+      ref[i] -= 0.5 * buf[i];
+    }
+    const auto got = p.to_vector<double>();
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(got[i], ref[i], 1e-12) << "step " << step;
+  }
+  EXPECT_THROW(optim::SGD({p}, {.lr = -1}), Error);
+  EXPECT_THROW(optim::SGD({ones({1})}, {.lr = 1}), Error);  // does not require grad
+}
+
+}  // namespace

