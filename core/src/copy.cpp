@@ -2,12 +2,16 @@
 
 #include <cstring>
 
+#include "transfer_counters.hpp"
+
 namespace hetero::detail {
 
 void read_bytes(const Storage& src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes == 0) return;
   src.backend().copy_device_to_host(*src.buffer, src_offset, dst, bytes, src.stream());
   src.stream().synchronize();
+  count_copy(src.device, CopyKind::device_to_host, bytes);
+  count_host_sync(src.device);
 }
 
 void write_bytes(const void* src, const Storage& dst, std::size_t dst_offset, std::size_t bytes) {
@@ -15,6 +19,8 @@ void write_bytes(const void* src, const Storage& dst, std::size_t dst_offset, st
   dst.backend().copy_host_to_device(src, *dst.buffer, dst_offset, bytes, dst.stream());
   // Pageable host memory: the caller may free `src` on return, so wait for the copy.
   dst.stream().synchronize();
+  count_copy(dst.device, CopyKind::host_to_device, bytes);
+  count_host_sync(dst.device);
 }
 
 void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
@@ -28,6 +34,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     }
     dst.backend().copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes,
                                         dst.stream());
+    count_copy(dst.device, CopyKind::device_to_device, bytes);
     return;
   }
   if (void* host = src.buffer->host_pointer()) {
@@ -35,9 +42,11 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     // destination backend pinned itself is uploaded asynchronously: that backend keeps
     // the block alive until the copy is done (Backend::allocate_pinned_host).
     src.stream().synchronize();
+    count_host_sync(src.device);
     const char* from = static_cast<const char*>(host) + src_offset;
     if (src.pinned && src.memory_owner == dst.plugin) {
       dst.backend().copy_host_to_device(from, *dst.buffer, dst_offset, bytes, dst.stream());
+      count_copy(dst.device, CopyKind::host_to_device, bytes);
       return;
     }
     write_bytes(from, dst, dst_offset, bytes);
@@ -46,10 +55,12 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
   if (void* host = dst.buffer->host_pointer()) {
     // Rung 3: the destination is host memory; the source backend downloads into it.
     dst.stream().synchronize();
+    count_host_sync(dst.device);
     read_bytes(src, src_offset, static_cast<char*>(host) + dst_offset, bytes);
     return;
   }
   // Rung 4: staged through host memory (slow: two transfers).
+  count_copy(dst.device, CopyKind::staged, bytes);
   std::vector<char> staging(bytes);
   read_bytes(src, src_offset, staging.data(), bytes);
   write_bytes(staging.data(), dst, dst_offset, bytes);

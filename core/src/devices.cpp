@@ -8,6 +8,7 @@
 
 #include "log.hpp"
 #include "registry.hpp"
+#include "transfer_counters.hpp"
 
 namespace hetero {
 namespace {
@@ -89,6 +90,7 @@ void empty_cache(const Device& d) { detail::plugin_for(d)->backend->empty_cache(
 
 void synchronize(const Device& d) {
   detail::plugin_for(d)->backend->default_stream(d.index()).synchronize();
+  detail::count_host_sync(d);
 }
 
 }  // namespace hetero

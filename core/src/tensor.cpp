@@ -194,6 +194,25 @@ Tensor Tensor::squeeze(std::int64_t d) const {
                 [d](const Tensor& g) { return Gradients{g.unsqueeze(d)}; });
 }
 
+Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
+  const auto& i = checked();
+  const auto d = static_cast<std::size_t>(detail::wrap_dim(dim, this->dim(), "narrow"));
+  const std::int64_t n = i.shape[d];
+  if (start < 0) start += n;
+  if (start < 0 || length < 0 || start > n || length > n - start)
+    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                     ") does not fit dimension " + std::to_string(dim) + " of size " + std::to_string(n));
+  auto impl = view_impl(i);
+  impl->offset += start * i.strides[d];
+  impl->shape[d] = length;
+  return record("NarrowBackward", Tensor(std::move(impl)), {*this},
+                [d, start, length, from = i.shape](const Tensor& g) {
+                  Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+                  full.narrow(static_cast<std::int64_t>(d), start, length).copy_(g);
+                  return Gradients{full};
+                });
+}
+
 Tensor Tensor::operator[](std::int64_t idx) const {
   const auto& i = checked();
   if (i.shape.empty()) throw IndexError("invalid index of a 0-dim tensor");

@@ -106,6 +106,7 @@ TEST(Gradcheck, ViewsCastsAndCopies) {
   gradcheck([](auto& x) { return x[0].t().reshape({6}); }, {values({2, 3}, 1)});
   gradcheck([](auto& x) { return x[0].unsqueeze(1).squeeze(1); }, {values({4}, 1)});
   gradcheck([](auto& x) { return x[0][1] * 2.0; }, {values({3, 2}, 1)});
+  gradcheck([](auto& x) { return x[0].narrow(1, 1, 2) * 2.0; }, {values({3, 4}, 1)});
   gradcheck([](auto& x) { return x[0].t().contiguous() + x[0].clone().t(); }, {values({2, 3}, 1)});
   const Device other = device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
   gradcheck([other](auto& x) { return (x[0].to(other) * 3.0).copy_to(Device::cpu()); }, {values({4}, 1)});

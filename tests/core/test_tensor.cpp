@@ -114,3 +114,52 @@ TEST(Tensor, AllocationOfFourPebibytesThrowsAndProcessGoesOn) {
   EXPECT_THROW(empty({std::int64_t{1} << 40, std::int64_t{1} << 40}), Error);  // overflows size_t
   EXPECT_EQ(ones({3}).sum().item<float>(), 3.0f);
 }
+
+namespace {
+
+TEST(Narrow, ViewsARangeAndChecksIt) {
+  using namespace hetero;
+  const Tensor x = arange(0, 12, 1, DType::float32).view({3, 4});
+  const Tensor n = x.narrow(1, 1, 2);
+  EXPECT_TRUE(n.shares_storage(x));
+  EXPECT_EQ(n.shape(), (Shape{3, 2}));
+  EXPECT_EQ(n.to_vector<float>(), (std::vector<float>{1, 2, 5, 6, 9, 10}));
+  EXPECT_EQ(x.narrow(0, -1, 1).to_vector<float>(), (std::vector<float>{8, 9, 10, 11}));
+  EXPECT_THROW(x.narrow(0, 2, 2), IndexError);
+  EXPECT_THROW(x.narrow(2, 0, 1), IndexError);
+}
+
+// The chapter's advice, counted: item() per step is one host sync per step; a device
+// accumulator read once is one.
+TEST(TransferStats, CountsCopiesAndHostSyncs) {
+  using namespace hetero;
+  const Device cpu = Device::cpu();
+  reset_transfer_stats();
+  EXPECT_EQ(transfer_stats(cpu).host_syncs, 0u);
+  const Tensor x = from_vector(std::vector<float>{1, 2, 3}, {3});
+  auto s = transfer_stats(cpu);
+  EXPECT_EQ(s.host_to_device, 1u);
+  EXPECT_EQ(s.host_to_device_bytes, 12u);
+
+  reset_transfer_stats();
+  for (int i = 0; i < 10; ++i) (void)(x * 2.0).sum().item<float>();
+  EXPECT_EQ(transfer_stats(cpu).host_syncs, 10u);
+  EXPECT_EQ(transfer_stats(cpu).device_to_host, 10u);
+
+  reset_transfer_stats();
+  Tensor total = zeros({});
+  for (int i = 0; i < 10; ++i) total = total + (x * 2.0).sum();
+  EXPECT_EQ(total.item<float>(), 120.0f);
+  EXPECT_EQ(transfer_stats(cpu).host_syncs, 1u);
+
+  reset_transfer_stats();
+  synchronize(cpu);
+  const Tensor c = x.copy_to(cpu);
+  s = transfer_stats(cpu);
+  EXPECT_EQ(s.host_syncs, 1u);
+  EXPECT_EQ(s.device_to_device, 1u);
+  EXPECT_EQ(s.device_to_device_bytes, 12u);
+  EXPECT_EQ(s.staged, 0u);
+}
+
+}  // namespace

@@ -15,3 +15,4 @@
 #include <hetero/serialize.hpp>
 #include <hetero/tensor.hpp>
 #include <hetero/tensor_options.hpp>
+#include <hetero/transfer_stats.hpp>

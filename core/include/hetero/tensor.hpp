@@ -102,6 +102,9 @@ class HETERO_API Tensor {
   Tensor unsqueeze(std::int64_t d) const;
   /// Removes dimension `d` if its size is 1 (a view).
   Tensor squeeze(std::int64_t d) const;
+  /// Elements [start, start + length) along `dim` (a view), as torch.Tensor.narrow;
+  /// negative dim/start count from the end. IndexError when the range does not fit.
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
   /// The i-th slice along dimension 0 (a view); IndexError when out of range.
   Tensor operator[](std::int64_t i) const;
 

@@ -47,7 +47,10 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   const DType t = is_floating_point(input.dtype()) ? input.dtype() : DType::float32;
   // One-hot rows without a gather kernel: 1 - |c - t| is 1 at c == t and <= 0 elsewhere
   // (exact for integer class indices), so relu of it is the one-hot matrix.
-  const Tensor cls = arange(0, static_cast<double>(classes), 1, TensorOptions(input.device()).dtype(t));
+  // The indices 0..C-1 are uploaded once, not every step (a host upload waits).
+  if (!classes_.defined() || classes_.device() != input.device() || classes_.dtype() != t || classes_.numel() != classes)
+    classes_ = arange(0, static_cast<double>(classes), 1, TensorOptions(input.device()).dtype(t));
+  const Tensor& cls = classes_;
   const Tensor one_hot = relu(1.0 - abs(cls - target.to(t).unsqueeze(1)));
   const Tensor rows = w.defined() ? one_hot * w : one_hot;
   return -(rows * log_softmax(input, 1)).sum() / rows.sum();

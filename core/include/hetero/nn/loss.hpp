@@ -45,6 +45,8 @@ class HETERO_API CrossEntropyLoss : public Loss {
 
  private:
   bool has_weight_ = false;
+  Tensor classes_;  // [C] class indices on the input's device, uploaded once per device/dtype/C
+
 };
 
 }  // namespace hetero::nn
