@@ -1,12 +1,12 @@
 #include <cmath>
 #include <cstring>
-
-#include <hetero/sdk/half.hpp>
 #include <iostream>
 
 #include <hetero/conformance/conformance.hpp>
 #include <hetero/error.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/half.hpp>
 
 namespace hetero::conformance {
 namespace {
@@ -93,8 +93,8 @@ std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, b
       case DType::int32:
       case DType::int64: e = std::floor(positive ? 1 + 50 * u : 100 * u - 50); break;
       case DType::bool_: e = u < 0.5 ? 0 : 1; break;
-      case DType::float16: e = static_cast<float>(Half(static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2))); break;
-      case DType::bfloat16: e = static_cast<float>(BFloat16(static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2))); break;
+      case DType::float16:
+      case DType::bfloat16: e = round_to(t, positive ? 0.05 + 2 * u : 4 * u - 2); break;
     }
   }
   return v;
@@ -136,8 +136,28 @@ std::vector<double> unpack(DType t, const std::vector<unsigned char>& bytes) {
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32, DType::int64, DType::bool_};
+  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32, DType::int64,
+                                    DType::bool_,   DType::float16, DType::bfloat16};
   return v;
+}
+
+double round_to(DType t, double v) {
+  switch (t) {
+    case DType::float32: return static_cast<float>(v);
+    case DType::float16: return static_cast<float>(convert_element<Half>(v));
+    case DType::bfloat16: return static_cast<float>(convert_element<BFloat16>(v));
+    default: return v;
+  }
+}
+
+double epsilon(DType t) {
+  switch (t) {
+    case DType::float32: return 0x1.0p-23;
+    case DType::float64: return 0x1.0p-52;
+    case DType::float16: return 0x1.0p-10;
+    case DType::bfloat16: return 0x1.0p-7;
+    default: return 0;
+  }
 }
 const std::vector<DType>& floating_dtypes() {
   static const std::vector<DType> v{DType::float32, DType::float64};

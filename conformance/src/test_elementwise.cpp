@@ -1,6 +1,7 @@
 // Unary and binary kernels against a double reference, every dtype they accept, with
 // broadcast (0) strides. Tolerance: float32 2e-6 relative + 1e-6 absolute; float64 1e-13
-// relative + 1e-13 absolute; integers exact.
+// relative + 1e-13 absolute; float16 / bfloat16 (computed in float32, rounded once) one
+// unit in the last place plus 1e-6 absolute; integers exact.
 #include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
@@ -11,6 +12,7 @@ namespace {
 double tol(DType t, double expected) {
   if (t == DType::float32) return 2e-6 * std::abs(expected) + 1e-6;
   if (t == DType::float64) return 1e-13 * std::abs(expected) + 1e-13;
+  if (t == DType::float16 || t == DType::bfloat16) return epsilon(t) * std::abs(expected) + 1e-6;
   return 0;
 }
 
@@ -92,7 +94,7 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
         for (std::int64_t i = 0; i < r; ++i)
           for (std::int64_t j = 0; j < c; ++j) {
             double e = binary_ref(op, a[i * c + j], b[j], !is_floating_point(t));
-            if (t == DType::float32) e = static_cast<float>(e);
+            e = round_to(t, e);
             ASSERT_NEAR(y[i * c + j], e, tol(t, e))
                 << "op " << int(op) << " " << dtype_name(t) << " (" << i << "," << j << ")";
           }
@@ -101,7 +103,7 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
           backend().binary(op, db.view({r, c}, {0, 0}), da.view({r, c}), dout.view({r, c}), stream());
           const auto z = run_download(dout);
           double e = binary_ref(op, b[0], a[0], !is_floating_point(t));
-          if (t == DType::float32) e = static_cast<float>(e);
+          e = round_to(t, e);
           ASSERT_NEAR(z[0], e, tol(t, e));
         }
       }

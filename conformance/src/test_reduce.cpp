@@ -1,6 +1,7 @@
 // Reductions against a double reference: all elements, one axis, several axes.
 // Tolerance: float32 1e-5 * sqrt(n) relative to sum|x| (accumulation order differs);
-// float64 1e-12 on the same scale; integers exact.
+// float64 1e-12 on the same scale; float16/bfloat16 (accumulated in float32 or wider)
+// float32's bound plus one unit in the last place of the result; integers exact.
 #include <array>
 #include <cmath>
 
@@ -14,7 +15,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
   const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}};
   const std::vector<std::array<bool, 3>> masks{{true, true, true}, {false, false, true}, {true, false, false},
                                                {false, true, false}, {true, false, true}};
-  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64})
+  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16, DType::bfloat16})
     for (ReduceOp op : ops) {
       if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t)) continue;
       for (const auto& s : shapes)
@@ -56,8 +57,10 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                   case ReduceOp::argmax: e = static_cast<double>(best_idx); break;
                 }
                 const double scale = 1e-5 * std::sqrt(static_cast<double>(cnt));
+                const bool half = t == DType::float16 || t == DType::bfloat16;
                 const double t_ol = t == DType::float32 ? scale * abs_acc + 1e-6
-                                    : t == DType::float64 ? 1e-12 * abs_acc + 1e-12 : 0;
+                                    : t == DType::float64 ? 1e-12 * abs_acc + 1e-12
+                                    : half ? scale * abs_acc + epsilon(t) * std::abs(e) + 1e-6 : 0;
                 ASSERT_NEAR(y[static_cast<std::size_t>((i0 * os[1] + i1) * os[2] + i2)], e,
                             op == ReduceOp::argmax ? 0 : t_ol)
                     << "op " << int(op) << " " << dtype_name(t) << " shape " << s[0] << "x" << s[1] << "x" << s[2]

@@ -33,7 +33,7 @@ T wrap(std::uint64_t x) {
 
 template <class T>
 T unary_element(UnaryOp op, T x) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating_storage_v<T>) {
     switch (op) {
       case UnaryOp::neg: return -x;
       case UnaryOp::exp: return std::exp(x);
@@ -61,7 +61,7 @@ T binary_element(BinaryOp op, T x, T y) {
     case BinaryOp::minimum: return nan_x || x < y ? x : y;
     default: break;
   }
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating_storage_v<T>) {
     switch (op) {
       case BinaryOp::add: return x + y;
       case BinaryOp::sub: return x - y;
@@ -135,7 +135,7 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
   const std::int64_t count = subspace.numel();
   dispatch_dtype(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    constexpr bool floating = std::is_floating_point_v<T>;
+    constexpr bool floating = is_floating_storage_v<T>;
     const T* x = data_of<T>(in);
     for (std::int64_t j = 0; j < out.numel(); ++j) {
       const std::int64_t start = at(starts, j);
@@ -188,7 +188,7 @@ void TemplateBackend::random(RandomDistribution dist, const StridedView& out, st
 void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
   dispatch_dtype(g.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_floating_storage_v<T>) {
       if (g.m == 0 || g.n == 0 || g.batch == 0) return;  // then the buffers may be absent
       const T* a = static_cast<const T*>(g.a->handle());
       const T* b = static_cast<const T*>(g.b->handle());

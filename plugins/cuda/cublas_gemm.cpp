@@ -33,6 +33,19 @@ cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cubl
   return cublasDgemmStridedBatched_64(h, ta, tb, m, n, k, alpha, rest...);
 }
 
+// float16 / bfloat16: cublasGemmStridedBatchedEx with float32 accumulation
+// (CUBLAS_COMPUTE_32F; alpha and beta are then float), as torch does.
+template <class... Args>
+cublasStatus_t half_gemm(cudaDataType_t type, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                         std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha, const void* a,
+                         std::int64_t lda, std::int64_t stride_a, const void* b, std::int64_t ldb,
+                         std::int64_t stride_b, const float* beta, void* c, std::int64_t ldc, std::int64_t stride_c,
+                         std::int64_t batch) {
+  return cublasGemmStridedBatchedEx_64(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
+                                       beta, c, type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT);
+}
+
 }  // namespace
 
 void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
@@ -52,8 +65,17 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
   device.with_cublas([&](cublasHandle_t handle) {
     dispatch_dtype(args.dtype, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (!std::is_floating_point_v<T>) {
-        throw DTypeError("cuda backend: gemm needs float32 or float64, got " + std::string(dtype_name(args.dtype)));
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        const float alpha = static_cast<float>(args.alpha), beta = static_cast<float>(args.beta);
+        const std::size_t es = sizeof(T);
+        const char* a = static_cast<const char*>(args.a->handle()) + args.a_offset * es;
+        const char* b = static_cast<const char*>(args.b->handle()) + args.b_offset * es;
+        char* c = static_cast<char*>(args.c->handle()) + args.c_offset * es;
+        const cudaDataType_t type = std::is_same_v<T, Half> ? CUDA_R_16F : CUDA_R_16BF;
+        HETERO_CUDA_CHECK(half_gemm(type, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb, args.stride_b,
+                                    a, lda, args.stride_a, &beta, c, ldc, args.stride_c, args.batch));
+      } else if constexpr (!std::is_floating_point_v<T>) {
+        throw DTypeError("cuda backend: gemm needs a floating dtype, got " + std::string(dtype_name(args.dtype)));
       } else {
         const T alpha = static_cast<T>(args.alpha), beta = static_cast<T>(args.beta);
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;

@@ -39,7 +39,7 @@ __global__ void convert_kernel(const S* src, D* dst, OffsetCalc<2> calc, std::in
 
 template <class T>
 __device__ T apply(UnaryOp op, T x) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating_storage_v<T>) {
     switch (op) {
       case UnaryOp::neg: return -x;
       case UnaryOp::exp: return exp(x);
@@ -64,7 +64,7 @@ __device__ T apply(UnaryOp op, T x) {
 
 template <class T>
 __device__ T apply(BinaryOp op, T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating_storage_v<T>) {
     switch (op) {
       case BinaryOp::add: return x + y;
       case BinaryOp::sub: return x - y;
@@ -142,7 +142,7 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
-    if (std::is_same_v<T, std::uint8_t> || (!std::is_floating_point_v<T> && !integer_ok))
+    if (std::is_same_v<T, std::uint8_t> || (!is_floating_storage_v<T> && !integer_ok))
       throw DTypeError("cuda backend: unary op " + std::to_string(static_cast<int>(op)) +
                        " does not support dtype " + std::string(dtype_name(in.dtype)));
     const std::int64_t n = out.numel();

@@ -13,7 +13,7 @@ __global__ void scale_kernel(T* c, std::int64_t m, std::int64_t n, std::int64_t 
   HETERO_GRID_STRIDE_LOOP(i, total) {
     const std::int64_t b = i / (m * n), r = (i / n) % m, col = i % n;
     T& x = c[b * stride_c + r * ldc + col];
-    x = beta == T(0) ? T(0) : beta * x;
+    x = beta == T(0) ? T(0) : static_cast<T>(beta * x);
   }
 }
 
@@ -24,7 +24,7 @@ void gemm_scale_c(const GemmArgs& args, cudaStream_t stream) {
   if (total == 0) return;
   dispatch(args.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_floating_point_v<T>) {
+    if constexpr (!is_floating_storage_v<T>) {
       throw DTypeError("cuda backend: gemm needs float32 or float64");
     } else {
       T* c = static_cast<T*>(args.c->handle()) + args.c_offset;

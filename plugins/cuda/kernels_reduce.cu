@@ -16,7 +16,7 @@ namespace hetero::cuda::kernels {
 namespace {
 
 template <class T>
-using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
 
 // Partial result of a block thread.
 template <class T>
@@ -44,7 +44,7 @@ __device__ bool better(T v, std::int64_t i, T best, std::int64_t best_index, boo
 template <class T>
 __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
   if (!q.has) return;
-  if constexpr (std::is_floating_point_v<T>) p.acc += q.acc;
+  if constexpr (is_floating_storage_v<T>) p.acc += q.acc;
   else p.acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(p.acc) + static_cast<std::uint64_t>(q.acc));
   if (!p.has || better(q.best, q.index, p.best, p.index, op == ReduceOp::min)) {
     p.best = q.best;

@@ -2,6 +2,9 @@
 
 #include <clblast.h>
 
+#include <algorithm>
+#include <memory>
+
 #include <hetero/error.hpp>
 
 #include "cl_check.hpp"
@@ -42,6 +45,61 @@ void gemm_typed(cl_command_queue queue, const GemmArgs& g) {
                  __FILE__, __LINE__);
 }
 
+// A float32 scratch buffer of `count` elements on `dev` (released when dropped; OpenCL
+// keeps it until the queued commands using it are done).
+std::unique_ptr<OpenClBuffer> scratch(OpenClDevice& dev, std::int64_t count) {
+  const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(float);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(dev.context->get(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (is_out_of_memory(status))
+    throw OutOfMemoryError("opencl:" + std::to_string(dev.index) + ": cannot allocate " + std::to_string(bytes) +
+                           " bytes of float32 scratch for a 16-bit GEMM (" + status_name(status) + ")");
+  if (status != CL_SUCCESS) fail(status, "clCreateBuffer (GEMM scratch)", __FILE__, __LINE__);
+  return std::make_unique<OpenClBuffer>(mem, bytes, dev.index, dev.memory);
+}
+
+// View of `batches` row-major rows x cols matrices at `offset` with leading dimension
+// `ld` and batch stride `stride` (elements).
+StridedView matrices(Buffer* b, DType t, std::int64_t offset, std::int64_t batches, std::int64_t stride,
+                     std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  StridedView v;
+  v.buffer = b;
+  v.offset = offset;
+  v.dtype = t;
+  v.ndim = 3;
+  v.shape = {batches, rows, cols};
+  v.strides = {stride, ld, 1};
+  return v;
+}
+
+// float16 / bfloat16 (CLBlast has no bfloat16, and its float16 needs cl_khr_fp16): the
+// operands are widened to float32 by the convert kernel, one float32 CLBlast GEMM
+// accumulates, and the result is rounded back into C (nearest even).
+void gemm_half(OpenClDevice& dev, const GemmArgs& g) {
+  const std::int64_t ar = g.trans_a ? g.k : g.m, ac = g.trans_a ? g.m : g.k;
+  const std::int64_t br = g.trans_b ? g.n : g.k, bc = g.trans_b ? g.k : g.n;
+  // A broadcast operand (batch stride 0) is widened once.
+  const std::int64_t na = g.stride_a == 0 ? 1 : g.batch, nb = g.stride_b == 0 ? 1 : g.batch;
+  auto fa = scratch(dev, na * ar * ac), fb = scratch(dev, nb * br * bc), fc = scratch(dev, g.batch * g.m * g.n);
+  const auto widen = [&](Buffer* src, std::int64_t off, std::int64_t n, std::int64_t stride, std::int64_t r,
+                         std::int64_t c, std::int64_t ld, OpenClBuffer& dst) {
+    kernels::cast(dev, matrices(src, g.dtype, off, n, stride, r, c, ld),
+                  matrices(&dst, DType::float32, 0, n, r * c, r, c, c));
+  };
+  widen(g.a, g.a_offset, na, g.stride_a, ar, ac, g.lda, *fa);
+  widen(g.b, g.b_offset, nb, g.stride_b, br, bc, g.ldb, *fb);
+  const StridedView c_view = matrices(g.c, g.dtype, g.c_offset, g.batch, g.stride_c, g.m, g.n, g.ldc);
+  const StridedView fc_view = matrices(fc.get(), DType::float32, 0, g.batch, g.m * g.n, g.m, g.n, g.n);
+  if (g.beta != 0) kernels::cast(dev, c_view, fc_view);
+  GemmArgs f = g;
+  f.dtype = DType::float32;
+  f.a = fa.get(); f.a_offset = 0; f.lda = std::max<std::int64_t>(ac, 1); f.stride_a = na == 1 ? 0 : ar * ac;
+  f.b = fb.get(); f.b_offset = 0; f.ldb = std::max<std::int64_t>(bc, 1); f.stride_b = nb == 1 ? 0 : br * bc;
+  f.c = fc.get(); f.c_offset = 0; f.ldc = g.n; f.stride_c = g.m * g.n;
+  gemm_typed<float>(dev.stream.queue(), f);
+  kernels::cast(dev, fc_view, c_view);
+}
+
 }  // namespace
 
 void clblast_gemm(OpenClDevice& dev, const GemmArgs& g) {
@@ -52,7 +110,8 @@ void clblast_gemm(OpenClDevice& dev, const GemmArgs& g) {
   if (g.k == 0) return kernels::scale_gemm_output(dev, g);  // CLBlast rejects k = 0
   if (g.dtype == DType::float32) gemm_typed<float>(dev.stream.queue(), g);
   else if (g.dtype == DType::float64) gemm_typed<double>(dev.stream.queue(), g);
-  else throw DTypeError("opencl backend: GEMM needs float32 or float64, got " + std::string(dtype_name(g.dtype)));
+  else if (is_half(g.dtype)) gemm_half(dev, g);
+  else throw DTypeError("opencl backend: GEMM needs a floating dtype, got " + std::string(dtype_name(g.dtype)));
 }
 
 std::string clblast_version() {

@@ -10,7 +10,9 @@
 namespace hetero::opencl::kernels {
 namespace {
 
-// How each hetero dtype is spelled in OpenCL C.
+// How each hetero dtype is spelled in OpenCL C: the type kernels compute in, and how
+// elements are stored (common.cl: kind 1 float16 as `half`, kind 2 bfloat16 as ushort
+// bits; both computed in float).
 struct ClType {
   const char* name;
   const char* unsigned_name;
@@ -18,15 +20,19 @@ struct ClType {
   bool is_bool;
   const char* min;  // range, for float -> integer saturation
   const char* max;
+  const char* storage;
+  int kind;
 };
 
 ClType cl_type(DType t) {
   switch (t) {
-    case DType::float32: return {"float", "uint", true, false, "0", "0"};
-    case DType::float64: return {"double", "ulong", true, false, "0", "0"};
-    case DType::int32: return {"int", "uint", false, false, "INT_MIN", "INT_MAX"};
-    case DType::int64: return {"long", "ulong", false, false, "LONG_MIN", "LONG_MAX"};
-    case DType::bool_: return {"uchar", "uchar", false, true, "0", "1"};
+    case DType::float32: return {"float", "uint", true, false, "0", "0", "float", 0};
+    case DType::float64: return {"double", "ulong", true, false, "0", "0", "double", 0};
+    case DType::int32: return {"int", "uint", false, false, "INT_MIN", "INT_MAX", "int", 0};
+    case DType::int64: return {"long", "ulong", false, false, "LONG_MIN", "LONG_MAX", "long", 0};
+    case DType::bool_: return {"uchar", "uchar", false, true, "0", "1", "uchar", 0};
+    case DType::float16: return {"float", "uint", true, false, "0", "0", "half", 1};
+    case DType::bfloat16: return {"float", "uint", true, false, "0", "0", "ushort", 2};
   }
   throw DTypeError("opencl backend: unsupported dtype " + std::to_string(static_cast<int>(t)));
 }
@@ -42,7 +48,8 @@ std::string type_options(const OpenClDevice& dev, DType t) {
   const ClType c = cl_type(t);
   std::string o = std::string("-DT=") + c.name + " -DUT=" + c.unsigned_name + " -DAS_T=as_" + c.name +
                   " -DIS_FLOAT=" + (c.is_float ? "1" : "0") + " -DIS_BOOL=" + (c.is_bool ? "1" : "0") +
-                  " -DIS_DOUBLE=" + (t == DType::float64 ? "1" : "0");
+                  " -DIS_DOUBLE=" + (t == DType::float64 ? "1" : "0") + " -DST=" + c.storage +
+                  " -DKIND=" + std::to_string(c.kind);
   if (c.is_float) o += dev.fp64 ? " -DACC=double" : " -DACC=float";
   else o += " -DACC=long";
   return o;
@@ -65,7 +72,7 @@ void fill_as(OpenClDevice& dev, const StridedView& out, T value) {
 }
 
 bool unary_supported(UnaryOp op, DType t) {
-  if (t == DType::float32 || t == DType::float64) return true;
+  if (is_floating_point(t)) return true;
   if (t == DType::int32 || t == DType::int64) return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
   return false;
 }
@@ -80,6 +87,8 @@ void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
     case DType::int32: return fill_as(dev, out, static_cast<cl_int>(value.i));
     case DType::int64: return fill_as(dev, out, static_cast<cl_long>(value.i));
     case DType::bool_: return fill_as(dev, out, static_cast<cl_uchar>(value.i != 0 ? 1 : 0));
+    case DType::float16:
+    case DType::bfloat16: return fill_as(dev, out, static_cast<cl_float>(value.f));  // rounded by STORE
   }
 }
 
@@ -100,7 +109,10 @@ void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
   const std::string options = std::string("-DS=") + s.name + " -DD=" + d.name + " -DS_FLOAT=" +
                               (s.is_float ? "1" : "0") + " -DD_FLOAT=" + (d.is_float ? "1" : "0") +
                               " -DD_BOOL=" + (d.is_bool ? "1" : "0") + " -DD_MIN=" + d.min +
-                              " -DD_MAX=" + d.max;
+                              " -DD_MAX=" + d.max + " -DS_ST=" + s.storage + " -DD_ST=" + d.storage +
+                              " -DS_KIND=" + std::to_string(s.kind) + " -DD_KIND=" + std::to_string(d.kind) +
+                              " -DD_HALF=" + (is_half(dst.dtype) ? "1" : "0") + " -DS_WIDE=" +
+                              (src.dtype == DType::float64 || src.dtype == DType::int64 || src.dtype == DType::int32 ? "1" : "0");
   KernelCall(dev.context->programs().get("convert", kConvertSource, options), "convert")
       .buffer_view(src)
       .buffer_view(dst)
@@ -153,6 +165,8 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset) {
   require_fp64(dev, out.dtype, "random");
+  if (is_half(out.dtype))  // the core draws float32 and casts (Backend::random)
+    throw DTypeError("opencl backend: random() fills float32 or float64, got " + std::string(dtype_name(out.dtype)));
   if (dist == RandomDistribution::normal && !dev.fp64)
     throw DTypeError("opencl backend: normal random numbers need cl_khr_fp64, which device '" +
                      dev.properties.name + "' lacks");
@@ -176,7 +190,7 @@ void scale_gemm_output(OpenClDevice& dev, const GemmArgs& g) {
   const cl_program p = program(dev, "elementwise", kElementwiseSource, g.dtype);
   KernelCall call(p, "scale");
   call.buffer_view(c).arg(static_cast<cl_long>(c.numel()));
-  if (g.dtype == DType::float64) call.arg(static_cast<cl_double>(g.beta));
+  if (g.dtype == DType::float64) call.arg(static_cast<cl_double>(g.beta));  // T: double; float otherwise
   else call.arg(static_cast<cl_float>(g.beta));
   call.launch(queue(dev), c.numel());
 }

@@ -1,15 +1,16 @@
 // fill, copy, unary, binary and GEMM's k = 0 scaling for one element type, compiled with
 //   -DT=<type> -DAS_T=as_<type> -DUT=<unsigned type> -DIS_FLOAT=0|1 -DIS_BOOL=0|1
+//   -DST=<storage type> -DKIND=0|1|2 (common.cl: float16/bfloat16 compute in float)
 // Semantics are hetero's (sdk/include/hetero/sdk/kernel_args.hpp): integer + - * wrap
 // (computed in the unsigned type), integer division by 0 gives 0, NaN propagates through
 // maximum/minimum. Op numbers are hetero::UnaryOp / hetero::BinaryOp.
 
-__kernel void fill(__global T* out, VIEW(o), long n, T value) {
-  FOR_EACH(i, n) out[AT(o, i)] = value;
+__kernel void fill(__global ST* out, VIEW(o), long n, T value) {
+  FOR_EACH(i, n) STORE(out, AT(o, i), value);
 }
 
-__kernel void copy(__global const T* in, VIEW(a), __global T* out, VIEW(o), long n) {
-  FOR_EACH(i, n) out[AT(o, i)] = in[AT(a, i)];
+__kernel void copy(__global const ST* in, VIEW(a), __global ST* out, VIEW(o), long n) {
+  FOR_EACH(i, n) STORE(out, AT(o, i), LOAD(in, AT(a, i)));
 }
 
 #if !IS_BOOL
@@ -60,21 +61,21 @@ inline T binary_op(int op, T x, T y) {
   return x;
 }
 
-__kernel void unary(int op, __global const T* in, VIEW(a), __global T* out, VIEW(o), long n) {
-  FOR_EACH(i, n) out[AT(o, i)] = unary_op(op, in[AT(a, i)]);
+__kernel void unary(int op, __global const ST* in, VIEW(a), __global ST* out, VIEW(o), long n) {
+  FOR_EACH(i, n) STORE(out, AT(o, i), unary_op(op, LOAD(in, AT(a, i))));
 }
 
-__kernel void binary(int op, __global const T* a, VIEW(x), __global const T* b, VIEW(y),
-                     __global T* out, VIEW(o), long n) {
-  FOR_EACH(i, n) out[AT(o, i)] = binary_op(op, a[AT(x, i)], b[AT(y, i)]);
+__kernel void binary(int op, __global const ST* a, VIEW(x), __global const ST* b, VIEW(y),
+                     __global ST* out, VIEW(o), long n) {
+  FOR_EACH(i, n) STORE(out, AT(o, i), binary_op(op, LOAD(a, AT(x, i)), LOAD(b, AT(y, i))));
 }
 
 // C = beta * C over a (batch, m, n) view: GEMM with k = 0. beta == 0 writes zeros (as
 // BLAS: C is not read, so NaN in C does not survive).
-__kernel void scale(__global T* c, VIEW(o), long n, T beta) {
+__kernel void scale(__global ST* c, VIEW(o), long n, T beta) {
   FOR_EACH(i, n) {
     const long at = AT(o, i);
-    c[at] = beta == (T)0 ? (T)0 : beta * c[at];
+    STORE(c, at, beta == (T)0 ? (T)0 : beta * LOAD(c, at));
   }
 }
 #endif

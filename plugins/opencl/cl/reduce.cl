@@ -21,14 +21,14 @@ inline int better(int op, T x, T best) {
   return op == 3 ? x < best : x > best;
 }
 
-__kernel void reduce(int op, __global const T* in, VIEW(s), VIEW(r), long count,
-                     __global T* out, VIEW(o), long n_out) {
+__kernel void reduce(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
+                     __global ST* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
     const long start = AT(s, j);
     ACC acc = (ACC)0;
     T best = (T)0;
     for (long i = 0; i < count; ++i) {
-      const T x = in[start + view_offset(i, r_nd, r_shape, r_st)];
+      const T x = LOAD(in, start + view_offset(i, r_nd, r_shape, r_st));
       if (op == 0 || op == 1) acc = reduce_add(acc, x);
 #if IS_FLOAT
       else if (op == 4) acc += (ACC)x * (ACC)x;
@@ -44,18 +44,18 @@ __kernel void reduce(int op, __global const T* in, VIEW(s), VIEW(r), long count,
 #endif
       default: result = best;
     }
-    out[AT(o, j)] = result;
+    STORE(out, AT(o, j), result);
   }
 }
 
-__kernel void argmax(__global const T* in, VIEW(s), VIEW(r), long count, __global long* out,
+__kernel void argmax(__global const ST* in, VIEW(s), VIEW(r), long count, __global long* out,
                      VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
     const long start = AT(s, j);
     T best = (T)0;
     long best_i = 0;
     for (long i = 0; i < count; ++i) {
-      const T x = in[start + view_offset(i, r_nd, r_shape, r_st)];
+      const T x = LOAD(in, start + view_offset(i, r_nd, r_shape, r_st));
       if (i == 0 || better(2, x, best)) {
         best = x;
         best_i = i;

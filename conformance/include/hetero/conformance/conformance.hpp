@@ -67,6 +67,12 @@ std::vector<double> unpack(DType dtype, const std::vector<unsigned char>& bytes)
 
 /// Every dtype, and the floating ones.
 const std::vector<DType>& all_dtypes();
+/// `v` rounded to the floating dtype `t` as a backend stores it (nearest even); other
+/// dtypes unchanged.
+double round_to(DType t, double v);
+/// One unit in the last place of `t` relative to 1 (2^-23 float32, 2^-52 float64,
+/// 2^-10 float16, 2^-7 bfloat16); 0 for integer dtypes.
+double epsilon(DType t);
 const std::vector<DType>& floating_dtypes();
 /// Shapes the kernels are checked at: 0-sized, 1, 1xN, Nx1, primes, and sizes that are
 /// not multiples of any vector width.

@@ -4,6 +4,7 @@
 /// one place so that backends agree: anything -> bool is `x != 0`; float -> integer
 /// truncates towards zero and saturates at the target's range, NaN -> 0 (C++ leaves
 /// out-of-range conversion undefined; torch's CPU result is platform-dependent there);
+/// to float16/bfloat16 rounds to nearest even from the exact value (overflow gives inf);
 /// everything else is static_cast. bool is stored as uint8_t. Host and CUDA device code.
 #include <cstdint>
 #include <limits>
@@ -28,11 +29,12 @@ HETERO_HOST_DEVICE inline D convert_element(S s) {
     if (x >= static_cast<C>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
     return static_cast<D>(x);
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
-    // Through float, except double -> 16 bits, which rounds once from double's value
-    // via float: exact for every double that float represents (double rounding is
-    // possible only for values that fall exactly between two binary16 numbers after
-    // the first rounding).
-    return D(static_cast<float>(s));
+    // Round to nearest even from the exact value: float holds every source value but
+    // double and int64, which go through float_round_to_odd (no double rounding).
+    if constexpr (!std::is_same_v<S, float> && !std::is_same_v<S, Half> && !std::is_same_v<S, BFloat16>)
+      return D(float_round_to_odd(static_cast<double>(s)));
+    else
+      return D(static_cast<float>(s));
   } else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
     return static_cast<D>(static_cast<float>(s));
   } else {

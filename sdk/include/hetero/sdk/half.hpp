@@ -66,6 +66,22 @@ struct BFloat16 {
   }
 };
 
+/// `d` rounded to float by round-to-odd (truncate, then set the last bit if inexact).
+/// Rounding that float to nearest even in binary16 or bfloat16 then gives the correctly
+/// rounded result of `d` (float has more than 2 * 11 + 2 significand bits), avoiding the
+/// double rounding of double -> float -> 16 bits.
+HETERO_HOST_DEVICE inline float float_round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (!(static_cast<double>(f) != d) || f != f) return f;  // exact, or NaN
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const double back = static_cast<double>(f);
+  if ((back > d) == (d > 0)) --u;  // rounded away from zero: step back towards it
+  u |= 1u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 static_assert(sizeof(Half) == 2 && std::is_trivially_copyable_v<Half>);
 static_assert(sizeof(BFloat16) == 2 && std::is_trivially_copyable_v<BFloat16>);
 
