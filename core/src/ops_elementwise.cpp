@@ -121,13 +121,24 @@ Tensor div(const Tensor& a, const Tensor& b) {
                   return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
                 });
 }
+namespace {
+// Gradients of maximum (or minimum): to the larger (smaller) operand, split evenly on
+// ties, as torch.maximum.
+Gradients extreme_gradients(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max) {
+  const Tensor a_wins = detail::nonzero_mask(relu(is_max ? a - b : b - a));
+  const Tensor b_wins = detail::nonzero_mask(relu(is_max ? b - a : a - b));
+  const Tensor half_tie = (1.0 - a_wins - b_wins) * 0.5;
+  return Gradients{unbroadcast(g * (a_wins + half_tie), a.shape()), unbroadcast(g * (b_wins + half_tie), b.shape())};
+}
+}  // namespace
+
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }), {a, b},
-                detail::not_differentiable("maximum"));
+                [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, true); });
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
   return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }), {a, b},
-                detail::not_differentiable("minimum"));
+                [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, false); });
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
@@ -144,10 +155,7 @@ Tensor operator*(double s, const Tensor& a) { return mul(scalar_like(a, s), a); 
 Tensor operator/(double s, const Tensor& a) { return div(scalar_like(a, s), a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
-namespace {
-// 1 where x != 0, else 0, in x's dtype (the cast to bool is `x != 0`).
-Tensor nonzero_mask(const Tensor& x) { return x.to(DType::bool_).to(x.dtype()); }
-}  // namespace
+using detail::nonzero_mask;
 
 Tensor neg(const Tensor& a) {
   return record("NegBackward", untracked([&] { return unary(UnaryOp::neg, a, false); }), {a},

@@ -112,21 +112,43 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
                   return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
                 });
 }
+namespace {
+// Gradient of max/min over all elements (`all`) or along `dim`: to the
+// elements equal to the result, split evenly among ties (as torch.amax / amin).
+// x - y is exactly 0 at the extremes and of one sign elsewhere, so the mask is exact.
+Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bool all, std::int64_t d,
+                           bool keepdim, bool is_max) {
+  const Tensor yk = all ? y : spread(y, x.shape(), d, keepdim);
+  const Tensor gk = all ? g : spread(g, x.shape(), d, keepdim);
+  const Tensor at_extreme = 1.0 - detail::nonzero_mask(relu(is_max ? yk - x : x - yk));
+  const Tensor count = all ? at_extreme.sum() : at_extreme.sum(d, true);
+  return Gradients{gk * at_extreme / count};
+}
+}  // namespace
+
 Tensor max(const Tensor& a) {
-  return record("MaxBackward", untracked([&] { return reduce_all(ReduceOp::max, a); }), {a},
-                detail::not_differentiable("max"));
+  Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
+  return record("MaxBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+    return extreme_gradient(g, x, y, true, 0, false, true);
+  });
 }
 Tensor max(const Tensor& a, std::int64_t d, bool k) {
-  return record("MaxBackward", untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); }), {a},
-                detail::not_differentiable("max"));
+  Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
+  return record("MaxBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+    return extreme_gradient(g, x, y, false, d, k, true);
+  });
 }
 Tensor min(const Tensor& a) {
-  return record("MinBackward", untracked([&] { return reduce_all(ReduceOp::min, a); }), {a},
-                detail::not_differentiable("min"));
+  Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
+  return record("MinBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+    return extreme_gradient(g, x, y, true, 0, false, false);
+  });
 }
 Tensor min(const Tensor& a, std::int64_t d, bool k) {
-  return record("MinBackward", untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); }), {a},
-                detail::not_differentiable("min"));
+  Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
+  return record("MinBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+    return extreme_gradient(g, x, y, false, d, k, false);
+  });
 }
 Tensor norm(const Tensor& a) {
   // d||x|| = x / ||x|| (0/0 at x = 0 gives NaN, as torch's subgradient choice differs: documented).

@@ -186,15 +186,21 @@ TEST(Autograd, RetainGraphAndSecondBackward) {
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(g[i], 2 * std::exp(xv[i]), 1e-12);
 }
 
-TEST(Autograd, NonDifferentiableOpsSayWhichAtBackward) {
-  Tensor x = values({3}, 1).requires_grad_();
-  try {
-    maximum(x, zeros({3}, DType::float64)).sum().backward();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'maximum'"), std::string::npos) << e.what();
-  }
-  EXPECT_FALSE(argmax(x).requires_grad());
+TEST(Gradcheck, MaxMinAndTheirTies) {
+  gradcheck([](auto& x) { return maximum(x[0], x[1]); }, {values({2, 3}, 1), values({3}, 2)});
+  gradcheck([](auto& x) { return minimum(x[0], x[1]); }, {values({2, 3}, 3), values({2, 1}, 4)});
+  gradcheck([](auto& x) { return x[0].max(); }, {values({2, 3}, 5)});
+  gradcheck([](auto& x) { return x[0].min(1); }, {values({3, 4}, 6)});
+  gradcheck([](auto& x) { return x[0].max(0, true); }, {values({3, 4}, 7)});
+  // Ties share the gradient evenly (as torch.amax and torch.maximum).
+  Tensor t = f64({1.0, 3.0, 3.0}, {3}).requires_grad_();
+  t.max().backward();
+  EXPECT_EQ(t.grad().to_vector<double>(), (std::vector<double>{0.0, 0.5, 0.5}));
+  Tensor a = f64({2.0, 1.0}, {2}).requires_grad_(), b = f64({2.0, 5.0}, {2}).requires_grad_();
+  maximum(a, b).sum().backward();
+  EXPECT_EQ(a.grad().to_vector<double>(), (std::vector<double>{0.5, 0.0}));
+  EXPECT_EQ(b.grad().to_vector<double>(), (std::vector<double>{0.5, 1.0}));
+  EXPECT_FALSE(argmax(t).requires_grad());
 }
 
 TEST(Autograd, ModuleParametersRequireGradAndZeroGrad) {

@@ -69,12 +69,7 @@ Tensor expand_to(const Tensor& g, const Shape& shape) {
   return zeros(shape, TensorOptions(g.device()).dtype(g.dtype())) + g;
 }
 
-BackwardFn not_differentiable(const char* op) {
-  return [op](const Tensor&) -> Gradients {
-    throw Error(std::string("backward: the gradient of '") + op +
-                "' is not implemented; compute it under NoGradGuard or detach() its inputs");
-  };
-}
+Tensor nonzero_mask(const Tensor& x) { return x.to(DType::bool_).to(x.dtype()); }
 
 }  // namespace detail
 }  // namespace hetero

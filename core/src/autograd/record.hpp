@@ -43,7 +43,8 @@ inline Tensor saved(const Tensor& t) { return t.detach(); }
 Tensor unbroadcast(const Tensor& g, const Shape& shape);
 /// `g` broadcast to `shape` (materialised).
 Tensor expand_to(const Tensor& g, const Shape& shape);
-/// A node function for operations without a gradient formula: throws Error naming `op`.
-BackwardFn not_differentiable(const char* op);
+/// 1 where x != 0, else 0, in x's dtype (the cast to bool is `x != 0`): the exact 0/1
+/// masks of gradient formulas, without comparison kernels.
+Tensor nonzero_mask(const Tensor& x);
 
 }  // namespace hetero::detail
