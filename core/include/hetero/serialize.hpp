@@ -49,8 +49,8 @@ HETERO_API Metadata load_metadata(const std::filesystem::path& path);
 /// must be in the file with its shape (dtype converted), and the file must hold nothing
 /// else; otherwise FormatError lists the missing, unexpected and mismatched names and
 /// the module is left unchanged. With `map_location`, the module's tensors are moved
-/// there (in place, as Module::to); without it each keeps its current device.
-/// Gradients are not touched. Throws as load_file.
+/// there (in place, as Module::to, gradients too); without it each keeps its current
+/// device. Not recorded by autograd; requires_grad is kept. Throws as load_file.
 HETERO_API void load(nn::Module& module, const std::filesystem::path& path,
                      const std::optional<Device>& map_location = std::nullopt);
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
@@ -127,6 +128,7 @@ nn::NamedTensors load_file(const std::filesystem::path& path, const Device& devi
 Metadata load_metadata(const std::filesystem::path& path) { return open_file(path).header.metadata; }
 
 void load(nn::Module& module, const std::filesystem::path& path, const std::optional<Device>& map_location) {
+  NoGradGuard no_grad;
   const nn::NamedTensors target = state_dict(module);
   // Validate the whole file and the match with the module before changing anything.
   const nn::NamedTensors loaded = load_file(path, map_location.value_or(Device::cpu()));
@@ -151,8 +153,12 @@ void load(nn::Module& module, const std::filesystem::path& path, const std::opti
   for (const auto& [name, t] : target) {
     Tensor handle = t;  // shares the module's TensorImpl
     const Tensor& src = loaded.at(name);
-    if (map_location) handle.set_data(src.to(t.dtype()));
-    else handle.copy_(src);
+    if (map_location) {
+      handle.set_data(src.to(t.dtype()));
+      if (handle.grad().defined()) handle.mutable_grad() = handle.grad().to(*map_location);  // as Module::to
+    } else {
+      handle.copy_(src);
+    }
   }
 }
 
