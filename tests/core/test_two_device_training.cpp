@@ -35,6 +35,19 @@ TEST(Layers, ModuleToMovesGradients) {
   }
 }
 
+TEST(TransferStats, CrossDeviceCopiesAreCountedOnTheDestination) {
+  const Device d0("cpu:0"), d1("cpu:1");
+  const Tensor x = ones({4, 4}, d0);
+  reset_transfer_stats();
+  const Tensor y = x.to(d1);
+  EXPECT_EQ(transfer_stats(d1).device_to_device, 1u);
+  EXPECT_EQ(transfer_stats(d1).device_to_device_bytes, 64u);
+  EXPECT_EQ(transfer_stats(d0).device_to_device, 0u);
+  EXPECT_EQ(transfer_stats(d0).host_syncs, 0u);  // ordered by an event, not a host wait
+  EXPECT_EQ(y.sum().item<float>(), 16.0f);
+  EXPECT_EQ(transfer_stats(d1).host_syncs, 1u);
+}
+
 // The article's VeryBigModule, scaled down: the first half on cpu:0, the second on
 // cpu:1, the activation moved explicitly between them.
 class SplitMlp : public nn::Module {
