@@ -34,6 +34,13 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     }
     dst.backend().copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes,
                                         dst.stream());
+    if (src.device != dst.device) {
+      // And src's stream after the copy (as torch's copy between devices): later work on
+      // src's device may overwrite the source, or reuse its memory once freed (Note
+      // [Stream-ordered reuse], caching_allocator.hpp), only after dst has read it.
+      auto copied = dst.stream().record();
+      src.stream().wait(*copied);
+    }
     count_copy(dst.device, CopyKind::device_to_device, bytes);
     return;
   }

@@ -11,6 +11,7 @@
 
 #include "blas.hpp"
 #include "kernels.hpp"
+#include "queued_kernel.hpp"
 
 namespace hetero::cpu {
 namespace {
@@ -48,18 +49,19 @@ CpuBackend::CpuBackend() {
   const int devices = env_int("HETERO_CPU_DEVICES", 1, 1, 64);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = env_int("HETERO_CPU_THREADS", cores, 1, 4096);
-  set_blas_threads(threads);
+  const int per_device = std::max(1, threads / devices);
+  const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 15, 0, 1 << 30);
+  set_blas_threads(per_device);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
-  pool_ = std::make_unique<ThreadPool>(threads);
-  set_kernel_pool(pool_.get());
-  for (int i = 0; i < devices; ++i) {
-    streams_.push_back(std::make_unique<CpuStream>(i));
-    counters_.push_back(std::make_shared<MemoryCounter>());
-  }
+  const bool pooling = memory_pool_enabled();
+  for (int i = 0; i < devices; ++i)
+    devices_.push_back(std::make_shared<CpuDevice>(i, per_device, inline_limit, pooling));
 }
 
 CpuBackend::~CpuBackend() {
-  if (kernel_pool() == pool_.get()) set_kernel_pool(nullptr);
+  // Finish the queued work and join the workers; buffers that outlive the backend free
+  // their blocks on the caller's thread.
+  for (auto& d : devices_) d->queue().shutdown();
 }
 
 DeviceProperties CpuBackend::device_properties(int device) const {
@@ -71,13 +73,13 @@ DeviceProperties CpuBackend::device_properties(int device) const {
   p.kind = DeviceKind::cpu;
   p.total_memory = total_memory_;
   p.free_memory = pages_bytes(_SC_AVPHYS_PAGES);
-  p.multiprocessor_count = pool_->size();
+  p.multiprocessor_count = cpu_device(device).threads();
   return p;
 }
 
 Capabilities CpuBackend::capabilities(int) const {
   Capabilities c;
-  c.async_copy = false;
+  c.async_copy = true;  // copies and kernels are queued on the device's worker
   c.pinned_memory = false;
   c.peer_copy = true;  // all virtual devices share the host's address space
   c.events = true;
@@ -85,61 +87,104 @@ Capabilities CpuBackend::capabilities(int) const {
   return c;
 }
 
-MemoryStats CpuBackend::memory_stats(int device) const {
-  return counters_.at(static_cast<std::size_t>(device))->stats();
-}
+MemoryStats CpuBackend::memory_stats(int device) const { return cpu_device(device).memory().stats(); }
+
+void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cache(); }
 
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
-  const std::size_t free_bytes = pages_bytes(_SC_AVPHYS_PAGES);
+  CpuDevice& d = cpu_device(device);
   auto oom = [&] {
     return OutOfMemoryError("out of memory on cpu:" + std::to_string(device) + ": tried to allocate " +
-                            std::to_string(bytes) + " bytes; " + std::to_string(free_bytes) +
-                            " bytes free of " + std::to_string(total_memory_) + " total");
+                            std::to_string(bytes) + " bytes; " + std::to_string(pages_bytes(_SC_AVPHYS_PAGES)) +
+                            " bytes free of " + std::to_string(total_memory_) + " total, " +
+                            std::to_string(d.memory().stats().reserved) +
+                            " bytes reserved by hetero (the cache was emptied and the allocation retried once)");
   };
   // Larger than the machine: refuse before asking malloc (overcommit would accept some).
   if (bytes > total_memory_) throw oom();
-  const std::size_t rounded = ((bytes == 0 ? 1 : bytes) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw oom();
-  return std::make_unique<CpuBuffer>(p, bytes, device, counters_.at(static_cast<std::size_t>(device)));
+  CachingAllocator::Block block = d.memory().allocate(bytes);
+  if (!block.ptr) {
+    // Give the cached blocks back (their release is queued behind the device's work),
+    // let that run, and try once more.
+    d.memory().empty_cache();
+    try {
+      d.queue().synchronize();
+    } catch (...) {
+      // A failure of earlier work is reported by the next synchronize, not here.
+    }
+    block = d.memory().allocate(bytes);
+    if (!block.ptr) throw oom();
+  }
+  return std::make_unique<CpuBuffer>(block, bytes, devices_[static_cast<std::size_t>(device)]);
 }
 
+// --- copies: byte ranges, queued --------------------------------------------------
+// Pointers are taken now: the Buffer objects may be gone when the copy runs, their
+// memory is not (Note [Stream-ordered reuse]).
+
 void CpuBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
-                                     Stream&) {
-  if (bytes) std::memcpy(static_cast<char*>(dst.handle()) + dst_offset, src, bytes);
+                                     Stream& stream) {
+  if (bytes == 0) return;
+  char* to = static_cast<char*>(dst.handle()) + dst_offset;
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [src, to, bytes] { std::memcpy(to, src, bytes); });
 }
 
 void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                     Stream&) {
-  if (bytes) std::memcpy(dst, static_cast<const char*>(src.handle()) + src_offset, bytes);
+                                     Stream& stream) {
+  if (bytes == 0) return;
+  const char* from = static_cast<const char*>(src.handle()) + src_offset;
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, dst, bytes] { std::memcpy(dst, from, bytes); });
 }
 
 void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
-                                       std::size_t dst_offset, std::size_t bytes, Stream&) {
-  if (bytes)
-    std::memmove(static_cast<char*>(dst.handle()) + dst_offset,
-                 static_cast<const char*>(src.handle()) + src_offset, bytes);
+                                       std::size_t dst_offset, std::size_t bytes, Stream& stream) {
+  if (bytes == 0) return;
+  const char* from = static_cast<const char*>(src.handle()) + src_offset;
+  char* to = static_cast<char*>(dst.handle()) + dst_offset;
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, to, bytes] { std::memmove(to, from, bytes); });
 }
 
-void CpuBackend::fill(const StridedView& out, Scalar value, Stream&) { kernels::fill(out, value); }
-void CpuBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream&) {
-  kernels::convert(src, dst);
+// --- kernels ----------------------------------------------------------------------
+
+void CpuBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
+  submit_views(on(stream), out.numel(), [value](const StridedView& o) { kernels::fill(o, value); }, out);
 }
-void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream&) { kernels::convert(src, dst); }
-void CpuBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream&) {
-  kernels::unary(op, in, out);
+void CpuBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
+  submit_views(on(stream), dst.numel(), [](const StridedView& s, const StridedView& d) { kernels::convert(s, d); },
+               src, dst);
+}
+void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
+  copy_strided(src, dst, stream);
+}
+void CpuBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+  submit_views(on(stream), out.numel(), [op](const StridedView& i, const StridedView& o) { kernels::unary(op, i, o); },
+               in, out);
 }
 void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
-                        Stream&) {
-  kernels::binary(op, a, b, out);
+                        Stream& stream) {
+  submit_views(
+      on(stream), out.numel(),
+      [op](const StridedView& x, const StridedView& y, const StridedView& o) { kernels::binary(op, x, y, o); }, a,
+      b, out);
 }
-void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream&) {
-  kernels::reduce(op, in, out);
+void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+  submit_views(on(stream), in.numel(), [op](const StridedView& i, const StridedView& o) { kernels::reduce(op, i, o); },
+               in, out);
 }
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
-                        std::uint64_t offset, Stream&) {
-  kernels::random(dist, out, seed, offset);
+                        std::uint64_t offset, Stream& stream) {
+  submit_views(
+      on(stream), out.numel(),
+      [dist, seed, offset](const StridedView& o) { kernels::random(dist, o, seed, offset); }, out);
 }
-void CpuBackend::gemm(const GemmArgs& args, Stream&) { cpu::gemm(args); }
+void CpuBackend::gemm(const GemmArgs& args, Stream& stream) {
+  auto run = [](const GemmArgs& a) { cpu::gemm(a); };
+  on(stream).queue().submit(
+      args.m * args.n * std::max<std::int64_t>(args.k, 1) * args.batch, [&] { run(args); },
+      [&] { return std::make_unique<GemmTask<decltype(run)>>(run, args); });
+}
+
+CpuDevice& CpuBackend::cpu_device(int device) const { return *devices_.at(static_cast<std::size_t>(device)); }
+CpuDevice& CpuBackend::on(Stream& stream) { return static_cast<CpuStream&>(stream).cpu_device(); }
 
 }  // namespace hetero::cpu

@@ -1,32 +1,40 @@
 #pragma once
 // CpuBackend: HETERO_CPU_DEVICES=N virtual devices cpu:0..N-1 over host memory; GEMM on
-// OpenBLAS, the other kernels as strided loops (kernels_*.cpp).
+// OpenBLAS, the other kernels as strided loops (kernels_*.cpp). Each device has its own
+// worker thread running its stream's work in order, its own kernel threads and its own
+// memory pool (CpuDevice).
+//
+// Threads: HETERO_CPU_THREADS (default: all cores) are split evenly between the devices;
+// each device runs its kernels and its GEMMs on max(1, THREADS / DEVICES) threads, so
+// two devices on two cores compute at once, one thread each, and one device uses both.
+// OpenBLAS's thread count is global: it is set to the per-device count.
 #include <memory>
 #include <vector>
 
 #include <hetero/sdk/backend.hpp>
 
-#include "cpu_buffer.hpp"
-#include "cpu_stream.hpp"
-#include "thread_pool.hpp"
+#include "cpu_device.hpp"
 
 namespace hetero::cpu {
 
 class CpuBackend final : public Backend {
  public:
-  /// Reads HETERO_CPU_DEVICES (1..64, default 1) and HETERO_CPU_THREADS (default: all
-  /// cores). Throws hetero::Error naming the variable for a malformed value.
+  /// Reads HETERO_CPU_DEVICES (1..64, default 1), HETERO_CPU_THREADS (1..4096, default:
+  /// all cores), HETERO_CPU_INLINE_LIMIT (elements, default 32768; 0 queues all work) and
+  /// HETERO_MEMORY_POOL (0 turns the pool off). Throws hetero::Error naming the variable
+  /// for a malformed value.
   CpuBackend();
   ~CpuBackend() override;
 
   std::string name() const override { return "cpu"; }
-  int device_count() const noexcept override { return static_cast<int>(streams_.size()); }
+  int device_count() const noexcept override { return static_cast<int>(devices_.size()); }
   DeviceProperties device_properties(int device) const override;
   Capabilities capabilities(int device) const override;
   MemoryStats memory_stats(int device) const override;
 
   std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
-  Stream& default_stream(int device) override { return *streams_.at(static_cast<std::size_t>(device)); }
+  void empty_cache(int device) override;
+  Stream& default_stream(int device) override { return devices_.at(static_cast<std::size_t>(device))->stream(); }
 
   void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
                            Stream& stream) override;
@@ -47,10 +55,11 @@ class CpuBackend final : public Backend {
   void gemm(const GemmArgs& args, Stream& stream) override;
 
  private:
-  std::vector<std::unique_ptr<CpuStream>> streams_;
-  std::vector<std::shared_ptr<MemoryCounter>> counters_;
+  CpuDevice& cpu_device(int device) const;
+  static CpuDevice& on(Stream& stream);
+
+  std::vector<std::shared_ptr<CpuDevice>> devices_;
   std::size_t total_memory_ = 0;
-  std::unique_ptr<ThreadPool> pool_;
 };
 
 }  // namespace hetero::cpu

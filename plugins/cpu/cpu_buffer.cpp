@@ -1,17 +1,10 @@
 #include "cpu_buffer.hpp"
 
-#include <cstdlib>
+#include "cpu_device.hpp"
 
 namespace hetero::cpu {
 
-CpuBuffer::CpuBuffer(void* data, std::size_t bytes, int device, std::shared_ptr<MemoryCounter> counters)
-    : data_(data), bytes_(bytes), device_(device), counters_(std::move(counters)) {
-  counters_->allocated(bytes_);
-}
-
-CpuBuffer::~CpuBuffer() {
-  std::free(data_);
-  counters_->released(bytes_);
-}
+CpuBuffer::~CpuBuffer() { device_->memory().free(block_); }
+int CpuBuffer::device() const noexcept { return device_->index(); }
 
 }  // namespace hetero::cpu

@@ -1,15 +1,15 @@
 #include "thread_pool.hpp"
 
-#include <atomic>
 
 namespace hetero::cpu {
 namespace {
-std::atomic<ThreadPool*> g_pool{nullptr};
+thread_local ThreadPool* t_pool = nullptr;
 thread_local bool t_inside = false;
 }  // namespace
 
-ThreadPool* kernel_pool() { return g_pool.load(); }
-void set_kernel_pool(ThreadPool* pool) { g_pool.store(pool); }
+ThreadPool* kernel_pool() noexcept { return t_pool; }
+ScopedKernelPool::ScopedKernelPool(ThreadPool* pool) noexcept : previous_(t_pool) { t_pool = pool; }
+ScopedKernelPool::~ScopedKernelPool() { t_pool = previous_; }
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });

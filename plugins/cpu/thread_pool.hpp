@@ -1,5 +1,5 @@
 #pragma once
-// ThreadPool: the CPU backend's worker threads for splitting one kernel over cores.
+// ThreadPool: the worker threads one CPU device uses to split one kernel over cores.
 // Owned by the backend and joined in its destructor, so no thread runs plugin code after
 // the plugin is unloaded (OpenMP's pool cannot promise that: libgomp is not safe to
 // dlclose while its workers idle).
@@ -40,8 +40,20 @@ class ThreadPool {
   bool stop_ = false;
 };
 
-/// The pool kernels use; set by the backend for its lifetime (nullptr: run serially).
-ThreadPool* kernel_pool();
-void set_kernel_pool(ThreadPool* pool);
+/// The pool the kernels running on this thread use (nullptr: run serially). Each CPU
+/// device has its own pool; its work queue installs it while running that device's work.
+ThreadPool* kernel_pool() noexcept;
+
+/// Installs `pool` as this thread's kernel pool for the scope's lifetime.
+class ScopedKernelPool {
+ public:
+  explicit ScopedKernelPool(ThreadPool* pool) noexcept;
+  ~ScopedKernelPool();
+  ScopedKernelPool(const ScopedKernelPool&) = delete;
+  ScopedKernelPool& operator=(const ScopedKernelPool&) = delete;
+
+ private:
+  ThreadPool* previous_;
+};
 
 }  // namespace hetero::cpu

@@ -1,0 +1,118 @@
+#include "work_queue.hpp"
+
+#include <utility>
+
+namespace hetero::cpu {
+
+WorkQueue::~WorkQueue() { shutdown(); }
+
+std::uint64_t WorkQueue::begin_inline() {
+  std::lock_guard lock(mutex_);
+  if (busy_ || !queue_.empty()) return 0;
+  busy_ = true;
+  return ++submitted_;
+}
+
+void WorkQueue::end_inline(std::exception_ptr error, std::uint64_t ticket) {
+  std::lock_guard lock(mutex_);
+  busy_ = false;
+  finish_locked(std::move(error), ticket);
+  if (!queue_.empty()) work_cv_.notify_one();  // queued while this ran
+}
+
+void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket) {
+  if (error && !error_) {
+    error_ = std::move(error);
+    error_ticket_ = ticket;
+  }
+  completed_.store(ticket, std::memory_order_release);
+  if (waiters_ > 0) done_cv_.notify_all();
+}
+
+void WorkQueue::enqueue(std::unique_ptr<Task> task) {
+  std::unique_lock lock(mutex_);
+  if (stopped_) {
+    // After shutdown (the backend is gone, buffers are still being freed): run here.
+    const std::uint64_t ticket = ++submitted_;
+    std::exception_ptr error;
+    try {
+      task->run();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    finish_locked(error, ticket);
+    return;
+  }
+  queue_.emplace_back(++submitted_, std::move(task));
+  if (!worker_.joinable()) worker_ = std::thread([this] { worker(); });
+  else if (!busy_) work_cv_.notify_one();
+}
+
+std::uint64_t WorkQueue::last_ticket() const {
+  std::lock_guard lock(mutex_);
+  return submitted_;
+}
+
+void WorkQueue::wait(std::uint64_t ticket) {
+  if (reached(ticket)) {
+    std::lock_guard lock(mutex_);
+    if (error_ && error_ticket_ <= ticket) std::rethrow_exception(error_);
+    return;
+  }
+  std::unique_lock lock(mutex_);
+  ++waiters_;
+  done_cv_.wait(lock, [&] { return reached(ticket); });
+  --waiters_;
+  if (error_ && error_ticket_ <= ticket) std::rethrow_exception(error_);
+}
+
+void WorkQueue::synchronize() {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t ticket = submitted_;
+  if (!reached(ticket)) {
+    ++waiters_;
+    done_cv_.wait(lock, [&] { return reached(ticket); });
+    --waiters_;
+  }
+  if (error_) {
+    std::exception_ptr e = std::exchange(error_, nullptr);
+    error_ticket_ = 0;
+    std::rethrow_exception(e);
+  }
+}
+
+void WorkQueue::shutdown() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  work_cv_.notify_one();
+  if (worker_.joinable()) worker_.join();
+}
+
+void WorkQueue::worker() {
+  ScopedKernelPool scope(pool_);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stopped_ && queue_.empty() && !busy_); });
+    if (queue_.empty()) return;  // stopped and drained
+    auto [ticket, task] = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      task->run();
+      task.reset();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    task.reset();
+    lock.lock();
+    busy_ = false;
+    finish_locked(std::move(error), ticket);
+  }
+}
+
+}  // namespace hetero::cpu

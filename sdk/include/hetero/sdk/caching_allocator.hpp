@@ -1,0 +1,159 @@
+#pragma once
+/// @file caching_allocator.hpp
+/// hetero::CachingAllocator — a pool of freed device-memory blocks in front of a
+/// backend's raw allocator, as PyTorch's CUDA caching allocator and MXNet's "pooled
+/// storage manager": repeated allocations of the same sizes are served from the pool
+/// without asking the device. Used by the cpu and opencl backends (the cuda backend has
+/// its own, which also fences blocks used on other streams).
+///
+/// Note [Stream-ordered reuse]: a block freed while work queued on its device's stream
+/// may still use it goes back to the pool at once, and the next allocation may hand it
+/// out again. That is safe because every user of the new owner's memory is ordered after
+/// the old owner's work: kernels and copies are queued on the same in-order stream, the
+/// host reads and writes only after synchronising that stream, and a copy queued on
+/// another device's stream makes this device's stream wait for it (the core orders both
+/// streams of a cross-device copy, as torch does). Returning memory to the device
+/// (`RawMemory::release`) must itself be stream-ordered: the backend queues it or
+/// synchronises first (cudaFreeAsync, clReleaseMemObject).
+///
+/// Sizes are rounded up to kRoundBytes; a cached block of S bytes serves a request of R
+/// rounded bytes when R <= S <= 2R (blocks are not split). Statistics count rounded
+/// bytes. Thread-safe: one mutex.
+#include <algorithm>
+#include <cstdlib>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <hetero/sdk/device_properties.hpp>
+
+namespace hetero {
+
+class CachingAllocator {
+ public:
+  /// Allocation granularity in bytes.
+  static constexpr std::size_t kRoundBytes = 512;
+
+  /// A block of device memory: the backend's handle (a host pointer, a cl_mem, ...) and
+  /// its rounded size in bytes.
+  struct Block {
+    void* ptr = nullptr;
+    std::size_t size = 0;
+  };
+
+  /// The backend's raw allocator. `allocate(bytes)` returns nullptr when the device is
+  /// out of memory (it must not throw for that); `release(ptr, bytes)` gives a block back
+  /// to the device once the work queued so far on its stream no longer needs it.
+  struct RawMemory {
+    std::function<void*(std::size_t)> allocate;
+    std::function<void(void*, std::size_t)> release;
+  };
+
+  /// `pooling == false` turns the cache off: every free releases at once (what
+  /// HETERO_MEMORY_POOL=0 selects, so that AddressSanitizer sees every use after free).
+  CachingAllocator(RawMemory raw, bool pooling) : raw_(std::move(raw)), pooling_(pooling) {}
+  /// Releases the cached blocks. Blocks still held by buffers are the backend's concern.
+  ~CachingAllocator() { empty_cache(); }
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  /// `bytes` rounded up to kRoundBytes (a 0-byte request takes one granule, so every
+  /// buffer has a distinct address); SIZE_MAX when that would overflow.
+  static std::size_t round_size(std::size_t bytes) noexcept {
+    if (bytes > std::numeric_limits<std::size_t>::max() - kRoundBytes)
+      return std::numeric_limits<std::size_t>::max();
+    return std::max<std::size_t>(1, (bytes + kRoundBytes - 1) / kRoundBytes) * kRoundBytes;
+  }
+
+  /// A block of at least `bytes` bytes: a cached one when one fits (a pool hit), else
+  /// one from RawMemory::allocate. Returns a Block with ptr == nullptr when the device
+  /// is out of memory; the caller may empty_cache() (after synchronising) and retry,
+  /// then throws OutOfMemoryError with its own context.
+  Block allocate(std::size_t bytes) {
+    const std::size_t size = round_size(bytes);
+    if (size == std::numeric_limits<std::size_t>::max()) return {};
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size) {
+        Block b{it->second, it->first};
+        free_.erase(it);
+        ++stats_.pool_hits;
+        add_allocated_locked(b.size);
+        return b;
+      }
+    }
+    void* ptr = raw_.allocate(size);
+    if (!ptr) return {};
+    std::lock_guard lock(mutex_);
+    ++stats_.allocation_count;
+    stats_.reserved += size;
+    add_allocated_locked(size);
+    return Block{ptr, size};
+  }
+
+  /// Returns `block` (from allocate()) to the pool, or to the device when pooling is off.
+  /// Never throws.
+  void free(Block block) noexcept {
+    if (!block.ptr) return;
+    {
+      std::lock_guard lock(mutex_);
+      stats_.allocated -= block.size;
+      if (pooling_) {
+        free_.emplace(block.size, block.ptr);
+        return;
+      }
+      stats_.reserved -= block.size;
+    }
+    raw_.release(block.ptr, block.size);
+  }
+
+  /// Releases every cached block to the device (as torch.cuda.empty_cache()); returns
+  /// the bytes released. Live blocks are not touched.
+  std::size_t empty_cache() noexcept {
+    std::multimap<std::size_t, void*> cached;
+    {
+      std::lock_guard lock(mutex_);
+      cached.swap(free_);
+      for (const auto& entry : cached) stats_.reserved -= entry.first;
+    }
+    std::size_t released = 0;
+    for (const auto& [size, ptr] : cached) {
+      raw_.release(ptr, size);
+      released += size;
+    }
+    return released;
+  }
+
+  /// allocated / reserved / peak bytes, raw allocation count, pool hits.
+  MemoryStats stats() const {
+    std::lock_guard lock(mutex_);
+    return stats_;
+  }
+
+  /// Whether freed blocks are cached.
+  bool pooling() const noexcept { return pooling_; }
+
+ private:
+  void add_allocated_locked(std::size_t size) {
+    stats_.allocated += size;
+    stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+  }
+
+  RawMemory raw_;
+  const bool pooling_;
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, void*> free_;  // rounded size -> handle
+  MemoryStats stats_;
+};
+
+/// Whether backends should pool freed memory: false when HETERO_MEMORY_POOL is "0" (for
+/// AddressSanitizer runs, where a pool would hide a use after free), true otherwise.
+inline bool memory_pool_enabled() noexcept {
+  const char* v = std::getenv("HETERO_MEMORY_POOL");
+  return !(v && v[0] == '0' && v[1] == '\0');
+}
+
+}  // namespace hetero
