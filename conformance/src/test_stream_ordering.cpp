@@ -1,0 +1,206 @@
+// Stream ordering under load: randomised sequences of uploads, fills, kernels, GEMMs,
+// copies within and across devices, downloads and buffer frees (whose memory the next
+// allocation may reuse while work is queued, Note [Stream-ordered reuse]) run once with
+// no synchronisation until the end, and once synchronising after every step. Queued work
+// must give bit-for-bit the synchronous results. Also: event waits across devices, and
+// that a freed block handed out again is not written before the old owner's work is done.
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <hetero/conformance/conformance.hpp>
+
+namespace hetero::conformance {
+namespace {
+
+constexpr int kSequences = 1000;
+constexpr int kSlots = 6;
+constexpr int kSteps = 16;
+
+struct Slot {
+  int device = 0;
+  std::unique_ptr<Buffer> buffer;
+};
+
+// Orders `to` after the work queued on `from` (a no-op within one device).
+void order_after(Backend& b, int from, int to) {
+  if (from == to) return;
+  auto ev = b.default_stream(from).record();
+  b.default_stream(to).wait(*ev);
+}
+
+// One sequence, fully determined by `seed`. Returns every downloaded array, then the
+// final contents of every slot, as bytes.
+std::vector<std::vector<unsigned char>> run_sequence(Backend& b, std::uint64_t seed, bool synchronous) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  const int devices = b.device_count();
+  // Square matrices of m x m float64: from one element to sizes queued on any backend.
+  static const std::int64_t kSides[] = {1, 3, 16, 64, 181, 200};
+  const std::int64_t m = kSides[pick(6)], n = m * m;
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(double);
+  auto view = [&](const Slot& s) {
+    StridedView v;
+    v.buffer = s.buffer.get();
+    v.dtype = DType::float64;
+    v.ndim = 2;
+    v.shape[0] = v.shape[1] = m;
+    v.strides[0] = m;
+    v.strides[1] = 1;
+    return v;
+  };
+  auto settle = [&] {
+    if (synchronous)
+      for (int d = 0; d < devices; ++d) b.default_stream(d).synchronize();
+  };
+
+  std::vector<Slot> slots(kSlots);
+  std::vector<std::vector<double>> uploads;  // host sources stay alive until the end
+  std::vector<std::vector<unsigned char>> downloads;
+  downloads.reserve(kSteps + kSlots);
+  auto fresh = [&](Slot& s) {
+    s.device = pick(devices);
+    s.buffer = b.allocate(s.device, bytes);
+    b.fill(view(s), Scalar{static_cast<double>(pick(7)) - 3.0, 0}, b.default_stream(s.device));
+  };
+  for (auto& s : slots) fresh(s);
+  settle();
+
+  for (int step = 0; step < kSteps; ++step) {
+    Slot& x = slots[static_cast<std::size_t>(pick(kSlots))];
+    Slot& y = slots[static_cast<std::size_t>(pick(kSlots))];
+    Slot& out = slots[static_cast<std::size_t>(pick(kSlots))];
+    Stream& s = b.default_stream(out.device);
+    const bool same_device = x.device == out.device && y.device == out.device;
+    switch (pick(8)) {
+      case 0: {  // upload from pageable host memory that outlives the copy
+        uploads.push_back(sample_values(DType::float64, n, rng()));
+        b.copy_host_to_device(uploads.back().data(), *out.buffer, 0, bytes, s);
+        break;
+      }
+      case 1:
+        if (same_device)
+          b.binary(pick(2) ? BinaryOp::add : BinaryOp::mul, view(x), view(y), view(out), s);
+        break;
+      case 2:
+        if (x.device == out.device) b.unary(pick(2) ? UnaryOp::tanh : UnaryOp::neg, view(x), view(out), s);
+        break;
+      case 3:
+        if (same_device && &x != &out && &y != &out) {
+          GemmArgs g;
+          g.dtype = DType::float64;
+          g.m = g.n = g.k = m;
+          g.alpha = 1.0 / static_cast<double>(m);
+          g.a = x.buffer.get();
+          g.b = y.buffer.get();
+          g.c = out.buffer.get();
+          g.lda = g.ldb = g.ldc = m;
+          b.gemm(g, s);
+        }
+        break;
+      case 4:  // copy between slots, across devices with the core's two-way ordering
+        if (&x != &out) {
+          order_after(b, x.device, out.device);
+          b.copy_device_to_device(*x.buffer, 0, *out.buffer, 0, bytes, s);
+          order_after(b, out.device, x.device);
+        }
+        break;
+      case 5: {  // download; read only at the end
+        downloads.emplace_back(bytes);
+        b.copy_device_to_host(*x.buffer, 0, downloads.back().data(), bytes, b.default_stream(x.device));
+        break;
+      }
+      case 6:  // free while work may be queued; the next allocation may reuse the block
+        fresh(out);
+        break;
+      default:
+        b.fill(view(out), Scalar{static_cast<double>(step), step}, s);
+        break;
+    }
+    settle();
+  }
+  for (int d = 0; d < devices; ++d) b.default_stream(d).synchronize();
+  for (auto& s : slots) {
+    downloads.emplace_back(bytes);
+    b.copy_device_to_host(*s.buffer, 0, downloads.back().data(), bytes, b.default_stream(s.device));
+    b.default_stream(s.device).synchronize();
+  }
+  return downloads;
+}
+
+}  // namespace
+
+TEST_P(BackendTest, RandomisedSequencesMatchASynchronousRun) {
+  for (int seq = 0; seq < kSequences; ++seq) {
+    const std::uint64_t seed = 0x5eed0000u + static_cast<std::uint64_t>(seq);
+    const auto queued = run_sequence(backend(), seed, /*synchronous=*/false);
+    const auto reference = run_sequence(backend(), seed, /*synchronous=*/true);
+    ASSERT_EQ(queued.size(), reference.size()) << "sequence " << seq;
+    for (std::size_t i = 0; i < queued.size(); ++i)
+      ASSERT_TRUE(queued[i] == reference[i]) << "sequence " << seq << " (seed " << seed << "): array " << i
+                                             << " differs from the synchronous run";
+  }
+}
+
+TEST_P(BackendTest, EventWaitOrdersAnotherDeviceWithoutBlockingTheHost) {
+  const int last = backend().device_count() - 1;
+  constexpr std::int64_t m = 256;
+  DeviceArray a(backend(), 0, DType::float32, m * m), c(backend(), 0, DType::float32, m * m);
+  DeviceArray far(backend(), last, DType::float32, m * m);
+  backend().fill(a.view({m, m}), Scalar{1, 1}, stream());
+  // Several GEMMs on device 0 (c = a * a, accumulated), then the event.
+  backend().fill(c.view({m, m}), Scalar{0, 0}, stream());
+  GemmArgs g;
+  g.m = g.n = g.k = m;
+  g.a = g.b = a.buffer.get();
+  g.c = c.buffer.get();
+  g.lda = g.ldb = g.ldc = m;
+  g.beta = 1.0;
+  for (int i = 0; i < 8; ++i) backend().gemm(g, stream());
+  auto done = stream().record();
+  Stream& other = backend().default_stream(last);
+  other.wait(*done);  // returns without waiting for the GEMMs
+  backend().copy_device_to_device(*c.buffer, 0, *far.buffer, 0, m * m * sizeof(float), other);
+  std::vector<float> out(static_cast<std::size_t>(m * m));
+  backend().copy_device_to_host(*far.buffer, 0, out.data(), out.size() * sizeof(float), other);
+  other.synchronize();
+  EXPECT_TRUE(done->query()) << "the waiting stream finished before the event it waited for";
+  for (float v : out) ASSERT_EQ(v, 8.0f * m);
+}
+
+TEST_P(BackendTest, FreedBlockIsReusedOnlyAfterItsWorkIsDone) {
+  constexpr std::int64_t m = 200, n = m * m;
+  DeviceArray x(backend(), 0, DType::float64, n), result(backend(), 0, DType::float64, n);
+  backend().fill(x.view({m, m}), Scalar{0.5, 0}, stream());
+  for (int round = 0; round < 5; ++round) {
+    {
+      // tmp = x * x (queued), result = tmp (queued), then tmp is freed at once.
+      auto tmp = backend().allocate(0, n * sizeof(double));
+      StridedView t = x.view({m, m});
+      t.buffer = tmp.get();
+      t.offset = 0;
+      GemmArgs g;
+      g.dtype = DType::float64;
+      g.m = g.n = g.k = m;
+      g.a = g.b = x.buffer.get();
+      g.c = tmp.get();
+      g.lda = g.ldb = g.ldc = m;
+      backend().gemm(g, stream());
+      backend().copy_strided(t, result.view({m, m}), stream());
+    }
+    // The next allocation of that size may get tmp's block: writing it is queued after
+    // the copy above, so `result` keeps the product.
+    auto reuse = backend().allocate(0, n * sizeof(double));
+    StridedView r = x.view({m, m});
+    r.buffer = reuse.get();
+    r.offset = 0;
+    backend().fill(r, Scalar{-1.0, 0}, stream());
+    std::vector<double> out(static_cast<std::size_t>(n));
+    result.download(out.data());
+    for (double v : out) ASSERT_EQ(v, 0.25 * m) << "round " << round;
+  }
+}
+
+}  // namespace hetero::conformance
