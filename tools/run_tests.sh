@@ -3,7 +3,10 @@
 # then the installed package out of tree (tools/test_package.sh: app, template backend,
 # OpenCL backend on PoCL),
 # then builds it again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
-# whole suite there too. Build directories: build/ and build-asan/.
+# whole suite there too (memory pool off, so a use after free is not hidden by a cached
+# block), then ThreadSanitizer over the streams, pool and cross-device tests (devices'
+# workers, kernel threads, event waits). Build directories: build/, build-asan/,
+# build-tsan/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${HETERO_JOBS:-2}"
@@ -23,4 +26,18 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETERO_SANITIZE=add
       -DHETERO_BUILD_BENCH=OFF
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure
+  HETERO_MEMORY_POOL=0 ctest --test-dir build-asan -j"$jobs" --output-on-failure
+
+# ThreadSanitizer: the cpu plugin, the core tests, the two-device tests and the
+# conformance suite (with its 1000 randomised stream sequences), with work run inline
+# where small (the default) and with all of it queued on the device workers.
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETERO_SANITIZE=thread \
+      -DHETERO_BUILD_BENCH=OFF -DHETERO_BUILD_EXAMPLES=OFF
+cmake --build build-tsan -j"$jobs" --target hetero-cpu test_core test_multi_device conformance_cpu
+export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tools/tsan.supp"
+conformance=(env HETERO_BACKENDS=cpu HETERO_PLUGIN_DISCOVERY=0 build-tsan/bin/conformance_cpu)
+build-tsan/bin/test_core
+HETERO_CPU_DEVICES=2 build-tsan/bin/test_multi_device
+"${conformance[@]}"
+HETERO_CPU_DEVICES=2 HETERO_CPU_INLINE_LIMIT=0 "${conformance[@]}"
+echo "run_tests: all passed (main build, fuzzer, package, ASan+UBSan, TSan)"

@@ -1,0 +1,48 @@
+#pragma once
+// What the benchmark programs share: the thread count of this run, the devices to run
+// on, and registration of a Google Benchmark from a closure, timed in wall-clock time
+// (hetero's work is asynchronous: every hetero iteration ends with synchronize()).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+namespace bench {
+
+/// Threads of this run: HETERO_CPU_THREADS, else all cores (hetero's own default).
+inline int threads() {
+  if (const char* v = std::getenv("HETERO_CPU_THREADS")) return std::max(1, std::atoi(v));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+/// cpu, then every CUDA device (the same programs run on a GPU where one exists).
+inline std::vector<hetero::Device> devices() {
+  std::vector<hetero::Device> out{hetero::Device("cpu")};
+  for (int i = 0; i < hetero::num_gpus(); ++i) out.push_back(hetero::try_gpu(i));
+  return out;
+}
+
+/// Registers `name` running `op` once per iteration, in real time.
+inline benchmark::internal::Benchmark* add(const std::string& name, std::function<void()> op) {
+  return benchmark::RegisterBenchmark(name.c_str(), [op = std::move(op)](benchmark::State& state) {
+           for (auto _ : state) op();
+         })
+      ->UseRealTime();
+}
+
+/// Initialises Google Benchmark with the run's context and runs what was registered.
+inline int run(int argc, char** argv) {
+  benchmark::AddCustomContext("threads", std::to_string(threads()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace bench

@@ -1,0 +1,27 @@
+#pragma once
+// libtorch (Debian's libtorch-dev, ATen) as the peer of the benchmarks, behind closures so
+// that only torch_peer.cpp includes its headers. Built only where libtorch is found; the
+// benchmarks test HETERO_BENCH_HAVE_TORCH before using it.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace bench::torch {
+
+/// at::set_num_threads(threads) (intra-op threads).
+void set_threads(int threads);
+/// "libtorch 1.13.1".
+std::string version();
+
+/// Each returns a callable that does one operation on tensors it owns (CPU, synchronous).
+std::function<void()> gemm(std::int64_t n, bool f64);  ///< c = a.matmul(b), n x n
+std::function<void()> add_2x3();                        ///< c = a + b, 2x3 float32
+std::function<void()> ones_2x3();                       ///< at::ones({2, 3})
+std::function<void()> matmul_100();                     ///< 100x100 float32 matmul
+/// Exercise 1: 100 x {A = ones(500,500); B = ones(500,500); C = A.matmul(B)}.
+std::function<void()> exercise1();
+/// Exercise 3: 1000 products of 100x100 matrices, each Frobenius norm read with item()
+/// (`per_step`) or written into a log tensor read once.
+std::function<void()> exercise3(bool per_step);
+
+}  // namespace bench::torch
