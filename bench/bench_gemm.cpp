@@ -60,7 +60,7 @@ void register_size(std::int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  (void)hetero::devices();  // loads the cpu plugin, which sets OpenBLAS's thread count
+  (void)hetero::all_devices();  // loads the cpu plugin, which sets OpenBLAS's thread count
   const int t = bench::threads();
 #if HETERO_BENCH_HAVE_TORCH
   bench::torch::set_threads(t);

@@ -179,8 +179,11 @@ void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::ui
 }
 void CpuBackend::gemm(const GemmArgs& args, Stream& stream) {
   auto run = [](const GemmArgs& a) { cpu::gemm(a); };
+  // Cost in elementwise-element units: OpenBLAS does about 32 multiply-adds in the time
+  // a strided loop takes per element, so a 100x100 product (31250) still runs inline.
+  const std::int64_t cost = args.m * args.n * std::max<std::int64_t>(args.k, 1) * args.batch / 32;
   on(stream).queue().submit(
-      args.m * args.n * std::max<std::int64_t>(args.k, 1) * args.batch, [&] { run(args); },
+      cost, [&] { run(args); },
       [&] { return std::make_unique<GemmTask<decltype(run)>>(run, args); });
 }
 

@@ -54,31 +54,52 @@ std::uint64_t WorkQueue::last_ticket() const {
 }
 
 void WorkQueue::wait(std::uint64_t ticket) {
-  if (reached(ticket)) {
-    std::lock_guard lock(mutex_);
-    if (error_ && error_ticket_ <= ticket) std::rethrow_exception(error_);
-    return;
-  }
   std::unique_lock lock(mutex_);
-  ++waiters_;
-  done_cv_.wait(lock, [&] { return reached(ticket); });
-  --waiters_;
+  wait_locked(lock, ticket);
   if (error_ && error_ticket_ <= ticket) std::rethrow_exception(error_);
 }
 
 void WorkQueue::synchronize() {
   std::unique_lock lock(mutex_);
-  const std::uint64_t ticket = submitted_;
-  if (!reached(ticket)) {
-    ++waiters_;
-    done_cv_.wait(lock, [&] { return reached(ticket); });
-    --waiters_;
-  }
+  wait_locked(lock, submitted_);
   if (error_) {
     std::exception_ptr e = std::exchange(error_, nullptr);
     error_ticket_ = 0;
     std::rethrow_exception(e);
   }
+}
+
+void WorkQueue::wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket) {
+  while (!reached(ticket)) {
+    if (!busy_ && !queue_.empty() && queue_.front().first <= ticket) {
+      // The worker has not picked the next piece up yet (it may still be waking): run it
+      // here rather than sleep until the worker has run it and woken this thread.
+      run_front_locked(lock);
+      continue;
+    }
+    ++waiters_;
+    done_cv_.wait(lock, [&] { return reached(ticket) || (!busy_ && !queue_.empty()); });
+    --waiters_;
+  }
+}
+
+void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
+  auto [ticket, task] = std::move(queue_.front());
+  queue_.pop_front();
+  busy_ = true;
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    ScopedKernelPool scope(pool_);
+    task->run();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  task.reset();
+  lock.lock();
+  busy_ = false;
+  finish_locked(std::move(error), ticket);
+  if (!queue_.empty()) work_cv_.notify_one();
 }
 
 void WorkQueue::shutdown() {
@@ -92,26 +113,11 @@ void WorkQueue::shutdown() {
 }
 
 void WorkQueue::worker() {
-  ScopedKernelPool scope(pool_);
   std::unique_lock lock(mutex_);
   for (;;) {
     work_cv_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stopped_ && queue_.empty() && !busy_); });
     if (queue_.empty()) return;  // stopped and drained
-    auto [ticket, task] = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
-    lock.unlock();
-    std::exception_ptr error;
-    try {
-      task->run();
-      task.reset();
-    } catch (...) {
-      error = std::current_exception();
-    }
-    task.reset();
-    lock.lock();
-    busy_ = false;
-    finish_locked(std::move(error), ticket);
+    run_front_locked(lock);
   }
 }
 

@@ -68,7 +68,8 @@ class WorkQueue {
   /// Whether work up to `ticket` has completed. Never blocks.
   bool reached(std::uint64_t ticket) const noexcept { return completed_.load(std::memory_order_acquire) >= ticket; }
   /// Blocks until work up to `ticket` has completed; rethrows the kept error if work up
-  /// to `ticket` failed (the error stays for synchronize()).
+  /// to `ticket` failed (the error stays for synchronize()). While the worker has not
+  /// taken the next piece of work, the waiting thread runs it itself.
   void wait(std::uint64_t ticket);
   /// Blocks until all work submitted so far has completed; rethrows and clears the kept
   /// error.
@@ -80,6 +81,11 @@ class WorkQueue {
   std::uint64_t begin_inline();  // the ticket, or 0 when the queue is not idle
   void end_inline(std::exception_ptr error, std::uint64_t ticket);
   void finish_locked(std::exception_ptr error, std::uint64_t ticket);
+  // Blocks until `ticket` completes, running queued work itself while the worker has not
+  // taken it (a waiting host would otherwise sleep through the worker's wake-up).
+  void wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket);
+  // Runs the first queued task with the lock released (busy_ set), then records it.
+  void run_front_locked(std::unique_lock<std::mutex>& lock);
   void worker();
 
   ThreadPool* pool_;
