@@ -57,23 +57,45 @@ std::int64_t checked_numel(const Shape& shape) {
   return n;
 }
 
-std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes) {
-  auto plugin = plugin_for(d);
+std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d, std::size_t bytes) {
   auto buffer = plugin->backend->allocate(d.index(), bytes);
   return std::make_shared<Storage>(std::move(plugin), std::move(buffer), d);
 }
 
-Tensor new_tensor(const Shape& shape, DType dtype, const Device& device) {
+std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes) {
+  return allocate_storage(plugin_for(d), d, bytes);
+}
+
+namespace {
+
+std::size_t checked_bytes(const Shape& shape, DType dtype) {
   const std::int64_t n = checked_numel(shape);
   const auto es = static_cast<std::int64_t>(element_size(dtype));
   if (n > std::numeric_limits<std::int64_t>::max() / es)
     throw OutOfMemoryError("tensor of shape " + shape_str(shape) + " needs more bytes than can be addressed");
+  return static_cast<std::size_t>(n * es);
+}
+
+Tensor contiguous_tensor(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype) {
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = allocate_storage(device, static_cast<std::size_t>(n * es));
+  impl->storage = std::move(storage);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
   return Tensor(std::move(impl));
+}
+
+}  // namespace
+
+Tensor new_tensor(const Shape& shape, DType dtype, const Device& device) {
+  const std::size_t bytes = checked_bytes(shape, dtype);
+  return contiguous_tensor(allocate_storage(device, bytes), shape, dtype);
+}
+
+Tensor new_tensor_like(const Shape& shape, DType dtype, const Tensor& like) {
+  const std::size_t bytes = checked_bytes(shape, dtype);
+  const Storage& s = *like.impl()->storage;
+  return contiguous_tensor(allocate_storage(s.plugin, s.device, bytes), shape, dtype);
 }
 
 const TensorImpl& impl_of(const Tensor& t, const char* op) {

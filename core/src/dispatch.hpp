@@ -20,6 +20,9 @@ std::int64_t checked_numel(const Shape& shape);
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
 /// A new uninitialised contiguous tensor.
 Tensor new_tensor(const Shape& shape, DType dtype, const Device& device);
+/// new_tensor on `like`'s device, through the plugin of like's storage (no registry lookup:
+/// the fast path of elementwise results).
+Tensor new_tensor_like(const Shape& shape, DType dtype, const Tensor& like);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.

@@ -59,9 +59,16 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   detail::check_same_device(name, {&a, &b});
   DType t = promote(a.dtype(), b.dtype());
   if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
-  const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
   const Tensor a2 = a.to(t), b2 = b.to(t);
-  Tensor out = detail::new_tensor(shape, t, a.device());
+  if (a.shape() == b.shape()) {  // no broadcasting: the operands' own strides
+    Tensor out = detail::new_tensor_like(a.shape(), t, a);
+    if (out.numel() == 0) return out;
+    detail::backend_of(out).binary(op, detail::view_of(a2), detail::view_of(b2), detail::view_of(out),
+                                   detail::stream_of(out));
+    return out;
+  }
+  const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
+  Tensor out = detail::new_tensor_like(shape, t, a);
   if (out.numel() == 0) return out;
   detail::backend_of(out).binary(op, detail::view_of(a2, shape, broadcast_strides(a2, shape)),
                                  detail::view_of(b2, shape, broadcast_strides(b2, shape)),
@@ -85,7 +92,7 @@ Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
   if (needs_float && !is_floating_point(t)) t = DType::float32;
   if (t == DType::bool_) t = DType::int64;
   const Tensor in = a.to(t);
-  Tensor out = detail::new_tensor(a.shape(), t, a.device());
+  Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() == 0) return out;
   detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));
   return out;

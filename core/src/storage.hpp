@@ -36,5 +36,7 @@ struct Storage {
 
 /// Allocates `bytes` on `d` through its backend (checks the device first).
 std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes);
+/// The same through a plugin already looked up (the device's own; skips the registry).
+std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d, std::size_t bytes);
 
 }  // namespace hetero::detail

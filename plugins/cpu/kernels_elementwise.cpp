@@ -47,6 +47,15 @@ void apply_binary(const StridedView& a, const StridedView& b, const StridedView&
   const T* pa = data_of<T>(a);
   const T* pb = data_of<T>(b);
   T* po = data_of<T>(out);
+  if (const std::int64_t n = out.numel(); n < kParallelThreshold && a.is_contiguous() && b.is_contiguous() &&
+                                          out.is_contiguous()) {
+    // Small and dense (the common case of small tensors): one loop, no loop planning.
+    const T* x = pa + a.offset;
+    const T* y = pb + b.offset;
+    T* o = po + out.offset;
+    for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
+    return;
+  }
   for_each_row<3>({&out, &a, &b}, [&](auto off, std::int64_t n, auto st) {
     T* o = po + off[0];
     const T* x = pa + off[1];

@@ -5,6 +5,7 @@
 //   });
 // record() returns `out` untouched (and builds nothing) unless grad mode is on and an
 // input requires grad.
+#include <functional>
 #include <initializer_list>
 #include <utility>
 
@@ -21,15 +22,17 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs);
 void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn);
 
 template <class F>
-Tensor record(const char* name, Tensor out, std::initializer_list<Tensor> inputs, F&& fn) {
+Tensor record(const char* name, Tensor out, std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
+              F&& fn) {
+  // Inputs are referenced, not copied: with grad mode off or no input requiring grad
+  // (inference, the common case) recording costs a few loads.
   bool any = false;
   if (is_grad_enabled())
-    for (const auto& t : inputs) any = any || t.requires_grad();
-  if (any) attach(out, name, std::vector<Tensor>(inputs), BackwardFn(std::forward<F>(fn)));
+    for (const Tensor& t : inputs) any = any || t.requires_grad();
+  if (any) attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(std::forward<F>(fn)));
   return out;
 }
 
-/// f() with grad mode off: an operation's computation, before it records its node.
 template <class F>
 Tensor untracked(F&& f) {
   NoGradGuard no_grad;

@@ -27,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <hetero/sdk/device_properties.hpp>
 
@@ -77,9 +78,10 @@ class CachingAllocator {
     if (size == std::numeric_limits<std::size_t>::max()) return {};
     {
       std::lock_guard lock(mutex_);
-      if (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size) {
-        Block b{it->second, it->first};
-        free_.erase(it);
+      for (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size; ++it) {
+        if (it->second.empty()) continue;
+        Block b{it->second.back(), it->first};
+        it->second.pop_back();
         ++stats_.pool_hits;
         add_allocated_locked(b.size);
         return b;
@@ -102,7 +104,7 @@ class CachingAllocator {
       std::lock_guard lock(mutex_);
       stats_.allocated -= block.size;
       if (pooling_) {
-        free_.emplace(block.size, block.ptr);
+        free_[block.size].push_back(block.ptr);  // no allocation once the size has been seen
         return;
       }
       stats_.reserved -= block.size;
@@ -113,17 +115,18 @@ class CachingAllocator {
   /// Releases every cached block to the device (as torch.cuda.empty_cache()); returns
   /// the bytes released. Live blocks are not touched.
   std::size_t empty_cache() noexcept {
-    std::multimap<std::size_t, void*> cached;
+    std::map<std::size_t, std::vector<void*>> cached;
     {
       std::lock_guard lock(mutex_);
       cached.swap(free_);
-      for (const auto& entry : cached) stats_.reserved -= entry.first;
+      for (const auto& [size, blocks] : cached) stats_.reserved -= size * blocks.size();
     }
     std::size_t released = 0;
-    for (const auto& [size, ptr] : cached) {
-      raw_.release(ptr, size);
-      released += size;
-    }
+    for (const auto& [size, blocks] : cached)
+      for (void* ptr : blocks) {
+        raw_.release(ptr, size);
+        released += size;
+      }
     return released;
   }
 
@@ -145,7 +148,7 @@ class CachingAllocator {
   RawMemory raw_;
   const bool pooling_;
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, void*> free_;  // rounded size -> handle
+  std::map<std::size_t, std::vector<void*>> free_;  // rounded size -> cached handles
   MemoryStats stats_;
 };
 
