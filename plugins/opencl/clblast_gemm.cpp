@@ -10,6 +10,7 @@
 #include "cl_check.hpp"
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"
+#include "opencl_memory.hpp"
 
 namespace hetero::opencl {
 namespace {
@@ -45,17 +46,11 @@ void gemm_typed(cl_command_queue queue, const GemmArgs& g) {
                  __FILE__, __LINE__);
 }
 
-// A float32 scratch buffer of `count` elements on `dev` (released when dropped; OpenCL
-// keeps it until the queued commands using it are done).
+// A float32 scratch buffer of `count` elements on `dev`, from its pool (given back when
+// dropped; reused only by work queued after the GEMM that uses it).
 std::unique_ptr<OpenClBuffer> scratch(OpenClDevice& dev, std::int64_t count) {
   const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(float);
-  cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(dev.context->get(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-  if (is_out_of_memory(status))
-    throw OutOfMemoryError("opencl:" + std::to_string(dev.index) + ": cannot allocate " + std::to_string(bytes) +
-                           " bytes of float32 scratch for a 16-bit GEMM (" + status_name(status) + ")");
-  if (status != CL_SUCCESS) fail(status, "clCreateBuffer (GEMM scratch)", __FILE__, __LINE__);
-  return std::make_unique<OpenClBuffer>(mem, bytes, dev.index, dev.memory);
+  return allocate_buffer(dev, bytes, "float32 scratch for a 16-bit GEMM");
 }
 
 // View of `batches` row-major rows x cols matrices at `offset` with leading dimension

@@ -8,6 +8,7 @@
 #include "clblast_gemm.hpp"
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"
+#include "opencl_memory.hpp"
 
 namespace hetero::opencl {
 namespace {
@@ -80,22 +81,14 @@ MemoryStats OpenClBackend::memory_stats(int index) const { return device(index).
 
 std::unique_ptr<Buffer> OpenClBackend::allocate(int index, std::size_t bytes) {
   OpenClDevice& d = device(index);
-  const auto oom = [&](const std::string& why) {
-    return OutOfMemoryError("opencl:" + std::to_string(index) + " (" + d.properties.name + "): cannot allocate " +
-                            std::to_string(bytes) + " bytes (" + why + "; free " +
-                            std::to_string(device_properties(index).free_memory) + " of " +
-                            std::to_string(d.properties.total_memory) + " bytes, largest allocation " +
-                            std::to_string(d.capabilities.max_allocation) + " bytes)");
-  };
-  if (bytes > d.capabilities.max_allocation) throw oom("above CL_DEVICE_MAX_MEM_ALLOC_SIZE");
-  cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(d.context->get(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &status);
-  if (status != CL_SUCCESS) {
-    if (is_out_of_memory(status)) throw oom("clCreateBuffer: " + status_name(status));
-    fail(status, "clCreateBuffer", __FILE__, __LINE__);
-  }
-  return std::make_unique<OpenClBuffer>(mem, bytes, index, d.memory);
+  if (bytes > d.capabilities.max_allocation)
+    throw OutOfMemoryError("opencl:" + std::to_string(index) + " (" + d.properties.name + "): cannot allocate " +
+                           std::to_string(bytes) + " bytes (above CL_DEVICE_MAX_MEM_ALLOC_SIZE, " +
+                           std::to_string(d.capabilities.max_allocation) + " bytes)");
+  return allocate_buffer(d, bytes, "memory");
 }
+
+void OpenClBackend::empty_cache(int index) { device(index).memory->empty_cache(); }
 
 Stream& OpenClBackend::default_stream(int index) { return device(index).stream; }
 

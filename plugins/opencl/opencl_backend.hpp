@@ -32,6 +32,7 @@ class OpenClBackend final : public Backend {
   /// clCreateBuffer (a 0-byte request gets a 1-byte cl_mem and reports size 0). Throws
   /// OutOfMemoryError naming device, requested and free bytes.
   std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
+  void empty_cache(int device) override;
   Stream& default_stream(int device) override;
 
   void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,

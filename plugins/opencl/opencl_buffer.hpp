@@ -1,10 +1,11 @@
 #pragma once
-// OpenClBuffer — a cl_mem of one device. handle() is the cl_mem; the host cannot address
-// it (host_pointer() is null), so the core copies through the backend.
+// OpenClBuffer — a cl_mem of one device from its pool (opencl_memory.hpp). handle() is
+// the cl_mem; the host cannot address it (host_pointer() is null), so the core copies
+// through the backend.
 #include <memory>
 
 #include <hetero/sdk/buffer.hpp>
-#include <hetero/sdk/memory_counter.hpp>
+#include <hetero/sdk/caching_allocator.hpp>
 
 #include "opencl.hpp"
 
@@ -12,26 +13,21 @@ namespace hetero::opencl {
 
 class OpenClBuffer final : public Buffer {
  public:
-  /// Takes ownership of `mem` (one reference), which holds at least `bytes` bytes.
-  OpenClBuffer(cl_mem mem, std::size_t bytes, int device, std::shared_ptr<MemoryCounter> counter)
-      : mem_(mem), bytes_(bytes), device_(device), counter_(std::move(counter)) {
-    counter_->allocated(bytes_);
-  }
-  /// Releases the cl_mem; OpenCL frees it once the commands queued on it are done.
-  ~OpenClBuffer() override {
-    clReleaseMemObject(mem_);
-    counter_->released(bytes_);
-  }
+  /// Owns `block` (a cl_mem of at least `bytes` bytes) until destroyed, then gives it
+  /// back to `memory`.
+  OpenClBuffer(CachingAllocator::Block block, std::size_t bytes, int device, std::shared_ptr<CachingAllocator> memory)
+      : block_(block), bytes_(bytes), device_(device), memory_(std::move(memory)) {}
+  ~OpenClBuffer() override { memory_->free(block_); }
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return device_; }
-  void* handle() const noexcept override { return mem_; }
-  cl_mem mem() const noexcept { return mem_; }
+  void* handle() const noexcept override { return block_.ptr; }
+  cl_mem mem() const noexcept { return static_cast<cl_mem>(block_.ptr); }
 
  private:
-  cl_mem mem_;
+  CachingAllocator::Block block_;
   std::size_t bytes_;
   int device_;
-  std::shared_ptr<MemoryCounter> counter_;
+  std::shared_ptr<CachingAllocator> memory_;
 };
 
 /// The cl_mem behind a Buffer of this backend.

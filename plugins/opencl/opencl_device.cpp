@@ -1,6 +1,7 @@
 #include "opencl_device.hpp"
 
 #include "cl_check.hpp"
+#include "opencl_memory.hpp"
 
 namespace hetero::opencl {
 namespace {
@@ -65,7 +66,11 @@ PlatformContext::~PlatformContext() {
 }
 
 OpenClDevice::OpenClDevice(std::shared_ptr<PlatformContext> ctx, cl_device_id device_id, int device_index)
-    : context(std::move(ctx)), id(device_id), index(device_index), stream(context->get(), device_id, device_index) {
+    : context(std::move(ctx)),
+      id(device_id),
+      index(device_index),
+      stream(context->get(), device_id, device_index),
+      memory(make_device_memory(context->get())) {
   properties.name = device_string(id, CL_DEVICE_NAME);
   properties.kind = kind_of(device_value<cl_device_type>(id, CL_DEVICE_TYPE));
   properties.total_memory = static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE));

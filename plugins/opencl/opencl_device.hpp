@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <hetero/sdk/device_properties.hpp>
-#include <hetero/sdk/memory_counter.hpp>
+#include <hetero/sdk/caching_allocator.hpp>
 
 #include "opencl.hpp"
 #include "opencl_stream.hpp"
@@ -40,7 +40,7 @@ struct OpenClDevice {
   cl_device_id id;
   int index;
   OpenClStream stream;
-  std::shared_ptr<MemoryCounter> memory = std::make_shared<MemoryCounter>();
+  std::shared_ptr<CachingAllocator> memory;  ///< the device's pool (opencl_memory.hpp)
   DeviceProperties properties;  ///< free_memory filled in on query
   Capabilities capabilities;
   bool fp64 = false;  ///< cl_khr_fp64: float64 tensors and double accumulation
