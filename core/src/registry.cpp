@@ -126,7 +126,19 @@ void Registry::discover_locked() {
     for (const auto& f : files) {
       std::error_code cec;
       const auto canonical = fs::canonical(f, cec);
-      load_locked(cec ? f : canonical.string(), false);
+      const std::string path = cec ? f : canonical.string();
+      // HETERO_BACKENDS: a discovered file named for another backend is not even opened
+      // (opening the cuda plugin maps cuBLAS, hundreds of MB). Its info record, read
+      // when a file is opened, still decides for files named otherwise.
+      if (const std::string stem = fs::path(f).stem().string(); !backend_allowed(stem.substr(10))) {
+        BackendStatus skipped;
+        skipped.path = path;
+        skipped.name = stem.substr(10);
+        skipped.reason = "excluded by HETERO_BACKENDS (not opened)";
+        records_.push_back(skipped);
+        continue;
+      }
+      load_locked(path, false);
     }
   }
 }

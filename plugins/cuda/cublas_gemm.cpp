@@ -1,5 +1,6 @@
 #include "cublas_gemm.hpp"
 
+
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -8,6 +9,7 @@
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 
+#include "cublas_library.hpp"
 #include "kernels.hpp"
 
 namespace hetero::cuda {
@@ -24,13 +26,13 @@ template <class... Args>
 cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                                     std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha,
                                     Args... rest) {
-  return cublasSgemmStridedBatched_64(h, ta, tb, m, n, k, alpha, rest...);
+  return cublas_api().sgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
 }
 template <class... Args>
 cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                                     std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha,
                                     Args... rest) {
-  return cublasDgemmStridedBatched_64(h, ta, tb, m, n, k, alpha, rest...);
+  return cublas_api().dgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
 }
 
 // float16 / bfloat16: cublasGemmStridedBatchedEx with float32 accumulation
@@ -41,7 +43,7 @@ cublasStatus_t half_gemm(cudaDataType_t type, cublasHandle_t h, cublasOperation_
                          std::int64_t lda, std::int64_t stride_a, const void* b, std::int64_t ldb,
                          std::int64_t stride_b, const float* beta, void* c, std::int64_t ldc, std::int64_t stride_c,
                          std::int64_t batch) {
-  return cublasGemmStridedBatchedEx_64(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
+  return cublas_api().gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
                                        beta, c, type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F,
                                        CUBLAS_GEMM_DEFAULT);
 }

@@ -1,9 +1,12 @@
 #include "cuda_check.hpp"
 
+
+#include <exception>
 #include <string>
 
 #include <hetero/error.hpp>
 
+#include "cublas_library.hpp"
 #include "device_health.hpp"
 
 namespace hetero::cuda {
@@ -49,6 +52,22 @@ void fail(cudaError_t e, const char* call, const char* file, int line) {
   (void)cudaGetLastError();  // a non-sticky error must not resurface at the next check
   if (e == cudaErrorMemoryAllocation) throw OutOfMemoryError(message);
   throw Error(message);
+}
+
+// A cublasStatus_t comes from a cuBLAS call, so cuBLAS is normally loaded by now.
+const char* status_name(cublasStatus_t s) noexcept {
+  try {
+    return cublas_api().status_name(s);
+  } catch (...) {
+    return "CUBLAS_STATUS_UNKNOWN";
+  }
+}
+const char* status_text(cublasStatus_t s) noexcept {
+  try {
+    return cublas_api().status_string(s);
+  } catch (const std::exception&) {
+    return "cuBLAS could not be loaded to describe this status";
+  }
 }
 
 void fail(cublasStatus_t s, const char* call, const char* file, int line) {

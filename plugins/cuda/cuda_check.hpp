@@ -20,8 +20,9 @@ inline const char* status_name(cudaError_t e) noexcept { return cudaGetErrorName
 inline const char* status_text(cudaError_t e) noexcept { return cudaGetErrorString(e); }
 
 inline bool is_success(cublasStatus_t s) noexcept { return s == CUBLAS_STATUS_SUCCESS; }
-inline const char* status_name(cublasStatus_t s) noexcept { return cublasGetStatusName(s); }
-inline const char* status_text(cublasStatus_t s) noexcept { return cublasGetStatusString(s); }
+/// cuBLAS's own names and texts once it is loaded (a cublasStatus_t can only come from it).
+const char* status_name(cublasStatus_t s) noexcept;
+const char* status_text(cublasStatus_t s) noexcept;
 
 /// "cudaErrorNoDevice: no CUDA-capable device is detected".
 template <class Status>

@@ -1,5 +1,6 @@
 #include "cuda_device.hpp"
 
+#include "cublas_library.hpp"
 #include "scoped_device.hpp"
 
 namespace hetero::cuda {
@@ -8,14 +9,14 @@ CudaDevice::CudaDevice(int index)
     : index_(index), stream_(index), allocator_(CachingAllocator::Memory::device, index) {}
 
 CudaDevice::~CudaDevice() {
-  if (cublas_) on_device(index_, [&] { return cublasDestroy(cublas_); });
+  if (cublas_) on_device(index_, [&] { return cublas_api().destroy(cublas_); });
 }
 
 cublasHandle_t CudaDevice::cublas() {
   if (!cublas_) {
     ScopedDevice guard(index_);
-    HETERO_CUDA_CHECK(cublasCreate(&cublas_));
-    HETERO_CUDA_CHECK(cublasSetStream(cublas_, stream_.get()));
+    HETERO_CUDA_CHECK(cublas_api().create(&cublas_));
+    HETERO_CUDA_CHECK(cublas_api().set_stream(cublas_, stream_.get()));
   }
   return cublas_;
 }

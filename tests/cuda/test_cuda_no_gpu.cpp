@@ -51,6 +51,15 @@ TEST_F(CudaWithoutGpu, LoadsWithZeroDevicesAndTheCudaReason) {
   EXPECT_TRUE(contains(status_.vendor_libraries, "cuBLAS")) << status_.vendor_libraries;
 }
 
+TEST_F(CudaWithoutGpu, LoadingThePluginDoesNotMapCublas) {
+  // cuBLAS (libcublas + libcublasLt, ~600 MB) is loaded at the first GEMM, not when the
+  // plugin is: listing devices stays cheap (bench_startup). The plugin is loaded here.
+  std::ifstream maps("/proc/self/maps");
+  const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(text, "libhetero-cuda.so"));
+  EXPECT_FALSE(contains(text, "libcublas")) << "loading the cuda plugin mapped cuBLAS";
+}
+
 TEST_F(CudaWithoutGpu, DeviceCountsAndTryGpuFallBackToCpu) {
   EXPECT_EQ(device_count("cuda"), 0);
   EXPECT_EQ(num_gpus(), 0);

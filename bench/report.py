@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Tables, CSV files, PNG plots and the targets summary from bench/run's JSON results.
+
+Usage: report.py DIR   (DIR holds the Google Benchmark JSON files bench/run wrote)
+Writes DIR/{gemm,small_ops,exercises,scaling,startup}.csv, DIR/*.png and DIR/summary.md
+(the README's benchmark table), and prints every table.
+"""
+import csv
+import datetime
+import json
+import os
+import platform
+import sys
+
+
+def load(path):
+    """{name: (seconds per iteration, counters)} from one JSON file: the median aggregate
+    when repetitions ran, else the single run. Also returns the file's context."""
+    if not os.path.exists(path):
+        return {}, {}
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"]).replace("/real_time", "")
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        if b.get("run_type") == "iteration" and name in rows and b.get("repetitions", 1) > 1:
+            continue
+        seconds = b["real_time"] * scale[b.get("time_unit", "ns")]
+        counters = {k: v for k, v in b.items() if k in ("flops", "host_syncs")}
+        rows[name] = (seconds, counters)
+    return rows, data.get("context", {})
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def table(title, header, rows):
+    print(f"\n{title}")
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
+    print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
+    for r in rows:
+        print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def fmt(x, digits=2):
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def main(out):
+    results = {}
+    # --- GEMM ---------------------------------------------------------------------
+    gemm_rows, plot = [], {}
+    for threads in (1, 2):
+        rows, ctx = load(os.path.join(out, f"gemm_threads{threads}.json"))
+        for dtype in ("float32", "float64"):
+            peak = float(ctx.get(f"fma_peak_{dtype}_gflops", "nan"))
+            sizes = sorted({int(n.split("/")[2]) for n in rows if n.startswith(f"gemm/{dtype}/")})
+            for n in sizes:
+                g = {}
+                for impl in ("hetero", "cblas", "libtorch"):
+                    r = rows.get(f"gemm/{dtype}/{n}/{impl}")
+                    if r:
+                        g[impl] = 2.0 * n**3 / r[0] / 1e9
+                        plot.setdefault((dtype, impl, threads), []).append((n, g[impl]))
+                h = g.get("hetero")
+                gemm_rows.append([dtype, n, threads, fmt(h, 1), fmt(g.get("cblas"), 1), fmt(g.get("libtorch"), 1),
+                                  fmt(h / peak if h else None), fmt(h / g["cblas"] if h and "cblas" in g else None),
+                                  fmt(h / g["libtorch"] if h and "libtorch" in g else None), fmt(peak, 1)])
+    header = ["dtype", "n", "threads", "hetero_gflops", "cblas_gflops", "libtorch_gflops", "hetero_fraction_of_peak",
+              "hetero_over_cblas", "hetero_over_libtorch", "fma_peak_gflops"]
+    table("GEMM (GFLOP/s; ratios > 1: hetero faster)", header, gemm_rows)
+    write_csv(os.path.join(out, "gemm.csv"), header, gemm_rows)
+    results["gemm"] = gemm_rows
+
+    # --- small ops --------------------------------------------------------------------
+    rows, _ = load(os.path.join(out, "small_ops.json"))
+    small_rows = []
+    for op in ("add_2x3", "ones_2x3", "matmul_100"):
+        t = {impl: rows[f"small/{op}/{impl}"][0] * 1e9 for impl in ("hetero", "libtorch", "raw") if f"small/{op}/{impl}" in rows}
+        small_rows.append([op, fmt(t.get("hetero"), 0), fmt(t.get("libtorch"), 0), fmt(t.get("raw"), 0),
+                           fmt(t["libtorch"] / t["hetero"] if "libtorch" in t and "hetero" in t else None)])
+    header = ["op", "hetero_ns", "libtorch_ns", "raw_ns", "libtorch_over_hetero"]
+    table("Small-op overhead (ns/op, median; > 1: hetero faster)", header, small_rows)
+    write_csv(os.path.join(out, "small_ops.csv"), header, small_rows)
+    results["small"] = {r[0]: r for r in small_rows}
+
+    # --- exercises 1 and 3 --------------------------------------------------------------
+    rows, _ = load(os.path.join(out, "exercises.json"))
+    ex_rows = []
+    for name, (sec, counters) in sorted(rows.items()):
+        parts = name.split("/")  # exercise/variant/device/impl
+        ex_rows.append([parts[0], parts[1], parts[2], parts[3], fmt(sec * 1e3, 3),
+                        fmt(counters.get("host_syncs"), 0) if "host_syncs" in counters else ""])
+    header = ["exercise", "variant", "device", "impl", "ms", "host_syncs"]
+    table("Exercises 1 and 3 (ms per run)", header, ex_rows)
+    write_csv(os.path.join(out, "exercises.csv"), header, ex_rows)
+    results["ex"] = {(r[0], r[1], r[2], r[3]): r for r in ex_rows}
+
+    # --- exercise 4 ----------------------------------------------------------------------
+    rows, _ = load(os.path.join(out, "scaling.json"))
+    sc_rows = []
+    for key in sorted({n.rsplit("/", 1)[0] for n in rows}):
+        seq, conc = rows.get(key + "/sequential_one_device"), rows.get(key + "/concurrent_two_devices")
+        if seq and conc:
+            _, pair, n = key.split("/")
+            sc_rows.append([pair, n, fmt(seq[0] * 1e3, 1), fmt(conc[0] * 1e3, 1), fmt(seq[0] / conc[0])])
+    header = ["devices", "n", "sequential_ms", "concurrent_ms", "scaling"]
+    table("Exercise 4: two products on two devices (scaling = sequential / concurrent)", header, sc_rows)
+    write_csv(os.path.join(out, "scaling.csv"), header, sc_rows)
+    results["scaling"] = sc_rows
+
+    # --- start-up -------------------------------------------------------------------------
+    rows, _ = load(os.path.join(out, "startup.json"))
+    st_rows = [[n.split("/")[1], fmt(t * 1e3, 1)] for n, (t, _) in sorted(rows.items())]
+    header = ["program", "ms"]
+    table("Start-up (whole process, ms)", header, st_rows)
+    write_csv(os.path.join(out, "startup.csv"), header, st_rows)
+    results["startup"] = {r[0]: r for r in st_rows}
+
+    plots(out, plot, small_rows, sc_rows)
+    summary(out, results)
+
+
+def plots(out, gemm, small_rows, sc_rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("\nmatplotlib not found (apt install python3-matplotlib): no plots")
+        return
+    for dtype in ("float32", "float64"):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for (dt, impl, threads), pts in sorted(gemm.items()):
+            if dt != dtype:
+                continue
+            xs, ys = zip(*sorted(pts))
+            ax.plot(xs, ys, marker="o", linestyle="-" if threads == 1 else "--", label=f"{impl}, {threads} thread(s)")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (n x n x n GEMM)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"GEMM {dtype}: hetero vs raw cblas vs libtorch")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"gemm_{dtype}.png"), dpi=100)
+        plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ops = [r[0] for r in small_rows]
+    for i, (impl, col) in enumerate((("hetero", 1), ("libtorch", 2), ("raw", 3))):
+        vals = [float(r[col]) if r[col] else 0 for r in small_rows]
+        ax.bar([x + i * 0.27 for x in range(len(ops))], vals, width=0.27, label=impl)
+    ax.set_xticks([x + 0.27 for x in range(len(ops))], ops)
+    ax.set_yscale("log")
+    ax.set_ylabel("ns per op (log)")
+    ax.set_title("Small-op overhead")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "small_ops.png"), dpi=100)
+    plt.close(fig)
+
+
+def summary(out, r):
+    """The performance targets of issue #7 against this run, as a Markdown table."""
+    def gemm_ratio(col, pred):
+        vals = [float(row[col]) for row in r["gemm"] if row[col] and pred(row)]
+        return min(vals) if vals else None
+
+    lines = []
+    def add(target, measured, ok):
+        lines.append(f"| {target} | {measured} | {'met' if ok else ('**missed**' if ok is not None else 'not measured')} |")
+
+    v = gemm_ratio(7, lambda row: int(row[1]) >= 256)
+    add("GEMM >= 0.97x raw OpenBLAS, n >= 256, equal threads", f"worst {fmt(v)}x" if v else "-", v >= 0.97 if v else None)
+    v = gemm_ratio(8, lambda row: True)
+    add("GEMM no slower than libtorch, any size", f"worst {fmt(v)}x" if v else "-", v >= 1.0 if v else None)
+    s = r["small"].get("add_2x3")
+    v = float(s[1]) if s and s[1] else None
+    add("2x3 add with result allocation <= 0.3 us (median)",
+        f"{fmt(v, 0)} ns (libtorch {s[2] or '-'} ns, raw {s[3]} ns)" if v else "-", v <= 300 if v else None)
+    e1 = r["ex"].get(("exercise1", "matmul_500", "cpu", "hetero")), r["ex"].get(("exercise1", "matmul_500", "cpu", "libtorch"))
+    if e1[0] and e1[1]:
+        add("Exercise 1 <= libtorch's time", f"{e1[0][4]} ms vs libtorch {e1[1][4]} ms", float(e1[0][4]) <= float(e1[1][4]))
+    else:
+        add("Exercise 1 <= libtorch's time", f"{e1[0][4] if e1[0] else '-'} ms (no libtorch)", None)
+    d, p = r["ex"].get(("exercise3", "device_log", "cpu", "hetero")), r["ex"].get(("exercise3", "item_per_step", "cpu", "hetero"))
+    if d and p:
+        add("Exercise 3: device log 1 host sync, no slower than per-step",
+            f"{d[5]} vs {p[5]} syncs; {d[4]} vs {p[4]} ms", d[5] == "1" and float(d[4]) <= float(p[4]) * 1.02)
+    sc = [float(row[4]) for row in r["scaling"] if row[0].startswith("cpu")]
+    add("Exercise 4 >= 1.8x on two CPU devices (two cores)", f"{fmt(min(sc))}x .. {fmt(max(sc))}x" if sc else "-",
+        min(sc) >= 1.8 if sc else None)
+    st = r["startup"].get("hetero_list_devices")
+    tn = r["startup"].get("libtorch_noop")
+    add("Load plugins and list devices <= 20 ms",
+        f"{st[1]} ms (libtorch no-op {tn[1] if tn else '-'} ms, /bin/true {r['startup'].get('true', ['', '-'])[1]} ms)" if st else "-",
+        float(st[1]) <= 20 if st else None)
+    text = (f"Measured {datetime.date.today().isoformat()} on {cpu_model()}, {os.cpu_count()} cores "
+            f"(`bench/run`; medians).\n\n| Target | Measured | |\n|---|---|---|\n" + "\n".join(lines) + "\n")
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(text)
+    print("\nTargets\n" + text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "build/bench-results")

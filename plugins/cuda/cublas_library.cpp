@@ -1,0 +1,63 @@
+#include "cublas_library.hpp"
+
+#include <boost/dll/shared_library.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include <hetero/error.hpp>
+
+namespace hetero::cuda {
+namespace {
+
+std::mutex g_mutex;
+boost::dll::shared_library g_library;  // unloaded with the plugin
+CublasApi g_api;
+std::atomic<bool> g_loaded{false};
+
+boost::dll::shared_library open_cublas() {
+  std::string tried;
+  for (const char* candidate : {HETERO_CUBLAS_PATH, "libcublas.so.13", "libcublas.so"}) {
+    std::error_code ec;
+    const auto mode = std::string(candidate).find('/') == std::string::npos ? boost::dll::load_mode::search_system_folders
+                                                                           : boost::dll::load_mode::default_mode;
+    boost::dll::shared_library lib(candidate, mode | boost::dll::load_mode::rtld_lazy, ec);
+    if (!ec) return lib;
+    tried += std::string(tried.empty() ? "" : "; ") + candidate + ": " + ec.message();
+  }
+  throw DeviceUnavailableError("cuda: cannot load cuBLAS (" + tried + ")");
+}
+
+template <class F>
+void resolve(const boost::dll::shared_library& lib, F& fn, const char* symbol) {
+  if (!lib.has(symbol)) throw DeviceUnavailableError(std::string("cuda: cuBLAS has no symbol ") + symbol);
+  fn = reinterpret_cast<F>(lib.get<void()>(symbol));
+}
+
+}  // namespace
+
+const CublasApi& cublas_api() {
+  if (g_loaded.load(std::memory_order_acquire)) return g_api;
+  std::lock_guard lock(g_mutex);
+  if (g_loaded.load(std::memory_order_relaxed)) return g_api;
+  boost::dll::shared_library lib = open_cublas();
+  CublasApi api;
+  resolve(lib, api.create, "cublasCreate_v2");
+  resolve(lib, api.destroy, "cublasDestroy_v2");
+  resolve(lib, api.set_stream, "cublasSetStream_v2");
+  resolve(lib, api.get_property, "cublasGetProperty");
+  resolve(lib, api.status_name, "cublasGetStatusName");
+  resolve(lib, api.status_string, "cublasGetStatusString");
+  resolve(lib, api.sgemm_strided_batched, "cublasSgemmStridedBatched_64");
+  resolve(lib, api.dgemm_strided_batched, "cublasDgemmStridedBatched_64");
+  resolve(lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx_64");
+  g_library = std::move(lib);
+  g_api = api;
+  g_loaded.store(true, std::memory_order_release);
+  return g_api;
+}
+
+bool cublas_loaded() noexcept { return g_loaded.load(std::memory_order_acquire); }
+
+}  // namespace hetero::cuda
