@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what hetero needs to build and test on Debian 12 (skips apt when all present).
+# --bench adds the benchmarks' peers and plots: libtorch-dev (about 1 GB) and
+# python3-matplotlib (bench/run works without them, with fewer columns and no plots).
 set -euo pipefail
-pkgs=(g++ cmake ninja-build pkg-config ccache git
+bench=()
+[ "${1:-}" = "--bench" ] && bench=(libtorch-dev python3-matplotlib)
+pkgs=("${bench[@]}" g++ cmake ninja-build pkg-config ccache git
       libboost-dev libopenblas-dev libgtest-dev libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev
       python3-numpy clang libclang-rt-dev

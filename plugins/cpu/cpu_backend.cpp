@@ -50,7 +50,7 @@ CpuBackend::CpuBackend() {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = env_int("HETERO_CPU_THREADS", cores, 1, 4096);
   const int per_device = std::max(1, threads / devices);
-  const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 15, 0, 1 << 30);
+  const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 20, 0, 1 << 30);
   set_blas_threads(per_device);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
   const bool pooling = memory_pool_enabled();

@@ -20,7 +20,7 @@ namespace hetero::cpu {
 class CpuBackend final : public Backend {
  public:
   /// Reads HETERO_CPU_DEVICES (1..64, default 1), HETERO_CPU_THREADS (1..4096, default:
-  /// all cores), HETERO_CPU_INLINE_LIMIT (elements, default 32768; 0 queues all work) and
+  /// all cores), HETERO_CPU_INLINE_LIMIT (elements, default 1048576; 0 queues all work) and
   /// HETERO_MEMORY_POOL (0 turns the pool off). Throws hetero::Error naming the variable
   /// for a malformed value.
   CpuBackend();

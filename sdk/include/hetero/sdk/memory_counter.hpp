@@ -2,7 +2,8 @@
 /// @file memory_counter.hpp
 /// hetero::MemoryCounter — live-byte accounting of one device for backends without a
 /// caching allocator (Backend::memory_stats): each allocation and release is counted,
-/// reserved equals allocated. Used by the cpu and opencl backends and the template.
+/// reserved equals allocated. Used by the template backend (cpu and opencl pool their
+/// memory with CachingAllocator).
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
