@@ -89,7 +89,7 @@ MemoryStats memory_stats(const Device& d) {
 void empty_cache(const Device& d) { detail::plugin_for(d)->backend->empty_cache(d.index()); }
 
 void synchronize(const Device& d) {
-  detail::plugin_for(d)->backend->default_stream(d.index()).synchronize();
+  detail::default_stream_for(d).synchronize();
   detail::count_host_sync(d);
 }
 

@@ -59,7 +59,11 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   detail::check_same_device(name, {&a, &b});
   DType t = promote(a.dtype(), b.dtype());
   if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
-  const Tensor a2 = a.to(t), b2 = b.to(t);
+  // Operands already of dtype t are used as they are (no Tensor copies: reference counts
+  // are atomic, and this is the path of every small op).
+  Tensor a_cast, b_cast;
+  const Tensor& a2 = a.dtype() == t ? a : (a_cast = a.to(t));
+  const Tensor& b2 = b.dtype() == t ? b : (b_cast = b.to(t));
   if (a.shape() == b.shape()) {  // no broadcasting: the operands' own strides
     Tensor out = detail::new_tensor_like(a.shape(), t, a);
     if (out.numel() == 0) return out;
@@ -91,7 +95,8 @@ Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
   DType t = a.dtype();
   if (needs_float && !is_floating_point(t)) t = DType::float32;
   if (t == DType::bool_) t = DType::int64;
-  const Tensor in = a.to(t);
+  Tensor cast;
+  const Tensor& in = a.dtype() == t ? a : (cast = a.to(t));
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() == 0) return out;
   detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -46,6 +47,7 @@ Registry& Registry::instance() {
 
 void Registry::reset() {
   std::lock_guard lock(mutex_);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   plugins_.clear();
   records_.clear();
   discovered_ = false;
@@ -69,6 +71,7 @@ BackendStatus Registry::load_locked(const std::string& canonical, bool throw_on_
                               status.name + "' is already provided by '" + p->status.path + "'");
     auto plugin = create_backend(std::move(lib), status);
     plugins_.push_back(plugin);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
     records_.push_back(plugin->status);
     log_info("loaded plugin " + canonical + " (" + plugin->status.name + ", " +
              std::to_string(plugin->status.devices) + " device(s))");
@@ -195,6 +198,20 @@ std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
     throw InvalidDeviceError("device " + d.str() + " does not exist: backend '" + d.type() +
                              "' has " + std::to_string(n) + " device(s)");
   return p;
+}
+
+Stream& default_stream_for(const Device& d) {
+  struct Cache {
+    std::uint64_t generation = 0;
+    std::optional<Device> device;
+    Stream* stream = nullptr;
+  };
+  thread_local Cache cache;
+  const std::uint64_t generation = Registry::instance().generation();
+  if (cache.generation == generation && cache.device && *cache.device == d) return *cache.stream;
+  Stream& stream = plugin_for(d)->backend->default_stream(d.index());
+  cache = Cache{generation, d, &stream};
+  return stream;
 }
 
 }  // namespace hetero::detail

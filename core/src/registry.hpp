@@ -1,5 +1,7 @@
 #pragma once
 // The process-wide plugin registry: discovery, status records, lookup by device.
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -9,6 +11,10 @@
 #include <hetero/plugins.hpp>
 
 #include "plugin_library.hpp"
+
+namespace hetero {
+class Stream;
+}  // namespace hetero
 
 namespace hetero::detail {
 
@@ -26,6 +32,9 @@ class Registry {
   void reset();
   /// The backend providing `type`, or nullptr.
   std::shared_ptr<LoadedPlugin> find(const std::string& type);
+  /// Changes whenever the set of loaded plugins does (a load, reset()): what caches of
+  /// lookups compare against.
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
 
  private:
   void discover_locked();
@@ -34,6 +43,7 @@ class Registry {
   BackendStatus load_locked(const std::string& canonical, bool throw_on_error);
 
   std::mutex mutex_;
+  std::atomic<std::uint64_t> generation_{1};
   bool discovered_ = false;
   std::vector<std::shared_ptr<LoadedPlugin>> plugins_;
   std::vector<BackendStatus> records_;
@@ -43,5 +53,11 @@ class Registry {
 /// DeviceUnavailableError (no backend of that type, or 0 devices, with the reason) or
 /// InvalidDeviceError (index out of range).
 std::shared_ptr<LoadedPlugin> plugin_for(const Device& d);
+
+/// The default stream of `d`, as plugin_for(d) checks it, through a per-thread cache of the
+/// last device looked up (synchronize() in a loop costs a few loads, not a registry
+/// search). Valid while the plugin stays loaded: unloading plugins while another thread
+/// uses their devices is not supported.
+Stream& default_stream_for(const Device& d);
 
 }  // namespace hetero::detail

@@ -14,19 +14,19 @@ namespace hetero::detail {
 
 struct Storage {
   std::shared_ptr<LoadedPlugin> plugin;        // runs the device's work
-  std::shared_ptr<LoadedPlugin> memory_owner;  // made the buffer; released after it
+  std::shared_ptr<LoadedPlugin> memory_owner;  // made a pinned buffer (else null: `plugin` made it)
   std::unique_ptr<Buffer> buffer;
   Device device;
   bool pinned = false;  // page-locked host memory from memory_owner
 
   Storage(std::shared_ptr<LoadedPlugin> p, std::unique_ptr<Buffer> b, Device d)
-      : plugin(std::move(p)), memory_owner(plugin), buffer(std::move(b)), device(std::move(d)) {}
+      : plugin(std::move(p)), buffer(std::move(b)), device(std::move(d)) {}
   /// Pinned host memory made by `owner`, used as a tensor of `cpu_plugin`'s device cpu:0.
   Storage(std::shared_ptr<LoadedPlugin> cpu_plugin, std::shared_ptr<LoadedPlugin> owner,
           std::unique_ptr<Buffer> b)
       : plugin(std::move(cpu_plugin)), memory_owner(std::move(owner)), buffer(std::move(b)),
         device(Device::cpu()), pinned(true) {}
-  ~Storage() { buffer.reset(); }
+  ~Storage() { buffer.reset(); }  // before the plugins that made it are released
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 

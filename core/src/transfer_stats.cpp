@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "transfer_counters.hpp"
@@ -23,10 +24,17 @@ Table& table() {
   return t;
 }
 Counters& counters(const Device& d) {
+  // One entry per thread: a loop counting on one device looks it up once (entries are
+  // never removed, so the pointer stays valid).
+  thread_local std::optional<Device> last;
+  thread_local Counters* last_counters = nullptr;
+  if (last_counters && *last == d) return *last_counters;
   auto& t = table();
   std::lock_guard lock(t.mutex);
   auto& slot = t.by_device[d];
   if (!slot) slot = std::make_unique<Counters>();
+  last = d;
+  last_counters = slot.get();
   return *slot;
 }
 

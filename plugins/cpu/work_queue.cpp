@@ -10,7 +10,7 @@ std::uint64_t WorkQueue::begin_inline() {
   std::lock_guard lock(mutex_);
   if (busy_ || !queue_.empty()) return 0;
   busy_ = true;
-  return ++submitted_;
+  return next_ticket_locked();
 }
 
 void WorkQueue::end_inline(std::exception_ptr error, std::uint64_t ticket) {
@@ -20,10 +20,18 @@ void WorkQueue::end_inline(std::exception_ptr error, std::uint64_t ticket) {
   if (!queue_.empty()) work_cv_.notify_one();  // queued while this ran
 }
 
+std::uint64_t WorkQueue::next_ticket_locked() noexcept {
+  // Only ever written under mutex_: a plain store, no read-modify-write needed.
+  const std::uint64_t ticket = submitted_.load(std::memory_order_relaxed) + 1;
+  submitted_.store(ticket, std::memory_order_release);
+  return ticket;
+}
+
 void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket) {
   if (error && !error_) {
     error_ = std::move(error);
     error_ticket_ = ticket;
+    has_error_.store(true, std::memory_order_release);
   }
   completed_.store(ticket, std::memory_order_release);
   if (waiters_ > 0) done_cv_.notify_all();
@@ -33,7 +41,7 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
   std::unique_lock lock(mutex_);
   if (stopped_) {
     // After shutdown (the backend is gone, buffers are still being freed): run here.
-    const std::uint64_t ticket = ++submitted_;
+    const std::uint64_t ticket = next_ticket_locked();
     std::exception_ptr error;
     try {
       task->run();
@@ -43,7 +51,7 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     finish_locked(error, ticket);
     return;
   }
-  queue_.emplace_back(++submitted_, std::move(task));
+  queue_.emplace_back(next_ticket_locked(), std::move(task));
   if (!worker_.joinable()) worker_ = std::thread([this] { worker(); });
   else if (!busy_) work_cv_.notify_one();
 }
@@ -60,11 +68,15 @@ void WorkQueue::wait(std::uint64_t ticket) {
 }
 
 void WorkQueue::synchronize() {
+  // Everything submitted so far has completed and nothing failed: no lock needed (the
+  // common case after inline work).
+  if (reached(submitted_.load(std::memory_order_acquire)) && !has_error_.load(std::memory_order_acquire)) return;
   std::unique_lock lock(mutex_);
   wait_locked(lock, submitted_);
   if (error_) {
     std::exception_ptr e = std::exchange(error_, nullptr);
     error_ticket_ = 0;
+    has_error_.store(false, std::memory_order_release);
     std::rethrow_exception(e);
   }
 }

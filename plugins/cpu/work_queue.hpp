@@ -80,6 +80,7 @@ class WorkQueue {
  private:
   std::uint64_t begin_inline();  // the ticket, or 0 when the queue is not idle
   void end_inline(std::exception_ptr error, std::uint64_t ticket);
+  std::uint64_t next_ticket_locked() noexcept;
   void finish_locked(std::exception_ptr error, std::uint64_t ticket);
   // Blocks until `ticket` completes, running queued work itself while the worker has not
   // taken it (a waiting host would otherwise sleep through the worker's wake-up).
@@ -95,13 +96,14 @@ class WorkQueue {
   std::condition_variable done_cv_;  // waiters wait for completions
   std::deque<std::pair<std::uint64_t, std::unique_ptr<Task>>> queue_;
   std::thread worker_;
-  std::uint64_t submitted_ = 0;
+  std::atomic<std::uint64_t> submitted_{0};  // written under mutex_; read without it by synchronize()'s fast path
   std::atomic<std::uint64_t> completed_{0};
   int waiters_ = 0;
   bool busy_ = false;  // work is running (worker or inline)
   bool stopped_ = false;
   std::exception_ptr error_;
   std::uint64_t error_ticket_ = 0;
+  std::atomic<bool> has_error_{false};  // error_ != nullptr, for the fast path
 };
 
 }  // namespace hetero::cpu
