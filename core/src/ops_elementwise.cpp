@@ -114,24 +114,24 @@ using detail::untracked;
 
 Tensor add(const Tensor& a, const Tensor& b) {
   return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b},
-                [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)}; });
+                [&] { return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)}; }; });
 }
 Tensor sub(const Tensor& a, const Tensor& b) {
   return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b},
-                [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)}; });
+                [&] { return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)}; }; });
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b},
-                [a = saved(a), b = saved(b)](const Tensor& g) {
+                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) {
                   return Gradients{unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
-                });
+                }; });
 }
 Tensor div(const Tensor& a, const Tensor& b) {
   return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b},
-                [a = saved(a), b = saved(b)](const Tensor& g) {
+                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) {
                   const Tensor gb = -g * a / (b * b);
                   return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
-                });
+                }; });
 }
 namespace {
 // Gradients of maximum (or minimum): to the larger (smaller) operand, split evenly on
@@ -146,11 +146,11 @@ Gradients extreme_gradients(const Tensor& g, const Tensor& a, const Tensor& b, b
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }), {a, b},
-                [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, true); });
+                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, true); }; });
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
   return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }), {a, b},
-                [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, false); });
+                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, false); }; });
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
@@ -171,40 +171,40 @@ using detail::nonzero_mask;
 
 Tensor neg(const Tensor& a) {
   return record("NegBackward", untracked([&] { return unary(UnaryOp::neg, a, false); }), {a},
-                [](const Tensor& g) { return Gradients{-g}; });
+                [&] { return [](const Tensor& g) { return Gradients{-g}; }; });
 }
 Tensor exp(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::exp, a, true); });
-  return record("ExpBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * y}; });
+  return record("ExpBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y}; }; });
 }
 Tensor log(const Tensor& a) {
   return record("LogBackward", untracked([&] { return unary(UnaryOp::log, a, true); }), {a},
-                [x = saved(a)](const Tensor& g) { return Gradients{g / x}; });
+                [&] { return [x = saved(a)](const Tensor& g) { return Gradients{g / x}; }; });
 }
 Tensor sqrt(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sqrt, a, true); });
-  return record("SqrtBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; });
+  return record("SqrtBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; }; });
 }
 Tensor abs(const Tensor& a) {
   // d|x| = sign(x), 0 at 0 (as torch).
   return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a},
-                [x = saved(a)](const Tensor& g) {
+                [&] { return [x = saved(a)](const Tensor& g) {
                   return Gradients{g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
-                });
+                }; });
 }
 Tensor relu(const Tensor& a) {
   // d relu(x) = 1 where x > 0, else 0 (0 at 0, as torch).
   Tensor out = untracked([&] { return unary(UnaryOp::relu, a, false); });
-  return record("ReluBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; });
+  return record("ReluBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; }; });
 }
 Tensor sigmoid(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sigmoid, a, true); });
   return record("SigmoidBackward", out, {a},
-                [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; });
+                [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; }; });
 }
 Tensor tanh(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::tanh, a, true); });
-  return record("TanhBackward", out, {a}, [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; });
+  return record("TanhBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; }; });
 }
 
 Tensor cast(const Tensor& a, DType t) {
@@ -218,7 +218,7 @@ Tensor cast(const Tensor& a, DType t) {
       be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
   }
   if (!is_floating_point(t)) return out;  // integer results take no gradient
-  return record("CastBackward", out, {a}, [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; });
+  return record("CastBackward", out, {a}, [&] { return [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; }; });
 }
 
 Tensor softmax(const Tensor& a, std::int64_t dim) {
@@ -228,9 +228,9 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
     return e / e.sum(dim, true);
   });
   // dx = y * (g - sum(g * y, dim))
-  return record("SoftmaxBackward", out, {a}, [y = saved(out), dim](const Tensor& g) {
+  return record("SoftmaxBackward", out, {a}, [&] { return [y = saved(out), dim](const Tensor& g) {
     return Gradients{y * (g - (g * y).sum(dim, true))};
-  });
+  }; });
 }
 
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
@@ -240,9 +240,9 @@ Tensor log_softmax(const Tensor& a, std::int64_t dim) {
     return shifted - log(exp(shifted).sum(dim, true));
   });
   // dx = g - exp(y) * sum(g, dim)
-  return record("LogSoftmaxBackward", out, {a}, [y = saved(out), dim](const Tensor& g) {
+  return record("LogSoftmaxBackward", out, {a}, [&] { return [y = saved(out), dim](const Tensor& g) {
     return Gradients{g - exp(y) * g.sum(dim, true)};
-  });
+  }; });
 }
 
 }  // namespace hetero

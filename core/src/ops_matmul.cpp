@@ -154,7 +154,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     out = matmul_impl(a, b);
   }
   // d(A B) = dC B^T, A^T dC on the 2-D forms, summed over broadcast batch dimensions.
-  return detail::record("MatmulBackward", out, {a, b}, [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
+  return detail::record("MatmulBackward", out, {a, b}, [&] { return [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
     const Tensor a2 = sa.dim() == 1 ? sa.unsqueeze(0) : sa;
     const Tensor b2 = sb.dim() == 1 ? sb.unsqueeze(1) : sb;
     Tensor g2 = g;
@@ -164,7 +164,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     const Tensor ga = detail::unbroadcast(matmul(g2, b2.transpose(-1, -2)), a2.shape()).reshape(sa.shape());
     const Tensor gb = detail::unbroadcast(matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(sb.shape());
     return detail::Gradients{ga, gb};
-  });
+  }; });
 }
 
 }  // namespace hetero

@@ -94,23 +94,23 @@ std::int64_t reduced_count(const Shape& s, std::int64_t dim) {
 
 Tensor sum(const Tensor& a) {
   return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a},
-                [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; });
+                [&] { return [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; }; });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k) {
   return record("SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a},
-                [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; });
+                [&] { return [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; }; });
 }
 Tensor mean(const Tensor& a) {
   return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a},
-                [s = a.shape(), n = a.numel()](const Tensor& g) {
+                [&] { return [s = a.shape(), n = a.numel()](const Tensor& g) {
                   return Gradients{expand_to(g / static_cast<double>(n), s)};
-                });
+                }; });
 }
 Tensor mean(const Tensor& a, std::int64_t d, bool k) {
   return record("MeanBackward", untracked([&] { return reduce_dim(ReduceOp::mean, a, d, k); }), {a},
-                [s = a.shape(), d, k](const Tensor& g) {
+                [&] { return [s = a.shape(), d, k](const Tensor& g) {
                   return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
-                });
+                }; });
 }
 namespace {
 // Gradient of max/min over all elements (`all`) or along `dim`: to the
@@ -128,34 +128,34 @@ Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bo
 
 Tensor max(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
-  return record("MaxBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+  return record("MaxBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
     return extreme_gradient(g, x, y, true, 0, false, true);
-  });
+  }; });
 }
 Tensor max(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
-  return record("MaxBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+  return record("MaxBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
     return extreme_gradient(g, x, y, false, d, k, true);
-  });
+  }; });
 }
 Tensor min(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
-  return record("MinBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+  return record("MinBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
     return extreme_gradient(g, x, y, true, 0, false, false);
-  });
+  }; });
 }
 Tensor min(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
-  return record("MinBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+  return record("MinBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
     return extreme_gradient(g, x, y, false, d, k, false);
-  });
+  }; });
 }
 Tensor norm(const Tensor& a) {
   // d||x|| = x / ||x|| (0/0 at x = 0 gives NaN, as torch's subgradient choice differs: documented).
   Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
-  return record("NormBackward", out, {a}, [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+  return record("NormBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
     return Gradients{x * (g / y)};
-  });
+  }; });
 }
 Tensor argmax(const Tensor& a) { return untracked([&] { return reduce_all(ReduceOp::argmax, a); }); }
 Tensor argmax(const Tensor& a, std::int64_t d, bool k) {

@@ -66,7 +66,7 @@ Tensor Tensor::copy_to(const Device& d) const {
                        *out.impl()->storage, 0, static_cast<std::size_t>(numel()) * es);
   }
   // The gradient goes back to the source device (model parallel: Note [Autograd]).
-  return record("ToCopyBackward", out, {*this}, [from = device()](const Tensor& g) { return Gradients{g.to(from)}; });
+  return record("ToCopyBackward", out, {*this}, [&] { return [from = device()](const Tensor& g) { return Gradients{g.to(from)}; }; });
 }
 
 Tensor Tensor::to(const Device& d) const {
@@ -87,7 +87,7 @@ Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(i.shape, i.dtype, device());
   detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
                                           detail::stream_of(*this));
-  return record("CloneBackward", out, {*this}, [](const Tensor& g) { return Gradients{g}; });
+  return record("CloneBackward", out, {*this}, [&] { return [](const Tensor& g) { return Gradients{g}; }; });
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -146,7 +146,7 @@ Tensor Tensor::view(const Shape& shape) const {
   impl->shape = s;
   impl->strides = detail::contiguous_strides(s);
   return record("ViewBackward", Tensor(std::move(impl)), {*this},
-                [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; });
+                [&] { return [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; }; });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shape); }
@@ -161,7 +161,7 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
   std::swap(impl->strides[static_cast<std::size_t>(d0)], impl->strides[static_cast<std::size_t>(d1)]);
   return record("TransposeBackward", Tensor(std::move(impl)), {*this},
-                [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; });
+                [&] { return [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; }; });
 }
 
 Tensor Tensor::t() const {
@@ -179,7 +179,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
   impl->strides.insert(impl->strides.begin() + d, stride);
   detail::checked_numel(impl->shape);
   return record("UnsqueezeBackward", Tensor(std::move(impl)), {*this},
-                [d](const Tensor& g) { return Gradients{g.squeeze(d)}; });
+                [&] { return [d](const Tensor& g) { return Gradients{g.squeeze(d)}; }; });
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
@@ -191,7 +191,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
   impl->shape.erase(impl->shape.begin() + d);
   impl->strides.erase(impl->strides.begin() + d);
   return record("SqueezeBackward", Tensor(std::move(impl)), {*this},
-                [d](const Tensor& g) { return Gradients{g.unsqueeze(d)}; });
+                [&] { return [d](const Tensor& g) { return Gradients{g.unsqueeze(d)}; }; });
 }
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
@@ -206,11 +206,11 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   impl->offset += start * i.strides[d];
   impl->shape[d] = length;
   return record("NarrowBackward", Tensor(std::move(impl)), {*this},
-                [d, start, length, from = i.shape](const Tensor& g) {
+                [&] { return [d, start, length, from = i.shape](const Tensor& g) {
                   Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
                   full.narrow(static_cast<std::int64_t>(d), start, length).copy_(g);
                   return Gradients{full};
-                });
+                }; });
 }
 
 Tensor Tensor::operator[](std::int64_t idx) const {
@@ -225,11 +225,11 @@ Tensor Tensor::operator[](std::int64_t idx) const {
   impl->offset += idx * i.strides[0];
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());
-  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [idx, from = i.shape](const Tensor& g) {
+  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] { return [idx, from = i.shape](const Tensor& g) {
     Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
     full[idx].copy_(g);
     return Gradients{full};
-  });
+  }; });
 }
 
 // --- host reads ----------------------------------------------------------------------

@@ -1,10 +1,12 @@
 #pragma once
 // How operations record themselves (Note [Autograd]): compute under NoGradGuard, then
-//   return detail::record("MulBackward", out, {a, b}, [sa = saved(a), sb = saved(b)](const Tensor& g) {
-//     return Gradients{unbroadcast(g * sb, sa.shape()), unbroadcast(g * sa, sb.shape())};
+//   return detail::record("MulBackward", out, {a, b}, [&] {
+//     return [sa = saved(a), sb = saved(b)](const Tensor& g) {
+//       return Gradients{unbroadcast(g * sb, sa.shape()), unbroadcast(g * sa, sb.shape())};
+//     };
 //   });
-// record() returns `out` untouched (and builds nothing) unless grad mode is on and an
-// input requires grad.
+// record() returns `out` untouched, and does not even build the backward closure, unless
+// grad mode is on and an input requires grad.
 #include <functional>
 #include <initializer_list>
 #include <utility>
@@ -21,15 +23,17 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs);
 /// Attaches a new node named `name` with `fn` to `out` (which must be a fresh tensor).
 void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn);
 
-template <class F>
+/// Records `out` as computed from `inputs` when grad mode is on and an input requires
+/// grad. `make_backward()` returns the backward function; it is called only then, so an
+/// op run without gradients never builds its closure (saved tensors, shapes): the common
+/// inference path allocates nothing for autograd.
+template <class MakeBackward>
 Tensor record(const char* name, Tensor out, std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
-              F&& fn) {
-  // Inputs are referenced, not copied: with grad mode off or no input requiring grad
-  // (inference, the common case) recording costs a few loads.
+              MakeBackward&& make_backward) {
   bool any = false;
   if (is_grad_enabled())
     for (const Tensor& t : inputs) any = any || t.requires_grad();
-  if (any) attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(std::forward<F>(fn)));
+  if (any) attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(make_backward()));
   return out;
 }
 
