@@ -26,7 +26,7 @@ template <class T>
 void register_size(std::int64_t n) {
   const bool f64 = sizeof(T) == 8;
   const std::string tag = std::string("gemm/") + (f64 ? "float64" : "float32") + "/" + std::to_string(n) + "/";
-  benchmark::RegisterBenchmark((tag + "hetero").c_str(), [n](benchmark::State& state) {
+  bench::timed(benchmark::RegisterBenchmark((tag + "hetero").c_str(), [n](benchmark::State& state) {
     const Device d("cpu");
     Tensor a = rand({n, n}, dtype_of<T>), b = rand({n, n}, dtype_of<T>);
     for (auto _ : state) {
@@ -34,8 +34,8 @@ void register_size(std::int64_t n) {
       synchronize(d);
     }
     state.counters["flops"] = flops(n);
-  })->UseRealTime();
-  benchmark::RegisterBenchmark((tag + "cblas").c_str(), [n](benchmark::State& state) {
+  }));
+  bench::timed(benchmark::RegisterBenchmark((tag + "cblas").c_str(), [n](benchmark::State& state) {
     std::vector<T> A = rand({n, n}, dtype_of<T>).template to_vector<T>(), B = A, C(A.size());
     for (auto _ : state) {
       if constexpr (sizeof(T) == 4)
@@ -47,13 +47,13 @@ void register_size(std::int64_t n) {
       benchmark::DoNotOptimize(C.data());
     }
     state.counters["flops"] = flops(n);
-  })->UseRealTime();
+  }));
 #if HETERO_BENCH_HAVE_TORCH
-  benchmark::RegisterBenchmark((tag + "libtorch").c_str(), [n, f64](benchmark::State& state) {
+  bench::timed(benchmark::RegisterBenchmark((tag + "libtorch").c_str(), [n, f64](benchmark::State& state) {
     auto op = bench::torch::gemm(n, f64);
     for (auto _ : state) op();
     state.counters["flops"] = flops(n);
-  })->UseRealTime();
+  }));
 #endif
 }
 
