@@ -17,7 +17,9 @@ void register_pair(const Device& d0, const Device& d1, std::int64_t n) {
   const std::string tag = "exercise4/" + d0.str() + "+" + d1.str() + "/" + std::to_string(n) + "/";
   auto operands = [n](const Device& d) {
     const auto on = TensorOptions().device(d);
-    return std::vector<Tensor>{rand({n, n}, on), rand({n, n}, on)};
+    std::vector<Tensor> xs{rand({n, n}, on), rand({n, n}, on)};
+    synchronize(d);  // generated before any timing starts
+    return xs;
   };
   bench::add(tag + "sequential_one_device", [d0, x = operands(d0), y = operands(d0)] {
     Tensor c0 = matmul(x[0], x[1]), c1 = matmul(y[0], y[1]);

@@ -1,4 +1,5 @@
 // fill, convert (copy/cast), unary and binary kernels.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -83,7 +84,11 @@ void fill(const StridedView& out, Scalar value) {
     T* dst = data_of<T>(out);
     for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
       T* d = dst + off[0];
-      for (std::int64_t i = 0; i < n; ++i) d[i * st[0]] = v;
+      if (st[0] == 1) {
+        std::fill_n(d, n, v);  // dense rows: vectorised stores
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) d[i * st[0]] = v;
+      }
     });
   });
 }

@@ -13,7 +13,7 @@
 namespace hetero::cpu {
 
 /// Elements below which a loop stays on one thread.
-inline constexpr std::int64_t kParallelThreshold = 1 << 15;
+inline constexpr std::int64_t kParallelThreshold = 1 << 18;
 
 /// Runs fn(begin, end) over [0, n) on the kernel pool when n * work_per_item is large
 /// enough, else serially.
@@ -77,17 +77,32 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
   if (rows == 0) return;
   std::array<std::int64_t, N> inner{};
   for (int k = 0; k < N; ++k) inner[k] = l.strides[k][inner_dim];
-  auto row = [&](std::int64_t r) {
+  // Elements [start, start + length) of row r.
+  auto row_part = [&](std::int64_t r, std::int64_t start, std::int64_t length) {
     std::array<std::int64_t, N> off{};
-    for (int k = 0; k < N; ++k) off[k] = views[k]->offset;
+    for (int k = 0; k < N; ++k) off[k] = views[k]->offset + start * inner[k];
     std::int64_t rem = r;
     for (int d = inner_dim - 1; d >= 0; --d) {
       const std::int64_t i = rem % l.shape[d];
       rem /= l.shape[d];
       for (int k = 0; k < N; ++k) off[k] += i * l.strides[k][d];
     }
-    f(off, count, inner);
+    f(off, length, inner);
   };
+  auto row = [&](std::int64_t r) { row_part(r, 0, count); };
+  const ThreadPool* pool = kernel_pool();
+  const std::int64_t threads = pool ? pool->size() : 1;
+  if (allow_parallel && threads > 1 && rows < threads && rows * count >= kParallelThreshold) {
+    // Fewer rows than threads (a dense tensor merges into one row): split rows in pieces.
+    parallel_range(rows * threads, count / threads, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::int64_t r = p / threads, q = p % threads;
+        const std::int64_t start = count * q / threads, stop = count * (q + 1) / threads;
+        if (stop > start) row_part(r, start, stop - start);
+      }
+    });
+    return;
+  }
   if (allow_parallel) {
     parallel_range(rows, count, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) row(r);
