@@ -220,8 +220,8 @@ def summary(out, r):
     s = r["small"].get("add_2x3")
     v = float(s[1]) if s and s[1] else None
     add("2x3 add with result allocation <= 0.3 us",
-        f"{fmt(v, 0)} ns, median {s[5]} ns (libtorch {s[2] or '-'} ns, median {s[6] or '-'}; raw loop {s[3]} ns)"
-        if v else "-", v <= 300 if v else None)
+        f"{fmt(v, 0)} ns{f', median {s[5]} ns' if s[5] else ''} (libtorch {s[2] or '-'} ns"
+        f"{f', median {s[6]}' if s[6] else ''}; raw loop {s[3]} ns)" if v else "-", v <= 300 if v else None)
     e1 = r["ex"].get(("exercise1", "matmul_500", "cpu", "hetero")), r["ex"].get(("exercise1", "matmul_500", "cpu", "libtorch"))
     if e1[0] and e1[1]:
         add("Exercise 1 <= libtorch's time", f"{e1[0][4]} ms vs libtorch {e1[1][4]} ms", float(e1[0][4]) <= float(e1[1][4]))
