@@ -40,9 +40,17 @@ bool backend_allowed(const std::string& name) {
 
 }  // namespace
 
+// Note [Exit without teardown]: the registry is never destroyed. At process exit the
+// backends, their devices and the vendor libraries they opened are left to the operating
+// system, as PyTorch leaks its CUDA caching allocator and cuBLAS handles and ggml its
+// backend registry: a registry destroyed by a static destructor would run after the
+// plugins' own static destructors and after vendor runtimes' exit handlers (cudart's are
+// registered at its first call, later than this object), and call into both. Explicit
+// unloading while the program runs (unload_plugins()) still destroys everything in order.
+// See docs/design/plugin-lifetime.md.
 Registry& Registry::instance() {
-  static Registry r;
-  return r;
+  static Registry* const r = new Registry;  // never deleted: Note [Exit without teardown]
+  return *r;
 }
 
 void Registry::reset() {

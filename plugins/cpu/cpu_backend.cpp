@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -43,6 +44,34 @@ std::size_t pages_bytes(int which) {
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
 }
 
+// Note [Finish queued work at exit]: the core never destroys backends at process exit
+// (Note [Exit without teardown], core/src/registry.cpp), so nothing would join the device
+// workers, and queued work could still be running OpenBLAS while its library destructor
+// runs. This object's destructor, run by exit() before any library destructor, finishes
+// the queued work of every live backend and joins its workers; later work (a buffer freed
+// by another static destructor) then runs on the caller. When the plugin is unloaded
+// while the program runs, every backend is gone first and the list is empty.
+class LiveBackends {
+ public:
+  void add(CpuBackend* b) {
+    std::lock_guard lock(mutex_);
+    live_.push_back(b);
+  }
+  void remove(CpuBackend* b) {
+    std::lock_guard lock(mutex_);
+    std::erase(live_, b);
+  }
+  ~LiveBackends() {
+    std::lock_guard lock(mutex_);
+    for (CpuBackend* b : live_) b->shutdown_workers();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<CpuBackend*> live_;
+};
+LiveBackends g_live_backends;
+
 }  // namespace
 
 CpuBackend::CpuBackend() {
@@ -56,11 +85,16 @@ CpuBackend::CpuBackend() {
   const bool pooling = memory_pool_enabled();
   for (int i = 0; i < devices; ++i)
     devices_.push_back(std::make_shared<CpuDevice>(i, per_device, inline_limit, pooling));
+  g_live_backends.add(this);
 }
 
 CpuBackend::~CpuBackend() {
-  // Finish the queued work and join the workers; buffers that outlive the backend free
-  // their blocks on the caller's thread.
+  g_live_backends.remove(this);
+  shutdown_workers();
+}
+
+void CpuBackend::shutdown_workers() noexcept {
+  // Buffers that outlive the backend free their blocks on the caller's thread.
   for (auto& d : devices_) d->queue().shutdown();
 }
 

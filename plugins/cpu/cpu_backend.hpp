@@ -24,7 +24,12 @@ class CpuBackend final : public Backend {
   /// HETERO_MEMORY_POOL (0 turns the pool off). Throws hetero::Error naming the variable
   /// for a malformed value.
   CpuBackend();
+  /// shutdown_workers().
   ~CpuBackend() override;
+  /// Finishes every device's queued work and joins the workers; work submitted later runs
+  /// on the submitting thread. Idempotent. Called at process exit (Note [Finish queued
+  /// work at exit], cpu_backend.cpp) and by the destructor.
+  void shutdown_workers() noexcept;
 
   std::string name() const override { return "cpu"; }
   int device_count() const noexcept override { return static_cast<int>(devices_.size()); }

@@ -23,27 +23,27 @@ std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
 
 // cublas{S,D}gemmStridedBatched_64 by overload.
 template <class... Args>
-cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+cublasStatus_t strided_batched_gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                                     std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha,
                                     Args... rest) {
-  return cublas_api().sgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
+  return api.sgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
 }
 template <class... Args>
-cublasStatus_t strided_batched_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+cublasStatus_t strided_batched_gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                                     std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha,
                                     Args... rest) {
-  return cublas_api().dgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
+  return api.dgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
 }
 
 // float16 / bfloat16: cublasGemmStridedBatchedEx with float32 accumulation
 // (CUBLAS_COMPUTE_32F; alpha and beta are then float), as torch does.
 template <class... Args>
-cublasStatus_t half_gemm(cudaDataType_t type, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                          std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha, const void* a,
                          std::int64_t lda, std::int64_t stride_a, const void* b, std::int64_t ldb,
                          std::int64_t stride_b, const float* beta, void* c, std::int64_t ldc, std::int64_t stride_c,
                          std::int64_t batch) {
-  return cublas_api().gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
+  return api.gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
                                        beta, c, type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F,
                                        CUBLAS_GEMM_DEFAULT);
 }
@@ -64,7 +64,7 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
   const std::int64_t ldb = args.trans_b ? fix_ld(args.ldb, args.k, args.n) : fix_ld(args.ldb, args.n, args.k);
   const std::int64_t lda = args.trans_a ? fix_ld(args.lda, args.m, args.k) : fix_ld(args.lda, args.k, args.m);
   const std::int64_t ldc = fix_ld(args.ldc, args.n, args.m);
-  device.with_cublas([&](cublasHandle_t handle) {
+  device.with_cublas([&](const CublasApi& api, cublasHandle_t handle) {
     dispatch_dtype(args.dtype, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
@@ -74,7 +74,7 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
         const char* b = static_cast<const char*>(args.b->handle()) + args.b_offset * es;
         char* c = static_cast<char*>(args.c->handle()) + args.c_offset * es;
         const cudaDataType_t type = std::is_same_v<T, Half> ? CUDA_R_16F : CUDA_R_16BF;
-        HETERO_CUDA_CHECK(half_gemm(type, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb, args.stride_b,
+        HETERO_CUDA_CHECK(half_gemm(api, type, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb, args.stride_b,
                                     a, lda, args.stride_a, &beta, c, ldc, args.stride_c, args.batch));
       } else if constexpr (!std::is_floating_point_v<T>) {
         throw DTypeError("cuda backend: gemm needs a floating dtype, got " + std::string(dtype_name(args.dtype)));
@@ -83,7 +83,7 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;
         const T* b = static_cast<const T*>(args.b->handle()) + args.b_offset;
         T* c = static_cast<T*>(args.c->handle()) + args.c_offset;
-        HETERO_CUDA_CHECK(strided_batched_gemm(handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
+        HETERO_CUDA_CHECK(strided_batched_gemm(api, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
                                                args.stride_b, a, lda, args.stride_a, &beta, c, ldc, args.stride_c,
                                                args.batch));
       }

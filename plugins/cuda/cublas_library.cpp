@@ -2,19 +2,12 @@
 
 #include <boost/dll/shared_library.hpp>
 
-#include <atomic>
-#include <mutex>
 #include <string>
 
 #include <hetero/error.hpp>
 
 namespace hetero::cuda {
 namespace {
-
-std::mutex g_mutex;
-boost::dll::shared_library g_library;  // unloaded with the plugin
-CublasApi g_api;
-std::atomic<bool> g_loaded{false};
 
 boost::dll::shared_library open_cublas() {
   std::string tried;
@@ -37,27 +30,25 @@ void resolve(const boost::dll::shared_library& lib, F& fn, const char* symbol) {
 
 }  // namespace
 
-const CublasApi& cublas_api() {
-  if (g_loaded.load(std::memory_order_acquire)) return g_api;
-  std::lock_guard lock(g_mutex);
-  if (g_loaded.load(std::memory_order_relaxed)) return g_api;
-  boost::dll::shared_library lib = open_cublas();
-  CublasApi api;
-  resolve(lib, api.create, "cublasCreate_v2");
-  resolve(lib, api.destroy, "cublasDestroy_v2");
-  resolve(lib, api.set_stream, "cublasSetStream_v2");
-  resolve(lib, api.get_property, "cublasGetProperty");
-  resolve(lib, api.status_name, "cublasGetStatusName");
-  resolve(lib, api.status_string, "cublasGetStatusString");
-  resolve(lib, api.sgemm_strided_batched, "cublasSgemmStridedBatched_64");
-  resolve(lib, api.dgemm_strided_batched, "cublasDgemmStridedBatched_64");
-  resolve(lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx_64");
-  g_library = std::move(lib);
-  g_api = api;
-  g_loaded.store(true, std::memory_order_release);
-  return g_api;
-}
+CublasLibrary::CublasLibrary() = default;
+CublasLibrary::~CublasLibrary() = default;
 
-bool cublas_loaded() noexcept { return g_loaded.load(std::memory_order_acquire); }
+const CublasApi& CublasLibrary::api() {
+  if (loaded_.load(std::memory_order_acquire)) return api_;
+  std::lock_guard lock(mutex_);
+  if (loaded_.load(std::memory_order_relaxed)) return api_;
+  auto lib = std::make_unique<boost::dll::shared_library>(open_cublas());
+  CublasApi api;
+  resolve(*lib, api.create, "cublasCreate_v2");
+  resolve(*lib, api.destroy, "cublasDestroy_v2");
+  resolve(*lib, api.set_stream, "cublasSetStream_v2");
+  resolve(*lib, api.sgemm_strided_batched, "cublasSgemmStridedBatched_64");
+  resolve(*lib, api.dgemm_strided_batched, "cublasDgemmStridedBatched_64");
+  resolve(*lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx_64");
+  library_ = std::move(lib);
+  api_ = api;
+  loaded_.store(true, std::memory_order_release);
+  return api_;
+}
 
 }  // namespace hetero::cuda

@@ -55,7 +55,7 @@ CudaDevice& CudaBackend::device(int index) const {
   device_health().check(index);
   std::lock_guard lock(mutex_);
   auto& slot = devices_[static_cast<std::size_t>(index)];
-  if (!slot) slot = std::make_unique<CudaDevice>(index);
+  if (!slot) slot = std::make_unique<CudaDevice>(index, cublas_);
   return *slot;
 }
 

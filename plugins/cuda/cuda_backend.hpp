@@ -9,6 +9,7 @@
 #include <hetero/sdk/backend.hpp>
 
 #include "caching_allocator.hpp"
+#include "cublas_library.hpp"
 #include "cuda_device.hpp"
 
 namespace hetero::cuda {
@@ -59,6 +60,9 @@ class CudaBackend final : public Backend {
 
   int count_ = 0;
   std::string reason_;
+  // Declared before devices_: destroyed after them, so every cuBLAS handle is destroyed
+  // while libcublas is mapped (docs/design/plugin-lifetime.md).
+  mutable CublasLibrary cublas_;  // loaded lazily, also from const device lookups
   mutable std::mutex mutex_;  // guards devices_ creation
   mutable std::vector<std::unique_ptr<CudaDevice>> devices_;
   CachingAllocator pinned_{CachingAllocator::Memory::pinned_host, 0};

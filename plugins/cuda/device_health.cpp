@@ -24,8 +24,10 @@ void DeviceHealth::check(int device) const {
 }
 
 DeviceHealth& device_health() {
-  static DeviceHealth health;
-  return health;
+  // Immortal (never destroyed, freed with the process): buffers and streams freed by other
+  // static destructors at exit may still check it (docs/design/plugin-lifetime.md).
+  static DeviceHealth* const health = new DeviceHealth;
+  return *health;
 }
 
 }  // namespace hetero::cuda

@@ -22,7 +22,7 @@ class DeviceHealth {
   std::unordered_map<int, std::string> lost_;
 };
 
-/// The plugin's single DeviceHealth.
+/// The plugin's single DeviceHealth; never destroyed, so usable from any destructor.
 DeviceHealth& device_health();
 
 }  // namespace hetero::cuda

@@ -6,6 +6,8 @@
 
 #include <hetero/hetero.hpp>
 
+#include "cpu_only.hpp"
+
 using namespace hetero;
 
 TEST(Device, ParsesPrintsAndCompares) {
@@ -39,6 +41,7 @@ TEST(Device, MalformedTextThrowsNamingIt) {
 }
 
 TEST(Device, CountsAndFallbacksWithoutGpu) {
+  test::CpuOnlyScope cpu_only;  // the no-GPU behaviour, on machines with GPUs too
   EXPECT_EQ(device_count("cuda"), 0);
   EXPECT_EQ(device_count("no_such_backend"), 0);
   EXPECT_EQ(device_count("cpu"), 1);
@@ -49,6 +52,7 @@ TEST(Device, CountsAndFallbacksWithoutGpu) {
 }
 
 TEST(Device, RequireGpuTurnsFallbackIntoError) {
+  test::CpuOnlyScope cpu_only;  // the no-GPU behaviour, on machines with GPUs too
   ::setenv("HETERO_REQUIRE_GPU", "1", 1);
   EXPECT_THROW(try_gpu(), DeviceUnavailableError);
   EXPECT_THROW(try_all_gpus(), DeviceUnavailableError);
@@ -57,6 +61,7 @@ TEST(Device, RequireGpuTurnsFallbackIntoError) {
 }
 
 TEST(Device, IndexOutOfRangeAndMissingBackendAreTypedErrors) {
+  test::CpuOnlyScope cpu_only;  // the no-GPU behaviour, on machines with GPUs too
   try {
     ones({2}, Device("cpu:7"));
     FAIL();
@@ -74,6 +79,7 @@ TEST(Device, IndexOutOfRangeAndMissingBackendAreTypedErrors) {
 }
 
 TEST(Device, GuardScopesTheDefaultDevice) {
+  test::CpuOnlyScope cpu_only;  // the no-GPU behaviour, on machines with GPUs too
   EXPECT_EQ(default_device(), Device("cpu"));
   {
     DeviceGuard g(Device("cuda:3"));

@@ -1,5 +1,6 @@
 // hetero::save / load_file against an independent reader and writer
-// (safetensors_interop.py: json, struct and NumPy only, run with /usr/bin/python3).
+// (safetensors_interop.py: json, struct and NumPy only, run with the first Python 3 that
+// has NumPy: /usr/bin/python3, then python3 on PATH).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,8 +34,24 @@ nn::NamedTensors reference(const Device& d) {
 
 std::string script() { return std::string(HETERO_TEST_SOURCE_DIR) + "/safetensors_interop.py"; }
 
+// The first of /usr/bin/python3 and PATH's python3 that imports NumPy, or empty.
+const std::string& python_with_numpy() {
+  static const std::string found = [] {
+    for (const char* candidate : {"/usr/bin/python3", "python3"}) {
+      const std::string probe = std::string(candidate) + " -c 'import numpy' >/dev/null 2>&1";
+      if (std::system(probe.c_str()) == 0) return std::string(candidate);
+    }
+    return std::string();
+  }();
+  return found;
+}
+
+#define REQUIRE_NUMPY()                                                                         \
+  if (python_with_numpy().empty())                                                              \
+  FAIL() << "these tests need Python 3 with NumPy: install it (apt install python3-numpy)"
+
 int run_python(const std::string& mode, const fs::path& file) {
-  const std::string cmd = "/usr/bin/python3 '" + script() + "' " + mode + " '" + file.string() + "'";
+  const std::string cmd = python_with_numpy() + " '" + script() + "' " + mode + " '" + file.string() + "'";
   return std::system(cmd.c_str());
 }
 
@@ -54,6 +71,7 @@ void expect_same(const nn::NamedTensors& got, const nn::NamedTensors& expected) 
 }
 
 TEST(SafetensorsInterop, HeteroFileReadByNumpyReader) {
+  REQUIRE_NUMPY();
   const fs::path file = temp_file("from_hetero.safetensors");
   // Tensors on the second virtual device when there is one: saving reads from any device.
   const Device d = device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
@@ -64,6 +82,7 @@ TEST(SafetensorsInterop, HeteroFileReadByNumpyReader) {
 }
 
 TEST(SafetensorsInterop, NumpyFileLoadedByHetero) {
+  REQUIRE_NUMPY();
   const fs::path file = temp_file("from_numpy.safetensors");
   ASSERT_EQ(run_python("write", file), 0);
   expect_same(load_file(file), reference(Device::cpu()));

@@ -26,7 +26,12 @@ class Serialize : public ::testing::Test {
   fs::path dir_;
 };
 
-Device second_device() { return device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu(); }
+// The device "load onto another device" targets: the first GPU where there is one, else
+// cpu:1 (ctest runs these with HETERO_CPU_DEVICES=2; the environment check asserts it).
+Device second_device() {
+  if (num_gpus() > 0) return try_gpu();
+  return device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
+}
 
 TEST_F(Serialize, RoundTripEveryDtypeAndViews) {
   manual_seed(1);
