@@ -2,7 +2,10 @@
 // of a network on one device, the second on another, the activation moved explicitly
 // between them (nothing is copied implicitly); backward() sends the gradient back across
 // the same boundary, and each parameter's gradient stays on its own device.
-// Devices: two GPUs if present, else cpu:0 / cpu:1 (HETERO_CPU_DEVICES=2), else cpu twice.
+// Devices: two GPUs if present, else cpu:0 / cpu:1 (HETERO_CPU_DEVICES=2), else cpu twice;
+// `--devices cuda:0,cpu` names them.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -32,11 +35,20 @@ class VeryBigModule : public nn::Module {
   std::shared_ptr<nn::Sequential> front_, back_;
 };
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{"Model parallelism: the front half of a network on one device, the back half on another"};
+  std::vector<std::string> device_names;
+  app.add_option("--devices", device_names, "the two devices, e.g. cuda:0,cpu (default: two GPUs, else cpu:0,cpu:1)")
+      ->delimiter(',')
+      ->expected(2);
+  CLI11_PARSE(app, argc, argv);
   try {
     const auto gpus = try_all_gpus();
     Device a = Device::cpu(), b = Device::cpu();
-    if (gpus.size() >= 2) {
+    if (!device_names.empty()) {
+      a = Device(device_names[0]);
+      b = Device(device_names[1]);
+    } else if (gpus.size() >= 2) {
       a = gpus[0];
       b = gpus[1];
     } else if (device_count("cpu") >= 2) {

@@ -3,6 +3,7 @@
 #include <limits>
 #include <sstream>
 
+#include <hetero/devices.hpp>
 #include <hetero/error.hpp>
 
 #include "registry.hpp"
@@ -103,6 +104,12 @@ const TensorImpl& impl_of(const Tensor& t, const char* op) {
   return *t.impl();
 }
 
+// A device as error messages name it: with its index whenever its backend has more than
+// one device ("cpu:0 and cpu:1", not "cpu and cpu:1").
+std::string device_in_message(const Device& d) {
+  return device_count(d.type()) > 1 ? d.type() + ":" + std::to_string(d.index()) : d.str();
+}
+
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {
@@ -114,7 +121,8 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
     if (t->device() != first->device())
       throw DeviceMismatchError(std::string(op) +
                                 ": expected all tensors to be on the same device, but found at least two devices, " +
-                                first->device().str() + " and " + t->device().str() + "!");
+                                device_in_message(first->device()) + " and " + device_in_message(t->device()) +
+                                "!");
   }
 }
 

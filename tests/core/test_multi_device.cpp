@@ -30,7 +30,7 @@ TEST(MultiDevice, OpsAcrossDevicesThrowNamingBothAndTheOp) {
       FAIL();
     } catch (const DeviceMismatchError& e) {
       const std::string m = e.what();
-      EXPECT_NE(m.find("cpu and cpu:1"), std::string::npos) << m;
+      EXPECT_NE(m.find("cpu:0 and cpu:1"), std::string::npos) << m;
     }
   }
   try {

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Checks hetero on a machine with an NVIDIA GPU, from a build with the cuda plugin:
+#   - the `cuda` and `conformance.cuda` test labels, then the rest of the suite (it must
+#     pass with a GPU visible too);
+#   - every example on cuda:0: chapter_gpu, train_digits (trained on cuda:0, reloaded on
+#     cpu), model_parallel (cuda:0 + cpu);
+#   - the GPU benchmarks briefly: bench_gpu --quick, bench_exercises on cuda:0;
+#   - compute-sanitizer memcheck on test_cuda_gpu and chapter_gpu, where installed.
+# Every step's exit code is checked (a program that prints the right answer and then
+# crashes at exit fails). Prints one closing line "gpu_check: N passed, N failed" and exits
+# non-zero when any step failed. Without a GPU it says so and exits 0.
+#
+# Usage:
+#   tools/gpu_check.sh [BUILD_DIR]            # default: build
+#   tools/gpu_check.sh --pack FILE [BUILD_DIR]
+#       (on the build machine) packs BUILD_DIR without objects, stripped of debug info,
+#       with the non-system libraries its programs need (OpenBLAS, fmt, Benchmark, ...),
+#       for a GPU machine that lacks them (see PLATFORM.md, "The GPU machine").
+#   tools/gpu_check.sh --from-pack FILE
+#       (on the GPU machine, in a checkout of the same commit) unpacks FILE at the build
+#       tree's original absolute path (linking the original source path to this checkout
+#       when it does not exist), puts the packed libraries and the CUDA libraries on
+#       LD_LIBRARY_PATH, and runs the check.
+# Environment: GPU_CHECK_LOG_DIR (default: BUILD_DIR/gpu_check) keeps each step's output.
+set -uo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+pack() {
+  local out="$1" build="${2:-build}"
+  build="$(cd "$build" && pwd)" || exit 2
+  [ -f "$build/CMakeCache.txt" ] || { echo "gpu_check: $build is not a build tree" >&2; exit 2; }
+  local stage
+  stage="$(mktemp -d)"
+  trap 'rm -rf "$stage"' RETURN
+  mkdir -p "$stage/tree" "$stage/libs"
+  # The tree without objects and static archives; binaries without debug info.
+  (cd "$build" && find . -type f ! -name '*.o' ! -name '*.a' ! -path './CMakeFiles/*' ! -path './Testing/*' \
+      ! -name '*.ninja' ! -name '.ninja_*' -print0 | tar --null -T - -cf -) | tar -xf - -C "$stage/tree"
+  find "$stage/tree" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+    while IFS= read -r -d '' f; do
+      head -c 4 "$f" | grep -q ELF && strip --strip-debug "$f" 2>/dev/null
+    done
+  # Libraries outside glibc, libstdc++ and CUDA that the programs and plugins load.
+  find "$stage/tree" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+    xargs -0 ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda[^/]*|libcublas[^/]*|libcudart[^/]*)\.so' |
+    grep -v "^$build" | while read -r lib; do cp -L "$lib" "$stage/libs/"; done
+  printf 'build=%s\nsource=%s\ncommit=%s\n' "$build" "$here" "$(git -C "$here" rev-parse HEAD 2>/dev/null)" \
+    >"$stage/manifest"
+  mkdir -p "$(dirname "$out")"
+  tar -czf "$out" -C "$stage" manifest tree libs
+  echo "gpu_check: packed $build into $out ($(du -h "$out" | cut -f1); libraries: $(ls "$stage/libs" | tr '\n' ' '))"
+}
+
+from_pack() {
+  local file="$1" root
+  root="$(mktemp -d)"
+  tar -xzf "$file" -C "$root" || { echo "gpu_check: cannot unpack $file" >&2; exit 2; }
+  local build source
+  build="$(sed -n 's/^build=//p' "$root/manifest")"
+  source="$(sed -n 's/^source=//p' "$root/manifest")"
+  # The tree's CTest files and RUNPATHs name the original absolute paths: recreate them.
+  if [ ! -e "$source" ]; then
+    mkdir -p "$(dirname "$source")" && ln -s "$here" "$source"
+  fi
+  if [ ! -e "$build" ]; then
+    mkdir -p "$(dirname "$build")" && mv "$root/tree" "$build"
+  else
+    cp -a "$root/tree/." "$build/"
+  fi
+  local cuda_lib=""
+  for d in /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib64; do
+    [ -d "$d" ] && cuda_lib="$cuda_lib:$d"
+  done
+  export LD_LIBRARY_PATH="$root/libs$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "gpu_check: unpacked $file at $build (source $source, libraries in $root/libs)"
+  check "$build"
+}
+
+passed=0
+failed=0
+failures=()
+logs=""
+
+# step NAME COMMAND...: runs the command, logs its output, counts its exit code.
+step() {
+  local name="$1"
+  shift
+  local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log"
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+    printf '  %-58s ok      (%ss)\n' "$name" $((SECONDS - start))
+  else
+    failed=$((failed + 1))
+    failures+=("$name (exit $rc)")
+    printf '  %-58s FAILED  exit %s, log %s\n' "$name" "$rc" "$log"
+    tail -n 15 "$log" | sed 's/^/      /'
+  fi
+}
+
+# expect_output PATTERN COMMAND...: the command exits 0 and prints a line matching PATTERN.
+expect_output() {
+  local pattern="$1"
+  shift
+  local out rc
+  out="$("$@" 2>&1)"
+  rc=$?
+  printf '%s\n' "$out"
+  [ $rc -eq 0 ] || return $rc
+  printf '%s\n' "$out" | grep -Eq "$pattern" || { echo "gpu_check: output lacks /$pattern/"; return 1; }
+}
+
+check() {
+  local build="$1"
+  local bin="$build/bin"
+  logs="${GPU_CHECK_LOG_DIR:-$build/gpu_check}"
+  mkdir -p "$logs"
+  [ -x "$bin/hetero-smi" ] || { echo "gpu_check: $bin/hetero-smi not found: build first" >&2; exit 2; }
+  if [ ! -e "$build/lib/hetero/plugins/libhetero-cuda.so" ]; then
+    echo "gpu_check: this build has no cuda plugin (CUDA Toolkit not found at configure time)"
+    echo "gpu_check: 0 passed, 0 failed"
+    exit 0
+  fi
+  local gpus
+  gpus="$("$bin/hetero-smi" --json 2>/dev/null | grep -o '"gpus": *[0-9]*' | grep -o '[0-9]*$')"
+  if [ -z "$gpus" ] || [ "$gpus" -eq 0 ]; then
+    echo "gpu_check: no GPU on this machine (hetero-smi sees none); nothing to check"
+    "$bin/hetero-smi" --plugins 2>&1 | sed 's/^/  /'
+    echo "gpu_check: 0 passed, 0 failed"
+    exit 0
+  fi
+  echo "gpu_check: $gpus GPU(s); logs in $logs"
+  "$bin/hetero-smi" | sed 's/^/  /'
+  local ctest=(ctest --test-dir "$build" --output-on-failure --timeout 300 -j "$(nproc)")
+  step "ctest -L cuda" "${ctest[@]}" -L '^cuda$'
+  step "ctest -L conformance.cuda" "${ctest[@]}" -L '^conformance\.cuda$'
+  step "ctest (the rest of the suite)" "${ctest[@]}" -LE '^(cuda|conformance\.cuda)$'
+  step "chapter_gpu (try_gpu() = cuda:0)" expect_output "^cuda:0, cpu, \[cuda:0" "$bin/chapter_gpu"
+  step "chapter_gpu --devices cuda:0,cpu" "$bin/chapter_gpu" --devices cuda:0,cpu
+  local params="$logs/digits_mlp.safetensors"
+  step "train_digits on cuda:0, reloaded on cpu" expect_output "reloaded on cpu: test accuracy .* same" \
+    "$bin/train_digits" --params "$params" --reload-device cpu
+  step "train_digits --item-per-step on cuda:0" "$bin/train_digits" --epochs 2 --min-accuracy 0 \
+    --params "$logs/digits_item.safetensors" --item-per-step
+  step "model_parallel on cuda:0 + cpu" expect_output "back.2.bias on cpu, grad on cpu" \
+    "$bin/model_parallel" --devices cuda:0,cpu
+  step "hetero-smi --json" "$bin/hetero-smi" --json
+  [ -x "$bin/bench_gpu" ] && step "bench_gpu --quick" "$bin/bench_gpu" --quick
+  [ -x "$bin/bench_exercises" ] && step "bench_exercises on cuda:0" "$bin/bench_exercises" \
+    --benchmark_filter=cuda --benchmark_min_time=0.05
+  [ -x "$bin/bench_small_ops" ] && step "bench_small_ops" "$bin/bench_small_ops" --benchmark_min_time=0.01
+  if command -v compute-sanitizer >/dev/null 2>&1; then
+    step "compute-sanitizer memcheck test_cuda_gpu" compute-sanitizer --tool memcheck --error-exitcode 99 \
+      "$bin/test_cuda_gpu"
+    step "compute-sanitizer memcheck chapter_gpu" compute-sanitizer --tool memcheck --error-exitcode 99 \
+      "$bin/chapter_gpu"
+  else
+    echo "  (compute-sanitizer not found: memcheck skipped)"
+  fi
+  if [ $failed -gt 0 ]; then
+    echo "gpu_check: failed: ${failures[*]}"
+  fi
+  echo "gpu_check: $passed passed, $failed failed"
+  [ $failed -eq 0 ]
+  exit $?
+}
+
+case "${1:-}" in
+  --pack)
+    [ $# -ge 2 ] || { echo "usage: $0 --pack FILE [BUILD_DIR]" >&2; exit 2; }
+    pack "$2" "${3:-build}"
+    ;;
+  --from-pack)
+    [ $# -eq 2 ] || { echo "usage: $0 --from-pack FILE" >&2; exit 2; }
+    from_pack "$2"
+    ;;
+  -h | --help)
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+    ;;
+  *)
+    build="${1:-build}"
+    [ -d "$build" ] || { echo "gpu_check: no build directory '$build'" >&2; exit 2; }
+    check "$(cd "$build" && pwd)"
+    ;;
+esac
