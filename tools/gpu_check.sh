@@ -34,7 +34,7 @@ pack() {
   trap 'rm -rf "$stage"' RETURN
   mkdir -p "$stage/tree" "$stage/libs"
   # The tree without objects and static archives; binaries without debug info.
-  (cd "$build" && find . -type f ! -name '*.o' ! -name '*.a' ! -path './CMakeFiles/*' ! -path './Testing/*' \
+  (cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.a' ! -path './CMakeFiles/*' ! -path './Testing/*' \
       ! -name '*.ninja' ! -name '.ninja_*' -print0 | tar --null -T - -cf -) | tar -xf - -C "$stage/tree"
   find "$stage/tree" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
     while IFS= read -r -d '' f; do
@@ -63,6 +63,13 @@ from_pack() {
   if [ ! -e "$source" ]; then
     mkdir -p "$(dirname "$source")" && ln -s "$here" "$source"
   fi
+  # The CMake and CTest programs the tree's tests name (CMAKE_COMMAND, CMAKE_CTEST_COMMAND).
+  local tool
+  for tool in $(sed -n 's/^CMAKE_\(CTEST_\)\{0,1\}COMMAND:INTERNAL=//p' "$root/tree/CMakeCache.txt"); do
+    if [ ! -e "$tool" ] && command -v "$(basename "$tool")" >/dev/null; then
+      mkdir -p "$(dirname "$tool")" && ln -s "$(command -v "$(basename "$tool")")" "$tool"
+    fi
+  done
   if [ ! -e "$build" ]; then
     mkdir -p "$(dirname "$build")" && mv "$root/tree" "$build"
   else
@@ -124,8 +131,13 @@ check() {
     echo "gpu_check: 0 passed, 0 failed"
     exit 0
   fi
-  local gpus
-  gpus="$("$bin/hetero-smi" --json 2>/dev/null | grep -o '"gpus": *[0-9]*' | grep -o '[0-9]*$')"
+  local gpus listing
+  if ! listing="$("$bin/hetero-smi" --json 2>&1)"; then
+    echo "gpu_check: hetero-smi cannot run: $listing" >&2
+    echo "gpu_check: 0 passed, 1 failed"
+    exit 1
+  fi
+  gpus="$(printf '%s\n' "$listing" | grep -o '"gpus": *[0-9]*' | grep -o '[0-9]*$')"
   if [ -z "$gpus" ] || [ "$gpus" -eq 0 ]; then
     echo "gpu_check: no GPU on this machine (hetero-smi sees none); nothing to check"
     "$bin/hetero-smi" --plugins 2>&1 | sed 's/^/  /'
@@ -153,8 +165,10 @@ check() {
     --benchmark_filter=cuda --benchmark_min_time=0.05
   [ -x "$bin/bench_small_ops" ] && step "bench_small_ops" "$bin/bench_small_ops" --benchmark_min_time=0.01
   if command -v compute-sanitizer >/dev/null 2>&1; then
+    # Without the out-of-memory test: the cudaMalloc failures it provokes on purpose are
+    # reported as API errors.
     step "compute-sanitizer memcheck test_cuda_gpu" compute-sanitizer --tool memcheck --error-exitcode 99 \
-      "$bin/test_cuda_gpu"
+      "$bin/test_cuda_gpu" --gtest_filter=-*OutOfMemory*
     step "compute-sanitizer memcheck chapter_gpu" compute-sanitizer --tool memcheck --error-exitcode 99 \
       "$bin/chapter_gpu"
   else
