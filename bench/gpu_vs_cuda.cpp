@@ -1,7 +1,9 @@
 // The cuda plugin against raw CUDA in the same process: GEMM through hetero (matmul,
 // result allocation included) vs raw cublasSgemm/cublasDgemm on the same device data,
-// n = 256 ... 8192; and host<->device copies through hetero vs raw cudaMemcpy, from
-// pageable and from pinned memory. Median of N repetitions, interleaved; ratios are
+// n = 256 ... 8192; element-wise ops and reductions (result allocation included) vs raw
+// CUDA kernels and CUB (raw_cuda.cu); the 2x3 add (launch-bound) vs a raw launch with and
+// without cudaMallocAsync; and host<->device copies through hetero vs raw cudaMemcpy, from
+// pageable and from pinned memory. bench/torch_gpu.py prints the same op rows for PyTorch. Median of N repetitions, interleaved; ratios are
 // hetero / raw throughput (1.00 = parity). Without a CUDA device it says why and exits 0.
 // Usage: bench_gpu [--quick]
 #include <cublas_v2.h>
@@ -14,6 +16,8 @@
 #include <vector>
 
 #include <hetero/hetero.hpp>
+
+#include "raw_cuda.hpp"
 
 namespace {
 
@@ -78,6 +82,102 @@ void gemm_row(cublasHandle_t handle, std::int64_t n, int reps) {
   cudaFree(C);
 }
 
+// A device array of n floats, uniform in [0, 1) (filled through hetero, copied raw).
+struct RawFloats {
+  float* ptr = nullptr;
+  explicit RawFloats(std::int64_t n, std::uint64_t seed = 7) {
+    manual_seed(seed);
+    const auto host = rand({n}).to_vector<float>();
+    check(cudaMalloc(&ptr, host.size() * sizeof(float)), "cudaMalloc");
+    check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~RawFloats() { cudaFree(ptr); }
+  RawFloats(const RawFloats&) = delete;
+  RawFloats& operator=(const RawFloats&) = delete;
+};
+
+void op_row(const char* name, const char* size, double bytes, double t_ours, double t_raw) {
+  auto gbps = [&](double t) { return bytes / t * 1e-9; };
+  if (t_raw > 0)
+    std::printf("%-22s %-10s %12.1f %12.1f %8.2f\n", name, size, gbps(t_ours), gbps(t_raw), t_raw / t_ours);
+  else
+    std::printf("%-22s %-10s %12.1f %12s %8s\n", name, size, gbps(t_ours), "-", "-");
+}
+
+void sync() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
+// Element-wise ops and reductions on 64M float32 (256 MiB) and an 8192 x 8192 matrix, in
+// GB/s of memory traffic (bytes read + written once).
+void op_rows(int reps) {
+  const Device gpu("cuda:0");
+  const std::int64_t n = std::int64_t{64} << 20;
+  const double f = sizeof(float);
+  manual_seed(1);
+  Tensor x = rand({n}, gpu), y = rand({n}, gpu);
+  RawFloats a(n, 1), b(n, 2), c(n, 3);
+  std::uint16_t* half = nullptr;
+  check(cudaMalloc(&half, static_cast<std::size_t>(n) * 2), "cudaMalloc");
+  std::size_t temp_bytes = std::max(bench_raw::sum_temp_bytes(n), bench_raw::row_sums_temp_bytes(8192, 8192));
+  void* temp = nullptr;
+  check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+  Tensor z;
+  auto ours = [&](auto&& op) {
+    op();  // warm-up (pool, first launch)
+    synchronize(gpu);
+    return median_time(reps, [&] {
+      op();
+      synchronize(gpu);
+    });
+  };
+  auto raw = [&](auto&& op) {
+    op();
+    sync();
+    return median_time(reps, [&] {
+      op();
+      sync();
+    });
+  };
+  op_row("x + y", "64M f32", 3 * f * n, ours([&] { z = x + y; }), raw([&] { bench_raw::add(a.ptr, b.ptr, c.ptr, n); }));
+  op_row("exp(x)", "64M f32", 2 * f * n, ours([&] { z = x.exp(); }), raw([&] { bench_raw::exp(a.ptr, c.ptr, n); }));
+  op_row("x.to(float16)", "64M f32", 6.0 * n, ours([&] { z = x.to(DType::float16); }),
+         raw([&] { bench_raw::to_half(a.ptr, half, n); }));
+  float result = 0;
+  op_row("x.sum().item()", "64M f32", f * n, ours([&] { result = x.sum().item<float>(); }), raw([&] {
+           bench_raw::sum(a.ptr, c.ptr, n, temp, temp_bytes);
+           check(cudaMemcpy(&result, c.ptr, sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+         }));
+  op_row("x.max().item()", "64M f32", f * n, ours([&] { result = x.max().item<float>(); }), 0);
+  op_row("x.norm().item()", "64M f32", f * n, ours([&] { result = x.norm().item<float>(); }), 0);
+  const Tensor m = x.view({8192, 8192});
+  op_row("m.sum(1)", "8192^2 f32", f * n, ours([&] { z = m.sum(1); }),
+         raw([&] { bench_raw::row_sums(a.ptr, c.ptr, 8192, 8192, temp, temp_bytes); }));
+  op_row("m.sum(0)", "8192^2 f32", f * n, ours([&] { z = m.sum(0); }), 0);
+  op_row("m.argmax(1)", "8192^2 f32", f * n, ours([&] { z = m.argmax(1); }), 0);
+  cudaFree(half);
+  cudaFree(temp);
+}
+
+// The 2x3 add, back to back (launch-bound): microseconds per op.
+void small_add_rows() {
+  const Device gpu("cuda:0");
+  Tensor x = ones({2, 3}, gpu), y = ones({2, 3}, gpu), z;
+  RawFloats a(6, 1), b(6, 2), c(6, 3);
+  const int ops = 2000;
+  auto per_op = [&](auto&& op) {
+    for (int i = 0; i < 100; ++i) op();
+    sync();
+    return median_time(5, [&] {
+      for (int i = 0; i < ops; ++i) op();
+      sync();
+    }) / ops * 1e6;
+  };
+  const double ours = per_op([&] { z = x + y; });
+  const double raw = per_op([&] { bench_raw::add(a.ptr, b.ptr, c.ptr, 6); });
+  const double raw_alloc = per_op([&] { bench_raw::add_allocating(a.ptr, b.ptr, 6); });
+  std::printf("%-22s %10.2f us/op   raw launch %.2f us (%.2fx)   raw + cudaMallocAsync %.2f us (%.2fx)\n",
+              "2x3 add", ours, raw, ours / raw, raw_alloc, ours / raw_alloc);
+}
+
 void copy_rows(std::size_t mib, int reps) {
   const Device gpu("cuda:0");
   const std::size_t bytes = mib << 20;
@@ -133,6 +233,9 @@ int main(int argc, char** argv) {
     for (auto n : sizes) gemm_row<float>(handle, n, quick ? 3 : 10);
     for (auto n : sizes) gemm_row<double>(handle, n, quick ? 3 : 5);
     cublasDestroy(handle);
+    std::printf("\n%-22s %-10s %12s %12s %8s\n", "op", "size", "hetero GB/s", "raw GB/s", "ratio");
+    op_rows(quick ? 3 : 10);
+    small_add_rows();
     std::printf("\n%-13s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
     for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}}) copy_rows(mib, quick ? 3 : 10);
   } catch (const std::exception& e) {

@@ -106,6 +106,17 @@ void Tensor::copy_(const Tensor& src) {
   if (src.shape() != i.shape)
     throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
                      " does not match destination shape " + detail::shape_str(i.shape));
+  if (src.device() != device() && src.dtype() == i.dtype && is_contiguous()) {
+    // Between devices into a dense destination: one transfer straight into this storage
+    // (a pinned destination or source then copies at DMA speed), not a staging tensor on
+    // this device plus a copy.
+    NoGradGuard no_grad;
+    const Tensor from = src.contiguous();
+    const std::size_t es = element_size(i.dtype);
+    detail::copy_bytes(*from.impl()->storage, static_cast<std::size_t>(from.impl()->offset) * es, *i.storage,
+                       static_cast<std::size_t>(i.offset) * es, static_cast<std::size_t>(numel()) * es);
+    return;
+  }
   const Tensor local = src.to(device());
   auto& be = detail::backend_of(*this);
   if (local.dtype() == i.dtype)

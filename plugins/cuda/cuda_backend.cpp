@@ -206,8 +206,9 @@ void CudaBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b
 }
 
 void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
-  ScopedDevice guard(device_of(stream).index());
-  kernels::reduce(op, in, out, native(stream));
+  CudaDevice& d = device_of(stream);
+  ScopedDevice guard(d.index());
+  kernels::reduce(op, in, out, d.allocator(), native(stream));
 }
 
 void CudaBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,

@@ -9,6 +9,8 @@
 
 #include <hetero/sdk/kernel_args.hpp>
 
+#include "caching_allocator.hpp"
+
 namespace hetero::cuda::kernels {
 
 /// Backend::fill.
@@ -20,8 +22,11 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream
 /// Backend::binary.
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
             cudaStream_t stream);
-/// Backend::reduce: one thread block per output element.
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream);
+/// Backend::reduce (paths in kernels_reduce.cu: CUB for whole inputs and rows, a coalesced
+/// kernel for columns, one block per output otherwise). Scratch memory comes from `pool`
+/// (the device's), freed in the order of `stream`.
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CachingAllocator& pool,
+            cudaStream_t stream);
 /// Backend::random on the counter-based stream of <hetero/sdk/counter_rng.hpp>.
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset, cudaStream_t stream);

@@ -1,13 +1,31 @@
-// Reductions: one thread block per output element (grid-stride over outputs); each
-// thread walks the reduced sub-space in C order with stride blockDim.x, then the block
-// combines the partial results in shared memory. Floating sums accumulate in double,
-// integer sums in wrapping int64, as the cpu backend. max/min/argmax: NaN is the maximum
-// (and the minimum), and ties go to the lowest index, as torch.
+// Reductions. Semantics (shared with the cpu backend and checked by the conformance kit):
+// floating sums, means and norms accumulate in double, integer sums in wrapping int64;
+// max/min/argmax: NaN is the maximum (and the minimum), ties go to the lowest index, as
+// torch.
 //
-// Known limit: a full reduction (one output) runs on one block of kThreads threads, so it
-// reads at a fraction of the device's bandwidth; a two-pass reduction would fix that.
+// Paths, chosen from the layout (contiguous input and output; the reduced dimensions one
+// block, so the input is [O, R, I] with R reduced):
+//   - everything (O = I = 1): cub::DeviceReduce over the whole input;
+//   - rows (I = 1): cub::DeviceSegmentedReduce, one segment of R elements per output;
+//   - columns (I > 1): a kernel with one thread per output, adjacent threads reading
+//     adjacent columns (coalesced); when there are too few outputs to fill the device, the
+//     R rows are split into chunks whose partial results a second kernel combines in order
+//     (deterministic, no atomics);
+//   - anything else (strided views, reduced dimensions not adjacent): the generic kernel,
+//     one thread block per output.
+// Scratch memory (CUB's temporary storage, partial results) comes from the device's
+// caching allocator and is freed in stream order.
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/iterator/arg_index_input_iterator.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+
 #include <cmath>
 #include <limits>
+
+#include <hetero/sdk/element_conversion.hpp>
 
 #include "kernels.cuh"
 #include "kernels.hpp"
@@ -17,6 +35,276 @@ namespace {
 
 template <class T>
 using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
+
+template <class T>
+__host__ __device__ bool is_nan(T x) {
+  return x != x;
+}
+
+// --- sum, mean, norm: a running sum in Acc<T> -------------------------------------------
+
+template <class T>
+struct SumReducer {
+  using Value = Acc<T>;
+  bool square = false;  // norm: sum of squares
+  __host__ __device__ Value identity() const { return Value(0); }
+  __host__ __device__ Value load(T x, std::int64_t) const {
+    const Value v = static_cast<Value>(x);
+    return square ? v * v : v;
+  }
+  __host__ __device__ Value operator()(Value a, Value b) const {
+    if constexpr (std::is_floating_point_v<Value>) return a + b;
+    else return static_cast<Value>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+  }
+};
+
+// The result of sum/mean/norm from the accumulated value.
+template <class T>
+struct SumFinish {
+  ReduceOp op;
+  std::int64_t count;
+  __host__ __device__ T operator()(Acc<T> acc) const {
+    if constexpr (is_floating_storage_v<T>) {
+      double r = static_cast<double>(acc);
+      if (op == ReduceOp::mean) r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+      if (op == ReduceOp::norm) r = sqrt(r);
+      return convert_element<T>(r);
+    } else {
+      return static_cast<T>(acc);  // mean and norm of integers are rejected by the core
+    }
+  }
+};
+
+// --- max, min, argmax: the best (value, index) pair -------------------------------------
+
+// key: the element's index in the reduced range (-1: none yet, the identity).
+template <class T>
+using Best = cub::KeyValuePair<std::int64_t, T>;
+
+template <class T>
+struct BestReducer {
+  using Value = Best<T>;
+  bool less = false;  // min
+  __host__ __device__ Value identity() const { return Value(-1, T(0)); }
+  __host__ __device__ Value load(T x, std::int64_t j) const { return Value(j, x); }
+  // True when b should replace a.
+  __host__ __device__ bool better(const Value& b, const Value& a) const {
+    if (a.key < 0) return b.key >= 0;
+    if (b.key < 0) return false;
+    if (is_nan(a.value)) return is_nan(b.value) && b.key < a.key;
+    if (is_nan(b.value)) return true;
+    if (less ? b.value < a.value : b.value > a.value) return true;
+    return b.value == a.value && b.key < a.key;
+  }
+  __host__ __device__ Value operator()(const Value& a, const Value& b) const { return better(b, a) ? b : a; }
+};
+
+template <class T>
+struct BestValue {
+  __host__ __device__ T operator()(const Best<T>& b) const { return b.value; }
+};
+template <class T>
+struct BestIndex {
+  __host__ __device__ std::int64_t operator()(const Best<T>& b) const { return b.key; }
+};
+
+// --- iterators over the input -----------------------------------------------------------
+
+template <class T, class Reducer>
+struct Load {
+  Reducer r;
+  __host__ __device__ typename Reducer::Value operator()(T x) const { return r.load(x, 0); }
+};
+
+// (index within its row, value) of element j of rows of `row` elements.
+template <class T>
+struct IndexedInRow {
+  const T* in;
+  std::int64_t row;
+  __host__ __device__ Best<T> operator()(std::int64_t j) const { return Best<T>(j % row, in[j]); }
+};
+
+struct RowStart {
+  std::int64_t row;
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i * row; }
+};
+
+// --- scratch memory from the device pool ------------------------------------------------
+
+class Scratch {
+ public:
+  Scratch(CachingAllocator& pool, std::size_t bytes) : pool_(pool) {
+    if (bytes > 0) block_ = pool_.allocate(bytes);
+  }
+  ~Scratch() { pool_.free(block_, {}); }  // reused in stream order
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void* get() const noexcept { return block_.ptr; }
+
+ private:
+  CachingAllocator& pool_;
+  CachingAllocator::Block block_;
+};
+
+// Runs a CUB device-wide algorithm: `call(temp, bytes)` twice, first for the size.
+template <class Call>
+void run_cub(CachingAllocator& pool, Call&& call) {
+  std::size_t bytes = 0;
+  HETERO_CUDA_CHECK(call(nullptr, bytes));
+  Scratch temp(pool, bytes);
+  HETERO_CUDA_CHECK(call(temp.get(), bytes));
+}
+
+// --- the layout ---------------------------------------------------------------------------
+
+// [O, R, I]: outer kept, reduced, inner kept element counts of a contiguous input whose
+// reduced dimensions are adjacent; `ok` false otherwise.
+struct Layout {
+  bool ok = false;
+  std::int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+Layout layout_of(const StridedView& in, const StridedView& out) {
+  Layout l;
+  if (!in.is_contiguous() || !out.is_contiguous()) return l;
+  int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
+  for (int d = 0; d < in.ndim; ++d) {
+    const std::int64_t n = in.shape[d];
+    if (n == 1) continue;
+    const bool reduced = out.shape[d] == 1;
+    if (reduced) {
+      if (phase == 2) return l;  // a second reduced block
+      phase = 1;
+      l.reduced *= n;
+    } else {
+      if (phase == 1) phase = 2;
+      (phase == 0 ? l.outer : l.inner) *= n;
+    }
+  }
+  l.ok = true;
+  return l;
+}
+
+// The current device's SM count.
+int multiprocessors() {
+  int device = 0, count = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  return count;
+}
+
+// --- columns: thread per output, coalesced across the inner dimension --------------------
+
+// Partial results of rows [chunk * rows_per_chunk, ...) for output (o, i) go to
+// partial[chunk * outputs + o * inner + i].
+template <class T, class Reducer>
+__global__ void columns_kernel(Reducer r, const T* in, typename Reducer::Value* partial, std::int64_t outer,
+                               std::int64_t reduced, std::int64_t inner, std::int64_t rows_per_chunk) {
+  const std::int64_t outputs = outer * inner;
+  const std::int64_t chunk = blockIdx.y;
+  const std::int64_t first = chunk * rows_per_chunk;
+  const std::int64_t last = first + rows_per_chunk < reduced ? first + rows_per_chunk : reduced;
+  HETERO_GRID_STRIDE_LOOP(k, outputs) {
+    const std::int64_t o = k / inner, i = k % inner;
+    const T* p = in + (o * reduced) * inner + i;
+    typename Reducer::Value acc = r.identity();
+    for (std::int64_t j = first; j < last; ++j) acc = r(acc, r.load(p[j * inner], j));
+    partial[chunk * outputs + k] = acc;
+  }
+}
+
+template <class Value, class Reducer, class Out, class Finish>
+__global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int64_t outputs, std::int64_t chunks,
+                                      Out* out, Finish finish) {
+  HETERO_GRID_STRIDE_LOOP(k, outputs) {
+    Value acc = partial[k];
+    for (std::int64_t c = 1; c < chunks; ++c) acc = r(acc, partial[c * outputs + k]);
+    out[k] = finish(acc);
+  }
+}
+
+template <class T, class Reducer, class Out, class Finish>
+void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, CachingAllocator& pool,
+                    cudaStream_t stream) {
+  using Value = typename Reducer::Value;
+  const std::int64_t outputs = l.outer * l.inner;
+  // Enough threads to fill the device (2048 resident per SM), at least 16 rows a chunk.
+  const std::int64_t target = static_cast<std::int64_t>(multiprocessors()) * 2048;
+  std::int64_t chunks = std::clamp<std::int64_t>(target / std::max<std::int64_t>(outputs, 1), 1, 
+                                                 std::max<std::int64_t>(l.reduced / 16, 1));
+  chunks = std::min<std::int64_t>(chunks, 65535);
+  const std::int64_t rows_per_chunk = (l.reduced + chunks - 1) / chunks;
+  chunks = (l.reduced + rows_per_chunk - 1) / rows_per_chunk;
+  Scratch partial(pool, static_cast<std::size_t>(chunks * outputs) * sizeof(Value));
+  auto* p = static_cast<Value*>(partial.get());
+  const dim3 grid(grid_for(outputs), static_cast<unsigned>(chunks));
+  columns_kernel<T, Reducer><<<grid, kThreads, 0, stream>>>(r, in, p, l.outer, l.reduced, l.inner, rows_per_chunk);
+  HETERO_CUDA_CHECK_LAUNCH();
+  combine_chunks_kernel<<<grid_for(outputs), kThreads, 0, stream>>>(r, p, outputs, chunks, out, finish);
+  HETERO_CUDA_CHECK_LAUNCH();
+}
+
+// --- everything and rows: CUB -----------------------------------------------------------
+
+template <class Value, class Out, class Finish>
+__global__ void finish_kernel(const Value* in, std::int64_t n, Out* out, Finish finish) {
+  HETERO_GRID_STRIDE_LOOP(k, n) { out[k] = finish(in[k]); }
+}
+
+// The whole input (outer == 1) or rows: out[o] = finish(reduction of input row o).
+template <class Input, class Reducer, class Out, class Finish>
+void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish, CachingAllocator& pool,
+                cudaStream_t stream) {
+  using Value = typename Reducer::Value;
+  if (l.outer == 1) {
+    auto output = thrust::make_transform_output_iterator(out, finish);
+    run_cub(pool, [&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(temp, bytes, input, output, l.reduced, r, r.identity(), stream);
+    });
+    return;
+  }
+  // Segments into a Value array (CUB takes its accumulator type from a plain output), then
+  // finished into `out`.
+  Scratch values(pool, static_cast<std::size_t>(l.outer) * sizeof(Value));
+  auto* v = static_cast<Value*>(values.get());
+  auto starts = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), RowStart{l.reduced});
+  auto ends = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(1), RowStart{l.reduced});
+  run_cub(pool, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, input, v, l.outer, starts, ends, r, r.identity(), stream);
+  });
+  finish_kernel<<<grid_for(l.outer), kThreads, 0, stream>>>(v, l.outer, out, finish);
+  HETERO_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out, CachingAllocator& pool,
+                 cudaStream_t stream) {
+  if (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm) {
+    const SumReducer<T> r{op == ReduceOp::norm};
+    const SumFinish<T> finish{op, l.reduced};
+    T* dst = data_of<T>(out) + out.offset;
+    if (l.inner > 1) return reduce_columns(l, r, in, dst, finish, pool, stream);
+    auto input = thrust::make_transform_iterator(in, Load<T, SumReducer<T>>{r});
+    return reduce_cub(l, input, r, dst, finish, pool, stream);
+  }
+  const BestReducer<T> r{op == ReduceOp::min};
+  if (op == ReduceOp::argmax) {
+    std::int64_t* dst = data_of<std::int64_t>(out) + out.offset;
+    if (l.inner > 1) return reduce_columns(l, r, in, dst, BestIndex<T>{}, pool, stream);
+    if (l.outer == 1)
+      return reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, BestIndex<T>{}, pool, stream);
+    auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), IndexedInRow<T>{in, l.reduced});
+    return reduce_cub(l, input, r, dst, BestIndex<T>{}, pool, stream);
+  }
+  T* dst = data_of<T>(out) + out.offset;
+  if (l.inner > 1) return reduce_columns(l, r, in, dst, BestValue<T>{}, pool, stream);
+  reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, BestValue<T>{}, pool, stream);
+}
+
+// --- the generic path: one block per output ------------------------------------------------
 
 // Partial result of a block thread.
 template <class T>
@@ -28,25 +316,12 @@ struct Partial {
 };
 
 template <class T>
-__device__ bool is_nan(T x) {
-  return x != x;
-}
-
-// True when (v, i) should replace (best, best_index) for max (or min when `less`).
-template <class T>
-__device__ bool better(T v, std::int64_t i, T best, std::int64_t best_index, bool less) {
-  if (is_nan(best)) return is_nan(v) && i < best_index;
-  if (is_nan(v)) return true;
-  if (less ? v < best : v > best) return true;
-  return v == best && i < best_index;
-}
-
-template <class T>
 __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
   if (!q.has) return;
   if constexpr (is_floating_storage_v<T>) p.acc += q.acc;
   else p.acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(p.acc) + static_cast<std::uint64_t>(q.acc));
-  if (!p.has || better(q.best, q.index, p.best, p.index, op == ReduceOp::min)) {
+  const BestReducer<T> r{op == ReduceOp::min};
+  if (!p.has || r.better(Best<T>(q.index, q.best), Best<T>(p.index, p.best))) {
     p.best = q.best;
     p.index = q.index;
   }
@@ -54,9 +329,9 @@ __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
 }
 
 template <class T>
-__global__ void reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* out_index,
-                              OffsetCalc<2> outer, OffsetCalc<1> inner, std::int64_t n_out,
-                              std::int64_t count) {
+__global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* out_index,
+                                      OffsetCalc<2> outer, OffsetCalc<1> inner, std::int64_t n_out,
+                                      std::int64_t count) {
   __shared__ Acc<T> s_acc[kThreads];
   __shared__ T s_best[kThreads];
   __shared__ std::int64_t s_index[kThreads];
@@ -96,12 +371,9 @@ __global__ void reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* ou
     }
     if (t == 0) {
       switch (op) {
-        case ReduceOp::sum: out[off[0]] = static_cast<T>(s_acc[0]); break;
+        case ReduceOp::sum:
         case ReduceOp::mean:
-          out[off[0]] = static_cast<T>(count ? static_cast<double>(s_acc[0]) / static_cast<double>(count)
-                                             : std::numeric_limits<double>::quiet_NaN());
-          break;
-        case ReduceOp::norm: out[off[0]] = static_cast<T>(sqrt(static_cast<double>(s_acc[0]))); break;
+        case ReduceOp::norm: out[off[0]] = SumFinish<T>{op, count}(s_acc[0]); break;
         case ReduceOp::max:
         case ReduceOp::min: out[off[0]] = s_best[0]; break;
         case ReduceOp::argmax: out_index[off[0]] = s_index[0]; break;
@@ -111,25 +383,33 @@ __global__ void reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* ou
   }
 }
 
-}  // namespace
-
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
+template <class T>
+void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
   const std::int64_t n_out = out.numel();
-  if (n_out == 0) return;
   const auto [base, sub] = reduction_views(in, out);
-  const std::int64_t count = sub.numel();
   const StridedView* outer_views[2] = {&out, &base};
   const StridedView* inner_views[1] = {&sub};
   const auto outer = make_offset_calc(outer_views);
   const auto inner = make_offset_calc(inner_views);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(n_out, 1 << 20));
+  T* dst = op == ReduceOp::argmax ? nullptr : data_of<T>(out);
+  std::int64_t* dst_index = op == ReduceOp::argmax ? data_of<std::int64_t>(out) : nullptr;
+  generic_reduce_kernel<T><<<blocks, kThreads, 0, stream>>>(op, data_of<T>(in), dst, dst_index, outer, inner,
+                                                            n_out, sub.numel());
+  HETERO_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CachingAllocator& pool,
+            cudaStream_t stream) {
+  if (out.numel() == 0) return;
+  const Layout l = layout_of(in, out);
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    T* dst = op == ReduceOp::argmax ? nullptr : data_of<T>(out);
-    std::int64_t* dst_index = op == ReduceOp::argmax ? data_of<std::int64_t>(out) : nullptr;
-    reduce_kernel<T><<<blocks, kThreads, 0, stream>>>(op, data_of<T>(in), dst, dst_index, outer,
-                                                      inner, n_out, count);
-    HETERO_CUDA_CHECK_LAUNCH();
+    // An empty reduced range (sum 0, mean NaN) and the trivial R == 1 go the generic way.
+    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
+    else reduce_generic<T>(op, in, out, stream);
   });
 }
 

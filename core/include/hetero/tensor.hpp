@@ -85,7 +85,9 @@ class HETERO_API Tensor {
   /// Used by Module::to.
   void set_data(const Tensor& other);
   /// Copies `src` (any device, same shape; dtype converted) into this tensor's elements,
-  /// in place. ShapeError on shape mismatch.
+  /// in place, as torch.Tensor.copy_. From another device into a contiguous tensor of the
+  /// same dtype it is one transfer into this storage (DMA speed when either side is
+  /// pinned). ShapeError on shape mismatch.
   void copy_(const Tensor& src);
 
   // --- views ---------------------------------------------------------------------
