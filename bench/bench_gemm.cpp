@@ -5,6 +5,8 @@
 // measured FMA peak, so bench/report.py gives the fraction of peak and the ratios.
 #include <cblas.h>
 
+#include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "common.hpp"
@@ -58,10 +60,45 @@ void register_size(std::int64_t n) {
 #endif
 }
 
+// hetero's matmul and raw cblas_?gemm of an odd size against a long-double reference:
+// whatever kernel OpenBLAS chose (bench/run may unset OPENBLAS_CORETYPE), its products
+// must be right before they are timed. Returns false and says why when they are not.
+template <class T>
+bool gemm_is_correct() {
+  const std::int64_t m = 67, k = 129, n = 93;
+  manual_seed(3);
+  const Tensor a = rand({m, k}, dtype_of<T>) - 0.5, b = rand({k, n}, dtype_of<T>) - 0.5;
+  const auto A = a.to_vector<T>(), B = b.to_vector<T>();
+  const auto ours = matmul(a, b).to_vector<T>();
+  std::vector<T> raw(static_cast<std::size_t>(m * n));
+  if constexpr (sizeof(T) == 4)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, raw.data(), n);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A.data(), k, B.data(), n, 0.0, raw.data(), n);
+  const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-13) * static_cast<double>(k);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      long double ref = 0;
+      for (std::int64_t p = 0; p < k; ++p)
+        ref += static_cast<long double>(A[i * k + p]) * static_cast<long double>(B[p * n + j]);
+      const auto idx = static_cast<std::size_t>(i * n + j);
+      for (double got : {static_cast<double>(ours[idx]), static_cast<double>(raw[idx])})
+        if (std::fabs(got - static_cast<double>(ref)) > tol) {
+          std::fprintf(stderr, "bench_gemm: %s GEMM with OpenBLAS core %s is wrong at (%lld, %lld): %g, expected %g\n",
+                       sizeof(T) == 4 ? "float32" : "float64", openblas_get_corename(), static_cast<long long>(i),
+                       static_cast<long long>(j), got, static_cast<double>(ref));
+          return false;
+        }
+    }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   (void)hetero::all_devices();  // loads the cpu plugin, which sets OpenBLAS's thread count
+  if (!gemm_is_correct<float>() || !gemm_is_correct<double>()) return 1;
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
   const int t = bench::threads();
 #if HETERO_BENCH_HAVE_TORCH
   bench::torch::set_threads(t);

@@ -1,10 +1,12 @@
 // Small-operation overhead, ns per operation: a 2x3 float32 add with result allocation,
 // ones({2, 3}), and a 100x100 float32 matmul; hetero vs libtorch vs a raw loop (malloc,
-// loop or cblas_sgemm, free: the floor). hetero's iterations end when the work is done
+// loop or cblas_sgemm, free: the floor). hetero's rows run on cpu ("small/OP/hetero") and
+// on every CUDA device ("small/OP/cuda:N/hetero"; bench_gpu has the raw CUDA peers). hetero's iterations end when the work is done
 // (synchronize()), as torch's CPU calls do.
 #include <cblas.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "common.hpp"
 #if HETERO_BENCH_HAVE_TORCH
@@ -17,13 +19,28 @@ using namespace hetero;
 
 float* raw_alloc(std::size_t n) { return static_cast<float*>(std::malloc(n * sizeof(float))); }
 
-void register_all() {
-  const Device d("cpu");
-  // --- 2x3 add with result allocation ---
-  bench::add("small/add_2x3/hetero", [d, a = ones({2, 3}), b = ones({2, 3})] {
+void register_device(const Device& d) {
+  const std::string on = d.is_cpu() ? "" : "/" + d.str();
+  const auto opt = TensorOptions().device(d);
+  bench::add("small/add_2x3" + on + "/hetero", [d, a = ones({2, 3}, opt), b = ones({2, 3}, opt)] {
     Tensor c = a + b;
     synchronize(d);
   });
+  bench::add("small/ones_2x3" + on + "/hetero", [d, opt] {
+    Tensor c = ones({2, 3}, opt);
+    synchronize(d);
+  });
+  Tensor a = rand({100, 100}, opt), b = rand({100, 100}, opt);
+  matmul(a, b);  // warm-up: loads the device's BLAS
+  synchronize(d);
+  bench::add("small/matmul_100" + on + "/hetero", [d, a, b] {
+    Tensor c = matmul(a, b);
+    synchronize(d);
+  });
+}
+
+void register_all() {
+  for (const Device& d : bench::devices()) register_device(d);
   bench::add("small/add_2x3/raw", [] {
     static float a[6] = {1, 1, 1, 1, 1, 1}, b[6] = {1, 1, 1, 1, 1, 1};
     float* c = raw_alloc(6);
@@ -31,21 +48,11 @@ void register_all() {
     benchmark::DoNotOptimize(c);
     std::free(c);
   });
-  // --- ones({2, 3}) ---
-  bench::add("small/ones_2x3/hetero", [d] {
-    Tensor c = ones({2, 3});
-    synchronize(d);
-  });
   bench::add("small/ones_2x3/raw", [] {
     float* c = raw_alloc(6);
     for (int i = 0; i < 6; ++i) c[i] = 1.0f;
     benchmark::DoNotOptimize(c);
     std::free(c);
-  });
-  // --- 100x100 matmul ---
-  bench::add("small/matmul_100/hetero", [d, a = rand({100, 100}), b = rand({100, 100})] {
-    Tensor c = matmul(a, b);
-    synchronize(d);
   });
   bench::add("small/matmul_100/raw", [a = rand({100, 100}).to_vector<float>()] {
     float* c = raw_alloc(100 * 100);

@@ -190,6 +190,8 @@ void copy_rows(std::size_t mib, int reps) {
   std::vector<char> raw_pageable(bytes, 1);
   check(cudaMalloc(&raw_dev, bytes), "cudaMalloc");
   check(cudaMallocHost(&raw_pinned, bytes), "cudaMallocHost");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   std::memset(raw_pinned, 1, bytes);
   auto gbps = [&](double t) { return static_cast<double>(bytes) / t * 1e-9; };
   struct Row {
@@ -205,9 +207,23 @@ void copy_rows(std::size_t mib, int reps) {
        median_time(reps, [&] { check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
       {"D2H pinned", median_time(reps, [&] { pinned.copy_(dev); }),
        median_time(reps, [&] { check(cudaMemcpy(raw_pinned, raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
+      // A new host tensor (pageable) from the device, as x.cpu() / x.to("cpu").
+      {"D2H dev.cpu()", median_time(reps, [&] { Tensor h = dev.cpu(); }),
+       median_time(reps, [&] {
+         std::vector<char> fresh(bytes);
+         check(cudaMemcpy(fresh.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
+       })},
+      // The same pinned upload as cudaMemcpyAsync + cudaStreamSynchronize on a non-blocking
+      // stream (what the plugin issues), to tell API cost from transfer.
+      {"H2D pinned async", median_time(reps, [&] { dev.copy_(pinned); synchronize(gpu); }),
+       median_time(reps, [&] {
+         check(cudaMemcpyAsync(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+         check(cudaStreamSynchronize(stream), "sync");
+       })},
   };
   for (const auto& r : rows)
-    std::printf("%-13s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw), r.raw / r.ours);
+    std::printf("%-17s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw), r.raw / r.ours);
+  cudaStreamDestroy(stream);
   cudaFree(raw_dev);
   cudaFreeHost(raw_pinned);
 }
@@ -236,7 +252,7 @@ int main(int argc, char** argv) {
     std::printf("\n%-22s %-10s %12s %12s %8s\n", "op", "size", "hetero GB/s", "raw GB/s", "ratio");
     op_rows(quick ? 3 : 10);
     small_add_rows();
-    std::printf("\n%-13s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
+    std::printf("\n%-17s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
     for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}}) copy_rows(mib, quick ? 3 : 10);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_gpu: %s\n", e.what());

@@ -107,6 +107,20 @@ def main(out):
                                   fmt(h / g["libtorch"] if h and "libtorch" in g else None), fmt(peak, 1)])
     header = ["dtype", "n", "threads", "hetero_gflops", "cblas_gflops", "libtorch_gflops", "hetero_fraction_of_peak",
               "hetero_over_cblas", "hetero_over_libtorch", "fma_peak_gflops"]
+    # bench/run's extra GEMM run with OPENBLAS_CORETYPE unset (where the machine sets it).
+    auto = os.path.join(out, "gemm_auto_kernel.json")
+    if os.path.exists(auto):
+        rows, ctx = load(auto)
+        core = ctx.get("openblas_core", "?")
+        for dtype in ("float32", "float64"):
+            peak = float(ctx.get(f"fma_peak_{dtype}_gflops", "nan"))
+            for n in sorted({int(k.split("/")[2]) for k in rows if k.startswith(f"gemm/{dtype}/")}):
+                g = {impl: 2.0 * n**3 / rows[f"gemm/{dtype}/{n}/{impl}"][0] / 1e9
+                     for impl in ("hetero", "cblas", "libtorch") if f"gemm/{dtype}/{n}/{impl}" in rows}
+                h = g.get("hetero")
+                gemm_rows.append([dtype, n, f"2 ({core})", fmt(h, 1), fmt(g.get("cblas"), 1), fmt(g.get("libtorch"), 1),
+                                  fmt(h / peak if h else None), fmt(h / g["cblas"] if h and "cblas" in g else None),
+                                  fmt(h / g["libtorch"] if h and "libtorch" in g else None), fmt(peak, 1)])
     table("GEMM (GFLOP/s; ratios > 1: hetero faster)", header, gemm_rows)
     write_csv(os.path.join(out, "gemm.csv"), header, gemm_rows)
     results["gemm"] = gemm_rows

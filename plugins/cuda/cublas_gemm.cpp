@@ -21,31 +21,37 @@ std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   return cols <= 1 ? std::max<std::int64_t>({ld, rows, 1}) : ld;
 }
 
-// cublas{S,D}gemmStridedBatched_64 by overload.
-template <class... Args>
-cublasStatus_t strided_batched_gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                                    std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha,
-                                    Args... rest) {
-  return api.sgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
+// cublas{S,D}gemm_64 for one product, cublas{S,D}gemmStridedBatched_64 for several (the
+// batched entry points choose other kernels, measurably slower for one product at small n).
+cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                    std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha, const float* a,
+                    std::int64_t lda, std::int64_t stride_a, const float* b, std::int64_t ldb, std::int64_t stride_b,
+                    const float* beta, float* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  if (batch == 1) return api.sgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return api.sgemm_strided_batched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
+                                   stride_c, batch);
 }
-template <class... Args>
-cublasStatus_t strided_batched_gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                                    std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha,
-                                    Args... rest) {
-  return api.dgemm_strided_batched(h, ta, tb, m, n, k, alpha, rest...);
+cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                    std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha, const double* a,
+                    std::int64_t lda, std::int64_t stride_a, const double* b, std::int64_t ldb, std::int64_t stride_b,
+                    const double* beta, double* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  if (batch == 1) return api.dgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return api.dgemm_strided_batched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
+                                   stride_c, batch);
 }
 
-// float16 / bfloat16: cublasGemmStridedBatchedEx with float32 accumulation
+// float16 / bfloat16: cublasGemmEx / cublasGemmStridedBatchedEx with float32 accumulation
 // (CUBLAS_COMPUTE_32F; alpha and beta are then float), as torch does.
-template <class... Args>
-cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                         std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha, const void* a,
-                         std::int64_t lda, std::int64_t stride_a, const void* b, std::int64_t ldb,
+cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle_t h, cublasOperation_t ta,
+                         cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha,
+                         const void* a, std::int64_t lda, std::int64_t stride_a, const void* b, std::int64_t ldb,
                          std::int64_t stride_b, const float* beta, void* c, std::int64_t ldc, std::int64_t stride_c,
                          std::int64_t batch) {
-  return api.gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b,
-                                       beta, c, type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F,
-                                       CUBLAS_GEMM_DEFAULT);
+  if (batch == 1)
+    return api.gemm_ex(h, ta, tb, m, n, k, alpha, a, type, lda, b, type, ldb, beta, c, type, ldc, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT);
+  return api.gemm_strided_batched_ex(h, ta, tb, m, n, k, alpha, a, type, lda, stride_a, b, type, ldb, stride_b, beta,
+                                     c, type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 }  // namespace
@@ -83,7 +89,7 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;
         const T* b = static_cast<const T*>(args.b->handle()) + args.b_offset;
         T* c = static_cast<T*>(args.c->handle()) + args.c_offset;
-        HETERO_CUDA_CHECK(strided_batched_gemm(api, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
+        HETERO_CUDA_CHECK(gemm(api, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
                                                args.stride_b, a, lda, args.stride_a, &beta, c, ldc, args.stride_c,
                                                args.batch));
       }

@@ -42,6 +42,9 @@ const CublasApi& CublasLibrary::api() {
   resolve(*lib, api.create, "cublasCreate_v2");
   resolve(*lib, api.destroy, "cublasDestroy_v2");
   resolve(*lib, api.set_stream, "cublasSetStream_v2");
+  resolve(*lib, api.sgemm, "cublasSgemm_v2_64");
+  resolve(*lib, api.dgemm, "cublasDgemm_v2_64");
+  resolve(*lib, api.gemm_ex, "cublasGemmEx_64");
   resolve(*lib, api.sgemm_strided_batched, "cublasSgemmStridedBatched_64");
   resolve(*lib, api.dgemm_strided_batched, "cublasDgemmStridedBatched_64");
   resolve(*lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx_64");

@@ -28,6 +28,9 @@ struct CublasApi {
   decltype(&cublasCreate_v2) create = nullptr;
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSgemm_v2_64) sgemm = nullptr;
+  decltype(&cublasDgemm_v2_64) dgemm = nullptr;
+  decltype(&cublasGemmEx_64) gemm_ex = nullptr;
   decltype(&cublasSgemmStridedBatched_64) sgemm_strided_batched = nullptr;
   decltype(&cublasDgemmStridedBatched_64) dgemm_strided_batched = nullptr;
   decltype(&cublasGemmStridedBatchedEx_64) gemm_strided_batched_ex = nullptr;

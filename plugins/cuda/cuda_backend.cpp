@@ -44,6 +44,7 @@ CudaBackend::CudaBackend() {
   count_ = count;
   if (count_ == 0) reason_ = describe(cudaErrorNoDevice);
   devices_.resize(static_cast<std::size_t>(count_));
+  created_ = std::make_unique<std::atomic<CudaDevice*>[]>(static_cast<std::size_t>(count_));
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -53,9 +54,14 @@ CudaDevice& CudaBackend::device(int index) const {
     throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist (" +
                              std::to_string(count_) + " device(s))");
   device_health().check(index);
+  std::atomic<CudaDevice*>& created = created_[static_cast<std::size_t>(index)];
+  if (CudaDevice* d = created.load(std::memory_order_acquire)) return *d;
   std::lock_guard lock(mutex_);
   auto& slot = devices_[static_cast<std::size_t>(index)];
-  if (!slot) slot = std::make_unique<CudaDevice>(index, cublas_);
+  if (!slot) {
+    slot = std::make_unique<CudaDevice>(index, cublas_);
+    created.store(slot.get(), std::memory_order_release);
+  }
   return *slot;
 }
 

@@ -2,6 +2,7 @@
 // CudaBackend: hetero::Backend on the CUDA runtime and cuBLAS. Devices are those the
 // runtime reports (so CUDA_VISIBLE_DEVICES applies); per-device state is created on
 // first use. Without a usable driver or GPU the backend has 0 devices and says why.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -65,6 +66,9 @@ class CudaBackend final : public Backend {
   mutable CublasLibrary cublas_;  // loaded lazily, also from const device lookups
   mutable std::mutex mutex_;  // guards devices_ creation
   mutable std::vector<std::unique_ptr<CudaDevice>> devices_;
+  // devices_[i].get() once created, read without the mutex (device() runs before every
+  // operation).
+  std::unique_ptr<std::atomic<CudaDevice*>[]> created_;
   CachingAllocator pinned_{CachingAllocator::Memory::pinned_host, 0};
 };
 

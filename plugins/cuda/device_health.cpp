@@ -7,16 +7,18 @@ namespace hetero::cuda {
 void DeviceHealth::mark_lost(int device, const std::string& reason) {
   std::lock_guard lock(mutex_);
   lost_.try_emplace(device, reason);  // the first failure is the cause; keep it
+  any_lost_.store(true, std::memory_order_release);
 }
 
 std::string DeviceHealth::lost_reason(int device) const {
+  if (!any_lost_.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mutex_);
   if (auto it = lost_.find(device); it != lost_.end()) return it->second;
   if (auto it = lost_.find(-1); it != lost_.end()) return it->second;
   return {};
 }
 
-void DeviceHealth::check(int device) const {
+void DeviceHealth::check_lost(int device) const {
   const std::string reason = lost_reason(device);
   if (!reason.empty())
     throw DeviceUnavailableError("device cuda:" + std::to_string(device) +

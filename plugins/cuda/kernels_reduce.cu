@@ -63,7 +63,7 @@ template <class T>
 struct SumFinish {
   ReduceOp op;
   std::int64_t count;
-  __host__ __device__ T operator()(Acc<T> acc) const {
+  __host__ __device__ T operator()(Acc<T> acc, std::int64_t = 0) const {
     if constexpr (is_floating_storage_v<T>) {
       double r = static_cast<double>(acc);
       if (op == ReduceOp::mean) r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
@@ -99,13 +99,43 @@ struct BestReducer {
   __host__ __device__ Value operator()(const Value& a, const Value& b) const { return better(b, a) ? b : a; }
 };
 
+// Output o's index within its row of `row` elements, from the index in the whole input.
 template <class T>
-struct BestValue {
-  __host__ __device__ T operator()(const Best<T>& b) const { return b.value; }
+struct IndexInRow {
+  std::int64_t row;
+  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t o = 0) const { return b.key - o * row; }
 };
+
+// The key as it is (the columns kernel numbers rows within the reduced range already).
 template <class T>
-struct BestIndex {
-  __host__ __device__ std::int64_t operator()(const Best<T>& b) const { return b.key; }
+struct KeyOf {
+  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t = 0) const { return b.key; }
+};
+
+// --- max, min: the value alone (NaN wins) -------------------------------------------------
+
+template <class T>
+struct ExtremeReducer {
+  using Value = T;
+  bool less = false;  // min
+  __host__ __device__ Value identity() const {
+    if constexpr (is_floating_storage_v<T>) {
+      return convert_element<T>(less ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+    } else {
+      return less ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    }
+  }
+  __host__ __device__ Value load(T x, std::int64_t) const { return x; }
+  __host__ __device__ Value operator()(Value a, Value b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return (less ? b < a : b > a) ? b : a;
+  }
+};
+
+template <class T>
+struct Same {
+  __host__ __device__ T operator()(T v, std::int64_t = 0) const { return v; }
 };
 
 // --- iterators over the input -----------------------------------------------------------
@@ -114,14 +144,6 @@ template <class T, class Reducer>
 struct Load {
   Reducer r;
   __host__ __device__ typename Reducer::Value operator()(T x) const { return r.load(x, 0); }
-};
-
-// (index within its row, value) of element j of rows of `row` elements.
-template <class T>
-struct IndexedInRow {
-  const T* in;
-  std::int64_t row;
-  __host__ __device__ Best<T> operator()(std::int64_t j) const { return Best<T>(j % row, in[j]); }
 };
 
 struct RowStart {
@@ -222,7 +244,7 @@ __global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int6
   HETERO_GRID_STRIDE_LOOP(k, outputs) {
     Value acc = partial[k];
     for (std::int64_t c = 1; c < chunks; ++c) acc = r(acc, partial[c * outputs + k]);
-    out[k] = finish(acc);
+    out[k] = finish(acc, k);
   }
 }
 
@@ -249,9 +271,16 @@ void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish fi
 
 // --- everything and rows: CUB -----------------------------------------------------------
 
+// finish(v, 0): the single output of a whole-input reduction.
+template <class Finish, class Value>
+struct AtFirst {
+  Finish finish;
+  __host__ __device__ auto operator()(const Value& v) const { return finish(v, 0); }
+};
+
 template <class Value, class Out, class Finish>
 __global__ void finish_kernel(const Value* in, std::int64_t n, Out* out, Finish finish) {
-  HETERO_GRID_STRIDE_LOOP(k, n) { out[k] = finish(in[k]); }
+  HETERO_GRID_STRIDE_LOOP(k, n) { out[k] = finish(in[k], k); }
 }
 
 // The whole input (outer == 1) or rows: out[o] = finish(reduction of input row o).
@@ -260,7 +289,7 @@ void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish
                 cudaStream_t stream) {
   using Value = typename Reducer::Value;
   if (l.outer == 1) {
-    auto output = thrust::make_transform_output_iterator(out, finish);
+    auto output = thrust::make_transform_output_iterator(out, AtFirst<Finish, typename Reducer::Value>{finish});
     run_cub(pool, [&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(temp, bytes, input, output, l.reduced, r, r.identity(), stream);
     });
@@ -290,18 +319,17 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     auto input = thrust::make_transform_iterator(in, Load<T, SumReducer<T>>{r});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
-  const BestReducer<T> r{op == ReduceOp::min};
   if (op == ReduceOp::argmax) {
+    const BestReducer<T> r{false};
     std::int64_t* dst = data_of<std::int64_t>(out) + out.offset;
-    if (l.inner > 1) return reduce_columns(l, r, in, dst, BestIndex<T>{}, pool, stream);
-    if (l.outer == 1)
-      return reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, BestIndex<T>{}, pool, stream);
-    auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), IndexedInRow<T>{in, l.reduced});
-    return reduce_cub(l, input, r, dst, BestIndex<T>{}, pool, stream);
+    const IndexInRow<T> finish{l.reduced};
+    if (l.inner > 1) return reduce_columns(l, r, in, dst, KeyOf<T>{}, pool, stream);
+    return reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, finish, pool, stream);
   }
+  const ExtremeReducer<T> r{op == ReduceOp::min};
   T* dst = data_of<T>(out) + out.offset;
-  if (l.inner > 1) return reduce_columns(l, r, in, dst, BestValue<T>{}, pool, stream);
-  reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, BestValue<T>{}, pool, stream);
+  if (l.inner > 1) return reduce_columns(l, r, in, dst, Same<T>{}, pool, stream);
+  reduce_cub(l, in, r, dst, Same<T>{}, pool, stream);
 }
 
 // --- the generic path: one block per output ------------------------------------------------
