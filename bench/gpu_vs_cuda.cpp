@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -30,6 +31,7 @@ double seconds(auto&& fn) {
 }
 
 double median_time(int reps, auto&& fn) {
+  fn();  // warm-up: first-use costs (pool blocks, lazy loading, page mapping) are not timed
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) t.push_back(seconds(fn));
   std::sort(t.begin(), t.end());
@@ -178,6 +180,46 @@ void small_add_rows() {
               "2x3 add", ours, raw, ours / raw, raw_alloc, ours / raw_alloc);
 }
 
+// Exercise 3 with item() every step (1000 products of 100x100 matrices, each norm read on
+// the host) and an MLP training step (256 x 64 -> 512 -> 512 -> 10, ReLU, cross entropy,
+// SGD): milliseconds, for bench/libtorch_gpu.cpp (libtorch C++ on the same GPU).
+void training_rows() {
+  const Device gpu("cuda:0");
+  const auto opt = TensorOptions().device(gpu);
+  manual_seed(5);
+  Tensor a = rand({100, 100}, opt), b = rand({100, 100}, opt);
+  float sink = 0;
+  auto exercise3 = [&] {
+    for (int i = 0; i < 1000; ++i) sink += matmul(a, b).norm().item<float>();
+  };
+  exercise3();
+  const double t3 = median_time(5, exercise3);
+  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10)};
+  net.to(gpu);
+  nn::CrossEntropyLoss criterion;
+  optim::SGD sgd(net.parameters(), {.lr = 0.01});
+  const Tensor x = randn({256, 64}, opt);
+  std::vector<std::int64_t> labels(256);
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int64_t>(i % 10);
+  const Tensor y = from_vector(labels, {256}, gpu);
+  auto step = [&] {
+    sgd.zero_grad();
+    Tensor loss = criterion(net(x), y);
+    loss.backward();
+    sgd.step();
+  };
+  for (int i = 0; i < 20; ++i) step();
+  synchronize(gpu);
+  const int steps = 200;
+  const double tmlp = median_time(5, [&] {
+    for (int i = 0; i < steps; ++i) step();
+    synchronize(gpu);
+  }) / steps;
+  std::printf("%-40s %10.2f ms\n", "exercise 3, item() per step (1000 steps)", t3 * 1e3);
+  std::printf("%-40s %10.3f ms\n", "MLP train step (256x64->512->512->10)", tmlp * 1e3);
+  (void)sink;
+}
+
 void copy_rows(std::size_t mib, int reps) {
   const Device gpu("cuda:0");
   const std::size_t bytes = mib << 20;
@@ -210,8 +252,8 @@ void copy_rows(std::size_t mib, int reps) {
       // A new host tensor (pageable) from the device, as x.cpu() / x.to("cpu").
       {"D2H dev.cpu()", median_time(reps, [&] { Tensor h = dev.cpu(); }),
        median_time(reps, [&] {
-         std::vector<char> fresh(bytes);
-         check(cudaMemcpy(fresh.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
+         auto fresh = std::make_unique_for_overwrite<char[]>(bytes);  // malloc, as a new host array
+         check(cudaMemcpy(fresh.get(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
        })},
       // The same pinned upload as cudaMemcpyAsync + cudaStreamSynchronize on a non-blocking
       // stream (what the plugin issues), to tell API cost from transfer.
@@ -252,6 +294,8 @@ int main(int argc, char** argv) {
     std::printf("\n%-22s %-10s %12s %12s %8s\n", "op", "size", "hetero GB/s", "raw GB/s", "ratio");
     op_rows(quick ? 3 : 10);
     small_add_rows();
+    std::printf("\n");
+    training_rows();
     std::printf("\n%-17s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
     for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}}) copy_rows(mib, quick ? 3 : 10);
   } catch (const std::exception& e) {

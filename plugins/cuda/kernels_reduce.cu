@@ -17,7 +17,6 @@
 // caching allocator and is freed in stream order.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
-#include <cub/iterator/arg_index_input_iterator.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
@@ -97,6 +96,16 @@ struct BestReducer {
     return b.value == a.value && b.key < a.key;
   }
   __host__ __device__ Value operator()(const Value& a, const Value& b) const { return better(b, a) ? b : a; }
+};
+
+// (index in the whole input, value) of element j: an arg-index iterator of our own, since
+// CUB's ArgIndexInputIterator has its keys rebased to each segment's start by
+// DeviceSegmentedReduce (only when offset types match), which finish functors would have to
+// know.
+template <class T>
+struct Indexed {
+  const T* in;
+  __host__ __device__ Best<T> operator()(std::int64_t j) const { return Best<T>(j, in[j]); }
 };
 
 // Output o's index within its row of `row` elements, from the index in the whole input.
@@ -324,7 +333,8 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     std::int64_t* dst = data_of<std::int64_t>(out) + out.offset;
     const IndexInRow<T> finish{l.reduced};
     if (l.inner > 1) return reduce_columns(l, r, in, dst, KeyOf<T>{}, pool, stream);
-    return reduce_cub(l, cub::ArgIndexInputIterator<const T*, std::int64_t>(in), r, dst, finish, pool, stream);
+    auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), Indexed<T>{in});
+    return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
   const ExtremeReducer<T> r{op == ReduceOp::min};
   T* dst = data_of<T>(out) + out.offset;

@@ -150,3 +150,95 @@ TEST_F(CudaGpu, CopiesBetweenTwoGpus) {
   EXPECT_THROW((void)(a + b), DeviceMismatchError);
   expect_close((b * 2).to(gpu), a * 2, 0);
 }
+
+namespace {
+
+// Values as float64 with NaN equal to NaN.
+void expect_same_values(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  const auto x = got.cpu().to(DType::float64).to_vector<double>();
+  const auto y = want.to(DType::float64).to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(y[i])) {
+      EXPECT_TRUE(std::isnan(x[i])) << what << " at " << i << ": " << x[i] << ", expected NaN";
+      continue;
+    }
+    if (std::isinf(y[i])) {  // a float16 sum may overflow: to the same infinity
+      EXPECT_EQ(x[i], y[i]) << what << " at " << i;
+      continue;
+    }
+    ASSERT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << what << " at " << i;
+  }
+}
+
+// Host data with ties (values on a grid of 1/4) and, when `nans`, a NaN every 997 elements
+// (the first one late in each range, so "NaN wins" and "first NaN" are both exercised).
+Tensor reduction_input(const Shape& shape, DType dtype, bool nans) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t state = 12345;
+  for (auto& x : v) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<double>(static_cast<int>((state >> 33) % 200) - 100) / 4.0;
+  }
+  if (nans)
+    for (std::size_t i = 500; i < v.size(); i += 997) v[i] = std::nan("");
+  return from_vector(v, shape).to(dtype);
+}
+
+}  // namespace
+
+// Every reduction path of the cuda plugin against the cpu backend: CUB over the whole input
+// (many blocks) and over rows, the column kernel with and without the reduced rows split
+// into chunks, and the generic kernel for strided views; every op, with ties and NaNs.
+TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
+  struct Case {
+    Shape shape;
+    std::int64_t dim;  // -1: everything
+    bool transpose;    // reduce a transposed (strided) view: the generic kernel
+  };
+  const std::vector<Case> cases = {
+      {{3 << 20}, -1, false},     {{300, 1000}, 1, false}, {{300, 1000}, 0, false}, {{7, 50, 3000}, 1, false},
+      {{4096, 33}, 0, false},     {{33, 4096}, 1, false},  {{5, 1}, 1, false},      {{300, 1000}, 1, true},
+      {{64, 9000}, -1, false},
+  };
+  for (const DType dtype : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16}) {
+    const bool floating = is_floating_point(dtype);
+    for (const bool nans : {false, true}) {
+      if (nans && !floating) continue;
+      for (const auto& c : cases) {
+        Tensor a = reduction_input(c.shape, dtype, nans);
+        Tensor g = a.to(gpu);  // a copy between devices is contiguous: transpose both after
+        if (c.transpose) {
+          a = a.t();
+          g = g.t();
+        }
+        if (c.transpose) {
+          ASSERT_FALSE(g.is_contiguous());
+        }
+        std::ostringstream what;
+        what << dtype_name(dtype) << (nans ? " with NaNs" : "") << " shape " << c.shape.size() << "-d dim " << c.dim
+             << (c.transpose ? " transposed" : "");
+        const double tol = dtype == DType::float16 ? 2e-3 : 1e-9;
+        if (c.dim < 0) {
+          expect_same_values(g.sum(), a.sum(), tol, what.str() + " sum");
+          expect_same_values(g.max(), a.max(), 0, what.str() + " max");
+          expect_same_values(g.min(), a.min(), 0, what.str() + " min");
+          EXPECT_EQ(g.argmax().item<std::int64_t>(), a.argmax().item<std::int64_t>()) << what.str() << " argmax";
+          if (floating) {
+            expect_same_values(g.mean(), a.mean(), tol, what.str() + " mean");
+            expect_same_values(g.norm(), a.norm(), tol, what.str() + " norm");
+          }
+        } else {
+          expect_same_values(g.sum(c.dim), a.sum(c.dim), tol, what.str() + " sum");
+          expect_same_values(g.max(c.dim), a.max(c.dim), 0, what.str() + " max");
+          expect_same_values(g.min(c.dim, true), a.min(c.dim, true), 0, what.str() + " min");
+          EXPECT_EQ(g.argmax(c.dim).cpu().to_vector<std::int64_t>(), a.argmax(c.dim).to_vector<std::int64_t>())
+              << what.str() << " argmax";
+          if (floating) expect_same_values(g.mean(c.dim), a.mean(c.dim), tol, what.str() + " mean");
+        }
+      }
+    }
+  }
+}
