@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Tables, CSV files, PNG plots and the targets summary from bench/run's JSON results.
 
-Usage: report.py DIR   (DIR holds the Google Benchmark JSON files bench/run wrote)
+Usage: report.py DIR          (DIR holds the Google Benchmark JSON files bench/run wrote)
+       report.py --gpu-only DIR (only the GPU part)
 Writes DIR/{gemm,small_ops,exercises,scaling,startup}.csv, DIR/*.png and DIR/summary.md
-(the README's benchmark table), and prints every table.
+(the README's benchmark table), and prints every table. Where DIR has bench_gpu's output
+(gpu.txt) it also writes DIR/gpu_{gemm,ops,copies}.csv, DIR/gpu_ops.png and
+DIR/gpu_summary.md, with PyTorch (torch_gpu.txt) and libtorch C++ (libtorch_gpu.txt) on the
+same GPU as peers where those files exist.
 """
 import csv
 import datetime
 import json
 import os
 import platform
+import re
 import sys
 
 
@@ -176,6 +181,132 @@ def main(out):
 
     plots(out, plot, small_rows, sc_rows)
     summary(out, results)
+    gpu_report(out)
+
+
+# --- GPU (bench_gpu, bench/torch_gpu.py, bench/libtorch_gpu.cpp: text tables) -------------
+
+def read_lines(path):
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def gpu_report(out):
+    lines = read_lines(os.path.join(out, "gpu.txt"))
+    if not lines or "nothing to measure" in lines[0]:
+        return
+    device = lines[0].split(":", 1)[1].strip() if lines[0].startswith("device:") else "GPU"
+    gemm, ops, copies, timings = [], {}, [], {}
+    section = None
+    for line in lines:
+        if line.startswith("dtype"):
+            section = "gemm"
+        elif line.startswith("op "):
+            section = "ops"
+        elif line.startswith("copy"):
+            section = "copies"
+        elif not line.strip():
+            continue
+        elif section == "gemm" and re.match(r"^f(32|64)\s", line):
+            d, n, h, r, ratio = line.split()
+            gemm.append([d, n, h, r, ratio])
+        elif section == "ops" and line.startswith("2x3 add"):
+            m = re.search(r"([\d.]+) us/op.*raw launch ([\d.]+) us.*cudaMallocAsync ([\d.]+) us", line)
+            if m:
+                timings["2x3 add"] = tuple(float(g) for g in m.groups())
+        elif section == "ops" and re.search(r"\s[\d.]+ ms$", line):
+            name, value = line.rsplit(None, 2)[0].strip(), line.split()[-2]
+            timings[name] = float(value)
+        elif section == "ops" and len(line) > 34 and re.match(r"^[\d.]", line[34:].strip() or "x"):
+            rest = line[33:].split()
+            ops[line[:22].strip()] = [line[23:33].strip(), rest[0], rest[1]]
+        elif section == "copies" and re.match(r"^[A-Z]", line):
+            parts = line.split()
+            copies.append([" ".join(parts[:-4]), *parts[-4:]])
+    torch = {}
+    for line in read_lines(os.path.join(out, "torch_gpu.txt")):
+        if len(line) > 34 and re.match(r"^[\d.]+$", line[33:].strip()):
+            torch[line[:22].strip()] = float(line[33:].strip())
+        elif line.startswith("2x3 add"):
+            torch["2x3 add"] = float(line.split()[2])
+    libtorch = {}
+    for line in read_lines(os.path.join(out, "libtorch_gpu.txt")):
+        m = re.match(r"^(.+?)\s{2,}([\d.]+) (ms|us/op)$", line)
+        if m:
+            libtorch[m.group(1).strip()] = float(m.group(2))
+
+    header = ["dtype", "n", "hetero_gflops", "cublas_gflops", "hetero_over_cublas"]
+    table(f"GPU GEMM on {device} (ratio > 1: hetero faster)", header, gemm)
+    write_csv(os.path.join(out, "gpu_gemm.csv"), header, gemm)
+    op_rows = []
+    for name, (size, h, r) in ops.items():
+        t = torch.get(name)
+        op_rows.append([name, size, h, r, fmt(t, 1), fmt(float(h) / float(r) if r != "-" else None),
+                        fmt(float(h) / t if t else None)])
+    header = ["op", "size", "hetero_gbps", "raw_gbps", "torch_gbps", "hetero_over_raw", "hetero_over_torch"]
+    table(f"GPU element-wise ops and reductions on {device} (GB/s of traffic; > 1: hetero faster)", header, op_rows)
+    write_csv(os.path.join(out, "gpu_ops.csv"), header, op_rows)
+    header = ["copy", "mib", "hetero_gbps", "raw_gbps", "hetero_over_raw"]
+    table(f"GPU copies on {device} (GB/s)", header, copies)
+    write_csv(os.path.join(out, "gpu_copies.csv"), header, copies)
+    gpu_plot(out, device, op_rows)
+
+    lines_md = []
+    def add(target, measured, ok):
+        lines_md.append(f"| {target} | {measured} | {'met' if ok else ('**missed**' if ok is not None else 'not measured')} |")
+    for name, target in (("x.sum().item()", 0.9), ("m.sum(1)", 0.9), ("x + y", 0.95)):
+        row = next((r for r in op_rows if r[0] == name), None)
+        v = float(row[6]) if row and row[6] else None
+        add(f"`{name}` >= {target}x PyTorch", f"{row[2]} vs {row[4] or '-'} GB/s ({fmt(v)}x)" if row else "-",
+            v >= target if v else None)
+    for kind in ("D2H pinned", "H2D pinned"):
+        vals = [(c[1], float(c[4])) for c in copies if c[0] == kind]
+        add(f"{kind} >= 0.9x raw cudaMemcpy (1, 64, 256 MiB)", ", ".join(f"{m} MiB {fmt(v)}x" for m, v in vals) or "-",
+            min(v for _, v in vals) >= 0.9 if vals else None)
+    g = [float(r[4]) for r in gemm if int(r[1]) >= 256]
+    add("GEMM >= 0.97x raw cuBLAS, n >= 256 (f32, f64)", f"worst {fmt(min(g))}x, " +
+        ", ".join(f"{r[0]} n={r[1]} {r[4]}x" for r in gemm if float(r[4]) < 0.97) if g else "-",
+        min(g) >= 0.97 if g else None)
+    a = timings.get("2x3 add")
+    add("2x3 add <= 1.1x raw launch + cudaMallocAsync",
+        f"{a[0]} us vs {a[2]} us (time ratio {fmt(a[0] / a[2])}; raw launch alone {a[1]} us)" if a else "-",
+        a[0] / a[2] <= 1.1 if a else None)
+    for name, key in (("MLP train step", "MLP train step (256x64->512->512->10)"),
+                      ("Exercise 3, item() per step", "exercise 3, item() per step (1000 steps)")):
+        h, lt = timings.get(key), libtorch.get(key)
+        add(f"{name} no slower than libtorch C++", f"{h} vs {lt} ms (time ratio {fmt(h / lt)})" if h and lt else "-",
+            h <= lt if h and lt else None)
+    text = (f"GPU: {device}, measured {datetime.date.today().isoformat()} (`bench_gpu`, `bench/torch_gpu.py` and "
+            f"`bench/libtorch_gpu.sh` in one session on the same GPU; medians of 10 repetitions after a\n"
+            f"warm-up). Ratios: hetero over the peer, > 1 means hetero is faster.\n\n"
+            f"| Target | Measured | |\n|---|---|---|\n" + "\n".join(lines_md) + "\n")
+    with open(os.path.join(out, "gpu_summary.md"), "w") as f:
+        f.write(text)
+    print("\n" + text)
+
+
+def gpu_plot(out, device, op_rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    names = [r[0] for r in op_rows]
+    for i, (impl, col) in enumerate((("hetero", 2), ("raw CUDA", 3), ("PyTorch", 4))):
+        vals = [float(r[col]) if r[col] not in ("", "-") else 0 for r in op_rows]
+        ax.bar([x + i * 0.27 for x in range(len(names))], vals, width=0.27, label=impl)
+    ax.set_xticks([x + 0.27 for x in range(len(names))], names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("GB/s")
+    ax.set_title(f"Element-wise ops and reductions, {device}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "gpu_ops.png"), dpi=100)
+    plt.close(fig)
 
 
 def plots(out, gemm, small_rows, sc_rows):
@@ -262,4 +393,7 @@ def summary(out, r):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "build/bench-results")
+    if len(sys.argv) > 2 and sys.argv[1] == "--gpu-only":
+        gpu_report(sys.argv[2])
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "build/bench-results")
