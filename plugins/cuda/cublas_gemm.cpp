@@ -21,23 +21,30 @@ std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   return cols <= 1 ? std::max<std::int64_t>({ld, rows, 1}) : ld;
 }
 
-// cublas{S,D}gemm_64 for one product, cublas{S,D}gemmStridedBatched_64 for several (the
-// batched entry points choose other kernels, measurably slower for one product at small n).
+// The cuBLAS entry points of a dtype: cublas{S,D}gemm_64 for one product,
+// cublas{S,D}gemmStridedBatched_64 for several (the batched entry points choose other
+// kernels, measurably slower for one product at small n).
+template <class T>
+struct GemmEntryPoints;
+template <>
+struct GemmEntryPoints<float> {
+  static constexpr auto one = &CublasApi::sgemm;
+  static constexpr auto batched = &CublasApi::sgemm_strided_batched;
+};
+template <>
+struct GemmEntryPoints<double> {
+  static constexpr auto one = &CublasApi::dgemm;
+  static constexpr auto batched = &CublasApi::dgemm_strided_batched;
+};
+
+template <class T>
 cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                    std::int64_t m, std::int64_t n, std::int64_t k, const float* alpha, const float* a,
-                    std::int64_t lda, std::int64_t stride_a, const float* b, std::int64_t ldb, std::int64_t stride_b,
-                    const float* beta, float* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
-  if (batch == 1) return api.sgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return api.sgemm_strided_batched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
-                                   stride_c, batch);
-}
-cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                    std::int64_t m, std::int64_t n, std::int64_t k, const double* alpha, const double* a,
-                    std::int64_t lda, std::int64_t stride_a, const double* b, std::int64_t ldb, std::int64_t stride_b,
-                    const double* beta, double* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
-  if (batch == 1) return api.dgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return api.dgemm_strided_batched(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
-                                   stride_c, batch);
+                    std::int64_t m, std::int64_t n, std::int64_t k, const T* alpha, const T* a, std::int64_t lda,
+                    std::int64_t stride_a, const T* b, std::int64_t ldb, std::int64_t stride_b, const T* beta, T* c,
+                    std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  if (batch == 1) return (api.*GemmEntryPoints<T>::one)(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return (api.*GemmEntryPoints<T>::batched)(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+                                            ldc, stride_c, batch);
 }
 
 // float16 / bfloat16: cublasGemmEx / cublasGemmStridedBatchedEx with float32 accumulation
