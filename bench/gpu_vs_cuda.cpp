@@ -38,6 +38,21 @@ double median_time(int reps, auto&& fn) {
   return t[t.size() / 2];
 }
 
+// Medians of `ours` and `raw`, timed alternately (after one warm-up of each), so that a
+// drift of the GPU's clocks or of the host hits both alike. Returns {ours, raw} seconds.
+std::pair<double, double> median_pair(int reps, auto&& ours, auto&& raw) {
+  ours();
+  raw();
+  std::vector<double> a, b;
+  for (int r = 0; r < reps; ++r) {
+    a.push_back(seconds(ours));
+    b.push_back(seconds(raw));
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return {a[a.size() / 2], b[b.size() / 2]};
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
 }
@@ -73,9 +88,7 @@ void gemm_row(cublasHandle_t handle, std::int64_t n, int reps) {
     c = matmul(a, b);
     synchronize(gpu);
   };
-  raw();
-  ours();
-  const double t_raw = median_time(reps, raw), t_ours = median_time(reps, ours);
+  const auto [t_ours, t_raw] = median_pair(reps, ours, raw);
   const double flop = 2.0 * static_cast<double>(n) * n * n;
   std::printf("%-5s %6lld %12.1f %12.1f %8.2f\n", sizeof(T) == 4 ? "f32" : "f64", static_cast<long long>(n),
               flop / t_ours * 1e-9, flop / t_raw * 1e-9, t_raw / t_ours);
@@ -220,6 +233,30 @@ void training_rows() {
   (void)sink;
 }
 
+// Host time of one GEMM call, 2 x 2 (the device work is negligible; calls queue without
+// waiting): what each matmul adds before the GPU starts, against a raw cublasSgemm call.
+void gemm_call_cost(cublasHandle_t handle) {
+  const Device gpu("cuda:0");
+  Tensor a = rand({2, 2}, gpu), b = rand({2, 2}, gpu), c;
+  RawFloats A(4, 1), B(4, 2), C(4, 3);
+  const float one = 1, zero = 0;
+  const int calls = 2000;
+  const auto [ours, raw] = median_pair(
+      7,
+      [&] {
+        for (int i = 0; i < calls; ++i) c = matmul(a, b);
+        synchronize(gpu);
+      },
+      [&] {
+        for (int i = 0; i < calls; ++i)
+          check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2, &zero, C.ptr, 2),
+                "sgemm");
+        sync();
+      });
+  std::printf("%-22s %10.2f us/call (raw cublasSgemm %.2f us/call)\n", "matmul 2x2 call", ours / calls * 1e6,
+              raw / calls * 1e6);
+}
+
 void copy_rows(std::size_t mib, int reps) {
   const Device gpu("cuda:0");
   const std::size_t bytes = mib << 20;
@@ -240,28 +277,33 @@ void copy_rows(std::size_t mib, int reps) {
     const char* name;
     double ours, raw;
   };
+  auto row = [&](const char* name, auto&& ours, auto&& raw) {
+    const auto [t_ours, t_raw] = median_pair(reps, ours, raw);
+    return Row{name, t_ours, t_raw};
+  };
   const Row rows[] = {
-      {"H2D pageable", median_time(reps, [&] { dev.copy_(host); synchronize(gpu); }),
-       median_time(reps, [&] { check(cudaMemcpy(raw_dev, raw_pageable.data(), bytes, cudaMemcpyHostToDevice), "H2D"); })},
-      {"H2D pinned", median_time(reps, [&] { dev.copy_(pinned); synchronize(gpu); }),
-       median_time(reps, [&] { check(cudaMemcpy(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice), "H2D"); })},
-      {"D2H pageable", median_time(reps, [&] { host.copy_(dev); }),
-       median_time(reps, [&] { check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
-      {"D2H pinned", median_time(reps, [&] { pinned.copy_(dev); }),
-       median_time(reps, [&] { check(cudaMemcpy(raw_pinned, raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); })},
-      // A new host tensor (pageable) from the device, as x.cpu() / x.to("cpu").
-      {"D2H dev.cpu()", median_time(reps, [&] { Tensor h = dev.cpu(); }),
-       median_time(reps, [&] {
-         auto fresh = std::make_unique_for_overwrite<char[]>(bytes);  // malloc, as a new host array
-         check(cudaMemcpy(fresh.get(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
-       })},
+      row("H2D pageable", [&] { dev.copy_(host); synchronize(gpu); },
+          [&] { check(cudaMemcpy(raw_dev, raw_pageable.data(), bytes, cudaMemcpyHostToDevice), "H2D"); }),
+      row("H2D pinned", [&] { dev.copy_(pinned); synchronize(gpu); },
+          [&] { check(cudaMemcpy(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice), "H2D"); }),
+      row("D2H pageable", [&] { host.copy_(dev); },
+          [&] { check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); }),
+      row("D2H pinned", [&] { pinned.copy_(dev); },
+          [&] { check(cudaMemcpy(raw_pinned, raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); }),
+      // A new host tensor (pageable) from the device, as x.cpu() / x.to("cpu"); the peer is
+      // a new malloc'ed array (its pages are mapped by the copy).
+      row("D2H dev.cpu()", [&] { Tensor h = dev.cpu(); },
+          [&] {
+            auto fresh = std::make_unique_for_overwrite<char[]>(bytes);
+            check(cudaMemcpy(fresh.get(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
+          }),
       // The same pinned upload as cudaMemcpyAsync + cudaStreamSynchronize on a non-blocking
       // stream (what the plugin issues), to tell API cost from transfer.
-      {"H2D pinned async", median_time(reps, [&] { dev.copy_(pinned); synchronize(gpu); }),
-       median_time(reps, [&] {
-         check(cudaMemcpyAsync(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice, stream), "H2D");
-         check(cudaStreamSynchronize(stream), "sync");
-       })},
+      row("H2D pinned async", [&] { dev.copy_(pinned); synchronize(gpu); },
+          [&] {
+            check(cudaMemcpyAsync(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+            check(cudaStreamSynchronize(stream), "sync");
+          }),
   };
   for (const auto& r : rows)
     std::printf("%-17s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw), r.raw / r.ours);
@@ -288,8 +330,11 @@ int main(int argc, char** argv) {
     std::printf("%-5s %6s %12s %12s %8s\n", "dtype", "n", "hetero GF/s", "cuBLAS GF/s", "ratio");
     const std::vector<std::int64_t> sizes = quick ? std::vector<std::int64_t>{256, 1024}
                                                   : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
-    for (auto n : sizes) gemm_row<float>(handle, n, quick ? 3 : 10);
-    for (auto n : sizes) gemm_row<double>(handle, n, quick ? 3 : 5);
+    // Small products take tens of microseconds: more repetitions for a steady median.
+    auto reps_for = [&](std::int64_t n, int large) { return quick ? 3 : n <= 1024 ? 101 : large; };
+    for (auto n : sizes) gemm_row<float>(handle, n, reps_for(n, 10));
+    for (auto n : sizes) gemm_row<double>(handle, n, reps_for(n, 5));
+    gemm_call_cost(handle);
     cublasDestroy(handle);
     std::printf("\n%-22s %-10s %12s %12s %8s\n", "op", "size", "hetero GB/s", "raw GB/s", "ratio");
     op_rows(quick ? 3 : 10);

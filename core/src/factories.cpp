@@ -153,7 +153,15 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
   if (count > 0 && data == nullptr) throw Error("from_vector: null data");
   const DType target = options.dtype_or(src_dtype);
   Tensor t = detail::new_tensor(shape, src_dtype, options.device());
-  detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
+  if (src_dtype == DType::bool_) {
+    // Bytes other than 0 and 1 (from_vector<std::uint8_t>) are true, stored as 1.
+    std::vector<std::uint8_t> canonical(count);
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    for (std::size_t k = 0; k < count; ++k) canonical[k] = bytes[k] != 0;
+    detail::write_bytes(canonical.data(), *t.impl()->storage, 0, count);
+  } else {
+    detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
+  }
   return target == src_dtype ? t : t.to(target);
 }
 

@@ -6,6 +6,7 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/half.hpp>
 
 #include "autograd/record.hpp"
@@ -247,12 +248,15 @@ Tensor Tensor::operator[](std::int64_t idx) const {
 
 namespace {
 
+// Host reads convert by the rule every backend's cast applies (convert_element: NaN -> 0
+// and saturation for float -> integer, x != 0 for bool), so to_vector<T>() equals
+// to(dtype_of<T>).to_vector<T>().
 template <class T, class S>
 void convert(const void* src, std::size_t n, std::vector<T>& out) {
   const S* s = static_cast<const S*>(src);
   for (std::size_t k = 0; k < n; ++k) {
-    if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) out[k] = static_cast<T>(static_cast<float>(s[k]));
-    else out[k] = static_cast<T>(s[k]);
+    if constexpr (std::is_same_v<T, bool>) out[k] = convert_element<std::uint8_t>(s[k]) != 0;
+    else out[k] = convert_element<T>(s[k]);
   }
 }
 

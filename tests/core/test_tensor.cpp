@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include <hetero/hetero.hpp>
 
 using namespace hetero;
@@ -168,3 +172,29 @@ TEST(TransferStats, CountsCopiesAndHostSyncs) {
 }
 
 }  // namespace
+
+// Host reads convert as every backend's cast does (element_conversion.hpp): NaN -> 0,
+// out-of-range floats saturate, anything -> bool is x != 0; so to_vector<T>() equals a
+// cast to T's dtype followed by the read.
+TEST(HostReads, ConvertByTheBackendsRule) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor t = from_vector(std::vector<float>{std::nanf(""), inf, -inf, 1e20f, -1e20f, 3.7f, -3.7f, -0.5f, 0.0f}, {9});
+  const std::vector<std::int32_t> i32{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 3, -3, 0, 0};
+  EXPECT_EQ(t.to_vector<std::int32_t>(), i32);
+  EXPECT_EQ(t.to(DType::int32).to_vector<std::int32_t>(), i32);
+  const std::vector<std::int64_t> i64{0, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 3, -3, 0, 0};
+  EXPECT_EQ(t.to_vector<std::int64_t>(), i64);
+  EXPECT_EQ(t.to(DType::int64).to_vector<std::int64_t>(), i64);
+  const std::vector<bool> b{true, true, true, true, true, true, true, true, false};
+  EXPECT_EQ(t.to_vector<bool>(), b);
+  EXPECT_EQ(t.to(DType::bool_).to_vector<bool>(), b);
+  EXPECT_EQ(t[0].item<std::int32_t>(), 0);
+  EXPECT_EQ(from_vector(std::vector<double>{1e300}, {1}).item<std::int64_t>(), INT64_MAX);
+}
+
+// from_vector<T> takes T's own dtype: bytes (bool's storage) become bool, never 4-byte floats.
+TEST(HostReads, FromVectorOfBytesIsBool) {
+  const Tensor t = from_vector(std::vector<std::uint8_t>{0, 1, 1, 0, 1}, {5});
+  EXPECT_EQ(t.dtype(), DType::bool_);
+  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1}));
+}

@@ -57,11 +57,31 @@ constexpr std::string_view dtype_name(DType t) noexcept {
 
 inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
 
-/// The C++ element type of a DType, for dispatch: dtype_of<float> == DType::float32.
-template <class T> inline constexpr DType dtype_of = DType::float32;
-template <> inline constexpr DType dtype_of<double> = DType::float64;
-template <> inline constexpr DType dtype_of<std::int32_t> = DType::int32;
-template <> inline constexpr DType dtype_of<std::int64_t> = DType::int64;
-template <> inline constexpr DType dtype_of<bool> = DType::bool_;
+struct Half;      // <hetero/sdk/half.hpp>
+struct BFloat16;  // <hetero/sdk/half.hpp>
+
+/// The DType of a C++ element type T, for dispatch and from_vector<T>:
+/// float -> float32, double -> float64, int32_t -> int32, int64_t -> int64, bool and
+/// uint8_t (bool's storage) -> bool_, Half -> float16, BFloat16 -> bfloat16. Any other T
+/// (long long, short, unsigned, char, ...) does not compile: reading it as another type's
+/// bytes would be wrong.
+template <class T>
+struct DTypeOf {
+  static_assert(sizeof(T) == 0,
+                "hetero::dtype_of<T>: T is not an element type hetero supports (float, double, std::int32_t, "
+                "std::int64_t, bool, std::uint8_t, hetero::Half, hetero::BFloat16); convert the values first");
+};
+template <> struct DTypeOf<float> { static constexpr DType value = DType::float32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::float64; };
+template <> struct DTypeOf<std::int32_t> { static constexpr DType value = DType::int32; };
+template <> struct DTypeOf<std::int64_t> { static constexpr DType value = DType::int64; };
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::bool_; };
+template <> struct DTypeOf<std::uint8_t> { static constexpr DType value = DType::bool_; };
+template <> struct DTypeOf<Half> { static constexpr DType value = DType::float16; };
+template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::bfloat16; };
+
+/// dtype_of<float> == DType::float32 (see DTypeOf).
+template <class T>
+inline constexpr DType dtype_of = DTypeOf<T>::value;
 
 }  // namespace hetero

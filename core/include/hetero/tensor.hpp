@@ -112,7 +112,8 @@ class HETERO_API Tensor {
 
   // --- host reads (copy from the device and wait) ------------------------------------
   /// All elements in row-major order, converted to T (float, double, int32_t, int64_t,
-  /// uint8_t or bool).
+  /// uint8_t or bool) by the rule of every backend's cast (<hetero/sdk/element_conversion.hpp>):
+  /// floating -> integer truncates and saturates, NaN -> 0; anything -> bool/uint8_t is x != 0.
   template <class T> std::vector<T> to_vector() const;
   /// The single element, converted to T; ShapeError unless numel() == 1.
   template <class T> T item() const;
