@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include <hetero/sdk/memory_policy.hpp>
+
 #include "blas.hpp"
 #include "kernels.hpp"
 #include "queued_kernel.hpp"
@@ -128,27 +130,23 @@ void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cac
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   CpuDevice& d = cpu_device(device);
   auto oom = [&] {
-    return OutOfMemoryError("out of memory on cpu:" + std::to_string(device) + ": tried to allocate " +
-                            std::to_string(bytes) + " bytes; " + std::to_string(pages_bytes(_SC_AVPHYS_PAGES)) +
-                            " bytes free of " + std::to_string(total_memory_) + " total, " +
-                            std::to_string(d.memory().stats().reserved) +
-                            " bytes reserved by hetero (the cache was emptied and the allocation retried once)");
+    return out_of_memory_error({"cpu:" + std::to_string(device), bytes, pages_bytes(_SC_AVPHYS_PAGES), total_memory_,
+                                d.memory().stats().reserved});
   };
   // Larger than the machine: refuse before asking malloc (overcommit would accept some).
   if (bytes > total_memory_) throw oom();
-  CachingAllocator::Block block = d.memory().allocate(bytes);
-  if (!block.ptr) {
-    // Give the cached blocks back (their release is queued behind the device's work),
-    // let that run, and try once more.
-    d.memory().empty_cache();
-    try {
-      d.queue().synchronize();
-    } catch (...) {
-      // A failure of earlier work is reported by the next synchronize, not here.
-    }
-    block = d.memory().allocate(bytes);
-    if (!block.ptr) throw oom();
-  }
+  // Note [Out-of-memory policy]: the cached blocks' release is queued behind the device's
+  // work, so let that run before the second try.
+  const CachingAllocator::Block block = allocate_with_retry([&] { return d.memory().allocate(bytes); },
+                                                            [&] {
+                                                              d.memory().empty_cache();
+                                                              try {
+                                                                d.queue().synchronize();
+                                                              } catch (...) {
+                                                                // reported by the next synchronize
+                                                              }
+                                                            });
+  if (!block) throw oom();
   return std::make_unique<CpuBuffer>(block, bytes, devices_[static_cast<std::size_t>(device)]);
 }
 

@@ -5,21 +5,16 @@
 #include <string>
 
 #include <hetero/error.hpp>
+#include <hetero/sdk/memory_policy.hpp>
 
 #include "cuda_check.hpp"
 #include "scoped_device.hpp"
 
 namespace hetero::cuda {
-namespace {
 
-std::size_t round_up(std::size_t bytes) {
-  constexpr std::size_t r = CachingAllocator::kRoundBytes;
-  return (bytes + r - 1) / r * r;
-}
+using SdkPool = hetero::CachingAllocator;
 
-}  // namespace
-
-CachingAllocator::~CachingAllocator() {
+CudaCachingAllocator::~CudaCachingAllocator() {
   try {
     std::lock_guard lock(mutex_);
     release_cached_locked(/*wait=*/true);
@@ -28,12 +23,12 @@ CachingAllocator::~CachingAllocator() {
   }
 }
 
-CachingAllocator::Block CachingAllocator::allocate(std::size_t bytes) {
+CudaCachingAllocator::Block CudaCachingAllocator::allocate(std::size_t bytes) {
   std::lock_guard lock(mutex_);
   if (bytes > std::numeric_limits<std::size_t>::max() - kRoundBytes) throw_out_of_memory_locked(bytes);
-  const std::size_t size = round_up(bytes);
+  const std::size_t size = SdkPool::round_size(bytes);
   collect_pending_locked();
-  if (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size) {
+  if (auto it = free_.lower_bound(size); it != free_.end() && SdkPool::fits(size, it->first)) {
     Block b{it->second, it->first};
     free_.erase(it);
     ++stats_.pool_hits;
@@ -43,17 +38,18 @@ CachingAllocator::Block CachingAllocator::allocate(std::size_t bytes) {
   }
   ScopedDevice guard(device_);
   void* ptr = nullptr;
-  cudaError_t e = raw_allocate(&ptr, size);
-  if (e == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    release_cached_locked(/*wait=*/true);
-    e = raw_allocate(&ptr, size);
-  }
-  if (e == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
+  auto try_allocate = [&] {
+    const cudaError_t e = raw_allocate(&ptr, size);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // not sticky: the device stays usable
+      return false;
+    }
+    HETERO_CUDA_CHECK(e);
+    return true;
+  };
+  // Note [Out-of-memory policy]: release_cached_locked waits for pending blocks first.
+  if (!allocate_with_retry(try_allocate, [&] { release_cached_locked(/*wait=*/true); }))
     throw_out_of_memory_locked(bytes);
-  }
-  HETERO_CUDA_CHECK(e);
   ++stats_.allocation_count;
   stats_.reserved += size;
   stats_.allocated += size;
@@ -61,7 +57,7 @@ CachingAllocator::Block CachingAllocator::allocate(std::size_t bytes) {
   return Block{ptr, size};
 }
 
-void CachingAllocator::free(Block block, const std::vector<StreamRef>& foreign_streams) noexcept {
+void CudaCachingAllocator::free(Block block, const std::vector<StreamRef>& foreign_streams) noexcept {
   if (!block.ptr) return;
   Fence fence = Fence::record(foreign_streams);
   std::lock_guard lock(mutex_);
@@ -70,7 +66,7 @@ void CachingAllocator::free(Block block, const std::vector<StreamRef>& foreign_s
   else pending_.push_back(Pending{block, std::move(fence)});
 }
 
-void CachingAllocator::collect_pending_locked() {
+void CudaCachingAllocator::collect_pending_locked() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->fence.done()) {
       free_.emplace(it->block.size, it->block.ptr);
@@ -81,7 +77,7 @@ void CachingAllocator::collect_pending_locked() {
   }
 }
 
-void CachingAllocator::release_cached_locked(bool wait) {
+void CudaCachingAllocator::release_cached_locked(bool wait) {
   if (wait) {
     for (auto& p : pending_) {
       p.fence.wait();
@@ -99,36 +95,30 @@ void CachingAllocator::release_cached_locked(bool wait) {
   free_.clear();
 }
 
-void CachingAllocator::empty_cache() {
+void CudaCachingAllocator::empty_cache() {
   std::lock_guard lock(mutex_);
   release_cached_locked(/*wait=*/true);
 }
 
-void CachingAllocator::throw_out_of_memory_locked(std::size_t bytes) {
+void CudaCachingAllocator::throw_out_of_memory_locked(std::size_t bytes) {
   ScopedDevice guard(device_);
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
-  const std::string what = memory_ == Memory::device ? "cuda:" + std::to_string(device_)
-                                                     : std::string("pinned host memory");
-  throw OutOfMemoryError(what + " out of memory: tried to allocate " +
-                         std::to_string(bytes) + " bytes; " + std::to_string(free_bytes) +
-                         " bytes free of " + std::to_string(total_bytes) + " total, " +
-                         std::to_string(stats_.reserved) +
-                         " bytes reserved by hetero (the cache was emptied and the allocation "
-                         "retried once)");
+  throw out_of_memory_error({memory_ == Memory::device ? "cuda:" + std::to_string(device_) : "pinned host memory",
+                             bytes, free_bytes, total_bytes, stats_.reserved});
 }
 
-cudaError_t CachingAllocator::raw_allocate(void** ptr, std::size_t size) const noexcept {
+cudaError_t CudaCachingAllocator::raw_allocate(void** ptr, std::size_t size) const noexcept {
   if (memory_ == Memory::device) return cudaMalloc(ptr, size);
   return cudaHostAlloc(ptr, size, cudaHostAllocPortable);
 }
 
-void CachingAllocator::raw_free(void* ptr) const noexcept {
+void CudaCachingAllocator::raw_free(void* ptr) const noexcept {
   if (memory_ == Memory::device) (void)cudaFree(ptr);
   else (void)cudaFreeHost(ptr);
 }
 
-MemoryStats CachingAllocator::stats() const {
+MemoryStats CudaCachingAllocator::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// CachingAllocator: the device memory pool of one CUDA device, as PyTorch's CUDA caching
+// CudaCachingAllocator: the device memory pool of one CUDA device, as PyTorch's CUDA caching
 // allocator and MXNet's pooled storage manager. Freed blocks are kept and handed out
 // again without cudaFree/cudaMalloc.
 //
@@ -13,8 +13,11 @@
 // allocator): it has no stream of its own, so every device stream that may have used a
 // block is fenced when it is freed.
 //
-// Thread-safe (one mutex). Sizes are rounded up to kRoundBytes; a cached block is reused
-// for a request of at least half its size (blocks are not split).
+// Thread-safe (one mutex). Sizes and the fit rule are the SDK pool's
+// (hetero::CachingAllocator::round_size and fits: 512-byte granules, a cached block serves a
+// request of at least half its size, blocks are not split); out of memory follows
+// Note [Out-of-memory policy] (<hetero/sdk/memory_policy.hpp>). The SDK pool itself is not
+// used here because this one fences blocks that other streams used.
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -23,15 +26,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <hetero/sdk/caching_allocator.hpp>
 #include <hetero/sdk/device_properties.hpp>
 
 #include "fence.hpp"
 
 namespace hetero::cuda {
 
-class CachingAllocator {
+class CudaCachingAllocator {
  public:
-  static constexpr std::size_t kRoundBytes = 512;
+  static constexpr std::size_t kRoundBytes = hetero::CachingAllocator::kRoundBytes;
 
   struct Block {
     void* ptr = nullptr;
@@ -42,11 +46,11 @@ class CachingAllocator {
 
   /// A pool of `memory` for CUDA device `device` (for pinned_host: the device current
   /// while allocating; the memory is portable to all devices).
-  CachingAllocator(Memory memory, int device) : memory_(memory), device_(device) {}
+  CudaCachingAllocator(Memory memory, int device) : memory_(memory), device_(device) {}
   /// Frees every block (waiting for pending events). Live blocks are a caller bug.
-  ~CachingAllocator();
-  CachingAllocator(const CachingAllocator&) = delete;
-  CachingAllocator& operator=(const CachingAllocator&) = delete;
+  ~CudaCachingAllocator();
+  CudaCachingAllocator(const CudaCachingAllocator&) = delete;
+  CudaCachingAllocator& operator=(const CudaCachingAllocator&) = delete;
 
   /// A block of at least `bytes` bytes (> 0) on the device, from the cache when one fits.
   /// On cudaMalloc failure frees the whole cache and retries once; then throws

@@ -120,7 +120,7 @@ MemoryStats CudaBackend::memory_stats(int index) const {
 
 std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
   CudaDevice& d = device(index);
-  CachingAllocator::Block block;
+  CudaCachingAllocator::Block block;
   if (bytes > 0) block = d.allocator().allocate(bytes);
   return std::make_unique<CudaBuffer>(d.allocator(), block, bytes, index);
 }
@@ -132,7 +132,7 @@ std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {
   // Every usable device's stream must exist, so that freeing the block fences it.
   for (int i = 0; i < count_; ++i)
     if (device_health().lost_reason(i).empty()) (void)device(i);
-  CachingAllocator::Block block;
+  CudaCachingAllocator::Block block;
   if (bytes > 0) {
     ScopedDevice guard(0);
     block = pinned_.allocate(bytes);

@@ -69,7 +69,7 @@ class CudaBackend final : public Backend {
   // devices_[i].get() once created, read without the mutex (device() runs before every
   // operation).
   std::unique_ptr<std::atomic<CudaDevice*>[]> created_;
-  CachingAllocator pinned_{CachingAllocator::Memory::pinned_host, 0};
+  CudaCachingAllocator pinned_{CudaCachingAllocator::Memory::pinned_host, 0};
 };
 
 }  // namespace hetero::cuda

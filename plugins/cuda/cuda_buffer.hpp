@@ -1,5 +1,5 @@
 #pragma once
-// CudaBuffer (device memory from a device's CachingAllocator) and PinnedHostBuffer
+// CudaBuffer (device memory from a device's CudaCachingAllocator) and PinnedHostBuffer
 // (page-locked host memory from the backend's pinned pool). Destruction returns the block
 // to its pool, fenced against every stream other than the device's own that used it.
 #include <mutex>
@@ -13,7 +13,7 @@ namespace hetero::cuda {
 
 class CudaBuffer final : public Buffer {
  public:
-  CudaBuffer(CachingAllocator& pool, CachingAllocator::Block block, std::size_t bytes, int device)
+  CudaBuffer(CudaCachingAllocator& pool, CudaCachingAllocator::Block block, std::size_t bytes, int device)
       : pool_(pool), block_(block), bytes_(bytes), device_(device) {}
   ~CudaBuffer() override { pool_.free(block_, foreign_streams_); }
 
@@ -30,8 +30,8 @@ class CudaBuffer final : public Buffer {
   }
 
  private:
-  CachingAllocator& pool_;
-  CachingAllocator::Block block_;
+  CudaCachingAllocator& pool_;
+  CudaCachingAllocator::Block block_;
   std::size_t bytes_;
   int device_;
   mutable std::mutex mutex_;
@@ -42,7 +42,7 @@ class PinnedHostBuffer final : public Buffer {
  public:
   /// `streams`: every device stream that may copy from or to the buffer; all are fenced
   /// when it is freed.
-  PinnedHostBuffer(CachingAllocator& pool, CachingAllocator::Block block, std::size_t bytes,
+  PinnedHostBuffer(CudaCachingAllocator& pool, CudaCachingAllocator::Block block, std::size_t bytes,
                    std::vector<StreamRef> streams)
       : pool_(pool), block_(block), bytes_(bytes), streams_(std::move(streams)) {}
   ~PinnedHostBuffer() override { pool_.free(block_, streams_); }
@@ -53,8 +53,8 @@ class PinnedHostBuffer final : public Buffer {
   void* host_pointer() const noexcept override { return block_.ptr; }
 
  private:
-  CachingAllocator& pool_;
-  CachingAllocator::Block block_;
+  CudaCachingAllocator& pool_;
+  CudaCachingAllocator::Block block_;
   std::size_t bytes_;
   std::vector<StreamRef> streams_;
 };

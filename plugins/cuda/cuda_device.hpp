@@ -26,7 +26,7 @@ class CudaDevice {
   int index() const noexcept { return index_; }
   CudaStream& stream() noexcept { return stream_; }
   StreamRef stream_ref() const noexcept { return {index_, stream_.get()}; }
-  CachingAllocator& allocator() noexcept { return allocator_; }
+  CudaCachingAllocator& allocator() noexcept { return allocator_; }
 
   /// Runs f(api, handle) with the device's cuBLAS handle bound to its stream, serialised
   /// (a cuBLAS handle must not be used by two threads at once). Loads cuBLAS on first use
@@ -43,7 +43,7 @@ class CudaDevice {
   int index_;
   CublasLibrary& cublas_library_;
   CudaStream stream_;
-  CachingAllocator allocator_;
+  CudaCachingAllocator allocator_;
   std::mutex cublas_mutex_;
   cublasHandle_t cublas_ = nullptr;
 };

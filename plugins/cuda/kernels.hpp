@@ -25,7 +25,7 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
 /// Backend::reduce (paths in kernels_reduce.cu: CUB for whole inputs and rows, a coalesced
 /// kernel for columns, one block per output otherwise). Scratch memory comes from `pool`
 /// (the device's), freed in the order of `stream`.
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CachingAllocator& pool,
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCachingAllocator& pool,
             cudaStream_t stream);
 /// Backend::random on the counter-based stream of <hetero/sdk/counter_rng.hpp>.
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,

@@ -164,7 +164,7 @@ struct RowStart {
 
 class Scratch {
  public:
-  Scratch(CachingAllocator& pool, std::size_t bytes) : pool_(pool) {
+  Scratch(CudaCachingAllocator& pool, std::size_t bytes) : pool_(pool) {
     if (bytes > 0) block_ = pool_.allocate(bytes);
   }
   ~Scratch() { pool_.free(block_, {}); }  // reused in stream order
@@ -173,13 +173,13 @@ class Scratch {
   void* get() const noexcept { return block_.ptr; }
 
  private:
-  CachingAllocator& pool_;
-  CachingAllocator::Block block_;
+  CudaCachingAllocator& pool_;
+  CudaCachingAllocator::Block block_;
 };
 
 // Runs a CUB device-wide algorithm: `call(temp, bytes)` twice, first for the size.
 template <class Call>
-void run_cub(CachingAllocator& pool, Call&& call) {
+void run_cub(CudaCachingAllocator& pool, Call&& call) {
   std::size_t bytes = 0;
   HETERO_CUDA_CHECK(call(nullptr, bytes));
   Scratch temp(pool, bytes);
@@ -258,7 +258,7 @@ __global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int6
 }
 
 template <class T, class Reducer, class Out, class Finish>
-void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, CachingAllocator& pool,
+void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, CudaCachingAllocator& pool,
                     cudaStream_t stream) {
   using Value = typename Reducer::Value;
   const std::int64_t outputs = l.outer * l.inner;
@@ -294,7 +294,7 @@ __global__ void finish_kernel(const Value* in, std::int64_t n, Out* out, Finish 
 
 // The whole input (outer == 1) or rows: out[o] = finish(reduction of input row o).
 template <class Input, class Reducer, class Out, class Finish>
-void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish, CachingAllocator& pool,
+void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish, CudaCachingAllocator& pool,
                 cudaStream_t stream) {
   using Value = typename Reducer::Value;
   if (l.outer == 1) {
@@ -318,7 +318,7 @@ void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish
 }
 
 template <class T>
-void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out, CachingAllocator& pool,
+void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out, CudaCachingAllocator& pool,
                  cudaStream_t stream) {
   if (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm) {
     const SumReducer<T> r{op == ReduceOp::norm};
@@ -439,7 +439,7 @@ void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out, 
 
 }  // namespace
 
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CachingAllocator& pool,
+void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCachingAllocator& pool,
             cudaStream_t stream) {
   if (out.numel() == 0) return;
   const Layout l = layout_of(in, out);

@@ -1,6 +1,7 @@
 #include "opencl_memory.hpp"
 
 #include <hetero/error.hpp>
+#include <hetero/sdk/memory_policy.hpp>
 
 #include "cl_check.hpp"
 #include "opencl_device.hpp"
@@ -23,21 +24,15 @@ std::shared_ptr<CachingAllocator> make_device_memory(cl_context context) {
 
 std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes, const std::string& what) {
   CachingAllocator& memory = *device.memory;
-  CachingAllocator::Block block = memory.allocate(bytes);
-  if (!block.ptr) {
-    memory.empty_cache();
-    clFinish(device.stream.queue());  // let the runtime free what the released buffers held
-    block = memory.allocate(bytes);
-  }
-  if (!block.ptr) {
-    const MemoryStats s = memory.stats();
-    throw OutOfMemoryError("opencl:" + std::to_string(device.index) + " (" + device.properties.name +
-                           "): cannot allocate " + std::to_string(bytes) + " bytes of " + what + " (" +
-                           std::to_string(s.allocated) + " bytes in use of " +
-                           std::to_string(device.properties.total_memory) + " bytes, largest allocation " +
-                           std::to_string(device.capabilities.max_allocation) +
-                           " bytes; the cache was emptied and the allocation retried once)");
-  }
+  // Note [Out-of-memory policy]; clFinish lets the runtime free what released buffers held.
+  const CachingAllocator::Block block = allocate_with_retry([&] { return memory.allocate(bytes); },
+                                                            [&] {
+                                                              memory.empty_cache();
+                                                              clFinish(device.stream.queue());
+                                                            });
+  if (!block)
+    throw out_of_memory_error({"opencl:" + std::to_string(device.index) + " (" + device.properties.name + ")", bytes,
+                               0, device.properties.total_memory, memory.stats().reserved, what});
   return std::make_unique<OpenClBuffer>(block, bytes, device.index, device.memory);
 }
 

@@ -43,6 +43,8 @@ class CachingAllocator {
   struct Block {
     void* ptr = nullptr;
     std::size_t size = 0;
+    /// False for the empty block allocate() returns when the device is out of memory.
+    explicit operator bool() const noexcept { return ptr != nullptr; }
   };
 
   /// The backend's raw allocator. `allocate(bytes)` returns nullptr when the device is
@@ -69,16 +71,22 @@ class CachingAllocator {
     return std::max<std::size_t>(1, (bytes + kRoundBytes - 1) / kRoundBytes) * kRoundBytes;
   }
 
+  /// Whether a cached block of `cached` bytes serves a request of `size` rounded bytes
+  /// (size <= cached <= 2 size: blocks are not split, and at least half of one is used).
+  static constexpr bool fits(std::size_t size, std::size_t cached) noexcept {
+    return size <= cached && cached / 2 <= size;
+  }
+
   /// A block of at least `bytes` bytes: a cached one when one fits (a pool hit), else
   /// one from RawMemory::allocate. Returns a Block with ptr == nullptr when the device
-  /// is out of memory; the caller may empty_cache() (after synchronising) and retry,
-  /// then throws OutOfMemoryError with its own context.
+  /// is out of memory; the caller follows Note [Out-of-memory policy]
+  /// (<hetero/sdk/memory_policy.hpp>).
   Block allocate(std::size_t bytes) {
     const std::size_t size = round_size(bytes);
     if (size == std::numeric_limits<std::size_t>::max()) return {};
     {
       std::lock_guard lock(mutex_);
-      for (auto it = free_.lower_bound(size); it != free_.end() && it->first / 2 <= size; ++it) {
+      for (auto it = free_.lower_bound(size); it != free_.end() && fits(size, it->first); ++it) {
         if (it->second.empty()) continue;
         Block b{it->second.back(), it->first};
         it->second.pop_back();
