@@ -2,6 +2,8 @@
 
 
 #include <algorithm>
+#include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -28,22 +30,39 @@ template <class T>
 struct GemmEntryPoints;
 template <>
 struct GemmEntryPoints<float> {
+  static constexpr auto one32 = &CublasApi::sgemm32;
+  static constexpr auto batched32 = &CublasApi::sgemm_strided_batched32;
   static constexpr auto one = &CublasApi::sgemm;
   static constexpr auto batched = &CublasApi::sgemm_strided_batched;
 };
 template <>
 struct GemmEntryPoints<double> {
+  static constexpr auto one32 = &CublasApi::dgemm32;
+  static constexpr auto batched32 = &CublasApi::dgemm_strided_batched32;
   static constexpr auto one = &CublasApi::dgemm;
   static constexpr auto batched = &CublasApi::dgemm_strided_batched;
 };
+
+bool fits_int(std::initializer_list<std::int64_t> values) {
+  for (const std::int64_t v : values)
+    if (v > std::numeric_limits<int>::max()) return false;
+  return true;
+}
 
 template <class T>
 cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                     std::int64_t m, std::int64_t n, std::int64_t k, const T* alpha, const T* a, std::int64_t lda,
                     std::int64_t stride_a, const T* b, std::int64_t ldb, std::int64_t stride_b, const T* beta, T* c,
                     std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
-  if (batch == 1) return (api.*GemmEntryPoints<T>::one)(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return (api.*GemmEntryPoints<T>::batched)(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+  using E = GemmEntryPoints<T>;
+  if (fits_int({m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c, batch})) {
+    const auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    if (batch == 1) return (api.*E::one32)(h, ta, tb, i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb), beta, c, i(ldc));
+    return (api.*E::batched32)(h, ta, tb, i(m), i(n), i(k), alpha, a, i(lda), stride_a, b, i(ldb), stride_b, beta, c,
+                               i(ldc), stride_c, i(batch));
+  }
+  if (batch == 1) return (api.*E::one)(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return (api.*E::batched)(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
                                             ldc, stride_c, batch);
 }
 

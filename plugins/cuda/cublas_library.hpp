@@ -28,6 +28,12 @@ struct CublasApi {
   decltype(&cublasCreate_v2) create = nullptr;
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
+  // The 32-bit entry points (every size and stride fits an int: the usual case; the _64
+  // ones cost microseconds more per call in cuBLAS 13) and the _64 ones for the rest.
+  decltype(&cublasSgemm_v2) sgemm32 = nullptr;
+  decltype(&cublasDgemm_v2) dgemm32 = nullptr;
+  decltype(&cublasSgemmStridedBatched) sgemm_strided_batched32 = nullptr;
+  decltype(&cublasDgemmStridedBatched) dgemm_strided_batched32 = nullptr;
   decltype(&cublasSgemm_v2_64) sgemm = nullptr;
   decltype(&cublasDgemm_v2_64) dgemm = nullptr;
   decltype(&cublasGemmEx_64) gemm_ex = nullptr;

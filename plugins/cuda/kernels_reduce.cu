@@ -32,6 +32,9 @@
 namespace hetero::cuda::kernels {
 namespace {
 
+// Whole-input reductions of at most this many elements run on one block.
+constexpr std::int64_t kSmallWholeReduction = 16384;
+
 template <class T>
 using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
 
@@ -445,8 +448,11 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCach
   const Layout l = layout_of(in, out);
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    // An empty reduced range (sum 0, mean NaN) and the trivial R == 1 go the generic way.
-    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
+    // An empty reduced range (sum 0, mean NaN), the trivial R == 1 and a small whole input
+    // (one block reads it in a launch; CUB would take two plus a size query: exercise 3's
+    // norm of a 100 x 100 product each step) go the generic way.
+    const bool small_whole = l.outer == 1 && l.inner == 1 && l.reduced <= kSmallWholeReduction;
+    if (l.ok && l.reduced > 1 && !small_whole) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
     else reduce_generic<T>(op, in, out, stream);
   });
 }

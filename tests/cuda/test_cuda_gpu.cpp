@@ -190,7 +190,7 @@ Tensor reduction_input(const Shape& shape, DType dtype, bool nans) {
 }  // namespace
 
 // Every reduction path of the cuda plugin against the cpu backend: CUB over the whole input
-// (many blocks) and over rows, the column kernel with and without the reduced rows split
+// (many blocks), one block for a small whole input, CUB over rows, the column kernel with and without the reduced rows split
 // into chunks, and the generic kernel for strided views; every op, with ties and NaNs.
 TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
   struct Case {
@@ -201,7 +201,7 @@ TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
   const std::vector<Case> cases = {
       {{3 << 20}, -1, false},     {{300, 1000}, 1, false}, {{300, 1000}, 0, false}, {{7, 50, 3000}, 1, false},
       {{4096, 33}, 0, false},     {{33, 4096}, 1, false},  {{5, 1}, 1, false},      {{300, 1000}, 1, true},
-      {{64, 9000}, -1, false},
+      {{64, 9000}, -1, false},    {{100, 100}, -1, false},
   };
   for (const DType dtype : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16}) {
     const bool floating = is_floating_point(dtype);
