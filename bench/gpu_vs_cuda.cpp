@@ -253,8 +253,29 @@ void gemm_call_cost(cublasHandle_t handle) {
                 "sgemm");
         sync();
       });
-  std::printf("%-22s %10.2f us/call (raw cublasSgemm %.2f us/call)\n", "matmul 2x2 call", ours / calls * 1e6,
-              raw / calls * 1e6);
+  // The raw call on a non-blocking stream (as hetero's handle), without and with a
+  // workspace of its own: which part of the difference is the stream's.
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cublasHandle_t on_stream = nullptr;
+  check(cublasCreate(&on_stream), "cublasCreate");
+  check(cublasSetStream(on_stream, stream), "cublasSetStream");
+  auto raw_on = [&](cublasHandle_t h) {
+    for (int i = 0; i < calls; ++i)
+      check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2, &zero, C.ptr, 2), "sgemm");
+    check(cudaStreamSynchronize(stream), "sync");
+  };
+  const double raw_stream = median_time(7, [&] { raw_on(on_stream); });
+  void* workspace = nullptr;
+  check(cudaMalloc(&workspace, std::size_t{32} << 20), "cudaMalloc");
+  check(cublasSetWorkspace(on_stream, workspace, std::size_t{32} << 20), "cublasSetWorkspace");
+  const double raw_workspace = median_time(7, [&] { raw_on(on_stream); });
+  cublasDestroy(on_stream);
+  cudaFree(workspace);
+  cudaStreamDestroy(stream);
+  std::printf("%-22s %10.2f us/call (raw cublasSgemm %.2f; on a non-blocking stream %.2f, with a workspace %.2f)\n",
+              "matmul 2x2 call", ours / calls * 1e6, raw / calls * 1e6, raw_stream / calls * 1e6,
+              raw_workspace / calls * 1e6);
 }
 
 void copy_rows(std::size_t mib, int reps) {

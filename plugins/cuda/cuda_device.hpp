@@ -2,6 +2,7 @@
 // CudaDevice: what the backend keeps per CUDA device: its stream, its memory pool and its
 // cuBLAS handle (made from the backend's CublasLibrary, which outlives the device). Created on first use of the device (creating a CUDA context costs
 // ~0.1-0.5 s and memory, so listing devices creates none).
+#include <cstddef>
 #include <memory>
 #include <mutex>
 
@@ -15,6 +16,10 @@ namespace hetero::cuda {
 
 class CudaDevice {
  public:
+  /// The cuBLAS handle's own workspace, as PyTorch gives each handle one (its default on
+  /// Hopper): without one, cuBLAS on a non-default stream falls back to a slower path per call.
+  static constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
+
   /// Creates the stream (and so the device's primary context). `cublas` (not owned) must
   /// outlive the device. Throws hetero::Error.
   CudaDevice(int index, CublasLibrary& cublas);
@@ -46,6 +51,7 @@ class CudaDevice {
   CudaCachingAllocator allocator_;
   std::mutex cublas_mutex_;
   cublasHandle_t cublas_ = nullptr;
+  void* cublas_workspace_ = nullptr;  // kCublasWorkspaceBytes of device memory, or null
 };
 
 }  // namespace hetero::cuda
