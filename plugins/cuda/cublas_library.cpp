@@ -42,7 +42,6 @@ const CublasApi& CublasLibrary::api() {
   resolve(*lib, api.create, "cublasCreate_v2");
   resolve(*lib, api.destroy, "cublasDestroy_v2");
   resolve(*lib, api.set_stream, "cublasSetStream_v2");
-  resolve(*lib, api.set_workspace, "cublasSetWorkspace_v2");
   resolve(*lib, api.sgemm32, "cublasSgemm_v2");
   resolve(*lib, api.dgemm32, "cublasDgemm_v2");
   resolve(*lib, api.sgemm_strided_batched32, "cublasSgemmStridedBatched");

@@ -28,7 +28,6 @@ struct CublasApi {
   decltype(&cublasCreate_v2) create = nullptr;
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
-  decltype(&cublasSetWorkspace_v2) set_workspace = nullptr;
   // The 32-bit entry points (every size and stride fits an int: the usual case; the _64
   // ones cost microseconds more per call in cuBLAS 13) and the _64 ones for the rest.
   decltype(&cublasSgemm_v2) sgemm32 = nullptr;

@@ -16,9 +16,6 @@ namespace hetero::cuda {
 
 class CudaDevice {
  public:
-  /// The cuBLAS handle's own workspace, as PyTorch gives each handle one (its default on
-  /// Hopper): without one, cuBLAS on a non-default stream falls back to a slower path per call.
-  static constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
 
   /// Creates the stream (and so the device's primary context). `cublas` (not owned) must
   /// outlive the device. Throws hetero::Error.
@@ -51,7 +48,6 @@ class CudaDevice {
   CudaCachingAllocator allocator_;
   std::mutex cublas_mutex_;
   cublasHandle_t cublas_ = nullptr;
-  void* cublas_workspace_ = nullptr;  // kCublasWorkspaceBytes of device memory, or null
 };
 
 }  // namespace hetero::cuda
