@@ -52,7 +52,6 @@ Tensor flatten_batch(const Tensor& t, const Shape& batch, std::int64_t& stride) 
   const auto r = t.shape()[nb], c = t.shape()[nb + 1];
   if (uniform) {
     auto impl = std::make_shared<detail::TensorImpl>(*t.impl());
-  impl->autograd = nullptr;
     impl->autograd = nullptr;
     impl->shape = {count, r, c};
     impl->strides = {stride, st[nb], st[nb + 1]};
@@ -115,8 +114,11 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
 
   if (out.numel() > 0) {
     std::int64_t stride_a = 0, stride_b = 0;
-    const Operand oa = as_gemm_operand(flatten_batch(expand_to(a, batch), batch, stride_a));
-    const Operand ob = as_gemm_operand(flatten_batch(expand_to(b, batch), batch, stride_b));
+    // Two matrices (the common case): their own views, no batch views to build.
+    const Operand oa = batch.empty() ? as_gemm_operand(a)
+                                     : as_gemm_operand(flatten_batch(expand_to(a, batch), batch, stride_a));
+    const Operand ob = batch.empty() ? as_gemm_operand(b)
+                                     : as_gemm_operand(flatten_batch(expand_to(b, batch), batch, stride_b));
     // Batch strides are read from the operands: as_gemm_operand may have copied them.
     GemmArgs g;
     g.dtype = t;
