@@ -5,7 +5,8 @@
 //
 // Paths, chosen from the layout (contiguous input and output; the reduced dimensions one
 // block, so the input is [O, R, I] with R reduced):
-//   - everything (O = I = 1): cub::DeviceReduce over the whole input;
+//   - everything (O = I = 1): cub::DeviceReduce over the whole input, or one block
+//     (cub::BlockReduce) when it has at most 16384 elements;
 //   - rows (I = 1): cub::DeviceSegmentedReduce, one segment of R elements per output;
 //   - columns (I > 1): a kernel with one thread per output, adjacent threads reading
 //     adjacent columns (coalesced); when there are too few outputs to fill the device, the
@@ -15,6 +16,7 @@
 //     one thread block per output.
 // Scratch memory (CUB's temporary storage, partial results) comes from the device's
 // caching allocator and is freed in stream order.
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -220,6 +222,9 @@ Layout layout_of(const StridedView& in, const StridedView& out) {
 }
 
 // The current device's SM count.
+// A whole input small enough for one block.
+bool small_whole(const Layout& l) { return l.outer == 1 && l.inner == 1 && l.reduced <= kSmallWholeReduction; }
+
 int multiprocessors() {
   int device = 0, count = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -320,6 +325,25 @@ void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish
   HETERO_CUDA_CHECK_LAUNCH();
 }
 
+// A small whole input on one block (cub::BlockReduce): one launch, no CUB size query and
+// no scratch (exercise 3 takes the norm of a 100 x 100 product every step).
+template <class T, class Reducer, class Out, class Finish>
+__global__ void one_block_kernel(Reducer r, const T* in, std::int64_t n, Out* out, Finish finish) {
+  using Value = typename Reducer::Value;
+  using BlockReduce = cub::BlockReduce<Value, kThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  Value acc = r.identity();
+  for (std::int64_t j = threadIdx.x; j < n; j += kThreads) acc = r(acc, r.load(in[j], j));
+  const Value total = BlockReduce(temp).Reduce(acc, r);
+  if (threadIdx.x == 0) *out = finish(total, 0);
+}
+
+template <class T, class Reducer, class Out, class Finish>
+void reduce_one_block(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, cudaStream_t stream) {
+  one_block_kernel<<<1, kThreads, 0, stream>>>(r, in, l.reduced, out, finish);
+  HETERO_CUDA_CHECK_LAUNCH();
+}
+
 template <class T>
 void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out, CudaCachingAllocator& pool,
                  cudaStream_t stream) {
@@ -327,6 +351,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     const SumReducer<T> r{op == ReduceOp::norm};
     const SumFinish<T> finish{op, l.reduced};
     T* dst = data_of<T>(out) + out.offset;
+    if (small_whole(l)) return reduce_one_block(l, r, in, dst, finish, stream);
     if (l.inner > 1) return reduce_columns(l, r, in, dst, finish, pool, stream);
     auto input = thrust::make_transform_iterator(in, Load<T, SumReducer<T>>{r});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
@@ -335,12 +360,14 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     const BestReducer<T> r{false};
     std::int64_t* dst = data_of<std::int64_t>(out) + out.offset;
     const IndexInRow<T> finish{l.reduced};
+    if (small_whole(l)) return reduce_one_block(l, r, in, dst, KeyOf<T>{}, stream);
     if (l.inner > 1) return reduce_columns(l, r, in, dst, KeyOf<T>{}, pool, stream);
     auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), Indexed<T>{in});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
   const ExtremeReducer<T> r{op == ReduceOp::min};
   T* dst = data_of<T>(out) + out.offset;
+  if (small_whole(l)) return reduce_one_block(l, r, in, dst, Same<T>{}, stream);
   if (l.inner > 1) return reduce_columns(l, r, in, dst, Same<T>{}, pool, stream);
   reduce_cub(l, in, r, dst, Same<T>{}, pool, stream);
 }
@@ -448,11 +475,8 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCach
   const Layout l = layout_of(in, out);
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    // An empty reduced range (sum 0, mean NaN), the trivial R == 1 and a small whole input
-    // (one block reads it in a launch; CUB would take two plus a size query: exercise 3's
-    // norm of a 100 x 100 product each step) go the generic way.
-    const bool small_whole = l.outer == 1 && l.inner == 1 && l.reduced <= kSmallWholeReduction;
-    if (l.ok && l.reduced > 1 && !small_whole) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
+    // An empty reduced range (sum 0, mean NaN) and the trivial R == 1 go the generic way.
+    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
     else reduce_generic<T>(op, in, out, stream);
   });
 }
