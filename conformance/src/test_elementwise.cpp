@@ -1,10 +1,13 @@
 // Unary and binary kernels against a double reference, every dtype they accept, with
 // broadcast (0) strides. Tolerance: float32 2e-6 relative + 1e-6 absolute; float64 1e-13
 // relative + 1e-13 absolute; float16 / bfloat16 (computed in float32, rounded once) one
-// unit in the last place plus 1e-6 absolute; integers exact.
+// unit in the last place plus 1e-6 absolute; integers exact. The reference is an
+// independent double computation; the rules it shares with the backends (NaN in
+// maximum/minimum, integer division by zero) come from <hetero/sdk/elementwise_ops.hpp>.
 #include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/sdk/elementwise_ops.hpp>
 
 namespace hetero::conformance {
 namespace {
@@ -36,8 +39,9 @@ double binary_ref(BinaryOp op, double x, double y, bool integral) {
     case BinaryOp::sub: return x - y;
     case BinaryOp::mul: return x * y;
     case BinaryOp::div: return integral ? (y == 0 ? 0 : std::trunc(x / y)) : x / y;
-    case BinaryOp::maximum: return std::max(x, y);
-    case BinaryOp::minimum: return std::min(x, y);
+    // NaN propagates (Note [Element-wise semantics]): the rule itself, on doubles.
+    case BinaryOp::maximum: return binary_element<BinaryOp::maximum>(x, y);
+    case BinaryOp::minimum: return binary_element<BinaryOp::minimum>(x, y);
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 // The template backend's kernels: one plain loop each, written for reading, not speed.
 // The semantics every backend must give are in hetero/sdk/kernel_args.hpp and
 // hetero/sdk/backend.hpp; the SDK helpers used here (dispatch_dtype, convert_element,
-// scalar_as, reduction_views, hetero::rng) keep them identical across backends.
+// scalar_as, unary_element/binary_element, reduction_views, hetero::rng) keep them
+// identical across backends.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -9,6 +10,7 @@
 #include <hetero/sdk/counter_rng.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/elementwise_ops.hpp>
 
 #include "template_backend.hpp"
 
@@ -23,63 +25,6 @@ std::int64_t at(const StridedView& v, std::int64_t i) {
     i /= v.shape[d];
   }
   return offset;
-}
-
-// Integer + - * in two's complement without signed overflow (hetero's rule, as torch).
-template <class T>
-T wrap(std::uint64_t x) {
-  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x));
-}
-
-template <class T>
-T unary_element(UnaryOp op, T x) {
-  if constexpr (is_floating_storage_v<T>) {
-    switch (op) {
-      case UnaryOp::neg: return -x;
-      case UnaryOp::exp: return std::exp(x);
-      case UnaryOp::log: return std::log(x);
-      case UnaryOp::sqrt: return std::sqrt(x);
-      case UnaryOp::abs: return std::fabs(x);
-      case UnaryOp::relu: return x > T(0) ? x : T(0);
-      case UnaryOp::sigmoid: return T(1) / (T(1) + std::exp(-x));
-      case UnaryOp::tanh: return std::tanh(x);
-    }
-  } else {
-    const T negated = wrap<T>(0 - static_cast<std::uint64_t>(x));
-    if (op == UnaryOp::neg) return negated;
-    if (op == UnaryOp::abs) return x < 0 ? negated : x;
-    if (op == UnaryOp::relu) return x > 0 ? x : T(0);
-  }
-  throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) + " on an integer dtype");
-}
-
-template <class T>
-T binary_element(BinaryOp op, T x, T y) {
-  const bool nan_x = x != x;  // NaN wins maximum/minimum
-  switch (op) {
-    case BinaryOp::maximum: return nan_x || x > y ? x : y;
-    case BinaryOp::minimum: return nan_x || x < y ? x : y;
-    default: break;
-  }
-  if constexpr (is_floating_storage_v<T>) {
-    switch (op) {
-      case BinaryOp::add: return x + y;
-      case BinaryOp::sub: return x - y;
-      case BinaryOp::mul: return x * y;
-      default: return x / y;
-    }
-  } else {
-    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
-    switch (op) {
-      case BinaryOp::add: return wrap<T>(ux + uy);
-      case BinaryOp::sub: return wrap<T>(ux - uy);
-      case BinaryOp::mul: return wrap<T>(ux * uy);
-      default:
-        if (y == 0) return T(0);          // no trap
-        if (y == -1) return wrap<T>(0 - ux);  // MIN / -1 wraps
-        return static_cast<T>(x / y);
-    }
-  }
 }
 
 }  // namespace
@@ -109,9 +54,11 @@ void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Strea
 }
 
 void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream&) {
-  if (out.dtype == DType::bool_) throw DTypeError("template backend: unary ops do not take bool");
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
+    if (!supports_unary<T>(op))
+      throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) + " does not take " +
+                       std::string(dtype_name(out.dtype)));
     const T* x = data_of<T>(in);
     T* y = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) y[at(out, i)] = unary_element(op, x[at(in, i)]);
@@ -120,9 +67,9 @@ void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView
 
 void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
                              Stream&) {
-  if (out.dtype == DType::bool_) throw DTypeError("template backend: binary ops do not take bool");
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
+    if (!supports_binary<T>(op)) throw DTypeError("template backend: binary ops do not take bool");
     const T* x = data_of<T>(a);
     const T* y = data_of<T>(b);
     T* z = data_of<T>(out);

@@ -5,28 +5,12 @@
 #include <type_traits>
 
 #include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/elementwise_ops.hpp>
 
 #include "kernels.hpp"
 
 namespace hetero::cpu::kernels {
 namespace {
-
-// Integer + - * wrap around (two's complement) as in PyTorch, without signed overflow.
-template <class T>
-T wrap_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class T>
-T wrap_sub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class T>
-T wrap_mul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
 
 template <class T, class Op>
 void apply_unary(const StridedView& in, const StridedView& out, Op op) {
@@ -113,65 +97,31 @@ void convert(const StridedView& src, const StridedView& dst) {
   });
 }
 
+// The element rules are the SDK's (Note [Element-wise semantics], elementwise_ops.hpp);
+// each op is its own loop (visit_unary/visit_binary), so the compiler vectorises it.
 void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_floating_storage_v<T>) {
-      switch (op) {
-        case UnaryOp::neg: return apply_unary<T>(in, out, [](T x) { return -x; });
-        case UnaryOp::exp: return apply_unary<T>(in, out, [](T x) { return std::exp(x); });
-        case UnaryOp::log: return apply_unary<T>(in, out, [](T x) { return std::log(x); });
-        case UnaryOp::sqrt: return apply_unary<T>(in, out, [](T x) { return std::sqrt(x); });
-        case UnaryOp::abs: return apply_unary<T>(in, out, [](T x) { return std::fabs(x); });
-        case UnaryOp::relu: return apply_unary<T>(in, out, [](T x) { return x > T(0) ? x : T(0); });
-        case UnaryOp::sigmoid:
-          return apply_unary<T>(in, out, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
-        case UnaryOp::tanh: return apply_unary<T>(in, out, [](T x) { return std::tanh(x); });
-      }
-    } else if constexpr (!std::is_same_v<T, std::uint8_t>) {
-      switch (op) {
-        case UnaryOp::neg: return apply_unary<T>(in, out, [](T x) { return wrap_sub(T(0), x); });
-        case UnaryOp::abs: return apply_unary<T>(in, out, [](T x) { return x < 0 ? wrap_sub(T(0), x) : x; });
-        case UnaryOp::relu: return apply_unary<T>(in, out, [](T x) { return x > 0 ? x : T(0); });
-        default: break;
-      }
-    }
-    throw DTypeError("cpu backend: unary op " + std::to_string(static_cast<int>(op)) +
-                     " does not support dtype " + std::string(dtype_name(in.dtype)));
+    if (!supports_unary<T>(op))
+      throw DTypeError("cpu backend: unary op " + std::to_string(static_cast<int>(op)) +
+                       " does not support dtype " + std::string(dtype_name(in.dtype)));
+    visit_unary(op, [&](auto c) {
+      constexpr UnaryOp Op = decltype(c)::value;
+      apply_unary<T>(in, out, [](T x) { return unary_element<Op>(x); });
+    });
   });
 }
 
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_floating_storage_v<T>) {
-      switch (op) {
-        case BinaryOp::add: return apply_binary<T>(a, b, out, [](T x, T y) { return x + y; });
-        case BinaryOp::sub: return apply_binary<T>(a, b, out, [](T x, T y) { return x - y; });
-        case BinaryOp::mul: return apply_binary<T>(a, b, out, [](T x, T y) { return x * y; });
-        case BinaryOp::div: return apply_binary<T>(a, b, out, [](T x, T y) { return x / y; });
-        case BinaryOp::maximum:
-          return apply_binary<T>(a, b, out, [](T x, T y) { return (x != x || x > y) ? x : y; });
-        case BinaryOp::minimum:
-          return apply_binary<T>(a, b, out, [](T x, T y) { return (x != x || x < y) ? x : y; });
-      }
-    } else if constexpr (!std::is_same_v<T, std::uint8_t>) {
-      switch (op) {
-        case BinaryOp::add: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_add(x, y); });
-        case BinaryOp::sub: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_sub(x, y); });
-        case BinaryOp::mul: return apply_binary<T>(a, b, out, [](T x, T y) { return wrap_mul(x, y); });
-        case BinaryOp::div:
-          return apply_binary<T>(a, b, out, [](T x, T y) {
-            if (y == 0) return T(0);
-            if (y == -1) return wrap_sub(T(0), x);  // avoids the MIN / -1 overflow
-            return static_cast<T>(x / y);
-          });
-        case BinaryOp::maximum: return apply_binary<T>(a, b, out, [](T x, T y) { return x > y ? x : y; });
-        case BinaryOp::minimum: return apply_binary<T>(a, b, out, [](T x, T y) { return x < y ? x : y; });
-      }
-    }
-    throw DTypeError("cpu backend: binary op " + std::to_string(static_cast<int>(op)) +
-                     " does not support dtype " + std::string(dtype_name(out.dtype)));
+    if (!supports_binary<T>(op))
+      throw DTypeError("cpu backend: binary op " + std::to_string(static_cast<int>(op)) +
+                       " does not support dtype " + std::string(dtype_name(out.dtype)));
+    visit_binary(op, [&](auto c) {
+      constexpr BinaryOp Op = decltype(c)::value;
+      apply_binary<T>(a, b, out, [](T x, T y) { return binary_element<Op>(x, y); });
+    });
   });
 }
 

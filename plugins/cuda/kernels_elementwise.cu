@@ -1,24 +1,19 @@
 // fill, convert (copy_strided and cast), unary and binary kernels. When every view is
 // contiguous: launch_map (kernels.cuh), 16-byte vector loads and stores, one pack per
 // thread. Otherwise one thread per output element in a grid-stride loop, offsets from
-// OffsetCalc. Semantics equal the cpu backend's (and torch's): integer + - *
-// wrap around, integer division by zero gives 0, NaN propagates through maximum/minimum,
-// float -> integer conversion saturates (NaN -> 0), anything -> bool is x != 0.
+// OffsetCalc. The element rules are the SDK's, shared with every backend: Note
+// [Element-wise semantics] (elementwise_ops.hpp) and element_conversion.hpp for casts.
 #include <cmath>
 #include <limits>
 
 #include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/elementwise_ops.hpp>
 
 #include "kernels.cuh"
 #include "kernels.hpp"
 
 namespace hetero::cuda::kernels {
 namespace {
-
-template <class T>
-__device__ T wrap(std::uint64_t v) {
-  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
-}
 
 template <class T>
 __global__ void fill_kernel(T* out, OffsetCalc<1> calc, std::int64_t n, T value) {
@@ -39,64 +34,11 @@ __global__ void convert_kernel(const S* src, D* dst, OffsetCalc<2> calc, std::in
 }
 
 template <class T>
-__device__ T apply(UnaryOp op, T x) {
-  if constexpr (is_floating_storage_v<T>) {
-    switch (op) {
-      case UnaryOp::neg: return -x;
-      case UnaryOp::exp: return exp(x);
-      case UnaryOp::log: return log(x);
-      case UnaryOp::sqrt: return sqrt(x);
-      case UnaryOp::abs: return fabs(x);
-      case UnaryOp::relu: return x > T(0) ? x : T(0);
-      case UnaryOp::sigmoid: return T(1) / (T(1) + exp(-x));
-      case UnaryOp::tanh: return tanh(x);
-    }
-  } else if constexpr (std::is_signed_v<T>) {  // bool (uint8_t) is rejected on the host
-    const auto zero_minus_x = wrap<T>(0ULL - static_cast<std::uint64_t>(x));
-    switch (op) {
-      case UnaryOp::neg: return zero_minus_x;
-      case UnaryOp::abs: return x < 0 ? zero_minus_x : x;
-      case UnaryOp::relu: return x > 0 ? x : T(0);
-      default: break;  // rejected on the host
-    }
-  }
-  return x;
-}
-
-template <class T>
-__device__ T apply(BinaryOp op, T x, T y) {
-  if constexpr (is_floating_storage_v<T>) {
-    switch (op) {
-      case BinaryOp::add: return x + y;
-      case BinaryOp::sub: return x - y;
-      case BinaryOp::mul: return x * y;
-      case BinaryOp::div: return x / y;
-      case BinaryOp::maximum: return (x != x || x > y) ? x : y;
-      case BinaryOp::minimum: return (x != x || x < y) ? x : y;
-    }
-  } else if constexpr (std::is_signed_v<T>) {  // bool (uint8_t) is rejected on the host
-    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
-    switch (op) {
-      case BinaryOp::add: return wrap<T>(ux + uy);
-      case BinaryOp::sub: return wrap<T>(ux - uy);
-      case BinaryOp::mul: return wrap<T>(ux * uy);
-      case BinaryOp::div:
-        if (y == 0) return T(0);
-        if (y == -1) return wrap<T>(0ULL - ux);  // avoids the MIN / -1 overflow
-        return static_cast<T>(x / y);
-      case BinaryOp::maximum: return x > y ? x : y;
-      case BinaryOp::minimum: return x < y ? x : y;
-    }
-  }
-  return x;
-}
-
-template <class T>
 __global__ void unary_kernel(UnaryOp op, const T* in, T* out, OffsetCalc<2> calc, std::int64_t n) {
   HETERO_GRID_STRIDE_LOOP(i, n) {
     std::int64_t off[2];
     calc.offsets(i, off);
-    out[off[0]] = apply(op, in[off[1]]);
+    out[off[0]] = unary_element(op, in[off[1]]);
   }
 }
 
@@ -106,7 +48,7 @@ __global__ void binary_kernel(BinaryOp op, const T* a, const T* b, T* out, Offse
   HETERO_GRID_STRIDE_LOOP(i, n) {
     std::int64_t off[3];
     calc.offsets(i, off);
-    out[off[0]] = apply(op, a[off[1]], b[off[2]]);
+    out[off[0]] = binary_element(op, a[off[1]], b[off[2]]);
   }
 }
 
@@ -126,14 +68,14 @@ struct ApplyUnary {
   UnaryOp op;
   template <class T>
   __device__ T operator()(T x) const {
-    return apply(op, x);
+    return unary_element(op, x);
   }
 };
 struct ApplyBinary {
   BinaryOp op;
   template <class T>
   __device__ T operator()(T x, T y) const {
-    return apply(op, x, y);
+    return binary_element(op, x, y);
   }
 };
 
@@ -185,8 +127,7 @@ void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream
 void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const bool integer_ok = op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
-    if (std::is_same_v<T, std::uint8_t> || (!is_floating_storage_v<T> && !integer_ok))
+    if (!supports_unary<T>(op))
       throw DTypeError("cuda backend: unary op " + std::to_string(static_cast<int>(op)) +
                        " does not support dtype " + std::string(dtype_name(in.dtype)));
     const std::int64_t n = out.numel();
@@ -207,7 +148,7 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
             cudaStream_t stream) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (std::is_same_v<T, std::uint8_t>)
+    if (!supports_binary<T>(op))
       throw DTypeError("cuda backend: binary op " + std::to_string(static_cast<int>(op)) +
                        " does not support dtype bool");
     const std::int64_t n = out.numel();
