@@ -1,7 +1,7 @@
 #pragma once
 // WorkQueue: the in-order queue behind one CPU device's stream. Work is run by the
 // device's own worker thread, in submission order, so the host returns as soon as work
-// is queued and two devices compute at the same time (issue #7).
+// is queued and two devices compute at the same time.
 //
 // Small work (cost <= the inline limit) submitted while the queue is idle runs on the
 // calling thread instead: nothing is queued or running, so the order is the same as if it

@@ -1,4 +1,4 @@
-// Layers and losses of issue #5: values against hand computations (PyTorch's formulas),
+// Layers and losses: values against hand computations (PyTorch's formulas),
 // train/eval, and the companion article's criterion.cuda() case on a second device.
 #include <gtest/gtest.h>
 
