@@ -137,15 +137,15 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   if (bytes > total_memory_) throw oom();
   // Note [Out-of-memory policy]: the cached blocks' release is queued behind the device's
   // work, so let that run before the second try.
-  const CachingAllocator::Block block = allocate_with_retry([&] { return d.memory().allocate(bytes); },
-                                                            [&] {
-                                                              d.memory().empty_cache();
-                                                              try {
-                                                                d.queue().synchronize();
-                                                              } catch (...) {
-                                                                // reported by the next synchronize
-                                                              }
-                                                            });
+  auto release_cached = [&] {
+    d.memory().empty_cache();
+    try {
+      d.queue().synchronize();
+    } catch (...) {
+      // A failure of earlier work is reported by the next synchronize, not here.
+    }
+  };
+  const CachingAllocator::Block block = allocate_with_retry([&] { return d.memory().allocate(bytes); }, release_cached);
   if (!block) throw oom();
   return std::make_unique<CpuBuffer>(block, bytes, devices_[static_cast<std::size_t>(device)]);
 }

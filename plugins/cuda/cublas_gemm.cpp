@@ -23,9 +23,10 @@ std::int64_t fix_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   return cols <= 1 ? std::max<std::int64_t>({ld, rows, 1}) : ld;
 }
 
-// The cuBLAS entry points of a dtype: cublas{S,D}gemm_64 for one product,
-// cublas{S,D}gemmStridedBatched_64 for several (the batched entry points choose other
-// kernels, measurably slower for one product at small n).
+// The cuBLAS entry points of a dtype: cublas{S,D}gemm for one product and
+// cublas{S,D}gemmStridedBatched for several (the batched entry points choose other
+// kernels, measurably slower for one product at small n); the 32-bit ones when every size
+// fits an int, the _64 ones otherwise.
 template <class T>
 struct GemmEntryPoints;
 template <>
@@ -62,8 +63,8 @@ cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta
                                i(ldc), stride_c, i(batch));
   }
   if (batch == 1) return (api.*E::one)(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return (api.*E::batched)(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
-                                            ldc, stride_c, batch);
+  return (api.*E::batched)(h, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c,
+                           batch);
 }
 
 // float16 / bfloat16: cublasGemmEx / cublasGemmStridedBatchedEx with float32 accumulation
@@ -115,9 +116,8 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;
         const T* b = static_cast<const T*>(args.b->handle()) + args.b_offset;
         T* c = static_cast<T*>(args.c->handle()) + args.c_offset;
-        HETERO_CUDA_CHECK(gemm(api, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb,
-                                               args.stride_b, a, lda, args.stride_a, &beta, c, ldc, args.stride_c,
-                                               args.batch));
+        HETERO_CUDA_CHECK(gemm(api, handle, op_b, op_a, args.n, args.m, args.k, &alpha, b, ldb, args.stride_b, a, lda,
+                               args.stride_a, &beta, c, ldc, args.stride_c, args.batch));
       }
     });
   });

@@ -1,8 +1,8 @@
 #pragma once
 // CudaDevice: what the backend keeps per CUDA device: its stream, its memory pool and its
-// cuBLAS handle (made from the backend's CublasLibrary, which outlives the device). Created on first use of the device (creating a CUDA context costs
-// ~0.1-0.5 s and memory, so listing devices creates none).
-#include <cstddef>
+// cuBLAS handle (made from the backend's CublasLibrary, which outlives the device).
+// Created on first use of the device (creating a CUDA context costs ~0.1-0.5 s and
+// memory, so listing devices creates none).
 #include <memory>
 #include <mutex>
 
@@ -16,7 +16,6 @@ namespace hetero::cuda {
 
 class CudaDevice {
  public:
-
   /// Creates the stream (and so the device's primary context). `cublas` (not owned) must
   /// outlive the device. Throws hetero::Error.
   CudaDevice(int index, CublasLibrary& cublas);

@@ -33,47 +33,6 @@ HETERO_HOST_DEVICE inline T wrap(std::uint64_t v) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
-template <class C>
-HETERO_HOST_DEVICE inline C exp_of(C x) {
-#ifdef __CUDA_ARCH__
-  return exp(x);
-#else
-  return std::exp(x);
-#endif
-}
-template <class C>
-HETERO_HOST_DEVICE inline C log_of(C x) {
-#ifdef __CUDA_ARCH__
-  return log(x);
-#else
-  return std::log(x);
-#endif
-}
-template <class C>
-HETERO_HOST_DEVICE inline C sqrt_of(C x) {
-#ifdef __CUDA_ARCH__
-  return sqrt(x);
-#else
-  return std::sqrt(x);
-#endif
-}
-template <class C>
-HETERO_HOST_DEVICE inline C abs_of(C x) {
-#ifdef __CUDA_ARCH__
-  return fabs(x);
-#else
-  return std::fabs(x);
-#endif
-}
-template <class C>
-HETERO_HOST_DEVICE inline C tanh_of(C x) {
-#ifdef __CUDA_ARCH__
-  return tanh(x);
-#else
-  return std::tanh(x);
-#endif
-}
-
 }  // namespace ops_detail
 
 /// Whether UnaryOp `op` is defined for storage type T (see the note).
@@ -96,16 +55,19 @@ template <UnaryOp Op, class T>
 HETERO_HOST_DEVICE inline T unary_element(T in) {
   using namespace ops_detail;
   if constexpr (is_floating_storage_v<T>) {
+    // The <cmath> overloads for float and double; nvcc maps them to its device math
+    // functions in device code (expf, exp, ...).
+    using std::exp, std::fabs, std::log, std::sqrt, std::tanh;
     using C = Compute<T>;
     const C x = static_cast<C>(in);
     if constexpr (Op == UnaryOp::neg) return T(-x);
-    else if constexpr (Op == UnaryOp::exp) return T(exp_of(x));
-    else if constexpr (Op == UnaryOp::log) return T(log_of(x));
-    else if constexpr (Op == UnaryOp::sqrt) return T(sqrt_of(x));
-    else if constexpr (Op == UnaryOp::abs) return T(abs_of(x));
+    else if constexpr (Op == UnaryOp::exp) return T(exp(x));
+    else if constexpr (Op == UnaryOp::log) return T(log(x));
+    else if constexpr (Op == UnaryOp::sqrt) return T(sqrt(x));
+    else if constexpr (Op == UnaryOp::abs) return T(fabs(x));
     else if constexpr (Op == UnaryOp::relu) return x > C(0) ? in : T(C(0));
-    else if constexpr (Op == UnaryOp::sigmoid) return T(C(1) / (C(1) + exp_of(-x)));
-    else return T(tanh_of(x));
+    else if constexpr (Op == UnaryOp::sigmoid) return T(C(1) / (C(1) + exp(-x)));
+    else return T(tanh(x));
   } else if constexpr (std::is_signed_v<T>) {
     const T negated = wrap<T>(0ULL - static_cast<std::uint64_t>(in));
     if constexpr (Op == UnaryOp::neg) return negated;
