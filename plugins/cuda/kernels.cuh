@@ -25,6 +25,12 @@ decltype(auto) dispatch(DType t, F&& f) {
   return dispatch_dtype(t, static_cast<F&&>(f));
 }
 
+/// The first element of a view: its buffer's device address plus its element offset.
+template <class T>
+T* element_pointer(const StridedView& v) {
+  return data_of<T>(v) + v.offset;
+}
+
 /// Element offsets of N views of one shape, from a linear index in C order. Passed to
 /// kernels by value. `contiguous` is set when every view is dense in C order, so the
 /// offset is base + i.

@@ -79,12 +79,6 @@ struct ApplyBinary {
   }
 };
 
-// Element pointer of a view (its buffer plus its element offset).
-template <class T>
-T* at(const StridedView& v) {
-  return data_of<T>(v) + v.offset;
-}
-
 }  // namespace
 
 void fill(const StridedView& out, Scalar value, cudaStream_t stream) {
@@ -94,7 +88,7 @@ void fill(const StridedView& out, Scalar value, cudaStream_t stream) {
     using T = decltype(tag);
     const T v = scalar_as<T>(value);
     if (out.is_contiguous()) {
-      launch_map(stream, FillWith<T>{v}, n, at<T>(out));
+      launch_map(stream, FillWith<T>{v}, n, element_pointer<T>(out));
       HETERO_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -112,7 +106,7 @@ void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream
     dispatch(dst.dtype, [&](auto dtag) {
       using D = decltype(dtag);
       if (src.is_contiguous() && dst.is_contiguous()) {
-        launch_map(stream, ConvertTo<D>{}, n, at<D>(dst), static_cast<const S*>(at<S>(src)));
+        launch_map(stream, ConvertTo<D>{}, n, element_pointer<D>(dst), static_cast<const S*>(element_pointer<S>(src)));
         HETERO_CUDA_CHECK_LAUNCH();
         return;
       }
@@ -133,7 +127,7 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (in.is_contiguous() && out.is_contiguous()) {
-      launch_map(stream, ApplyUnary{op}, n, at<T>(out), static_cast<const T*>(at<T>(in)));
+      launch_map(stream, ApplyUnary{op}, n, element_pointer<T>(out), static_cast<const T*>(element_pointer<T>(in)));
       HETERO_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -154,8 +148,8 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (a.is_contiguous() && b.is_contiguous() && out.is_contiguous()) {
-      launch_map(stream, ApplyBinary{op}, n, at<T>(out), static_cast<const T*>(at<T>(a)),
-                 static_cast<const T*>(at<T>(b)));
+      launch_map(stream, ApplyBinary{op}, n, element_pointer<T>(out), static_cast<const T*>(element_pointer<T>(a)),
+                 static_cast<const T*>(element_pointer<T>(b)));
       HETERO_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -350,7 +350,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
   if (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm) {
     const SumReducer<T> r{op == ReduceOp::norm};
     const SumFinish<T> finish{op, l.reduced};
-    T* dst = data_of<T>(out) + out.offset;
+    T* dst = element_pointer<T>(out);
     if (small_whole(l)) return reduce_one_block(l, r, in, dst, finish, stream);
     if (l.inner > 1) return reduce_columns(l, r, in, dst, finish, pool, stream);
     auto input = thrust::make_transform_iterator(in, Load<T, SumReducer<T>>{r});
@@ -358,7 +358,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
   }
   if (op == ReduceOp::argmax) {
     const BestReducer<T> r{false};
-    std::int64_t* dst = data_of<std::int64_t>(out) + out.offset;
+    std::int64_t* dst = element_pointer<std::int64_t>(out);
     const IndexInRow<T> finish{l.reduced};
     if (small_whole(l)) return reduce_one_block(l, r, in, dst, KeyOf<T>{}, stream);
     if (l.inner > 1) return reduce_columns(l, r, in, dst, KeyOf<T>{}, pool, stream);
@@ -366,7 +366,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
   const ExtremeReducer<T> r{op == ReduceOp::min};
-  T* dst = data_of<T>(out) + out.offset;
+  T* dst = element_pointer<T>(out);
   if (small_whole(l)) return reduce_one_block(l, r, in, dst, Same<T>{}, stream);
   if (l.inner > 1) return reduce_columns(l, r, in, dst, Same<T>{}, pool, stream);
   reduce_cub(l, in, r, dst, Same<T>{}, pool, stream);
@@ -476,7 +476,7 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCach
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     // An empty reduced range (sum 0, mean NaN) and the trivial R == 1 go the generic way.
-    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, data_of<T>(in) + in.offset, out, pool, stream);
+    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, element_pointer<T>(in), out, pool, stream);
     else reduce_generic<T>(op, in, out, stream);
   });
 }
