@@ -13,6 +13,7 @@
 #include "copy.hpp"
 #include "dispatch.hpp"
 #include "registry.hpp"
+#include "transfer_counters.hpp"
 
 namespace hetero {
 using detail::Gradients;
@@ -124,6 +125,18 @@ void Tensor::copy_(const Tensor& src) {
     be.copy_strided(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
   else
     be.cast(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
+}
+
+void* Tensor::host_data_ptr() const {
+  const auto& i = checked();
+  auto& storage = *i.storage;
+  void* host = storage.buffer->host_pointer();
+  if (host == nullptr)
+    throw InvalidDeviceError("host_data_ptr: the memory of a tensor on " + storage.device.str() +
+                             " is not host memory; copy the tensor to cpu first");
+  storage.stream().synchronize();
+  detail::count_host_sync(storage.device);
+  return static_cast<char*>(host) + static_cast<std::size_t>(i.offset) * element_size(i.dtype);
 }
 
 // --- views ---------------------------------------------------------------------------

@@ -117,6 +117,14 @@ class HETERO_API Tensor {
   template <class T> std::vector<T> to_vector() const;
   /// The single element, converted to T; ShapeError unless numel() == 1.
   template <class T> T item() const;
+  /// Address of this tensor's first element (offset applied; strides() still apply) in
+  /// host memory, after waiting for the work queued on its device, as
+  /// torch.Tensor.data_ptr() of a cpu tensor: for handing a tensor to a host library
+  /// (MPI, a codec) without a copy. Valid while this tensor's storage lives; work queued
+  /// on the tensor afterwards races with accesses through it. The memory of cpu tensors,
+  /// pinned ones included, is host memory; InvalidDeviceError for any other (cuda:0:
+  /// copy it to cpu first).
+  void* host_data_ptr() const;
 
   // --- operations (see ops.hpp for the free functions and semantics) ----------------
   Tensor exp() const;

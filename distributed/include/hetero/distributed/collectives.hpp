@@ -1,0 +1,55 @@
+#pragma once
+/// @file distributed/collectives.hpp
+/// Collectives on tensors, in place, as torch.distributed: every rank calls the same
+/// collective, in the same order, with tensors of the same shape and dtype (checked, see
+/// ProcessGroupOptions::check_consistency). Tensors may live on any device and be
+/// non-contiguous views: contiguous cpu tensors go to MPI without a copy; others are
+/// staged through a host buffer, pinned where a loaded backend offers pinned memory.
+/// float16 and bfloat16 are reduced in float32 (converted back once); bool reduces as
+/// logical or (sum, max) and logical and (product, min). Every call blocks until its result is in the
+/// tensor. Errors: DistributedError (no group, ranks disagree, MPI failure, timeout);
+/// ShapeError / DTypeError for local arguments, thrown before any communication (the
+/// other ranks then wait in the collective until they time out).
+/// Limits: at most 2^31 - 1 elements per tensor (MPI's int counts).
+#include <vector>
+
+#include <hetero/export.hpp>
+#include <hetero/tensor.hpp>
+
+namespace hetero::distributed {
+
+/// How all_reduce and reduce_scatter combine the ranks' elements, as torch.distributed.ReduceOp.
+/// avg is sum / world_size, for floating dtypes only (DTypeError otherwise, as Gloo);
+/// max and min propagate NaN for floating dtypes, as hetero::max does.
+enum class ReduceOp { sum, avg, product, max, min };
+
+/// Replaces `t` on every rank by the element-wise reduction of all ranks' `t`, as
+/// torch.distributed.all_reduce. avg of an integer or bool tensor: DTypeError.
+HETERO_API void all_reduce(Tensor& t, ReduceOp op = ReduceOp::sum);
+
+/// Replaces `t` on every rank by rank `root`'s `t`, as torch.distributed.broadcast.
+/// DistributedError when `root` is not a rank of the group.
+HETERO_API void broadcast(Tensor& t, int root = 0);
+
+/// Fills outputs[r] with rank r's `input`, as torch.distributed.all_gather. `outputs`
+/// holds world_size() tensors of input's shape and dtype (any devices); ShapeError /
+/// DTypeError otherwise.
+HETERO_API void all_gather(std::vector<Tensor>& outputs, const Tensor& input);
+
+/// Writes rank r's `input` into elements [r * n, (r + 1) * n) of `output` (row-major,
+/// n = input.numel()), as torch.distributed.all_gather_into_tensor: `output` is, e.g.,
+/// [world_size * d0, d1, ...] or [world_size, d0, d1, ...]. ShapeError unless
+/// output.numel() == world_size() * n; DTypeError unless the dtypes match.
+HETERO_API void all_gather_into_tensor(Tensor& output, const Tensor& input);
+
+/// Reduces inputs[r] over all ranks into rank r's `output`, as
+/// torch.distributed.reduce_scatter. `inputs` holds world_size() tensors of output's
+/// shape and dtype (any devices).
+HETERO_API void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::sum);
+
+/// Reduces `input` (world_size() * output.numel() elements, row-major) over all ranks
+/// and writes block r of the result into rank r's `output`, as
+/// torch.distributed.reduce_scatter_tensor.
+HETERO_API void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op = ReduceOp::sum);
+
+}  // namespace hetero::distributed

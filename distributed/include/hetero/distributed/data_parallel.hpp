@@ -1,0 +1,40 @@
+#pragma once
+/// @file distributed/data_parallel.hpp
+/// Data-parallel training of a Module, as torch's DistributedDataParallel does it: every
+/// rank holds a replica, starts from rank 0's parameters, computes gradients on its own
+/// shard of each batch, and averages the gradients before the optimizer step, so the
+/// replicas stay identical.
+///
+///   broadcast_parameters(net);                     // once, after building the model
+///   for (batch of this rank's shard) {
+///     loss = criterion(net(x), y); sgd.zero_grad(); loss.backward();
+///     all_reduce_gradients(net);                   // the DDP step
+///     sgd.step();
+///   }
+///
+/// Gradients are averaged after backward(), not overlapped with it (the autograd engine
+/// has no per-parameter hooks).
+#include <cstddef>
+
+#include <hetero/export.hpp>
+#include <hetero/nn/module.hpp>
+
+namespace hetero::distributed {
+
+/// DistributedDataParallel's default bucket_cap_mb: 25 MiB.
+inline constexpr std::size_t default_bucket_bytes = std::size_t{25} << 20;
+
+/// Overwrites every parameter and buffer of `module` with rank `root`'s, in place on
+/// their devices, as DDP's constructor does. The ranks' modules must have the same
+/// parameters (names, shapes, dtypes): DistributedError otherwise.
+HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
+
+/// Replaces each parameter's gradient by the mean of all ranks' gradients. Gradients
+/// are packed into flat buckets of at most `bucket_bytes` (one per run of parameters
+/// of the same device and dtype; a larger parameter gets a bucket of its own), each
+/// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing. A parameter
+/// without a gradient on this rank contributes zeros and receives the mean. Returns the
+/// number of buckets (all_reduce calls).
+HETERO_API std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes = default_bucket_bytes);
+
+}  // namespace hetero::distributed

@@ -1,0 +1,53 @@
+#pragma once
+/// @file distributed/process_group.hpp
+/// The process group: every process started by `mpirun -np N`, numbered 0..N-1, as
+/// torch.distributed's default group. One group per process; not thread-safe: call
+/// collectives from one thread at a time, in the same order on every rank.
+#include <hetero/export.hpp>
+
+namespace hetero::distributed {
+
+/// How a process group behaves; environment variables override the fields.
+struct ProcessGroupOptions {
+  /// Seconds a collective may take before it throws DistributedError and the group
+  /// becomes unusable, as init_process_group(timeout=) in torch (the same 1800 s
+  /// default). Collectives then run on a communication thread that the caller waits
+  /// for. <= 0: no timeout, collectives run on the calling thread (a dead peer then
+  /// hangs them, unless mpirun ends the job, its default). HETERO_DISTRIBUTED_TIMEOUT.
+  double timeout_seconds = 1800;
+  /// Before each collective, all ranks exchange a fixed 80-byte description of it (operation,
+  /// dtype, shape, reduction, root) and throw DistributedError naming the ranks that
+  /// differ, instead of exchanging mismatched bytes or hanging. Costs one small
+  /// all-gather per collective. HETERO_DISTRIBUTED_CHECK=0 turns it off.
+  bool check_consistency = true;
+};
+
+/// Joins the group of the processes `mpirun` started (MPI_COMM_WORLD), initialising
+/// MPI (MPI_THREAD_SERIALIZED) unless the application already did; a process started
+/// without mpirun is a group of one. MPI errors are returned, not fatal
+/// (MPI_ERRORS_RETURN on the group's own communicator). DistributedError when a group
+/// already exists or MPI fails to start. To join an existing MPI_Comm, see
+/// <hetero/distributed/mpi.hpp>.
+HETERO_API void init_process_group(const ProcessGroupOptions& options = {});
+
+/// Leaves the group: frees its communicator, staging buffers and thread (after a
+/// timeout it frees nothing: a thread is still inside MPI). A no-op without a group; a
+/// new group may be created afterwards. MPI itself is finalised at exit when
+/// init_process_group() initialised it, so a program need not call this.
+HETERO_API void destroy_process_group() noexcept;
+
+/// True between init_process_group() and destroy_process_group().
+HETERO_API bool is_initialized() noexcept;
+
+/// This process's rank, 0..world_size()-1. DistributedError without a group.
+HETERO_API int rank();
+/// Number of processes in the group. DistributedError without a group.
+HETERO_API int world_size();
+/// This process's rank among the group's processes on the same machine (shared memory),
+/// to pick its GPU: try_gpu(local_rank()). DistributedError without a group.
+HETERO_API int local_rank();
+
+/// Returns when every rank has called it (MPI_Barrier). DistributedError on failure.
+HETERO_API void barrier();
+
+}  // namespace hetero::distributed

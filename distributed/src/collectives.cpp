@@ -1,0 +1,175 @@
+// The collectives of collectives.hpp: check the call, put the operands in host memory,
+// make one MPI call, write the result back (Note [Timeouts on a blocking MPI] for how the
+// call is made).
+#include <hetero/distributed/collectives.hpp>
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+
+#include "consistency.hpp"
+#include "group.hpp"
+#include "reduction.hpp"
+#include "staging.hpp"
+
+namespace hetero::distributed {
+namespace {
+
+using detail::Group;
+using detail::Slot;
+
+std::string shape_text(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+// MPI counts are int.
+int mpi_count(std::int64_t n, const char* op) {
+  if (n > INT_MAX)
+    throw ShapeError(fmt::format("{}: {} elements exceed MPI's count limit of {}; split the tensor", op, n, INT_MAX));
+  return static_cast<int>(n);
+}
+
+void check_defined(const Tensor& t, const char* op, const char* what) {
+  if (!t.defined()) throw Error(fmt::format("{}: {} is an undefined tensor", op, what));
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.dtype() != b.dtype())
+    throw DTypeError(fmt::format("{}: the input is {} but the output is {}", op, dtype_name(a.dtype()), dtype_name(b.dtype())));
+}
+
+void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op, const char* what) {
+  if (static_cast<int>(list.size()) != world)
+    throw ShapeError(fmt::format("{}: {} holds {} tensors, the group has {} ranks", op, what, list.size(), world));
+  for (std::size_t r = 0; r < list.size(); ++r) {
+    check_defined(list[r], op, what);
+    if (list[r].shape() != like.shape())
+      throw ShapeError(fmt::format("{}: {}[{}] has shape {}, expected {}", op, what, r, shape_text(list[r].shape()),
+                                   shape_text(like.shape())));
+    check_same_dtype(like, list[r], op);
+  }
+}
+
+// The element pointer of a host operand (nullptr for no elements: MPI accepts it with a count of 0).
+void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.host_data_ptr(); }
+
+// Reduces `host` (a host operand of `wire`) in place over all ranks.
+void reduce_in_place(Group& g, const char* op_name, const Tensor& host, DType wire, ReduceOp op) {
+  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, op_name);
+  const int n = mpi_count(host.numel(), op_name);
+  void* data = data_of(host);
+  g.call(op_name, [=, comm = g.comm, keep = host] {
+    return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
+  });
+  if (op == ReduceOp::avg) detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
+}
+
+}  // namespace
+
+void all_reduce(Tensor& t, ReduceOp op) {
+  constexpr const char* name = "all_reduce";
+  Group& g = detail::group(name);
+  check_defined(t, name, "the tensor");
+  const DType wire = detail::reduction_dtype(t.dtype());
+  detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
+  detail::check_consistency(g, {name, &t, static_cast<int>(op)});
+  const Tensor host = detail::host_operand(g.staging, Slot::input, t, wire, /*fill=*/true);
+  reduce_in_place(g, name, host, wire, op);
+  detail::write_back(host, t);
+}
+
+void broadcast(Tensor& t, int root) {
+  constexpr const char* name = "broadcast";
+  Group& g = detail::group(name);
+  check_defined(t, name, "the tensor");
+  if (root < 0 || root >= g.size)
+    throw g.error(name, fmt::format("root {} is not a rank of a group of {}", root, g.size));
+  detail::check_consistency(g, {name, &t, -1, root});
+  const bool sender = g.rank == root;
+  const Tensor host = detail::host_operand(g.staging, Slot::input, t, t.dtype(), /*fill=*/sender);
+  const int n = mpi_count(host.numel(), name);
+  void* data = data_of(host);
+  g.call(name, [=, comm = g.comm, keep = host] { return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm); });
+  if (!sender) detail::write_back(host, t);
+}
+
+void all_gather_into_tensor(Tensor& output, const Tensor& input) {
+  constexpr const char* name = "all_gather_into_tensor";
+  Group& g = detail::group(name);
+  check_defined(input, name, "the input");
+  check_defined(output, name, "the output");
+  check_same_dtype(input, output, name);
+  if (output.numel() != g.size * input.numel())
+    throw ShapeError(fmt::format("{}: the output has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
+                                 shape_text(output.shape()), output.numel(), g.size, input.numel(),
+                                 g.size * input.numel()));
+  detail::check_consistency(g, {name, &input, -1, -1, output.numel()});
+  const Tensor in = detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
+  const Tensor out = detail::host_operand(g.staging, Slot::output, output, output.dtype(), /*fill=*/false);
+  const int n = mpi_count(in.numel(), name);
+  mpi_count(out.numel(), name);
+  const void* from = data_of(in);
+  void* to = data_of(out);
+  const MPI_Datatype type = detail::mpi_datatype(input.dtype());
+  g.call(name, [=, comm = g.comm, keep_in = in, keep_out = out] {
+    return MPI_Allgather(from, n, type, to, n, type, comm);
+  });
+  detail::write_back(out, output);
+}
+
+void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
+  constexpr const char* name = "all_gather";
+  Group& g = detail::group(name);
+  check_defined(input, name, "the input");
+  check_list(outputs, input, g.size, name, "outputs");
+  Shape stacked = input.shape();
+  stacked.insert(stacked.begin(), g.size);
+  Tensor gathered = g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
+  all_gather_into_tensor(gathered, input);
+  for (int r = 0; r < g.size; ++r) detail::write_back(gathered[r], outputs[static_cast<std::size_t>(r)]);
+}
+
+void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
+  constexpr const char* name = "reduce_scatter_tensor";
+  Group& g = detail::group(name);
+  check_defined(input, name, "the input");
+  check_defined(output, name, "the output");
+  check_same_dtype(input, output, name);
+  if (input.numel() != g.size * output.numel())
+    throw ShapeError(fmt::format("{}: the input has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
+                                 shape_text(input.shape()), input.numel(), g.size, output.numel(),
+                                 g.size * output.numel()));
+  const DType wire = detail::reduction_dtype(input.dtype());
+  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
+  detail::check_consistency(g, {name, &input, static_cast<int>(op), -1, output.numel()});
+  const Tensor in = detail::host_operand(g.staging, Slot::input, input, wire, /*fill=*/true);
+  const Tensor out = detail::host_operand(g.staging, Slot::output, output, wire, /*fill=*/false);
+  mpi_count(in.numel(), name);
+  const int n = mpi_count(out.numel(), name);
+  const void* from = data_of(in);
+  void* to = data_of(out);
+  g.call(name, [=, comm = g.comm, keep_in = in, keep_out = out] {
+    return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+  });
+  if (op == ReduceOp::avg) detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
+  detail::write_back(out, output);
+}
+
+void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  constexpr const char* name = "reduce_scatter";
+  Group& g = detail::group(name);
+  check_defined(output, name, "the output");
+  check_list(inputs, output, g.size, name, "inputs");
+  Shape stacked = output.shape();
+  stacked.insert(stacked.begin(), g.size);
+  Tensor packed = g.staging.buffer(Slot::packed, output.dtype(), stacked, Device::cpu());
+  for (int r = 0; r < g.size; ++r) {
+    Tensor row = packed[r];
+    row.copy_(inputs[static_cast<std::size_t>(r)]);
+  }
+  reduce_scatter_tensor(output, packed, op);
+}
+
+}  // namespace hetero::distributed

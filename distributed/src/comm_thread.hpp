@@ -1,0 +1,49 @@
+#pragma once
+// CommThread: the thread that makes a process group's MPI calls, so that the caller can
+// stop waiting for one after the group's timeout (Note [Timeouts on a blocking MPI]).
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace hetero::distributed::detail {
+
+// Note [Timeouts on a blocking MPI]
+// Open MPI 4 has no way to interrupt a blocking collective, and its non-blocking ones
+// (MPI_Iallreduce + MPI_Test) run at about 0.5-0.8x the blocking ones' bandwidth. So each
+// collective is a blocking call made on the group's communication thread while the
+// caller waits on a condition variable with a deadline. When the deadline passes, the
+// caller throws DistributedError and the thread is left inside MPI for good: the group
+// is marked unusable (no MPI call is made again, not even MPI_Finalize), and the task,
+// which holds handles to the tensors MPI may still write into, is never destroyed.
+class CommThread {
+ public:
+  CommThread();
+  // Stops and joins the thread when idle. Must not be called while it is stuck (see
+  // abandon()).
+  ~CommThread();
+  CommThread(const CommThread&) = delete;
+  CommThread& operator=(const CommThread&) = delete;
+
+  // Runs `task` on the thread and returns its result (an MPI return code), or nullopt
+  // when it has not returned within `timeout`; the thread then stays in it.
+  std::optional<int> run(std::function<int()> task, std::chrono::duration<double> timeout);
+
+  // Lets a thread stuck in a task go: it is detached, and this object must be leaked
+  // (the thread still refers to it).
+  void abandon() noexcept;
+
+ private:
+  void loop();
+
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  std::function<int()> task_;
+  bool has_task_ = false, done_ = false, stop_ = false;
+  int result_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace hetero::distributed::detail

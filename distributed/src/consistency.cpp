@@ -1,0 +1,87 @@
+#include "consistency.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <hetero/distributed/collectives.hpp>
+
+#include "reduction.hpp"
+
+namespace hetero::distributed::detail {
+namespace {
+
+constexpr std::size_t shown_dims = 4;
+
+// 80 bytes, no padding: exchanged as MPI_BYTE between identical builds.
+struct Record {
+  std::int64_t dims[shown_dims];
+  std::int64_t numel;
+  std::uint64_t shape_hash;  // FNV-1a of every dimension
+  std::int64_t other_numel;
+  std::int32_t op_hash, dtype, reduce_op, root, ndim, unused;
+  bool operator==(const Record& o) const { return std::memcmp(this, &o, sizeof(Record)) == 0; }
+};
+static_assert(sizeof(Record) == 80);
+
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 14695981039346656037ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+Record describe(const CallSite& site) {
+  Record r{};
+  const Shape& shape = site.tensor->shape();
+  for (std::size_t d = 0; d < std::min(shape.size(), shown_dims); ++d) r.dims[d] = shape[d];
+  r.numel = site.tensor->numel();
+  r.shape_hash = fnv1a(shape.data(), shape.size() * sizeof(std::int64_t));
+  r.other_numel = site.other_numel;
+  r.op_hash = static_cast<std::int32_t>(fnv1a(site.op, std::strlen(site.op)) & 0x7fffffff);
+  r.dtype = static_cast<std::int32_t>(site.tensor->dtype());
+  r.reduce_op = site.reduce_op;
+  r.root = site.root;
+  r.ndim = static_cast<std::int32_t>(shape.size());
+  return r;
+}
+
+std::string show(const Record& r, const CallSite& mine, const Record& my_record) {
+  std::string s = r.op_hash == my_record.op_hash ? mine.op : "another collective";
+  s += fmt::format(" {} [", dtype_name(static_cast<DType>(r.dtype)));
+  for (std::int32_t d = 0; d < std::min<std::int32_t>(r.ndim, shown_dims); ++d)
+    s += fmt::format("{}{}", d ? ", " : "", r.dims[d]);
+  s += r.ndim > static_cast<std::int32_t>(shown_dims) ? fmt::format(", ...] ({} dims)", r.ndim) : "]";
+  if (r.reduce_op >= 0) s += fmt::format(" {}", reduce_op_name(static_cast<ReduceOp>(r.reduce_op)));
+  if (r.root >= 0) s += fmt::format(" root {}", r.root);
+  if (r.other_numel >= 0) s += fmt::format(" into {} elements", r.other_numel);
+  return s;
+}
+
+}  // namespace
+
+void check_consistency(Group& g, const CallSite& site) {
+  if (!g.options.check_consistency) return;
+  const Record mine = describe(site);
+  auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
+  g.call(site.op, [&g, mine, all] {
+    return MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, g.comm);
+  });
+  if (std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; })) return;
+  // Group the ranks by what they called, in rank order of first appearance.
+  std::string listing;
+  std::vector<bool> shown(all->size());
+  for (std::size_t i = 0; i < all->size(); ++i) {
+    if (shown[i]) continue;
+    std::vector<std::size_t> same;
+    for (std::size_t j = i; j < all->size(); ++j)
+      if (!shown[j] && (*all)[j] == (*all)[i]) same.push_back(j), shown[j] = true;
+    listing += fmt::format("{}{} {}: {}", listing.empty() ? "" : "; ", same.size() > 1 ? "ranks" : "rank",
+                           fmt::join(same, ", "), show((*all)[i], site, mine));
+  }
+  throw g.error(site.op, "the ranks disagree on this collective: " + listing);
+}
+
+}  // namespace hetero::distributed::detail

@@ -1,0 +1,44 @@
+#pragma once
+// Group: the state of this process's process group (one per process), and the one way
+// collectives make MPI calls (Group::call).
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <hetero/distributed/distributed_error.hpp>
+#include <hetero/distributed/process_group.hpp>
+
+#include "comm_thread.hpp"
+#include "reduction.hpp"
+#include "staging.hpp"
+
+namespace hetero::distributed::detail {
+
+struct Group {
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate, with MPI_ERRORS_RETURN
+  int rank = 0, size = 1, local_rank = 0;
+  bool owns_mpi = false;  // init_process_group() initialised MPI: finalise it
+  ProcessGroupOptions options;
+  std::unique_ptr<CommThread> thread;  // null: calls run on the caller's thread
+  std::string broken;                  // why the group is unusable (after a timeout)
+  NanReductions nan_ops;
+  Staging staging;
+
+  // "rank R of N".
+  std::string who() const;
+  // A DistributedError "rank R of N: <op>: <what>".
+  DistributedError error(const char* op, const std::string& what) const;
+  // Makes one MPI call for collective `op` (on the communication thread when there is
+  // one): DistributedError naming MPI's error for a failed call, and after the timeout
+  // (the group then becomes unusable, Note [Timeouts on a blocking MPI]). `task` keeps
+  // alive what MPI reads and writes (captured tensor handles).
+  void call(const char* op, std::function<int()> task);
+};
+
+// The process group for collective `op`; DistributedError when there is none or it is
+// unusable.
+Group& group(const char* op);
+
+}  // namespace hetero::distributed::detail

@@ -1,0 +1,148 @@
+// init_process_group / destroy_process_group and the group's queries.
+#include <hetero/distributed/mpi.hpp>
+#include <hetero/distributed/process_group.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "group.hpp"
+
+namespace hetero::distributed {
+namespace detail {
+namespace {
+
+Group* current_group = nullptr;
+bool hetero_initialised_mpi = false;  // MPI_Init_thread was ours: MPI_Finalize at exit
+
+DistributedError setup_error(const char* what, int rc) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  return DistributedError(fmt::format("init_process_group: {} failed: {}", what, std::string(text, length)));
+}
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw setup_error(what, rc);
+}
+
+ProcessGroupOptions with_environment(ProcessGroupOptions o) {
+  if (const char* t = std::getenv("HETERO_DISTRIBUTED_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    const double seconds = std::strtod(t, &end);
+    if (end == t || *end != '\0')
+      throw DistributedError(fmt::format("init_process_group: HETERO_DISTRIBUTED_TIMEOUT='{}' is not a number of seconds", t));
+    o.timeout_seconds = seconds;
+  }
+  if (const char* c = std::getenv("HETERO_DISTRIBUTED_CHECK"); c && *c) o.check_consistency = std::string(c) != "0";
+  return o;
+}
+
+// Frees the group's MPI objects (not after a timeout: a thread is still inside MPI).
+void release_mpi_objects(Group& g) noexcept {
+  if (!g.broken.empty()) return;
+  g.thread.reset();
+  g.nan_ops.free();
+  if (g.comm != MPI_COMM_NULL) MPI_Comm_free(&g.comm);
+}
+
+// At exit: MPI_Finalize when hetero initialised MPI and no thread is stuck in it. Tensors
+// are left alone (Note [Exit without teardown], docs/design/plugin-lifetime.md): the
+// staging buffers may be pinned memory of a vendor library already torn down.
+void finalize_at_exit() {
+  bool stuck = false;
+  if (Group* g = current_group) {
+    stuck = !g->broken.empty();
+    release_mpi_objects(*g);
+    current_group = nullptr;  // leaked with its tensors
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (hetero_initialised_mpi && !finalized && !stuck) MPI_Finalize();
+}
+
+void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
+  auto g = std::make_unique<Group>();
+  g->options = with_environment(options);
+  check(MPI_Comm_dup(comm, &g->comm), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
+  check(MPI_Comm_rank(g->comm, &g->rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(g->comm, &g->size), "MPI_Comm_size");
+  MPI_Comm local = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &local),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &g->local_rank);
+  MPI_Comm_free(&local);
+  g->nan_ops.create();
+  if (g->options.timeout_seconds > 0 && thread_level >= MPI_THREAD_SERIALIZED)
+    g->thread = std::make_unique<CommThread>();
+  current_group = g.release();
+}
+
+Group& existing(const char* op) {
+  if (current_group == nullptr)
+    throw DistributedError(fmt::format("{}: no process group: call hetero::distributed::init_process_group() first "
+                                       "(and start the program with mpirun)", op));
+  return *current_group;
+}
+
+}  // namespace
+
+Group& group(const char* op) {
+  Group& g = existing(op);
+  if (!g.broken.empty()) throw g.error(op, "the process group is unusable: " + g.broken);
+  return g;
+}
+
+}  // namespace detail
+
+void init_process_group(const ProcessGroupOptions& options) {
+  if (detail::current_group != nullptr)
+    throw DistributedError("init_process_group: this process already has a process group; destroy_process_group() first");
+  int initialized = 0, finalized = 0, level = MPI_THREAD_SINGLE;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) throw DistributedError("init_process_group: MPI was finalised in this process and cannot start again");
+  if (!initialized) {
+    detail::check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &level), "MPI_Init_thread");
+    detail::hetero_initialised_mpi = true;
+    std::atexit(detail::finalize_at_exit);
+  } else {
+    MPI_Query_thread(&level);
+  }
+  detail::start(MPI_COMM_WORLD, options, level);
+}
+
+void init_process_group(MPI_Comm comm, const ProcessGroupOptions& options) {
+  if (detail::current_group != nullptr)
+    throw DistributedError("init_process_group: this process already has a process group; destroy_process_group() first");
+  int initialized = 0, level = MPI_THREAD_SINGLE;
+  MPI_Initialized(&initialized);
+  if (!initialized) throw DistributedError("init_process_group(MPI_Comm): MPI is not initialised");
+  MPI_Query_thread(&level);
+  detail::start(comm, options, level);
+}
+
+void destroy_process_group() noexcept {
+  detail::Group* g = detail::current_group;
+  if (g == nullptr) return;
+  detail::current_group = nullptr;
+  const bool stuck = !g->broken.empty();
+  detail::release_mpi_objects(*g);
+  g->staging.clear();
+  if (!stuck) delete g;  // else leaked: its thread may still write into its buffers
+}
+
+bool is_initialized() noexcept { return detail::current_group != nullptr; }
+
+int rank() { return detail::existing("rank").rank; }
+int world_size() { return detail::existing("world_size").size; }
+int local_rank() { return detail::existing("local_rank").local_rank; }
+
+void barrier() {
+  auto& g = detail::group("barrier");
+  g.call("barrier", [comm = g.comm] { return MPI_Barrier(comm); });
+}
+
+}  // namespace hetero::distributed

@@ -1,0 +1,46 @@
+#include "staging.hpp"
+
+#include <hetero/devices.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+
+namespace hetero::distributed::detail {
+
+Tensor Staging::buffer(Slot slot, DType dtype, const Shape& shape, const Device& for_device) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  const bool want_pinned = !for_device.is_cpu();
+  Tensor& cached = cache_[{slot, dtype, want_pinned}];
+  if (!cached.defined() || cached.numel() < n) {
+    cached = Tensor();  // free the smaller one first
+    Tensor fresh = empty({n}, TensorOptions(Device::cpu()).dtype(dtype));
+    if (want_pinned) {
+      try {
+        fresh = fresh.pin_memory();
+      } catch (const DeviceUnavailableError&) {
+        // No backend offers pinned memory: pageable staging, still correct.
+      }
+    }
+    cached = fresh;
+  }
+  return cached.narrow(0, 0, n).view(shape);
+}
+
+bool is_host_operand(const Tensor& t, DType wire) {
+  return t.device().is_cpu() && t.dtype() == wire && t.is_contiguous();
+}
+
+Tensor host_operand(Staging& staging, Slot slot, const Tensor& t, DType wire, bool fill) {
+  if (is_host_operand(t, wire)) return t;
+  Tensor host = staging.buffer(slot, wire, t.shape(), t.device());
+  if (fill) host.copy_(t);
+  return host;
+}
+
+void write_back(const Tensor& host, Tensor& t) {
+  if (host.is_same(t)) return;
+  t.copy_(host);
+  synchronize(t.device());
+}
+
+}  // namespace hetero::distributed::detail

@@ -1,0 +1,273 @@
+// Every collective x dtype x reduction x device against a reference each rank computes
+// for the whole group; odd, zero and non-contiguous shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include <hetero/distributed.hpp>
+
+#include "distributed_test_util.hpp"
+
+using namespace hetero;
+namespace dist = hetero::distributed;
+using hetero::test::all_dtypes;
+using hetero::test::collective_devices;
+using hetero::test::make;
+
+namespace {
+
+// Rank r's i-th element for `op` on dtype `t` (exact in every dtype; products stay small).
+double value(int r, std::int64_t i, DType t, dist::ReduceOp op) {
+  if (t == DType::bool_) return (i + r) % 3 == 0 ? 1 : 0;
+  if (op == dist::ReduceOp::product) {
+    constexpr double factors[] = {1, 2, -1, 0.5};
+    return factors[(i + r) % (is_floating_point(t) ? 4 : 3)];
+  }
+  if (is_floating_point(t)) return static_cast<double>(i % 13 - 6) * 0.5 + r;
+  const double base = static_cast<double>((i % 11 - 5) * (r + 1));
+  return t == DType::int64 ? base + std::ldexp(1.0, 33) * r : base;
+}
+
+std::vector<double> rank_values(int r, std::int64_t n, DType t, dist::ReduceOp op) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = value(r, i, t, op);
+  return v;
+}
+
+// The reduction of every rank's values, as the collective must compute it.
+std::vector<double> reduced(std::int64_t n, DType t, dist::ReduceOp op, int world) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    double acc = value(0, i, t, op);
+    for (int r = 1; r < world; ++r) {
+      const double v = value(r, i, t, op);
+      switch (op) {
+        case dist::ReduceOp::sum:
+        case dist::ReduceOp::avg: acc = t == DType::bool_ ? std::max(acc, v) : acc + v; break;
+        case dist::ReduceOp::product: acc = t == DType::bool_ ? std::min(acc, v) : acc * v; break;
+        case dist::ReduceOp::max: acc = std::max(acc, v); break;
+        case dist::ReduceOp::min: acc = std::min(acc, v); break;
+      }
+    }
+    if (op == dist::ReduceOp::avg)
+      acc = t == DType::float64 ? acc / world : static_cast<double>(static_cast<float>(acc) / static_cast<float>(world));
+    out[static_cast<std::size_t>(i)] = acc;
+  }
+  return out;
+}
+
+// `expected` as dtype `t` would hold it, read back as double.
+std::vector<double> as_dtype(const std::vector<double>& expected, DType t) {
+  return make(expected, {static_cast<std::int64_t>(expected.size())}, t, Device::cpu()).to_vector<double>();
+}
+
+const dist::ReduceOp all_ops[] = {dist::ReduceOp::sum, dist::ReduceOp::avg, dist::ReduceOp::product,
+                                  dist::ReduceOp::max, dist::ReduceOp::min};
+
+bool op_accepts(dist::ReduceOp op, DType t) { return op != dist::ReduceOp::avg || is_floating_point(t); }
+
+}  // namespace
+
+TEST(AllReduce, EveryDtypeOpAndDevice) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : collective_devices())
+    for (DType t : all_dtypes())
+      for (dist::ReduceOp op : all_ops) {
+        SCOPED_TRACE(testing::Message() << d << " " << t << " op " << static_cast<int>(op));
+        const std::int64_t n = 1001;  // odd: no vector width divides it
+        Tensor x = make(rank_values(me, n, t, op), {n}, t, d);
+        if (!op_accepts(op, t)) {
+          EXPECT_THROW(dist::all_reduce(x, op), DTypeError);
+          continue;
+        }
+        dist::all_reduce(x, op);
+        EXPECT_EQ(x.device(), d);
+        EXPECT_EQ(x.dtype(), t);
+        EXPECT_EQ(x.to_vector<double>(), as_dtype(reduced(n, t, op, world), t));
+      }
+}
+
+TEST(AllReduce, OddSizesAndShapes) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Shape& shape : {Shape{}, Shape{1}, Shape{7}, Shape{3, 5, 7}, Shape{65537}}) {
+    std::int64_t n = 1;
+    for (auto s : shape) n *= s;
+    Tensor x = make(rank_values(me, n, DType::float32, dist::ReduceOp::sum), shape, DType::float32, Device::cpu());
+    dist::all_reduce(x);
+    EXPECT_EQ(x.shape(), shape);
+    EXPECT_EQ(x.to_vector<double>(), reduced(n, DType::float32, dist::ReduceOp::sum, world));
+  }
+}
+
+TEST(AllReduce, ZeroSizeTensorsAreAllowed) {
+  for (const Device& d : collective_devices())
+    for (const Shape& shape : {Shape{0}, Shape{2, 0, 3}}) {
+      Tensor x = zeros(shape, d);
+      EXPECT_NO_THROW(dist::all_reduce(x));
+      EXPECT_EQ(x.shape(), shape);
+    }
+}
+
+TEST(AllReduce, NonContiguousViewIsReducedInPlace) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    // A transposed 3x4 view and a strided column of a 4x6 matrix; the rest of the base stays.
+    Tensor base = make(rank_values(me, 12, DType::float64, dist::ReduceOp::sum), {3, 4}, DType::float64, d);
+    Tensor view = base.t();
+    dist::all_reduce(view);
+    EXPECT_EQ(base.to_vector<double>(), reduced(12, DType::float64, dist::ReduceOp::sum, world));
+
+    Tensor matrix = full({4, 6}, 1.0, d);
+    Tensor column = matrix.transpose(0, 1)[2];  // matrix[:, 2], stride 6
+    dist::all_reduce(column);
+    const auto m = matrix.to_vector<double>();
+    for (std::size_t i = 0; i < m.size(); ++i) EXPECT_EQ(m[i], i % 6 == 2 ? world : 1.0) << i;
+  }
+}
+
+TEST(AllReduce, MaxAndMinPropagateNaN) {
+  const int me = dist::rank();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DType t : {DType::float32, DType::float64, DType::float16}) {
+    // Element 0 is NaN on rank 0 only, element 1 on the last rank only.
+    std::vector<double> v{me == 0 ? nan : 1.0, me == dist::world_size() - 1 ? nan : 2.0, 3.0 + me};
+    for (dist::ReduceOp op : {dist::ReduceOp::max, dist::ReduceOp::min}) {
+      Tensor x = make(v, {3}, t, Device::cpu());
+      dist::all_reduce(x, op);
+      const auto r = x.to_vector<double>();
+      EXPECT_TRUE(std::isnan(r[0])) << t;
+      EXPECT_TRUE(std::isnan(r[1])) << t;
+      EXPECT_EQ(r[2], op == dist::ReduceOp::max ? 2.0 + dist::world_size() : 3.0) << t;
+    }
+  }
+}
+
+TEST(Broadcast, FromEveryRootOnEveryDeviceAndDtype) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : collective_devices())
+    for (DType t : all_dtypes())
+      for (int root = 0; root < world; ++root) {
+        SCOPED_TRACE(testing::Message() << d << " " << t << " root " << root);
+        Tensor x = make(rank_values(me, 37, t, dist::ReduceOp::sum), {37}, t, d);
+        dist::broadcast(x, root);
+        EXPECT_EQ(x.to_vector<double>(), as_dtype(rank_values(root, 37, t, dist::ReduceOp::sum), t));
+      }
+}
+
+TEST(Broadcast, NonContiguousReceiver) {
+  const int me = dist::rank();
+  Tensor base = full({5, 4}, static_cast<double>(me), TensorOptions(Device::cpu()).dtype(DType::int64));
+  Tensor view = base.t();
+  dist::broadcast(view, 0);
+  for (double v : base.to_vector<double>()) EXPECT_EQ(v, 0.0);
+}
+
+TEST(AllGather, IntoListAndTensorOnEveryDeviceAndDtype) {
+  const int me = dist::rank(), world = dist::world_size();
+  const auto devices = collective_devices();
+  for (const Device& d : devices)
+    for (DType t : all_dtypes()) {
+      SCOPED_TRACE(testing::Message() << d << " " << t);
+      const Tensor input = make(rank_values(me, 6, t, dist::ReduceOp::sum), {2, 3}, t, d);
+      // Outputs on every device in turn, and a stacked tensor.
+      std::vector<Tensor> outputs;
+      for (int r = 0; r < world; ++r)
+        outputs.push_back(zeros({2, 3}, TensorOptions(devices[static_cast<std::size_t>(r) % devices.size()]).dtype(t)));
+      dist::all_gather(outputs, input);
+      Tensor stacked = zeros({world * 2, 3}, TensorOptions(d).dtype(t));
+      dist::all_gather_into_tensor(stacked, input);
+      std::vector<double> all;
+      for (int r = 0; r < world; ++r) {
+        const auto expected = as_dtype(rank_values(r, 6, t, dist::ReduceOp::sum), t);
+        EXPECT_EQ(outputs[static_cast<std::size_t>(r)].to_vector<double>(), expected) << "rank " << r;
+        all.insert(all.end(), expected.begin(), expected.end());
+      }
+      EXPECT_EQ(stacked.to_vector<double>(), all);
+    }
+}
+
+TEST(AllGather, WrongOutputsThrowBeforeCommunicating) {
+  const int world = dist::world_size();
+  const Tensor input = ones({2, 3});
+  std::vector<Tensor> too_few(static_cast<std::size_t>(world + 1), zeros({2, 3}));
+  EXPECT_THROW(dist::all_gather(too_few, input), ShapeError);
+  Tensor wrong = zeros({world * 2 + 1, 3});
+  EXPECT_THROW(dist::all_gather_into_tensor(wrong, input), ShapeError);
+  Tensor wrong_dtype = zeros({world * 2, 3}, DType::float64);
+  EXPECT_THROW(dist::all_gather_into_tensor(wrong_dtype, input), DTypeError);
+}
+
+TEST(ReduceScatter, ListAndTensorForEveryOp) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : collective_devices())
+    for (DType t : {DType::float32, DType::float64, DType::int64, DType::bfloat16})
+      for (dist::ReduceOp op : all_ops) {
+        if (!op_accepts(op, t)) continue;
+        SCOPED_TRACE(testing::Message() << d << " " << t << " op " << static_cast<int>(op));
+        const std::int64_t block = 5;
+        const std::int64_t n = block * world;
+        const Tensor input = make(rank_values(me, n, t, op), {world, block}, t, d);
+        Tensor out1 = zeros({block}, TensorOptions(d).dtype(t));
+        dist::reduce_scatter_tensor(out1, input, op);
+        std::vector<Tensor> inputs;
+        for (int r = 0; r < world; ++r) inputs.push_back(input[r]);
+        Tensor out2 = zeros({block}, TensorOptions(d).dtype(t));
+        dist::reduce_scatter(out2, inputs, op);
+        const auto full_result = as_dtype(reduced(n, t, op, world), t);
+        const std::vector<double> mine(full_result.begin() + me * block, full_result.begin() + (me + 1) * block);
+        EXPECT_EQ(out1.to_vector<double>(), mine);
+        EXPECT_EQ(out2.to_vector<double>(), mine);
+      }
+}
+
+TEST(Consistency, RanksThatDisagreeAllThrowDistributedError) {
+  const int me = dist::rank(), world = dist::world_size();
+  if (world < 2) GTEST_SKIP() << "needs two processes (run under mpirun -np 2)";
+  Tensor x = zeros({me == 0 ? 3 : 4});
+  try {
+    dist::all_reduce(x);
+    ADD_FAILURE() << "no error";
+  } catch (const dist::DistributedError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("disagree"), std::string::npos) << what;
+    EXPECT_NE(what.find("rank 0: all_reduce float32 [3] sum"), std::string::npos) << what;
+    EXPECT_NE(what.find("[4]"), std::string::npos) << what;
+  }
+  Tensor y = zeros({2}, me == 1 ? DType::float64 : DType::float32);
+  EXPECT_THROW(dist::broadcast(y, 0), dist::DistributedError);
+  // The group is still usable after a caught disagreement.
+  Tensor z = ones({2});
+  dist::all_reduce(z);
+  EXPECT_EQ(z.to_vector<double>(), (std::vector<double>{1.0 * world, 1.0 * world}));
+}
+
+TEST(ProcessGroup, RankSizeAndErrors) {
+  EXPECT_GE(dist::rank(), 0);
+  EXPECT_LT(dist::rank(), dist::world_size());
+  EXPECT_GE(dist::local_rank(), 0);
+  EXPECT_TRUE(dist::is_initialized());
+  EXPECT_THROW(dist::init_process_group(), dist::DistributedError);
+  Tensor x = ones({2});
+  EXPECT_THROW(dist::broadcast(x, dist::world_size()), dist::DistributedError);
+  EXPECT_THROW(dist::broadcast(x, -1), dist::DistributedError);
+  dist::barrier();
+}
+
+TEST(ProcessGroup, UseWithoutAGroupThrowsAndAGroupCanBeMadeAgain) {
+  dist::destroy_process_group();
+  EXPECT_FALSE(dist::is_initialized());
+  Tensor x = ones({2});
+  try {
+    dist::all_reduce(x);
+    ADD_FAILURE() << "no error";
+  } catch (const dist::DistributedError& e) {
+    EXPECT_NE(std::string(e.what()).find("init_process_group"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(dist::rank(), dist::DistributedError);
+  EXPECT_THROW(dist::barrier(), dist::DistributedError);
+  dist::init_process_group();
+  dist::all_reduce(x);
+  EXPECT_EQ(x.to_vector<double>(), (std::vector<double>(2, dist::world_size())));
+}

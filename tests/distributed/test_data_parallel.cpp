@@ -1,0 +1,123 @@
+// broadcast_parameters, all_reduce_gradients and DistributedSampler.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <hetero/distributed.hpp>
+
+#include "distributed_test_util.hpp"
+
+using namespace hetero;
+namespace dist = hetero::distributed;
+
+namespace {
+
+nn::Sequential make_net() { return nn::Sequential{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)}; }
+
+}  // namespace
+
+TEST(DataParallel, BroadcastParametersCopiesRootsReplica) {
+  const int me = dist::rank();
+  for (const Device& d : test::collective_devices()) {
+    manual_seed(100 + static_cast<std::uint64_t>(me));  // a different replica on every rank
+    nn::Sequential net = make_net();
+    net.to(d);
+    dist::broadcast_parameters(net, 0);
+    // Rank 0's parameters: made with seed 100.
+    manual_seed(100);
+    nn::Sequential reference = make_net();
+    const auto mine = net.named_parameters(), expected = reference.named_parameters();
+    ASSERT_EQ(mine.size(), expected.size());
+    for (const auto& [name, t] : expected) {
+      EXPECT_EQ(mine.at(name).device(), d) << name;
+      EXPECT_EQ(mine.at(name).to_vector<float>(), t.to_vector<float>()) << name;
+    }
+  }
+}
+
+TEST(DataParallel, GradientsBecomeTheMeanOverRanks) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices())
+    for (std::size_t bucket_bytes : {std::size_t{1}, std::size_t{64}, dist::default_bucket_bytes}) {
+      SCOPED_TRACE(testing::Message() << d << " bucket " << bucket_bytes);
+      manual_seed(7);
+      nn::Sequential net = make_net();
+      net.to(d);
+      // Rank r's input is (r + 1) * x: each rank has its own gradients.
+      const Tensor x = full({5, 4}, 0.25, d) * static_cast<double>(me + 1);
+      net(x).sum().backward();
+      // The last bias gets no gradient on rank 0: it contributes zeros.
+      if (me == 0) {
+        Tensor b = net.named_parameters().at("2.bias");
+        b.mutable_grad() = Tensor();
+      }
+      const std::size_t buckets = dist::all_reduce_gradients(net, bucket_bytes);
+      EXPECT_EQ(buckets, bucket_bytes == 1 ? 4u : bucket_bytes == 64 ? 2u : 1u);  // 48+12 | 24+8 bytes at 64
+
+      // The reference: every rank's gradients, computed here.
+      std::map<std::string, std::vector<double>> sum;
+      for (int r = 0; r < world; ++r) {
+        manual_seed(7);
+        nn::Sequential replica = make_net();
+        replica.to(d);
+        replica(full({5, 4}, 0.25, d) * static_cast<double>(r + 1)).sum().backward();
+        for (const auto& [name, p] : replica.named_parameters()) {
+          auto g = p.grad().to_vector<double>();
+          if (r == 0 && name == "2.bias") std::fill(g.begin(), g.end(), 0.0);
+          auto& acc = sum[name];
+          if (acc.empty()) acc.assign(g.size(), 0.0);
+          for (std::size_t i = 0; i < g.size(); ++i) acc[i] += g[i];
+        }
+      }
+      for (const auto& [name, p] : net.named_parameters()) {
+        ASSERT_TRUE(p.grad().defined()) << name;
+        const auto got = p.grad().to_vector<double>();
+        for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], sum[name][i] / world, 1e-5) << name << i;
+      }
+    }
+}
+
+TEST(DistributedSampler, ShardsCoverTheDataSetOnceWithPadding) {
+  for (int replicas : {1, 2, 3, 4})
+    for (std::int64_t size : {0, 1, 10, 11}) {
+      std::multiset<std::int64_t> seen;
+      std::vector<std::int64_t> per_rank;
+      for (int r = 0; r < replicas; ++r) {
+        dist::DistributedSampler s(size, replicas, r, /*shuffle=*/true, /*seed=*/3);
+        s.set_epoch(2);
+        const auto idx = s.indices();
+        EXPECT_EQ(static_cast<std::int64_t>(idx.size()), s.num_samples());
+        EXPECT_EQ(s.num_samples(), (size + replicas - 1) / replicas);
+        seen.insert(idx.begin(), idx.end());
+      }
+      for (std::int64_t i = 0; i < size; ++i) EXPECT_GE(seen.count(i), 1u) << i;
+      EXPECT_EQ(static_cast<std::int64_t>(seen.size()), (size + replicas - 1) / replicas * replicas);
+    }
+}
+
+TEST(DistributedSampler, UnshuffledOrderAndDropLast) {
+  // 10 samples on 3 ranks: 0..9 padded with 0, 1 to 12, rank r takes r, r + 3, ...
+  dist::DistributedSampler s(10, 3, 1, /*shuffle=*/false);
+  EXPECT_EQ(s.indices(), (std::vector<std::int64_t>{1, 4, 7, 0}));
+  dist::DistributedSampler padded(10, 3, 0, /*shuffle=*/false);
+  EXPECT_EQ(padded.indices(), (std::vector<std::int64_t>{0, 3, 6, 9}));
+  dist::DistributedSampler wrapped(10, 3, 2, /*shuffle=*/false);
+  EXPECT_EQ(wrapped.indices(), (std::vector<std::int64_t>{2, 5, 8, 1}));
+  dist::DistributedSampler dropped(10, 3, 2, /*shuffle=*/false, 0, /*drop_last=*/true);
+  EXPECT_EQ(dropped.indices(), (std::vector<std::int64_t>{2, 5, 8}));
+}
+
+TEST(DistributedSampler, EpochsShuffleDifferentlyAndDeterministically) {
+  dist::DistributedSampler a(100, 2, 0), b(100, 2, 0);
+  a.set_epoch(1);
+  b.set_epoch(1);
+  EXPECT_EQ(a.indices(), b.indices());
+  b.set_epoch(2);
+  EXPECT_NE(a.indices(), b.indices());
+  EXPECT_THROW(dist::DistributedSampler(10, 2, 2), IndexError);
+  EXPECT_THROW(dist::DistributedSampler(-1, 2, 0), Error);
+  const auto from_group = dist::DistributedSampler::for_group(10);
+  EXPECT_EQ(from_group.num_samples(), (10 + dist::world_size() - 1) / dist::world_size());
+}
