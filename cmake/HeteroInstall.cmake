@@ -2,6 +2,7 @@
 #   include/hetero/...                     core, sdk and conformance headers
 #   lib/libhetero_core.so*                 Hetero::core
 #   lib/libhetero_conformance.a            Hetero::conformance
+#   lib/libhetero_distributed.so*          Hetero::distributed (where MPI was found)
 #   lib/hetero/plugins/libhetero-*.so      backends (installed by hetero_add_backend)
 #   bin/hetero-smi                         RUNPATH $ORIGIN/../lib
 #   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
@@ -31,6 +32,13 @@ if(TARGET hetero_conformance)
   install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(FILES conformance/src/conformance_main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero)
   install(EXPORT HeteroConformanceTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
+endif()
+
+if(TARGET hetero_distributed)
+  install(TARGETS hetero_distributed EXPORT HeteroDistributedTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY distributed/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT HeteroDistributedTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 endif()
 
 install(TARGETS hetero-smi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -53,6 +53,35 @@ echo "== examples/app against the moved prefix"
 configure examples/app app
 "$out/app/hetero_app"
 
+if [ -e "$prefix/lib/cmake/Hetero/HeteroDistributedTargets.cmake" ]; then
+  echo "== Hetero::distributed from the moved prefix, under mpirun -np 2"
+  mkdir -p "$tmp/ddp"
+  cat > "$tmp/ddp/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(ddp_consumer LANGUAGES CXX)
+find_package(Hetero 0.1 CONFIG REQUIRED COMPONENTS distributed)
+add_executable(ddp_consumer main.cpp)
+target_compile_features(ddp_consumer PRIVATE cxx_std_20)
+target_link_libraries(ddp_consumer PRIVATE Hetero::distributed)
+CMAKE
+  cat > "$tmp/ddp/main.cpp" <<'CPP'
+#include <cstdio>
+#include <hetero/distributed.hpp>
+#include <hetero/hetero.hpp>
+int main() {
+  namespace dist = hetero::distributed;
+  dist::init_process_group();
+  hetero::Tensor t = hetero::full({3}, dist::rank() + 1.0);
+  dist::all_reduce(t);
+  const float expected = dist::world_size() * (dist::world_size() + 1) / 2.0f;
+  std::printf("rank %d: %g (expected %g)\n", dist::rank(), t.to_vector<float>()[0], expected);
+  return t.to_vector<float>()[2] == expected ? 0 : 1;
+}
+CPP
+  configure "$tmp/ddp" ddp
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$out/ddp/ddp_consumer"
+fi
+
 echo "== examples/template_backend: out-of-tree plugin + conformance kit"
 configure examples/template_backend template
 ctest --test-dir "$out/template" --output-on-failure
