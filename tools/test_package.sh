@@ -2,7 +2,8 @@
 # The package as its users get it: installs the build in $1 (default build/) to a
 # temporary prefix, MOVES the prefix (relocatability), then, against the moved prefix
 # and out of tree, as a third party would:
-#   1. builds and runs the application example (examples/app);
+#   1. builds and runs the application example (examples/app), and, where hetero was
+#      built with MPI, a small Hetero::distributed program under mpirun -np 2;
 #   2. builds the template backend (examples/template_backend) and runs its conformance;
 #   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
 #      suite on PoCL (one and two devices) and its tensor tests;

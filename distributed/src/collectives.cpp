@@ -55,17 +55,6 @@ void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, 
 // The element pointer of a host operand (nullptr for no elements: MPI accepts it with a count of 0).
 void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.host_data_ptr(); }
 
-// Reduces `host` (a host operand of `wire`) in place over all ranks.
-void reduce_in_place(Group& g, const char* op_name, const Tensor& host, DType wire, ReduceOp op) {
-  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, op_name);
-  const int n = mpi_count(host.numel(), op_name);
-  void* data = data_of(host);
-  g.call(op_name, [=, comm = g.comm, keep = host] {
-    return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
-  });
-  if (op == ReduceOp::avg) detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
-}
-
 }  // namespace
 
 void all_reduce(Tensor& t, ReduceOp op) {
@@ -73,10 +62,14 @@ void all_reduce(Tensor& t, ReduceOp op) {
   Group& g = detail::group(name);
   check_defined(t, name, "the tensor");
   const DType wire = detail::reduction_dtype(t.dtype());
-  detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
-  detail::check_consistency(g, {name, &t, static_cast<int>(op)});
+  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
   const Tensor host = detail::host_operand(g.staging, Slot::input, t, wire, /*fill=*/true);
-  reduce_in_place(g, name, host, wire, op);
+  const int n = mpi_count(host.numel(), name);
+  void* data = data_of(host);
+  detail::call_checked(g, {name, &t, static_cast<int>(op)}, [=, comm = g.comm, keep = host] {
+    return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
+  });
+  if (op == ReduceOp::avg) detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(host, t);
 }
 
@@ -86,12 +79,13 @@ void broadcast(Tensor& t, int root) {
   check_defined(t, name, "the tensor");
   if (root < 0 || root >= g.size)
     throw g.error(name, fmt::format("root {} is not a rank of a group of {}", root, g.size));
-  detail::check_consistency(g, {name, &t, -1, root});
   const bool sender = g.rank == root;
   const Tensor host = detail::host_operand(g.staging, Slot::input, t, t.dtype(), /*fill=*/sender);
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
-  g.call(name, [=, comm = g.comm, keep = host] { return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm); });
+  detail::call_checked(g, {name, &t, -1, root}, [=, comm = g.comm, keep = host] {
+    return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm);
+  });
   if (!sender) detail::write_back(host, t);
 }
 
@@ -105,7 +99,6 @@ void all_gather_into_tensor(Tensor& output, const Tensor& input) {
     throw ShapeError(fmt::format("{}: the output has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
                                  shape_text(output.shape()), output.numel(), g.size, input.numel(),
                                  g.size * input.numel()));
-  detail::check_consistency(g, {name, &input, -1, -1, output.numel()});
   const Tensor in = detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
   const Tensor out = detail::host_operand(g.staging, Slot::output, output, output.dtype(), /*fill=*/false);
   const int n = mpi_count(in.numel(), name);
@@ -113,7 +106,7 @@ void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   const void* from = data_of(in);
   void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  g.call(name, [=, comm = g.comm, keep_in = in, keep_out = out] {
+  detail::call_checked(g, {name, &input, -1, -1, output.numel()}, [=, comm = g.comm, keep_in = in, keep_out = out] {
     return MPI_Allgather(from, n, type, to, n, type, comm);
   });
   detail::write_back(out, output);
@@ -143,16 +136,16 @@ void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
                                  g.size * output.numel()));
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
-  detail::check_consistency(g, {name, &input, static_cast<int>(op), -1, output.numel()});
   const Tensor in = detail::host_operand(g.staging, Slot::input, input, wire, /*fill=*/true);
   const Tensor out = detail::host_operand(g.staging, Slot::output, output, wire, /*fill=*/false);
   mpi_count(in.numel(), name);
   const int n = mpi_count(out.numel(), name);
   const void* from = data_of(in);
   void* to = data_of(out);
-  g.call(name, [=, comm = g.comm, keep_in = in, keep_out = out] {
-    return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
-  });
+  detail::call_checked(g, {name, &input, static_cast<int>(op), -1, output.numel()},
+                       [=, comm = g.comm, keep_in = in, keep_out = out] {
+                         return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+                       });
   if (op == ReduceOp::avg) detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(out, output);
 }

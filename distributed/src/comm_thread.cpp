@@ -1,6 +1,22 @@
 #include "comm_thread.hpp"
 
 namespace hetero::distributed::detail {
+namespace {
+
+// How long each side spins (yielding) before it sleeps (Note [Timeouts on a blocking MPI]).
+constexpr auto spin_time = std::chrono::microseconds(50);
+
+// Spins until `flag` is set or spin_time has passed; true when it was set.
+bool spin_for(const std::atomic<bool>& flag) {
+  const auto until = std::chrono::steady_clock::now() + spin_time;
+  do {
+    if (flag.load(std::memory_order_acquire)) return true;
+    std::this_thread::yield();
+  } while (std::chrono::steady_clock::now() < until);
+  return flag.load(std::memory_order_acquire);
+}
+
+}  // namespace
 
 CommThread::CommThread() : thread_([this] { loop(); }) {}
 
@@ -19,28 +35,37 @@ void CommThread::abandon() noexcept {
 }
 
 std::optional<int> CommThread::run(std::function<int()> task, std::chrono::duration<double> timeout) {
-  std::unique_lock lock(mutex_);
-  task_ = std::move(task);
-  has_task_ = true;
-  done_ = false;
-  wake_.notify_one();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  if (!finished_.wait_until(lock, deadline, [this] { return done_; })) return std::nullopt;
+  {
+    std::lock_guard lock(mutex_);
+    task_ = std::move(task);
+    done_.store(false, std::memory_order_relaxed);
+    posted_.store(true, std::memory_order_release);
+  }
+  wake_.notify_one();
+  if (!spin_for(done_)) {
+    std::unique_lock lock(mutex_);
+    if (!finished_.wait_until(lock, deadline, [this] { return done_.load(std::memory_order_acquire); }))
+      return std::nullopt;
+  }
+  std::lock_guard lock(mutex_);
   return result_;
 }
 
 void CommThread::loop() {
-  std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return has_task_ || stop_; });
-    if (!has_task_) return;
-    has_task_ = false;
+    spin_for(posted_);
+    std::unique_lock lock(mutex_);
+    wake_.wait(lock, [this] { return posted_.load(std::memory_order_acquire) || stop_; });
+    if (!posted_.load(std::memory_order_acquire)) return;  // stop_
+    posted_.store(false, std::memory_order_relaxed);
     lock.unlock();
     const int result = task_();
     lock.lock();
     result_ = result;
-    done_ = true;
+    done_.store(true, std::memory_order_release);
+    lock.unlock();
     finished_.notify_one();
   }
 }

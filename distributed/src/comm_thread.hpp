@@ -1,6 +1,7 @@
 #pragma once
 // CommThread: the thread that makes a process group's MPI calls, so that the caller can
 // stop waiting for one after the group's timeout (Note [Timeouts on a blocking MPI]).
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -18,6 +19,9 @@ namespace hetero::distributed::detail {
 // caller throws DistributedError and the thread is left inside MPI for good: the group
 // is marked unusable (no MPI call is made again, not even MPI_Finalize), and the task,
 // which holds handles to the tensors MPI may still write into, is never destroyed.
+// A hand-over through a condition variable costs a wake-up on each side (about 10 us on
+// a busy 2-core machine, 0.1x of a 1 MiB all_reduce), so each side first spins briefly
+// (yielding) before it sleeps: back-to-back collectives then cost no wake-up at all.
 class CommThread {
  public:
   CommThread();
@@ -41,7 +45,8 @@ class CommThread {
   std::mutex mutex_;
   std::condition_variable wake_, finished_;
   std::function<int()> task_;
-  bool has_task_ = false, done_ = false, stop_ = false;
+  std::atomic<bool> posted_{false}, done_{false};  // set under mutex_, read while spinning
+  bool stop_ = false;
   int result_ = 0;
   std::thread thread_;
 };

@@ -62,14 +62,21 @@ std::string show(const Record& r, const CallSite& mine, const Record& my_record)
 
 }  // namespace
 
-void check_consistency(Group& g, const CallSite& site) {
-  if (!g.options.check_consistency) return;
+void call_checked(Group& g, const CallSite& site, std::function<int()> collective) {
+  if (!g.options.check_consistency) {
+    g.call(site.op, std::move(collective));
+    return;
+  }
+  constexpr int disagree = -1;
   const Record mine = describe(site);
   auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
-  g.call(site.op, [&g, mine, all] {
-    return MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, g.comm);
+  const int rc = g.call(site.op, [comm = g.comm, mine, all, collective = std::move(collective)] {
+    const int gathered = MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, comm);
+    if (gathered != MPI_SUCCESS) return gathered;
+    if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; })) return disagree;
+    return collective();
   });
-  if (std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; })) return;
+  if (rc != disagree) return;
   // Group the ranks by what they called, in rank order of first appearance.
   std::string listing;
   std::vector<bool> shown(all->size());

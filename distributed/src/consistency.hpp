@@ -17,8 +17,10 @@ struct CallSite {
   std::int64_t other_numel = -1;  // the other operand's element count (gather/scatter)
 };
 
-// Throws DistributedError on every rank when the ranks' call sites differ (a no-op when
-// the group's check is off).
-void check_consistency(Group& g, const CallSite& site);
+// Runs `collective` (MPI calls) for `site` in one task on the group's thread: first the
+// check's all-gather (when the group's check is on), then `collective` only when every
+// rank's call matches; otherwise DistributedError on every rank. One hand-over to the
+// communication thread per collective, not two.
+void call_checked(Group& g, const CallSite& site, std::function<int()> collective);
 
 }  // namespace hetero::distributed::detail

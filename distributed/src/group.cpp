@@ -10,7 +10,7 @@ DistributedError Group::error(const char* op, const std::string& what) const {
   return DistributedError(fmt::format("{}: {}: {}", who(), op, what));
 }
 
-void Group::call(const char* op, std::function<int()> task) {
+int Group::call(const char* op, std::function<int()> task) {
   int rc = MPI_SUCCESS;
   if (!thread) {
     rc = task();
@@ -27,12 +27,13 @@ void Group::call(const char* op, std::function<int()> task) {
     }
     rc = *result;
   }
-  if (rc != MPI_SUCCESS) {
+  if (rc > MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(rc, text, &length);
     throw error(op, fmt::format("MPI failed: {}", std::string(text, static_cast<std::size_t>(length))));
   }
+  return rc;
 }
 
 }  // namespace hetero::distributed::detail

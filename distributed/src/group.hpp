@@ -30,11 +30,12 @@ struct Group {
   std::string who() const;
   // A DistributedError "rank R of N: <op>: <what>".
   DistributedError error(const char* op, const std::string& what) const;
-  // Makes one MPI call for collective `op` (on the communication thread when there is
-  // one): DistributedError naming MPI's error for a failed call, and after the timeout
-  // (the group then becomes unusable, Note [Timeouts on a blocking MPI]). `task` keeps
-  // alive what MPI reads and writes (captured tensor handles).
-  void call(const char* op, std::function<int()> task);
+  // Runs `task`, MPI calls for collective `op`, on the communication thread when there is
+  // one, and returns its result: MPI_SUCCESS, or a negative code of the caller's own.
+  // DistributedError naming MPI's error when it returns an MPI error code, and after the
+  // timeout (the group then becomes unusable, Note [Timeouts on a blocking MPI]). `task`
+  // keeps alive what MPI reads and writes (captured tensor handles).
+  int call(const char* op, std::function<int()> task);
 };
 
 // The process group for collective `op`; DistributedError when there is none or it is
