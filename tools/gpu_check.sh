@@ -3,7 +3,8 @@
 #   - the `cuda` and `conformance.cuda` test labels, then the rest of the suite (it must
 #     pass with a GPU visible too);
 #   - every example on cuda:0: chapter_gpu, train_digits (trained on cuda:0, reloaded on
-#     cpu), model_parallel (cuda:0 + cpu);
+#     cpu), model_parallel (cuda:0 + cpu), train_digits_ddp (mpirun -np 2; Open MPI is
+#     packed along where the GPU machine has none);
 #   - the GPU benchmarks briefly: bench_gpu --quick, bench_exercises on cuda:0;
 #   - compute-sanitizer memcheck on test_cuda_gpu and chapter_gpu, where installed.
 # Every step's exit code is checked (a program that prints the right answer and then
@@ -45,11 +46,49 @@ pack() {
     xargs -0 ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda[^/]*|libcublas[^/]*|libcudart[^/]*)\.so' |
     grep -v "^$build" | while read -r lib; do cp -L "$lib" "$stage/libs/"; done
+  pack_open_mpi "$stage"
   printf 'build=%s\nsource=%s\ncommit=%s\n' "$build" "$here" "$(git -C "$here" rev-parse HEAD 2>/dev/null)" \
     >"$stage/manifest"
   mkdir -p "$(dirname "$out")"
-  tar -czf "$out" -C "$stage" manifest tree libs
+  tar -czf "$out" -C "$stage" manifest tree libs $( [ -d "$stage/ompi" ] && echo ompi)
   echo "gpu_check: packed $build into $out ($(du -h "$out" | cut -f1); libraries: $(ls "$stage/libs" | tr '\n' ' '))"
+}
+
+# Open MPI for the distributed tests, where this machine has Debian's: mpirun (orterun),
+# its components, PMIx's, help texts and configuration, and the libraries they load; the
+# GPU machine has no MPI. from_pack points Open MPI and PMIx at the copy.
+pack_open_mpi() {
+  local stage="$1" arch=/usr/lib/x86_64-linux-gnu
+  command -v orterun >/dev/null && [ -d "$arch/openmpi/lib/openmpi3" ] || return 0
+  mkdir -p "$stage/ompi/bin" "$stage/ompi/lib" "$stage/ompi/share" "$stage/ompi/etc"
+  cp -L "$(command -v orterun)" "$stage/ompi/bin/orterun"
+  cp -L "$(command -v orted)" "$stage/ompi/bin/orted"
+  cp -rL "$arch/openmpi/lib/openmpi3" "$stage/ompi/lib/openmpi3"
+  cp -rL "$arch/pmix2/lib/pmix" "$stage/ompi/lib/pmix"
+  cp -rL /usr/share/openmpi "$stage/ompi/share/openmpi"
+  cp -rL /etc/openmpi/. "$stage/ompi/etc/"
+  find "$stage/ompi" -type f \( -name '*.so*' -o -perm -u+x \) -print0 | xargs -0 ldd 2>/dev/null |
+    awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda[^/]*)\.so' |
+    while read -r lib; do [ -e "$stage/libs/$(basename "$lib")" ] || cp -L "$lib" "$stage/libs/"; done
+}
+
+# Points Open MPI (OPAL_*) and PMIx at the unpacked copy, and puts its mpirun where the
+# build's tests name it (MPIEXEC_EXECUTABLE).
+use_packed_open_mpi() {
+  local root="$1" build="$2" ompi="$1/ompi"
+  [ -d "$ompi" ] || return 0
+  export OPAL_PREFIX="$ompi" OPAL_BINDIR="$ompi/bin" OPAL_LIBDIR="$ompi/lib" OPAL_PKGLIBDIR="$ompi/lib/openmpi3"
+  export OPAL_DATADIR="$ompi/share" OPAL_PKGDATADIR="$ompi/share/openmpi" OPAL_SYSCONFDIR="$ompi/etc"
+  export OMPI_MCA_mca_base_component_path="$ompi/lib/openmpi3"
+  export PMIX_MCA_mca_base_component_path="$ompi/lib/pmix"
+  export PATH="$ompi/bin:$PATH"
+  local mpiexec
+  mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")"
+  if [ -n "$mpiexec" ] && [ ! -e "$mpiexec" ]; then
+    mkdir -p "$(dirname "$mpiexec")" && ln -s "$ompi/bin/orterun" "$mpiexec"
+  fi
+  echo "gpu_check: Open MPI from the pack ($ompi), mpirun at ${mpiexec:-PATH}"
 }
 
 from_pack() {
@@ -81,6 +120,7 @@ from_pack() {
   done
   export LD_LIBRARY_PATH="$root/libs$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   echo "gpu_check: unpacked $file at $build (source $source, libraries in $root/libs)"
+  use_packed_open_mpi "$root" "$build"
   check "$build"
 }
 
@@ -160,6 +200,16 @@ check() {
   step "model_parallel on cuda:0 + cpu" expect_output "back.2.bias on cpu, grad on cpu" \
     "$bin/model_parallel" --devices cuda:0,cpu
   step "hetero-smi --json" "$bin/hetero-smi" --json
+  if [ -x "$bin/train_digits_ddp" ] && command -v orterun >/dev/null 2>&1; then
+    # Two processes sharing cuda:0: gradients staged through pinned memory.
+    local mpi=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 orterun --oversubscribe)
+    step "train_digits_ddp on cuda:0 (mpirun -np 2)" expect_output "bit-identical" \
+      "${mpi[@]}" -np 2 "$bin/train_digits_ddp"
+    [ -x "$bin/bench_distributed" ] && step "bench_distributed --device cuda:0 (mpirun -np 2)" \
+      "${mpi[@]}" -np 2 "$bin/bench_distributed" --rounds 5 --device cuda:0
+  else
+    echo "  (no train_digits_ddp or mpirun: distributed examples skipped)"
+  fi
   [ -x "$bin/bench_gpu" ] && step "bench_gpu --quick" "$bin/bench_gpu" --quick
   [ -x "$bin/bench_exercises" ] && step "bench_exercises on cuda:0" "$bin/bench_exercises" \
     --benchmark_filter=cuda --benchmark_min_time=0.05
