@@ -81,7 +81,7 @@ use_packed_open_mpi() {
   export OPAL_PREFIX="$ompi" OPAL_BINDIR="$ompi/bin" OPAL_LIBDIR="$ompi/lib" OPAL_PKGLIBDIR="$ompi/lib/openmpi3"
   export OPAL_DATADIR="$ompi/share" OPAL_PKGDATADIR="$ompi/share/openmpi" OPAL_SYSCONFDIR="$ompi/etc"
   export OMPI_MCA_mca_base_component_path="$ompi/lib/openmpi3"
-  export PMIX_MCA_mca_base_component_path="$ompi/lib/pmix"
+  export PMIX_MCA_mca_base_component_path="$ompi/lib/pmix" PMIX_MCA_pcompress_base_silence_warning=1
   export PATH="$ompi/bin:$PATH"
   local mpiexec
   mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")"

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include <hetero/distributed.hpp>
+#include <hetero/distributed/mpi.hpp>
 
 #include "distributed_test_util.hpp"
 
@@ -270,4 +271,19 @@ TEST(ProcessGroup, UseWithoutAGroupThrowsAndAGroupCanBeMadeAgain) {
   dist::init_process_group();
   dist::all_reduce(x);
   EXPECT_EQ(x.to_vector<double>(), (std::vector<double>(2, dist::world_size())));
+}
+
+TEST(ProcessGroup, JoinsAnApplicationsCommunicator) {
+  // The application owns MPI and MPI_COMM_WORLD; hetero works on a duplicate of it.
+  dist::destroy_process_group();
+  dist::init_process_group(MPI_COMM_WORLD, {.timeout_seconds = 0});  // collectives on this thread
+  Tensor x = full({3}, 1.0 + dist::rank());
+  dist::all_reduce(x, dist::ReduceOp::max);
+  EXPECT_EQ(x.to_vector<double>(), (std::vector<double>(3, dist::world_size())));
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);  // the application's communicator is untouched
+  EXPECT_EQ(world, dist::world_size());
+  dist::destroy_process_group();
+  dist::init_process_group();
+  EXPECT_EQ(dist::world_size(), world);
 }
