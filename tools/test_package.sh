@@ -79,6 +79,7 @@ int main() {
   return t.to_vector<float>()[2] == expected ? 0 : 1;
 }
 CPP
+  rm -rf "$out/ddp"  # its source is in a new temporary folder each run
   configure "$tmp/ddp" ddp
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$out/ddp/ddp_consumer"
 fi

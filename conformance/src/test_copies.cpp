@@ -14,7 +14,7 @@ std::vector<unsigned char> bytes_pattern(std::size_t n, unsigned seed) {
 }  // namespace
 
 TEST_P(BackendTest, HostToDeviceToHostWithOffsets) {
-  for (std::size_t n : {0ul, 1ul, 7ul, 1000ul, 65537ul})
+  for (std::size_t n : {1ul, 7ul, 1000ul, 65537ul})
     for (std::size_t off : {0ul, 1ul, 3ul}) {
       const auto src = bytes_pattern(n, 1);
       auto buf = backend().allocate(0, n + off + 5);

@@ -6,6 +6,7 @@
 #include <hetero/devices.hpp>
 #include <hetero/error.hpp>
 
+#include "empty_buffer.hpp"
 #include "registry.hpp"
 
 namespace hetero::detail {
@@ -59,7 +60,9 @@ std::int64_t checked_numel(const Shape& shape) {
 }
 
 std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d, std::size_t bytes) {
-  auto buffer = plugin->backend->allocate(d.index(), bytes);
+  // Note [Empty tensors]: the backend is never asked for 0 bytes.
+  std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<EmptyBuffer>(d.index())
+                                              : plugin->backend->allocate(d.index(), bytes);
   return std::make_shared<Storage>(std::move(plugin), std::move(buffer), d);
 }
 
@@ -152,6 +155,11 @@ std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op) {
 }
 
 Backend& backend_of(const Tensor& t) { return t.impl()->storage->backend(); }
+
+void fill(const Tensor& t, double v) {
+  if (t.numel() == 0) return;
+  backend_of(t).fill(view_of(t), Scalar{v, static_cast<std::int64_t>(v)}, stream_of(t));
+}
 Stream& stream_of(const Tensor& t) { return t.impl()->storage->stream(); }
 
 }  // namespace hetero::detail

@@ -35,6 +35,8 @@ StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::
 std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
 /// The backend and stream of a tensor's device.
 Backend& backend_of(const Tensor& t);
+/// Sets every element of `t` to `v` on its device (nothing for an empty tensor).
+void fill(const Tensor& t, double v);
 Stream& stream_of(const Tensor& t);
 /// "[2, 3]".
 std::string shape_str(const Shape& s);

@@ -12,12 +12,7 @@
 namespace hetero {
 namespace {
 
-Scalar scalar_of(double v) { return Scalar{v, static_cast<std::int64_t>(v)}; }
-
-void fill(const Tensor& t, double v) {
-  if (t.numel() == 0) return;
-  detail::backend_of(t).fill(detail::view_of(t), scalar_of(v), detail::stream_of(t));
-}
+using detail::fill;
 
 // Per-device counter-based generator state (Philox-style: the backend maps
 // (seed, offset + i) to element i, so a draw only advances the offset).

@@ -112,7 +112,9 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
   std::int64_t count = 1;
   for (auto x : batch) count *= x;
 
-  if (out.numel() > 0) {
+  if (out.numel() > 0 && k == 0) {
+    detail::fill(out, 0.0);  // Note [Empty tensors]: a sum of no products, never a GEMM
+  } else if (out.numel() > 0) {
     std::int64_t stride_a = 0, stride_b = 0;
     // Two matrices (the common case): their own views, no batch views to build.
     const Operand oa = batch.empty() ? as_gemm_operand(a)

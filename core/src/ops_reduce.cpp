@@ -1,4 +1,6 @@
 // Reductions: the output view keeps the input's rank with size-1 reduced dimensions.
+#include <limits>
+
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
@@ -46,6 +48,10 @@ void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
 Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, DType out_dtype) {
   Tensor out = detail::new_tensor(kept_shape, out_dtype, in.device());
   if (out.numel() == 0) return out;
+  if (in.numel() == 0) {  // Note [Empty tensors]: the identity (max/min/argmax threw before)
+    detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    return out;
+  }
   detail::backend_of(out).reduce(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));
   return out;
 }

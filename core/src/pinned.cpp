@@ -5,6 +5,7 @@
 #include <hetero/error.hpp>
 
 #include "dispatch.hpp"
+#include "empty_buffer.hpp"
 #include "registry.hpp"
 #include "tensor_impl.hpp"
 
@@ -33,8 +34,10 @@ Tensor Tensor::pin_memory() const {
   auto cpu = detail::plugin_for(Device::cpu());
   const auto bytes = static_cast<std::size_t>(numel()) * element_size(dtype());
   auto impl = std::make_shared<detail::TensorImpl>();
-  impl->storage = std::make_shared<detail::Storage>(std::move(cpu), owner,
-                                                    owner->backend->allocate_pinned_host(bytes));
+  // Note [Empty tensors]: the backend is never asked for 0 bytes.
+  std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<detail::EmptyBuffer>(0)
+                                              : owner->backend->allocate_pinned_host(bytes);
+  impl->storage = std::make_shared<detail::Storage>(std::move(cpu), owner, std::move(buffer));
   impl->shape = shape();
   impl->strides = detail::contiguous_strides(shape());
   impl->dtype = dtype();

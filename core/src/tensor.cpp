@@ -45,6 +45,7 @@ DType Tensor::dtype() const { return checked().dtype; }
 Device Tensor::device() const { return checked().storage->device; }
 bool Tensor::is_contiguous() const {
   const auto& i = checked();
+  if (i.numel() == 0) return true;  // no element is out of order (as torch)
   std::int64_t expected = 1;
   for (std::size_t d = i.shape.size(); d-- > 0;) {
     if (i.shape[d] != 1 && i.strides[d] != expected) return false;
@@ -87,8 +88,8 @@ Tensor Tensor::cuda(int i) const { return to(Device::cuda(i)); }
 Tensor Tensor::clone() const {
   const auto& i = checked();
   Tensor out = detail::new_tensor(i.shape, i.dtype, device());
-  detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
-                                          detail::stream_of(*this));
+  if (out.numel() > 0)
+    detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out), detail::stream_of(*this));
   return record("CloneBackward", out, {*this}, [&] { return [](const Tensor& g) { return Gradients{g}; }; });
 }
 
@@ -108,6 +109,7 @@ void Tensor::copy_(const Tensor& src) {
   if (src.shape() != i.shape)
     throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
                      " does not match destination shape " + detail::shape_str(i.shape));
+  if (i.numel() == 0) return;  // Note [Empty tensors]
   if (src.device() != device() && src.dtype() == i.dtype && is_contiguous()) {
     // Between devices into a dense destination: one transfer straight into this storage
     // (a pinned destination or source then copies at DMA speed), not a staging tensor on
@@ -130,6 +132,7 @@ void Tensor::copy_(const Tensor& src) {
 void* Tensor::host_data_ptr() const {
   const auto& i = checked();
   auto& storage = *i.storage;
+  if (i.numel() == 0 && storage.device.is_cpu()) return nullptr;  // Note [Empty tensors]
   void* host = storage.buffer->host_pointer();
   if (host == nullptr)
     throw InvalidDeviceError("host_data_ptr: the memory of a tensor on " + storage.device.str() +

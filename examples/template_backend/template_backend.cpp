@@ -25,7 +25,7 @@ std::size_t host_memory_bytes() {
 }  // namespace
 
 TemplateBuffer::TemplateBuffer(std::size_t bytes, MemoryCounter& memory)
-    : bytes_(bytes), data_(new unsigned char[bytes == 0 ? 1 : bytes]), memory_(memory) {
+    : bytes_(bytes), data_(new unsigned char[bytes]), memory_(memory) {
   memory_.allocated(bytes_);
 }
 

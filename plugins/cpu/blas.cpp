@@ -15,15 +15,6 @@
 namespace hetero::cpu {
 namespace {
 
-template <class T>
-void zero_or_scale(T* c, const GemmArgs& a) {
-  for (std::int64_t i = 0; i < a.m; ++i)
-    for (std::int64_t j = 0; j < a.n; ++j) {
-      T& v = c[i * a.ldc + j];
-      v = a.beta == 0 ? T(0) : static_cast<T>(a.beta * v);
-    }
-}
-
 template <class T, class Fn>
 void run(const GemmArgs& a, Fn gemm_fn) {
   T* A = static_cast<T*>(a.a->handle()) + a.a_offset;
@@ -31,10 +22,6 @@ void run(const GemmArgs& a, Fn gemm_fn) {
   T* C = static_cast<T*>(a.c->handle()) + a.c_offset;
   for (std::int64_t b = 0; b < a.batch; ++b) {
     T* c = C + b * a.stride_c;
-    if (a.k == 0) {  // empty inner dimension: C = beta * C
-      zero_or_scale(c, a);
-      continue;
-    }
     // Row-major data passed with CblasRowMajor: OpenBLAS applies the transpose identity
     // C^T = B^T A^T itself, so lda/ldb/ldc are the row strides of the row-major matrices.
     gemm_fn(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans, a.trans_b ? CblasTrans : CblasNoTrans,
@@ -71,17 +58,12 @@ void run_half(const GemmArgs& a) {
   for (std::int64_t b = 0; b < a.batch; ++b) {
     H* c = C + b * a.stride_c;
     if (a.beta != 0) widen(c, a.m, a.n, a.ldc, fc.data());
-    if (a.k == 0) {
-      for (auto& v : fc) v = a.beta == 0 ? 0.0f : static_cast<float>(a.beta * v);
-    } else {
-      widen(A + b * a.stride_a, ar, ac, a.lda, fa.data());
-      widen(B + b * a.stride_b, br, bc, a.ldb, fb.data());
-      cblas_sgemm(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans, a.trans_b ? CblasTrans : CblasNoTrans,
-                  static_cast<blasint>(a.m), static_cast<blasint>(a.n), static_cast<blasint>(a.k),
-                  static_cast<float>(a.alpha), fa.data(), static_cast<blasint>(std::max<std::int64_t>(ac, 1)),
-                  fb.data(), static_cast<blasint>(std::max<std::int64_t>(bc, 1)), static_cast<float>(a.beta),
-                  fc.data(), static_cast<blasint>(a.n));
-    }
+    widen(A + b * a.stride_a, ar, ac, a.lda, fa.data());
+    widen(B + b * a.stride_b, br, bc, a.ldb, fb.data());
+    cblas_sgemm(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans, a.trans_b ? CblasTrans : CblasNoTrans,
+                static_cast<blasint>(a.m), static_cast<blasint>(a.n), static_cast<blasint>(a.k),
+                static_cast<float>(a.alpha), fa.data(), static_cast<blasint>(ac), fb.data(), static_cast<blasint>(bc),
+                static_cast<float>(a.beta), fc.data(), static_cast<blasint>(a.n));
     narrow(fc.data(), a.m, a.n, a.ldc, c);
   }
 }
@@ -89,7 +71,6 @@ void run_half(const GemmArgs& a) {
 }  // namespace
 
 void gemm(const GemmArgs& a) {
-  if (a.m == 0 || a.n == 0 || a.batch == 0) return;
   switch (a.dtype) {
     case DType::float64: return run<double>(a, cblas_dgemm);
     case DType::float16: return run_half<Half>(a);

@@ -156,21 +156,18 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
 
 void CpuBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
                                      Stream& stream) {
-  if (bytes == 0) return;
   char* to = static_cast<char*>(dst.handle()) + dst_offset;
   on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [src, to, bytes] { std::memcpy(to, src, bytes); });
 }
 
 void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
                                      Stream& stream) {
-  if (bytes == 0) return;
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
   on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, dst, bytes] { std::memcpy(dst, from, bytes); });
 }
 
 void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
                                        std::size_t dst_offset, std::size_t bytes, Stream& stream) {
-  if (bytes == 0) return;
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
   char* to = static_cast<char*>(dst.handle()) + dst_offset;
   on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, to, bytes] { std::memmove(to, from, bytes); });

@@ -12,7 +12,6 @@
 #include <hetero/sdk/dtype_dispatch.hpp>
 
 #include "cublas_library.hpp"
-#include "kernels.hpp"
 
 namespace hetero::cuda {
 namespace {
@@ -84,8 +83,6 @@ cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle
 }  // namespace
 
 void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
-  if (args.m == 0 || args.n == 0 || args.batch == 0) return;
-  if (args.k == 0) return kernels::gemm_scale_c(args, device.stream().get());
   // cuBLAS is column-major and our data is row-major. A row-major r x c matrix is the
   // column-major c x r matrix with the same leading dimension, i.e. its transpose. So
   // the row-major product C = op(A) op(B) is computed as the column-major product

@@ -144,7 +144,6 @@ Stream& CudaBackend::default_stream(int index) { return device(index).stream(); 
 
 void CudaBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
                                       Stream& stream) {
-  if (bytes == 0) return;
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
   HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), src, bytes, cudaMemcpyHostToDevice,
@@ -153,7 +152,6 @@ void CudaBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t 
 
 void CudaBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
                                       Stream& stream) {
-  if (bytes == 0) return;
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
   HETERO_CUDA_CHECK(cudaMemcpyAsync(dst, device_address(src, src_offset), bytes, cudaMemcpyDeviceToHost,
@@ -162,7 +160,6 @@ void CudaBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset,
 
 void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
                                         std::size_t dst_offset, std::size_t bytes, Stream& stream) {
-  if (bytes == 0) return;
   CudaDevice& d = device_of(stream);
   const int src_device = src.device();
   (void)device(src_device);  // fails fast when the source device is lost

@@ -30,8 +30,5 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCach
 /// Backend::random on the counter-based stream of <hetero/sdk/counter_rng.hpp>.
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset, cudaStream_t stream);
-/// C_b = beta * C_b for every batch entry of a GEMM with k == 0 (beta == 0 writes zeros,
-/// even over NaN, as BLAS).
-void gemm_scale_c(const GemmArgs& args, cudaStream_t stream);
 
 }  // namespace hetero::cuda::kernels

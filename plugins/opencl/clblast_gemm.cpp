@@ -98,11 +98,9 @@ void gemm_half(OpenClDevice& dev, const GemmArgs& g) {
 }  // namespace
 
 void clblast_gemm(OpenClDevice& dev, const GemmArgs& g) {
-  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
   if (g.dtype == DType::float64 && !dev.fp64)
     throw DTypeError("opencl backend: float64 GEMM needs cl_khr_fp64, which device '" + dev.properties.name +
                      "' lacks");
-  if (g.k == 0) return kernels::scale_gemm_output(dev, g);  // CLBlast rejects k = 0
   if (g.dtype == DType::float32) gemm_typed<float>(dev.stream.queue(), g);
   else if (g.dtype == DType::float64) gemm_typed<double>(dev.stream.queue(), g);
   else if (is_half(g.dtype)) gemm_half(dev, g);

@@ -179,20 +179,4 @@ void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, 
       .launch(queue(dev), out.numel());
 }
 
-void scale_gemm_output(OpenClDevice& dev, const GemmArgs& g) {
-  StridedView c;
-  c.buffer = g.c;
-  c.offset = g.c_offset;
-  c.dtype = g.dtype;
-  c.ndim = 3;
-  c.shape = {g.batch, g.m, g.n};
-  c.strides = {g.stride_c, g.ldc, 1};
-  const cl_program p = program(dev, "elementwise", kElementwiseSource, g.dtype);
-  KernelCall call(p, "scale");
-  call.buffer_view(c).arg(static_cast<cl_long>(c.numel()));
-  if (g.dtype == DType::float64) call.arg(static_cast<cl_double>(g.beta));  // T: double; float otherwise
-  else call.arg(static_cast<cl_float>(g.beta));
-  call.launch(queue(dev), c.numel());
-}
-
 }  // namespace hetero::opencl::kernels

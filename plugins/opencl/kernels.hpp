@@ -18,7 +18,5 @@ void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedV
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
-/// C = beta * C over the (batch, m, n) matrices of `args`: GEMM with k = 0.
-void scale_gemm_output(OpenClDevice& dev, const GemmArgs& args);
 
 }  // namespace hetero::opencl::kernels

@@ -94,21 +94,18 @@ Stream& OpenClBackend::default_stream(int index) { return device(index).stream; 
 
 void OpenClBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
                                         Stream& stream) {
-  if (bytes == 0) return;
   HETERO_CL_CHECK(clEnqueueWriteBuffer(device_of(stream).stream.queue(), mem_of(dst), CL_FALSE, dst_offset, bytes,
                                        src, 0, nullptr, nullptr));
 }
 
 void OpenClBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
                                         Stream& stream) {
-  if (bytes == 0) return;
   HETERO_CL_CHECK(clEnqueueReadBuffer(device_of(stream).stream.queue(), mem_of(src), CL_FALSE, src_offset, bytes,
                                       dst, 0, nullptr, nullptr));
 }
 
 void OpenClBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
                                           std::size_t dst_offset, std::size_t bytes, Stream& stream) {
-  if (bytes == 0) return;
   OpenClDevice& to = device_of(stream);
   OpenClDevice& from = device(src.device());
   if (from.context == to.context) {

@@ -47,7 +47,7 @@ class HETERO_API Tensor {
   std::int64_t numel() const;
   DType dtype() const;
   Device device() const;
-  /// True when elements are dense in row-major order.
+  /// True when elements are dense in row-major order (always for a tensor without elements).
   bool is_contiguous() const;
   /// Python's `is`: both handles name the same tensor object.
   bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }

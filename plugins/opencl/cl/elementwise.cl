@@ -69,13 +69,4 @@ __kernel void binary(int op, __global const ST* a, VIEW(x), __global const ST* b
                      __global ST* out, VIEW(o), long n) {
   FOR_EACH(i, n) STORE(out, AT(o, i), binary_op(op, LOAD(a, AT(x, i)), LOAD(b, AT(y, i))));
 }
-
-// C = beta * C over a (batch, m, n) view: GEMM with k = 0. beta == 0 writes zeros (as
-// BLAS: C is not read, so NaN in C does not survive).
-__kernel void scale(__global ST* c, VIEW(o), long n, T beta) {
-  FOR_EACH(i, n) {
-    const long at = AT(o, i);
-    STORE(c, at, beta == (T)0 ? (T)0 : beta * LOAD(c, at));
-  }
-}
 #endif

@@ -7,6 +7,9 @@
 ///   the device of the stream passed; the core has checked this, plus shapes, dtypes and
 ///   bounds (Note [Check then dispatch], docs/design/architecture.md), so a backend
 ///   need not repeat the checks;
+/// - nothing is empty: allocations are of >= 1 byte, copies of >= 1 byte, every view has
+///   >= 1 element and GEMM has m, n, k, batch >= 1 (the core handles tensors without
+///   elements itself, Note [Empty tensors] in core/src/empty_buffer.hpp);
 /// - methods taking a Stream are *queued*: they may return before the work runs and
 ///   must keep it in order with other work of that stream;
 /// - all methods are thread-safe;
@@ -45,7 +48,7 @@ class Backend {
   virtual MemoryStats memory_stats(int device) const = 0;
 
   // --- memory and streams ---------------------------------------------------------
-  /// Allocates `bytes` bytes (0 allowed) on `device`, blocking. Contents undefined.
+  /// Allocates `bytes` (>= 1) bytes on `device`, blocking. Contents undefined.
   /// Ownership passes to the caller. Throws OutOfMemoryError naming the device, the
   /// requested and the free bytes; the device stays usable.
   virtual std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) = 0;
@@ -54,7 +57,7 @@ class Backend {
   /// Blocks until the work that last used the cached blocks is done. Backends without a
   /// cache do nothing (the default).
   virtual void empty_cache(int device) { (void)device; }
-  /// Allocates `bytes` of page-locked (pinned) host memory, as cudaHostAlloc /
+  /// Allocates `bytes` (>= 1) of page-locked (pinned) host memory, as cudaHostAlloc /
   /// torch.Tensor.pin_memory(): host_pointer() and handle() both return the host address,
   /// device() is 0, and copies between it and this backend's devices may run
   /// asynchronously. The buffer may be freed while such a copy is queued: the backend keeps

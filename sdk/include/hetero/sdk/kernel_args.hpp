@@ -97,7 +97,9 @@ enum class RandomDistribution : std::uint8_t { uniform, normal };
 /// with op(A_b) of shape m x k, op(B_b) k x n, C_b m x n, all row-major, as
 /// cblas_?gemm(CblasRowMajor, ...). `trans_a` means A_b is stored k x m. Leading
 /// dimensions and batch strides are in elements; a batch stride may be 0 (broadcast).
-/// dtype is float32 or float64 for all three. m, n or k may be 0.
+/// dtype is float32, float64, float16 or bfloat16 (the 16-bit ones accumulate in float32),
+/// the same for all three. m, n, k and batch are >= 1 (the core makes
+/// an empty product without a GEMM: Note [Empty tensors]).
 struct GemmArgs {
   DType dtype = DType::float32;
   bool trans_a = false;
