@@ -30,7 +30,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 # ThreadSanitizer: the cpu plugin, the core tests, the two-device tests and the
 # conformance suite (with its 1000 randomised stream sequences), with work run inline
-# where small (the default) and with all of it queued on the device workers.
+# where small (the default) and with all of it queued on the device workers; then the
+# distributed tests on 2 and 3 processes.
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETERO_SANITIZE=thread \
       -DHETERO_BUILD_BENCH=OFF -DHETERO_BUILD_EXAMPLES=OFF
 cmake --build build-tsan -j"$jobs" --target hetero-cpu test_core test_multi_device conformance_cpu
@@ -40,4 +41,12 @@ build-tsan/bin/test_core
 HETERO_CPU_DEVICES=2 build-tsan/bin/test_multi_device
 "${conformance[@]}"
 HETERO_CPU_DEVICES=2 HETERO_CPU_INLINE_LIMIT=0 "${conformance[@]}"
+# The distributed collectives' communication thread, under mpirun (where MPI was found).
+if cmake --build build-tsan --target help | grep -q '^test_distributed:'; then
+  cmake --build build-tsan -j"$jobs" --target test_distributed
+  for np in 2 3; do
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HETERO_CPU_DEVICES=2 \
+      mpirun --oversubscribe -np "$np" build-tsan/bin/test_distributed --gtest_brief=1
+  done
+fi
 echo "run_tests: all passed (main build, fuzzer, package, ASan+UBSan, TSan)"
