@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/memory_policy.hpp>
 
 #include "blas.hpp"
@@ -216,7 +217,15 @@ void CpuBackend::gemm(const GemmArgs& args, Stream& stream) {
       [&] { return std::make_unique<GemmTask<decltype(run)>>(run, args); });
 }
 
-CpuDevice& CpuBackend::cpu_device(int device) const { return *devices_.at(static_cast<std::size_t>(device)); }
+CpuDevice& CpuBackend::cpu_device(int device) const {
+  // The core checks device indices before dispatch (backend.hpp).
+  HETERO_INTERNAL_ASSERT(device >= 0 && static_cast<std::size_t>(device) < devices_.size(),
+                         "cpu backend: device index " + std::to_string(device) + " of " +
+                             std::to_string(devices_.size()));
+  return *devices_[static_cast<std::size_t>(device)];
+}
+
+Stream& CpuBackend::default_stream(int device) { return cpu_device(device).stream(); }
 CpuDevice& CpuBackend::on(Stream& stream) { return static_cast<CpuStream&>(stream).cpu_device(); }
 
 }  // namespace hetero::cpu

@@ -39,7 +39,7 @@ class CpuBackend final : public Backend {
 
   std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
   void empty_cache(int device) override;
-  Stream& default_stream(int device) override { return devices_.at(static_cast<std::size_t>(device))->stream(); }
+  Stream& default_stream(int device) override;
 
   void copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
                            Stream& stream) override;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 
 #include "cublas_gemm.hpp"
 #include "cuda_buffer.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 const CudaBuffer& cuda_buffer(const Buffer& b) {
   auto* cb = dynamic_cast<const CudaBuffer*>(&b);
-  if (!cb) throw Error("cuda backend: buffer was not allocated by the cuda backend");
+  HETERO_INTERNAL_ASSERT(cb != nullptr, "cuda backend: the buffer was not allocated by the cuda backend");
   return *cb;
 }
 
@@ -26,7 +27,7 @@ char* device_address(const Buffer& b, std::size_t offset) {
 
 cudaStream_t native(Stream& s) {
   auto* cs = dynamic_cast<CudaStream*>(&s);
-  if (!cs) throw Error("cuda backend: stream was not created by the cuda backend");
+  HETERO_INTERNAL_ASSERT(cs != nullptr, "cuda backend: the stream was not created by the cuda backend");
   return cs->get();
 }
 

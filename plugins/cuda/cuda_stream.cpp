@@ -1,6 +1,7 @@
 #include "cuda_stream.hpp"
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 
 #include "device_health.hpp"
 #include "scoped_device.hpp"
@@ -58,7 +59,7 @@ std::unique_ptr<Event> CudaStream::record() {
 
 void CudaStream::wait(Event& event) {
   auto* cuda_event = dynamic_cast<CudaEvent*>(&event);
-  if (!cuda_event) throw Error("cuda stream: wait() needs an event recorded by the cuda backend");
+  HETERO_INTERNAL_ASSERT(cuda_event != nullptr, "cuda stream: wait() was given an event of another backend");
   device_health().check(device_);
   ScopedDevice guard(device_);
   HETERO_CUDA_CHECK(cudaStreamWaitEvent(stream_, cuda_event->get(), 0));

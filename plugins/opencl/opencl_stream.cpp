@@ -1,6 +1,7 @@
 #include "opencl_stream.hpp"
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 
 #include "cl_check.hpp"
 
@@ -43,7 +44,7 @@ std::unique_ptr<Event> OpenClStream::record() {
 
 void OpenClStream::wait(Event& event) {
   auto* e = dynamic_cast<OpenClEvent*>(&event);
-  if (!e) throw Error("opencl: Stream::wait was given an event of another backend");
+  HETERO_INTERNAL_ASSERT(e != nullptr, "opencl: Stream::wait was given an event of another backend");
   if (e->context() == context_) {
     cl_event list[] = {e->get()};
     HETERO_CL_CHECK(clEnqueueBarrierWithWaitList(queue_, 1, list, nullptr));

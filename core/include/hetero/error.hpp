@@ -72,4 +72,11 @@ class HETERO_API FormatError : public Error {
   using Error::Error;
 };
 
+/// A broken invariant inside hetero or a plugin: a bug, not a caller's mistake (thrown by
+/// HETERO_INTERNAL_ASSERT, <hetero/internal_assert.hpp>); names the file, line and condition.
+class HETERO_API InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace hetero

@@ -1,6 +1,7 @@
 // Tensor::backward: reverse-mode accumulation over the recorded graph in topological
 // order (Kahn's algorithm on the nodes reachable from the output), as
 // torch.autograd.backward. Runs with grad mode off.
+#include <hetero/internal_assert.hpp>
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -95,7 +96,9 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
       throw Error("backward: trying to go through " + n->name +
                   " a second time; its saved tensors were freed (pass retain_graph = true to the first backward)");
     const detail::Gradients grads = n->fn(g);
-    if (grads.size() != n->next.size()) throw Error("backward: " + n->name + " returned the wrong number of gradients");
+    HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(), "backward: " + n->name + " returned " +
+                                                               std::to_string(grads.size()) + " gradients for " +
+                                                               std::to_string(n->next.size()) + " inputs");
     if (!retain_graph) {
       n->fn = nullptr;
       n->released = true;

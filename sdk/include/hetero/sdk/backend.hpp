@@ -11,9 +11,15 @@
 ///   >= 1 element and GEMM has m, n, k, batch >= 1 (the core handles tensors without
 ///   elements itself, Note [Empty tensors] in core/src/empty_buffer.hpp);
 /// - methods taking a Stream are *queued*: they may return before the work runs and
-///   must keep it in order with other work of that stream;
+///   must keep it in order with other work of that stream. A Buffer may be destroyed
+///   while work using it is queued: keep its memory until that work is done (OpenCL's
+///   clReleaseMemObject does; the cuda backend's pools are stream-ordered). Queued work
+///   reads the memory, never the Buffer *objects* it was given: take handle() when
+///   enqueuing;
 /// - all methods are thread-safe;
-/// - errors are thrown as hetero::Error subclasses (never abort/exit).
+/// - errors are thrown as hetero::Error subclasses (never abort/exit); a broken
+///   invariant, such as an argument the core should have rejected, is reported with
+///   HETERO_INTERNAL_ASSERT (<hetero/internal_assert.hpp>), which throws InternalError.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
