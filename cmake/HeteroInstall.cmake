@@ -1,5 +1,5 @@
 # `cmake --install` layout (relocatable: nothing below records the prefix):
-#   include/hetero/...                     core, sdk and conformance headers
+#   include/hetero/...                     base, core, sdk, distributed and conformance headers
 #   lib/libhetero_core.so*                 Hetero::core
 #   lib/libhetero_conformance.a            Hetero::conformance
 #   lib/libhetero_distributed.so*          Hetero::distributed (where MPI was found)
@@ -19,11 +19,11 @@ file(STRINGS "${PROJECT_SOURCE_DIR}/sdk/include/hetero/sdk/plugin.hpp" _iface
      REGEX "^#define HETERO_INTERFACE_VERSION_(MAJOR|MINOR) [0-9]+")
 string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*" "\\1.\\2" HETERO_INTERFACE_VERSION "${_iface}")
 
-install(TARGETS hetero_core hetero_sdk EXPORT HeteroTargets
+install(TARGETS hetero_core hetero_sdk hetero_base EXPORT HeteroTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY core/include/ sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY base/include/ core/include/ sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 
 if(TARGET hetero_conformance)

@@ -5,6 +5,7 @@
 #include <hetero/conformance/conformance.hpp>
 #include <hetero/error.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/sdk/find_backend.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/half.hpp>
 

@@ -10,6 +10,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <hetero/error.hpp>
+#include <hetero/sdk/find_backend.hpp>
 
 #include "log.hpp"
 

@@ -27,7 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include <hetero/sdk/caching_allocator.hpp>
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 
 #include "fence.hpp"
 

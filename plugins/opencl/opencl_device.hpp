@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 #include <hetero/sdk/caching_allocator.hpp>
 
 #include "opencl.hpp"

@@ -4,6 +4,7 @@
 #include <hetero/hetero.hpp>
 #include <hetero/internal_assert.hpp>
 #include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/find_backend.hpp>
 
 using namespace hetero;
 

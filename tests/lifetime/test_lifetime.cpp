@@ -9,6 +9,7 @@
 
 #include <hetero/hetero.hpp>
 #include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/find_backend.hpp>
 
 using namespace hetero;
 

@@ -8,7 +8,7 @@
 
 #include <hetero/device.hpp>
 #include <hetero/export.hpp>
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 
 namespace hetero {
 

@@ -5,7 +5,8 @@
 /// (colon-separated absolute directories), never in the current directory.
 /// HETERO_BACKENDS=cpu,opencl restricts which backends are used; HETERO_PLUGIN_DISCOVERY=0
 /// turns discovery off, leaving only load_plugin() (the conformance tests use this).
-/// Discovery happens once, on first use, and is thread-safe.
+/// Discovery happens once, on first use, and is thread-safe. A loaded backend itself
+/// (find_backend) is for implementers: <hetero/sdk/find_backend.hpp>.
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,8 +14,6 @@
 #include <hetero/export.hpp>
 
 namespace hetero {
-
-class Backend;
 
 /// One plugin file found or loaded, or one search-path entry that could not be used.
 struct BackendStatus {
@@ -45,12 +44,6 @@ HETERO_API BackendStatus load_plugin(const std::string& path);
 /// again. Objects still alive (tensors, buffers) keep their plugin library loaded
 /// (Note [Plugin lifetime]) and stay valid.
 HETERO_API void unload_plugins();
-
-/// The loaded backend named `name` ("cpu", "cuda"), or nullptr. The handle keeps the
-/// plugin library loaded while it lives. For backend authors and the conformance kit:
-/// applications use tensors instead. Buffers it allocates must be destroyed before the
-/// handle is released.
-HETERO_API std::shared_ptr<Backend> find_backend(const std::string& name);
 
 /// The directory searched by default: lib/hetero/plugins beside libhetero_core.so.
 HETERO_API std::string default_plugin_dir();

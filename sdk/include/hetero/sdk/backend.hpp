@@ -27,7 +27,7 @@
 
 #include <hetero/error.hpp>
 #include <hetero/sdk/buffer.hpp>
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/stream.hpp>
 

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 
 namespace hetero {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 
 namespace hetero {
 

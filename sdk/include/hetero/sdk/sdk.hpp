@@ -4,7 +4,7 @@
 /// See sdk/README.md ("Writing a backend").
 #include <hetero/sdk/backend.hpp>
 #include <hetero/sdk/buffer.hpp>
-#include <hetero/sdk/device_properties.hpp>
+#include <hetero/device_properties.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/plugin.hpp>
 #include <hetero/sdk/stream.hpp>
