@@ -4,7 +4,7 @@
 # and out of tree, as a third party would:
 #   1. builds and runs the application example (examples/app), and, where hetero was
 #      built with MPI, a small Hetero::distributed program under mpirun -np 2;
-#   2. builds the template backend (examples/template_backend) and runs its conformance;
+#   2. builds the template backend (sdk/template) and runs its conformance;
 #   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
 #      suite on PoCL (one and two devices) and its tensor tests;
 #   4. installs the OpenCL plugin into the moved prefix, shows hetero-smi there, and runs
@@ -27,6 +27,11 @@ mv "$tmp/staged" "$tmp/moved"
 prefix="$tmp/moved"
 
 configure() {  # configure <source> <name>
+  # A build folder left from another source folder (a moved project) is started afresh.
+  if [ -f "$out/$2/CMakeCache.txt" ] &&
+     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$(cd "$1" && pwd)" "$out/$2/CMakeCache.txt"; then
+    rm -rf "${out:?}/$2"
+  fi
   cmake -S "$1" -B "$out/$2" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" \
         "${launcher[@]}" >/dev/null
   cmake --build "$out/$2" -j"$jobs"
@@ -79,13 +84,12 @@ int main() {
   return t.to_vector<float>()[2] == expected ? 0 : 1;
 }
 CPP
-  rm -rf "$out/ddp"  # its source is in a new temporary folder each run
   configure "$tmp/ddp" ddp
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$out/ddp/ddp_consumer"
 fi
 
-echo "== examples/template_backend: out-of-tree plugin + conformance kit"
-configure examples/template_backend template
+echo "== sdk/template: out-of-tree plugin + conformance kit"
+configure sdk/template template
 ctest --test-dir "$out/template" --output-on-failure
 
 echo "== plugins/opencl: out-of-tree plugin on CLBlast, conformance on PoCL"

@@ -13,7 +13,7 @@
 #include <hetero/internal_assert.hpp>
 #include <hetero/sdk/memory_policy.hpp>
 
-#include "blas.hpp"
+#include "openblas_gemm.hpp"
 #include "kernels.hpp"
 #include "queued_kernel.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <hetero/error.hpp>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"
 #include "opencl_memory.hpp"

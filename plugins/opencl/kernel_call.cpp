@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "opencl_buffer.hpp"
 
 namespace hetero::opencl {

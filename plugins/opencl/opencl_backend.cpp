@@ -4,7 +4,7 @@
 
 #include <hetero/error.hpp>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "clblast_gemm.hpp"
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"

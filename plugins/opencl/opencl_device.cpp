@@ -1,6 +1,6 @@
 #include "opencl_device.hpp"
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "opencl_memory.hpp"
 
 namespace hetero::opencl {

@@ -3,7 +3,7 @@
 #include <hetero/error.hpp>
 #include <hetero/sdk/memory_policy.hpp>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "opencl_device.hpp"
 
 namespace hetero::opencl {

@@ -3,7 +3,7 @@
 #include <hetero/error.hpp>
 #include <hetero/internal_assert.hpp>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 
 namespace hetero::opencl {
 

@@ -2,7 +2,7 @@
 
 #include <hetero/error.hpp>
 
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 #include "cl_sources.hpp"
 
 namespace hetero::opencl {

@@ -1,4 +1,4 @@
-#include "blas.hpp"
+#include "openblas_gemm.hpp"
 
 #include <cblas.h>
 

@@ -1,4 +1,4 @@
-#include "cl_check.hpp"
+#include "opencl_check.hpp"
 
 #include <hetero/error.hpp>
 
