@@ -43,19 +43,27 @@ double seconds_per_call(const std::function<void()>& op, int reps) {
 void all_reduce_table(int rounds) {
   const int world = dist::world_size();
   if (dist::rank() == 0) {
-    std::printf("\n### all_reduce(sum), float32 cpu tensor, %d processes (median of %d alternated rounds)\n\n", world,
-                rounds);
-    std::printf("| bytes | raw MPI_Allreduce | hetero | GB/s raw | GB/s hetero | ratio | hetero, check off | ratio |\n");
+    std::printf(
+        "\n### all_reduce(sum), float32 cpu tensor, %d processes (median of %d alternated "
+        "rounds)\n\n",
+        world, rounds);
+    std::printf(
+        "| bytes | raw MPI_Allreduce | hetero | GB/s raw | GB/s hetero | ratio | hetero, check off "
+        "| ratio |\n");
     std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
-  for (std::int64_t bytes : {std::int64_t{4} << 10, std::int64_t{64} << 10, std::int64_t{1} << 20,
-                             std::int64_t{4} << 20, std::int64_t{16} << 20, std::int64_t{64} << 20}) {
+  for (std::int64_t bytes :
+       {std::int64_t{4} << 10, std::int64_t{64} << 10, std::int64_t{1} << 20, std::int64_t{4} << 20,
+        std::int64_t{16} << 20, std::int64_t{64} << 20}) {
     const std::int64_t n = bytes / 4;
     Tensor t = ones({n});
     void* buffer = t.host_data_ptr();
-    const int reps = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / bytes, 2, 200));
+    const int reps =
+        static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / bytes, 2, 200));
     std::vector<double> raw, mine, unchecked;
-    auto raw_op = [&] { MPI_Allreduce(MPI_IN_PLACE, buffer, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); };
+    auto raw_op = [&] {
+      MPI_Allreduce(MPI_IN_PLACE, buffer, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    };
     auto hetero_op = [&] { dist::all_reduce(t); };
     for (int r = 0; r < rounds; ++r) {
       raw.push_back(seconds_per_call(raw_op, reps));
@@ -72,8 +80,9 @@ void all_reduce_table(int rounds) {
     dist::init_process_group();
     const double tr = median(raw), th = median(mine), tu = median(unchecked);
     if (dist::rank() == 0)
-      std::printf("| %lld | %.1f us | %.1f us | %.2f | %.2f | %.2f | %.1f us | %.2f |\n", static_cast<long long>(bytes),
-                  tr * 1e6, th * 1e6, bytes / tr / 1e9, bytes / th / 1e9, tr / th, tu * 1e6, tr / tu);
+      std::printf("| %lld | %.1f us | %.1f us | %.2f | %.2f | %.2f | %.1f us | %.2f |\n",
+                  static_cast<long long>(bytes), tr * 1e6, th * 1e6, bytes / tr / 1e9,
+                  bytes / th / 1e9, tr / th, tu * 1e6, tr / tu);
   }
 }
 
@@ -81,7 +90,8 @@ void training_step_table(int rounds, const Device& d) {
   const int world = dist::world_size();
   const std::int64_t batch = 128;
   manual_seed(0);
-  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10)};
+  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                     nn::Linear(512, 10)};
   net.to(d);
   dist::broadcast_parameters(net);
   optim::SGD sgd(net.parameters(), {.lr = 0.01});
@@ -107,13 +117,18 @@ void training_step_table(int rounds, const Device& d) {
   }
   const double tw = median(with), to = median(without);
   if (dist::rank() == 0) {
-    std::printf("\n### Data-parallel step, MLP 64-512-512-10 (%lld parameters, %.2f MiB of float32 gradients), "
-                "batch %lld per rank on %s\n\n", static_cast<long long>(parameters),
-                static_cast<double>(parameters) * 4 / (1 << 20), static_cast<long long>(batch), d.str().c_str());
-    std::printf("| processes | step | step without all_reduce_gradients | gradient averaging | samples/s (all ranks) |\n");
+    std::printf(
+        "\n### Data-parallel step, MLP 64-512-512-10 (%lld parameters, %.2f MiB of float32 "
+        "gradients), "
+        "batch %lld per rank on %s\n\n",
+        static_cast<long long>(parameters), static_cast<double>(parameters) * 4 / (1 << 20),
+        static_cast<long long>(batch), d.str().c_str());
+    std::printf(
+        "| processes | step | step without all_reduce_gradients | gradient averaging | samples/s "
+        "(all ranks) |\n");
     std::printf("|---:|---:|---:|---:|---:|\n");
-    std::printf("| %d | %.3f ms | %.3f ms | %.3f ms (%.0f%%) | %.0f |\n", world, tw * 1e3, to * 1e3, (tw - to) * 1e3,
-                100 * (tw - to) / tw, static_cast<double>(batch * world) / tw);
+    std::printf("| %d | %.3f ms | %.3f ms | %.3f ms (%.0f%%) | %.0f |\n", world, tw * 1e3, to * 1e3,
+                (tw - to) * 1e3, 100 * (tw - to) / tw, static_cast<double>(batch * world) / tw);
   }
 }
 
@@ -123,7 +138,8 @@ int main(int argc, char** argv) {
   CLI::App app{"hetero::distributed vs raw MPI (run under mpirun)"};
   int rounds = 15;
   std::string device = "cpu";
-  app.add_option("--rounds", rounds, "alternated rounds per row (median)")->check(CLI::PositiveNumber);
+  app.add_option("--rounds", rounds, "alternated rounds per row (median)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--device", device, "device of the training step");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -46,19 +46,22 @@ void register_device(const Device& d) {
   // fills its memory pool; the benchmarks measure the steady state.
   exercise1(d);
   bench::add("exercise1/matmul_500" + on + "/hetero", [d] { exercise1(d); });
-  bench::add("exercise1/tiny_task" + on + "/hetero", [d, x = ones({2, 3}, TensorOptions().device(d))] {
-    benchmark::DoNotOptimize((x + x).sum().item<float>());
-  });
+  bench::add("exercise1/tiny_task" + on + "/hetero",
+             [d, x = ones({2, 3}, TensorOptions().device(d))] {
+               benchmark::DoNotOptimize((x + x).sum().item<float>());
+             });
   for (bool per_step : {true, false}) {
-    const std::string name = std::string("exercise3/") + (per_step ? "item_per_step" : "device_log") + on + "/hetero";
+    const std::string name =
+        std::string("exercise3/") + (per_step ? "item_per_step" : "device_log") + on + "/hetero";
     bench::timed(benchmark::RegisterBenchmark(name.c_str(), [d, per_step](benchmark::State& state) {
       const auto opt = TensorOptions().device(d);
       Tensor a = rand({100, 100}, opt), b = rand({100, 100}, opt);
       synchronize(d);
       const auto syncs0 = transfer_stats(d).host_syncs;
       for (auto _ : state) exercise3(d, a, b, per_step);
-      state.counters["host_syncs"] = benchmark::Counter(
-          static_cast<double>(transfer_stats(d).host_syncs - syncs0), benchmark::Counter::kAvgIterations);
+      state.counters["host_syncs"] =
+          benchmark::Counter(static_cast<double>(transfer_stats(d).host_syncs - syncs0),
+                             benchmark::Counter::kAvgIterations);
     }));
   }
 }

@@ -20,14 +20,16 @@ namespace {
 using namespace hetero;
 
 benchmark::Counter flops(std::int64_t n) {
-  return benchmark::Counter(2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n),
-                            benchmark::Counter::kIsIterationInvariantRate);
+  return benchmark::Counter(
+      2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n),
+      benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <class T>
 void register_size(std::int64_t n) {
   const bool f64 = sizeof(T) == 8;
-  const std::string tag = std::string("gemm/") + (f64 ? "float64" : "float32") + "/" + std::to_string(n) + "/";
+  const std::string tag =
+      std::string("gemm/") + (f64 ? "float64" : "float32") + "/" + std::to_string(n) + "/";
   bench::timed(benchmark::RegisterBenchmark((tag + "hetero").c_str(), [n](benchmark::State& state) {
     const Device d("cpu");
     Tensor a = rand({n, n}, dtype_of<T>), b = rand({n, n}, dtype_of<T>);
@@ -42,21 +44,22 @@ void register_size(std::int64_t n) {
     std::vector<T> A = rand({n, n}, dtype_of<T>).template to_vector<T>(), B = A, C(A.size());
     for (auto _ : state) {
       if constexpr (sizeof(T) == 4)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f,
-                    C.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(),
+                    n, 0.0f, C.data(), n);
       else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0,
-                    C.data(), n);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(),
+                    n, 0.0, C.data(), n);
       benchmark::DoNotOptimize(C.data());
     }
     state.counters["flops"] = flops(n);
   }));
 #if HETERO_BENCH_HAVE_TORCH
-  bench::timed(benchmark::RegisterBenchmark((tag + "libtorch").c_str(), [n, f64](benchmark::State& state) {
-    auto op = bench::torch::gemm(n, f64);
-    for (auto _ : state) op();
-    state.counters["flops"] = flops(n);
-  }));
+  bench::timed(
+      benchmark::RegisterBenchmark((tag + "libtorch").c_str(), [n, f64](benchmark::State& state) {
+        auto op = bench::torch::gemm(n, f64);
+        for (auto _ : state) op();
+        state.counters["flops"] = flops(n);
+      }));
 #endif
 }
 
@@ -72,9 +75,11 @@ bool gemm_is_correct() {
   const auto ours = matmul(a, b).to_vector<T>();
   std::vector<T> raw(static_cast<std::size_t>(m * n));
   if constexpr (sizeof(T) == 4)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, raw.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A.data(), k, B.data(), n,
+                0.0f, raw.data(), n);
   else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A.data(), k, B.data(), n, 0.0, raw.data(), n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A.data(), k, B.data(), n,
+                0.0, raw.data(), n);
   const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-13) * static_cast<double>(k);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
@@ -84,9 +89,12 @@ bool gemm_is_correct() {
       const auto idx = static_cast<std::size_t>(i * n + j);
       for (double got : {static_cast<double>(ours[idx]), static_cast<double>(raw[idx])})
         if (std::fabs(got - static_cast<double>(ref)) > tol) {
-          std::fprintf(stderr, "bench_gemm: %s GEMM with OpenBLAS core %s is wrong at (%lld, %lld): %g, expected %g\n",
-                       sizeof(T) == 4 ? "float32" : "float64", openblas_get_corename(), static_cast<long long>(i),
-                       static_cast<long long>(j), got, static_cast<double>(ref));
+          std::fprintf(stderr,
+                       "bench_gemm: %s GEMM with OpenBLAS core %s is wrong at (%lld, %lld): %g, "
+                       "expected %g\n",
+                       sizeof(T) == 4 ? "float32" : "float64", openblas_get_corename(),
+                       static_cast<long long>(i), static_cast<long long>(j), got,
+                       static_cast<double>(ref));
           return false;
         }
     }

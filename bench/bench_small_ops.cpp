@@ -1,8 +1,8 @@
 // Small-operation overhead, ns per operation: a 2x3 float32 add with result allocation,
 // ones({2, 3}), and a 100x100 float32 matmul; hetero vs libtorch vs a raw loop (malloc,
 // loop or cblas_sgemm, free: the floor). hetero's rows run on cpu ("small/OP/hetero") and
-// on every CUDA device ("small/OP/cuda:N/hetero"; bench_gpu has the raw CUDA peers). hetero's iterations end when the work is done
-// (synchronize()), as torch's CPU calls do.
+// on every CUDA device ("small/OP/cuda:N/hetero"; bench_gpu has the raw CUDA peers). hetero's
+// iterations end when the work is done (synchronize()), as torch's CPU calls do.
 #include <cblas.h>
 
 #include <cstdlib>
@@ -56,8 +56,8 @@ void register_all() {
   });
   bench::add("small/matmul_100/raw", [a = rand({100, 100}).to_vector<float>()] {
     float* c = raw_alloc(100 * 100);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 100, 100, 100, 1.0f, a.data(), 100, a.data(), 100, 0.0f,
-                c, 100);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 100, 100, 100, 1.0f, a.data(), 100,
+                a.data(), 100, 0.0f, c, 100);
     benchmark::DoNotOptimize(c);
     std::free(c);
   });

@@ -32,15 +32,17 @@ inline std::vector<hetero::Device> devices() {
 /// machine interference only ever adds time, so the fastest repetition is the steadiest
 /// estimate (bench/report.py uses it; the median is reported beside it).
 inline benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) {
-  return b->UseRealTime()->ComputeStatistics(
-      "min", [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); });
+  return b->UseRealTime()->ComputeStatistics("min", [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+  });
 }
 
 /// Registers `name` running `op` once per iteration (see timed()).
 inline benchmark::internal::Benchmark* add(const std::string& name, std::function<void()> op) {
-  return timed(benchmark::RegisterBenchmark(name.c_str(), [op = std::move(op)](benchmark::State& state) {
-    for (auto _ : state) op();
-  }));
+  return timed(
+      benchmark::RegisterBenchmark(name.c_str(), [op = std::move(op)](benchmark::State& state) {
+        for (auto _ : state) op();
+      }));
 }
 
 /// Initialises Google Benchmark with the run's context and runs what was registered.

@@ -13,19 +13,28 @@ namespace {
 
 // 12 independent accumulators: enough to cover the FMA latency (4 cycles) on two ports.
 // One function per ISA and type: target attributes do not reach templates or lambdas.
-#define HETERO_FMA_CHAINS(V, SET1, FMA, LANES)                                                        \
-  const V mul = SET1(0.999), add = SET1(1e-4);                                                         \
-  /* distinct starting values: identical chains would be computed once */                            \
-  V a0 = SET1(1.00), a1 = SET1(1.01), a2 = SET1(1.02), a3 = SET1(1.03), a4 = SET1(1.04),                \
-    a5 = SET1(1.05), a6 = SET1(1.06), a7 = SET1(1.07), a8 = SET1(1.08), a9 = SET1(1.09),                \
-    a10 = SET1(1.10), a11 = SET1(1.11);                                                                \
-  for (std::int64_t i = 0; i < it; ++i) {                                                              \
-    a0 = FMA(a0, mul, add); a1 = FMA(a1, mul, add); a2 = FMA(a2, mul, add); a3 = FMA(a3, mul, add);    \
-    a4 = FMA(a4, mul, add); a5 = FMA(a5, mul, add); a6 = FMA(a6, mul, add); a7 = FMA(a7, mul, add);    \
-    a8 = FMA(a8, mul, add); a9 = FMA(a9, mul, add); a10 = FMA(a10, mul, add); a11 = FMA(a11, mul, add); \
-  }                                                                                                    \
-  const V acc[12] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};                                \
-  sink(acc, sizeof(acc));                                                                              \
+#define HETERO_FMA_CHAINS(V, SET1, FMA, LANES)                                           \
+  const V mul = SET1(0.999), add = SET1(1e-4);                                           \
+  /* distinct starting values: identical chains would be computed once */                \
+  V a0 = SET1(1.00), a1 = SET1(1.01), a2 = SET1(1.02), a3 = SET1(1.03), a4 = SET1(1.04), \
+    a5 = SET1(1.05), a6 = SET1(1.06), a7 = SET1(1.07), a8 = SET1(1.08), a9 = SET1(1.09), \
+    a10 = SET1(1.10), a11 = SET1(1.11);                                                  \
+  for (std::int64_t i = 0; i < it; ++i) {                                                \
+    a0 = FMA(a0, mul, add);                                                              \
+    a1 = FMA(a1, mul, add);                                                              \
+    a2 = FMA(a2, mul, add);                                                              \
+    a3 = FMA(a3, mul, add);                                                              \
+    a4 = FMA(a4, mul, add);                                                              \
+    a5 = FMA(a5, mul, add);                                                              \
+    a6 = FMA(a6, mul, add);                                                              \
+    a7 = FMA(a7, mul, add);                                                              \
+    a8 = FMA(a8, mul, add);                                                              \
+    a9 = FMA(a9, mul, add);                                                              \
+    a10 = FMA(a10, mul, add);                                                            \
+    a11 = FMA(a11, mul, add);                                                            \
+  }                                                                                      \
+  const V acc[12] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};                  \
+  sink(acc, sizeof(acc));                                                                \
   return it * 12 * (LANES)
 
 volatile unsigned char g_sink = 0;  // keeps the results alive

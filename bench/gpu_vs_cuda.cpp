@@ -3,9 +3,9 @@
 // n = 256 ... 8192; element-wise ops and reductions (result allocation included) vs raw
 // CUDA kernels and CUB (raw_cuda.cu); the 2x3 add (launch-bound) vs a raw launch with and
 // without cudaMallocAsync; and host<->device copies through hetero vs raw cudaMemcpy, from
-// pageable and from pinned memory. bench/torch_gpu.py prints the same op rows for PyTorch. Median of N repetitions, interleaved; ratios are
-// hetero / raw throughput (1.00 = parity). Without a CUDA device it says why and exits 0.
-// Usage: bench_gpu [--quick]
+// pageable and from pinned memory. bench/torch_gpu.py prints the same op rows for PyTorch. Median
+// of N repetitions, interleaved; ratios are hetero / raw throughput (1.00 = parity). Without a CUDA
+// device it says why and exits 0. Usage: bench_gpu [--quick]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -78,9 +78,11 @@ void gemm_row(cublasHandle_t handle, std::int64_t n, int reps) {
   auto raw = [&] {
     // Row-major C = A B as column-major C^T = B^T A^T (same identity as the plugin).
     if constexpr (sizeof(T) == 4)
-      check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n), "sgemm");
+      check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n),
+            "sgemm");
     else
-      check(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n), "dgemm");
+      check(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n),
+            "dgemm");
     check(cudaDeviceSynchronize(), "sync");
   };
   Tensor c;
@@ -90,8 +92,8 @@ void gemm_row(cublasHandle_t handle, std::int64_t n, int reps) {
   };
   const auto [t_ours, t_raw] = median_pair(reps, ours, raw);
   const double flop = 2.0 * static_cast<double>(n) * n * n;
-  std::printf("%-5s %6lld %12.1f %12.1f %8.2f\n", sizeof(T) == 4 ? "f32" : "f64", static_cast<long long>(n),
-              flop / t_ours * 1e-9, flop / t_raw * 1e-9, t_raw / t_ours);
+  std::printf("%-5s %6lld %12.1f %12.1f %8.2f\n", sizeof(T) == 4 ? "f32" : "f64",
+              static_cast<long long>(n), flop / t_ours * 1e-9, flop / t_raw * 1e-9, t_raw / t_ours);
   cudaFree(A);
   cudaFree(B);
   cudaFree(C);
@@ -104,7 +106,8 @@ struct RawFloats {
     manual_seed(seed);
     const auto host = rand({n}).to_vector<float>();
     check(cudaMalloc(&ptr, host.size() * sizeof(float)), "cudaMalloc");
-    check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(ptr, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
+          "cudaMemcpy");
   }
   ~RawFloats() { cudaFree(ptr); }
   RawFloats(const RawFloats&) = delete;
@@ -114,7 +117,8 @@ struct RawFloats {
 void op_row(const char* name, const char* size, double bytes, double t_ours, double t_raw) {
   auto gbps = [&](double t) { return bytes / t * 1e-9; };
   if (t_raw > 0)
-    std::printf("%-22s %-10s %12.1f %12.1f %8.2f\n", name, size, gbps(t_ours), gbps(t_raw), t_raw / t_ours);
+    std::printf("%-22s %-10s %12.1f %12.1f %8.2f\n", name, size, gbps(t_ours), gbps(t_raw),
+                t_raw / t_ours);
   else
     std::printf("%-22s %-10s %12.1f %12s %8s\n", name, size, gbps(t_ours), "-", "-");
 }
@@ -132,7 +136,8 @@ void op_rows(int reps) {
   RawFloats a(n, 1), b(n, 2), c(n, 3);
   std::uint16_t* half = nullptr;
   check(cudaMalloc(&half, static_cast<std::size_t>(n) * 2), "cudaMalloc");
-  std::size_t temp_bytes = std::max(bench_raw::sum_temp_bytes(n), bench_raw::row_sums_temp_bytes(8192, 8192));
+  std::size_t temp_bytes =
+      std::max(bench_raw::sum_temp_bytes(n), bench_raw::row_sums_temp_bytes(8192, 8192));
   void* temp = nullptr;
   check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
   Tensor z;
@@ -152,12 +157,15 @@ void op_rows(int reps) {
       sync();
     });
   };
-  op_row("x + y", "64M f32", 3 * f * n, ours([&] { z = x + y; }), raw([&] { bench_raw::add(a.ptr, b.ptr, c.ptr, n); }));
-  op_row("exp(x)", "64M f32", 2 * f * n, ours([&] { z = x.exp(); }), raw([&] { bench_raw::exp(a.ptr, c.ptr, n); }));
+  op_row("x + y", "64M f32", 3 * f * n, ours([&] { z = x + y; }),
+         raw([&] { bench_raw::add(a.ptr, b.ptr, c.ptr, n); }));
+  op_row("exp(x)", "64M f32", 2 * f * n, ours([&] { z = x.exp(); }),
+         raw([&] { bench_raw::exp(a.ptr, c.ptr, n); }));
   op_row("x.to(float16)", "64M f32", 6.0 * n, ours([&] { z = x.to(DType::float16); }),
          raw([&] { bench_raw::to_half(a.ptr, half, n); }));
   float result = 0;
-  op_row("x.sum().item()", "64M f32", f * n, ours([&] { result = x.sum().item<float>(); }), raw([&] {
+  op_row("x.sum().item()", "64M f32", f * n, ours([&] { result = x.sum().item<float>(); }),
+         raw([&] {
            bench_raw::sum(a.ptr, c.ptr, n, temp, temp_bytes);
            check(cudaMemcpy(&result, c.ptr, sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
          }));
@@ -181,16 +189,19 @@ void small_add_rows() {
   auto per_op = [&](auto&& op) {
     for (int i = 0; i < 100; ++i) op();
     sync();
-    return median_time(5, [&] {
-      for (int i = 0; i < ops; ++i) op();
-      sync();
-    }) / ops * 1e6;
+    return median_time(5,
+                       [&] {
+                         for (int i = 0; i < ops; ++i) op();
+                         sync();
+                       }) /
+           ops * 1e6;
   };
   const double ours = per_op([&] { z = x + y; });
   const double raw = per_op([&] { bench_raw::add(a.ptr, b.ptr, c.ptr, 6); });
   const double raw_alloc = per_op([&] { bench_raw::add_allocating(a.ptr, b.ptr, 6); });
-  std::printf("%-22s %10.2f us/op   raw launch %.2f us (%.2fx)   raw + cudaMallocAsync %.2f us (%.2fx)\n",
-              "2x3 add", ours, raw, ours / raw, raw_alloc, ours / raw_alloc);
+  std::printf(
+      "%-22s %10.2f us/op   raw launch %.2f us (%.2fx)   raw + cudaMallocAsync %.2f us (%.2fx)\n",
+      "2x3 add", ours, raw, ours / raw, raw_alloc, ours / raw_alloc);
 }
 
 // Exercise 3 with item() every step (1000 products of 100x100 matrices, each norm read on
@@ -207,7 +218,8 @@ void training_rows() {
   };
   exercise3();
   const double t3 = median_time(5, exercise3);
-  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 10)};
+  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                     nn::Linear(512, 10)};
   net.to(gpu);
   nn::CrossEntropyLoss criterion;
   optim::SGD sgd(net.parameters(), {.lr = 0.01});
@@ -224,10 +236,12 @@ void training_rows() {
   for (int i = 0; i < 20; ++i) step();
   synchronize(gpu);
   const int steps = 200;
-  const double tmlp = median_time(5, [&] {
-    for (int i = 0; i < steps; ++i) step();
-    synchronize(gpu);
-  }) / steps;
+  const double tmlp = median_time(5,
+                                  [&] {
+                                    for (int i = 0; i < steps; ++i) step();
+                                    synchronize(gpu);
+                                  }) /
+                      steps;
   std::printf("%-40s %10.2f ms\n", "exercise 3, item() per step (1000 steps)", t3 * 1e3);
   std::printf("%-40s %10.3f ms\n", "MLP train step (256x64->512->512->10)", tmlp * 1e3);
   (void)sink;
@@ -249,7 +263,8 @@ void gemm_call_cost(cublasHandle_t handle) {
       },
       [&] {
         for (int i = 0; i < calls; ++i)
-          check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2, &zero, C.ptr, 2),
+          check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2,
+                            &zero, C.ptr, 2),
                 "sgemm");
         sync();
       });
@@ -262,7 +277,9 @@ void gemm_call_cost(cublasHandle_t handle) {
   check(cublasSetStream(on_stream, stream), "cublasSetStream");
   auto raw_on = [&](cublasHandle_t h) {
     for (int i = 0; i < calls; ++i)
-      check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2, &zero, C.ptr, 2), "sgemm");
+      check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, B.ptr, 2, A.ptr, 2, &zero,
+                        C.ptr, 2),
+            "sgemm");
     check(cudaStreamSynchronize(stream), "sync");
   };
   const double raw_stream = median_time(7, [&] { raw_on(on_stream); });
@@ -273,9 +290,11 @@ void gemm_call_cost(cublasHandle_t handle) {
   cublasDestroy(on_stream);
   cudaFree(workspace);
   cudaStreamDestroy(stream);
-  std::printf("%-22s %10.2f us/call (raw cublasSgemm %.2f; on a non-blocking stream %.2f, with a workspace %.2f)\n",
-              "matmul 2x2 call", ours / calls * 1e6, raw / calls * 1e6, raw_stream / calls * 1e6,
-              raw_workspace / calls * 1e6);
+  std::printf(
+      "%-22s %10.2f us/call (raw cublasSgemm %.2f; on a non-blocking stream %.2f, with a workspace "
+      "%.2f)\n",
+      "matmul 2x2 call", ours / calls * 1e6, raw / calls * 1e6, raw_stream / calls * 1e6,
+      raw_workspace / calls * 1e6);
 }
 
 void copy_rows(std::size_t mib, int reps) {
@@ -303,31 +322,55 @@ void copy_rows(std::size_t mib, int reps) {
     return Row{name, t_ours, t_raw};
   };
   const Row rows[] = {
-      row("H2D pageable", [&] { dev.copy_(host); synchronize(gpu); },
-          [&] { check(cudaMemcpy(raw_dev, raw_pageable.data(), bytes, cudaMemcpyHostToDevice), "H2D"); }),
-      row("H2D pinned", [&] { dev.copy_(pinned); synchronize(gpu); },
+      row(
+          "H2D pageable",
+          [&] {
+            dev.copy_(host);
+            synchronize(gpu);
+          },
+          [&] {
+            check(cudaMemcpy(raw_dev, raw_pageable.data(), bytes, cudaMemcpyHostToDevice), "H2D");
+          }),
+      row(
+          "H2D pinned",
+          [&] {
+            dev.copy_(pinned);
+            synchronize(gpu);
+          },
           [&] { check(cudaMemcpy(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice), "H2D"); }),
-      row("D2H pageable", [&] { host.copy_(dev); },
-          [&] { check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); }),
-      row("D2H pinned", [&] { pinned.copy_(dev); },
+      row(
+          "D2H pageable", [&] { host.copy_(dev); },
+          [&] {
+            check(cudaMemcpy(raw_pageable.data(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
+          }),
+      row(
+          "D2H pinned", [&] { pinned.copy_(dev); },
           [&] { check(cudaMemcpy(raw_pinned, raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H"); }),
       // A new host tensor (pageable) from the device, as x.cpu() / x.to("cpu"); the peer is
       // a new malloc'ed array (its pages are mapped by the copy).
-      row("D2H dev.cpu()", [&] { Tensor h = dev.cpu(); },
+      row(
+          "D2H dev.cpu()", [&] { Tensor h = dev.cpu(); },
           [&] {
             auto fresh = std::make_unique_for_overwrite<char[]>(bytes);
             check(cudaMemcpy(fresh.get(), raw_dev, bytes, cudaMemcpyDeviceToHost), "D2H");
           }),
       // The same pinned upload as cudaMemcpyAsync + cudaStreamSynchronize on a non-blocking
       // stream (what the plugin issues), to tell API cost from transfer.
-      row("H2D pinned async", [&] { dev.copy_(pinned); synchronize(gpu); },
+      row(
+          "H2D pinned async",
           [&] {
-            check(cudaMemcpyAsync(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice, stream), "H2D");
+            dev.copy_(pinned);
+            synchronize(gpu);
+          },
+          [&] {
+            check(cudaMemcpyAsync(raw_dev, raw_pinned, bytes, cudaMemcpyHostToDevice, stream),
+                  "H2D");
             check(cudaStreamSynchronize(stream), "sync");
           }),
   };
   for (const auto& r : rows)
-    std::printf("%-17s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw), r.raw / r.ours);
+    std::printf("%-17s %6zu %12.2f %12.2f %8.2f\n", r.name, mib, gbps(r.ours), gbps(r.raw),
+                r.raw / r.ours);
   cudaStreamDestroy(stream);
   cudaFree(raw_dev);
   cudaFreeHost(raw_pinned);
@@ -349,8 +392,9 @@ int main(int argc, char** argv) {
     cublasHandle_t handle = nullptr;
     check(cublasCreate(&handle), "cublasCreate");
     std::printf("%-5s %6s %12s %12s %8s\n", "dtype", "n", "hetero GF/s", "cuBLAS GF/s", "ratio");
-    const std::vector<std::int64_t> sizes = quick ? std::vector<std::int64_t>{256, 1024}
-                                                  : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
+    const std::vector<std::int64_t> sizes =
+        quick ? std::vector<std::int64_t>{256, 1024}
+              : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
     // Small products take tens of microseconds: more repetitions for a steady median.
     auto reps_for = [&](std::int64_t n, int large) { return quick ? 3 : n <= 1024 ? 101 : large; };
     for (auto n : sizes) gemm_row<float>(handle, n, reps_for(n, 10));
@@ -363,7 +407,8 @@ int main(int argc, char** argv) {
     std::printf("\n");
     training_rows();
     std::printf("\n%-17s %6s %12s %12s %8s\n", "copy", "MiB", "hetero GB/s", "raw GB/s", "ratio");
-    for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}}) copy_rows(mib, quick ? 3 : 10);
+    for (std::size_t mib : {std::size_t{1}, std::size_t{64}, std::size_t{256}})
+      copy_rows(mib, quick ? 3 : 10);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_gpu: %s\n", e.what());
     return 1;

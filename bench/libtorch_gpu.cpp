@@ -42,13 +42,15 @@ int main() {
   exercise3();
   const double t3 = median_time(5, exercise3);
 
-  torch::nn::Sequential net(torch::nn::Linear(64, 512), torch::nn::ReLU(), torch::nn::Linear(512, 512),
-                            torch::nn::ReLU(), torch::nn::Linear(512, 10));
+  torch::nn::Sequential net(torch::nn::Linear(64, 512), torch::nn::ReLU(),
+                            torch::nn::Linear(512, 512), torch::nn::ReLU(),
+                            torch::nn::Linear(512, 10));
   net->to(dev);
   torch::nn::CrossEntropyLoss criterion;
   torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(0.01));
   const auto x = torch::randn({256, 64}, opt);
-  const auto y = torch::arange(256, torch::TensorOptions().dtype(torch::kLong)).remainder(10).to(dev);
+  const auto y =
+      torch::arange(256, torch::TensorOptions().dtype(torch::kLong)).remainder(10).to(dev);
   auto step = [&] {
     sgd.zero_grad();
     auto loss = criterion(net->forward(x), y);
@@ -58,10 +60,12 @@ int main() {
   for (int i = 0; i < 20; ++i) step();
   torch::cuda::synchronize();
   const int steps = 200;
-  const double tmlp = median_time(5, [&] {
-    for (int i = 0; i < steps; ++i) step();
-    torch::cuda::synchronize();
-  }) / steps;
+  const double tmlp = median_time(5,
+                                  [&] {
+                                    for (int i = 0; i < steps; ++i) step();
+                                    torch::cuda::synchronize();
+                                  }) /
+                      steps;
 
   auto p = torch::ones({2, 3}, opt), q = torch::ones({2, 3}, opt);
   const int ops = 2000;

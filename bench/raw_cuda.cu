@@ -2,10 +2,10 @@
 
 #include <cuda_fp16.h>
 
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 
 #include <stdexcept>
 #include <string>
@@ -40,7 +40,8 @@ struct RowStart {
 };
 
 auto row_offsets(std::int64_t cols, std::int64_t first) {
-  return thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(first), RowStart{cols});
+  return thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(first),
+                                         RowStart{cols});
 }
 
 }  // namespace
@@ -69,7 +70,8 @@ void add_allocating(const float* a, const float* b, std::int64_t n) {
 
 std::size_t sum_temp_bytes(std::int64_t n) {
   std::size_t bytes = 0;
-  check(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), n),
+  check(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const float*>(nullptr),
+                               static_cast<float*>(nullptr), n),
         "DeviceReduce::Sum");
   return bytes;
 }
@@ -89,7 +91,8 @@ std::size_t row_sums_temp_bytes(std::int64_t rows, std::int64_t cols) {
 
 void row_sums(const float* in, float* out, std::int64_t rows, std::int64_t cols, void* temp,
               std::size_t temp_bytes) {
-  check(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, rows, row_offsets(cols, 0), row_offsets(cols, 1)),
+  check(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, rows, row_offsets(cols, 0),
+                                        row_offsets(cols, 1)),
         "DeviceSegmentedReduce::Sum");
 }
 

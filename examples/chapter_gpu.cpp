@@ -22,8 +22,8 @@ void print_device_listing() {
     const auto info = device_info(d);
     std::cout << std::left << std::setw(10) << d.str() << std::setw(6)
               << device_kind_name(info.properties.kind) << info.properties.name << "  "
-              << info.memory.allocated / (1 << 20) << "MiB / " << info.properties.total_memory / (1 << 20)
-              << "MiB\n";
+              << info.memory.allocated / (1 << 20) << "MiB / "
+              << info.properties.total_memory / (1 << 20) << "MiB\n";
   }
   for (const auto& s : backend_status())
     std::cout << "plugin " << (s.name.empty() ? "?" : s.name) << ": "
@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
   try {
     std::vector<Device> chosen;
     for (const auto& n : device_names) chosen.emplace_back(n);
-    auto gpu = [&](int i) { return chosen.empty() ? try_gpu(i) : chosen.at(static_cast<std::size_t>(i)); };
+    auto gpu = [&](int i) {
+      return chosen.empty() ? try_gpu(i) : chosen.at(static_cast<std::size_t>(i));
+    };
 
     std::cout << "5.6 GPUs — the chapter in hetero\n";
     step("!nvidia-smi  (hetero-smi)");

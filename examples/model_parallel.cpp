@@ -17,7 +17,8 @@ using namespace hetero;
 class VeryBigModule : public nn::Module {
  public:
   VeryBigModule(const Device& first, const Device& second) : first_(first), second_(second) {
-    front_ = std::make_shared<nn::Sequential>(nn::Linear(32, 64), nn::ReLU(), nn::Linear(64, 64), nn::ReLU());
+    front_ = std::make_shared<nn::Sequential>(nn::Linear(32, 64), nn::ReLU(), nn::Linear(64, 64),
+                                              nn::ReLU());
     back_ = std::make_shared<nn::Sequential>(nn::Linear(64, 32), nn::ReLU(), nn::Linear(32, 1));
     register_module("front", front_);
     register_module("back", back_);
@@ -36,9 +37,11 @@ class VeryBigModule : public nn::Module {
 };
 
 int main(int argc, char** argv) {
-  CLI::App app{"Model parallelism: the front half of a network on one device, the back half on another"};
+  CLI::App app{
+      "Model parallelism: the front half of a network on one device, the back half on another"};
   std::vector<std::string> device_names;
-  app.add_option("--devices", device_names, "the two devices, e.g. cuda:0,cpu (default: two GPUs, else cpu:0,cpu:1)")
+  app.add_option("--devices", device_names,
+                 "the two devices, e.g. cuda:0,cpu (default: two GPUs, else cpu:0,cpu:1)")
       ->delimiter(',')
       ->expected(2);
   CLI11_PARSE(app, argc, argv);
@@ -69,10 +72,12 @@ int main(int argc, char** argv) {
       sgd.zero_grad();
       loss.backward();
       sgd.step();
-      if (step == 1 || step % 10 == 0) std::printf("step %2d  loss %.5f\n", step, loss.item<double>());
+      if (step == 1 || step % 10 == 0)
+        std::printf("step %2d  loss %.5f\n", step, loss.item<double>());
     }
     for (const auto& [name, p] : model.named_parameters())
-      std::cout << "  " << name << " on " << p.device() << ", grad on " << p.grad().device() << "\n";
+      std::cout << "  " << name << " on " << p.device() << ", grad on " << p.grad().device()
+                << "\n";
     const auto sa = transfer_stats(a), sb = transfer_stats(b);
     std::printf("device-to-device copies: %llu into %s (gradients), %llu into %s (activations)\n",
                 static_cast<unsigned long long>(sa.device_to_device), a.str().c_str(),

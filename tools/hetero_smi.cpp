@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <hetero/hetero.hpp>
@@ -54,23 +54,26 @@ nlohmann::json to_json() {
 // One row per device, as nvidia-smi's device table, with the allocator's pool statistics.
 void print_devices() {
   const std::string rule(118, '-');
-  fmt::print("{}\n{:<11} {:<8} {:<11} {:<32} {:>19} {:>9} {:>9} {:>7} {:>6}\n{}\n", rule, "Device", "Backend",
-             "Kind", "Name", "Memory used / total", "Reserved", "Peak", "Allocs", "Hits", rule);
+  fmt::print("{}\n{:<11} {:<8} {:<11} {:<32} {:>19} {:>9} {:>9} {:>7} {:>6}\n{}\n", rule, "Device",
+             "Backend", "Kind", "Name", "Memory used / total", "Reserved", "Peak", "Allocs", "Hits",
+             rule);
   for (const auto& d : hetero::all_devices()) {
     const auto info = hetero::device_info(d);
     std::string name = info.properties.name;
     if (name.size() > 32) name = name.substr(0, 29) + "...";
     fmt::print("{:<11} {:<8} {:<11} {:<32} {:>19} {:>9} {:>9} {:>7} {:>6}\n", d.str(), info.backend,
                hetero::device_kind_name(info.properties.kind), name,
-               mib(info.memory.allocated) + " / " + mib(info.properties.total_memory), mib(info.memory.reserved),
-               mib(info.memory.peak_allocated), info.memory.allocation_count, info.memory.pool_hits);
+               mib(info.memory.allocated) + " / " + mib(info.properties.total_memory),
+               mib(info.memory.reserved), mib(info.memory.peak_allocated),
+               info.memory.allocation_count, info.memory.pool_hits);
     if (!info.properties.compute_capability.empty())
       fmt::print("{:<11} compute capability {}, {} multiprocessors, driver {}, runtime {}\n", "",
                  info.properties.compute_capability, info.properties.multiprocessor_count,
                  info.properties.driver_version, info.properties.runtime_version);
     else if (!info.properties.runtime_version.empty())
-      fmt::print("{:<11} {} compute units, {}, driver {}\n", "", info.properties.multiprocessor_count,
-                 info.properties.runtime_version, info.properties.driver_version);
+      fmt::print("{:<11} {} compute units, {}, driver {}\n", "",
+                 info.properties.multiprocessor_count, info.properties.runtime_version,
+                 info.properties.driver_version);
   }
   if (hetero::all_devices().empty()) fmt::print("(no device: see the plugins below)\n");
   fmt::print("{}\n", rule);
@@ -84,10 +87,11 @@ void print_plugins() {
              std::getenv("HETERO_PLUGIN_PATH") ? std::getenv("HETERO_PLUGIN_PATH") : "", rule);
   fmt::print("{:<15} {:<22} {:<9} {:<9} {}\n", "Backend", "State", "Version", "Interface", "Path");
   for (const auto& s : hetero::backend_status()) {
-    const std::string state = s.loaded ? fmt::format("loaded, {} device(s)", s.devices) : "not loaded";
+    const std::string state =
+        s.loaded ? fmt::format("loaded, {} device(s)", s.devices) : "not loaded";
     fmt::print("{:<15} {:<22} {:<9} {:<9} {}\n", s.name.empty() ? "?" : s.name, state,
-               s.version.empty() ? "-" : s.version, s.interface_version.empty() ? "-" : s.interface_version,
-               s.path);
+               s.version.empty() ? "-" : s.version,
+               s.interface_version.empty() ? "-" : s.interface_version, s.path);
     if (!s.reason.empty()) fmt::print("{:<15} reason: {}\n", "", s.reason);
     if (!s.vendor_libraries.empty()) fmt::print("{:<15} vendor: {}\n", "", s.vendor_libraries);
     if (!s.compiler.empty()) fmt::print("{:<15} built with {}\n", "", s.compiler);
@@ -103,9 +107,12 @@ int main(int argc, char** argv) {
   bool plugins_only = false;
   app.add_flag("--json", json, "print JSON for scripts (devices, plugins, gpus)");
   app.add_flag("--devices", devices_only, "only the device table")->excludes("--json");
-  app.add_flag("--plugins", plugins_only, "only the plugin section")->excludes("--json", "--devices");
-  app.footer("Exit status: 0 (also when no GPU exists), 1 for a usage error, 2 when hetero itself fails.\n"
-             "Environment: HETERO_PLUGIN_PATH, HETERO_BACKENDS, HETERO_CPU_DEVICES, CUDA_VISIBLE_DEVICES.");
+  app.add_flag("--plugins", plugins_only, "only the plugin section")
+      ->excludes("--json", "--devices");
+  app.footer(
+      "Exit status: 0 (also when no GPU exists), 1 for a usage error, 2 when hetero itself fails.\n"
+      "Environment: HETERO_PLUGIN_PATH, HETERO_BACKENDS, HETERO_CPU_DEVICES, "
+      "CUDA_VISIBLE_DEVICES.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -117,7 +124,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!plugins_only) {
-      fmt::print("hetero-smi — {} GPU(s), {} device(s)\n", hetero::num_gpus(), hetero::all_devices().size());
+      fmt::print("hetero-smi — {} GPU(s), {} device(s)\n", hetero::num_gpus(),
+                 hetero::all_devices().size());
       print_devices();
     }
     if (!devices_only) print_plugins();

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds hetero and runs every test (ctest: core, conformance.cpu, cuda, examples, tools),
-# then the installed package out of tree (tools/test_package.sh: app, template backend,
-# OpenCL backend on PoCL),
-# then builds it again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
+# Checks the tree's format (tools/check_format.sh), builds hetero and runs every test
+# (ctest: core, conformance.cpu, cuda, distributed, examples, tools), then the installed
+# package out of tree (tools/test_package.sh: app, template backend, OpenCL backend on
+# PoCL), then builds it again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
 # whole suite there too (memory pool off, so a use after free is not hidden by a cached
 # block), then ThreadSanitizer over the streams, pool and cross-device tests (devices'
 # workers, kernel threads, event waits). Build directories: build/, build-asan/,
@@ -10,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${HETERO_JOBS:-2}"
+
+# The tree is formatted as .clang-format says (fails fast, before any build).
+tools/check_format.sh
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$jobs"

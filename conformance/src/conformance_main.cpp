@@ -2,5 +2,6 @@
 #include <hetero/conformance/conformance.hpp>
 
 int main(int argc, char** argv) {
-  return hetero::conformance::run(argc, argv, HETERO_CONFORMANCE_BACKEND, HETERO_CONFORMANCE_PLUGIN);
+  return hetero::conformance::run(argc, argv, HETERO_CONFORMANCE_BACKEND,
+                                  HETERO_CONFORMANCE_PLUGIN);
 }

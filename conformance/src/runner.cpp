@@ -5,8 +5,8 @@
 #include <hetero/conformance/conformance.hpp>
 #include <hetero/error.hpp>
 #include <hetero/plugins.hpp>
-#include <hetero/sdk/find_backend.hpp>
 #include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/find_backend.hpp>
 #include <hetero/sdk/half.hpp>
 
 namespace hetero::conformance {
@@ -39,7 +39,8 @@ void BackendTest::SetUp() {
   backend_ = find_backend(GetParam());
   ASSERT_NE(backend_, nullptr) << "backend '" << GetParam() << "' is not loaded";
   if (backend_->device_count() == 0)
-    GTEST_SKIP() << "backend '" << GetParam() << "' has no device: " << backend_->unavailable_reason();
+    GTEST_SKIP() << "backend '" << GetParam()
+                 << "' has no device: " << backend_->unavailable_reason();
 }
 
 void BackendTest::TearDown() {
@@ -65,7 +66,8 @@ void DeviceArray::download(void* host) {
   backend->default_stream(device).synchronize();
 }
 
-StridedView DeviceArray::view(const std::vector<std::int64_t>& shape, std::vector<std::int64_t> strides) const {
+StridedView DeviceArray::view(const std::vector<std::int64_t>& shape,
+                              std::vector<std::int64_t> strides) const {
   StridedView v;
   v.buffer = buffer.get();
   v.offset = pad;
@@ -73,7 +75,8 @@ StridedView DeviceArray::view(const std::vector<std::int64_t>& shape, std::vecto
   v.ndim = static_cast<int>(shape.size());
   if (strides.empty()) {
     strides.assign(shape.size(), 1);
-    for (int d = v.ndim - 2; d >= 0; --d) strides[d] = strides[d + 1] * std::max<std::int64_t>(shape[d + 1], 1);
+    for (int d = v.ndim - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * std::max<std::int64_t>(shape[d + 1], 1);
   }
   for (int d = 0; d < v.ndim; ++d) {
     v.shape[d] = shape[d];
@@ -89,13 +92,23 @@ std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, b
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     const double u = static_cast<double>(x >> 11) * 0x1.0p-53;  // [0, 1)
     switch (t) {
-      case DType::float32: e = static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2); break;
-      case DType::float64: e = positive ? 0.05 + 2 * u : 4 * u - 2; break;
+      case DType::float32:
+        e = static_cast<float>(positive ? 0.05 + 2 * u : 4 * u - 2);
+        break;
+      case DType::float64:
+        e = positive ? 0.05 + 2 * u : 4 * u - 2;
+        break;
       case DType::int32:
-      case DType::int64: e = std::floor(positive ? 1 + 50 * u : 100 * u - 50); break;
-      case DType::bool_: e = u < 0.5 ? 0 : 1; break;
+      case DType::int64:
+        e = std::floor(positive ? 1 + 50 * u : 100 * u - 50);
+        break;
+      case DType::bool_:
+        e = u < 0.5 ? 0 : 1;
+        break;
       case DType::float16:
-      case DType::bfloat16: e = round_to(t, positive ? 0.05 + 2 * u : 4 * u - 2); break;
+      case DType::bfloat16:
+        e = round_to(t, positive ? 0.05 + 2 * u : 4 * u - 2);
+        break;
     }
   }
   return v;
@@ -106,13 +119,37 @@ std::vector<unsigned char> pack(DType t, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     unsigned char* p = out.data() + i * element_size(t);
     switch (t) {
-      case DType::float32: { float f = static_cast<float>(v[i]); std::memcpy(p, &f, 4); break; }
-      case DType::float64: std::memcpy(p, &v[i], 8); break;
-      case DType::int32: { auto f = static_cast<std::int32_t>(v[i]); std::memcpy(p, &f, 4); break; }
-      case DType::int64: { auto f = static_cast<std::int64_t>(v[i]); std::memcpy(p, &f, 8); break; }
-      case DType::bool_: *p = v[i] != 0 ? 1 : 0; break;
-      case DType::float16: { Half h(static_cast<float>(v[i])); std::memcpy(p, &h, 2); break; }
-      case DType::bfloat16: { BFloat16 h(static_cast<float>(v[i])); std::memcpy(p, &h, 2); break; }
+      case DType::float32: {
+        float f = static_cast<float>(v[i]);
+        std::memcpy(p, &f, 4);
+        break;
+      }
+      case DType::float64:
+        std::memcpy(p, &v[i], 8);
+        break;
+      case DType::int32: {
+        auto f = static_cast<std::int32_t>(v[i]);
+        std::memcpy(p, &f, 4);
+        break;
+      }
+      case DType::int64: {
+        auto f = static_cast<std::int64_t>(v[i]);
+        std::memcpy(p, &f, 8);
+        break;
+      }
+      case DType::bool_:
+        *p = v[i] != 0 ? 1 : 0;
+        break;
+      case DType::float16: {
+        Half h(static_cast<float>(v[i]));
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DType::bfloat16: {
+        BFloat16 h(static_cast<float>(v[i]));
+        std::memcpy(p, &h, 2);
+        break;
+      }
     }
   }
   return out;
@@ -124,40 +161,78 @@ std::vector<double> unpack(DType t, const std::vector<unsigned char>& bytes) {
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char* p = bytes.data() + i * element_size(t);
     switch (t) {
-      case DType::float32: { float f; std::memcpy(&f, p, 4); out[i] = f; break; }
-      case DType::float64: std::memcpy(&out[i], p, 8); break;
-      case DType::int32: { std::int32_t f; std::memcpy(&f, p, 4); out[i] = f; break; }
-      case DType::int64: { std::int64_t f; std::memcpy(&f, p, 8); out[i] = static_cast<double>(f); break; }
-      case DType::bool_: out[i] = *p; break;
-      case DType::float16: { Half h; std::memcpy(&h, p, 2); out[i] = static_cast<float>(h); break; }
-      case DType::bfloat16: { BFloat16 h; std::memcpy(&h, p, 2); out[i] = static_cast<float>(h); break; }
+      case DType::float32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        out[i] = f;
+        break;
+      }
+      case DType::float64:
+        std::memcpy(&out[i], p, 8);
+        break;
+      case DType::int32: {
+        std::int32_t f;
+        std::memcpy(&f, p, 4);
+        out[i] = f;
+        break;
+      }
+      case DType::int64: {
+        std::int64_t f;
+        std::memcpy(&f, p, 8);
+        out[i] = static_cast<double>(f);
+        break;
+      }
+      case DType::bool_:
+        out[i] = *p;
+        break;
+      case DType::float16: {
+        Half h;
+        std::memcpy(&h, p, 2);
+        out[i] = static_cast<float>(h);
+        break;
+      }
+      case DType::bfloat16: {
+        BFloat16 h;
+        std::memcpy(&h, p, 2);
+        out[i] = static_cast<float>(h);
+        break;
+      }
     }
   }
   return out;
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32, DType::int64,
+  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32,   DType::int64,
                                     DType::bool_,   DType::float16, DType::bfloat16};
   return v;
 }
 
 double round_to(DType t, double v) {
   switch (t) {
-    case DType::float32: return static_cast<float>(v);
-    case DType::float16: return static_cast<float>(convert_element<Half>(v));
-    case DType::bfloat16: return static_cast<float>(convert_element<BFloat16>(v));
-    default: return v;
+    case DType::float32:
+      return static_cast<float>(v);
+    case DType::float16:
+      return static_cast<float>(convert_element<Half>(v));
+    case DType::bfloat16:
+      return static_cast<float>(convert_element<BFloat16>(v));
+    default:
+      return v;
   }
 }
 
 double epsilon(DType t) {
   switch (t) {
-    case DType::float32: return 0x1.0p-23;
-    case DType::float64: return 0x1.0p-52;
-    case DType::float16: return 0x1.0p-10;
-    case DType::bfloat16: return 0x1.0p-7;
-    default: return 0;
+    case DType::float32:
+      return 0x1.0p-23;
+    case DType::float64:
+      return 0x1.0p-52;
+    case DType::float16:
+      return 0x1.0p-10;
+    case DType::bfloat16:
+      return 0x1.0p-7;
+    default:
+      return 0;
   }
 }
 const std::vector<DType>& floating_dtypes() {
@@ -166,7 +241,8 @@ const std::vector<DType>& floating_dtypes() {
 }
 const std::vector<std::vector<std::int64_t>>& test_shapes() {
   static const std::vector<std::vector<std::int64_t>> v{
-      {1}, {7}, {1, 13}, {13, 1}, {17, 31}, {2, 3, 5}, {4099}, {64, 129}};  // never empty (backend.hpp)
+      {1},      {7},       {1, 13}, {13, 1},
+      {17, 31}, {2, 3, 5}, {4099},  {64, 129}};  // never empty (backend.hpp)
   return v;
 }
 

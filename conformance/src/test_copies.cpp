@@ -8,7 +8,8 @@ namespace hetero::conformance {
 namespace {
 std::vector<unsigned char> bytes_pattern(std::size_t n, unsigned seed) {
   std::vector<unsigned char> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<unsigned char>((i * 131 + seed * 17) & 0xff);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<unsigned char>((i * 131 + seed * 17) & 0xff);
   return v;
 }
 }  // namespace
@@ -22,7 +23,8 @@ TEST_P(BackendTest, HostToDeviceToHostWithOffsets) {
       std::vector<unsigned char> back(n + 2, 0xEE);
       backend().copy_device_to_host(*buf, off, back.data() + 1, n, stream());
       stream().synchronize();
-      EXPECT_TRUE(std::equal(src.begin(), src.end(), back.begin() + 1)) << "n=" << n << " off=" << off;
+      EXPECT_TRUE(std::equal(src.begin(), src.end(), back.begin() + 1))
+          << "n=" << n << " off=" << off;
       EXPECT_EQ(back[0], 0xEE);
       EXPECT_EQ(back[n + 1], 0xEE) << "wrote past the end";
     }
@@ -67,17 +69,22 @@ TEST_P(BackendTest, StridedCopyAndCastEveryDtypePair) {
       DeviceArray src(backend(), 0, s, 35, 1), dst(backend(), 0, d, 35, 2);
       src.upload(pack(s, values).data());
       const StridedView sv = src.view(shape, {1, 5});
-      if (s == d) backend().copy_strided(sv, dst.view(shape), stream());
-      else backend().cast(sv, dst.view(shape), stream());
+      if (s == d)
+        backend().copy_strided(sv, dst.view(shape), stream());
+      else
+        backend().cast(sv, dst.view(shape), stream());
       std::vector<unsigned char> raw(35 * element_size(d));
       dst.download(raw.data());
       const auto out = unpack(d, raw);
       for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 7; ++j) {
           double v = values[static_cast<std::size_t>(i + 5 * j)];
-          if (d == DType::bool_) v = v != 0;
-          else if (!is_floating_point(d)) v = std::trunc(v);
-          else v = round_to(d, v);
+          if (d == DType::bool_)
+            v = v != 0;
+          else if (!is_floating_point(d))
+            v = std::trunc(v);
+          else
+            v = round_to(d, v);
           ASSERT_EQ(out[static_cast<std::size_t>(i * 7 + j)], v)
               << dtype_name(s) << " -> " << dtype_name(d) << " at (" << i << "," << j << ")";
         }

@@ -21,27 +21,41 @@ double tol(DType t, double expected) {
 
 double unary_ref(UnaryOp op, double x) {
   switch (op) {
-    case UnaryOp::neg: return -x;
-    case UnaryOp::exp: return std::exp(x);
-    case UnaryOp::log: return std::log(x);
-    case UnaryOp::sqrt: return std::sqrt(x);
-    case UnaryOp::abs: return std::abs(x);
-    case UnaryOp::relu: return x > 0 ? x : 0;
-    case UnaryOp::sigmoid: return 1 / (1 + std::exp(-x));
-    case UnaryOp::tanh: return std::tanh(x);
+    case UnaryOp::neg:
+      return -x;
+    case UnaryOp::exp:
+      return std::exp(x);
+    case UnaryOp::log:
+      return std::log(x);
+    case UnaryOp::sqrt:
+      return std::sqrt(x);
+    case UnaryOp::abs:
+      return std::abs(x);
+    case UnaryOp::relu:
+      return x > 0 ? x : 0;
+    case UnaryOp::sigmoid:
+      return 1 / (1 + std::exp(-x));
+    case UnaryOp::tanh:
+      return std::tanh(x);
   }
   return 0;
 }
 
 double binary_ref(BinaryOp op, double x, double y, bool integral) {
   switch (op) {
-    case BinaryOp::add: return x + y;
-    case BinaryOp::sub: return x - y;
-    case BinaryOp::mul: return x * y;
-    case BinaryOp::div: return integral ? (y == 0 ? 0 : std::trunc(x / y)) : x / y;
+    case BinaryOp::add:
+      return x + y;
+    case BinaryOp::sub:
+      return x - y;
+    case BinaryOp::mul:
+      return x * y;
+    case BinaryOp::div:
+      return integral ? (y == 0 ? 0 : std::trunc(x / y)) : x / y;
     // NaN propagates (Note [Element-wise semantics]): the rule itself, on doubles.
-    case BinaryOp::maximum: return binary_element<BinaryOp::maximum>(x, y);
-    case BinaryOp::minimum: return binary_element<BinaryOp::minimum>(x, y);
+    case BinaryOp::maximum:
+      return binary_element<BinaryOp::maximum>(x, y);
+    case BinaryOp::minimum:
+      return binary_element<BinaryOp::minimum>(x, y);
   }
   return 0;
 }
@@ -55,12 +69,13 @@ std::vector<double> run_download(DeviceArray& a) {
 }  // namespace
 
 TEST_P(BackendTest, UnaryOpsMatchReference) {
-  const UnaryOp float_ops[] = {UnaryOp::neg, UnaryOp::exp, UnaryOp::log, UnaryOp::sqrt,
+  const UnaryOp float_ops[] = {UnaryOp::neg, UnaryOp::exp,  UnaryOp::log,     UnaryOp::sqrt,
                                UnaryOp::abs, UnaryOp::relu, UnaryOp::sigmoid, UnaryOp::tanh};
   for (DType t : all_dtypes()) {
     if (t == DType::bool_) continue;
     for (UnaryOp op : float_ops) {
-      if (!is_floating_point(t) && op != UnaryOp::neg && op != UnaryOp::abs && op != UnaryOp::relu) continue;
+      if (!is_floating_point(t) && op != UnaryOp::neg && op != UnaryOp::abs && op != UnaryOp::relu)
+        continue;
       for (const auto& shape : test_shapes()) {
         std::int64_t n = 1;
         for (auto s : shape) n *= s;
@@ -80,17 +95,19 @@ TEST_P(BackendTest, UnaryOpsMatchReference) {
 }
 
 TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
-  const BinaryOp ops[] = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul,
+  const BinaryOp ops[] = {BinaryOp::add, BinaryOp::sub,     BinaryOp::mul,
                           BinaryOp::div, BinaryOp::maximum, BinaryOp::minimum};
   // out [r, c]; a full [r, c]; b a row [1, c] broadcast with stride 0 over rows.
-  const std::vector<std::pair<std::int64_t, std::int64_t>> sizes{{1, 1}, {1, 13}, {13, 1}, {17, 31}, {3, 4099}};
+  const std::vector<std::pair<std::int64_t, std::int64_t>> sizes{
+      {1, 1}, {1, 13}, {13, 1}, {17, 31}, {3, 4099}};
   for (DType t : all_dtypes()) {
     if (t == DType::bool_) continue;
     for (BinaryOp op : ops)
       for (auto [r, c] : sizes) {
         const auto a = sample_values(t, r * c, 7);
         auto b = sample_values(t, c, 8, op == BinaryOp::div);
-        DeviceArray da(backend(), 0, t, r * c, 1), db(backend(), 0, t, c, 2), dout(backend(), 0, t, r * c, 0);
+        DeviceArray da(backend(), 0, t, r * c, 1), db(backend(), 0, t, c, 2),
+            dout(backend(), 0, t, r * c, 0);
         da.upload(pack(t, a).data());
         db.upload(pack(t, b).data());
         backend().binary(op, da.view({r, c}), db.view({r, c}, {0, 1}), dout.view({r, c}), stream());
@@ -104,7 +121,8 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
           }
         // And the other operand broadcast: a scalar (ndim 0 semantics via all-zero strides).
         if (r * c > 0) {
-          backend().binary(op, db.view({r, c}, {0, 0}), da.view({r, c}), dout.view({r, c}), stream());
+          backend().binary(op, db.view({r, c}, {0, 0}), da.view({r, c}), dout.view({r, c}),
+                           stream());
           const auto z = run_download(dout);
           double e = binary_ref(op, b[0], a[0], !is_floating_point(t));
           e = round_to(t, e);
@@ -117,7 +135,8 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
 TEST_P(BackendTest, IntegerArithmeticWrapsWithoutTrapping) {
   const std::vector<double> a{9.0e18, -9.0e18, 5};
   const std::vector<double> b{9.0e18, 9.0e18, 0};
-  DeviceArray da(backend(), 0, DType::int64, 3), db(backend(), 0, DType::int64, 3), dc(backend(), 0, DType::int64, 3);
+  DeviceArray da(backend(), 0, DType::int64, 3), db(backend(), 0, DType::int64, 3),
+      dc(backend(), 0, DType::int64, 3);
   da.upload(pack(DType::int64, a).data());
   db.upload(pack(DType::int64, b).data());
   backend().binary(BinaryOp::add, da.view({3}), db.view({3}), dc.view({3}), stream());

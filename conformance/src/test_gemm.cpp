@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
 
@@ -29,7 +28,8 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
   const std::int64_t na = std::max<std::int64_t>(sa * c.batch, 1);
   const std::int64_t nb = std::max<std::int64_t>(c.broadcast_b ? br * ldb : sb * c.batch, 1);
   const std::int64_t nc = std::max<std::int64_t>(sc * c.batch, 1);
-  const auto A = sample_values(t, na, 31), B = sample_values(t, nb, 32), C0 = sample_values(t, nc, 33);
+  const auto A = sample_values(t, na, 31), B = sample_values(t, nb, 32),
+             C0 = sample_values(t, nc, 33);
   DeviceArray da(be, 0, t, na, 1), db(be, 0, t, nb, 2), dc(be, 0, t, nc, 5);
   da.upload(pack(t, A).data());
   db.upload(pack(t, B).data());
@@ -38,11 +38,24 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
   g.dtype = t;
   g.trans_a = c.ta;
   g.trans_b = c.tb;
-  g.m = c.m; g.n = c.n; g.k = c.k; g.batch = c.batch;
-  g.alpha = c.alpha; g.beta = c.beta;
-  g.a = da.buffer.get(); g.a_offset = da.pad; g.lda = lda; g.stride_a = sa;
-  g.b = db.buffer.get(); g.b_offset = db.pad; g.ldb = ldb; g.stride_b = sb;
-  g.c = dc.buffer.get(); g.c_offset = dc.pad; g.ldc = ldc; g.stride_c = sc;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.batch = c.batch;
+  g.alpha = c.alpha;
+  g.beta = c.beta;
+  g.a = da.buffer.get();
+  g.a_offset = da.pad;
+  g.lda = lda;
+  g.stride_a = sa;
+  g.b = db.buffer.get();
+  g.b_offset = db.pad;
+  g.ldb = ldb;
+  g.stride_b = sb;
+  g.c = dc.buffer.get();
+  g.c_offset = dc.pad;
+  g.ldc = ldc;
+  g.stride_c = sc;
   be.gemm(g, s);
   std::vector<unsigned char> raw(static_cast<std::size_t>(nc) * element_size(t));
   dc.download(raw.data());
@@ -63,8 +76,9 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
         }
         const double old = C0[b * sc + i * ldc + j];
         const double e = c.alpha * acc + c.beta * old;
-        const double tol = eps * std::sqrt(static_cast<double>(std::max<std::int64_t>(c.k, 1))) * mag +
-                           eps * std::abs(c.beta * old) + (half ? epsilon(t) * std::abs(e) + 1e-6 : 0) + 1e-30;
+        const double tol =
+            eps * std::sqrt(static_cast<double>(std::max<std::int64_t>(c.k, 1))) * mag +
+            eps * std::abs(c.beta * old) + (half ? epsilon(t) * std::abs(e) + 1e-6 : 0) + 1e-30;
         ASSERT_NEAR(C[b * sc + i * ldc + j], e, tol)
             << dtype_name(t) << " m=" << c.m << " n=" << c.n << " k=" << c.k << " batch=" << c.batch
             << " ta=" << c.ta << " tb=" << c.tb << " at (" << b << "," << i << "," << j << ")";
@@ -77,19 +91,21 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
 }
 
 const std::vector<DType>& gemm_dtypes() {
-  static const std::vector<DType> v{DType::float32, DType::float64, DType::float16, DType::bfloat16};
+  static const std::vector<DType> v{DType::float32, DType::float64, DType::float16,
+                                    DType::bfloat16};
   return v;
 }
 
 }  // namespace
 
 TEST_P(BackendTest, GemmMatchesReference) {
-  const std::vector<std::array<std::int64_t, 3>> mnk{{1, 1, 1}, {1, 13, 7},
-                                                     {13, 1, 7}, {7, 13, 1}, {17, 31, 29}, {64, 65, 63}, {127, 3, 131}};
+  const std::vector<std::array<std::int64_t, 3>> mnk{
+      {1, 1, 1}, {1, 13, 7}, {13, 1, 7}, {7, 13, 1}, {17, 31, 29}, {64, 65, 63}, {127, 3, 131}};
   for (DType t : gemm_dtypes())
     for (const auto& s : mnk)
       for (bool ta : {false, true})
-        for (bool tb : {false, true}) check(backend(), stream(), t, {s[0], s[1], s[2], 1, ta, tb, 1.0, 0.0, false});
+        for (bool tb : {false, true})
+          check(backend(), stream(), t, {s[0], s[1], s[2], 1, ta, tb, 1.0, 0.0, false});
 }
 
 TEST_P(BackendTest, GemmBatchedAlphaBetaAndBroadcast) {

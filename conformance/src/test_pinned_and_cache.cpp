@@ -40,7 +40,8 @@ TEST_P(BackendTest, PinnedHostMemoryWorksWhereOfferedAndIsRefusedElsewhere) {
     EXPECT_EQ(pinned->host_pointer(), pinned->handle());
     EXPECT_EQ(pinned->size(), n * sizeof(float));
     std::memcpy(pinned->host_pointer(), expected.data(), n * sizeof(float));
-    backend().copy_host_to_device(pinned->host_pointer(), *dev.buffer, 0, n * sizeof(float), stream());
+    backend().copy_host_to_device(pinned->host_pointer(), *dev.buffer, 0, n * sizeof(float),
+                                  stream());
     // Freed while the copy may still be queued: the backend keeps the memory until then.
   }
   for (int round = 0; round < 4; ++round) {  // reuse of the freed block must not race

@@ -23,7 +23,8 @@ TEST_P(BackendTest, RandomIsReproducibleAndSplittable) {
       // Splitting: elements [500, 1000) of a call at offset 0 equal a call at offset 500
       // (uniform; normal uses two counters per element, so offset 1000).
       DeviceArray half(backend(), 0, t, 500);
-      backend().random(dist, half.view({500}), 42, dist == RandomDistribution::uniform ? 500 : 1000, stream());
+      backend().random(dist, half.view({500}), 42, dist == RandomDistribution::uniform ? 500 : 1000,
+                       stream());
       std::vector<unsigned char> rh(500 * element_size(t));
       half.download(rh.data());
       EXPECT_TRUE(std::equal(rh.begin(), rh.end(), ra.begin() + static_cast<long>(rh.size())));
@@ -44,7 +45,10 @@ TEST_P(BackendTest, RandomMomentsAreRight) {
     for (std::int64_t i = 0; i < n; ++i) {
       ASSERT_GE(uv[i], 0.0);
       ASSERT_LT(uv[i], 1.0);
-      su += uv[i]; su2 += uv[i] * uv[i]; sg += gv[i]; sg2 += gv[i] * gv[i];
+      su += uv[i];
+      su2 += uv[i] * uv[i];
+      sg += gv[i];
+      sg2 += gv[i] * gv[i];
     }
     const double dn = static_cast<double>(n);
     EXPECT_NEAR(su / dn, 0.5, 5 * std::sqrt(1.0 / 12 / dn));

@@ -10,12 +10,18 @@
 namespace hetero::conformance {
 
 TEST_P(BackendTest, ReductionsMatchReference) {
-  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max, ReduceOp::min, ReduceOp::norm, ReduceOp::argmax};
+  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max,
+                          ReduceOp::min, ReduceOp::norm, ReduceOp::argmax};
   // in shape [a, b, c]; reduce masks over the three axes.
-  const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}};
-  const std::vector<std::array<bool, 3>> masks{{true, true, true}, {false, false, true}, {true, false, false},
-                                               {false, true, false}, {true, false, true}};
-  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16, DType::bfloat16})
+  const std::vector<std::array<std::int64_t, 3>> shapes{
+      {1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}};
+  const std::vector<std::array<bool, 3>> masks{{true, true, true},
+                                               {false, false, true},
+                                               {true, false, false},
+                                               {false, true, false},
+                                               {true, false, true}};
+  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16,
+                  DType::bfloat16})
     for (ReduceOp op : ops) {
       if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t)) continue;
       for (const auto& s : shapes)
@@ -44,27 +50,43 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                       acc += op == ReduceOp::norm ? v * v : v;
                       abs_acc += op == ReduceOp::norm ? v * v : std::abs(v);
                       const bool better = op == ReduceOp::min ? v < best : v > best;
-                      if (cnt == 0 || better) { best = v; best_idx = idx; }
+                      if (cnt == 0 || better) {
+                        best = v;
+                        best_idx = idx;
+                      }
                       ++cnt;
                     }
                 double e = 0;
                 switch (op) {
-                  case ReduceOp::sum: e = acc; break;
-                  case ReduceOp::mean: e = acc / static_cast<double>(cnt); abs_acc /= static_cast<double>(cnt); break;
-                  case ReduceOp::norm: e = std::sqrt(acc); abs_acc = e; break;
+                  case ReduceOp::sum:
+                    e = acc;
+                    break;
+                  case ReduceOp::mean:
+                    e = acc / static_cast<double>(cnt);
+                    abs_acc /= static_cast<double>(cnt);
+                    break;
+                  case ReduceOp::norm:
+                    e = std::sqrt(acc);
+                    abs_acc = e;
+                    break;
                   case ReduceOp::max:
-                  case ReduceOp::min: e = best; break;
-                  case ReduceOp::argmax: e = static_cast<double>(best_idx); break;
+                  case ReduceOp::min:
+                    e = best;
+                    break;
+                  case ReduceOp::argmax:
+                    e = static_cast<double>(best_idx);
+                    break;
                 }
                 const double scale = 1e-5 * std::sqrt(static_cast<double>(cnt));
                 const bool half = t == DType::float16 || t == DType::bfloat16;
-                const double t_ol = t == DType::float32 ? scale * abs_acc + 1e-6
+                const double t_ol = t == DType::float32   ? scale * abs_acc + 1e-6
                                     : t == DType::float64 ? 1e-12 * abs_acc + 1e-12
-                                    : half ? scale * abs_acc + epsilon(t) * std::abs(e) + 1e-6 : 0;
+                                    : half ? scale * abs_acc + epsilon(t) * std::abs(e) + 1e-6
+                                           : 0;
                 ASSERT_NEAR(y[static_cast<std::size_t>((i0 * os[1] + i1) * os[2] + i2)], e,
                             op == ReduceOp::argmax ? 0 : t_ol)
-                    << "op " << int(op) << " " << dtype_name(t) << " shape " << s[0] << "x" << s[1] << "x" << s[2]
-                    << " mask " << m[0] << m[1] << m[2];
+                    << "op " << int(op) << " " << dtype_name(t) << " shape " << s[0] << "x" << s[1]
+                    << "x" << s[2] << " mask " << m[0] << m[1] << m[2];
               }
         }
     }

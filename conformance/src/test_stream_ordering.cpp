@@ -33,7 +33,8 @@ void order_after(Backend& b, int from, int to) {
 
 // One sequence, fully determined by `seed`. Returns every downloaded array, then the
 // final contents of every slot, as bytes.
-std::vector<std::vector<unsigned char>> run_sequence(Backend& b, std::uint64_t seed, bool synchronous) {
+std::vector<std::vector<unsigned char>> run_sequence(Backend& b, std::uint64_t seed,
+                                                     bool synchronous) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
   const int devices = b.device_count();
@@ -85,7 +86,8 @@ std::vector<std::vector<unsigned char>> run_sequence(Backend& b, std::uint64_t s
           b.binary(pick(2) ? BinaryOp::add : BinaryOp::mul, view(x), view(y), view(out), s);
         break;
       case 2:
-        if (x.device == out.device) b.unary(pick(2) ? UnaryOp::tanh : UnaryOp::neg, view(x), view(out), s);
+        if (x.device == out.device)
+          b.unary(pick(2) ? UnaryOp::tanh : UnaryOp::neg, view(x), view(out), s);
         break;
       case 3:
         if (same_device && &x != &out && &y != &out) {
@@ -109,7 +111,8 @@ std::vector<std::vector<unsigned char>> run_sequence(Backend& b, std::uint64_t s
         break;
       case 5: {  // download; read only at the end
         downloads.emplace_back(bytes);
-        b.copy_device_to_host(*x.buffer, 0, downloads.back().data(), bytes, b.default_stream(x.device));
+        b.copy_device_to_host(*x.buffer, 0, downloads.back().data(), bytes,
+                              b.default_stream(x.device));
         break;
       }
       case 6:  // free while work may be queued; the next allocation may reuse the block
@@ -139,8 +142,9 @@ TEST_P(BackendTest, RandomisedSequencesMatchASynchronousRun) {
     const auto reference = run_sequence(backend(), seed, /*synchronous=*/true);
     ASSERT_EQ(queued.size(), reference.size()) << "sequence " << seq;
     for (std::size_t i = 0; i < queued.size(); ++i)
-      ASSERT_TRUE(queued[i] == reference[i]) << "sequence " << seq << " (seed " << seed << "): array " << i
-                                             << " differs from the synchronous run";
+      ASSERT_TRUE(queued[i] == reference[i])
+          << "sequence " << seq << " (seed " << seed << "): array " << i
+          << " differs from the synchronous run";
   }
 }
 

@@ -16,8 +16,8 @@ bool valid_type(std::string_view t) {
 }
 
 [[noreturn]] void invalid(std::string_view text, std::string_view why) {
-  throw InvalidDeviceError("invalid device string '" + std::string(text) + "': " +
-                           std::string(why) +
+  throw InvalidDeviceError("invalid device string '" + std::string(text) +
+                           "': " + std::string(why) +
                            " (expected 'type' or 'type:index', e.g. 'cpu', 'cuda', 'cuda:1')");
 }
 
@@ -42,7 +42,8 @@ Device::Device(std::string_view text) {
 
 Device::Device(std::string_view type, int index) {
   if (!valid_type(type)) invalid(type, "device type must be lower-case letters, digits or '_'");
-  if (index < 0) invalid(std::string(type) + ":" + std::to_string(index), "index must not be negative");
+  if (index < 0)
+    invalid(std::string(type) + ":" + std::to_string(index), "index must not be negative");
   type_ = std::string(type);
   index_ = index;
 }

@@ -26,8 +26,8 @@ std::vector<Device> gpu_devices() {
 
 // Why there is no GPU (or not enough): the reasons every backend gave.
 std::string no_gpu_reason(int wanted) {
-  std::string why = "no GPU device " + std::to_string(wanted) + " (" +
-                    std::to_string(num_gpus()) + " GPU(s) found)";
+  std::string why = "no GPU device " + std::to_string(wanted) + " (" + std::to_string(num_gpus()) +
+                    " GPU(s) found)";
   for (const auto& r : backend_status())
     if (!r.reason.empty()) why += "; " + (r.name.empty() ? r.path : r.name) + ": " + r.reason;
   return why;
@@ -39,7 +39,8 @@ Device fallback_to_cpu(int i) {
     throw DeviceUnavailableError("HETERO_REQUIRE_GPU=1: " + no_gpu_reason(i));
   static std::once_flag once;
   if (detail::log_enabled())
-    std::call_once(once, [i] { detail::log_info("try_gpu falls back to cpu: " + no_gpu_reason(i)); });
+    std::call_once(once,
+                   [i] { detail::log_info("try_gpu falls back to cpu: " + no_gpu_reason(i)); });
   return Device::cpu();
 }
 

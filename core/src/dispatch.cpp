@@ -27,9 +27,9 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
     const std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw ShapeError(std::string(op) + ": shapes " + shape_str(a) + " and " +
-                       shape_str(b) + " cannot be broadcast together (dimension " +
-                       std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
+      throw ShapeError(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+                       " cannot be broadcast together (dimension " + std::to_string(i) + ": " +
+                       std::to_string(da) + " vs " + std::to_string(db) + ")");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -59,7 +59,8 @@ std::int64_t checked_numel(const Shape& shape) {
   return n;
 }
 
-std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d, std::size_t bytes) {
+std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d,
+                                          std::size_t bytes) {
   // Note [Empty tensors]: the backend is never asked for 0 bytes.
   std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<EmptyBuffer>(d.index())
                                               : plugin->backend->allocate(d.index(), bytes);
@@ -76,7 +77,8 @@ std::size_t checked_bytes(const Shape& shape, DType dtype) {
   const std::int64_t n = checked_numel(shape);
   const auto es = static_cast<std::int64_t>(element_size(dtype));
   if (n > std::numeric_limits<std::int64_t>::max() / es)
-    throw OutOfMemoryError("tensor of shape " + shape_str(shape) + " needs more bytes than can be addressed");
+    throw OutOfMemoryError("tensor of shape " + shape_str(shape) +
+                           " needs more bytes than can be addressed");
   return static_cast<std::size_t>(n * es);
 }
 
@@ -122,10 +124,10 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
       continue;
     }
     if (t->device() != first->device())
-      throw DeviceMismatchError(std::string(op) +
-                                ": expected all tensors to be on the same device, but found at least two devices, " +
-                                device_in_message(first->device()) + " and " + device_in_message(t->device()) +
-                                "!");
+      throw DeviceMismatchError(
+          std::string(op) +
+          ": expected all tensors to be on the same device, but found at least two devices, " +
+          device_in_message(first->device()) + " and " + device_in_message(t->device()) + "!");
   }
 }
 

@@ -99,9 +99,11 @@ Tensor arange(double start, double end, double step, TensorOptions options) {
     throw ShapeError("arange: step must be non-zero and bounds finite");
   const double span = (end - start) / step;
   const auto n = span > 0 ? static_cast<std::int64_t>(std::ceil(span)) : 0;
-  const bool integral = start == std::floor(start) && end == std::floor(end) && step == std::floor(step);
+  const bool integral =
+      start == std::floor(start) && end == std::floor(end) && step == std::floor(step);
   std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * step;
+  for (std::int64_t i = 0; i < n; ++i)
+    v[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * step;
   const DType t = options.dtype_or(integral ? DType::int64 : DType::float32);
   return from_host(v.data(), v.size(), DType::float64, Shape{n}, options.dtype(t));
 }
@@ -127,11 +129,15 @@ void manual_seed(std::uint64_t seed) {
 Tensor tensor(std::initializer_list<int> v, TensorOptions o) {
   return from_list(v, DType::int32, o.dtype(o.dtype_or(DType::int64)));
 }
-Tensor tensor(std::initializer_list<std::int64_t> v, TensorOptions o) { return from_list(v, DType::int64, o); }
+Tensor tensor(std::initializer_list<std::int64_t> v, TensorOptions o) {
+  return from_list(v, DType::int64, o);
+}
 Tensor tensor(std::initializer_list<double> v, TensorOptions o) {
   return from_list(v, DType::float64, o.dtype(o.dtype_or(DType::float32)));
 }
-Tensor tensor(std::initializer_list<float> v, TensorOptions o) { return from_list(v, DType::float32, o); }
+Tensor tensor(std::initializer_list<float> v, TensorOptions o) {
+  return from_list(v, DType::float32, o);
+}
 Tensor tensor(std::initializer_list<std::initializer_list<int>> rows, TensorOptions o) {
   return from_rows(rows, DType::int32, o.dtype(o.dtype_or(DType::int64)));
 }

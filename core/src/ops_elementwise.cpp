@@ -13,13 +13,20 @@ namespace {
 
 int rank(DType t) {
   switch (t) {
-    case DType::bool_: return 0;
-    case DType::int32: return 1;
-    case DType::int64: return 2;
-    case DType::float16: return 3;
-    case DType::bfloat16: return 3;
-    case DType::float32: return 4;
-    case DType::float64: return 5;
+    case DType::bool_:
+      return 0;
+    case DType::int32:
+      return 1;
+    case DType::int64:
+      return 2;
+    case DType::float16:
+      return 3;
+    case DType::bfloat16:
+      return 3;
+    case DType::float32:
+      return 4;
+    case DType::float64:
+      return 5;
   }
   return 0;
 }
@@ -34,12 +41,18 @@ DType promote(DType a, DType b) {
 
 const char* binary_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::add: return "add";
-    case BinaryOp::sub: return "sub";
-    case BinaryOp::mul: return "mul";
-    case BinaryOp::div: return "div";
-    case BinaryOp::maximum: return "maximum";
-    case BinaryOp::minimum: return "minimum";
+    case BinaryOp::add:
+      return "add";
+    case BinaryOp::sub:
+      return "sub";
+    case BinaryOp::mul:
+      return "mul";
+    case BinaryOp::div:
+      return "div";
+    case BinaryOp::maximum:
+      return "maximum";
+    case BinaryOp::minimum:
+      return "minimum";
   }
   return "binary";
 }
@@ -67,8 +80,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (a.shape() == b.shape()) {  // no broadcasting: the operands' own strides
     Tensor out = detail::new_tensor_like(a.shape(), t, a);
     if (out.numel() == 0) return out;
-    detail::backend_of(out).binary(op, detail::view_of(a2), detail::view_of(b2), detail::view_of(out),
-                                   detail::stream_of(out));
+    detail::backend_of(out).binary(op, detail::view_of(a2), detail::view_of(b2),
+                                   detail::view_of(out), detail::stream_of(out));
     return out;
   }
   const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
@@ -99,7 +112,8 @@ Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
   const Tensor& in = a.dtype() == t ? a : (cast = a.to(t));
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() == 0) return out;
-  detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));
+  detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out),
+                                detail::stream_of(out));
   return out;
 }
 
@@ -113,25 +127,33 @@ using detail::unbroadcast;
 using detail::untracked;
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b},
-                [&] { return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)}; }; });
+  return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b}, [&] {
+    return [sa = a.shape(), sb = b.shape()](const Tensor& g) {
+      return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)};
+    };
+  });
 }
 Tensor sub(const Tensor& a, const Tensor& b) {
-  return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b},
-                [&] { return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)}; }; });
+  return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b}, [&] {
+    return [sa = a.shape(), sb = b.shape()](const Tensor& g) {
+      return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)};
+    };
+  });
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b},
-                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) {
-                  return Gradients{unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
-                }; });
+  return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b}, [&] {
+    return [a = saved(a), b = saved(b)](const Tensor& g) {
+      return Gradients{unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
+    };
+  });
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b},
-                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) {
-                  const Tensor gb = -g * a / (b * b);
-                  return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
-                }; });
+  return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b}, [&] {
+    return [a = saved(a), b = saved(b)](const Tensor& g) {
+      const Tensor gb = -g * a / (b * b);
+      return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
+    };
+  });
 }
 namespace {
 // Gradients of maximum (or minimum): to the larger (smaller) operand, split evenly on
@@ -140,17 +162,26 @@ Gradients extreme_gradients(const Tensor& g, const Tensor& a, const Tensor& b, b
   const Tensor a_wins = detail::nonzero_mask(relu(is_max ? a - b : b - a));
   const Tensor b_wins = detail::nonzero_mask(relu(is_max ? b - a : a - b));
   const Tensor half_tie = (1.0 - a_wins - b_wins) * 0.5;
-  return Gradients{unbroadcast(g * (a_wins + half_tie), a.shape()), unbroadcast(g * (b_wins + half_tie), b.shape())};
+  return Gradients{unbroadcast(g * (a_wins + half_tie), a.shape()),
+                   unbroadcast(g * (b_wins + half_tie), b.shape())};
 }
 }  // namespace
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }), {a, b},
-                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, true); }; });
+  return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }),
+                {a, b}, [&] {
+                  return [a = saved(a), b = saved(b)](const Tensor& g) {
+                    return extreme_gradients(g, a, b, true);
+                  };
+                });
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }), {a, b},
-                [&] { return [a = saved(a), b = saved(b)](const Tensor& g) { return extreme_gradients(g, a, b, false); }; });
+  return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }),
+                {a, b}, [&] {
+                  return [a = saved(a), b = saved(b)](const Tensor& g) {
+                    return extreme_gradients(g, a, b, false);
+                  };
+                });
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
@@ -175,7 +206,8 @@ Tensor neg(const Tensor& a) {
 }
 Tensor exp(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::exp, a, true); });
-  return record("ExpBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y}; }; });
+  return record("ExpBackward", out, {a},
+                [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y}; }; });
 }
 Tensor log(const Tensor& a) {
   return record("LogBackward", untracked([&] { return unary(UnaryOp::log, a, true); }), {a},
@@ -183,28 +215,36 @@ Tensor log(const Tensor& a) {
 }
 Tensor sqrt(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sqrt, a, true); });
-  return record("SqrtBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; }; });
+  return record("SqrtBackward", out, {a}, [&] {
+    return [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; };
+  });
 }
 Tensor abs(const Tensor& a) {
   // d|x| = sign(x), 0 at 0 (as torch).
-  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a},
-                [&] { return [x = saved(a)](const Tensor& g) {
-                  return Gradients{g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
-                }; });
+  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a}, [&] {
+    return [x = saved(a)](const Tensor& g) {
+      return Gradients{g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
+    };
+  });
 }
 Tensor relu(const Tensor& a) {
   // d relu(x) = 1 where x > 0, else 0 (0 at 0, as torch).
   Tensor out = untracked([&] { return unary(UnaryOp::relu, a, false); });
-  return record("ReluBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; }; });
+  return record("ReluBackward", out, {a}, [&] {
+    return [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; };
+  });
 }
 Tensor sigmoid(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sigmoid, a, true); });
-  return record("SigmoidBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; }; });
+  return record("SigmoidBackward", out, {a}, [&] {
+    return [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; };
+  });
 }
 Tensor tanh(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::tanh, a, true); });
-  return record("TanhBackward", out, {a}, [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; }; });
+  return record("TanhBackward", out, {a}, [&] {
+    return [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; };
+  });
 }
 
 Tensor cast(const Tensor& a, DType t) {
@@ -218,7 +258,9 @@ Tensor cast(const Tensor& a, DType t) {
       be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
   }
   if (!is_floating_point(t)) return out;  // integer results take no gradient
-  return record("CastBackward", out, {a}, [&] { return [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; }; });
+  return record("CastBackward", out, {a}, [&] {
+    return [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; };
+  });
 }
 
 Tensor softmax(const Tensor& a, std::int64_t dim) {
@@ -228,9 +270,11 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
     return e / e.sum(dim, true);
   });
   // dx = y * (g - sum(g * y, dim))
-  return record("SoftmaxBackward", out, {a}, [&] { return [y = saved(out), dim](const Tensor& g) {
-    return Gradients{y * (g - (g * y).sum(dim, true))};
-  }; });
+  return record("SoftmaxBackward", out, {a}, [&] {
+    return [y = saved(out), dim](const Tensor& g) {
+      return Gradients{y * (g - (g * y).sum(dim, true))};
+    };
+  });
 }
 
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
@@ -240,9 +284,10 @@ Tensor log_softmax(const Tensor& a, std::int64_t dim) {
     return shifted - log(exp(shifted).sum(dim, true));
   });
   // dx = g - exp(y) * sum(g, dim)
-  return record("LogSoftmaxBackward", out, {a}, [&] { return [y = saved(out), dim](const Tensor& g) {
-    return Gradients{g - exp(y) * g.sum(dim, true)};
-  }; });
+  return record("LogSoftmaxBackward", out, {a}, [&] {
+    return
+        [y = saved(out), dim](const Tensor& g) { return Gradients{g - exp(y) * g.sum(dim, true)}; };
+  });
 }
 
 }  // namespace hetero

@@ -10,7 +10,7 @@ namespace hetero {
 namespace {
 
 struct Operand {
-  Tensor t;           // [batch..., rows, cols], batch dims already broadcast
+  Tensor t;  // [batch..., rows, cols], batch dims already broadcast
   std::int64_t ld = 0;
   bool trans = false;
 };
@@ -87,23 +87,27 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     throw ShapeError("matmul: both arguments need at least 1 dimension, got shapes " +
                      detail::shape_str(a_in.shape()) + " and " + detail::shape_str(b_in.shape()));
   if (!is_floating_point(a_in.dtype()) || !is_floating_point(b_in.dtype()))
-    throw DTypeError("matmul: expected floating dtypes, got " + std::string(dtype_name(a_in.dtype())) +
-                     " and " + std::string(dtype_name(b_in.dtype())));
+    throw DTypeError("matmul: expected floating dtypes, got " +
+                     std::string(dtype_name(a_in.dtype())) + " and " +
+                     std::string(dtype_name(b_in.dtype())));
   // Equal dtypes stay (float16 @ float16 is float16, accumulated in float32 by the
   // backend); mixed ones compute in float64 if either is, else float32.
   const DType t = a_in.dtype() == b_in.dtype() ? a_in.dtype()
-                  : (a_in.dtype() == DType::float64 || b_in.dtype() == DType::float64) ? DType::float64
-                                                                                       : DType::float32;
+                  : (a_in.dtype() == DType::float64 || b_in.dtype() == DType::float64)
+                      ? DType::float64
+                      : DType::float32;
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   const Tensor a = a_vec ? a_in.to(t).unsqueeze(0) : a_in.to(t);
   const Tensor b = b_vec ? b_in.to(t).unsqueeze(1) : b_in.to(t);
   const std::int64_t m = a.size(-2), k = a.size(-1), k2 = b.size(-2), n = b.size(-1);
   if (k != k2)
     throw ShapeError("matmul: shapes " + detail::shape_str(a_in.shape()) + " and " +
-                     detail::shape_str(b_in.shape()) + " cannot be multiplied (" + std::to_string(m) + "x" +
-                     std::to_string(k) + " and " + std::to_string(k2) + "x" + std::to_string(n) + ")");
+                     detail::shape_str(b_in.shape()) + " cannot be multiplied (" +
+                     std::to_string(m) + "x" + std::to_string(k) + " and " + std::to_string(k2) +
+                     "x" + std::to_string(n) + ")");
   // Broadcast batch dimensions.
-  const Shape sa(a.shape().begin(), a.shape().end() - 2), sb(b.shape().begin(), b.shape().end() - 2);
+  const Shape sa(a.shape().begin(), a.shape().end() - 2),
+      sb(b.shape().begin(), b.shape().end() - 2);
   const Shape batch = detail::broadcast_shapes("matmul (batch dimensions)", sa, sb);
   Shape out_shape = batch;
   out_shape.push_back(m);
@@ -117,10 +121,12 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
   } else if (out.numel() > 0) {
     std::int64_t stride_a = 0, stride_b = 0;
     // Two matrices (the common case): their own views, no batch views to build.
-    const Operand oa = batch.empty() ? as_gemm_operand(a)
-                                     : as_gemm_operand(flatten_batch(expand_to(a, batch), batch, stride_a));
-    const Operand ob = batch.empty() ? as_gemm_operand(b)
-                                     : as_gemm_operand(flatten_batch(expand_to(b, batch), batch, stride_b));
+    const Operand oa = batch.empty()
+                           ? as_gemm_operand(a)
+                           : as_gemm_operand(flatten_batch(expand_to(a, batch), batch, stride_a));
+    const Operand ob = batch.empty()
+                           ? as_gemm_operand(b)
+                           : as_gemm_operand(flatten_batch(expand_to(b, batch), batch, stride_b));
     // Batch strides are read from the operands: as_gemm_operand may have copied them.
     GemmArgs g;
     g.dtype = t;
@@ -158,17 +164,24 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     out = matmul_impl(a, b);
   }
   // d(A B) = dC B^T, A^T dC on the 2-D forms, summed over broadcast batch dimensions.
-  return detail::record("MatmulBackward", out, {a, b}, [&] { return [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
-    const Tensor a2 = sa.dim() == 1 ? sa.unsqueeze(0) : sa;
-    const Tensor b2 = sb.dim() == 1 ? sb.unsqueeze(1) : sb;
-    Tensor g2 = g;
-    if (sa.dim() == 1 && sb.dim() == 1) g2 = g.reshape({1, 1});
-    else if (sa.dim() == 1) g2 = g.unsqueeze(-2);
-    else if (sb.dim() == 1) g2 = g.unsqueeze(-1);
-    const Tensor ga = detail::unbroadcast(matmul(g2, b2.transpose(-1, -2)), a2.shape()).reshape(sa.shape());
-    const Tensor gb = detail::unbroadcast(matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(sb.shape());
-    return detail::Gradients{ga, gb};
-  }; });
+  return detail::record("MatmulBackward", out, {a, b}, [&] {
+    return [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
+      const Tensor a2 = sa.dim() == 1 ? sa.unsqueeze(0) : sa;
+      const Tensor b2 = sb.dim() == 1 ? sb.unsqueeze(1) : sb;
+      Tensor g2 = g;
+      if (sa.dim() == 1 && sb.dim() == 1)
+        g2 = g.reshape({1, 1});
+      else if (sa.dim() == 1)
+        g2 = g.unsqueeze(-2);
+      else if (sb.dim() == 1)
+        g2 = g.unsqueeze(-1);
+      const Tensor ga =
+          detail::unbroadcast(matmul(g2, b2.transpose(-1, -2)), a2.shape()).reshape(sa.shape());
+      const Tensor gb =
+          detail::unbroadcast(matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(sb.shape());
+      return detail::Gradients{ga, gb};
+    };
+  });
 }
 
 }  // namespace hetero

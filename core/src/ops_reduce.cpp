@@ -13,12 +13,18 @@ namespace {
 
 const char* reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::mean: return "mean";
-    case ReduceOp::max: return "max";
-    case ReduceOp::min: return "min";
-    case ReduceOp::norm: return "norm";
-    case ReduceOp::argmax: return "argmax";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::mean:
+      return "mean";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::min:
+      return "min";
+    case ReduceOp::norm:
+      return "norm";
+    case ReduceOp::argmax:
+      return "argmax";
   }
   return "reduce";
 }
@@ -30,8 +36,8 @@ Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
   detail::impl_of(a, name);
   DType t = a.dtype();
   if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t))
-    throw DTypeError(std::string(name) + "(): expected a floating dtype, got " + std::string(dtype_name(t)) +
-                     "; cast first (e.g. x.to(DType::float32))");
+    throw DTypeError(std::string(name) + "(): expected a floating dtype, got " +
+                     std::string(dtype_name(t)) + "; cast first (e.g. x.to(DType::float32))");
   if (op == ReduceOp::sum && (t == DType::bool_ || t == DType::int32)) t = DType::int64;
   if ((op == ReduceOp::max || op == ReduceOp::min || op == ReduceOp::argmax) && t == DType::bool_)
     t = DType::int64;
@@ -41,7 +47,8 @@ Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
 
 void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
   if ((op == ReduceOp::max || op == ReduceOp::min || op == ReduceOp::argmax) && reduced_count == 0)
-    throw ShapeError(std::string(reduce_name(op)) + "(): cannot reduce an empty range of tensor of shape " +
+    throw ShapeError(std::string(reduce_name(op)) +
+                     "(): cannot reduce an empty range of tensor of shape " +
                      detail::shape_str(a.shape()));
 }
 
@@ -52,7 +59,8 @@ Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, DType out_dty
     detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return out;
   }
-  detail::backend_of(out).reduce(op, detail::view_of(in), detail::view_of(out), detail::stream_of(out));
+  detail::backend_of(out).reduce(op, detail::view_of(in), detail::view_of(out),
+                                 detail::stream_of(out));
   return out;
 }
 
@@ -90,40 +98,51 @@ namespace {
 // g of a reduction over `dim` (kept or squeezed) broadcast back to the input's shape.
 Tensor spread(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
   if (in_shape.empty()) return g.reshape({});
-  const Tensor kept = keepdim ? g : g.unsqueeze(detail::wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
+  const Tensor kept =
+      keepdim
+          ? g
+          : g.unsqueeze(detail::wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
   return expand_to(kept, in_shape);
 }
 std::int64_t reduced_count(const Shape& s, std::int64_t dim) {
-  return s.empty() ? 1 : s[static_cast<std::size_t>(detail::wrap_dim(dim, static_cast<std::int64_t>(s.size()), "mean"))];
+  return s.empty() ? 1
+                   : s[static_cast<std::size_t>(
+                         detail::wrap_dim(dim, static_cast<std::int64_t>(s.size()), "mean"))];
 }
 }  // namespace
 
 Tensor sum(const Tensor& a) {
-  return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a},
-                [&] { return [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; }; });
+  return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a}, [&] {
+    return [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; };
+  });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k) {
-  return record("SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a},
-                [&] { return [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; }; });
+  return record(
+      "SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a}, [&] {
+        return [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; };
+      });
 }
 Tensor mean(const Tensor& a) {
-  return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a},
-                [&] { return [s = a.shape(), n = a.numel()](const Tensor& g) {
-                  return Gradients{expand_to(g / static_cast<double>(n), s)};
-                }; });
+  return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a}, [&] {
+    return [s = a.shape(), n = a.numel()](const Tensor& g) {
+      return Gradients{expand_to(g / static_cast<double>(n), s)};
+    };
+  });
 }
 Tensor mean(const Tensor& a, std::int64_t d, bool k) {
   return record("MeanBackward", untracked([&] { return reduce_dim(ReduceOp::mean, a, d, k); }), {a},
-                [&] { return [s = a.shape(), d, k](const Tensor& g) {
-                  return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
-                }; });
+                [&] {
+                  return [s = a.shape(), d, k](const Tensor& g) {
+                    return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
+                  };
+                });
 }
 namespace {
 // Gradient of max/min over all elements (`all`) or along `dim`: to the
 // elements equal to the result, split evenly among ties (as torch.amax / amin).
 // x - y is exactly 0 at the extremes and of one sign elsewhere, so the mask is exact.
-Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bool all, std::int64_t d,
-                           bool keepdim, bool is_max) {
+Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bool all,
+                           std::int64_t d, bool keepdim, bool is_max) {
   const Tensor yk = all ? y : spread(y, x.shape(), d, keepdim);
   const Tensor gk = all ? g : spread(g, x.shape(), d, keepdim);
   const Tensor at_extreme = 1.0 - detail::nonzero_mask(relu(is_max ? yk - x : x - yk));
@@ -134,36 +153,48 @@ Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bo
 
 Tensor max(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
-  return record("MaxBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-    return extreme_gradient(g, x, y, true, 0, false, true);
-  }; });
+  return record("MaxBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+      return extreme_gradient(g, x, y, true, 0, false, true);
+    };
+  });
 }
 Tensor max(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
-  return record("MaxBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-    return extreme_gradient(g, x, y, false, d, k, true);
-  }; });
+  return record("MaxBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+      return extreme_gradient(g, x, y, false, d, k, true);
+    };
+  });
 }
 Tensor min(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
-  return record("MinBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-    return extreme_gradient(g, x, y, true, 0, false, false);
-  }; });
+  return record("MinBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+      return extreme_gradient(g, x, y, true, 0, false, false);
+    };
+  });
 }
 Tensor min(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
-  return record("MinBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-    return extreme_gradient(g, x, y, false, d, k, false);
-  }; });
+  return record("MinBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
+      return extreme_gradient(g, x, y, false, d, k, false);
+    };
+  });
 }
 Tensor norm(const Tensor& a) {
   // d||x|| = x / ||x|| (0/0 at x = 0 gives NaN, as torch's subgradient choice differs: documented).
   Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
-  return record("NormBackward", out, {a}, [&] { return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-    return Gradients{x * (g / y)};
-  }; });
+  return record("NormBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
+      return Gradients{x * (g / y)};
+    };
+  });
 }
-Tensor argmax(const Tensor& a) { return untracked([&] { return reduce_all(ReduceOp::argmax, a); }); }
+Tensor argmax(const Tensor& a) {
+  return untracked([&] { return reduce_all(ReduceOp::argmax, a); });
+}
 Tensor argmax(const Tensor& a, std::int64_t d, bool k) {
   return untracked([&] { return reduce_dim(ReduceOp::argmax, a, d, k); });
 }

@@ -30,11 +30,15 @@ void check_elf_header(const std::string& path) {
   if (!in) fail(path, "cannot open file");
   std::array<unsigned char, 20> h{};
   in.read(reinterpret_cast<char*>(h.data()), h.size());
-  if (in.gcount() < static_cast<std::streamsize>(h.size()) || std::memcmp(h.data(), "\x7f" "ELF", 4) != 0)
+  if (in.gcount() < static_cast<std::streamsize>(h.size()) || std::memcmp(h.data(),
+                                                                          "\x7f"
+                                                                          "ELF",
+                                                                          4) != 0)
     fail(path, "not a shared library (no ELF header)");
   if (h[4] != 2) fail(path, "not a 64-bit ELF file");
   const std::uint16_t type = static_cast<std::uint16_t>(h[16] | (h[17] << 8));
-  if (type != 3) fail(path, "ELF file is not a shared object (e_type " + std::to_string(type) + ")");
+  if (type != 3)
+    fail(path, "ELF file is not a shared object (e_type " + std::to_string(type) + ")");
   const std::uint16_t machine = static_cast<std::uint16_t>(h[18] | (h[19] << 8));
   if (kHostMachine != 0 && machine != kHostMachine)
     fail(path, "built for another architecture (ELF machine " + std::to_string(machine) +
@@ -47,7 +51,8 @@ std::string or_empty(const char* s) { return s ? std::string(s) : std::string();
 
 LoadedPlugin::~LoadedPlugin() { backend.reset(); }
 
-std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path, BackendStatus& status) {
+std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path,
+                                                        BackendStatus& status) {
   status.path = path;
   check_elf_header(path);
   auto lib = std::make_shared<boost::dll::shared_library>();
@@ -110,7 +115,8 @@ std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_
   if (!loaded->backend) fail(path, "initialisation returned no backend");
   const std::string name = loaded->backend->name();
   if (name != status.name)
-    fail(path, "backend calls itself '" + name + "' but its info record says '" + status.name + "'");
+    fail(path,
+         "backend calls itself '" + name + "' but its info record says '" + status.name + "'");
   status.devices = loaded->backend->device_count();
   try {
     for (int i = 0; i < status.devices; ++i)

@@ -31,7 +31,8 @@ struct LoadedPlugin {
 /// Reads only the info record of the plugin at canonical `path` into `status`
 /// (name, version, ...), then checks interface version and C++ library identity.
 /// Returns the opened library. Throws PluginLoadError with the path and reason.
-std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path, BackendStatus& status);
+std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path,
+                                                        BackendStatus& status);
 
 /// Creates the backend from an opened library. Throws PluginLoadError.
 std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_library> lib,

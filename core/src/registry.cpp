@@ -115,7 +115,8 @@ void Registry::discover_locked() {
       bad.path = entry;
       if (!fs::path(entry).is_absolute()) {
         bad.reason = "HETERO_PLUGIN_PATH entry '" + entry +
-                     "' ignored: not an absolute path (plugins are never loaded relative to the current directory)";
+                     "' ignored: not an absolute path (plugins are never loaded relative to the "
+                     "current directory)";
       } else if (!fs::is_directory(entry)) {
         bad.reason = "HETERO_PLUGIN_PATH entry '" + entry + "' ignored: no such directory";
       } else {
@@ -229,7 +230,9 @@ namespace hetero {
 
 std::vector<BackendStatus> backend_status() { return detail::Registry::instance().status(); }
 
-BackendStatus load_plugin(const std::string& path) { return detail::Registry::instance().load(path); }
+BackendStatus load_plugin(const std::string& path) {
+  return detail::Registry::instance().load(path);
+}
 
 std::shared_ptr<Backend> find_backend(const std::string& name) {
   auto p = detail::Registry::instance().find(name);
@@ -245,7 +248,9 @@ std::string default_plugin_dir() {
   std::error_code ec;
   const auto self = boost::dll::this_line_location(ec);
   if (ec) return {};
-  return std::filesystem::weakly_canonical(std::filesystem::path(self.parent_path().string()) / "hetero" / "plugins", ec).string();
+  return std::filesystem::weakly_canonical(
+             std::filesystem::path(self.parent_path().string()) / "hetero" / "plugins", ec)
+      .string();
 }
 
 }  // namespace hetero

@@ -24,8 +24,11 @@ struct Storage {
   /// Pinned host memory made by `owner`, used as a tensor of `cpu_plugin`'s device cpu:0.
   Storage(std::shared_ptr<LoadedPlugin> cpu_plugin, std::shared_ptr<LoadedPlugin> owner,
           std::unique_ptr<Buffer> b)
-      : plugin(std::move(cpu_plugin)), memory_owner(std::move(owner)), buffer(std::move(b)),
-        device(Device::cpu()), pinned(true) {}
+      : plugin(std::move(cpu_plugin)),
+        memory_owner(std::move(owner)),
+        buffer(std::move(b)),
+        device(Device::cpu()),
+        pinned(true) {}
   ~Storage() { buffer.reset(); }  // before the plugins that made it are released
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -37,6 +40,7 @@ struct Storage {
 /// Allocates `bytes` on `d` through its backend (checks the device first).
 std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes);
 /// The same through a plugin already looked up (the device's own; skips the registry).
-std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d, std::size_t bytes);
+std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, const Device& d,
+                                          std::size_t bytes);
 
 }  // namespace hetero::detail

@@ -69,7 +69,9 @@ Tensor Tensor::copy_to(const Device& d) const {
                        *out.impl()->storage, 0, static_cast<std::size_t>(numel()) * es);
   }
   // The gradient goes back to the source device (model parallel: Note [Autograd]).
-  return record("ToCopyBackward", out, {*this}, [&] { return [from = device()](const Tensor& g) { return Gradients{g.to(from)}; }; });
+  return record("ToCopyBackward", out, {*this}, [&] {
+    return [from = device()](const Tensor& g) { return Gradients{g.to(from)}; };
+  });
 }
 
 Tensor Tensor::to(const Device& d) const {
@@ -89,8 +91,10 @@ Tensor Tensor::clone() const {
   const auto& i = checked();
   Tensor out = detail::new_tensor(i.shape, i.dtype, device());
   if (out.numel() > 0)
-    detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out), detail::stream_of(*this));
-  return record("CloneBackward", out, {*this}, [&] { return [](const Tensor& g) { return Gradients{g}; }; });
+    detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
+                                           detail::stream_of(*this));
+  return record("CloneBackward", out, {*this},
+                [&] { return [](const Tensor& g) { return Gradients{g}; }; });
 }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
@@ -117,8 +121,9 @@ void Tensor::copy_(const Tensor& src) {
     NoGradGuard no_grad;
     const Tensor from = src.contiguous();
     const std::size_t es = element_size(i.dtype);
-    detail::copy_bytes(*from.impl()->storage, static_cast<std::size_t>(from.impl()->offset) * es, *i.storage,
-                       static_cast<std::size_t>(i.offset) * es, static_cast<std::size_t>(numel()) * es);
+    detail::copy_bytes(*from.impl()->storage, static_cast<std::size_t>(from.impl()->offset) * es,
+                       *i.storage, static_cast<std::size_t>(i.offset) * es,
+                       static_cast<std::size_t>(numel()) * es);
     return;
   }
   const Tensor local = src.to(device());
@@ -151,7 +156,8 @@ Tensor Tensor::view(const Shape& shape) const {
   int infer = -1;
   for (std::size_t d = 0; d < s.size(); ++d) {
     if (s[d] == -1) {
-      if (infer >= 0) throw ShapeError("view: only one dimension can be -1 in " + detail::shape_str(shape));
+      if (infer >= 0)
+        throw ShapeError("view: only one dimension can be -1 in " + detail::shape_str(shape));
       infer = static_cast<int>(d);
     } else if (s[d] < 0) {
       throw ShapeError("view: invalid shape " + detail::shape_str(shape));
@@ -162,19 +168,22 @@ Tensor Tensor::view(const Shape& shape) const {
   const std::int64_t n = i.numel();
   if (infer >= 0) {
     if (known == 0 || n % known != 0)
-      throw ShapeError("view: shape " + detail::shape_str(shape) + " is invalid for input of size " + std::to_string(n));
+      throw ShapeError("view: shape " + detail::shape_str(shape) +
+                       " is invalid for input of size " + std::to_string(n));
     s[static_cast<std::size_t>(infer)] = n / known;
   }
   if (detail::checked_numel(s) != n)
-    throw ShapeError("view: shape " + detail::shape_str(shape) + " is invalid for input of size " + std::to_string(n));
+    throw ShapeError("view: shape " + detail::shape_str(shape) + " is invalid for input of size " +
+                     std::to_string(n));
   if (!is_contiguous())
     throw ShapeError("view: tensor of shape " + detail::shape_str(i.shape) +
                      " is not contiguous; use reshape() or contiguous()");
   auto impl = view_impl(i);
   impl->shape = s;
   impl->strides = detail::contiguous_strides(s);
-  return record("ViewBackward", Tensor(std::move(impl)), {*this},
-                [&] { return [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; }; });
+  return record("ViewBackward", Tensor(std::move(impl)), {*this}, [&] {
+    return [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; };
+  });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shape); }
@@ -187,13 +196,17 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   d1 = detail::wrap_dim(d1, n, "transpose");
   auto impl = view_impl(i);
   std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
-  std::swap(impl->strides[static_cast<std::size_t>(d0)], impl->strides[static_cast<std::size_t>(d1)]);
-  return record("TransposeBackward", Tensor(std::move(impl)), {*this},
-                [&] { return [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; }; });
+  std::swap(impl->strides[static_cast<std::size_t>(d0)],
+            impl->strides[static_cast<std::size_t>(d1)]);
+  return record("TransposeBackward", Tensor(std::move(impl)), {*this}, [&] {
+    return [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; };
+  });
 }
 
 Tensor Tensor::t() const {
-  if (dim() > 2) throw ShapeError("t() expects a tensor with <= 2 dimensions, but it has " + std::to_string(dim()));
+  if (dim() > 2)
+    throw ShapeError("t() expects a tensor with <= 2 dimensions, but it has " +
+                     std::to_string(dim()));
   return dim() < 2 ? *this : transpose(0, 1);
 }
 
@@ -228,17 +241,19 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   const std::int64_t n = i.shape[d];
   if (start < 0) start += n;
   if (start < 0 || length < 0 || start > n || length > n - start)
-    throw IndexError("narrow: range [" + std::to_string(start) + ", " + std::to_string(start + length) +
-                     ") does not fit dimension " + std::to_string(dim) + " of size " + std::to_string(n));
+    throw IndexError("narrow: range [" + std::to_string(start) + ", " +
+                     std::to_string(start + length) + ") does not fit dimension " +
+                     std::to_string(dim) + " of size " + std::to_string(n));
   auto impl = view_impl(i);
   impl->offset += start * i.strides[d];
   impl->shape[d] = length;
-  return record("NarrowBackward", Tensor(std::move(impl)), {*this},
-                [&] { return [d, start, length, from = i.shape](const Tensor& g) {
-                  Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
-                  full.narrow(static_cast<std::int64_t>(d), start, length).copy_(g);
-                  return Gradients{full};
-                }; });
+  return record("NarrowBackward", Tensor(std::move(impl)), {*this}, [&] {
+    return [d, start, length, from = i.shape](const Tensor& g) {
+      Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+      full.narrow(static_cast<std::int64_t>(d), start, length).copy_(g);
+      return Gradients{full};
+    };
+  });
 }
 
 Tensor Tensor::operator[](std::int64_t idx) const {
@@ -246,18 +261,20 @@ Tensor Tensor::operator[](std::int64_t idx) const {
   if (i.shape.empty()) throw IndexError("invalid index of a 0-dim tensor");
   const std::int64_t n = i.shape[0];
   if (idx < -n || idx >= n)
-    throw IndexError("index " + std::to_string(idx) + " is out of bounds for dimension 0 with size " +
-                     std::to_string(n));
+    throw IndexError("index " + std::to_string(idx) +
+                     " is out of bounds for dimension 0 with size " + std::to_string(n));
   if (idx < 0) idx += n;
   auto impl = view_impl(i);
   impl->offset += idx * i.strides[0];
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());
-  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] { return [idx, from = i.shape](const Tensor& g) {
-    Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
-    full[idx].copy_(g);
-    return Gradients{full};
-  }; });
+  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] {
+    return [idx, from = i.shape](const Tensor& g) {
+      Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+      full[idx].copy_(g);
+      return Gradients{full};
+    };
+  });
 }
 
 // --- host reads ----------------------------------------------------------------------
@@ -271,8 +288,10 @@ template <class T, class S>
 void convert(const void* src, std::size_t n, std::vector<T>& out) {
   const S* s = static_cast<const S*>(src);
   for (std::size_t k = 0; k < n; ++k) {
-    if constexpr (std::is_same_v<T, bool>) out[k] = convert_element<std::uint8_t>(s[k]) != 0;
-    else out[k] = convert_element<T>(s[k]);
+    if constexpr (std::is_same_v<T, bool>)
+      out[k] = convert_element<std::uint8_t>(s[k]) != 0;
+    else
+      out[k] = convert_element<T>(s[k]);
   }
 }
 
@@ -288,13 +307,27 @@ std::vector<T> Tensor::to_vector() const {
   detail::read_bytes(*i.storage, static_cast<std::size_t>(i.offset) * es, raw.data(), raw.size());
   std::vector<T> out(n);
   switch (i.dtype) {
-    case DType::float32: convert<T, float>(raw.data(), n, out); break;
-    case DType::float64: convert<T, double>(raw.data(), n, out); break;
-    case DType::int32: convert<T, std::int32_t>(raw.data(), n, out); break;
-    case DType::int64: convert<T, std::int64_t>(raw.data(), n, out); break;
-    case DType::bool_: convert<T, std::uint8_t>(raw.data(), n, out); break;
-    case DType::float16: convert<T, Half>(raw.data(), n, out); break;
-    case DType::bfloat16: convert<T, BFloat16>(raw.data(), n, out); break;
+    case DType::float32:
+      convert<T, float>(raw.data(), n, out);
+      break;
+    case DType::float64:
+      convert<T, double>(raw.data(), n, out);
+      break;
+    case DType::int32:
+      convert<T, std::int32_t>(raw.data(), n, out);
+      break;
+    case DType::int64:
+      convert<T, std::int64_t>(raw.data(), n, out);
+      break;
+    case DType::bool_:
+      convert<T, std::uint8_t>(raw.data(), n, out);
+      break;
+    case DType::float16:
+      convert<T, Half>(raw.data(), n, out);
+      break;
+    case DType::bfloat16:
+      convert<T, BFloat16>(raw.data(), n, out);
+      break;
   }
   return out;
 }

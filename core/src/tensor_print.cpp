@@ -33,9 +33,12 @@ struct Formatter {
     }
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (sci) std::snprintf(buf, sizeof buf, "%.4e", v);
-    else if (integral_floats) std::snprintf(buf, sizeof buf, "%.0f.", v);
-    else std::snprintf(buf, sizeof buf, "%.4f", v);
+    if (sci)
+      std::snprintf(buf, sizeof buf, "%.4e", v);
+    else if (integral_floats)
+      std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else
+      std::snprintf(buf, sizeof buf, "%.4f", v);
     return buf;
   }
   std::string operator()(double v) const {
@@ -58,29 +61,33 @@ Formatter make_formatter(DType t, const std::vector<double>& values) {
       if (a > 0) lo = std::min(lo, a);
       hi = std::max(hi, a);
     }
-    if (f.integral_floats) f.sci = hi > 1e8;
-    else f.sci = hi > 1e8 || (lo < 1e-4) || (lo > 0 && hi / lo > 1e3);
+    if (f.integral_floats)
+      f.sci = hi > 1e8;
+    else
+      f.sci = hi > 1e8 || (lo < 1e-4) || (lo > 0 && hi / lo > 1e3);
   }
   for (double v : values) f.width = std::max(f.width, f.raw(v).size());
   return f;
 }
 
-void print_rec(std::ostream& os, const std::vector<double>& v, const Shape& shape,
-               std::size_t dim, std::int64_t offset, bool summarise, const Formatter& f,
-               std::size_t indent) {
+void print_rec(std::ostream& os, const std::vector<double>& v, const Shape& shape, std::size_t dim,
+               std::int64_t offset, bool summarise, const Formatter& f, std::size_t indent) {
   const std::int64_t n = shape[dim];
   std::int64_t block = 1;
   for (std::size_t d = dim + 1; d < shape.size(); ++d) block *= shape[d];
   const bool last = dim + 1 == shape.size();
-  const std::string sep = last ? ", " : "," + std::string(shape.size() - dim - 1, '\n') +
-                                           std::string(indent + dim + 1, ' ');
+  const std::string sep =
+      last ? ", "
+           : "," + std::string(shape.size() - dim - 1, '\n') + std::string(indent + dim + 1, ' ');
   os << '[';
   bool first = true;
   auto emit = [&](std::int64_t i) {
     if (!first) os << sep;
     first = false;
-    if (last) os << f(v[static_cast<std::size_t>(offset + i)]);
-    else print_rec(os, v, shape, dim + 1, offset + i * block, summarise, f, indent);
+    if (last)
+      os << f(v[static_cast<std::size_t>(offset + i)]);
+    else
+      print_rec(os, v, shape, dim + 1, offset + i * block, summarise, f, indent);
   };
   if (summarise && n > 2 * kEdgeItems) {
     for (std::int64_t i = 0; i < kEdgeItems; ++i) emit(i);
@@ -120,13 +127,17 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   const Formatter f = make_formatter(t.dtype(), summarise ? shown : values);
   std::ostringstream body;
   const std::string prefix = "tensor(";
-  if (t.dim() == 0) body << f.raw(values.at(0));
-  else if (t.numel() == 0) body << "[]";
-  else print_rec(body, values, t.shape(), 0, 0, summarise, f, prefix.size());
+  if (t.dim() == 0)
+    body << f.raw(values.at(0));
+  else if (t.numel() == 0)
+    body << "[]";
+  else
+    print_rec(body, values, t.shape(), 0, 0, summarise, f, prefix.size());
   os << prefix << body.str();
   if (t.numel() == 0 && t.dim() > 1) {
     os << ", size=(";
-    for (std::int64_t d = 0; d < t.dim(); ++d) os << (d ? ", " : "") << t.shape()[static_cast<std::size_t>(d)];
+    for (std::int64_t d = 0; d < t.dim(); ++d)
+      os << (d ? ", " : "") << t.shape()[static_cast<std::size_t>(d)];
     os << ')';
   }
   if (!t.device().is_cpu() || t.device().index() != 0) os << ", device='" << t.device() << "'";

@@ -12,7 +12,8 @@ namespace hetero {
 namespace {
 
 struct Counters {
-  std::atomic<std::uint64_t> h2d{0}, h2d_bytes{0}, d2h{0}, d2h_bytes{0}, d2d{0}, d2d_bytes{0}, staged{0}, syncs{0};
+  std::atomic<std::uint64_t> h2d{0}, h2d_bytes{0}, d2h{0}, d2h_bytes{0}, d2d{0}, d2d_bytes{0},
+      staged{0}, syncs{0};
 };
 
 struct Table {
@@ -46,10 +47,21 @@ void count_copy(const Device& d, CopyKind kind, std::size_t bytes) {
   auto& c = counters(d);
   const auto n = static_cast<std::uint64_t>(bytes);
   switch (kind) {
-    case CopyKind::host_to_device: ++c.h2d; c.h2d_bytes += n; break;
-    case CopyKind::device_to_host: ++c.d2h; c.d2h_bytes += n; break;
-    case CopyKind::device_to_device: ++c.d2d; c.d2d_bytes += n; break;
-    case CopyKind::staged: ++c.staged; break;
+    case CopyKind::host_to_device:
+      ++c.h2d;
+      c.h2d_bytes += n;
+      break;
+    case CopyKind::device_to_host:
+      ++c.d2h;
+      c.d2h_bytes += n;
+      break;
+    case CopyKind::device_to_device:
+      ++c.d2d;
+      c.d2d_bytes += n;
+      break;
+    case CopyKind::staged:
+      ++c.staged;
+      break;
   }
 }
 
@@ -75,7 +87,8 @@ void reset_transfer_stats() {
   auto& t = table();
   std::lock_guard lock(t.mutex);
   for (auto& [d, c] : t.by_device)
-    for (auto* a : {&c->h2d, &c->h2d_bytes, &c->d2h, &c->d2h_bytes, &c->d2d, &c->d2d_bytes, &c->staged, &c->syncs})
+    for (auto* a : {&c->h2d, &c->h2d_bytes, &c->d2h, &c->d2h_bytes, &c->d2d, &c->d2d_bytes,
+                    &c->staged, &c->syncs})
       a->store(0);
 }
 

@@ -27,7 +27,8 @@ std::string shape_text(const Shape& s) { return fmt::format("[{}]", fmt::join(s,
 // MPI counts are int.
 int mpi_count(std::int64_t n, const char* op) {
   if (n > INT_MAX)
-    throw ShapeError(fmt::format("{}: {} elements exceed MPI's count limit of {}; split the tensor", op, n, INT_MAX));
+    throw ShapeError(fmt::format("{}: {} elements exceed MPI's count limit of {}; split the tensor",
+                                 op, n, INT_MAX));
   return static_cast<int>(n);
 }
 
@@ -37,22 +38,26 @@ void check_defined(const Tensor& t, const char* op, const char* what) {
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   if (a.dtype() != b.dtype())
-    throw DTypeError(fmt::format("{}: the input is {} but the output is {}", op, dtype_name(a.dtype()), dtype_name(b.dtype())));
+    throw DTypeError(fmt::format("{}: the input is {} but the output is {}", op,
+                                 dtype_name(a.dtype()), dtype_name(b.dtype())));
 }
 
-void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op, const char* what) {
+void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op,
+                const char* what) {
   if (static_cast<int>(list.size()) != world)
-    throw ShapeError(fmt::format("{}: {} holds {} tensors, the group has {} ranks", op, what, list.size(), world));
+    throw ShapeError(fmt::format("{}: {} holds {} tensors, the group has {} ranks", op, what,
+                                 list.size(), world));
   for (std::size_t r = 0; r < list.size(); ++r) {
     check_defined(list[r], op, what);
     if (list[r].shape() != like.shape())
-      throw ShapeError(fmt::format("{}: {}[{}] has shape {}, expected {}", op, what, r, shape_text(list[r].shape()),
-                                   shape_text(like.shape())));
+      throw ShapeError(fmt::format("{}: {}[{}] has shape {}, expected {}", op, what, r,
+                                   shape_text(list[r].shape()), shape_text(like.shape())));
     check_same_dtype(like, list[r], op);
   }
 }
 
-// The element pointer of a host operand (nullptr for no elements: MPI accepts it with a count of 0).
+// The element pointer of a host operand (nullptr for no elements: MPI accepts it with a count of
+// 0).
 void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.host_data_ptr(); }
 
 }  // namespace
@@ -69,7 +74,8 @@ void all_reduce(Tensor& t, ReduceOp op) {
   detail::call_checked(g, {name, &t, static_cast<int>(op)}, [=, comm = g.comm, keep = host] {
     return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
   });
-  if (op == ReduceOp::avg) detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
+  if (op == ReduceOp::avg)
+    detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(host, t);
 }
 
@@ -96,19 +102,22 @@ void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   check_defined(output, name, "the output");
   check_same_dtype(input, output, name);
   if (output.numel() != g.size * input.numel())
-    throw ShapeError(fmt::format("{}: the output has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
-                                 shape_text(output.shape()), output.numel(), g.size, input.numel(),
-                                 g.size * input.numel()));
-  const Tensor in = detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
-  const Tensor out = detail::host_operand(g.staging, Slot::output, output, output.dtype(), /*fill=*/false);
+    throw ShapeError(fmt::format(
+        "{}: the output has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
+        shape_text(output.shape()), output.numel(), g.size, input.numel(), g.size * input.numel()));
+  const Tensor in =
+      detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
+  const Tensor out =
+      detail::host_operand(g.staging, Slot::output, output, output.dtype(), /*fill=*/false);
   const int n = mpi_count(in.numel(), name);
   mpi_count(out.numel(), name);
   const void* from = data_of(in);
   void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  detail::call_checked(g, {name, &input, -1, -1, output.numel()}, [=, comm = g.comm, keep_in = in, keep_out = out] {
-    return MPI_Allgather(from, n, type, to, n, type, comm);
-  });
+  detail::call_checked(g, {name, &input, -1, -1, output.numel()},
+                       [=, comm = g.comm, keep_in = in, keep_out = out] {
+                         return MPI_Allgather(from, n, type, to, n, type, comm);
+                       });
   detail::write_back(out, output);
 }
 
@@ -121,7 +130,8 @@ void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
   stacked.insert(stacked.begin(), g.size);
   Tensor gathered = g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
   all_gather_into_tensor(gathered, input);
-  for (int r = 0; r < g.size; ++r) detail::write_back(gathered[r], outputs[static_cast<std::size_t>(r)]);
+  for (int r = 0; r < g.size; ++r)
+    detail::write_back(gathered[r], outputs[static_cast<std::size_t>(r)]);
 }
 
 void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
@@ -131,9 +141,9 @@ void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   check_defined(output, name, "the output");
   check_same_dtype(input, output, name);
   if (input.numel() != g.size * output.numel())
-    throw ShapeError(fmt::format("{}: the input has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
-                                 shape_text(input.shape()), input.numel(), g.size, output.numel(),
-                                 g.size * output.numel()));
+    throw ShapeError(fmt::format(
+        "{}: the input has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
+        shape_text(input.shape()), input.numel(), g.size, output.numel(), g.size * output.numel()));
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
   const Tensor in = detail::host_operand(g.staging, Slot::input, input, wire, /*fill=*/true);
@@ -144,9 +154,11 @@ void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   void* to = data_of(out);
   detail::call_checked(g, {name, &input, static_cast<int>(op), -1, output.numel()},
                        [=, comm = g.comm, keep_in = in, keep_out = out] {
-                         return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+                         return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire),
+                                                         mop, comm);
                        });
-  if (op == ReduceOp::avg) detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
+  if (op == ReduceOp::avg)
+    detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(out, output);
 }
 

@@ -34,9 +34,10 @@ void CommThread::abandon() noexcept {
   if (thread_.joinable()) thread_.detach();
 }
 
-std::optional<int> CommThread::run(std::function<int()> task, std::chrono::duration<double> timeout) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+std::optional<int> CommThread::run(std::function<int()> task,
+                                   std::chrono::duration<double> timeout) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   {
     std::lock_guard lock(mutex_);
     task_ = std::move(task);
@@ -46,7 +47,8 @@ std::optional<int> CommThread::run(std::function<int()> task, std::chrono::durat
   wake_.notify_one();
   if (!spin_for(done_)) {
     std::unique_lock lock(mutex_);
-    if (!finished_.wait_until(lock, deadline, [this] { return done_.load(std::memory_order_acquire); }))
+    if (!finished_.wait_until(lock, deadline,
+                              [this] { return done_.load(std::memory_order_acquire); }))
       return std::nullopt;
   }
   std::lock_guard lock(mutex_);

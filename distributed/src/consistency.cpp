@@ -27,7 +27,8 @@ struct Record {
 };
 static_assert(sizeof(Record) == 80);
 
-std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 14695981039346656037ull) {
+std::uint64_t fnv1a(const void* data, std::size_t bytes,
+                    std::uint64_t h = 14695981039346656037ull) {
   const auto* p = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
   return h;
@@ -53,7 +54,8 @@ std::string show(const Record& r, const CallSite& mine, const Record& my_record)
   s += fmt::format(" {} [", dtype_name(static_cast<DType>(r.dtype)));
   for (std::int32_t d = 0; d < std::min<std::int32_t>(r.ndim, shown_dims); ++d)
     s += fmt::format("{}{}", d ? ", " : "", r.dims[d]);
-  s += r.ndim > static_cast<std::int32_t>(shown_dims) ? fmt::format(", ...] ({} dims)", r.ndim) : "]";
+  s += r.ndim > static_cast<std::int32_t>(shown_dims) ? fmt::format(", ...] ({} dims)", r.ndim)
+                                                      : "]";
   if (r.reduce_op >= 0) s += fmt::format(" {}", reduce_op_name(static_cast<ReduceOp>(r.reduce_op)));
   if (r.root >= 0) s += fmt::format(" root {}", r.root);
   if (r.other_numel >= 0) s += fmt::format(" into {} elements", r.other_numel);
@@ -71,9 +73,11 @@ void call_checked(Group& g, const CallSite& site, std::function<int()> collectiv
   const Record mine = describe(site);
   auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
   const int rc = g.call(site.op, [comm = g.comm, mine, all, collective = std::move(collective)] {
-    const int gathered = MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, comm);
+    const int gathered =
+        MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, comm);
     if (gathered != MPI_SUCCESS) return gathered;
-    if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; })) return disagree;
+    if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; }))
+      return disagree;
     return collective();
   });
   if (rc != disagree) return;
@@ -85,8 +89,9 @@ void call_checked(Group& g, const CallSite& site, std::function<int()> collectiv
     std::vector<std::size_t> same;
     for (std::size_t j = i; j < all->size(); ++j)
       if (!shown[j] && (*all)[j] == (*all)[i]) same.push_back(j), shown[j] = true;
-    listing += fmt::format("{}{} {}: {}", listing.empty() ? "" : "; ", same.size() > 1 ? "ranks" : "rank",
-                           fmt::join(same, ", "), show((*all)[i], site, mine));
+    listing +=
+        fmt::format("{}{} {}: {}", listing.empty() ? "" : "; ", same.size() > 1 ? "ranks" : "rank",
+                    fmt::join(same, ", "), show((*all)[i], site, mine));
   }
   throw g.error(site.op, "the ranks disagree on this collective: " + listing);
 }

@@ -22,10 +22,12 @@ struct Bucket {
 std::vector<Bucket> make_buckets(const std::vector<Tensor>& parameters, std::size_t bucket_bytes) {
   std::vector<Bucket> buckets;
   for (const Tensor& p : parameters) {
-    const bool fits = !buckets.empty() && buckets.back().parameters.front().device() == p.device() &&
-                      buckets.back().parameters.front().dtype() == p.dtype() &&
-                      (static_cast<std::size_t>(buckets.back().elements) + static_cast<std::size_t>(p.numel())) *
-                              element_size(p.dtype()) <= bucket_bytes;
+    const bool fits =
+        !buckets.empty() && buckets.back().parameters.front().device() == p.device() &&
+        buckets.back().parameters.front().dtype() == p.dtype() &&
+        (static_cast<std::size_t>(buckets.back().elements) + static_cast<std::size_t>(p.numel())) *
+                element_size(p.dtype()) <=
+            bucket_bytes;
     if (!fits) buckets.emplace_back();
     buckets.back().parameters.push_back(p);
     buckets.back().elements += p.numel();
@@ -60,16 +62,20 @@ std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes) {
     std::int64_t offset = 0;
     for (const Tensor& p : b.parameters) {
       Tensor slot = flat.narrow(0, offset, p.numel()).view(p.shape());
-      if (p.grad().defined()) slot.copy_(p.grad());
-      else slot.copy_(zeros_like(p));
+      if (p.grad().defined())
+        slot.copy_(p.grad());
+      else
+        slot.copy_(zeros_like(p));
       offset += p.numel();
     }
     all_reduce(flat, ReduceOp::avg);
     offset = 0;
     for (Tensor p : b.parameters) {
       const Tensor mean = flat.narrow(0, offset, p.numel()).view(p.shape());
-      if (p.grad().defined()) p.mutable_grad().copy_(mean);
-      else p.mutable_grad() = mean.clone();
+      if (p.grad().defined())
+        p.mutable_grad().copy_(mean);
+      else
+        p.mutable_grad() = mean.clone();
       offset += p.numel();
     }
   }

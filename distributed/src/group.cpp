@@ -15,15 +15,18 @@ int Group::call(const char* op, std::function<int()> task) {
   if (!thread) {
     rc = task();
   } else {
-    const auto result = thread->run(std::move(task), std::chrono::duration<double>(options.timeout_seconds));
+    const auto result =
+        thread->run(std::move(task), std::chrono::duration<double>(options.timeout_seconds));
     if (!result) {
       // Note [Timeouts on a blocking MPI]: the thread stays in MPI; leak it with its task.
       thread->abandon();
       (void)thread.release();
       broken = fmt::format("{} did not complete within {} s", op, options.timeout_seconds);
-      throw error(op, fmt::format("did not complete within {} s (the group's timeout, HETERO_DISTRIBUTED_TIMEOUT): "
-                                  "a peer process exited or is stuck; the process group is now unusable",
-                                  options.timeout_seconds));
+      throw error(
+          op, fmt::format(
+                  "did not complete within {} s (the group's timeout, HETERO_DISTRIBUTED_TIMEOUT): "
+                  "a peer process exited or is stuck; the process group is now unusable",
+                  options.timeout_seconds));
     }
     rc = *result;
   }
@@ -31,7 +34,8 @@ int Group::call(const char* op, std::function<int()> task) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    throw error(op, fmt::format("MPI failed: {}", std::string(text, static_cast<std::size_t>(length))));
+    throw error(op,
+                fmt::format("MPI failed: {}", std::string(text, static_cast<std::size_t>(length))));
   }
   return rc;
 }

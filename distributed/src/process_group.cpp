@@ -23,7 +23,8 @@ DistributedError setup_error(const char* what, int rc) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  return DistributedError(fmt::format("init_process_group: {} failed: {}", what, std::string(text, length)));
+  return DistributedError(
+      fmt::format("init_process_group: {} failed: {}", what, std::string(text, length)));
 }
 
 void check(int rc, const char* what) {
@@ -35,10 +36,12 @@ ProcessGroupOptions with_environment(ProcessGroupOptions o) {
     char* end = nullptr;
     const double seconds = std::strtod(t, &end);
     if (end == t || *end != '\0')
-      throw DistributedError(fmt::format("init_process_group: HETERO_DISTRIBUTED_TIMEOUT='{}' is not a number of seconds", t));
+      throw DistributedError(fmt::format(
+          "init_process_group: HETERO_DISTRIBUTED_TIMEOUT='{}' is not a number of seconds", t));
     o.timeout_seconds = seconds;
   }
-  if (const char* c = std::getenv("HETERO_DISTRIBUTED_CHECK"); c && *c) o.check_consistency = std::string(c) != "0";
+  if (const char* c = std::getenv("HETERO_DISTRIBUTED_CHECK"); c && *c)
+    o.check_consistency = std::string(c) != "0";
   return o;
 }
 
@@ -86,8 +89,10 @@ void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) 
 
 Group& existing(const char* op) {
   if (current_group == nullptr)
-    throw DistributedError(fmt::format("{}: no process group: call hetero::distributed::init_process_group() first "
-                                       "(and start the program with mpirun)", op));
+    throw DistributedError(
+        fmt::format("{}: no process group: call hetero::distributed::init_process_group() first "
+                    "(and start the program with mpirun)",
+                    op));
   return *current_group;
 }
 
@@ -103,13 +108,18 @@ Group& group(const char* op) {
 
 void init_process_group(const ProcessGroupOptions& options) {
   if (detail::current_group != nullptr)
-    throw DistributedError("init_process_group: this process already has a process group; destroy_process_group() first");
+    throw DistributedError(
+        "init_process_group: this process already has a process group; destroy_process_group() "
+        "first");
   int initialized = 0, finalized = 0, level = MPI_THREAD_SINGLE;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (finalized) throw DistributedError("init_process_group: MPI was finalised in this process and cannot start again");
+  if (finalized)
+    throw DistributedError(
+        "init_process_group: MPI was finalised in this process and cannot start again");
   if (!initialized) {
-    detail::check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &level), "MPI_Init_thread");
+    detail::check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &level),
+                  "MPI_Init_thread");
     detail::hetero_initialised_mpi = true;
     std::atexit(detail::finalize_at_exit);
   } else {
@@ -120,7 +130,9 @@ void init_process_group(const ProcessGroupOptions& options) {
 
 void init_process_group(MPI_Comm comm, const ProcessGroupOptions& options) {
   if (detail::current_group != nullptr)
-    throw DistributedError("init_process_group: this process already has a process group; destroy_process_group() first");
+    throw DistributedError(
+        "init_process_group: this process already has a process group; destroy_process_group() "
+        "first");
   int initialized = 0, level = MPI_THREAD_SINGLE;
   MPI_Initialized(&initialized);
   if (!initialized) throw DistributedError("init_process_group(MPI_Comm): MPI is not initialised");
@@ -135,8 +147,10 @@ void destroy_process_group() noexcept {
   const bool stuck = !g->broken.empty();
   detail::release_mpi_objects(*g);
   g->staging.clear();
-  if (stuck) detail::abandoned_group = g;  // its thread may still write into its buffers
-  else delete g;
+  if (stuck)
+    detail::abandoned_group = g;  // its thread may still write into its buffers
+  else
+    delete g;
 }
 
 bool is_initialized() noexcept { return detail::current_group != nullptr; }

@@ -12,15 +12,19 @@ template <class T, bool Max>
 void nan_extremum(const T* in, T* inout, int n) {
   for (int i = 0; i < n; ++i) {
     const T a = in[i], b = inout[i];
-    if (std::isnan(a) || std::isnan(b)) inout[i] = std::isnan(a) ? a : b;
-    else inout[i] = Max ? (a > b ? a : b) : (a < b ? a : b);
+    if (std::isnan(a) || std::isnan(b))
+      inout[i] = std::isnan(a) ? a : b;
+    else
+      inout[i] = Max ? (a > b ? a : b) : (a < b ? a : b);
   }
 }
 
 template <bool Max>
 void nan_extremum_op(void* in, void* inout, int* len, MPI_Datatype* type) {
-  if (*type == MPI_DOUBLE) nan_extremum<double, Max>(static_cast<const double*>(in), static_cast<double*>(inout), *len);
-  else nan_extremum<float, Max>(static_cast<const float*>(in), static_cast<float*>(inout), *len);
+  if (*type == MPI_DOUBLE)
+    nan_extremum<double, Max>(static_cast<const double*>(in), static_cast<double*>(inout), *len);
+  else
+    nan_extremum<float, Max>(static_cast<const float*>(in), static_cast<float*>(inout), *len);
 }
 
 }  // namespace
@@ -39,13 +43,19 @@ DType reduction_dtype(DType t) noexcept { return is_half(t) ? DType::float32 : t
 
 MPI_Datatype mpi_datatype(DType t) noexcept {
   switch (t) {
-    case DType::float32: return MPI_FLOAT;
-    case DType::float64: return MPI_DOUBLE;
-    case DType::int32: return MPI_INT32_T;
-    case DType::int64: return MPI_INT64_T;
-    case DType::bool_: return MPI_UINT8_T;
+    case DType::float32:
+      return MPI_FLOAT;
+    case DType::float64:
+      return MPI_DOUBLE;
+    case DType::int32:
+      return MPI_INT32_T;
+    case DType::int64:
+      return MPI_INT64_T;
+    case DType::bool_:
+      return MPI_UINT8_T;
     case DType::float16:
-    case DType::bfloat16: return MPI_UINT16_T;
+    case DType::bfloat16:
+      return MPI_UINT16_T;
   }
   return MPI_DATATYPE_NULL;
 }
@@ -58,10 +68,14 @@ MPI_Op mpi_op(ReduceOp op, DType wire, const NanReductions& nan_ops, const char*
         throw DTypeError(std::string(what) + ": ReduceOp::avg needs a floating dtype, not " +
                          std::string(dtype_name(wire)) + " (reduce with sum and divide)");
       return MPI_SUM;
-    case ReduceOp::sum: return boolean ? MPI_MAX : MPI_SUM;
-    case ReduceOp::product: return boolean ? MPI_MIN : MPI_PROD;
-    case ReduceOp::max: return floating ? nan_ops.max : MPI_MAX;
-    case ReduceOp::min: return floating ? nan_ops.min : MPI_MIN;
+    case ReduceOp::sum:
+      return boolean ? MPI_MAX : MPI_SUM;
+    case ReduceOp::product:
+      return boolean ? MPI_MIN : MPI_PROD;
+    case ReduceOp::max:
+      return floating ? nan_ops.max : MPI_MAX;
+    case ReduceOp::min:
+      return floating ? nan_ops.min : MPI_MIN;
   }
   return MPI_OP_NULL;
 }
@@ -79,11 +93,16 @@ void divide_by_world_size(void* data, std::size_t count, DType wire, int world_s
 
 const char* reduce_op_name(ReduceOp op) noexcept {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::avg: return "avg";
-    case ReduceOp::product: return "product";
-    case ReduceOp::max: return "max";
-    case ReduceOp::min: return "min";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::avg:
+      return "avg";
+    case ReduceOp::product:
+      return "product";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::min:
+      return "min";
   }
   return "?";
 }

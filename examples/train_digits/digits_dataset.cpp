@@ -18,7 +18,8 @@ void parse_row(const std::string& line, int line_no, const std::string& path, Sp
   std::vector<float> values;
   while (std::getline(in, cell, ',')) values.push_back(std::stof(cell));
   if (values.size() != 65 || values.back() < 0 || values.back() > 9)
-    throw std::runtime_error(path + ":" + std::to_string(line_no) + ": expected 64 pixels and a label 0..9");
+    throw std::runtime_error(path + ":" + std::to_string(line_no) +
+                             ": expected 64 pixels and a label 0..9");
   for (int i = 0; i < 64; ++i) out.images.push_back(values[static_cast<std::size_t>(i)] / 16.0f);
   out.labels.push_back(static_cast<std::int64_t>(values[64]));
 }
@@ -30,7 +31,8 @@ void shuffle(Split& s, std::uint64_t seed) {
     const auto j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(i + 1));
     std::swap(s.labels[static_cast<std::size_t>(i)], s.labels[static_cast<std::size_t>(j)]);
     for (int k = 0; k < 64; ++k)
-      std::swap(s.images[static_cast<std::size_t>(i * 64 + k)], s.images[static_cast<std::size_t>(j * 64 + k)]);
+      std::swap(s.images[static_cast<std::size_t>(i * 64 + k)],
+                s.images[static_cast<std::size_t>(j * 64 + k)]);
   }
 }
 

@@ -24,7 +24,9 @@ using namespace hetero;
 
 namespace {
 
-nn::Sequential make_mlp() { return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)}; }
+nn::Sequential make_mlp() {
+  return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)};
+}
 
 struct DeviceData {
   Tensor images;  // [n, 8, 8] float32
@@ -61,19 +63,22 @@ int main(int argc, char** argv) {
   app.add_option("--momentum", momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
   app.add_option("--data", data_path, "digits.csv.gz");
   app.add_option("--params", params, "where to save the parameters (safetensors)");
-  app.add_option("--reload-device", reload_name, "device of the reloaded model (default: cpu:1 if present, else cpu)");
+  app.add_option("--reload-device", reload_name,
+                 "device of the reloaded model (default: cpu:1 if present, else cpu)");
   app.add_option("--min-accuracy", min_accuracy, "exit 1 below this test accuracy");
   app.add_flag("--item-per-step", item_per_step,
-               "read every step's loss on the host with item() instead (one host sync per step: the slow way)");
+               "read every step's loss on the host with item() instead (one host sync per step: "
+               "the slow way)");
   CLI11_PARSE(app, argc, argv);
 
   try {
     const Device dev = try_gpu();
-    const Device reload_dev =
-        !reload_name.empty() ? Device(reload_name) : device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
+    const Device reload_dev = !reload_name.empty()      ? Device(reload_name)
+                              : device_count("cpu") > 1 ? Device("cpu:1")
+                                                        : Device::cpu();
     const digits::Dataset ds = digits::load(data_path);
-    std::cout << "digits: " << ds.train.size() << " train / " << ds.test.size() << " test samples, training on "
-              << dev << "\n";
+    std::cout << "digits: " << ds.train.size() << " train / " << ds.test.size()
+              << " test samples, training on " << dev << "\n";
 
     manual_seed(0);
     nn::Sequential net = make_mlp();
@@ -90,20 +95,26 @@ int main(int argc, char** argv) {
       Tensor loss_sum = zeros({}, dev);  // accumulated on the device
       for (std::int64_t first = 0; first < n; first += batch) {
         const std::int64_t len = std::min(batch, n - first);
-        const Tensor loss = criterion(net(train.images.narrow(0, first, len)), train.labels.narrow(0, first, len));
+        const Tensor loss =
+            criterion(net(train.images.narrow(0, first, len)), train.labels.narrow(0, first, len));
         sgd.zero_grad();
         loss.backward();
         sgd.step();
-        if (item_per_step) loss_sum = loss_sum + loss.item<double>() * static_cast<double>(len);
-        else loss_sum = loss_sum + loss.detach() * static_cast<double>(len);
+        if (item_per_step)
+          loss_sum = loss_sum + loss.item<double>() * static_cast<double>(len);
+        else
+          loss_sum = loss_sum + loss.detach() * static_cast<double>(len);
       }
-      const double mean_loss = loss_sum.item<double>() / static_cast<double>(n);  // the epoch's one host read
+      const double mean_loss =
+          loss_sum.item<double>() / static_cast<double>(n);  // the epoch's one host read
       const auto syncs = transfer_stats(dev).host_syncs - syncs_before;
       if (epoch == 1 || epoch % 5 == 0 || epoch == epochs)
         std::printf("epoch %3d  loss %.4f  steps %lld  host syncs %llu\n", epoch, mean_loss,
-                    static_cast<long long>((n + batch - 1) / batch), static_cast<unsigned long long>(syncs));
+                    static_cast<long long>((n + batch - 1) / batch),
+                    static_cast<unsigned long long>(syncs));
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto total_syncs = transfer_stats(dev).host_syncs;
     net.eval();
     const std::int64_t hits = correct(net, test);
@@ -120,10 +131,12 @@ int main(int argc, char** argv) {
     load(reloaded, params, reload_dev);
     reloaded.eval();
     const std::int64_t hits2 = correct(reloaded, upload(ds.test, reload_dev));
-    std::printf("saved %s (%llu bytes); reloaded on %s: test accuracy %.2f%% (%lld / %lld) — %s\n", params.c_str(),
-                static_cast<unsigned long long>(std::filesystem::file_size(params)), reload_dev.str().c_str(),
-                100.0 * static_cast<double>(hits2) / static_cast<double>(ds.test.size()), static_cast<long long>(hits2),
-                static_cast<long long>(ds.test.size()), hits2 == hits ? "same" : "DIFFERENT");
+    std::printf("saved %s (%llu bytes); reloaded on %s: test accuracy %.2f%% (%lld / %lld) — %s\n",
+                params.c_str(), static_cast<unsigned long long>(std::filesystem::file_size(params)),
+                reload_dev.str().c_str(),
+                100.0 * static_cast<double>(hits2) / static_cast<double>(ds.test.size()),
+                static_cast<long long>(hits2), static_cast<long long>(ds.test.size()),
+                hits2 == hits ? "same" : "DIFFERENT");
     if (hits2 != hits || accuracy < min_accuracy) return 1;
     return 0;
   } catch (const std::exception& e) {

@@ -27,17 +27,20 @@ namespace dist = hetero::distributed;
 
 namespace {
 
-nn::Sequential make_mlp() { return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)}; }
+nn::Sequential make_mlp() {
+  return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)};
+}
 
 // The samples `indices` of `split` as a batch on `d` (images [n, 8, 8], labels [n]), as a
 // DataLoader with a sampler collates them.
-std::pair<Tensor, Tensor> collate(const digits::Split& split, const std::int64_t* indices, std::int64_t n,
-                                  const Device& d) {
+std::pair<Tensor, Tensor> collate(const digits::Split& split, const std::int64_t* indices,
+                                  std::int64_t n, const Device& d) {
   std::vector<float> images(static_cast<std::size_t>(n) * 64);
   std::vector<std::int64_t> labels(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < n; ++k) {
     const auto i = static_cast<std::size_t>(indices[k]);
-    std::memcpy(&images[static_cast<std::size_t>(k) * 64], &split.images[i * 64], 64 * sizeof(float));
+    std::memcpy(&images[static_cast<std::size_t>(k) * 64], &split.images[i * 64],
+                64 * sizeof(float));
     labels[static_cast<std::size_t>(k)] = split.labels[i];
   }
   return {from_vector(images, {n, 8, 8}, d), from_vector(labels, {n}, d)};
@@ -60,10 +63,11 @@ bool replicas_identical(nn::Module& net) {
     Tensor mine = p.detach().cpu().contiguous();
     Tensor root = mine.clone();
     dist::broadcast(root, 0);
-    Tensor differs = full({}, std::memcmp(mine.host_data_ptr(), root.host_data_ptr(),
-                                          static_cast<std::size_t>(mine.numel()) * element_size(mine.dtype())) != 0
-                                  ? 1.0
-                                  : 0.0);
+    Tensor differs = full(
+        {}, std::memcmp(mine.host_data_ptr(), root.host_data_ptr(),
+                        static_cast<std::size_t>(mine.numel()) * element_size(mine.dtype())) != 0
+                ? 1.0
+                : 0.0);
     dist::all_reduce(differs, dist::ReduceOp::max);
     if (differs.item<double>() != 0) {
       if (dist::rank() == 0) std::printf("parameter %s differs between ranks\n", name.c_str());
@@ -82,7 +86,8 @@ int main(int argc, char** argv) {
   double lr = 0.05, momentum = 0.9, min_accuracy = 0.95;
   std::string data_path = HETERO_DIGITS_CSV;
   app.add_option("--epochs", epochs, "passes over the training split")->check(CLI::PositiveNumber);
-  app.add_option("--batch-size", batch, "global minibatch size, split over the ranks")->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", batch, "global minibatch size, split over the ranks")
+      ->check(CLI::PositiveNumber);
   app.add_option("--lr", lr, "SGD learning rate")->check(CLI::PositiveNumber);
   app.add_option("--momentum", momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
   app.add_option("--data", data_path, "digits.csv.gz");
@@ -95,18 +100,21 @@ int main(int argc, char** argv) {
     const Device dev = try_gpu(dist::local_rank() % std::max(1, num_gpus()));
     const digits::Dataset ds = digits::load(data_path);
     const std::int64_t per_rank_batch = std::max<std::int64_t>(1, batch / world);
-    std::printf("rank %d of %d: %lld train samples, shard of %lld, batch %lld of %lld, on %s\n", me, world,
-                static_cast<long long>(ds.train.size()),
-                static_cast<long long>((ds.train.size() + world - 1) / world), static_cast<long long>(per_rank_batch),
+    std::printf("rank %d of %d: %lld train samples, shard of %lld, batch %lld of %lld, on %s\n", me,
+                world, static_cast<long long>(ds.train.size()),
+                static_cast<long long>((ds.train.size() + world - 1) / world),
+                static_cast<long long>(per_rank_batch),
                 static_cast<long long>(per_rank_batch * world), dev.str().c_str());
 
-    manual_seed(static_cast<std::uint64_t>(me));  // different on purpose: broadcast_parameters makes them equal
+    manual_seed(static_cast<std::uint64_t>(
+        me));  // different on purpose: broadcast_parameters makes them equal
     nn::Sequential net = make_mlp();
     net.to(dev);
     dist::broadcast_parameters(net, 0);
     nn::CrossEntropyLoss criterion;
     optim::SGD sgd(net.parameters(), {.lr = lr, .momentum = momentum});
-    auto sampler = dist::DistributedSampler::for_group(ds.train.size(), /*shuffle=*/true, /*seed=*/0);
+    auto sampler =
+        dist::DistributedSampler::for_group(ds.train.size(), /*shuffle=*/true, /*seed=*/0);
 
     const auto start = std::chrono::steady_clock::now();
     std::int64_t steps = 0;
@@ -127,15 +135,18 @@ int main(int argc, char** argv) {
       }
       dist::all_reduce(loss_sum);  // the epoch's mean loss over every rank's samples
       if (me == 0 && (epoch == 1 || epoch % 5 == 0 || epoch == epochs))
-        std::printf("epoch %3d  loss %.4f\n", epoch, loss_sum.item<double>() / static_cast<double>(n * world));
+        std::printf("epoch %3d  loss %.4f\n", epoch,
+                    loss_sum.item<double>() / static_cast<double>(n * world));
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool same = replicas_identical(net);
     net.eval();
     const double acc = accuracy(net, ds.test, dev);
     if (me == 0) {
-      std::printf("trained %d epochs on %d processes in %.2f s (%lld steps, %.3f ms/step)\n", epochs, world, seconds,
-                  static_cast<long long>(steps), 1e3 * seconds / static_cast<double>(steps));
+      std::printf("trained %d epochs on %d processes in %.2f s (%lld steps, %.3f ms/step)\n",
+                  epochs, world, seconds, static_cast<long long>(steps),
+                  1e3 * seconds / static_cast<double>(steps));
       std::printf("parameters on every rank: %s\n", same ? "bit-identical" : "DIFFERENT");
       std::printf("test accuracy: %.2f%%\n", 100 * acc);
     }

@@ -13,8 +13,8 @@
 #include <hetero/internal_assert.hpp>
 #include <hetero/sdk/memory_policy.hpp>
 
-#include "openblas_gemm.hpp"
 #include "kernels.hpp"
+#include "openblas_gemm.hpp"
 #include "queued_kernel.hpp"
 
 namespace hetero::cpu {
@@ -26,8 +26,8 @@ int env_int(const char* name, int fallback, int lo, int hi) {
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);
   if (*end != '\0' || n < lo || n > hi)
-    throw Error(std::string(name) + "='" + v + "' is not an integer in [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "]");
+    throw Error(std::string(name) + "='" + v + "' is not an integer in [" + std::to_string(lo) +
+                ", " + std::to_string(hi) + "]");
   return static_cast<int>(n);
 }
 
@@ -44,7 +44,8 @@ std::string cpu_model() {
 
 std::size_t pages_bytes(int which) {
   const long pages = sysconf(which), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                               : 0;
 }
 
 // Note [Finish queued work at exit]: the core never destroys backends at process exit
@@ -106,7 +107,8 @@ DeviceProperties CpuBackend::device_properties(int device) const {
   static const std::string model = cpu_model();
   p.name = model;
   if (device_count() > 1)
-    p.name += " (virtual device " + std::to_string(device) + " of " + std::to_string(device_count()) + ")";
+    p.name += " (virtual device " + std::to_string(device) + " of " +
+              std::to_string(device_count()) + ")";
   p.kind = DeviceKind::cpu;
   p.total_memory = total_memory_;
   p.free_memory = pages_bytes(_SC_AVPHYS_PAGES);
@@ -124,14 +126,17 @@ Capabilities CpuBackend::capabilities(int) const {
   return c;
 }
 
-MemoryStats CpuBackend::memory_stats(int device) const { return cpu_device(device).memory().stats(); }
+MemoryStats CpuBackend::memory_stats(int device) const {
+  return cpu_device(device).memory().stats();
+}
 
 void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cache(); }
 
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   CpuDevice& d = cpu_device(device);
   auto oom = [&] {
-    return out_of_memory_error({"cpu:" + std::to_string(device), bytes, pages_bytes(_SC_AVPHYS_PAGES), total_memory_,
+    return out_of_memory_error({"cpu:" + std::to_string(device), bytes,
+                                pages_bytes(_SC_AVPHYS_PAGES), total_memory_,
                                 d.memory().stats().reserved});
   };
   // Larger than the machine: refuse before asking malloc (overcommit would accept some).
@@ -146,7 +151,8 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
       // A failure of earlier work is reported by the next synchronize, not here.
     }
   };
-  const CachingAllocator::Block block = allocate_with_retry([&] { return d.memory().allocate(bytes); }, release_cached);
+  const CachingAllocator::Block block =
+      allocate_with_retry([&] { return d.memory().allocate(bytes); }, release_cached);
   if (!block) throw oom();
   return std::make_unique<CpuBuffer>(block, bytes, devices_[static_cast<std::size_t>(device)]);
 }
@@ -155,51 +161,61 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
 // Pointers are taken now: the Buffer objects may be gone when the copy runs, their
 // memory is not (Note [Stream-ordered reuse]).
 
-void CpuBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
-                                     Stream& stream) {
+void CpuBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset,
+                                     std::size_t bytes, Stream& stream) {
   char* to = static_cast<char*>(dst.handle()) + dst_offset;
-  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [src, to, bytes] { std::memcpy(to, src, bytes); });
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
+                       [src, to, bytes] { std::memcpy(to, src, bytes); });
 }
 
-void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                     Stream& stream) {
+void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
+                                     std::size_t bytes, Stream& stream) {
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
-  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, dst, bytes] { std::memcpy(dst, from, bytes); });
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
+                       [from, dst, bytes] { std::memcpy(dst, from, bytes); });
 }
 
 void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
                                        std::size_t dst_offset, std::size_t bytes, Stream& stream) {
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
   char* to = static_cast<char*>(dst.handle()) + dst_offset;
-  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4), [from, to, bytes] { std::memmove(to, from, bytes); });
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
+                       [from, to, bytes] { std::memmove(to, from, bytes); });
 }
 
 // --- kernels ----------------------------------------------------------------------
 
 void CpuBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
-  submit_views(on(stream), out.numel(), [value](const StridedView& o) { kernels::fill(o, value); }, out);
+  submit_views(
+      on(stream), out.numel(), [value](const StridedView& o) { kernels::fill(o, value); }, out);
 }
 void CpuBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
-  submit_views(on(stream), dst.numel(), [](const StridedView& s, const StridedView& d) { kernels::convert(s, d); },
-               src, dst);
+  submit_views(
+      on(stream), dst.numel(),
+      [](const StridedView& s, const StridedView& d) { kernels::convert(s, d); }, src, dst);
 }
 void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
   copy_strided(src, dst, stream);
 }
 void CpuBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
-  submit_views(on(stream), out.numel(), [op](const StridedView& i, const StridedView& o) { kernels::unary(op, i, o); },
-               in, out);
-}
-void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
-                        Stream& stream) {
   submit_views(
       on(stream), out.numel(),
-      [op](const StridedView& x, const StridedView& y, const StridedView& o) { kernels::binary(op, x, y, o); }, a,
-      b, out);
+      [op](const StridedView& i, const StridedView& o) { kernels::unary(op, i, o); }, in, out);
 }
-void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
-  submit_views(on(stream), in.numel(), [op](const StridedView& i, const StridedView& o) { kernels::reduce(op, i, o); },
-               in, out);
+void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
+                        const StridedView& out, Stream& stream) {
+  submit_views(
+      on(stream), out.numel(),
+      [op](const StridedView& x, const StridedView& y, const StridedView& o) {
+        kernels::binary(op, x, y, o);
+      },
+      a, b, out);
+}
+void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+                        Stream& stream) {
+  submit_views(
+      on(stream), in.numel(),
+      [op](const StridedView& i, const StridedView& o) { kernels::reduce(op, i, o); }, in, out);
 }
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
                         std::uint64_t offset, Stream& stream) {

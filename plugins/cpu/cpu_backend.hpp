@@ -55,8 +55,8 @@ class CpuBackend final : public Backend {
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream& stream) override;
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
-  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
-              Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+              std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
 
  private:

@@ -34,7 +34,8 @@ class CpuBuffer final : public Buffer {
 
 class HostRef final : public Buffer {
  public:
-  explicit HostRef(const Buffer& b) noexcept : data_(b.handle()), bytes_(b.size()), device_(b.device()) {}
+  explicit HostRef(const Buffer& b) noexcept
+      : data_(b.handle()), bytes_(b.size()), device_(b.device()) {}
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return device_; }
   void* handle() const noexcept override { return data_; }

@@ -23,7 +23,9 @@ void CpuStream::wait(Event& event) {
   // Work of this queue is already ordered; a completed ticket needs nothing.
   if (cpu_event->device().get() == &device_ || cpu_event->query()) return;
   // Always queued, never run inline: the host must not block here.
-  auto wait_for = [other = cpu_event->device(), ticket = cpu_event->ticket()] { other->queue().wait(ticket); };
+  auto wait_for = [other = cpu_event->device(), ticket = cpu_event->ticket()] {
+    other->queue().wait(ticket);
+  };
   device_.queue().enqueue(std::make_unique<FunctionTask<decltype(wait_for)>>(std::move(wait_for)));
 }
 

@@ -3,9 +3,9 @@
 #include <cstdint>
 
 #include <hetero/error.hpp>
-#include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
+#include <hetero/sdk/kernel_args.hpp>
 #include <utility>
 
 #include "strided_loop.hpp"
@@ -26,7 +26,8 @@ void convert(const StridedView& src, const StridedView& dst);
 void unary(UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);
 void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
-void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset);
+void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset);
 }  // namespace kernels
 
 }  // namespace hetero::cpu

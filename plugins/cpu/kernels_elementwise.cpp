@@ -32,8 +32,8 @@ void apply_binary(const StridedView& a, const StridedView& b, const StridedView&
   const T* pa = data_of<T>(a);
   const T* pb = data_of<T>(b);
   T* po = data_of<T>(out);
-  if (const std::int64_t n = out.numel(); n < kParallelThreshold && a.is_contiguous() && b.is_contiguous() &&
-                                          out.is_contiguous()) {
+  if (const std::int64_t n = out.numel();
+      n < kParallelThreshold && a.is_contiguous() && b.is_contiguous() && out.is_contiguous()) {
     // Small and dense (the common case of small tensors): one loop, no loop planning.
     const T* x = pa + a.offset;
     const T* y = pb + b.offset;

@@ -9,7 +9,8 @@
 
 namespace hetero::cpu::kernels {
 
-void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset) {
+void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {
@@ -19,18 +20,21 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
       // Rows are visited in C order; `row_start` counts elements before each row. Rows
       // must be numbered, so the loop runs serially here and parallel inside a row.
       std::int64_t row_start = 0;
-      for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
-        const std::int64_t first = row_start;
-        parallel_range(n, 1, [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t i = begin; i < end; ++i) {
-          const auto k = static_cast<std::uint64_t>(first + i);
-          dst[off[0] + i * st[0]] = dist == RandomDistribution::uniform
-                                        ? rng::uniform_at<T>(seed, offset, k)
-                                        : static_cast<T>(rng::normal_at(seed, offset, k));
-        }
-        });
-        row_start += n;
-      }, /*allow_parallel=*/false);
+      for_each_row<1>(
+          {&out},
+          [&](auto off, std::int64_t n, auto st) {
+            const std::int64_t first = row_start;
+            parallel_range(n, 1, [&](std::int64_t begin, std::int64_t end) {
+              for (std::int64_t i = begin; i < end; ++i) {
+                const auto k = static_cast<std::uint64_t>(first + i);
+                dst[off[0] + i * st[0]] = dist == RandomDistribution::uniform
+                                              ? rng::uniform_at<T>(seed, offset, k)
+                                              : static_cast<T>(rng::normal_at(seed, offset, k));
+              }
+            });
+            row_start += n;
+          },
+          /*allow_parallel=*/false);
     }
   });
 }

@@ -46,46 +46,73 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
     const bool summing = op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm;
     if constexpr (is_floating_storage_v<T>) {
       if (summing) {
-        for_each_row<1>({&v}, [&](auto off, std::int64_t n, auto st) {
-          acc += op == ReduceOp::norm ? sum_row<true>(src + off[0], n, st[0]) : sum_row<false>(src + off[0], n, st[0]);
-        }, /*allow_parallel=*/false);
+        for_each_row<1>(
+            {&v},
+            [&](auto off, std::int64_t n, auto st) {
+              acc += op == ReduceOp::norm ? sum_row<true>(src + off[0], n, st[0])
+                                          : sum_row<false>(src + off[0], n, st[0]);
+            },
+            /*allow_parallel=*/false);
       }
     }
-    if (!summing || !is_floating_storage_v<T>) for_each_row<1>({&v}, [&](auto off, std::int64_t n, auto st) {
-      const T* p = src + off[0];
-      for (std::int64_t i = 0; i < n; ++i, ++index) {
-        const T x = p[i * st[0]];
-        switch (op) {
-          case ReduceOp::sum:
-          case ReduceOp::mean:
-            if constexpr (is_floating_storage_v<T>) acc += static_cast<Acc>(x);
-            else acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) + static_cast<std::uint64_t>(x));
-            break;
-          case ReduceOp::norm: acc += static_cast<Acc>(x) * static_cast<Acc>(x); break;
-          case ReduceOp::max:
-          case ReduceOp::argmax:
-            // NaN propagates (is the maximum), as torch.
-            if (first || x > best || (x != x && best == best)) { best = x; best_index = index; }
-            break;
-          case ReduceOp::min:
-            if (first || x < best || (x != x && best == best)) { best = x; best_index = index; }
-            break;
-        }
-        first = false;
-      }
-    }, /*allow_parallel=*/false);
+    if (!summing || !is_floating_storage_v<T>)
+      for_each_row<1>(
+          {&v},
+          [&](auto off, std::int64_t n, auto st) {
+            const T* p = src + off[0];
+            for (std::int64_t i = 0; i < n; ++i, ++index) {
+              const T x = p[i * st[0]];
+              switch (op) {
+                case ReduceOp::sum:
+                case ReduceOp::mean:
+                  if constexpr (is_floating_storage_v<T>)
+                    acc += static_cast<Acc>(x);
+                  else
+                    acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) +
+                                           static_cast<std::uint64_t>(x));
+                  break;
+                case ReduceOp::norm:
+                  acc += static_cast<Acc>(x) * static_cast<Acc>(x);
+                  break;
+                case ReduceOp::max:
+                case ReduceOp::argmax:
+                  // NaN propagates (is the maximum), as torch.
+                  if (first || x > best || (x != x && best == best)) {
+                    best = x;
+                    best_index = index;
+                  }
+                  break;
+                case ReduceOp::min:
+                  if (first || x < best || (x != x && best == best)) {
+                    best = x;
+                    best_index = index;
+                  }
+                  break;
+              }
+              first = false;
+            }
+          },
+          /*allow_parallel=*/false);
     switch (op) {
-      case ReduceOp::sum: result = static_cast<std::remove_reference_t<decltype(result)>>(acc); break;
+      case ReduceOp::sum:
+        result = static_cast<std::remove_reference_t<decltype(result)>>(acc);
+        break;
       case ReduceOp::mean:
         result = static_cast<std::remove_reference_t<decltype(result)>>(
-            count ? static_cast<double>(acc) / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN());
+            count ? static_cast<double>(acc) / static_cast<double>(count)
+                  : std::numeric_limits<double>::quiet_NaN());
         break;
       case ReduceOp::norm:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(std::sqrt(static_cast<double>(acc)));
+        result = static_cast<std::remove_reference_t<decltype(result)>>(
+            std::sqrt(static_cast<double>(acc)));
         break;
       case ReduceOp::max:
-      case ReduceOp::min: result = static_cast<std::remove_reference_t<decltype(result)>>(best); break;
-      case ReduceOp::argmax: result = static_cast<std::remove_reference_t<decltype(result)>>(best_index); break;
+      case ReduceOp::min:
+        result = static_cast<std::remove_reference_t<decltype(result)>>(best);
+        break;
+      case ReduceOp::argmax:
+        result = static_cast<std::remove_reference_t<decltype(result)>>(best_index);
+        break;
     }
   };
   if (op == ReduceOp::argmax) {

@@ -24,11 +24,11 @@ void run(const GemmArgs& a, Fn gemm_fn) {
     T* c = C + b * a.stride_c;
     // Row-major data passed with CblasRowMajor: OpenBLAS applies the transpose identity
     // C^T = B^T A^T itself, so lda/ldb/ldc are the row strides of the row-major matrices.
-    gemm_fn(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans, a.trans_b ? CblasTrans : CblasNoTrans,
-            static_cast<blasint>(a.m), static_cast<blasint>(a.n), static_cast<blasint>(a.k),
-            static_cast<T>(a.alpha), A + b * a.stride_a, static_cast<blasint>(a.lda),
-            B + b * a.stride_b, static_cast<blasint>(a.ldb), static_cast<T>(a.beta), c,
-            static_cast<blasint>(a.ldc));
+    gemm_fn(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans,
+            a.trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.m),
+            static_cast<blasint>(a.n), static_cast<blasint>(a.k), static_cast<T>(a.alpha),
+            A + b * a.stride_a, static_cast<blasint>(a.lda), B + b * a.stride_b,
+            static_cast<blasint>(a.ldb), static_cast<T>(a.beta), c, static_cast<blasint>(a.ldc));
   }
 }
 
@@ -60,9 +60,10 @@ void run_half(const GemmArgs& a) {
     if (a.beta != 0) widen(c, a.m, a.n, a.ldc, fc.data());
     widen(A + b * a.stride_a, ar, ac, a.lda, fa.data());
     widen(B + b * a.stride_b, br, bc, a.ldb, fb.data());
-    cblas_sgemm(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans, a.trans_b ? CblasTrans : CblasNoTrans,
-                static_cast<blasint>(a.m), static_cast<blasint>(a.n), static_cast<blasint>(a.k),
-                static_cast<float>(a.alpha), fa.data(), static_cast<blasint>(ac), fb.data(), static_cast<blasint>(bc),
+    cblas_sgemm(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans,
+                a.trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.m),
+                static_cast<blasint>(a.n), static_cast<blasint>(a.k), static_cast<float>(a.alpha),
+                fa.data(), static_cast<blasint>(ac), fb.data(), static_cast<blasint>(bc),
                 static_cast<float>(a.beta), fc.data(), static_cast<blasint>(a.n));
     narrow(fc.data(), a.m, a.n, a.ldc, c);
   }
@@ -72,10 +73,14 @@ void run_half(const GemmArgs& a) {
 
 void gemm(const GemmArgs& a) {
   switch (a.dtype) {
-    case DType::float64: return run<double>(a, cblas_dgemm);
-    case DType::float16: return run_half<Half>(a);
-    case DType::bfloat16: return run_half<BFloat16>(a);
-    default: return run<float>(a, cblas_sgemm);
+    case DType::float64:
+      return run<double>(a, cblas_dgemm);
+    case DType::float16:
+      return run_half<Half>(a);
+    case DType::bfloat16:
+      return run_half<BFloat16>(a);
+    default:
+      return run<float>(a, cblas_sgemm);
   }
 }
 

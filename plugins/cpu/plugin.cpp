@@ -1,7 +1,8 @@
 // Entry points of libhetero-cpu.so.
 #include <hetero/sdk/plugin.hpp>
 
-#include "openblas_gemm.hpp"
 #include "cpu_backend.hpp"
+#include "openblas_gemm.hpp"
 
-HETERO_PLUGIN(hetero::cpu::CpuBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION, hetero::cpu::blas_version())
+HETERO_PLUGIN(hetero::cpu::CpuBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION,
+              hetero::cpu::blas_version())

@@ -67,7 +67,8 @@ LoopShape<N> make_loop(const std::array<const StridedView*, N>& views) {
 /// for each row, in row-major order when !allow_parallel. Offsets include each view's
 /// own offset.
 template <int N, class F>
-void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool allow_parallel = true) {
+void for_each_row(const std::array<const StridedView*, N>& views, F&& f,
+                  bool allow_parallel = true) {
   const LoopShape<N> l = make_loop<N>(views);
   const int inner_dim = l.ndim - 1;
   const std::int64_t count = l.shape[inner_dim];

@@ -1,6 +1,5 @@
 #include "thread_pool.hpp"
 
-
 namespace hetero::cpu {
 namespace {
 thread_local ThreadPool* t_pool = nullptr;
@@ -49,7 +48,8 @@ void ThreadPool::worker(int index) {
   }
 }
 
-void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn) {
+void ThreadPool::parallel_for(std::int64_t n,
+                              const std::function<void(std::int64_t, std::int64_t)>& fn) {
   if (n <= 0) return;
   if (workers_.empty() || t_inside || n == 1) {
     fn(0, n);

@@ -52,8 +52,10 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     return;
   }
   queue_.emplace_back(next_ticket_locked(), std::move(task));
-  if (!worker_.joinable()) worker_ = std::thread([this] { worker(); });
-  else if (!busy_) work_cv_.notify_one();
+  if (!worker_.joinable())
+    worker_ = std::thread([this] { worker(); });
+  else if (!busy_)
+    work_cv_.notify_one();
 }
 
 std::uint64_t WorkQueue::last_ticket() const {
@@ -70,7 +72,9 @@ void WorkQueue::wait(std::uint64_t ticket) {
 void WorkQueue::synchronize() {
   // Everything submitted so far has completed and nothing failed: no lock needed (the
   // common case after inline work).
-  if (reached(submitted_.load(std::memory_order_acquire)) && !has_error_.load(std::memory_order_acquire)) return;
+  if (reached(submitted_.load(std::memory_order_acquire)) &&
+      !has_error_.load(std::memory_order_acquire))
+    return;
   std::unique_lock lock(mutex_);
   wait_locked(lock, submitted_);
   if (error_) {
@@ -127,7 +131,9 @@ void WorkQueue::shutdown() {
 void WorkQueue::worker() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stopped_ && queue_.empty() && !busy_); });
+    work_cv_.wait(lock, [&] {
+      return (!queue_.empty() && !busy_) || (stopped_ && queue_.empty() && !busy_);
+    });
     if (queue_.empty()) return;  // stopped and drained
     run_front_locked(lock);
   }

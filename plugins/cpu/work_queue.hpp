@@ -37,7 +37,8 @@ class WorkQueue {
 
   /// `pool` (not owned, may be null) is installed as the kernel pool while work runs;
   /// work of cost <= `inline_limit` may run on the submitting thread when idle.
-  WorkQueue(ThreadPool* pool, std::int64_t inline_limit) : pool_(pool), inline_limit_(inline_limit) {}
+  WorkQueue(ThreadPool* pool, std::int64_t inline_limit)
+      : pool_(pool), inline_limit_(inline_limit) {}
   /// shutdown().
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
@@ -66,7 +67,9 @@ class WorkQueue {
   /// The ticket of the last work submitted (0: none yet).
   std::uint64_t last_ticket() const;
   /// Whether work up to `ticket` has completed. Never blocks.
-  bool reached(std::uint64_t ticket) const noexcept { return completed_.load(std::memory_order_acquire) >= ticket; }
+  bool reached(std::uint64_t ticket) const noexcept {
+    return completed_.load(std::memory_order_acquire) >= ticket;
+  }
   /// Blocks until work up to `ticket` has completed; rethrows the kept error if work up
   /// to `ticket` failed (the error stays for synchronize()). While the worker has not
   /// taken the next piece of work, the waiting thread runs it itself.
@@ -96,7 +99,8 @@ class WorkQueue {
   std::condition_variable done_cv_;  // waiters wait for completions
   std::deque<std::pair<std::uint64_t, std::unique_ptr<Task>>> queue_;
   std::thread worker_;
-  std::atomic<std::uint64_t> submitted_{0};  // written under mutex_; read without it by synchronize()'s fast path
+  std::atomic<std::uint64_t> submitted_{
+      0};  // written under mutex_; read without it by synchronize()'s fast path
   std::atomic<std::uint64_t> completed_{0};
   int waiters_ = 0;
   bool busy_ = false;  // work is running (worker or inline)

@@ -25,7 +25,8 @@ CudaCachingAllocator::~CudaCachingAllocator() {
 
 CudaCachingAllocator::Block CudaCachingAllocator::allocate(std::size_t bytes) {
   std::lock_guard lock(mutex_);
-  if (bytes > std::numeric_limits<std::size_t>::max() - kRoundBytes) throw_out_of_memory_locked(bytes);
+  if (bytes > std::numeric_limits<std::size_t>::max() - kRoundBytes)
+    throw_out_of_memory_locked(bytes);
   const std::size_t size = SdkPool::round_size(bytes);
   collect_pending_locked();
   if (auto it = free_.lower_bound(size); it != free_.end() && SdkPool::fits(size, it->first)) {
@@ -57,13 +58,16 @@ CudaCachingAllocator::Block CudaCachingAllocator::allocate(std::size_t bytes) {
   return Block{ptr, size};
 }
 
-void CudaCachingAllocator::free(Block block, const std::vector<StreamRef>& foreign_streams) noexcept {
+void CudaCachingAllocator::free(Block block,
+                                const std::vector<StreamRef>& foreign_streams) noexcept {
   if (!block.ptr) return;
   Fence fence = Fence::record(foreign_streams);
   std::lock_guard lock(mutex_);
   stats_.allocated -= block.size;
-  if (fence.empty()) free_.emplace(block.size, block.ptr);
-  else pending_.push_back(Pending{block, std::move(fence)});
+  if (fence.empty())
+    free_.emplace(block.size, block.ptr);
+  else
+    pending_.push_back(Pending{block, std::move(fence)});
 }
 
 void CudaCachingAllocator::collect_pending_locked() {
@@ -104,8 +108,9 @@ void CudaCachingAllocator::throw_out_of_memory_locked(std::size_t bytes) {
   ScopedDevice guard(device_);
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
-  throw out_of_memory_error({memory_ == Memory::device ? "cuda:" + std::to_string(device_) : "pinned host memory",
-                             bytes, free_bytes, total_bytes, stats_.reserved});
+  throw out_of_memory_error(
+      {memory_ == Memory::device ? "cuda:" + std::to_string(device_) : "pinned host memory", bytes,
+       free_bytes, total_bytes, stats_.reserved});
 }
 
 cudaError_t CudaCachingAllocator::raw_allocate(void** ptr, std::size_t size) const noexcept {
@@ -114,8 +119,10 @@ cudaError_t CudaCachingAllocator::raw_allocate(void** ptr, std::size_t size) con
 }
 
 void CudaCachingAllocator::raw_free(void* ptr) const noexcept {
-  if (memory_ == Memory::device) (void)cudaFree(ptr);
-  else (void)cudaFreeHost(ptr);
+  if (memory_ == Memory::device)
+    (void)cudaFree(ptr);
+  else
+    (void)cudaFreeHost(ptr);
 }
 
 MemoryStats CudaCachingAllocator::stats() const {

@@ -26,8 +26,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include <hetero/sdk/caching_allocator.hpp>
 #include <hetero/device_properties.hpp>
+#include <hetero/sdk/caching_allocator.hpp>
 
 #include "fence.hpp"
 
@@ -74,8 +74,8 @@ class CudaCachingAllocator {
     Block block;
     Fence fence;
   };
-  void collect_pending_locked();              // moves completed pending blocks to free_
-  void release_cached_locked(bool wait);      // cudaFree of free_ (and pending if wait)
+  void collect_pending_locked();          // moves completed pending blocks to free_
+  void release_cached_locked(bool wait);  // cudaFree of free_ (and pending if wait)
   [[noreturn]] void throw_out_of_memory_locked(std::size_t bytes);
 
   cudaError_t raw_allocate(void** ptr, std::size_t size) const noexcept;

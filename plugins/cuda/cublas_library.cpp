@@ -13,8 +13,9 @@ boost::dll::shared_library open_cublas() {
   std::string tried;
   for (const char* candidate : {HETERO_CUBLAS_PATH, "libcublas.so.13", "libcublas.so"}) {
     std::error_code ec;
-    const auto mode = std::string(candidate).find('/') == std::string::npos ? boost::dll::load_mode::search_system_folders
-                                                                           : boost::dll::load_mode::default_mode;
+    const auto mode = std::string(candidate).find('/') == std::string::npos
+                          ? boost::dll::load_mode::search_system_folders
+                          : boost::dll::load_mode::default_mode;
     boost::dll::shared_library lib(candidate, mode | boost::dll::load_mode::rtld_lazy, ec);
     if (!ec) return lib;
     tried += std::string(tried.empty() ? "" : "; ") + candidate + ": " + ec.message();
@@ -24,7 +25,8 @@ boost::dll::shared_library open_cublas() {
 
 template <class F>
 void resolve(const boost::dll::shared_library& lib, F& fn, const char* symbol) {
-  if (!lib.has(symbol)) throw DeviceUnavailableError(std::string("cuda: cuBLAS has no symbol ") + symbol);
+  if (!lib.has(symbol))
+    throw DeviceUnavailableError(std::string("cuda: cuBLAS has no symbol ") + symbol);
   fn = reinterpret_cast<F>(lib.get<void()>(symbol));
 }
 

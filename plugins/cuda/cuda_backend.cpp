@@ -17,7 +17,8 @@ namespace {
 
 const CudaBuffer& cuda_buffer(const Buffer& b) {
   auto* cb = dynamic_cast<const CudaBuffer*>(&b);
-  HETERO_INTERNAL_ASSERT(cb != nullptr, "cuda backend: the buffer was not allocated by the cuda backend");
+  HETERO_INTERNAL_ASSERT(cb != nullptr,
+                         "cuda backend: the buffer was not allocated by the cuda backend");
   return *cb;
 }
 
@@ -27,7 +28,8 @@ char* device_address(const Buffer& b, std::size_t offset) {
 
 cudaStream_t native(Stream& s) {
   auto* cs = dynamic_cast<CudaStream*>(&s);
-  HETERO_INTERNAL_ASSERT(cs != nullptr, "cuda backend: the stream was not created by the cuda backend");
+  HETERO_INTERNAL_ASSERT(cs != nullptr,
+                         "cuda backend: the stream was not created by the cuda backend");
   return cs->get();
 }
 
@@ -52,8 +54,8 @@ CudaBackend::~CudaBackend() = default;
 
 CudaDevice& CudaBackend::device(int index) const {
   if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist (" +
-                             std::to_string(count_) + " device(s))");
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
+                             " does not exist (" + std::to_string(count_) + " device(s))");
   device_health().check(index);
   std::atomic<CudaDevice*>& created = created_[static_cast<std::size_t>(index)];
   if (CudaDevice* d = created.load(std::memory_order_acquire)) return *d;
@@ -76,7 +78,8 @@ std::vector<StreamRef> CudaBackend::all_streams() const {
 
 DeviceProperties CudaBackend::device_properties(int index) const {
   if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist");
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
+                             " does not exist");
   cudaDeviceProp prop{};
   HETERO_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   DeviceProperties p;
@@ -105,7 +108,8 @@ Capabilities CudaBackend::capabilities(int index) const {
   c.events = true;
   for (int other = 0; other < count_; ++other) {
     int can = 0;
-    if (other != index && cudaDeviceCanAccessPeer(&can, index, other) == cudaSuccess && can) c.peer_copy = true;
+    if (other != index && cudaDeviceCanAccessPeer(&can, index, other) == cudaSuccess && can)
+      c.peer_copy = true;
   }
   (void)cudaGetLastError();
   return c;
@@ -113,7 +117,8 @@ Capabilities CudaBackend::capabilities(int index) const {
 
 MemoryStats CudaBackend::memory_stats(int index) const {
   if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) + " does not exist");
+    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
+                             " does not exist");
   std::lock_guard lock(mutex_);
   const auto& d = devices_[static_cast<std::size_t>(index)];
   return d ? d->allocator().stats() : MemoryStats{};  // an unused device has no pool yet
@@ -129,7 +134,8 @@ std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
 void CudaBackend::empty_cache(int index) { device(index).allocator().empty_cache(); }
 
 std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {
-  if (count_ == 0) throw DeviceUnavailableError("cuda backend: pinned memory needs a CUDA device: " + reason_);
+  if (count_ == 0)
+    throw DeviceUnavailableError("cuda backend: pinned memory needs a CUDA device: " + reason_);
   // Every usable device's stream must exist, so that freeing the block fences it.
   for (int i = 0; i < count_; ++i)
     if (device_health().lost_reason(i).empty()) (void)device(i);
@@ -143,20 +149,20 @@ std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {
 
 Stream& CudaBackend::default_stream(int index) { return device(index).stream(); }
 
-void CudaBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
-                                      Stream& stream) {
+void CudaBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset,
+                                      std::size_t bytes, Stream& stream) {
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
-  HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), src, bytes, cudaMemcpyHostToDevice,
-                                    native(stream)));
+  HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), src, bytes,
+                                    cudaMemcpyHostToDevice, native(stream)));
 }
 
-void CudaBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                      Stream& stream) {
+void CudaBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
+                                      std::size_t bytes, Stream& stream) {
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
-  HETERO_CUDA_CHECK(cudaMemcpyAsync(dst, device_address(src, src_offset), bytes, cudaMemcpyDeviceToHost,
-                                    native(stream)));
+  HETERO_CUDA_CHECK(cudaMemcpyAsync(dst, device_address(src, src_offset), bytes,
+                                    cudaMemcpyDeviceToHost, native(stream)));
 }
 
 void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
@@ -166,7 +172,8 @@ void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offse
   (void)device(src_device);  // fails fast when the source device is lost
   ScopedDevice guard(d.index());
   if (src_device == dst.device()) {
-    HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset), device_address(src, src_offset), bytes,
+    HETERO_CUDA_CHECK(cudaMemcpyAsync(device_address(dst, dst_offset),
+                                      device_address(src, src_offset), bytes,
                                       cudaMemcpyDeviceToDevice, native(stream)));
     return;
   }
@@ -180,7 +187,8 @@ void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offse
   (void)cudaGetLastError();
   cuda_buffer(src).record_stream(d.stream_ref());
   HETERO_CUDA_CHECK(cudaMemcpyPeerAsync(device_address(dst, dst_offset), dst.device(),
-                                        device_address(src, src_offset), src_device, bytes, native(stream)));
+                                        device_address(src, src_offset), src_device, bytes,
+                                        native(stream)));
 }
 
 void CudaBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
@@ -203,13 +211,14 @@ void CudaBackend::unary(UnaryOp op, const StridedView& in, const StridedView& ou
   kernels::unary(op, in, out, native(stream));
 }
 
-void CudaBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
-                         Stream& stream) {
+void CudaBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
+                         const StridedView& out, Stream& stream) {
   ScopedDevice guard(device_of(stream).index());
   kernels::binary(op, a, b, out, native(stream));
 }
 
-void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+                         Stream& stream) {
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
   kernels::reduce(op, in, out, d.allocator(), native(stream));

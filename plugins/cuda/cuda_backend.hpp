@@ -36,8 +36,8 @@ class CudaBackend final : public Backend {
                            Stream& stream) override;
   void copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
                            Stream& stream) override;
-  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,
-                             std::size_t bytes, Stream& stream) override;
+  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                             std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
 
   void fill(const StridedView& out, Scalar value, Stream& stream) override;
   void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
@@ -46,8 +46,8 @@ class CudaBackend final : public Backend {
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream& stream) override;
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
-  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
-              Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+              std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
 
  private:
@@ -64,7 +64,7 @@ class CudaBackend final : public Backend {
   // Declared before devices_: destroyed after them, so every cuBLAS handle is destroyed
   // while libcublas is mapped (docs/design/plugin-lifetime.md).
   mutable CublasLibrary cublas_;  // loaded lazily, also from const device lookups
-  mutable std::mutex mutex_;  // guards devices_ creation
+  mutable std::mutex mutex_;      // guards devices_ creation
   mutable std::vector<std::unique_ptr<CudaDevice>> devices_;
   // devices_[i].get() once created, read without the mutex (device() runs before every
   // operation).

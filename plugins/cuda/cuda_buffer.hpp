@@ -13,7 +13,8 @@ namespace hetero::cuda {
 
 class CudaBuffer final : public Buffer {
  public:
-  CudaBuffer(CudaCachingAllocator& pool, CudaCachingAllocator::Block block, std::size_t bytes, int device)
+  CudaBuffer(CudaCachingAllocator& pool, CudaCachingAllocator::Block block, std::size_t bytes,
+             int device)
       : pool_(pool), block_(block), bytes_(bytes), device_(device) {}
   ~CudaBuffer() override { pool_.free(block_, foreign_streams_); }
 

@@ -5,7 +5,10 @@
 namespace hetero::cuda {
 
 CudaDevice::CudaDevice(int index, CublasLibrary& cublas)
-    : index_(index), cublas_library_(cublas), stream_(index), allocator_(CudaCachingAllocator::Memory::device, index) {}
+    : index_(index),
+      cublas_library_(cublas),
+      stream_(index),
+      allocator_(CudaCachingAllocator::Memory::device, index) {}
 
 CudaDevice::~CudaDevice() {
   if (cublas_) on_device(index_, [&] { return cublas_library_.api().destroy(cublas_); });

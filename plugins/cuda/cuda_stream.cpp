@@ -59,7 +59,8 @@ std::unique_ptr<Event> CudaStream::record() {
 
 void CudaStream::wait(Event& event) {
   auto* cuda_event = dynamic_cast<CudaEvent*>(&event);
-  HETERO_INTERNAL_ASSERT(cuda_event != nullptr, "cuda stream: wait() was given an event of another backend");
+  HETERO_INTERNAL_ASSERT(cuda_event != nullptr,
+                         "cuda stream: wait() was given an event of another backend");
   device_health().check(device_);
   ScopedDevice guard(device_);
   HETERO_CUDA_CHECK(cudaStreamWaitEvent(stream_, cuda_event->get(), 0));

@@ -95,14 +95,16 @@ int map_vector_width(const T*... pointers) {
 
 /// out[i] = f(a[i]) (or f() with no input) for i in [0, n).
 template <int N, class F, class Out, class... In>
-__global__ void map_kernel(F f, std::int64_t n, Out* __restrict__ out, const In* __restrict__... in) {
+__global__ void map_kernel(F f, std::int64_t n, Out* __restrict__ out,
+                           const In* __restrict__... in) {
   const std::int64_t first = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * N;
   if (first + N <= n) {
     Pack<Out, N> r;
     if constexpr (sizeof...(In) == 0) {
       for (int k = 0; k < N; ++k) r.v[k] = f();
     } else {
-      const ::cuda::std::tuple<Pack<In, N>...> packs{*reinterpret_cast<const Pack<In, N>*>(in + first)...};
+      const ::cuda::std::tuple<Pack<In, N>...> packs{
+          *reinterpret_cast<const Pack<In, N>*>(in + first)...};
       for (int k = 0; k < N; ++k)
         r.v[k] = ::cuda::std::apply([&](const auto&... p) { return f(p.v[k]...); }, packs);
     }
@@ -122,17 +124,27 @@ void launch_map(cudaStream_t stream, F f, std::int64_t n, Out* out, const In*...
     map_kernel<N><<<blocks, kThreads, 0, stream>>>(f, n, out, in...);
   };
   switch (map_vector_width(out, in...)) {
-    case 16: launch(std::integral_constant<int, 16>{}); break;
-    case 8: launch(std::integral_constant<int, 8>{}); break;
-    case 4: launch(std::integral_constant<int, 4>{}); break;
-    case 2: launch(std::integral_constant<int, 2>{}); break;
-    default: launch(std::integral_constant<int, 1>{}); break;
+    case 16:
+      launch(std::integral_constant<int, 16>{});
+      break;
+    case 8:
+      launch(std::integral_constant<int, 8>{});
+      break;
+    case 4:
+      launch(std::integral_constant<int, 4>{});
+      break;
+    case 2:
+      launch(std::integral_constant<int, 2>{});
+      break;
+    default:
+      launch(std::integral_constant<int, 1>{});
+      break;
   }
 }
 
 /// Grid-stride loop over [0, n).
-#define HETERO_GRID_STRIDE_LOOP(i, n)                                                        \
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; \
-       i < (n); i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+#define HETERO_GRID_STRIDE_LOOP(i, n)                                                              \
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
 
 }  // namespace hetero::cuda::kernels

@@ -93,7 +93,8 @@ void fill(const StridedView& out, Scalar value, cudaStream_t stream) {
       return;
     }
     const StridedView* views[1] = {&out};
-    fill_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(data_of<T>(out), make_offset_calc(views), n, v);
+    fill_kernel<T>
+        <<<grid_for(n), kThreads, 0, stream>>>(data_of<T>(out), make_offset_calc(views), n, v);
     HETERO_CUDA_CHECK_LAUNCH();
   });
 }
@@ -106,7 +107,8 @@ void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream
     dispatch(dst.dtype, [&](auto dtag) {
       using D = decltype(dtag);
       if (src.is_contiguous() && dst.is_contiguous()) {
-        launch_map(stream, ConvertTo<D>{}, n, element_pointer<D>(dst), static_cast<const S*>(element_pointer<S>(src)));
+        launch_map(stream, ConvertTo<D>{}, n, element_pointer<D>(dst),
+                   static_cast<const S*>(element_pointer<S>(src)));
         HETERO_CUDA_CHECK_LAUNCH();
         return;
       }
@@ -127,13 +129,14 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (in.is_contiguous() && out.is_contiguous()) {
-      launch_map(stream, ApplyUnary{op}, n, element_pointer<T>(out), static_cast<const T*>(element_pointer<T>(in)));
+      launch_map(stream, ApplyUnary{op}, n, element_pointer<T>(out),
+                 static_cast<const T*>(element_pointer<T>(in)));
       HETERO_CUDA_CHECK_LAUNCH();
       return;
     }
     const StridedView* views[2] = {&out, &in};
     unary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(op, data_of<T>(in), data_of<T>(out),
-                                                           make_offset_calc(views), n);
+                                                          make_offset_calc(views), n);
     HETERO_CUDA_CHECK_LAUNCH();
   });
 }
@@ -148,14 +151,15 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (a.is_contiguous() && b.is_contiguous() && out.is_contiguous()) {
-      launch_map(stream, ApplyBinary{op}, n, element_pointer<T>(out), static_cast<const T*>(element_pointer<T>(a)),
+      launch_map(stream, ApplyBinary{op}, n, element_pointer<T>(out),
+                 static_cast<const T*>(element_pointer<T>(a)),
                  static_cast<const T*>(element_pointer<T>(b)));
       HETERO_CUDA_CHECK_LAUNCH();
       return;
     }
     const StridedView* views[3] = {&out, &a, &b};
-    binary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(op, data_of<T>(a), data_of<T>(b),
-                                                           data_of<T>(out), make_offset_calc(views), n);
+    binary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(
+        op, data_of<T>(a), data_of<T>(b), data_of<T>(out), make_offset_calc(views), n);
     HETERO_CUDA_CHECK_LAUNCH();
   });
 }

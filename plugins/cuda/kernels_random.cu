@@ -16,15 +16,16 @@ __global__ void random_kernel(RandomDistribution dist, T* out, OffsetCalc<1> cal
     std::int64_t off[1];
     calc.offsets(i, off);
     const auto k = static_cast<std::uint64_t>(i);
-    out[off[0]] = dist == RandomDistribution::uniform ? rng::uniform_at<T>(seed, offset, k)
-                                                      : static_cast<T>(rng::normal_at(seed, offset, k));
+    out[off[0]] = dist == RandomDistribution::uniform
+                      ? rng::uniform_at<T>(seed, offset, k)
+                      : static_cast<T>(rng::normal_at(seed, offset, k));
   }
 }
 
 }  // namespace
 
-void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
-            cudaStream_t stream) {
+void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset, cudaStream_t stream) {
   const std::int64_t n = out.numel();
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -33,8 +34,8 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
     } else {
       if (n == 0) return;
       const StridedView* views[1] = {&out};
-      random_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(dist, data_of<T>(out), make_offset_calc(views),
-                                                             n, seed, offset);
+      random_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(
+          dist, data_of<T>(out), make_offset_calc(views), n, seed, offset);
       HETERO_CUDA_CHECK_LAUNCH();
     }
   });

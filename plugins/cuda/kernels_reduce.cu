@@ -16,12 +16,12 @@
 //     one thread block per output.
 // Scratch memory (CUB's temporary storage, partial results) comes from the device's
 // caching allocator and is freed in stream order.
-#include <cub/block/block_reduce.cuh>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 
 #include <cmath>
 #include <limits>
@@ -57,8 +57,10 @@ struct SumReducer {
     return square ? v * v : v;
   }
   __host__ __device__ Value operator()(Value a, Value b) const {
-    if constexpr (std::is_floating_point_v<Value>) return a + b;
-    else return static_cast<Value>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    if constexpr (std::is_floating_point_v<Value>)
+      return a + b;
+    else
+      return static_cast<Value>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
   }
 };
 
@@ -70,7 +72,8 @@ struct SumFinish {
   __host__ __device__ T operator()(Acc<T> acc, std::int64_t = 0) const {
     if constexpr (is_floating_storage_v<T>) {
       double r = static_cast<double>(acc);
-      if (op == ReduceOp::mean) r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+      if (op == ReduceOp::mean)
+        r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
       if (op == ReduceOp::norm) r = sqrt(r);
       return convert_element<T>(r);
     } else {
@@ -100,7 +103,9 @@ struct BestReducer {
     if (less ? b.value < a.value : b.value > a.value) return true;
     return b.value == a.value && b.key < a.key;
   }
-  __host__ __device__ Value operator()(const Value& a, const Value& b) const { return better(b, a) ? b : a; }
+  __host__ __device__ Value operator()(const Value& a, const Value& b) const {
+    return better(b, a) ? b : a;
+  }
 };
 
 // (index in the whole input, value) of element j: an arg-index iterator of our own, since
@@ -117,13 +122,17 @@ struct Indexed {
 template <class T>
 struct IndexInRow {
   std::int64_t row;
-  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t o = 0) const { return b.key - o * row; }
+  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t o = 0) const {
+    return b.key - o * row;
+  }
 };
 
 // The key as it is (the columns kernel numbers rows within the reduced range already).
 template <class T>
 struct KeyOf {
-  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t = 0) const { return b.key; }
+  __host__ __device__ std::int64_t operator()(const Best<T>& b, std::int64_t = 0) const {
+    return b.key;
+  }
 };
 
 // --- max, min: the value alone (NaN wins) -------------------------------------------------
@@ -134,7 +143,8 @@ struct ExtremeReducer {
   bool less = false;  // min
   __host__ __device__ Value identity() const {
     if constexpr (is_floating_storage_v<T>) {
-      return convert_element<T>(less ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+      return convert_element<T>(less ? std::numeric_limits<float>::infinity()
+                                     : -std::numeric_limits<float>::infinity());
     } else {
       return less ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
     }
@@ -223,7 +233,9 @@ Layout layout_of(const StridedView& in, const StridedView& out) {
 
 // The current device's SM count.
 // A whole input small enough for one block.
-bool small_whole(const Layout& l) { return l.outer == 1 && l.inner == 1 && l.reduced <= kSmallWholeReduction; }
+bool small_whole(const Layout& l) {
+  return l.outer == 1 && l.inner == 1 && l.reduced <= kSmallWholeReduction;
+}
 
 int multiprocessors() {
   int device = 0, count = 0;
@@ -240,8 +252,9 @@ int multiprocessors() {
 // Partial results of rows [chunk * rows_per_chunk, ...) for output (o, i) go to
 // partial[chunk * outputs + o * inner + i].
 template <class T, class Reducer>
-__global__ void columns_kernel(Reducer r, const T* in, typename Reducer::Value* partial, std::int64_t outer,
-                               std::int64_t reduced, std::int64_t inner, std::int64_t rows_per_chunk) {
+__global__ void columns_kernel(Reducer r, const T* in, typename Reducer::Value* partial,
+                               std::int64_t outer, std::int64_t reduced, std::int64_t inner,
+                               std::int64_t rows_per_chunk) {
   const std::int64_t outputs = outer * inner;
   const std::int64_t chunk = blockIdx.y;
   const std::int64_t first = chunk * rows_per_chunk;
@@ -256,8 +269,8 @@ __global__ void columns_kernel(Reducer r, const T* in, typename Reducer::Value* 
 }
 
 template <class Value, class Reducer, class Out, class Finish>
-__global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int64_t outputs, std::int64_t chunks,
-                                      Out* out, Finish finish) {
+__global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int64_t outputs,
+                                      std::int64_t chunks, Out* out, Finish finish) {
   HETERO_GRID_STRIDE_LOOP(k, outputs) {
     Value acc = partial[k];
     for (std::int64_t c = 1; c < chunks; ++c) acc = r(acc, partial[c * outputs + k]);
@@ -266,13 +279,13 @@ __global__ void combine_chunks_kernel(Reducer r, const Value* partial, std::int6
 }
 
 template <class T, class Reducer, class Out, class Finish>
-void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, CudaCachingAllocator& pool,
-                    cudaStream_t stream) {
+void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish finish,
+                    CudaCachingAllocator& pool, cudaStream_t stream) {
   using Value = typename Reducer::Value;
   const std::int64_t outputs = l.outer * l.inner;
   // Enough threads to fill the device (2048 resident per SM), at least 16 rows a chunk.
   const std::int64_t target = static_cast<std::int64_t>(multiprocessors()) * 2048;
-  std::int64_t chunks = std::clamp<std::int64_t>(target / std::max<std::int64_t>(outputs, 1), 1, 
+  std::int64_t chunks = std::clamp<std::int64_t>(target / std::max<std::int64_t>(outputs, 1), 1,
                                                  std::max<std::int64_t>(l.reduced / 16, 1));
   chunks = std::min<std::int64_t>(chunks, 65535);
   const std::int64_t rows_per_chunk = (l.reduced + chunks - 1) / chunks;
@@ -280,9 +293,11 @@ void reduce_columns(const Layout& l, Reducer r, const T* in, Out* out, Finish fi
   Scratch partial(pool, static_cast<std::size_t>(chunks * outputs) * sizeof(Value));
   auto* p = static_cast<Value*>(partial.get());
   const dim3 grid(grid_for(outputs), static_cast<unsigned>(chunks));
-  columns_kernel<T, Reducer><<<grid, kThreads, 0, stream>>>(r, in, p, l.outer, l.reduced, l.inner, rows_per_chunk);
+  columns_kernel<T, Reducer>
+      <<<grid, kThreads, 0, stream>>>(r, in, p, l.outer, l.reduced, l.inner, rows_per_chunk);
   HETERO_CUDA_CHECK_LAUNCH();
-  combine_chunks_kernel<<<grid_for(outputs), kThreads, 0, stream>>>(r, p, outputs, chunks, out, finish);
+  combine_chunks_kernel<<<grid_for(outputs), kThreads, 0, stream>>>(r, p, outputs, chunks, out,
+                                                                    finish);
   HETERO_CUDA_CHECK_LAUNCH();
 }
 
@@ -302,13 +317,15 @@ __global__ void finish_kernel(const Value* in, std::int64_t n, Out* out, Finish 
 
 // The whole input (outer == 1) or rows: out[o] = finish(reduction of input row o).
 template <class Input, class Reducer, class Out, class Finish>
-void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish, CudaCachingAllocator& pool,
-                cudaStream_t stream) {
+void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish,
+                CudaCachingAllocator& pool, cudaStream_t stream) {
   using Value = typename Reducer::Value;
   if (l.outer == 1) {
-    auto output = thrust::make_transform_output_iterator(out, AtFirst<Finish, typename Reducer::Value>{finish});
+    auto output = thrust::make_transform_output_iterator(
+        out, AtFirst<Finish, typename Reducer::Value>{finish});
     run_cub(pool, [&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::Reduce(temp, bytes, input, output, l.reduced, r, r.identity(), stream);
+      return cub::DeviceReduce::Reduce(temp, bytes, input, output, l.reduced, r, r.identity(),
+                                       stream);
     });
     return;
   }
@@ -316,10 +333,13 @@ void reduce_cub(const Layout& l, Input input, Reducer r, Out* out, Finish finish
   // finished into `out`.
   Scratch values(pool, static_cast<std::size_t>(l.outer) * sizeof(Value));
   auto* v = static_cast<Value*>(values.get());
-  auto starts = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), RowStart{l.reduced});
-  auto ends = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(1), RowStart{l.reduced});
+  auto starts = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                RowStart{l.reduced});
+  auto ends = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(1),
+                                              RowStart{l.reduced});
   run_cub(pool, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, input, v, l.outer, starts, ends, r, r.identity(), stream);
+    return cub::DeviceSegmentedReduce::Reduce(temp, bytes, input, v, l.outer, starts, ends, r,
+                                              r.identity(), stream);
   });
   finish_kernel<<<grid_for(l.outer), kThreads, 0, stream>>>(v, l.outer, out, finish);
   HETERO_CUDA_CHECK_LAUNCH();
@@ -339,14 +359,15 @@ __global__ void one_block_kernel(Reducer r, const T* in, std::int64_t n, Out* ou
 }
 
 template <class T, class Reducer, class Out, class Finish>
-void reduce_one_block(const Layout& l, Reducer r, const T* in, Out* out, Finish finish, cudaStream_t stream) {
+void reduce_one_block(const Layout& l, Reducer r, const T* in, Out* out, Finish finish,
+                      cudaStream_t stream) {
   one_block_kernel<<<1, kThreads, 0, stream>>>(r, in, l.reduced, out, finish);
   HETERO_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out, CudaCachingAllocator& pool,
-                 cudaStream_t stream) {
+void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out,
+                 CudaCachingAllocator& pool, cudaStream_t stream) {
   if (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm) {
     const SumReducer<T> r{op == ReduceOp::norm};
     const SumFinish<T> finish{op, l.reduced};
@@ -362,7 +383,8 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     const IndexInRow<T> finish{l.reduced};
     if (small_whole(l)) return reduce_one_block(l, r, in, dst, KeyOf<T>{}, stream);
     if (l.inner > 1) return reduce_columns(l, r, in, dst, KeyOf<T>{}, pool, stream);
-    auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), Indexed<T>{in});
+    auto input =
+        thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), Indexed<T>{in});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
   const ExtremeReducer<T> r{op == ReduceOp::min};
@@ -386,8 +408,11 @@ struct Partial {
 template <class T>
 __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
   if (!q.has) return;
-  if constexpr (is_floating_storage_v<T>) p.acc += q.acc;
-  else p.acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(p.acc) + static_cast<std::uint64_t>(q.acc));
+  if constexpr (is_floating_storage_v<T>)
+    p.acc += q.acc;
+  else
+    p.acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(p.acc) +
+                                      static_cast<std::uint64_t>(q.acc));
   const BestReducer<T> r{op == ReduceOp::min};
   if (!p.has || r.better(Best<T>(q.index, q.best), Best<T>(p.index, p.best))) {
     p.best = q.best;
@@ -414,7 +439,8 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
       inner.offsets(j, sub);
       const T x = in[off[1] + sub[0]];
       Partial<T> q;
-      q.acc = op == ReduceOp::norm ? static_cast<Acc<T>>(x) * static_cast<Acc<T>>(x) : static_cast<Acc<T>>(x);
+      q.acc = op == ReduceOp::norm ? static_cast<Acc<T>>(x) * static_cast<Acc<T>>(x)
+                                   : static_cast<Acc<T>>(x);
       q.best = x;
       q.index = j;
       q.has = true;
@@ -426,7 +452,9 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
       s_index[slot] = q.index;
       s_has[slot] = q.has;
     };
-    auto load = [&](int slot) { return Partial<T>{s_acc[slot], s_best[slot], s_index[slot], s_has[slot]}; };
+    auto load = [&](int slot) {
+      return Partial<T>{s_acc[slot], s_best[slot], s_index[slot], s_has[slot]};
+    };
     store(t, p);
     __syncthreads();
     for (int width = blockDim.x / 2; width > 0; width /= 2) {
@@ -441,10 +469,16 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
       switch (op) {
         case ReduceOp::sum:
         case ReduceOp::mean:
-        case ReduceOp::norm: out[off[0]] = SumFinish<T>{op, count}(s_acc[0]); break;
+        case ReduceOp::norm:
+          out[off[0]] = SumFinish<T>{op, count}(s_acc[0]);
+          break;
         case ReduceOp::max:
-        case ReduceOp::min: out[off[0]] = s_best[0]; break;
-        case ReduceOp::argmax: out_index[off[0]] = s_index[0]; break;
+        case ReduceOp::min:
+          out[off[0]] = s_best[0];
+          break;
+        case ReduceOp::argmax:
+          out_index[off[0]] = s_index[0];
+          break;
       }
     }
     __syncthreads();  // shared memory is reused by the next output
@@ -452,7 +486,8 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
 }
 
 template <class T>
-void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
+void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out,
+                    cudaStream_t stream) {
   const std::int64_t n_out = out.numel();
   const auto [base, sub] = reduction_views(in, out);
   const StridedView* outer_views[2] = {&out, &base};
@@ -462,8 +497,8 @@ void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out, 
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(n_out, 1 << 20));
   T* dst = op == ReduceOp::argmax ? nullptr : data_of<T>(out);
   std::int64_t* dst_index = op == ReduceOp::argmax ? data_of<std::int64_t>(out) : nullptr;
-  generic_reduce_kernel<T><<<blocks, kThreads, 0, stream>>>(op, data_of<T>(in), dst, dst_index, outer, inner,
-                                                            n_out, sub.numel());
+  generic_reduce_kernel<T><<<blocks, kThreads, 0, stream>>>(op, data_of<T>(in), dst, dst_index,
+                                                            outer, inner, n_out, sub.numel());
   HETERO_CUDA_CHECK_LAUNCH();
 }
 
@@ -476,8 +511,10 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCach
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
     // An empty reduced range (sum 0, mean NaN) and the trivial R == 1 go the generic way.
-    if (l.ok && l.reduced > 1) reduce_fast<T>(op, l, element_pointer<T>(in), out, pool, stream);
-    else reduce_generic<T>(op, in, out, stream);
+    if (l.ok && l.reduced > 1)
+      reduce_fast<T>(op, l, element_pointer<T>(in), out, pool, stream);
+    else
+      reduce_generic<T>(op, in, out, stream);
   });
 }
 

@@ -4,4 +4,5 @@
 #include "cuda_backend.hpp"
 #include "versions.hpp"
 
-HETERO_PLUGIN(hetero::cuda::CudaBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION, hetero::cuda::vendor_versions())
+HETERO_PLUGIN(hetero::cuda::CudaBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION,
+              hetero::cuda::vendor_versions())

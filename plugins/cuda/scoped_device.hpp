@@ -11,8 +11,10 @@ class ScopedDevice {
   /// Throws hetero::Error when the device cannot be made current.
   explicit ScopedDevice(int device) {
     HETERO_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (previous_ != device) HETERO_CUDA_CHECK(cudaSetDevice(device));
-    else previous_ = -1;
+    if (previous_ != device)
+      HETERO_CUDA_CHECK(cudaSetDevice(device));
+    else
+      previous_ = -1;
   }
   ~ScopedDevice() {
     if (previous_ >= 0) (void)cudaSetDevice(previous_);

@@ -3,15 +3,14 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-
 namespace hetero::cuda {
 namespace {
 
 // The cuBLAS version of the headers the plugin was built with: the plugin's info record is
 // read before any backend exists, and cuBLAS is loaded only at the first GEMM.
 std::string cublas_version() {
-  return "cuBLAS " + std::to_string(CUBLAS_VER_MAJOR) + "." + std::to_string(CUBLAS_VER_MINOR) + "." +
-         std::to_string(CUBLAS_VER_PATCH) + " (built with; loaded on first use)";
+  return "cuBLAS " + std::to_string(CUBLAS_VER_MAJOR) + "." + std::to_string(CUBLAS_VER_MINOR) +
+         "." + std::to_string(CUBLAS_VER_PATCH) + " (built with; loaded on first use)";
 }
 
 }  // namespace

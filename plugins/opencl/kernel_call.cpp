@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "opencl_check.hpp"
 #include "opencl_buffer.hpp"
+#include "opencl_check.hpp"
 
 namespace hetero::opencl {
 
@@ -20,7 +20,8 @@ KernelCall::~KernelCall() {
 void KernelCall::set(std::size_t size, const void* value) {
   const cl_int status = clSetKernelArg(kernel_, index_, size, value);
   if (status != CL_SUCCESS)
-    fail(status, ("clSetKernelArg(" + std::string(name_) + ", " + std::to_string(index_) + ")").c_str(),
+    fail(status,
+         ("clSetKernelArg(" + std::string(name_) + ", " + std::to_string(index_) + ")").c_str(),
          __FILE__, __LINE__);
   ++index_;
 }
@@ -48,7 +49,8 @@ void KernelCall::launch(cl_command_queue queue, std::int64_t items) {
   // Enough work items to fill any device; each loops over the rest (FOR_EACH).
   constexpr std::int64_t kMaxItems = std::int64_t{1} << 20;
   const std::size_t global = static_cast<std::size_t>(std::min(items, kMaxItems));
-  HETERO_CL_CHECK(clEnqueueNDRangeKernel(queue, kernel_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  HETERO_CL_CHECK(
+      clEnqueueNDRangeKernel(queue, kernel_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
 }
 
 }  // namespace hetero::opencl

@@ -26,32 +26,43 @@ struct ClType {
 
 ClType cl_type(DType t) {
   switch (t) {
-    case DType::float32: return {"float", "uint", true, false, "0", "0", "float", 0};
-    case DType::float64: return {"double", "ulong", true, false, "0", "0", "double", 0};
-    case DType::int32: return {"int", "uint", false, false, "INT_MIN", "INT_MAX", "int", 0};
-    case DType::int64: return {"long", "ulong", false, false, "LONG_MIN", "LONG_MAX", "long", 0};
-    case DType::bool_: return {"uchar", "uchar", false, true, "0", "1", "uchar", 0};
-    case DType::float16: return {"float", "uint", true, false, "0", "0", "half", 1};
-    case DType::bfloat16: return {"float", "uint", true, false, "0", "0", "ushort", 2};
+    case DType::float32:
+      return {"float", "uint", true, false, "0", "0", "float", 0};
+    case DType::float64:
+      return {"double", "ulong", true, false, "0", "0", "double", 0};
+    case DType::int32:
+      return {"int", "uint", false, false, "INT_MIN", "INT_MAX", "int", 0};
+    case DType::int64:
+      return {"long", "ulong", false, false, "LONG_MIN", "LONG_MAX", "long", 0};
+    case DType::bool_:
+      return {"uchar", "uchar", false, true, "0", "1", "uchar", 0};
+    case DType::float16:
+      return {"float", "uint", true, false, "0", "0", "half", 1};
+    case DType::bfloat16:
+      return {"float", "uint", true, false, "0", "0", "ushort", 2};
   }
   throw DTypeError("opencl backend: unsupported dtype " + std::to_string(static_cast<int>(t)));
 }
 
 void require_fp64(const OpenClDevice& dev, DType t, const char* what) {
   if (t == DType::float64 && !dev.fp64)
-    throw DTypeError(std::string("opencl backend: ") + what + " in float64 needs cl_khr_fp64, which device '" +
-                     dev.properties.name + "' lacks");
+    throw DTypeError(std::string("opencl backend: ") + what +
+                     " in float64 needs cl_khr_fp64, which device '" + dev.properties.name +
+                     "' lacks");
 }
 
 // Options of elementwise.cl / reduce.cl / random.cl for element type `t`.
 std::string type_options(const OpenClDevice& dev, DType t) {
   const ClType c = cl_type(t);
-  std::string o = std::string("-DT=") + c.name + " -DUT=" + c.unsigned_name + " -DAS_T=as_" + c.name +
-                  " -DIS_FLOAT=" + (c.is_float ? "1" : "0") + " -DIS_BOOL=" + (c.is_bool ? "1" : "0") +
+  std::string o = std::string("-DT=") + c.name + " -DUT=" + c.unsigned_name + " -DAS_T=as_" +
+                  c.name + " -DIS_FLOAT=" + (c.is_float ? "1" : "0") +
+                  " -DIS_BOOL=" + (c.is_bool ? "1" : "0") +
                   " -DIS_DOUBLE=" + (t == DType::float64 ? "1" : "0") + " -DST=" + c.storage +
                   " -DKIND=" + std::to_string(c.kind);
-  if (c.is_float) o += dev.fp64 ? " -DACC=double" : " -DACC=float";
-  else o += " -DACC=long";
+  if (c.is_float)
+    o += dev.fp64 ? " -DACC=double" : " -DACC=float";
+  else
+    o += " -DACC=long";
   return o;
 }
 
@@ -73,7 +84,8 @@ void fill_as(OpenClDevice& dev, const StridedView& out, T value) {
 
 bool unary_supported(UnaryOp op, DType t) {
   if (is_floating_point(t)) return true;
-  if (t == DType::int32 || t == DType::int64) return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
+  if (t == DType::int32 || t == DType::int64)
+    return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
   return false;
 }
 
@@ -82,13 +94,19 @@ bool unary_supported(UnaryOp op, DType t) {
 void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
   require_fp64(dev, out.dtype, "fill");
   switch (out.dtype) {
-    case DType::float32: return fill_as(dev, out, static_cast<cl_float>(value.f));
-    case DType::float64: return fill_as(dev, out, static_cast<cl_double>(value.f));
-    case DType::int32: return fill_as(dev, out, static_cast<cl_int>(value.i));
-    case DType::int64: return fill_as(dev, out, static_cast<cl_long>(value.i));
-    case DType::bool_: return fill_as(dev, out, static_cast<cl_uchar>(value.i != 0 ? 1 : 0));
+    case DType::float32:
+      return fill_as(dev, out, static_cast<cl_float>(value.f));
+    case DType::float64:
+      return fill_as(dev, out, static_cast<cl_double>(value.f));
+    case DType::int32:
+      return fill_as(dev, out, static_cast<cl_int>(value.i));
+    case DType::int64:
+      return fill_as(dev, out, static_cast<cl_long>(value.i));
+    case DType::bool_:
+      return fill_as(dev, out, static_cast<cl_uchar>(value.i != 0 ? 1 : 0));
     case DType::float16:
-    case DType::bfloat16: return fill_as(dev, out, static_cast<cl_float>(value.f));  // rounded by STORE
+    case DType::bfloat16:
+      return fill_as(dev, out, static_cast<cl_float>(value.f));  // rounded by STORE
   }
 }
 
@@ -106,13 +124,14 @@ void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
   require_fp64(dev, dst.dtype, "cast");
   const ClType s = cl_type(src.dtype);
   const ClType d = cl_type(dst.dtype);
-  const std::string options = std::string("-DS=") + s.name + " -DD=" + d.name + " -DS_FLOAT=" +
-                              (s.is_float ? "1" : "0") + " -DD_FLOAT=" + (d.is_float ? "1" : "0") +
-                              " -DD_BOOL=" + (d.is_bool ? "1" : "0") + " -DD_MIN=" + d.min +
-                              " -DD_MAX=" + d.max + " -DS_ST=" + s.storage + " -DD_ST=" + d.storage +
-                              " -DS_KIND=" + std::to_string(s.kind) + " -DD_KIND=" + std::to_string(d.kind) +
-                              " -DD_HALF=" + (is_half(dst.dtype) ? "1" : "0") + " -DS_WIDE=" +
-                              (src.dtype == DType::float64 || src.dtype == DType::int64 || src.dtype == DType::int32 ? "1" : "0");
+  const std::string options =
+      std::string("-DS=") + s.name + " -DD=" + d.name + " -DS_FLOAT=" + (s.is_float ? "1" : "0") +
+      " -DD_FLOAT=" + (d.is_float ? "1" : "0") + " -DD_BOOL=" + (d.is_bool ? "1" : "0") +
+      " -DD_MIN=" + d.min + " -DD_MAX=" + d.max + " -DS_ST=" + s.storage + " -DD_ST=" + d.storage +
+      " -DS_KIND=" + std::to_string(s.kind) + " -DD_KIND=" + std::to_string(d.kind) +
+      " -DD_HALF=" + (is_half(dst.dtype) ? "1" : "0") + " -DS_WIDE=" +
+      (src.dtype == DType::float64 || src.dtype == DType::int64 || src.dtype == DType::int32 ? "1"
+                                                                                             : "0");
   KernelCall(dev.context->programs().get("convert", kConvertSource, options), "convert")
       .buffer_view(src)
       .buffer_view(dst)
@@ -133,7 +152,8 @@ void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedVi
       .launch(queue(dev), out.numel());
 }
 
-void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
+void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b,
+            const StridedView& out) {
   require_fp64(dev, out.dtype, "binary");
   if (out.dtype == DType::bool_)
     throw DTypeError("opencl backend: binary op " + std::to_string(static_cast<int>(op)) +
@@ -166,7 +186,8 @@ void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, 
             std::uint64_t offset) {
   require_fp64(dev, out.dtype, "random");
   if (is_half(out.dtype))  // the core draws float32 and casts (Backend::random)
-    throw DTypeError("opencl backend: random() fills float32 or float64, got " + std::string(dtype_name(out.dtype)));
+    throw DTypeError("opencl backend: random() fills float32 or float64, got " +
+                     std::string(dtype_name(out.dtype)));
   if (dist == RandomDistribution::normal && !dev.fp64)
     throw DTypeError("opencl backend: normal random numbers need cl_khr_fp64, which device '" +
                      dev.properties.name + "' lacks");

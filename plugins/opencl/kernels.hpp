@@ -14,7 +14,8 @@ void fill(OpenClDevice& dev, const StridedView& out, Scalar value);
 void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
 void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
 void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedView& out);
-void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);
+void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b,
+            const StridedView& out);
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);

@@ -4,10 +4,10 @@
 
 #include <hetero/error.hpp>
 
-#include "opencl_check.hpp"
 #include "clblast_gemm.hpp"
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"
+#include "opencl_check.hpp"
 #include "opencl_memory.hpp"
 
 namespace hetero::opencl {
@@ -25,9 +25,11 @@ std::vector<cl_platform_id> platforms(cl_int& status) {
 
 std::vector<cl_device_id> devices_of(cl_platform_id platform) {
   cl_uint count = 0;
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) return {};
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0)
+    return {};
   std::vector<cl_device_id> ids(count);
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) return {};
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS)
+    return {};
   return ids;
 }
 
@@ -37,8 +39,9 @@ OpenClBackend::OpenClBackend() {
   cl_int status = CL_SUCCESS;
   const auto ids = platforms(status);
   if (ids.empty()) {
-    reason_ = status == CL_SUCCESS ? "no OpenCL platform found"
-                                   : "clGetPlatformIDs: " + status_name(status) + " (no OpenCL driver installed?)";
+    reason_ = status == CL_SUCCESS
+                  ? "no OpenCL platform found"
+                  : "clGetPlatformIDs: " + status_name(status) + " (no OpenCL driver installed?)";
     return;
   }
   std::string skipped;
@@ -48,7 +51,8 @@ OpenClBackend::OpenClBackend() {
     try {
       auto context = std::make_shared<PlatformContext>(platform, device_ids);
       for (cl_device_id id : device_ids)
-        devices_.push_back(std::make_unique<OpenClDevice>(context, id, static_cast<int>(devices_.size())));
+        devices_.push_back(
+            std::make_unique<OpenClDevice>(context, id, static_cast<int>(devices_.size())));
     } catch (const Error& e) {
       skipped += std::string(skipped.empty() ? "" : "; ") + e.what();
     }
@@ -61,7 +65,8 @@ OpenClBackend::~OpenClBackend() = default;
 
 OpenClDevice& OpenClBackend::device(int index) const {
   if (index < 0 || index >= device_count())
-    throw InvalidDeviceError("opencl:" + std::to_string(index) + " does not exist: backend 'opencl' has " +
+    throw InvalidDeviceError("opencl:" + std::to_string(index) +
+                             " does not exist: backend 'opencl' has " +
                              std::to_string(device_count()) + " device(s)");
   return *devices_[static_cast<std::size_t>(index)];
 }
@@ -82,8 +87,9 @@ MemoryStats OpenClBackend::memory_stats(int index) const { return device(index).
 std::unique_ptr<Buffer> OpenClBackend::allocate(int index, std::size_t bytes) {
   OpenClDevice& d = device(index);
   if (bytes > d.capabilities.max_allocation)
-    throw OutOfMemoryError("opencl:" + std::to_string(index) + " (" + d.properties.name + "): cannot allocate " +
-                           std::to_string(bytes) + " bytes (above CL_DEVICE_MAX_MEM_ALLOC_SIZE, " +
+    throw OutOfMemoryError("opencl:" + std::to_string(index) + " (" + d.properties.name +
+                           "): cannot allocate " + std::to_string(bytes) +
+                           " bytes (above CL_DEVICE_MAX_MEM_ALLOC_SIZE, " +
                            std::to_string(d.capabilities.max_allocation) + " bytes)");
   return allocate_buffer(d, bytes, "memory");
 }
@@ -92,20 +98,21 @@ void OpenClBackend::empty_cache(int index) { device(index).memory->empty_cache()
 
 Stream& OpenClBackend::default_stream(int index) { return device(index).stream; }
 
-void OpenClBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
-                                        Stream& stream) {
-  HETERO_CL_CHECK(clEnqueueWriteBuffer(device_of(stream).stream.queue(), mem_of(dst), CL_FALSE, dst_offset, bytes,
-                                       src, 0, nullptr, nullptr));
+void OpenClBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset,
+                                        std::size_t bytes, Stream& stream) {
+  HETERO_CL_CHECK(clEnqueueWriteBuffer(device_of(stream).stream.queue(), mem_of(dst), CL_FALSE,
+                                       dst_offset, bytes, src, 0, nullptr, nullptr));
 }
 
-void OpenClBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                        Stream& stream) {
-  HETERO_CL_CHECK(clEnqueueReadBuffer(device_of(stream).stream.queue(), mem_of(src), CL_FALSE, src_offset, bytes,
-                                      dst, 0, nullptr, nullptr));
+void OpenClBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
+                                        std::size_t bytes, Stream& stream) {
+  HETERO_CL_CHECK(clEnqueueReadBuffer(device_of(stream).stream.queue(), mem_of(src), CL_FALSE,
+                                      src_offset, bytes, dst, 0, nullptr, nullptr));
 }
 
 void OpenClBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
-                                          std::size_t dst_offset, std::size_t bytes, Stream& stream) {
+                                          std::size_t dst_offset, std::size_t bytes,
+                                          Stream& stream) {
   OpenClDevice& to = device_of(stream);
   OpenClDevice& from = device(src.device());
   if (from.context == to.context) {
@@ -114,16 +121,16 @@ void OpenClBackend::copy_device_to_device(const Buffer& src, std::size_t src_off
       auto marker = from.stream.record();
       to.stream.wait(*marker);
     }
-    HETERO_CL_CHECK(clEnqueueCopyBuffer(to.stream.queue(), mem_of(src), mem_of(dst), src_offset, dst_offset, bytes,
-                                        0, nullptr, nullptr));
+    HETERO_CL_CHECK(clEnqueueCopyBuffer(to.stream.queue(), mem_of(src), mem_of(dst), src_offset,
+                                        dst_offset, bytes, 0, nullptr, nullptr));
     return;
   }
   // Two platforms share nothing: stage through the host, blocking.
   std::vector<unsigned char> staging(bytes);
-  HETERO_CL_CHECK(clEnqueueReadBuffer(from.stream.queue(), mem_of(src), CL_TRUE, src_offset, bytes, staging.data(), 0,
-                                      nullptr, nullptr));
-  HETERO_CL_CHECK(clEnqueueWriteBuffer(to.stream.queue(), mem_of(dst), CL_TRUE, dst_offset, bytes, staging.data(), 0,
-                                       nullptr, nullptr));
+  HETERO_CL_CHECK(clEnqueueReadBuffer(from.stream.queue(), mem_of(src), CL_TRUE, src_offset, bytes,
+                                      staging.data(), 0, nullptr, nullptr));
+  HETERO_CL_CHECK(clEnqueueWriteBuffer(to.stream.queue(), mem_of(dst), CL_TRUE, dst_offset, bytes,
+                                       staging.data(), 0, nullptr, nullptr));
 }
 
 void OpenClBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
@@ -138,16 +145,18 @@ void OpenClBackend::cast(const StridedView& src, const StridedView& dst, Stream&
   kernels::cast(device_of(stream), src, dst);
 }
 
-void OpenClBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+void OpenClBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out,
+                          Stream& stream) {
   kernels::unary(device_of(stream), op, in, out);
 }
 
-void OpenClBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
-                           Stream& stream) {
+void OpenClBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
+                           const StridedView& out, Stream& stream) {
   kernels::binary(device_of(stream), op, a, b, out);
 }
 
-void OpenClBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) {
+void OpenClBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+                           Stream& stream) {
   kernels::reduce(device_of(stream), op, in, out);
 }
 
@@ -156,7 +165,9 @@ void OpenClBackend::random(RandomDistribution dist, const StridedView& out, std:
   kernels::random(device_of(stream), dist, out, seed, offset);
 }
 
-void OpenClBackend::gemm(const GemmArgs& args, Stream& stream) { clblast_gemm(device_of(stream), args); }
+void OpenClBackend::gemm(const GemmArgs& args, Stream& stream) {
+  clblast_gemm(device_of(stream), args);
+}
 
 std::string vendor_versions() {
   std::string out;

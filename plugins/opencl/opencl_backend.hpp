@@ -41,8 +41,8 @@ class OpenClBackend final : public Backend {
                            Stream& stream) override;
   /// clEnqueueCopyBuffer on dst's queue, after a marker of src's queue where the devices
   /// differ; between platforms (no shared context) staged through host memory.
-  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,
-                             std::size_t bytes, Stream& stream) override;
+  void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                             std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
 
   void fill(const StridedView& out, Scalar value, Stream& stream) override;
   void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
@@ -51,8 +51,8 @@ class OpenClBackend final : public Backend {
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream& stream) override;
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
-  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed, std::uint64_t offset,
-              Stream& stream) override;
+  void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+              std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
 
  private:

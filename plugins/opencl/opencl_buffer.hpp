@@ -15,7 +15,8 @@ class OpenClBuffer final : public Buffer {
  public:
   /// Owns `block` (a cl_mem of at least `bytes` bytes) until destroyed, then gives it
   /// back to `memory`.
-  OpenClBuffer(CachingAllocator::Block block, std::size_t bytes, int device, std::shared_ptr<CachingAllocator> memory)
+  OpenClBuffer(CachingAllocator::Block block, std::size_t bytes, int device,
+               std::shared_ptr<CachingAllocator> memory)
       : block_(block), bytes_(bytes), device_(device), memory_(std::move(memory)) {}
   ~OpenClBuffer() override { memory_->free(block_); }
   std::size_t size() const noexcept override { return bytes_; }

@@ -7,7 +7,8 @@ namespace hetero::opencl {
 std::string status_name(cl_int status) {
   switch (status) {
 #define HETERO_CL_STATUS(name) \
-  case name: return #name;
+  case name:                   \
+    return #name;
     HETERO_CL_STATUS(CL_SUCCESS)
     HETERO_CL_STATUS(CL_DEVICE_NOT_FOUND)
     HETERO_CL_STATUS(CL_DEVICE_NOT_AVAILABLE)
@@ -52,8 +53,10 @@ std::string status_name(cl_int status) {
     HETERO_CL_STATUS(CL_INVALID_BUFFER_SIZE)
     HETERO_CL_STATUS(CL_INVALID_GLOBAL_WORK_SIZE)
 #undef HETERO_CL_STATUS
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: return "OpenCL error " + std::to_string(status);
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "OpenCL error " + std::to_string(status);
   }
 }
 
@@ -63,8 +66,8 @@ bool is_out_of_memory(cl_int status) {
 }
 
 void fail(cl_int status, const char* what, const char* file, int line) {
-  const std::string msg = std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                          status_name(status) + " (" + std::to_string(status) + ")";
+  const std::string msg = std::string(what) + " failed at " + file + ":" + std::to_string(line) +
+                          ": " + status_name(status) + " (" + std::to_string(status) + ")";
   if (is_out_of_memory(status)) throw OutOfMemoryError("opencl: " + msg);
   throw Error("opencl: " + msg);
 }

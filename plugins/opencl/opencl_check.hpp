@@ -26,9 +26,9 @@ bool is_out_of_memory(cl_int status);
 }  // namespace hetero::opencl
 
 /// Checks an OpenCL call that returns cl_int.
-#define HETERO_CL_CHECK(call)                                                       \
-  do {                                                                              \
-    const cl_int hetero_cl_status_ = (call);                                        \
-    if (hetero_cl_status_ != CL_SUCCESS)                                            \
-      ::hetero::opencl::fail(hetero_cl_status_, #call, __FILE__, __LINE__);         \
+#define HETERO_CL_CHECK(call)                                               \
+  do {                                                                      \
+    const cl_int hetero_cl_status_ = (call);                                \
+    if (hetero_cl_status_ != CL_SUCCESS)                                    \
+      ::hetero::opencl::fail(hetero_cl_status_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -53,9 +53,11 @@ std::string platform_string(cl_platform_id platform, cl_platform_info what) {
 }
 
 PlatformContext::PlatformContext(cl_platform_id platform, std::vector<cl_device_id> devices) {
-  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         reinterpret_cast<cl_context_properties>(platform), 0};
   cl_int status = CL_SUCCESS;
-  context_ = clCreateContext(props, static_cast<cl_uint>(devices.size()), devices.data(), nullptr, nullptr, &status);
+  context_ = clCreateContext(props, static_cast<cl_uint>(devices.size()), devices.data(), nullptr,
+                             nullptr, &status);
   HETERO_CL_CHECK(status);
   programs_ = std::make_unique<ProgramCache>(context_, std::move(devices));
 }
@@ -65,7 +67,8 @@ PlatformContext::~PlatformContext() {
   if (context_) clReleaseContext(context_);
 }
 
-OpenClDevice::OpenClDevice(std::shared_ptr<PlatformContext> ctx, cl_device_id device_id, int device_index)
+OpenClDevice::OpenClDevice(std::shared_ptr<PlatformContext> ctx, cl_device_id device_id,
+                           int device_index)
     : context(std::move(ctx)),
       id(device_id),
       index(device_index),
@@ -73,16 +76,20 @@ OpenClDevice::OpenClDevice(std::shared_ptr<PlatformContext> ctx, cl_device_id de
       memory(make_device_memory(context->get())) {
   properties.name = device_string(id, CL_DEVICE_NAME);
   properties.kind = kind_of(device_value<cl_device_type>(id, CL_DEVICE_TYPE));
-  properties.total_memory = static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE));
+  properties.total_memory =
+      static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE));
   properties.driver_version = device_string(id, CL_DRIVER_VERSION);
   properties.runtime_version = device_string(id, CL_DEVICE_VERSION);
-  properties.multiprocessor_count = static_cast<int>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
+  properties.multiprocessor_count =
+      static_cast<int>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
   fp64 = device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   capabilities.async_copy = true;
   capabilities.pinned_memory = false;
-  capabilities.peer_copy = true;  // within the platform's context; across platforms the backend stages
+  capabilities.peer_copy =
+      true;  // within the platform's context; across platforms the backend stages
   capabilities.events = true;
-  capabilities.max_allocation = static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
+  capabilities.max_allocation =
+      static_cast<std::size_t>(device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
 }
 
 }  // namespace hetero::opencl

@@ -41,7 +41,7 @@ struct OpenClDevice {
   int index;
   OpenClStream stream;
   std::shared_ptr<CachingAllocator> memory;  ///< the device's pool (opencl_memory.hpp)
-  DeviceProperties properties;  ///< free_memory filled in on query
+  DeviceProperties properties;               ///< free_memory filled in on query
   Capabilities capabilities;
   bool fp64 = false;  ///< cl_khr_fp64: float64 tensors and double accumulation
 };

@@ -22,7 +22,8 @@ std::shared_ptr<CachingAllocator> make_device_memory(cl_context context) {
       memory_pool_enabled());
 }
 
-std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes, const std::string& what) {
+std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes,
+                                              const std::string& what) {
   CachingAllocator& memory = *device.memory;
   // Note [Out-of-memory policy]; clFinish lets the runtime free what released buffers held.
   const CachingAllocator::Block block = allocate_with_retry([&] { return memory.allocate(bytes); },
@@ -31,8 +32,9 @@ std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t 
                                                               clFinish(device.stream.queue());
                                                             });
   if (!block)
-    throw out_of_memory_error({"opencl:" + std::to_string(device.index) + " (" + device.properties.name + ")", bytes,
-                               0, device.properties.total_memory, memory.stats().reserved, what});
+    throw out_of_memory_error(
+        {"opencl:" + std::to_string(device.index) + " (" + device.properties.name + ")", bytes, 0,
+         device.properties.total_memory, memory.stats().reserved, what});
   return std::make_unique<OpenClBuffer>(block, bytes, device.index, device.memory);
 }
 

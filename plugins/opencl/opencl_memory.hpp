@@ -23,6 +23,7 @@ std::shared_ptr<CachingAllocator> make_device_memory(cl_context context);
 /// empties the cache, waits for the device's queue and retries once, then throws
 /// OutOfMemoryError naming the device, `what` the memory is for, and the pool's state;
 /// other OpenCL errors throw hetero::Error.
-std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes, const std::string& what);
+std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes,
+                                              const std::string& what);
 
 }  // namespace hetero::opencl

@@ -10,13 +10,15 @@ namespace hetero::opencl {
 void OpenClEvent::synchronize() {
   HETERO_CL_CHECK(clWaitForEvents(1, &event_));
   cl_int status = CL_COMPLETE;
-  HETERO_CL_CHECK(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  HETERO_CL_CHECK(
+      clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
   if (status < 0) fail(status, "queued work before the event", __FILE__, __LINE__);
 }
 
 bool OpenClEvent::query() {
   cl_int status = CL_COMPLETE;
-  if (clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr) != CL_SUCCESS)
+  if (clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr) !=
+      CL_SUCCESS)
     return true;  // synchronize() reports the failure
   return status <= CL_COMPLETE;
 }
@@ -44,7 +46,8 @@ std::unique_ptr<Event> OpenClStream::record() {
 
 void OpenClStream::wait(Event& event) {
   auto* e = dynamic_cast<OpenClEvent*>(&event);
-  HETERO_INTERNAL_ASSERT(e != nullptr, "opencl: Stream::wait was given an event of another backend");
+  HETERO_INTERNAL_ASSERT(e != nullptr,
+                         "opencl: Stream::wait was given an event of another backend");
   if (e->context() == context_) {
     cl_event list[] = {e->get()};
     HETERO_CL_CHECK(clEnqueueBarrierWithWaitList(queue_, 1, list, nullptr));

@@ -19,7 +19,8 @@ class DoneEvent final : public Event {
 std::size_t host_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                               : 0;
 }
 
 }  // namespace
@@ -36,7 +37,7 @@ std::unique_ptr<Event> TemplateStream::record() { return std::make_unique<DoneEv
 DeviceProperties TemplateBackend::device_properties(int) const {
   DeviceProperties p;
   p.name = "template device (host memory)";  // never empty: the loader refuses that
-  p.kind = DeviceKind::accelerator;           // say truthfully what it is; gpu makes try_gpu() pick it
+  p.kind = DeviceKind::accelerator;  // say truthfully what it is; gpu makes try_gpu() pick it
   p.total_memory = host_memory_bytes();
   const std::size_t live = memory_.stats().allocated;
   p.free_memory = p.total_memory > live ? p.total_memory - live : 0;
@@ -59,19 +60,20 @@ std::unique_ptr<Buffer> TemplateBackend::allocate(int, std::size_t bytes) {
     buffer = std::make_unique<TemplateBuffer>(bytes, memory_);
   } catch (const std::bad_alloc&) {
     // The contract: OutOfMemoryError naming the device, the requested and the free bytes.
-    throw OutOfMemoryError("template:0: cannot allocate " + std::to_string(bytes) + " bytes (free " +
-                           std::to_string(device_properties(0).free_memory) + " bytes)");
+    throw OutOfMemoryError("template:0: cannot allocate " + std::to_string(bytes) +
+                           " bytes (free " + std::to_string(device_properties(0).free_memory) +
+                           " bytes)");
   }
   return buffer;
 }
 
-void TemplateBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset, std::size_t bytes,
-                                          Stream&) {
+void TemplateBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t dst_offset,
+                                          std::size_t bytes, Stream&) {
   if (bytes) std::memcpy(static_cast<unsigned char*>(dst.handle()) + dst_offset, src, bytes);
 }
 
-void TemplateBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                          Stream&) {
+void TemplateBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
+                                          std::size_t bytes, Stream&) {
   if (bytes) std::memcpy(dst, static_cast<const unsigned char*>(src.handle()) + src_offset, bytes);
 }
 

@@ -48,7 +48,8 @@ void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Strea
       using D = decltype(d_tag);
       const S* in = data_of<S>(src);
       D* out = data_of<D>(dst);
-      for (std::int64_t i = 0; i < dst.numel(); ++i) out[at(dst, i)] = convert_element<D>(in[at(src, i)]);
+      for (std::int64_t i = 0; i < dst.numel(); ++i)
+        out[at(dst, i)] = convert_element<D>(in[at(src, i)]);
     });
   });
 }
@@ -57,23 +58,24 @@ void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (!supports_unary<T>(op))
-      throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) + " does not take " +
-                       std::string(dtype_name(out.dtype)));
+      throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) +
+                       " does not take " + std::string(dtype_name(out.dtype)));
     const T* x = data_of<T>(in);
     T* y = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) y[at(out, i)] = unary_element(op, x[at(in, i)]);
   });
 }
 
-void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
-                             Stream&) {
+void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
+                             const StridedView& out, Stream&) {
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (!supports_binary<T>(op)) throw DTypeError("template backend: binary ops do not take bool");
     const T* x = data_of<T>(a);
     const T* y = data_of<T>(b);
     T* z = data_of<T>(out);
-    for (std::int64_t i = 0; i < out.numel(); ++i) z[at(out, i)] = binary_element(op, x[at(a, i)], y[at(b, i)]);
+    for (std::int64_t i = 0; i < out.numel(); ++i)
+      z[at(out, i)] = binary_element(op, x[at(a, i)], y[at(b, i)]);
   });
 }
 
@@ -107,11 +109,15 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
         continue;
       }
       T& r = data_of<T>(out)[o];
-      if (op == ReduceOp::max || op == ReduceOp::min) r = best;
-      else if (op == ReduceOp::sum) r = floating ? static_cast<T>(sum) : static_cast<T>(isum);
-      else if (op == ReduceOp::mean) r = static_cast<T>(count ? sum / static_cast<double>(count)
-                                                              : std::numeric_limits<double>::quiet_NaN());
-      else r = static_cast<T>(std::sqrt(sum));  // norm
+      if (op == ReduceOp::max || op == ReduceOp::min)
+        r = best;
+      else if (op == ReduceOp::sum)
+        r = floating ? static_cast<T>(sum) : static_cast<T>(isum);
+      else if (op == ReduceOp::mean)
+        r = static_cast<T>(count ? sum / static_cast<double>(count)
+                                 : std::numeric_limits<double>::quiet_NaN());
+      else
+        r = static_cast<T>(std::sqrt(sum));  // norm
     }
   });
 }
@@ -123,13 +129,17 @@ void TemplateBackend::random(RandomDistribution dist, const StridedView& out, st
     T* p = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) {
       const auto n = static_cast<std::uint64_t>(i);
-      p[at(out, i)] = dist == RandomDistribution::uniform ? rng::uniform_at<T>(seed, offset, n)
-                                                          : static_cast<T>(rng::normal_at(seed, offset, n));
+      p[at(out, i)] = dist == RandomDistribution::uniform
+                          ? rng::uniform_at<T>(seed, offset, n)
+                          : static_cast<T>(rng::normal_at(seed, offset, n));
     }
   };
-  if (out.dtype == DType::float64) run(double{});
-  else if (out.dtype == DType::float32) run(float{});
-  else throw DTypeError("template backend: random() fills float32 or float64");
+  if (out.dtype == DType::float64)
+    run(double{});
+  else if (out.dtype == DType::float32)
+    run(float{});
+  else
+    throw DTypeError("template backend: random() fills float32 or float64");
 }
 
 void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
@@ -144,13 +154,16 @@ void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
           for (std::int64_t j = 0; j < g.n; ++j) {
             double acc = 0;
             for (std::int64_t p = 0; p < g.k; ++p) {
-              const T av = a[g.a_offset + batch * g.stride_a + (g.trans_a ? p * g.lda + i : i * g.lda + p)];
-              const T bv = b[g.b_offset + batch * g.stride_b + (g.trans_b ? j * g.ldb + p : p * g.ldb + j)];
+              const T av =
+                  a[g.a_offset + batch * g.stride_a + (g.trans_a ? p * g.lda + i : i * g.lda + p)];
+              const T bv =
+                  b[g.b_offset + batch * g.stride_b + (g.trans_b ? j * g.ldb + p : p * g.ldb + j)];
               acc += static_cast<double>(av) * static_cast<double>(bv);
             }
             T& cv = c[g.c_offset + batch * g.stride_c + i * g.ldc + j];
             // beta == 0: C is not read (as BLAS), so NaN in uninitialised C does not leak.
-            cv = static_cast<T>(g.alpha * acc + (g.beta == 0 ? 0.0 : g.beta * static_cast<double>(cv)));
+            cv = static_cast<T>(g.alpha * acc +
+                                (g.beta == 0 ? 0.0 : g.beta * static_cast<double>(cv)));
           }
     } else {
       throw DTypeError("template backend: GEMM takes float32 or float64");

@@ -20,26 +20,35 @@ class MinimalBackend : public Backend {
   MemoryStats memory_stats(int) const override { return {}; }
   std::unique_ptr<Buffer> allocate(int, std::size_t) override { refuse(); }
   Stream& default_stream(int) override { refuse(); }
-  void copy_host_to_device(const void*, Buffer&, std::size_t, std::size_t, Stream&) override { refuse(); }
-  void copy_device_to_host(const Buffer&, std::size_t, void*, std::size_t, Stream&) override { refuse(); }
-  void copy_device_to_device(const Buffer&, std::size_t, Buffer&, std::size_t, std::size_t, Stream&) override {
+  void copy_host_to_device(const void*, Buffer&, std::size_t, std::size_t, Stream&) override {
+    refuse();
+  }
+  void copy_device_to_host(const Buffer&, std::size_t, void*, std::size_t, Stream&) override {
+    refuse();
+  }
+  void copy_device_to_device(const Buffer&, std::size_t, Buffer&, std::size_t, std::size_t,
+                             Stream&) override {
     refuse();
   }
   void fill(const StridedView&, Scalar, Stream&) override { refuse(); }
   void copy_strided(const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void cast(const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void unary(UnaryOp, const StridedView&, const StridedView&, Stream&) override { refuse(); }
-  void binary(BinaryOp, const StridedView&, const StridedView&, const StridedView&, Stream&) override {
+  void binary(BinaryOp, const StridedView&, const StridedView&, const StridedView&,
+              Stream&) override {
     refuse();
   }
   void reduce(ReduceOp, const StridedView&, const StridedView&, Stream&) override { refuse(); }
-  void random(RandomDistribution, const StridedView&, std::uint64_t, std::uint64_t, Stream&) override {
+  void random(RandomDistribution, const StridedView&, std::uint64_t, std::uint64_t,
+              Stream&) override {
     refuse();
   }
   void gemm(const GemmArgs&, Stream&) override { refuse(); }
 
  private:
-  [[noreturn]] void refuse() const { throw DeviceUnavailableError(name_ + ": test backend does nothing"); }
+  [[noreturn]] void refuse() const {
+    throw DeviceUnavailableError(name_ + ": test backend does nothing");
+  }
   std::string name_;
   std::string device_name_;
 };
@@ -47,13 +56,18 @@ class MinimalBackend : public Backend {
 }  // namespace hetero::test
 
 /// Defines the entry points of a test plugin named `name` whose device is `device_name`.
-#define HETERO_TEST_PLUGIN(name, device_name)                                                       \
-  HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {                             \
-    static const HeteroPluginInfo info{sizeof(HeteroPluginInfo), HETERO_INTERFACE_VERSION_MAJOR,  \
-                                       HETERO_INTERFACE_VERSION_MINOR, name, "0.0.1",             \
-                                       HETERO_COMPILER_ID, HETERO_CXX_STDLIB_ID, ""};             \
-    return &info;                                                                                 \
-  }                                                                                               \
-  HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() {                                  \
-    return new hetero::test::MinimalBackend(name, device_name);                                   \
+#define HETERO_TEST_PLUGIN(name, device_name)                          \
+  HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {  \
+    static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),       \
+                                       HETERO_INTERFACE_VERSION_MAJOR, \
+                                       HETERO_INTERFACE_VERSION_MINOR, \
+                                       name,                           \
+                                       "0.0.1",                        \
+                                       HETERO_COMPILER_ID,             \
+                                       HETERO_CXX_STDLIB_ID,           \
+                                       ""};                            \
+    return &info;                                                      \
+  }                                                                    \
+  HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() {       \
+    return new hetero::test::MinimalBackend(name, device_name);        \
   }

@@ -19,8 +19,10 @@ class CpuOnlyScope {
     unload_plugins();
   }
   ~CpuOnlyScope() {
-    if (previous_) ::setenv("HETERO_BACKENDS", previous_->c_str(), 1);
-    else ::unsetenv("HETERO_BACKENDS");
+    if (previous_)
+      ::setenv("HETERO_BACKENDS", previous_->c_str(), 1);
+    else
+      ::unsetenv("HETERO_BACKENDS");
     unload_plugins();
   }
   CpuOnlyScope(const CpuOnlyScope&) = delete;

@@ -51,7 +51,8 @@ void gradcheck(const Fn& f, std::vector<Tensor> inputs, double tol = 1e-6) {
         return (f(moved) * v).sum().item<double>();
       };
       const double numeric = (probe(eps) - probe(-eps)) / (2 * eps);
-      EXPECT_NEAR(analytic[j], numeric, tol * (1 + std::fabs(numeric))) << "input " << i << " element " << j;
+      EXPECT_NEAR(analytic[j], numeric, tol * (1 + std::fabs(numeric)))
+          << "input " << i << " element " << j;
     }
   }
 }
@@ -101,7 +102,8 @@ TEST(Gradcheck, SoftmaxAndLogSoftmax) {
 }
 
 TEST(Gradcheck, ViewsCastsAndCopies) {
-  gradcheck([](auto& x) { return x[0].transpose(0, 1) * x[1]; }, {values({2, 3}, 1), values({3, 2}, 2)});
+  gradcheck([](auto& x) { return x[0].transpose(0, 1) * x[1]; },
+            {values({2, 3}, 1), values({3, 2}, 2)});
   gradcheck([](auto& x) { return x[0].view({3, 2}); }, {values({2, 3}, 1)});
   gradcheck([](auto& x) { return x[0].t().reshape({6}); }, {values({2, 3}, 1)});
   gradcheck([](auto& x) { return x[0].unsqueeze(1).squeeze(1); }, {values({4}, 1)});
@@ -109,25 +111,33 @@ TEST(Gradcheck, ViewsCastsAndCopies) {
   gradcheck([](auto& x) { return x[0].narrow(1, 1, 2) * 2.0; }, {values({3, 4}, 1)});
   gradcheck([](auto& x) { return x[0].t().contiguous() + x[0].clone().t(); }, {values({2, 3}, 1)});
   const Device other = device_count("cpu") > 1 ? Device("cpu:1") : Device::cpu();
-  gradcheck([other](auto& x) { return (x[0].to(other) * 3.0).copy_to(Device::cpu()); }, {values({4}, 1)});
+  gradcheck([other](auto& x) { return (x[0].to(other) * 3.0).copy_to(Device::cpu()); },
+            {values({4}, 1)});
 }
 
 TEST(Gradcheck, LayersAndLosses) {
   gradcheck([](auto& x) { return nn::Flatten()(x[0]); }, {values({2, 2, 2}, 1)});
   gradcheck([](auto& x) { return nn::Sigmoid()(x[0]); }, {values({3}, 1)});
-  gradcheck([](auto& x) { return nn::MSELoss()(x[0], x[1]); }, {values({2, 3}, 1), values({2, 3}, 2)});
+  gradcheck([](auto& x) { return nn::MSELoss()(x[0], x[1]); },
+            {values({2, 3}, 1), values({2, 3}, 2)});
   const Tensor target = tensor({2, 0, 1});
   gradcheck([&](auto& x) { return nn::CrossEntropyLoss()(x[0], target); }, {values({3, 4}, 1)});
-  gradcheck([&](auto& x) { return nn::CrossEntropyLoss(f64({1.0, 2.0, 0.5, 3.0}, {4}))(x[0], target); },
-            {values({3, 4}, 2)});
+  gradcheck(
+      [&](auto& x) {
+        return nn::CrossEntropyLoss(f64({1.0, 2.0, 0.5, 3.0}, {4}))(x[0], target);
+      },
+      {values({3, 4}, 2)});
   // Linear through its parameters: x W^T + b.
-  gradcheck([](auto& x) { return matmul(x[0], x[1].t()) + x[2]; }, {values({2, 3}, 1), values({4, 3}, 2), values({4}, 3)});
+  gradcheck([](auto& x) { return matmul(x[0], x[1].t()) + x[2]; },
+            {values({2, 3}, 1), values({4, 3}, 2), values({4}, 3)});
   // Dropout with a fixed mask (same seed each evaluation).
-  gradcheck([](auto& x) {
-    manual_seed(5);
-    nn::Dropout d(0.4);
-    return d(x[0]);
-  }, {values({8}, 1)});
+  gradcheck(
+      [](auto& x) {
+        manual_seed(5);
+        nn::Dropout d(0.4);
+        return d(x[0]);
+      },
+      {values({8}, 1)});
 }
 
 // Finite differences cannot see through float32 rounding; the cast's gradient is the
@@ -169,8 +179,8 @@ TEST(Autograd, LeavesNoGradAndDetach) {
   EXPECT_TRUE(is_grad_enabled());
   EXPECT_THROW(tensor({1, 2}).requires_grad_(), DTypeError);
   EXPECT_THROW(Tensor(y).requires_grad_(false), Error);
-  EXPECT_THROW(ones({2}).sum().backward(), Error);      // nothing requires grad
-  EXPECT_THROW(y.backward(), ShapeError);                // not a scalar, no gradient given
+  EXPECT_THROW(ones({2}).sum().backward(), Error);  // nothing requires grad
+  EXPECT_THROW(y.backward(), ShapeError);           // not a scalar, no gradient given
   y.backward(ones({2}));
   EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 2}));
 }

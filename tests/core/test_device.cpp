@@ -28,12 +28,14 @@ TEST(Device, ParsesPrintsAndCompares) {
 }
 
 TEST(Device, MalformedTextThrowsNamingIt) {
-  for (const char* bad : {"", "cuda:-1", "gpu:x", "cuda:0:1", "CUDA", "cuda:", ":1", "cu da", "cuda:1x", "cuda:99999999999"}) {
+  for (const char* bad : {"", "cuda:-1", "gpu:x", "cuda:0:1", "CUDA", "cuda:", ":1", "cu da",
+                          "cuda:1x", "cuda:99999999999"}) {
     try {
       Device d(bad);
       FAIL() << "accepted '" << bad << "'";
     } catch (const InvalidDeviceError& e) {
-      EXPECT_NE(std::string(e.what()).find("'" + std::string(bad) + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + std::string(bad) + "'"), std::string::npos)
+          << e.what();
     }
   }
   EXPECT_THROW(Device("cuda", -1), InvalidDeviceError);

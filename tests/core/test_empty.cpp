@@ -22,7 +22,8 @@ TEST(EmptyTensors, AllocateNoDeviceMemory) {
     Tensor c = ones({0, 5}, d).t().contiguous();
     const auto after = memory_stats(d);
     EXPECT_EQ(after.allocated, before.allocated) << d;
-    EXPECT_EQ(after.allocation_count + after.pool_hits, before.allocation_count + before.pool_hits) << d;
+    EXPECT_EQ(after.allocation_count + after.pool_hits, before.allocation_count + before.pool_hits)
+        << d;
     EXPECT_EQ(b.shape(), (Shape{3, 0, 2}));
     EXPECT_EQ(c.shape(), (Shape{5, 0}));
   }
@@ -42,8 +43,10 @@ TEST(EmptyTensors, OpsCopiesAndMovesKeepShapes) {
     Tensor y = zeros({2, 0, 3}, d);
     y.copy_(x.transpose(0, 1).transpose(0, 1));
     EXPECT_EQ(rand({0, 4}, d).shape(), (Shape{0, 4}));
-    if (d.is_cpu()) EXPECT_EQ(x.host_data_ptr(), nullptr);
-    else EXPECT_THROW(x.host_data_ptr(), InvalidDeviceError);
+    if (d.is_cpu())
+      EXPECT_EQ(x.host_data_ptr(), nullptr);
+    else
+      EXPECT_THROW(x.host_data_ptr(), InvalidDeviceError);
   }
 }
 
@@ -71,8 +74,10 @@ TEST(EmptyTensors, MatmulWithAnEmptyInnerDimensionIsZeros) {
       SCOPED_TRACE(testing::Message() << d << " " << t);
       const TensorOptions o = TensorOptions(d).dtype(t);
       // k == 0: every element is an empty sum.
-      EXPECT_EQ(matmul(ones({3, 0}, o), ones({0, 4}, o)).to_vector<double>(), std::vector<double>(12, 0.0));
-      EXPECT_EQ(matmul(ones({2, 3, 0}, o), ones({0, 2}, o)).to_vector<double>(), std::vector<double>(12, 0.0));
+      EXPECT_EQ(matmul(ones({3, 0}, o), ones({0, 4}, o)).to_vector<double>(),
+                std::vector<double>(12, 0.0));
+      EXPECT_EQ(matmul(ones({2, 3, 0}, o), ones({0, 2}, o)).to_vector<double>(),
+                std::vector<double>(12, 0.0));
       // m == 0 or n == 0: an empty result.
       EXPECT_EQ(matmul(ones({0, 3}, o), ones({3, 4}, o)).shape(), (Shape{0, 4}));
       EXPECT_EQ(matmul(ones({2, 3}, o), ones({3, 0}, o)).shape(), (Shape{2, 0}));

@@ -17,7 +17,8 @@ TEST(Half, PromotionFollowsTorch) {
   EXPECT_EQ((h + ones({2})).dtype(), DType::float32);
   EXPECT_EQ((h + tensor({1, 2})).dtype(), DType::float16);
   EXPECT_EQ((b * 2.0).dtype(), DType::bfloat16);
-  EXPECT_EQ(matmul(ones({2, 3}, DType::bfloat16), ones({3, 2}, DType::bfloat16)).dtype(), DType::bfloat16);
+  EXPECT_EQ(matmul(ones({2, 3}, DType::bfloat16), ones({3, 2}, DType::bfloat16)).dtype(),
+            DType::bfloat16);
 }
 
 TEST(Half, SumsAccumulateWiderThanTheStorage) {

@@ -23,7 +23,10 @@ TEST(InternalAssert, ThrowsInternalErrorWithFileLineConditionAndMessage) {
 
 TEST(InternalAssert, MessageIsBuiltOnlyOnFailure) {
   int evaluated = 0;
-  auto message = [&] { ++evaluated; return std::string("x"); };
+  auto message = [&] {
+    ++evaluated;
+    return std::string("x");
+  };
   HETERO_INTERNAL_ASSERT(evaluated == 0, message());
   EXPECT_EQ(evaluated, 0);
 }

@@ -45,13 +45,15 @@ TEST(Layers, DropoutTrainAndEval) {
 }
 
 TEST(Losses, MseAndCrossEntropyValues) {
-  EXPECT_NEAR(nn::MSELoss()(tensor({1.0, 2.0, 3.0}), tensor({1.0, 0.0, 0.0})).item<double>(), (4 + 9) / 3.0, 1e-6);
+  EXPECT_NEAR(nn::MSELoss()(tensor({1.0, 2.0, 3.0}), tensor({1.0, 0.0, 0.0})).item<double>(),
+              (4 + 9) / 3.0, 1e-6);
   EXPECT_THROW(nn::MSELoss()(zeros({2}), zeros({3})), ShapeError);
 
   // logits [[1, 2, 3], [1, 1, 1]], targets [2, 0]; weight [1, 2, 3].
   const Tensor logits = tensor({{1.0, 2.0, 3.0}, {1.0, 1.0, 1.0}});
   const Tensor target = tensor({2, 0});
-  const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)), lse1 = 1.0 + std::log(3.0);
+  const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)),
+               lse1 = 1.0 + std::log(3.0);
   const double l0 = lse0 - 3.0, l1 = lse1 - 1.0;
   EXPECT_NEAR(nn::CrossEntropyLoss()(logits, target).item<double>(), (l0 + l1) / 2, 1e-6);
   nn::CrossEntropyLoss weighted(tensor({1.0, 2.0, 3.0}));

@@ -10,8 +10,8 @@ using namespace hetero;
 
 namespace {
 
-std::vector<double> naive_matmul(const std::vector<double>& a, const std::vector<double>& b, std::int64_t m,
-                                 std::int64_t k, std::int64_t n) {
+std::vector<double> naive_matmul(const std::vector<double>& a, const std::vector<double>& b,
+                                 std::int64_t m, std::int64_t k, std::int64_t n) {
   std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j)
@@ -21,14 +21,16 @@ std::vector<double> naive_matmul(const std::vector<double>& a, const std::vector
 
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << i;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << i;
 }
 
 }  // namespace
 
 TEST(Matmul, MatchesNaiveReferenceAtOddSizes) {
   manual_seed(5);
-  for (auto [m, k, n] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {2, 3, 4}, {17, 31, 7}, {64, 1, 65}, {100, 100, 100}}) {
+  for (auto [m, k, n] : std::vector<std::array<std::int64_t, 3>>{
+           {1, 1, 1}, {2, 3, 4}, {17, 31, 7}, {64, 1, 65}, {100, 100, 100}}) {
     Tensor a = randn({m, k}), b = randn({k, n});
     const auto ref = naive_matmul(a.to_vector<double>(), b.to_vector<double>(), m, k, n);
     Tensor c = matmul(a, b);

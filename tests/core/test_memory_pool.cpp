@@ -27,7 +27,8 @@ TEST(MemoryPool, RepeatedAllocationsOfOneSizeAreServedFromThePool) {
   }
   const MemoryStats after = memory_stats(d);
   if (pooling()) {
-    EXPECT_EQ(after.allocation_count, before.allocation_count) << "a cached size went to the device";
+    EXPECT_EQ(after.allocation_count, before.allocation_count)
+        << "a cached size went to the device";
     EXPECT_EQ(after.pool_hits, before.pool_hits + 50);
     EXPECT_EQ(after.reserved, before.reserved);
   } else {
@@ -52,7 +53,8 @@ TEST(MemoryPool, StatisticsAddUpAndEmptyCacheReleasesOnlyCachedBlocks) {
   }
   const MemoryStats freed = memory_stats(d);
   EXPECT_EQ(freed.allocated, base.allocated);
-  EXPECT_GE(freed.peak_allocated, base.allocated + 2u * (4u << 20)) << "peak forgot the high-water mark";
+  EXPECT_GE(freed.peak_allocated, base.allocated + 2u * (4u << 20))
+      << "peak forgot the high-water mark";
   if (pooling()) {
     EXPECT_GE(freed.reserved, freed.allocated + 2u * (4u << 20)) << "freed blocks were not cached";
   }

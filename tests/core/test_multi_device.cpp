@@ -23,8 +23,8 @@ TEST(MultiDevice, OpsAcrossDevicesThrowNamingBothAndTheOp) {
   Tensor X = ones({2, 3}, d0);
   Tensor Y = rand({2, 3}, d1);
   EXPECT_EQ(Y.device(), d1);
-  for (auto op : {+[](const Tensor& a, const Tensor& b) { return a + b; },
-                  +[](const Tensor& a, const Tensor& b) { return matmul(a, b.t()); }}) {
+  for (auto op : {+[](const Tensor&a, const Tensor&b) { return a + b; },
+                  +[](const Tensor&a, const Tensor&b) { return matmul(a, b.t()); }}) {
     try {
       op(X, Y);
       FAIL();
@@ -34,7 +34,7 @@ TEST(MultiDevice, OpsAcrossDevicesThrowNamingBothAndTheOp) {
     }
   }
   try {
-    X * Y;
+    X* Y;
   } catch (const DeviceMismatchError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("mul:", 0), 0u) << e.what();
   }

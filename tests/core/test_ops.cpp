@@ -38,7 +38,8 @@ TEST(Ops, DtypePromotionAsTorch) {
   EXPECT_EQ((tensor({1, 2}) + 1.5).dtype(), DType::float32);
   EXPECT_EQ((tensor({1, 2}) / tensor({2, 2})).to_vector<float>(), (std::vector<float>{0.5f, 1.0f}));
   EXPECT_EQ((ones({1}, DType::float64) * ones({1})).dtype(), DType::float64);
-  EXPECT_EQ((tensor({5, -7}) * tensor({3, 3})).to_vector<std::int64_t>(), (std::vector<std::int64_t>{15, -21}));
+  EXPECT_EQ((tensor({5, -7}) * tensor({3, 3})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{15, -21}));
 }
 
 TEST(Ops, UnaryFunctions) {

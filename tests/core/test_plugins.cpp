@@ -33,7 +33,8 @@ void expect_refused(const std::string& path, const std::string& reason_part) {
   }
   bool recorded = false;
   for (const auto& s : backend_status())
-    if (s.path == fs::weakly_canonical(path).string() && !s.loaded && s.reason.find(reason_part) != std::string::npos)
+    if (s.path == fs::weakly_canonical(path).string() && !s.loaded &&
+        s.reason.find(reason_part) != std::string::npos)
       recorded = true;
   EXPECT_TRUE(recorded) << "no backend_status record for " << path;
   EXPECT_EQ((ones({2}) + ones({2})).sum().item<float>(), 4.0f);
@@ -91,7 +92,8 @@ TEST(Plugins, TruncatedElfIsRefused) {
     std::ifstream in(HETERO_TEST_CPU_PLUGIN, std::ios::binary);
     std::vector<char> head(200);
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    std::ofstream(p, std::ios::binary).write(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(head.data(), static_cast<std::streamsize>(head.size()));
   }
   expect_refused(p.string(), "cannot load plugin");
 }
@@ -105,7 +107,8 @@ TEST(Plugins, LibraryWithoutEntryPointIsRefused) {
 }
 
 TEST(Plugins, OtherInterfaceVersionIsRefusedNamingBoth) {
-  expect_refused(kBadDir + "/libhetero-badversion.so", "interface version mismatch: plugin 999.0, core 2.0");
+  expect_refused(kBadDir + "/libhetero-badversion.so",
+                 "interface version mismatch: plugin 999.0, core 2.0");
 }
 
 TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {
@@ -113,7 +116,8 @@ TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {
 }
 
 TEST(Plugins, ThrowingInitialisationIsReported) {
-  expect_refused(kBadDir + "/libhetero-initthrows.so", "initialisation failed: simulated driver initialisation failure");
+  expect_refused(kBadDir + "/libhetero-initthrows.so",
+                 "initialisation failed: simulated driver initialisation failure");
 }
 
 TEST(Plugins, DeviceWithAnEmptyNameIsRefused) {
@@ -121,10 +125,12 @@ TEST(Plugins, DeviceWithAnEmptyNameIsRefused) {
 }
 
 TEST(Plugins, SecondPluginClaimingATakenBackendNameIsRefusedNamingBoth) {
-  expect_refused(kBadDir + "/libhetero-duplicatecpu.so", "backend name 'cpu' is already provided by '");
+  expect_refused(kBadDir + "/libhetero-duplicatecpu.so",
+                 "backend name 'cpu' is already provided by '");
   bool names_first = false;
   for (const auto& s : backend_status())
-    if (!s.loaded && s.reason.find("already provided by '" + find_cpu_path() + "'") != std::string::npos)
+    if (!s.loaded &&
+        s.reason.find("already provided by '" + find_cpu_path() + "'") != std::string::npos)
       names_first = true;
   EXPECT_TRUE(names_first);
   EXPECT_EQ(device_info(Device("cpu")).properties.name.find("impostor"), std::string::npos);
@@ -141,7 +147,8 @@ TEST(Plugins, PluginPathWithMissingDirectoryIsReported) {
   ::unsetenv("HETERO_PLUGIN_PATH");
   int bad = 0;
   for (const auto& s : status) {
-    if (s.reason.find("'/nonexistent/plugins' ignored: no such directory") != std::string::npos) ++bad;
+    if (s.reason.find("'/nonexistent/plugins' ignored: no such directory") != std::string::npos)
+      ++bad;
     if (s.reason.find("'relative/dir' ignored: not an absolute path") != std::string::npos) ++bad;
   }
   EXPECT_EQ(bad, 2);
@@ -201,8 +208,8 @@ TEST(Plugins, TensorsOutliveTheRegistry) {
   EXPECT_EQ(t.sum().item<float>(), 45.0f);
   EXPECT_EQ((t * 2).to_vector<float>()[9], 18.0f);
   EXPECT_EQ(raw->size(), 64u);
-  raw.reset();     // freed while the library is still loaded
+  raw.reset();  // freed while the library is still loaded
   handle.reset();
-  t = Tensor();    // last user: the library can go now
+  t = Tensor();                                    // last user: the library can go now
   EXPECT_EQ(ones({2}).sum().item<float>(), 2.0f);  // rediscovered
 }

@@ -23,7 +23,8 @@ TEST(Tensor, FactoriesGiveShapeDtypeDeviceAndValues) {
   EXPECT_EQ(arange(5).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
   EXPECT_EQ(arange(0, 1, 0.25).to_vector<float>(), (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
   EXPECT_EQ(arange(0, 1, 0.25).dtype(), DType::float32);
-  Tensor v = from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3}, TensorOptions().dtype(DType::float32));
+  Tensor v = from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3},
+                         TensorOptions().dtype(DType::float32));
   EXPECT_EQ(v.dtype(), DType::float32);
   EXPECT_EQ(v.to_vector<float>()[5], 6.0f);
   EXPECT_EQ(tensor({{1, 2}, {3, 4}}).shape(), (Shape{2, 2}));
@@ -178,7 +179,8 @@ TEST(TransferStats, CountsCopiesAndHostSyncs) {
 // cast to T's dtype followed by the read.
 TEST(HostReads, ConvertByTheBackendsRule) {
   const float inf = std::numeric_limits<float>::infinity();
-  const Tensor t = from_vector(std::vector<float>{std::nanf(""), inf, -inf, 1e20f, -1e20f, 3.7f, -3.7f, -0.5f, 0.0f}, {9});
+  const Tensor t = from_vector(
+      std::vector<float>{std::nanf(""), inf, -inf, 1e20f, -1e20f, 3.7f, -3.7f, -0.5f, 0.0f}, {9});
   const std::vector<std::int32_t> i32{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 3, -3, 0, 0};
   EXPECT_EQ(t.to_vector<std::int32_t>(), i32);
   EXPECT_EQ(t.to(DType::int32).to_vector<std::int32_t>(), i32);

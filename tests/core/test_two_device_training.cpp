@@ -93,7 +93,8 @@ TEST(ModelParallel, GradientsCrossTheDeviceBoundaryAndMatchOneDevice) {
     const auto a = p.grad().to_vector<float>();
     const auto b = single.named_parameters().at(name).grad().to_vector<float>();
     ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_FLOAT_EQ(a[i], b[i]) << name << "[" << i << "]";
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_FLOAT_EQ(a[i], b[i]) << name << "[" << i << "]";
   }
 
   // A few SGD steps lower the loss.

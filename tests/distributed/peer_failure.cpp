@@ -28,7 +28,8 @@ int main() {
     std::printf("rank %d of %d: all_reduce without rank 1 returned\n", me, world);
     return 1;
   } catch (const dist::DistributedError& e) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("rank %d of %d caught DistributedError after %.1f s: %s\n", me, world, s, e.what());
   }
   try {

@@ -45,14 +45,24 @@ std::vector<double> reduced(std::int64_t n, DType t, dist::ReduceOp op, int worl
       const double v = value(r, i, t, op);
       switch (op) {
         case dist::ReduceOp::sum:
-        case dist::ReduceOp::avg: acc = t == DType::bool_ ? std::max(acc, v) : acc + v; break;
-        case dist::ReduceOp::product: acc = t == DType::bool_ ? std::min(acc, v) : acc * v; break;
-        case dist::ReduceOp::max: acc = std::max(acc, v); break;
-        case dist::ReduceOp::min: acc = std::min(acc, v); break;
+        case dist::ReduceOp::avg:
+          acc = t == DType::bool_ ? std::max(acc, v) : acc + v;
+          break;
+        case dist::ReduceOp::product:
+          acc = t == DType::bool_ ? std::min(acc, v) : acc * v;
+          break;
+        case dist::ReduceOp::max:
+          acc = std::max(acc, v);
+          break;
+        case dist::ReduceOp::min:
+          acc = std::min(acc, v);
+          break;
       }
     }
     if (op == dist::ReduceOp::avg)
-      acc = t == DType::float64 ? acc / world : static_cast<double>(static_cast<float>(acc) / static_cast<float>(world));
+      acc = t == DType::float64
+                ? acc / world
+                : static_cast<double>(static_cast<float>(acc) / static_cast<float>(world));
     out[static_cast<std::size_t>(i)] = acc;
   }
   return out;
@@ -60,13 +70,16 @@ std::vector<double> reduced(std::int64_t n, DType t, dist::ReduceOp op, int worl
 
 // `expected` as dtype `t` would hold it, read back as double.
 std::vector<double> as_dtype(const std::vector<double>& expected, DType t) {
-  return make(expected, {static_cast<std::int64_t>(expected.size())}, t, Device::cpu()).to_vector<double>();
+  return make(expected, {static_cast<std::int64_t>(expected.size())}, t, Device::cpu())
+      .to_vector<double>();
 }
 
 const dist::ReduceOp all_ops[] = {dist::ReduceOp::sum, dist::ReduceOp::avg, dist::ReduceOp::product,
                                   dist::ReduceOp::max, dist::ReduceOp::min};
 
-bool op_accepts(dist::ReduceOp op, DType t) { return op != dist::ReduceOp::avg || is_floating_point(t); }
+bool op_accepts(dist::ReduceOp op, DType t) {
+  return op != dist::ReduceOp::avg || is_floating_point(t);
+}
 
 }  // namespace
 
@@ -94,7 +107,8 @@ TEST(AllReduce, OddSizesAndShapes) {
   for (const Shape& shape : {Shape{}, Shape{1}, Shape{7}, Shape{3, 5, 7}, Shape{65537}}) {
     std::int64_t n = 1;
     for (auto s : shape) n *= s;
-    Tensor x = make(rank_values(me, n, DType::float32, dist::ReduceOp::sum), shape, DType::float32, Device::cpu());
+    Tensor x = make(rank_values(me, n, DType::float32, dist::ReduceOp::sum), shape, DType::float32,
+                    Device::cpu());
     dist::all_reduce(x);
     EXPECT_EQ(x.shape(), shape);
     EXPECT_EQ(x.to_vector<double>(), reduced(n, DType::float32, dist::ReduceOp::sum, world));
@@ -115,7 +129,8 @@ TEST(AllReduce, NonContiguousViewIsReducedInPlace) {
   for (const Device& d : collective_devices()) {
     SCOPED_TRACE(testing::Message() << d);
     // A transposed 3x4 view and a strided column of a 4x6 matrix; the rest of the base stays.
-    Tensor base = make(rank_values(me, 12, DType::float64, dist::ReduceOp::sum), {3, 4}, DType::float64, d);
+    Tensor base =
+        make(rank_values(me, 12, DType::float64, dist::ReduceOp::sum), {3, 4}, DType::float64, d);
     Tensor view = base.t();
     dist::all_reduce(view);
     EXPECT_EQ(base.to_vector<double>(), reduced(12, DType::float64, dist::ReduceOp::sum, world));
@@ -153,13 +168,15 @@ TEST(Broadcast, FromEveryRootOnEveryDeviceAndDtype) {
         SCOPED_TRACE(testing::Message() << d << " " << t << " root " << root);
         Tensor x = make(rank_values(me, 37, t, dist::ReduceOp::sum), {37}, t, d);
         dist::broadcast(x, root);
-        EXPECT_EQ(x.to_vector<double>(), as_dtype(rank_values(root, 37, t, dist::ReduceOp::sum), t));
+        EXPECT_EQ(x.to_vector<double>(),
+                  as_dtype(rank_values(root, 37, t, dist::ReduceOp::sum), t));
       }
 }
 
 TEST(Broadcast, NonContiguousReceiver) {
   const int me = dist::rank();
-  Tensor base = full({5, 4}, static_cast<double>(me), TensorOptions(Device::cpu()).dtype(DType::int64));
+  Tensor base =
+      full({5, 4}, static_cast<double>(me), TensorOptions(Device::cpu()).dtype(DType::int64));
   Tensor view = base.t();
   dist::broadcast(view, 0);
   for (double v : base.to_vector<double>()) EXPECT_EQ(v, 0.0);
@@ -175,14 +192,16 @@ TEST(AllGather, IntoListAndTensorOnEveryDeviceAndDtype) {
       // Outputs on every device in turn, and a stacked tensor.
       std::vector<Tensor> outputs;
       for (int r = 0; r < world; ++r)
-        outputs.push_back(zeros({2, 3}, TensorOptions(devices[static_cast<std::size_t>(r) % devices.size()]).dtype(t)));
+        outputs.push_back(zeros(
+            {2, 3}, TensorOptions(devices[static_cast<std::size_t>(r) % devices.size()]).dtype(t)));
       dist::all_gather(outputs, input);
       Tensor stacked = zeros({world * 2, 3}, TensorOptions(d).dtype(t));
       dist::all_gather_into_tensor(stacked, input);
       std::vector<double> all;
       for (int r = 0; r < world; ++r) {
         const auto expected = as_dtype(rank_values(r, 6, t, dist::ReduceOp::sum), t);
-        EXPECT_EQ(outputs[static_cast<std::size_t>(r)].to_vector<double>(), expected) << "rank " << r;
+        EXPECT_EQ(outputs[static_cast<std::size_t>(r)].to_vector<double>(), expected)
+            << "rank " << r;
         all.insert(all.end(), expected.begin(), expected.end());
       }
       EXPECT_EQ(stacked.to_vector<double>(), all);
@@ -217,7 +236,8 @@ TEST(ReduceScatter, ListAndTensorForEveryOp) {
         Tensor out2 = zeros({block}, TensorOptions(d).dtype(t));
         dist::reduce_scatter(out2, inputs, op);
         const auto full_result = as_dtype(reduced(n, t, op, world), t);
-        const std::vector<double> mine(full_result.begin() + me * block, full_result.begin() + (me + 1) * block);
+        const std::vector<double> mine(full_result.begin() + me * block,
+                                       full_result.begin() + (me + 1) * block);
         EXPECT_EQ(out1.to_vector<double>(), mine);
         EXPECT_EQ(out2.to_vector<double>(), mine);
       }

@@ -54,7 +54,9 @@ TEST(DataParallel, GradientsBecomeTheMeanOverRanks) {
         b.mutable_grad() = Tensor();
       }
       const std::size_t buckets = dist::all_reduce_gradients(net, bucket_bytes);
-      EXPECT_EQ(buckets, bucket_bytes == 1 ? 4u : bucket_bytes == 64 ? 2u : 1u);  // 48+12 | 24+8 bytes at 64
+      EXPECT_EQ(buckets, bucket_bytes == 1    ? 4u
+                         : bucket_bytes == 64 ? 2u
+                                              : 1u);  // 48+12 | 24+8 bytes at 64
 
       // The reference: every rank's gradients, computed here.
       std::map<std::string, std::vector<double>> sum;
@@ -74,7 +76,8 @@ TEST(DataParallel, GradientsBecomeTheMeanOverRanks) {
       for (const auto& [name, p] : net.named_parameters()) {
         ASSERT_TRUE(p.grad().defined()) << name;
         const auto got = p.grad().to_vector<double>();
-        for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], sum[name][i] / world, 1e-5) << name << i;
+        for (std::size_t i = 0; i < got.size(); ++i)
+          EXPECT_NEAR(got[i], sum[name][i] / world, 1e-5) << name << i;
       }
     }
 }
@@ -93,7 +96,8 @@ TEST(DistributedSampler, ShardsCoverTheDataSetOnceWithPadding) {
         seen.insert(idx.begin(), idx.end());
       }
       for (std::int64_t i = 0; i < size; ++i) EXPECT_GE(seen.count(i), 1u) << i;
-      EXPECT_EQ(static_cast<std::int64_t>(seen.size()), (size + replicas - 1) / replicas * replicas);
+      EXPECT_EQ(static_cast<std::int64_t>(seen.size()),
+                (size + replicas - 1) / replicas * replicas);
     }
 }
 

@@ -45,7 +45,8 @@ int fake_vendor_create(int* handle) {
 int fake_vendor_destroy(int handle) {
   std::lock_guard lock(g_mutex);
   if (g_torn_down) {
-    std::fprintf(stderr, "fake_vendor: handle %d destroyed after the vendor's exit teardown\n", handle);
+    std::fprintf(stderr, "fake_vendor: handle %d destroyed after the vendor's exit teardown\n",
+                 handle);
     std::fflush(stderr);
     std::_Exit(86);
   }

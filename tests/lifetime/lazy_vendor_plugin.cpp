@@ -22,12 +22,15 @@ class VendorLibrary {
     std::lock_guard lock(mutex_);
     if (!library_)
       library_ = std::make_unique<boost::dll::shared_library>(HETERO_TEST_FAKE_VENDOR,
-                                                                boost::dll::load_mode::rtld_now);
+                                                              boost::dll::load_mode::rtld_now);
     int handle = 0;
-    if (library_->get<int(int*)>("fake_vendor_create")(&handle) != 0) throw Error("fake vendor: create failed");
+    if (library_->get<int(int*)>("fake_vendor_create")(&handle) != 0)
+      throw Error("fake vendor: create failed");
     return handle;
   }
-  void destroy(int handle) noexcept { (void)library_->get<int(int)>("fake_vendor_destroy")(handle); }
+  void destroy(int handle) noexcept {
+    (void)library_->get<int(int)>("fake_vendor_destroy")(handle);
+  }
 
  private:
   std::mutex mutex_;
@@ -38,7 +41,9 @@ class LazyStream final : public Stream {
  public:
   int device() const noexcept override { return 0; }
   void synchronize() override {}
-  std::unique_ptr<Event> record() override { throw DeviceUnavailableError("lazyvendor: no events"); }
+  std::unique_ptr<Event> record() override {
+    throw DeviceUnavailableError("lazyvendor: no events");
+  }
   void wait(Event&) override {}
 };
 
@@ -73,9 +78,14 @@ class LazyVendorBackend final : public test::MinimalBackend {
 }  // namespace
 
 HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {
-  static const HeteroPluginInfo info{sizeof(HeteroPluginInfo), HETERO_INTERFACE_VERSION_MAJOR,
-                                     HETERO_INTERFACE_VERSION_MINOR, "lazyvendor", "0.0.1",
-                                     HETERO_COMPILER_ID, HETERO_CXX_STDLIB_ID, "fake vendor"};
+  static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),
+                                     HETERO_INTERFACE_VERSION_MAJOR,
+                                     HETERO_INTERFACE_VERSION_MINOR,
+                                     "lazyvendor",
+                                     "0.0.1",
+                                     HETERO_COMPILER_ID,
+                                     HETERO_CXX_STDLIB_ID,
+                                     "fake vendor"};
   return &info;
 }
 HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() { return new LazyVendorBackend; }

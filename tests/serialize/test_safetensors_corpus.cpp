@@ -26,8 +26,10 @@ void write_all(const fs::path& p, const std::string& bytes) {
 }
 
 TEST(SafetensorsCorpus, EveryTruncatedPrefixIsAFormatError) {
-  const fs::path full = fs::temp_directory_path() / ("hetero_prefix_full_" + std::to_string(::getpid()));
-  const fs::path cut = fs::temp_directory_path() / ("hetero_prefix_cut_" + std::to_string(::getpid()));
+  const fs::path full =
+      fs::temp_directory_path() / ("hetero_prefix_full_" + std::to_string(::getpid()));
+  const fs::path cut =
+      fs::temp_directory_path() / ("hetero_prefix_cut_" + std::to_string(::getpid()));
   nn::NamedTensors t;
   t.push_back("a", arange(0, 5, 1, DType::float32));
   t.push_back("b", ones({2, 2}, DType::int64));
@@ -68,7 +70,8 @@ TEST(SafetensorsCorpus, HandMadeMalformedFiles) {
     } catch (const FormatError& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
-      EXPECT_NE(msg.find(expected), std::string::npos) << file << ": expected \"" << expected << "\" in: " << msg;
+      EXPECT_NE(msg.find(expected), std::string::npos)
+          << file << ": expected \"" << expected << "\" in: " << msg;
     }
   }
   EXPECT_GE(kinds, 30);

@@ -23,10 +23,12 @@ nn::NamedTensors reference(const Device& d) {
   t.push_back("f64", from_vector(std::vector<double>{0.0, 1.0 / 3, 2.0 / 3, 1.0}, {4}, d));
   t.push_back("i64", from_vector(std::vector<std::int64_t>{-5, 1000000002, 2000000009}, {3}, d));
   t.push_back("i32", from_vector(std::vector<std::int32_t>{0, -7, -14, -21}, {2, 2}, d));
-  t.push_back("mask", from_vector(std::vector<std::int64_t>{1, 0, 1, 0, 1}, {5}, TensorOptions(d).dtype(DType::bool_)));
-  t.push_back("half", from_vector(std::vector<float>{1.5f, -2.25f, 65504.0f, std::ldexp(1.0f, -24)}, {4},
-                                  TensorOptions(d).dtype(DType::float16)));
-  t.push_back("bhalf", from_vector(std::vector<float>{1.0f, -3.5f, 256.0f}, {3}, TensorOptions(d).dtype(DType::bfloat16)));
+  t.push_back("mask", from_vector(std::vector<std::int64_t>{1, 0, 1, 0, 1}, {5},
+                                  TensorOptions(d).dtype(DType::bool_)));
+  t.push_back("half", from_vector(std::vector<float>{1.5f, -2.25f, 65504.0f, std::ldexp(1.0f, -24)},
+                                  {4}, TensorOptions(d).dtype(DType::float16)));
+  t.push_back("bhalf", from_vector(std::vector<float>{1.0f, -3.5f, 256.0f}, {3},
+                                   TensorOptions(d).dtype(DType::bfloat16)));
   t.push_back("scalar", full({}, 42.0, d));
   t.push_back("empty", zeros({0, 3}, d));
   return t;
@@ -46,12 +48,13 @@ const std::string& python_with_numpy() {
   return found;
 }
 
-#define REQUIRE_NUMPY()                                                                         \
-  if (python_with_numpy().empty())                                                              \
+#define REQUIRE_NUMPY()            \
+  if (python_with_numpy().empty()) \
   FAIL() << "these tests need Python 3 with NumPy: install it (apt install python3-numpy)"
 
 int run_python(const std::string& mode, const fs::path& file) {
-  const std::string cmd = python_with_numpy() + " '" + script() + "' " + mode + " '" + file.string() + "'";
+  const std::string cmd =
+      python_with_numpy() + " '" + script() + "' " + mode + " '" + file.string() + "'";
   return std::system(cmd.c_str());
 }
 

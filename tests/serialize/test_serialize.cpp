@@ -18,8 +18,9 @@ namespace fs = std::filesystem;
 class Serialize : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("hetero_serialize_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("hetero_serialize_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -66,8 +67,8 @@ TEST_F(Serialize, ModuleStateDictOntoAnotherDevice) {
   save(net, file);
   const auto names = load_file(file);
   ASSERT_EQ(names.size(), 4u);
-  EXPECT_TRUE(names.contains("0.weight") && names.contains("0.bias") && names.contains("2.weight") &&
-              names.contains("2.bias"));
+  EXPECT_TRUE(names.contains("0.weight") && names.contains("0.bias") &&
+              names.contains("2.weight") && names.contains("2.bias"));
 
   nn::Sequential fresh{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)};
   load(fresh, file, second_device());
@@ -94,7 +95,8 @@ TEST_F(Serialize, MismatchedModuleNamesEveryProblemAndChangesNothing) {
   } catch (const FormatError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("missing tensors: 2.weight, 2.bias"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("shape mismatch: 0.weight (file [3, 4], module [3, 5])"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("shape mismatch: 0.weight (file [3, 4], module [3, 5])"), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
   }
   EXPECT_EQ(other[0].weight().to_vector<float>(), before);
@@ -106,7 +108,8 @@ TEST_F(Serialize, MismatchedModuleNamesEveryProblemAndChangesNothing) {
   nn::Sequential same{nn::Linear(4, 3)};
   EXPECT_THROW(
       try { load(same, file); } catch (const FormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("unexpected tensors: stray"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("unexpected tensors: stray"), std::string::npos)
+            << e.what();
         throw;
       },
       FormatError);
@@ -159,15 +162,17 @@ TEST_F(Serialize, FailedWriteLeavesThePreviousFileIntact) {
 TEST_F(Serialize, HalfPrecisionRoundsToNearestEvenAndOverflowsToInf) {
   // 1 + 2^-11 lies halfway between two float16 values: ties to the even one (1.0);
   // 65520 rounds past the largest float16 (65504) to inf, as IEEE says.
-  const Tensor x = tensor({1.0 + std::ldexp(1.0, -11), 1.0 + 3 * std::ldexp(1.0, -11), 65504.0, 65520.0, -1e6})
-                       .to(DType::float16);
+  const Tensor x =
+      tensor({1.0 + std::ldexp(1.0, -11), 1.0 + 3 * std::ldexp(1.0, -11), 65504.0, 65520.0, -1e6})
+          .to(DType::float16);
   const auto v = x.to_vector<double>();
   EXPECT_EQ(v[0], 1.0);
   EXPECT_EQ(v[1], 1.0 + std::ldexp(1.0, -9));
   EXPECT_EQ(v[2], 65504.0);
   EXPECT_TRUE(std::isinf(v[3]) && v[3] > 0);
   EXPECT_TRUE(std::isinf(v[4]) && v[4] < 0);
-  const auto b = tensor({1.0 + std::ldexp(1.0, -8), 3e38, 1e39}).to(DType::bfloat16).to_vector<double>();
+  const auto b =
+      tensor({1.0 + std::ldexp(1.0, -8), 3e38, 1e39}).to(DType::bfloat16).to_vector<double>();
   EXPECT_EQ(b[0], 1.0);  // halfway: ties to even
   EXPECT_TRUE(std::isfinite(b[1]));
   EXPECT_TRUE(std::isinf(b[2]));  // 1e39 is already inf in float32

@@ -10,25 +10,32 @@ namespace hetero {
 
 /// Element type. Values are part of the plugin ABI: append, never renumber.
 enum class DType : std::uint8_t {
-  float32 = 0,  ///< IEEE binary32, the default for floating factories (as torch.float32)
-  float64 = 1,  ///< IEEE binary64
-  int32 = 2,    ///< two's complement 32-bit
-  int64 = 3,    ///< two's complement 64-bit, the dtype of tensor({1, 2, 3})
-  bool_ = 4,    ///< one byte, 0 or 1
-  float16 = 5,  ///< IEEE binary16 (half): 5 exponent, 10 mantissa bits; max 65504
-  bfloat16 = 6, ///< brain float: the upper 16 bits of a binary32 (8 exponent, 7 mantissa bits)
+  float32 = 0,   ///< IEEE binary32, the default for floating factories (as torch.float32)
+  float64 = 1,   ///< IEEE binary64
+  int32 = 2,     ///< two's complement 32-bit
+  int64 = 3,     ///< two's complement 64-bit, the dtype of tensor({1, 2, 3})
+  bool_ = 4,     ///< one byte, 0 or 1
+  float16 = 5,   ///< IEEE binary16 (half): 5 exponent, 10 mantissa bits; max 65504
+  bfloat16 = 6,  ///< brain float: the upper 16 bits of a binary32 (8 exponent, 7 mantissa bits)
 };
 
 /// Size of one element in bytes.
 constexpr std::size_t element_size(DType t) noexcept {
   switch (t) {
-    case DType::float32: return 4;
-    case DType::float64: return 8;
-    case DType::int32: return 4;
-    case DType::int64: return 8;
-    case DType::bool_: return 1;
-    case DType::float16: return 2;
-    case DType::bfloat16: return 2;
+    case DType::float32:
+      return 4;
+    case DType::float64:
+      return 8;
+    case DType::int32:
+      return 4;
+    case DType::int64:
+      return 8;
+    case DType::bool_:
+      return 1;
+    case DType::float16:
+      return 2;
+    case DType::bfloat16:
+      return 2;
   }
   return 0;
 }
@@ -44,13 +51,20 @@ constexpr bool is_half(DType t) noexcept { return t == DType::float16 || t == DT
 /// The name as PyTorch spells it without the "torch." prefix: "float32", "int64", "bool".
 constexpr std::string_view dtype_name(DType t) noexcept {
   switch (t) {
-    case DType::float32: return "float32";
-    case DType::float64: return "float64";
-    case DType::int32: return "int32";
-    case DType::int64: return "int64";
-    case DType::bool_: return "bool";
-    case DType::float16: return "float16";
-    case DType::bfloat16: return "bfloat16";
+    case DType::float32:
+      return "float32";
+    case DType::float64:
+      return "float64";
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::bool_:
+      return "bool";
+    case DType::float16:
+      return "float16";
+    case DType::bfloat16:
+      return "bfloat16";
   }
   return "unknown";
 }
@@ -67,18 +81,44 @@ struct BFloat16;  // <hetero/sdk/half.hpp>
 /// bytes would be wrong.
 template <class T>
 struct DTypeOf {
-  static_assert(sizeof(T) == 0,
-                "hetero::dtype_of<T>: T is not an element type hetero supports (float, double, std::int32_t, "
-                "std::int64_t, bool, std::uint8_t, hetero::Half, hetero::BFloat16); convert the values first");
+  static_assert(
+      sizeof(T) == 0,
+      "hetero::dtype_of<T>: T is not an element type hetero supports (float, double, std::int32_t, "
+      "std::int64_t, bool, std::uint8_t, hetero::Half, hetero::BFloat16); convert the values "
+      "first");
 };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::float32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::float64; };
-template <> struct DTypeOf<std::int32_t> { static constexpr DType value = DType::int32; };
-template <> struct DTypeOf<std::int64_t> { static constexpr DType value = DType::int64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::bool_; };
-template <> struct DTypeOf<std::uint8_t> { static constexpr DType value = DType::bool_; };
-template <> struct DTypeOf<Half> { static constexpr DType value = DType::float16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::bfloat16; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::float32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::float64;
+};
+template <>
+struct DTypeOf<std::int32_t> {
+  static constexpr DType value = DType::int32;
+};
+template <>
+struct DTypeOf<std::int64_t> {
+  static constexpr DType value = DType::int64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::bool_;
+};
+template <>
+struct DTypeOf<std::uint8_t> {
+  static constexpr DType value = DType::bool_;
+};
+template <>
+struct DTypeOf<Half> {
+  static constexpr DType value = DType::float16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::bfloat16;
+};
 
 /// dtype_of<float> == DType::float32 (see DTypeOf).
 template <class T>

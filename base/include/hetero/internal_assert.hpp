@@ -10,10 +10,11 @@
 
 #include <hetero/error.hpp>
 
-#define HETERO_INTERNAL_ASSERT(condition, message)                                                        \
-  do {                                                                                                     \
-    if (!(condition)) [[unlikely]]                                                                         \
-      throw ::hetero::InternalError(std::string("internal assertion failed at ") + __FILE__ + ":" +       \
-                                    std::to_string(__LINE__) + ": " #condition ": " + (message) +         \
-                                    " (a bug in hetero or a plugin; please report it)");                  \
+#define HETERO_INTERNAL_ASSERT(condition, message)                                            \
+  do {                                                                                        \
+    if (!(condition)) [[unlikely]]                                                            \
+      throw ::hetero::InternalError(std::string("internal assertion failed at ") + __FILE__ + \
+                                    ":" + std::to_string(__LINE__) + ": " #condition ": " +   \
+                                    (message) +                                               \
+                                    " (a bug in hetero or a plugin; please report it)");      \
   } while (false)

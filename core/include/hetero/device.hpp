@@ -22,7 +22,7 @@ class HETERO_API Device {
   /// starting with a letter; the index decimal digits. Throws InvalidDeviceError naming
   /// the text for anything else ("", "cuda:-1", "gpu:x", "cuda:0:1").
   Device(std::string_view text);  // NOLINT(google-explicit-constructor): as torch::Device
-  Device(const char* text) : Device(std::string_view(text)) {}  // NOLINT
+  Device(const char* text) : Device(std::string_view(text)) {}         // NOLINT
   Device(const std::string& text) : Device(std::string_view(text)) {}  // NOLINT
   /// Type and index; throws InvalidDeviceError for a malformed type or index < 0.
   Device(std::string_view type, int index);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <hetero/device.hpp>
-#include <hetero/export.hpp>
 #include <hetero/device_properties.hpp>
+#include <hetero/export.hpp>
 
 namespace hetero {
 
@@ -36,7 +36,7 @@ struct DeviceInfo {
   std::string backend;          ///< plugin name
   DeviceProperties properties;  ///< name, kind, memory (bytes), compute capability, driver
   Capabilities capabilities;
-  MemoryStats memory;           ///< allocation statistics (bytes)
+  MemoryStats memory;  ///< allocation statistics (bytes)
 };
 
 /// Properties of `d`. Throws DeviceUnavailableError when no loaded backend provides

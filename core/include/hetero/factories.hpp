@@ -44,8 +44,10 @@ HETERO_API Tensor tensor(std::initializer_list<std::int64_t> values, TensorOptio
 HETERO_API Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
 /// 2-D tensor from nested rows; ShapeError when rows differ in length.
-HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<int>> rows, TensorOptions options = {});
-HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<int>> rows,
+                         TensorOptions options = {});
+HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> rows,
+                         TensorOptions options = {});
 
 /// Copies raw host elements of `src_dtype` into a new tensor of `shape`
 /// (options.dtype, default src_dtype). ShapeError when count != product of shape.

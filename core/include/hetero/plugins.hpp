@@ -17,15 +17,15 @@ namespace hetero {
 
 /// One plugin file found or loaded, or one search-path entry that could not be used.
 struct BackendStatus {
-  std::string name;     ///< backend name from the info record; empty if unreadable
-  std::string path;     ///< canonical file path (or the directory for a bad path entry)
-  bool loaded = false;  ///< the backend is usable (it may still have 0 devices)
-  int devices = 0;      ///< number of devices it reports
-  std::string reason;   ///< why not loaded, or why 0 devices; empty otherwise
-  std::string version;           ///< plugin version from the info record
-  std::string interface_version; ///< "major.minor" from the info record
-  std::string compiler;          ///< compiler identity from the info record
-  std::string vendor_libraries;  ///< e.g. "OpenBLAS 0.3.21 ..."
+  std::string name;               ///< backend name from the info record; empty if unreadable
+  std::string path;               ///< canonical file path (or the directory for a bad path entry)
+  bool loaded = false;            ///< the backend is usable (it may still have 0 devices)
+  int devices = 0;                ///< number of devices it reports
+  std::string reason;             ///< why not loaded, or why 0 devices; empty otherwise
+  std::string version;            ///< plugin version from the info record
+  std::string interface_version;  ///< "major.minor" from the info record
+  std::string compiler;           ///< compiler identity from the info record
+  std::string vendor_libraries;   ///< e.g. "OpenBLAS 0.3.21 ..."
 };
 
 /// One record per plugin file found or loaded, and per unusable HETERO_PLUGIN_PATH entry.

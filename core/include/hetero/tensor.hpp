@@ -114,9 +114,11 @@ class HETERO_API Tensor {
   /// All elements in row-major order, converted to T (float, double, int32_t, int64_t,
   /// uint8_t or bool) by the rule of every backend's cast (<hetero/sdk/element_conversion.hpp>):
   /// floating -> integer truncates and saturates, NaN -> 0; anything -> bool/uint8_t is x != 0.
-  template <class T> std::vector<T> to_vector() const;
+  template <class T>
+  std::vector<T> to_vector() const;
   /// The single element, converted to T; ShapeError unless numel() == 1.
-  template <class T> T item() const;
+  template <class T>
+  T item() const;
   /// Address of this tensor's first element (offset applied; strides() still apply) in
   /// host memory, after waiting for the work queued on its device, as
   /// torch.Tensor.data_ptr() of a cpu tensor: for handing a tensor to a host library

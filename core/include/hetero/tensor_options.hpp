@@ -16,14 +16,22 @@ namespace hetero {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(const Device& d) : device_(d) {}  // NOLINT: implicit, as in libtorch
+  TensorOptions(const Device& d) : device_(d) {}        // NOLINT: implicit, as in libtorch
   TensorOptions(const char* d) : device_(Device(d)) {}  // NOLINT
-  TensorOptions(DType t) : dtype_(t) {}           // NOLINT
+  TensorOptions(DType t) : dtype_(t) {}                 // NOLINT
 
   /// A copy with the device set.
-  TensorOptions device(const Device& d) const { TensorOptions o = *this; o.device_ = d; return o; }
+  TensorOptions device(const Device& d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
   /// A copy with the dtype set.
-  TensorOptions dtype(DType t) const { TensorOptions o = *this; o.dtype_ = t; return o; }
+  TensorOptions dtype(DType t) const {
+    TensorOptions o = *this;
+    o.dtype_ = t;
+    return o;
+  }
 
   /// The device, or default_device() when unset.
   Device device() const { return device_ ? *device_ : default_device(); }

@@ -1,10 +1,10 @@
 // Tensor::backward: reverse-mode accumulation over the recorded graph in topological
 // order (Kahn's algorithm on the nodes reachable from the output), as
 // torch.autograd.backward. Runs with grad mode off.
-#include <hetero/internal_assert.hpp>
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/internal_assert.hpp>
 #include <hetero/ops.hpp>
 
 #include <unordered_map>
@@ -22,8 +22,9 @@ using detail::Node;
 // or device difference is a bug in a gradient formula, reported rather than hidden).
 Tensor conform(const Node& n, const Tensor& g) {
   if (g.shape() != n.shape || g.device() != n.device)
-    throw Error("backward: gradient for " + n.name + " has shape " + detail::shape_str(g.shape()) + " on " +
-                g.device().str() + ", expected " + detail::shape_str(n.shape) + " on " + n.device.str());
+    throw Error("backward: gradient for " + n.name + " has shape " + detail::shape_str(g.shape()) +
+                " on " + g.device().str() + ", expected " + detail::shape_str(n.shape) + " on " +
+                n.device.str());
   return g.dtype() == n.dtype ? g : g.to(n.dtype);
 }
 
@@ -43,14 +44,17 @@ void run_leaf(Node& n, const Tensor& g) {
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   const auto& meta = checked().autograd;
   if (!meta || !meta->requires_grad)
-    throw Error("backward: the tensor does not require grad and has no grad_fn "
-                "(call requires_grad_() on a leaf it depends on)");
+    throw Error(
+        "backward: the tensor does not require grad and has no grad_fn "
+        "(call requires_grad_() on a leaf it depends on)");
   NoGradGuard no_grad;
   Tensor seed = gradient;
   if (!seed.defined()) {
     if (numel() != 1)
-      throw ShapeError("backward: a gradient can be created implicitly only for a tensor of one element, "
-                       "this one has shape " + detail::shape_str(shape()) + "; pass one");
+      throw ShapeError(
+          "backward: a gradient can be created implicitly only for a tensor of one element, "
+          "this one has shape " +
+          detail::shape_str(shape()) + "; pass one");
     seed = ones(shape(), TensorOptions(device()).dtype(dtype()));
   }
   if (seed.shape() != shape())
@@ -94,11 +98,12 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     }
     if (n->released)
       throw Error("backward: trying to go through " + n->name +
-                  " a second time; its saved tensors were freed (pass retain_graph = true to the first backward)");
+                  " a second time; its saved tensors were freed (pass retain_graph = true to the "
+                  "first backward)");
     const detail::Gradients grads = n->fn(g);
-    HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(), "backward: " + n->name + " returned " +
-                                                               std::to_string(grads.size()) + " gradients for " +
-                                                               std::to_string(n->next.size()) + " inputs");
+    HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(),
+                           "backward: " + n->name + " returned " + std::to_string(grads.size()) +
+                               " gradients for " + std::to_string(n->next.size()) + " inputs");
     if (!retain_graph) {
       n->fn = nullptr;
       n->released = true;

@@ -36,7 +36,7 @@ struct Node {
   Shape shape;                              // of the output: incoming gradients must match
   DType dtype = DType::float32;
   Device device = Device::cpu();
-  bool released = false;                    // backward() ran without retain_graph
+  bool released = false;  // backward() ran without retain_graph
 };
 
 }  // namespace hetero::detail

@@ -28,12 +28,15 @@ void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardF
 /// op run without gradients never builds its closure (saved tensors, shapes): the common
 /// inference path allocates nothing for autograd.
 template <class MakeBackward>
-Tensor record(const char* name, Tensor out, std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
+Tensor record(const char* name, Tensor out,
+              std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
               MakeBackward&& make_backward) {
   bool any = false;
   if (is_grad_enabled())
     for (const Tensor& t : inputs) any = any || t.requires_grad();
-  if (any) attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), BackwardFn(make_backward()));
+  if (any)
+    attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()),
+           BackwardFn(make_backward()));
   return out;
 }
 

@@ -7,7 +7,8 @@
 namespace hetero::nn {
 
 Dropout::Dropout(double p) : p_(p) {
-  if (!(p >= 0.0 && p <= 1.0)) throw ShapeError("Dropout: p must be in [0, 1], got " + std::to_string(p));
+  if (!(p >= 0.0 && p <= 1.0))
+    throw ShapeError("Dropout: p must be in [0, 1], got " + std::to_string(p));
 }
 
 Tensor Dropout::forward(const Tensor& x) {

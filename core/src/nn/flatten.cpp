@@ -11,12 +11,14 @@ Tensor Flatten::forward(const Tensor& x) {
   if (n == 0) return x.reshape({1});
   const auto wrap = [n](std::int64_t d) {
     if (d < -n || d >= n)
-      throw IndexError("Flatten: dimension " + std::to_string(d) + " out of range for a " + std::to_string(n) +
-                       "-dimensional input");
+      throw IndexError("Flatten: dimension " + std::to_string(d) + " out of range for a " +
+                       std::to_string(n) + "-dimensional input");
     return d < 0 ? d + n : d;
   };
   const std::int64_t s = wrap(start_), e = wrap(end_);
-  if (s > e) throw ShapeError("Flatten: start_dim " + std::to_string(start_) + " comes after end_dim " + std::to_string(end_));
+  if (s > e)
+    throw ShapeError("Flatten: start_dim " + std::to_string(start_) + " comes after end_dim " +
+                     std::to_string(end_));
   Shape shape(x.shape().begin(), x.shape().begin() + s);
   std::int64_t merged = 1;
   for (std::int64_t d = s; d <= e; ++d) merged *= x.size(d);

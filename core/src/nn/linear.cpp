@@ -9,7 +9,8 @@
 
 namespace hetero::nn {
 
-Linear::Linear(std::int64_t in_features, std::int64_t out_features, bool bias, TensorOptions options)
+Linear::Linear(std::int64_t in_features, std::int64_t out_features, bool bias,
+               TensorOptions options)
     : in_(in_features), out_(out_features), has_bias_(bias) {
   if (in_features <= 0 || out_features <= 0)
     throw ShapeError("Linear(" + std::to_string(in_features) + ", " + std::to_string(out_features) +

@@ -70,7 +70,8 @@ void Module::train(bool on) {
 }
 
 namespace {
-Tensor& upsert(std::vector<std::pair<std::string, Tensor>>& list, const std::string& name, Tensor t) {
+Tensor& upsert(std::vector<std::pair<std::string, Tensor>>& list, const std::string& name,
+               Tensor t) {
   if (name.empty() || name.find('.') != std::string::npos)
     throw Error("invalid parameter/buffer name '" + name + "' (must be non-empty, without '.')");
   for (auto& [n, existing] : list)
@@ -81,11 +82,15 @@ Tensor& upsert(std::vector<std::pair<std::string, Tensor>>& list, const std::str
 }  // namespace
 
 Tensor& Module::register_parameter(const std::string& name, Tensor t) {
-  if (t.defined() && is_floating_point(t.dtype()) && t.is_leaf()) t.requires_grad_();
-  else if (t.defined() && !t.is_leaf()) t = t.detach().requires_grad_();
+  if (t.defined() && is_floating_point(t.dtype()) && t.is_leaf())
+    t.requires_grad_();
+  else if (t.defined() && !t.is_leaf())
+    t = t.detach().requires_grad_();
   return upsert(parameters_, name, std::move(t));
 }
-Tensor& Module::register_buffer(const std::string& name, Tensor t) { return upsert(buffers_, name, std::move(t)); }
+Tensor& Module::register_buffer(const std::string& name, Tensor t) {
+  return upsert(buffers_, name, std::move(t));
+}
 
 void Module::register_module(const std::string& name, std::shared_ptr<Module> m) {
   if (!m) throw Error("register_module('" + name + "'): null module");

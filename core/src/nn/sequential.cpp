@@ -4,7 +4,9 @@
 
 namespace hetero::nn {
 
-void Sequential::push_back(std::shared_ptr<Module> m) { register_module(std::to_string(size()), std::move(m)); }
+void Sequential::push_back(std::shared_ptr<Module> m) {
+  register_module(std::to_string(size()), std::move(m));
+}
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
@@ -14,7 +16,8 @@ Tensor Sequential::forward(const Tensor& x) {
 
 Module& Sequential::operator[](std::size_t i) const {
   if (i >= size())
-    throw IndexError("Sequential index " + std::to_string(i) + " out of range (size " + std::to_string(size()) + ")");
+    throw IndexError("Sequential index " + std::to_string(i) + " out of range (size " +
+                     std::to_string(size()) + ")");
   return *children()[i].second;
 }
 

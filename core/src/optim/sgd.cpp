@@ -9,12 +9,15 @@ namespace hetero::optim {
 SGD::SGD(std::vector<Tensor> params, SGDOptions options)
     : params_(std::move(params)), momentum_(params_.size()), options_(options) {
   if (!(options.lr > 0)) throw Error("SGD: lr must be positive, got " + std::to_string(options.lr));
-  if (options.momentum < 0) throw Error("SGD: momentum must be >= 0, got " + std::to_string(options.momentum));
-  if (options.weight_decay < 0) throw Error("SGD: weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
+  if (options.momentum < 0)
+    throw Error("SGD: momentum must be >= 0, got " + std::to_string(options.momentum));
+  if (options.weight_decay < 0)
+    throw Error("SGD: weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
   if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
     throw Error("SGD: Nesterov momentum needs momentum > 0 and dampening = 0");
   for (const auto& p : params_)
-    if (!p.defined() || !p.requires_grad()) throw Error("SGD: every parameter must be a tensor that requires grad");
+    if (!p.defined() || !p.requires_grad())
+      throw Error("SGD: every parameter must be a tensor that requires grad");
 }
 
 void SGD::step() {

@@ -14,7 +14,8 @@
 namespace hetero::detail {
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
-  const auto dir = target_.parent_path().empty() ? std::filesystem::path(".") : target_.parent_path();
+  const auto dir =
+      target_.parent_path().empty() ? std::filesystem::path(".") : target_.parent_path();
   temp_ = (dir / ("." + target_.filename().string() + ".tmp.XXXXXX")).string();
   std::vector<char> name(temp_.begin(), temp_.end());
   name.push_back('\0');
@@ -55,7 +56,8 @@ void AtomicFile::commit() {
   if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("rename of " + temp_ + " failed");
   temp_.clear();
   // Make the rename itself durable.
-  const auto dir = target_.parent_path().empty() ? std::filesystem::path(".") : target_.parent_path();
+  const auto dir =
+      target_.parent_path().empty() ? std::filesystem::path(".") : target_.parent_path();
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (dfd >= 0) {
     ::fsync(dfd);

@@ -21,17 +21,18 @@ struct DTypeCode {
 };
 // The safetensors codes hetero stores. Others (U8, I8, I16, U16, U32, U64, F8_*) are
 // valid safetensors but have no hetero dtype: reported as unsupported, not unknown.
-constexpr DTypeCode kCodes[] = {
-    {"F32", DType::float32}, {"F64", DType::float64}, {"I32", DType::int32},
-    {"I64", DType::int64},   {"BOOL", DType::bool_},  {"F16", DType::float16},
-    {"BF16", DType::bfloat16}};
-constexpr std::string_view kOtherCodes[] = {"U8", "I8", "I16", "U16", "U32", "U64",
-                                            "F8_E4M3", "F8_E5M2", "C64"};
+constexpr DTypeCode kCodes[] = {{"F32", DType::float32},  {"F64", DType::float64},
+                                {"I32", DType::int32},    {"I64", DType::int64},
+                                {"BOOL", DType::bool_},   {"F16", DType::float16},
+                                {"BF16", DType::bfloat16}};
+constexpr std::string_view kOtherCodes[] = {"U8",  "I8",      "I16",     "U16", "U32",
+                                            "U64", "F8_E4M3", "F8_E5M2", "C64"};
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw FormatError("safetensors file '" + file + "': " + what);
 }
-[[noreturn]] void fail(const std::string& file, const std::string& tensor, const std::string& what) {
+[[noreturn]] void fail(const std::string& file, const std::string& tensor,
+                       const std::string& what) {
   const std::string shown = tensor.size() > 64 ? tensor.substr(0, 64) + "..." : tensor;
   fail(file, "tensor '" + shown + "': " + what);
 }
@@ -45,15 +46,29 @@ std::size_t invalid_utf8_at(std::string_view s) {
     const unsigned c = byte(i);
     std::size_t len;
     unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c < 0x80) { ++i; continue; }
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c == 0xE0) { len = 3; lo = 0xA0; }
-    else if (c == 0xED) { len = 3; hi = 0x9F; }
-    else if (c >= 0xE1 && c <= 0xEF) len = 3;
-    else if (c == 0xF0) { len = 4; lo = 0x90; }
-    else if (c == 0xF4) { len = 4; hi = 0x8F; }
-    else if (c >= 0xF1 && c <= 0xF3) len = 4;
-    else return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c == 0xE0) {
+      len = 3;
+      lo = 0xA0;
+    } else if (c == 0xED) {
+      len = 3;
+      hi = 0x9F;
+    } else if (c >= 0xE1 && c <= 0xEF)
+      len = 3;
+    else if (c == 0xF0) {
+      len = 4;
+      lo = 0x90;
+    } else if (c == 0xF4) {
+      len = 4;
+      hi = 0x8F;
+    } else if (c >= 0xF1 && c <= 0xF3)
+      len = 4;
+    else
+      return i;
     if (i + len > s.size()) return i;
     if (byte(i + 1) < lo || byte(i + 1) > hi) return i;
     for (std::size_t k = 2; k < len; ++k)
@@ -73,16 +88,20 @@ DType parse_dtype(const json& v, const std::string& file, const std::string& nam
   fail(file, name, "unknown dtype \"" + code.substr(0, 32) + "\"");
 }
 
-std::uint64_t as_u64(const json& v, const std::string& file, const std::string& name, const char* what) {
-  if (!v.is_number_unsigned()) fail(file, name, std::string(what) + " must be non-negative integers");
+std::uint64_t as_u64(const json& v, const std::string& file, const std::string& name,
+                     const char* what) {
+  if (!v.is_number_unsigned())
+    fail(file, name, std::string(what) + " must be non-negative integers");
   return v.get<std::uint64_t>();
 }
 
-std::vector<std::int64_t> parse_shape(const json& v, const std::string& file, const std::string& name) {
+std::vector<std::int64_t> parse_shape(const json& v, const std::string& file,
+                                      const std::string& name) {
   if (!v.is_array()) fail(file, name, "\"shape\" is not an array");
   if (v.size() > static_cast<std::size_t>(kMaxDims))
-    fail(file, name, "shape has " + std::to_string(v.size()) + " dimensions; at most " +
-                         std::to_string(kMaxDims) + " are supported");
+    fail(file, name,
+         "shape has " + std::to_string(v.size()) + " dimensions; at most " +
+             std::to_string(kMaxDims) + " are supported");
   std::vector<std::int64_t> shape;
   for (const auto& d : v) {
     const auto n = as_u64(d, file, name, "shape sizes");
@@ -118,16 +137,20 @@ Entry parse_entry(const std::string& name, const json& v, const std::string& fil
   e.dtype = parse_dtype(v["dtype"], file, name);
   e.shape = parse_shape(v["shape"], file, name);
   const json& off = v["data_offsets"];
-  if (!off.is_array() || off.size() != 2) fail(file, name, "\"data_offsets\" is not an array of two offsets");
+  if (!off.is_array() || off.size() != 2)
+    fail(file, name, "\"data_offsets\" is not an array of two offsets");
   e.begin = as_u64(off[0], file, name, "data_offsets");
   e.end = as_u64(off[1], file, name, "data_offsets");
   if (e.end < e.begin)
-    fail(file, name, "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] end before they begin");
+    fail(file, name,
+         "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+             "] end before they begin");
   const std::uint64_t bytes = byte_size(e, file);
   if (bytes != e.end - e.begin)
-    fail(file, name, "shape and dtype need " + std::to_string(bytes) + " bytes but data_offsets [" +
-                         std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
-                         std::to_string(e.end - e.begin));
+    fail(file, name,
+         "shape and dtype need " + std::to_string(bytes) + " bytes but data_offsets [" +
+             std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
+             std::to_string(e.end - e.begin));
   return e;
 }
 
@@ -135,7 +158,8 @@ std::map<std::string, std::string> parse_metadata(const json& v, const std::stri
   if (!v.is_object()) fail(file, "\"__metadata__\" is not a JSON object");
   std::map<std::string, std::string> out;
   for (const auto& [key, value] : v.items()) {
-    if (!value.is_string()) fail(file, "\"__metadata__\" value of \"" + key.substr(0, 32) + "\" is not a string");
+    if (!value.is_string())
+      fail(file, "\"__metadata__\" value of \"" + key.substr(0, 32) + "\" is not a string");
     out.emplace(key, value.get<std::string>());
   }
   return out;
@@ -176,25 +200,32 @@ Header parse_header(std::string_view text, std::uint64_t data_bytes, const std::
   if (!root.is_object()) fail(file, "header is not a JSON object");
   Header h;
   for (const auto& [name, value] : root.items()) {
-    if (name == "__metadata__") h.metadata = parse_metadata(value, file);
-    else h.entries.push_back(parse_entry(name, value, file));
+    if (name == "__metadata__")
+      h.metadata = parse_metadata(value, file);
+    else
+      h.entries.push_back(parse_entry(name, value, file));
   }
   // The byte ranges must tile [0, data_bytes): sorted by begin, each starts where the
   // previous ended (no gap, no overlap), the last ends at the end of the file.
-  std::sort(h.entries.begin(), h.entries.end(),
-            [](const Entry& a, const Entry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+  std::sort(h.entries.begin(), h.entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
   std::uint64_t expected = 0;
   for (const auto& e : h.entries) {
     if (e.begin < expected) fail(file, e.name, "data_offsets overlap the previous tensor's");
     if (e.begin > expected)
-      fail(file, e.name, "data_offsets leave a gap of " + std::to_string(e.begin - expected) + " bytes before it");
+      fail(
+          file, e.name,
+          "data_offsets leave a gap of " + std::to_string(e.begin - expected) + " bytes before it");
     if (e.end > data_bytes)
-      fail(file, e.name, "data_offsets end at byte " + std::to_string(e.end) + " but the file holds " +
-                             std::to_string(data_bytes) + " data bytes (truncated?)");
+      fail(file, e.name,
+           "data_offsets end at byte " + std::to_string(e.end) + " but the file holds " +
+               std::to_string(data_bytes) + " data bytes (truncated?)");
     expected = e.end;
   }
   if (expected != data_bytes)
-    fail(file, std::to_string(data_bytes - expected) + " data bytes after the last tensor are not described by the header");
+    fail(file, std::to_string(data_bytes - expected) +
+                   " data bytes after the last tensor are not described by the header");
   return h;
 }
 
@@ -213,19 +244,22 @@ std::uint64_t parse_header_length(const unsigned char (&first8)[8], std::uint64_
 
 Header parse_file(std::string_view bytes, const std::string& file) {
   if (bytes.size() < 8)
-    fail(file, std::to_string(bytes.size()) + " bytes, too short for the 8-byte header length (truncated?)");
+    fail(file, std::to_string(bytes.size()) +
+                   " bytes, too short for the 8-byte header length (truncated?)");
   unsigned char first8[8];
   std::memcpy(first8, bytes.data(), 8);
   const std::uint64_t n = parse_header_length(first8, bytes.size(), file);
   return parse_header(bytes.substr(8, n), bytes.size() - 8 - n, file);
 }
 
-std::string make_header(const std::vector<Entry>& entries, const std::map<std::string, std::string>& metadata) {
+std::string make_header(const std::vector<Entry>& entries,
+                        const std::map<std::string, std::string>& metadata) {
   // ordered_json keeps the tensors in offset order, as readers display them.
   nlohmann::ordered_json root = nlohmann::ordered_json::object();
   if (!metadata.empty()) root["__metadata__"] = metadata;
   for (const auto& e : entries)
-    root[e.name] = {{"dtype", dtype_code(e.dtype)}, {"shape", e.shape}, {"data_offsets", {e.begin, e.end}}};
+    root[e.name] = {
+        {"dtype", dtype_code(e.dtype)}, {"shape", e.shape}, {"data_offsets", {e.begin, e.end}}};
   std::string text = root.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
   return text;

@@ -60,7 +60,8 @@ std::vector<unsigned char> host_bytes(const Tensor& t) {
   const auto& impl = *c.impl();
   const std::size_t es = element_size(impl.dtype);
   std::vector<unsigned char> out(static_cast<std::size_t>(impl.numel()) * es);
-  detail::read_bytes(*impl.storage, static_cast<std::size_t>(impl.offset) * es, out.data(), out.size());
+  detail::read_bytes(*impl.storage, static_cast<std::size_t>(impl.offset) * es, out.data(),
+                     out.size());
   return out;
 }
 
@@ -73,13 +74,15 @@ nn::NamedTensors state_dict(const nn::Module& module) {
 
 }  // namespace
 
-void save(const nn::NamedTensors& tensors, const std::filesystem::path& path, const Metadata& metadata) {
+void save(const nn::NamedTensors& tensors, const std::filesystem::path& path,
+          const Metadata& metadata) {
   std::vector<st::Entry> entries;
   std::set<std::string> names;
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name.empty()) throw Error("save('" + path.string() + "'): a tensor has an empty name");
-    if (!names.insert(name).second) throw Error("save('" + path.string() + "'): name '" + name + "' appears twice");
+    if (!names.insert(name).second)
+      throw Error("save('" + path.string() + "'): name '" + name + "' appears twice");
     detail::impl_of(t, "save");
     st::Entry e;
     e.name = name;
@@ -125,20 +128,26 @@ nn::NamedTensors load_file(const std::filesystem::path& path, const Device& devi
   return out;
 }
 
-Metadata load_metadata(const std::filesystem::path& path) { return open_file(path).header.metadata; }
+Metadata load_metadata(const std::filesystem::path& path) {
+  return open_file(path).header.metadata;
+}
 
-void load(nn::Module& module, const std::filesystem::path& path, const std::optional<Device>& map_location) {
+void load(nn::Module& module, const std::filesystem::path& path,
+          const std::optional<Device>& map_location) {
   NoGradGuard no_grad;
   const nn::NamedTensors target = state_dict(module);
   // Validate the whole file and the match with the module before changing anything.
   const nn::NamedTensors loaded = load_file(path, map_location.value_or(Device::cpu()));
   std::string missing, unexpected, mismatched;
-  const auto append = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+  const auto append = [](std::string& list, const std::string& item) {
+    list += (list.empty() ? "" : ", ") + item;
+  };
   for (const auto& [name, t] : target) {
-    if (!loaded.contains(name)) append(missing, name);
+    if (!loaded.contains(name))
+      append(missing, name);
     else if (loaded.at(name).shape() != t.shape())
-      append(mismatched, name + " (file " + detail::shape_str(loaded.at(name).shape()) + ", module " +
-                             detail::shape_str(t.shape()) + ")");
+      append(mismatched, name + " (file " + detail::shape_str(loaded.at(name).shape()) +
+                             ", module " + detail::shape_str(t.shape()) + ")");
   }
   for (const auto& [name, t] : loaded)
     if (!target.contains(name)) append(unexpected, name);
@@ -155,7 +164,8 @@ void load(nn::Module& module, const std::filesystem::path& path, const std::opti
     const Tensor& src = loaded.at(name);
     if (map_location) {
       handle.set_data(src.to(t.dtype()));
-      if (handle.grad().defined()) handle.mutable_grad() = handle.grad().to(*map_location);  // as Module::to
+      if (handle.grad().defined())
+        handle.mutable_grad() = handle.grad().to(*map_location);  // as Module::to
     } else {
       handle.copy_(src);
     }

@@ -13,7 +13,9 @@ using namespace hetero;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 template <class E, class Status>
 std::string thrown_by(Status s) {
@@ -45,8 +47,10 @@ TEST(CudaCheck, RuntimeErrorNamesCallFileLineNameAndText) {
 }
 
 TEST(CudaCheck, AllocationFailuresAreOutOfMemory) {
-  EXPECT_TRUE(contains(thrown_by<OutOfMemoryError>(cudaErrorMemoryAllocation), "cudaErrorMemoryAllocation"));
-  EXPECT_TRUE(contains(thrown_by<OutOfMemoryError>(CUBLAS_STATUS_ALLOC_FAILED), "CUBLAS_STATUS_ALLOC_FAILED"));
+  EXPECT_TRUE(contains(thrown_by<OutOfMemoryError>(cudaErrorMemoryAllocation),
+                       "cudaErrorMemoryAllocation"));
+  EXPECT_TRUE(contains(thrown_by<OutOfMemoryError>(CUBLAS_STATUS_ALLOC_FAILED),
+                       "CUBLAS_STATUS_ALLOC_FAILED"));
 }
 
 TEST(CudaCheck, CublasStatusNamesItself) {

@@ -30,7 +30,8 @@ void expect_close(const Tensor& a, const Tensor& b, double tol) {
   ASSERT_EQ(a.shape(), b.shape());
   const auto x = a.cpu().to(DType::float64).to_vector<double>();
   const auto y = b.cpu().to(DType::float64).to_vector<double>();
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << "at " << i;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(x[i], y[i], tol * (1 + std::fabs(y[i]))) << "at " << i;
 }
 
 }  // namespace
@@ -56,13 +57,15 @@ TEST_F(CudaGpu, ChapterPathRunsOnTheGpu) {
 
 TEST_F(CudaGpu, MatmulMatchesCpuForOddSizesTransposesAndBatches) {
   manual_seed(3);
-  for (auto [m, k, n] : {std::array<std::int64_t, 3>{1, 1, 1}, {7, 13, 5}, {64, 3, 129}, {257, 100, 33}}) {
+  for (auto [m, k, n] :
+       {std::array<std::int64_t, 3>{1, 1, 1}, {7, 13, 5}, {64, 3, 129}, {257, 100, 33}}) {
     Tensor a = randn({m, k}), b = randn({k, n});
     expect_close(matmul(a.to(gpu), b.to(gpu)), matmul(a, b), 1e-4);
     Tensor at = randn({k, m}), bt = randn({n, k});
     expect_close(matmul(at.to(gpu).t(), bt.to(gpu).t()), matmul(at.t(), bt.t()), 1e-4);
   }
-  Tensor a = randn({4, 6, 5}, TensorOptions().dtype(DType::float64)), b = randn({5, 3}, TensorOptions().dtype(DType::float64));
+  Tensor a = randn({4, 6, 5}, TensorOptions().dtype(DType::float64)),
+         b = randn({5, 3}, TensorOptions().dtype(DType::float64));
   expect_close(matmul(a.to(gpu), b.to(gpu)), matmul(a, b), 1e-12);
 }
 
@@ -83,7 +86,8 @@ TEST_F(CudaGpu, ElementwiseAndReductionsMatchCpu) {
   EXPECT_EQ(ga.argmax(1).cpu().to_vector<std::int64_t>(), a.argmax(1).to_vector<std::int64_t>());
   expect_close(ga.transpose(0, 1).contiguous(), a.transpose(0, 1).contiguous(), 0);
   Tensor i = arange(10).to(gpu);
-  EXPECT_EQ((i * 3 - 4).cpu().to_vector<std::int64_t>(), (arange(10) * 3 - 4).to_vector<std::int64_t>());
+  EXPECT_EQ((i * 3 - 4).cpu().to_vector<std::int64_t>(),
+            (arange(10) * 3 - 4).to_vector<std::int64_t>());
 }
 
 TEST_F(CudaGpu, SeedGivesTheSameNumbersAsTheCpu) {
@@ -154,7 +158,8 @@ TEST_F(CudaGpu, CopiesBetweenTwoGpus) {
 namespace {
 
 // Values as float64 with NaN equal to NaN.
-void expect_same_values(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
+void expect_same_values(const Tensor& got, const Tensor& want, double tol,
+                        const std::string& what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;
   const auto x = got.cpu().to(DType::float64).to_vector<double>();
   const auto y = want.to(DType::float64).to_vector<double>();
@@ -190,8 +195,9 @@ Tensor reduction_input(const Shape& shape, DType dtype, bool nans) {
 }  // namespace
 
 // Every reduction path of the cuda plugin against the cpu backend: CUB over the whole input
-// (many blocks), one block for a small whole input, CUB over rows, the column kernel with and without the reduced rows split
-// into chunks, and the generic kernel for strided views; every op, with ties and NaNs.
+// (many blocks), one block for a small whole input, CUB over rows, the column kernel with and
+// without the reduced rows split into chunks, and the generic kernel for strided views; every op,
+// with ties and NaNs.
 TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
   struct Case {
     Shape shape;
@@ -199,11 +205,13 @@ TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
     bool transpose;    // reduce a transposed (strided) view: the generic kernel
   };
   const std::vector<Case> cases = {
-      {{3 << 20}, -1, false},     {{300, 1000}, 1, false}, {{300, 1000}, 0, false}, {{7, 50, 3000}, 1, false},
-      {{4096, 33}, 0, false},     {{33, 4096}, 1, false},  {{5, 1}, 1, false},      {{300, 1000}, 1, true},
-      {{64, 9000}, -1, false},    {{100, 100}, -1, false},
+      {{3 << 20}, -1, false},    {{300, 1000}, 1, false}, {{300, 1000}, 0, false},
+      {{7, 50, 3000}, 1, false}, {{4096, 33}, 0, false},  {{33, 4096}, 1, false},
+      {{5, 1}, 1, false},        {{300, 1000}, 1, true},  {{64, 9000}, -1, false},
+      {{100, 100}, -1, false},
   };
-  for (const DType dtype : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16}) {
+  for (const DType dtype :
+       {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16}) {
     const bool floating = is_floating_point(dtype);
     for (const bool nans : {false, true}) {
       if (nans && !floating) continue;
@@ -218,14 +226,15 @@ TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
           ASSERT_FALSE(g.is_contiguous());
         }
         std::ostringstream what;
-        what << dtype_name(dtype) << (nans ? " with NaNs" : "") << " shape " << c.shape.size() << "-d dim " << c.dim
-             << (c.transpose ? " transposed" : "");
+        what << dtype_name(dtype) << (nans ? " with NaNs" : "") << " shape " << c.shape.size()
+             << "-d dim " << c.dim << (c.transpose ? " transposed" : "");
         const double tol = dtype == DType::float16 ? 2e-3 : 1e-9;
         if (c.dim < 0) {
           expect_same_values(g.sum(), a.sum(), tol, what.str() + " sum");
           expect_same_values(g.max(), a.max(), 0, what.str() + " max");
           expect_same_values(g.min(), a.min(), 0, what.str() + " min");
-          EXPECT_EQ(g.argmax().item<std::int64_t>(), a.argmax().item<std::int64_t>()) << what.str() << " argmax";
+          EXPECT_EQ(g.argmax().item<std::int64_t>(), a.argmax().item<std::int64_t>())
+              << what.str() << " argmax";
           if (floating) {
             expect_same_values(g.mean(), a.mean(), tol, what.str() + " mean");
             expect_same_values(g.norm(), a.norm(), tol, what.str() + " norm");
@@ -234,7 +243,8 @@ TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
           expect_same_values(g.sum(c.dim), a.sum(c.dim), tol, what.str() + " sum");
           expect_same_values(g.max(c.dim), a.max(c.dim), 0, what.str() + " max");
           expect_same_values(g.min(c.dim, true), a.min(c.dim, true), 0, what.str() + " min");
-          EXPECT_EQ(g.argmax(c.dim).cpu().to_vector<std::int64_t>(), a.argmax(c.dim).to_vector<std::int64_t>())
+          EXPECT_EQ(g.argmax(c.dim).cpu().to_vector<std::int64_t>(),
+                    a.argmax(c.dim).to_vector<std::int64_t>())
               << what.str() << " argmax";
           if (floating) expect_same_values(g.mean(c.dim), a.mean(c.dim), tol, what.str() + " mean");
         }

@@ -22,7 +22,8 @@ BackendStatus cuda_status() {
   for (const auto& s : backend_status())
     if (s.name == "cuda" && s.loaded) return s;
   ADD_FAILURE() << "the cuda plugin was not loaded; records:";
-  for (const auto& s : backend_status()) ADD_FAILURE() << s.name << " " << s.path << ": " << s.reason;
+  for (const auto& s : backend_status())
+    ADD_FAILURE() << s.name << " " << s.path << ": " << s.reason;
   return {};
 }
 
@@ -37,7 +38,9 @@ class CudaWithoutGpu : public ::testing::Test {
   BackendStatus status_;
 };
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -117,10 +120,12 @@ TEST(CudaPlugin, WithoutLibcudartIsNotLoadedAndTheProcessGoesOn) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string needed = "libcudart.so.", absent = "libcudaXX.so.";
   std::size_t replaced = 0;
-  for (auto pos = bytes.find(needed); pos != std::string::npos; pos = bytes.find(needed, pos + 1), ++replaced)
+  for (auto pos = bytes.find(needed); pos != std::string::npos;
+       pos = bytes.find(needed, pos + 1), ++replaced)
     bytes.replace(pos, needed.size(), absent);
   ASSERT_GT(replaced, 0u) << "the plugin does not name libcudart";
-  const fs::path dir = fs::temp_directory_path() / ("hetero_no_cudart_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetero_no_cudart_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path copy = dir / "libhetero-cuda.so";
   std::ofstream(copy, std::ios::binary) << bytes;

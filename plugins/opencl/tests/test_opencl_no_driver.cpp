@@ -20,7 +20,8 @@ TEST(OpenClNoDriver, LoadsWithNoDeviceAndTheReason) {
     ones({2}, TensorOptions().device(Device("opencl:0")));
     FAIL() << "allocated on opencl:0 without a driver";
   } catch (const DeviceUnavailableError& e) {
-    EXPECT_NE(std::string(e.what()).find("CL_PLATFORM_NOT_FOUND_KHR"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CL_PLATFORM_NOT_FOUND_KHR"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ((ones({2}) + ones({2})).sum().item<float>(), 4.0f);  // cpu unaffected
 }

@@ -27,7 +27,8 @@ void expect_near(const Tensor& a, const Tensor& b, double tol) {
   ASSERT_EQ(a.shape(), b.shape());
   const auto x = a.cpu().to(DType::float64).to_vector<double>();
   const auto y = b.cpu().to(DType::float64).to_vector<double>();
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << "at " << i;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << "at " << i;
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
 
 /// A device buffer holding `count` elements of `dtype`, filled from / read to host.
 struct DeviceArray {
-  DeviceArray(Backend& b, int device, DType dtype, std::int64_t count, std::int64_t pad_elements = 0);
+  DeviceArray(Backend& b, int device, DType dtype, std::int64_t count,
+              std::int64_t pad_elements = 0);
   /// Uploads host bytes (count * element_size) at element offset `pad`.
   void upload(const void* host);
   /// Downloads the elements (after synchronising the stream).
@@ -59,7 +60,8 @@ struct DeviceArray {
 /// Values of `dtype` in a deterministic pseudo-random pattern, stored as doubles; for
 /// integers small signed values, for bool 0/1, for floats in [-2, 2) (positive when
 /// `positive`).
-std::vector<double> sample_values(DType dtype, std::int64_t n, std::uint64_t seed, bool positive = false);
+std::vector<double> sample_values(DType dtype, std::int64_t n, std::uint64_t seed,
+                                  bool positive = false);
 /// Packs doubles into host bytes of `dtype`.
 std::vector<unsigned char> pack(DType dtype, const std::vector<double>& v);
 /// Unpacks host bytes of `dtype` into doubles.

@@ -20,7 +20,10 @@ class HETERO_API Linear : public Module {
   /// ShapeError when x's last dimension is not in_features; DeviceMismatchError when x
   /// and the parameters are on different devices.
   Tensor forward(const Tensor& x) override;
-  Linear& to(const Device& d) { Module::to(d); return *this; }
+  Linear& to(const Device& d) {
+    Module::to(d);
+    return *this;
+  }
   std::int64_t in_features() const noexcept { return in_; }
   std::int64_t out_features() const noexcept { return out_; }
 

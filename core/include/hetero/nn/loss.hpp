@@ -39,14 +39,16 @@ class HETERO_API CrossEntropyLoss : public Loss {
   explicit CrossEntropyLoss(Tensor weight = {});
   using Loss::forward;
   Tensor forward(const Tensor& input, const Tensor& target) override;
-  CrossEntropyLoss& to(const Device& d) { Module::to(d); return *this; }
+  CrossEntropyLoss& to(const Device& d) {
+    Module::to(d);
+    return *this;
+  }
   /// The class weights (undefined when none).
   Tensor class_weight() const;
 
  private:
   bool has_weight_ = false;
   Tensor classes_;  // [C] class indices on the input's device, uploaded once per device/dtype/C
-
 };
 
 }  // namespace hetero::nn

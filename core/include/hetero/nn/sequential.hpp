@@ -16,8 +16,8 @@ class HETERO_API Sequential : public Module {
   Sequential() = default;
   /// Sequential{Linear(3, 4), ReLU(), Linear(4, 1)}: takes ownership of the layers.
   template <class... M>
-    requires(sizeof...(M) > 0 && (std::derived_from<std::decay_t<M>, Module> && ...))
-  Sequential(M&&... modules) {  // NOLINT: brace initialisation as in PyTorch
+  requires(sizeof...(M) > 0 && (std::derived_from<std::decay_t<M>, Module> && ...))
+      Sequential(M&&... modules) {  // NOLINT: brace initialisation as in PyTorch
     (push_back(std::make_shared<std::decay_t<M>>(std::forward<M>(modules))), ...);
   }
   /// Appends a layer named by its position.
@@ -27,7 +27,10 @@ class HETERO_API Sequential : public Module {
   /// The i-th layer; IndexError when out of range.
   Module& operator[](std::size_t i) const;
   std::size_t size() const noexcept { return children().size(); }
-  Sequential& to(const Device& d) { Module::to(d); return *this; }
+  Sequential& to(const Device& d) {
+    Module::to(d);
+    return *this;
+  }
 };
 
 }  // namespace hetero::nn

@@ -18,11 +18,11 @@ namespace hetero::optim {
 
 /// Hyper-parameters of SGD (torch.optim.SGD's defaults except lr, which is required).
 struct SGDOptions {
-  double lr;                  ///< learning rate, > 0
-  double momentum = 0;        ///< >= 0
+  double lr;            ///< learning rate, > 0
+  double momentum = 0;  ///< >= 0
   double dampening = 0;
-  double weight_decay = 0;    ///< L2 penalty, >= 0
-  bool nesterov = false;      ///< needs momentum > 0 and dampening == 0
+  double weight_decay = 0;  ///< L2 penalty, >= 0
+  bool nesterov = false;    ///< needs momentum > 0 and dampening == 0
 };
 
 class HETERO_API SGD {

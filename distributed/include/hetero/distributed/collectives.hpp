@@ -6,8 +6,8 @@
 /// non-contiguous views: contiguous cpu tensors go to MPI without a copy; others are
 /// staged through a host buffer, pinned where a loaded backend offers pinned memory.
 /// float16 and bfloat16 are reduced in float32 (converted back once); bool reduces as
-/// logical or (sum, max) and logical and (product, min). Every call blocks until its result is in the
-/// tensor. Errors: DistributedError (no group, ranks disagree, MPI failure, timeout);
+/// logical or (sum, max) and logical and (product, min). Every call blocks until its result is in
+/// the tensor. Errors: DistributedError (no group, ranks disagree, MPI failure, timeout);
 /// ShapeError / DTypeError for local arguments, thrown before any communication (the
 /// other ranks then wait in the collective until they time out).
 /// Limits: at most 2^31 - 1 elements per tensor (MPI's int counts).
@@ -45,11 +45,13 @@ HETERO_API void all_gather_into_tensor(Tensor& output, const Tensor& input);
 /// Reduces inputs[r] over all ranks into rank r's `output`, as
 /// torch.distributed.reduce_scatter. `inputs` holds world_size() tensors of output's
 /// shape and dtype (any devices).
-HETERO_API void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::sum);
+HETERO_API void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                               ReduceOp op = ReduceOp::sum);
 
 /// Reduces `input` (world_size() * output.numel() elements, row-major) over all ranks
 /// and writes block r of the result into rank r's `output`, as
 /// torch.distributed.reduce_scatter_tensor.
-HETERO_API void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op = ReduceOp::sum);
+HETERO_API void reduce_scatter_tensor(Tensor& output, const Tensor& input,
+                                      ReduceOp op = ReduceOp::sum);
 
 }  // namespace hetero::distributed

@@ -35,6 +35,7 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing. A parameter
 /// without a gradient on this rank contributes zeros and receives the mean. Returns the
 /// number of buckets (all_reduce calls).
-HETERO_API std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes = default_bucket_bytes);
+HETERO_API std::size_t all_reduce_gradients(nn::Module& module,
+                                            std::size_t bucket_bytes = default_bucket_bytes);
 
 }  // namespace hetero::distributed

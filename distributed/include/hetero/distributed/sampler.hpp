@@ -22,8 +22,8 @@ class HETERO_API DistributedSampler {
                      std::uint64_t seed = 0, bool drop_last = false);
   /// A sampler for this rank of the current process group (world_size() replicas,
   /// rank()); DistributedError without a group.
-  static DistributedSampler for_group(std::int64_t size, bool shuffle = true, std::uint64_t seed = 0,
-                                      bool drop_last = false);
+  static DistributedSampler for_group(std::int64_t size, bool shuffle = true,
+                                      std::uint64_t seed = 0, bool drop_last = false);
 
   /// Selects the epoch's order, as DistributedSampler.set_epoch: call before each epoch.
   void set_epoch(std::int64_t epoch) noexcept { epoch_ = epoch; }

@@ -25,9 +25,9 @@
 #include <memory>
 #include <string>
 
+#include <hetero/device_properties.hpp>
 #include <hetero/error.hpp>
 #include <hetero/sdk/buffer.hpp>
-#include <hetero/device_properties.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/stream.hpp>
 
@@ -88,8 +88,7 @@ class Backend {
   /// capabilities().peer_copy, else the backend stages it). Queued on `stream`, which
   /// belongs to dst's device.
   virtual void copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
-                                     std::size_t dst_offset, std::size_t bytes,
-                                     Stream& stream) = 0;
+                                     std::size_t dst_offset, std::size_t bytes, Stream& stream) = 0;
 
   // --- kernels (queued; all views on the stream's device) --------------------------
   /// Sets every element of `out` to `value` (converted to out.dtype).
@@ -100,8 +99,7 @@ class Backend {
   /// Float to integer truncates towards zero (as C++ and torch); to bool is `x != 0`.
   virtual void cast(const StridedView& src, const StridedView& dst, Stream& stream) = 0;
   /// out = op(in); equal shapes (in may have 0 strides), equal dtypes.
-  virtual void unary(UnaryOp op, const StridedView& in, const StridedView& out,
-                     Stream& stream) = 0;
+  virtual void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) = 0;
   /// out = a op b; a and b already broadcast to out's shape (0 strides), equal dtypes.
   virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
                       const StridedView& out, Stream& stream) = 0;

@@ -20,8 +20,8 @@
 /// rounded bytes when R <= S <= 2R (blocks are not split). Statistics count rounded
 /// bytes. Thread-safe: one mutex.
 #include <algorithm>
-#include <cstdlib>
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>

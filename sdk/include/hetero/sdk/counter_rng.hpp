@@ -18,7 +18,8 @@ namespace hetero::rng {
 
 /// 64 random bits for counter `counter` of the stream `seed`.
 HETERO_HOST_DEVICE inline std::uint64_t mix(std::uint64_t seed, std::uint64_t counter) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + counter * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
+  std::uint64_t z =
+      seed * 0x9E3779B97F4A7C15ULL + counter * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
   for (int round = 0; round < 2; ++round) {
     z += 0x9E3779B97F4A7C15ULL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -41,12 +42,15 @@ HETERO_HOST_DEVICE inline double uniform_double(std::uint64_t bits) {
 /// Element `i` of a uniform call (seed, offset), as T (float or double).
 template <class T>
 HETERO_HOST_DEVICE inline T uniform_at(std::uint64_t seed, std::uint64_t offset, std::uint64_t i) {
-  if constexpr (sizeof(T) == sizeof(float)) return uniform_float(mix(seed, offset + i));
-  else return uniform_double(mix(seed, offset + i));
+  if constexpr (sizeof(T) == sizeof(float))
+    return uniform_float(mix(seed, offset + i));
+  else
+    return uniform_double(mix(seed, offset + i));
 }
 
 /// Element `i` of a standard-normal call (seed, offset), computed in double.
-HETERO_HOST_DEVICE inline double normal_at(std::uint64_t seed, std::uint64_t offset, std::uint64_t i) {
+HETERO_HOST_DEVICE inline double normal_at(std::uint64_t seed, std::uint64_t offset,
+                                           std::uint64_t i) {
   const double u1 = 1.0 - uniform_double(mix(seed, offset + 2 * i));  // (0, 1]
   const double u2 = uniform_double(mix(seed, offset + 2 * i + 1));
   constexpr double two_pi = 6.283185307179586476925286766559;

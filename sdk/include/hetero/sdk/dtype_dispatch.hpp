@@ -14,17 +14,25 @@
 namespace hetero {
 
 /// Calls f(T{}) with T the storage type of `t`: float, double, int32_t, int64_t,
-/// uint8_t for bool (0 or 1), Half for float16 and BFloat16 for bfloat16 (half.hpp). Throws DTypeError for a dtype without a storage type.
+/// uint8_t for bool (0 or 1), Half for float16 and BFloat16 for bfloat16 (half.hpp). Throws
+/// DTypeError for a dtype without a storage type.
 template <class F>
 decltype(auto) dispatch_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::float32: return f(float{});
-    case DType::float64: return f(double{});
-    case DType::int32: return f(std::int32_t{});
-    case DType::int64: return f(std::int64_t{});
-    case DType::bool_: return f(std::uint8_t{});
-    case DType::float16: return f(Half{});
-    case DType::bfloat16: return f(BFloat16{});
+    case DType::float32:
+      return f(float{});
+    case DType::float64:
+      return f(double{});
+    case DType::int32:
+      return f(std::int32_t{});
+    case DType::int64:
+      return f(std::int64_t{});
+    case DType::bool_:
+      return f(std::uint8_t{});
+    case DType::float16:
+      return f(Half{});
+    case DType::bfloat16:
+      return f(BFloat16{});
   }
   throw DTypeError("unsupported dtype " + std::to_string(static_cast<int>(t)));
 }

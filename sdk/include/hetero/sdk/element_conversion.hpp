@@ -31,7 +31,8 @@ HETERO_HOST_DEVICE inline D convert_element(S s) {
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
     // Round to nearest even from the exact value: float holds every source value but
     // double and int64, which go through float_round_to_odd (no double rounding).
-    if constexpr (!std::is_same_v<S, float> && !std::is_same_v<S, Half> && !std::is_same_v<S, BFloat16>)
+    if constexpr (!std::is_same_v<S, float> && !std::is_same_v<S, Half> &&
+                  !std::is_same_v<S, BFloat16>)
       return D(float_round_to_odd(static_cast<double>(s)));
     else
       return D(static_cast<float>(s));
@@ -46,10 +47,14 @@ HETERO_HOST_DEVICE inline D convert_element(S s) {
 /// (bool: i != 0).
 template <class T>
 HETERO_HOST_DEVICE inline T scalar_as(const Scalar& value) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(value.f));
-  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(value.f);
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return value.i != 0 ? 1 : 0;
-  else return static_cast<T>(value.i);
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return T(static_cast<float>(value.f));
+  else if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(value.f);
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return value.i != 0 ? 1 : 0;
+  else
+    return static_cast<T>(value.i);
 }
 
 }  // namespace hetero

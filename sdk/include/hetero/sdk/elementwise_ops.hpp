@@ -26,7 +26,8 @@ namespace ops_detail {
 
 // The type arithmetic runs in: float for the 16-bit floats, T otherwise.
 template <class T>
-using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+using Compute =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 template <class T>
 HETERO_HOST_DEVICE inline T wrap(std::uint64_t v) {
@@ -38,9 +39,12 @@ HETERO_HOST_DEVICE inline T wrap(std::uint64_t v) {
 /// Whether UnaryOp `op` is defined for storage type T (see the note).
 template <class T>
 constexpr bool supports_unary(UnaryOp op) noexcept {
-  if constexpr (is_floating_storage_v<T>) return true;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return false;  // bool
-  else return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
+  if constexpr (is_floating_storage_v<T>)
+    return true;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return false;  // bool
+  else
+    return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
 }
 
 /// Whether BinaryOp ops are defined for storage type T (every op but on bool).
@@ -60,20 +64,32 @@ HETERO_HOST_DEVICE inline T unary_element(T in) {
     using std::exp, std::fabs, std::log, std::sqrt, std::tanh;
     using C = Compute<T>;
     const C x = static_cast<C>(in);
-    if constexpr (Op == UnaryOp::neg) return T(-x);
-    else if constexpr (Op == UnaryOp::exp) return T(exp(x));
-    else if constexpr (Op == UnaryOp::log) return T(log(x));
-    else if constexpr (Op == UnaryOp::sqrt) return T(sqrt(x));
-    else if constexpr (Op == UnaryOp::abs) return T(fabs(x));
-    else if constexpr (Op == UnaryOp::relu) return x > C(0) ? in : T(C(0));
-    else if constexpr (Op == UnaryOp::sigmoid) return T(C(1) / (C(1) + exp(-x)));
-    else return T(tanh(x));
+    if constexpr (Op == UnaryOp::neg)
+      return T(-x);
+    else if constexpr (Op == UnaryOp::exp)
+      return T(exp(x));
+    else if constexpr (Op == UnaryOp::log)
+      return T(log(x));
+    else if constexpr (Op == UnaryOp::sqrt)
+      return T(sqrt(x));
+    else if constexpr (Op == UnaryOp::abs)
+      return T(fabs(x));
+    else if constexpr (Op == UnaryOp::relu)
+      return x > C(0) ? in : T(C(0));
+    else if constexpr (Op == UnaryOp::sigmoid)
+      return T(C(1) / (C(1) + exp(-x)));
+    else
+      return T(tanh(x));
   } else if constexpr (std::is_signed_v<T>) {
     const T negated = wrap<T>(0ULL - static_cast<std::uint64_t>(in));
-    if constexpr (Op == UnaryOp::neg) return negated;
-    else if constexpr (Op == UnaryOp::abs) return in < 0 ? negated : in;
-    else if constexpr (Op == UnaryOp::relu) return in > 0 ? in : T(0);
-    else return in;
+    if constexpr (Op == UnaryOp::neg)
+      return negated;
+    else if constexpr (Op == UnaryOp::abs)
+      return in < 0 ? negated : in;
+    else if constexpr (Op == UnaryOp::relu)
+      return in > 0 ? in : T(0);
+    else
+      return in;
   } else {
     return in;
   }
@@ -86,23 +102,34 @@ HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
   if constexpr (is_floating_storage_v<T>) {
     using C = Compute<T>;
     const C x = static_cast<C>(a), y = static_cast<C>(b);
-    if constexpr (Op == BinaryOp::add) return T(x + y);
-    else if constexpr (Op == BinaryOp::sub) return T(x - y);
-    else if constexpr (Op == BinaryOp::mul) return T(x * y);
-    else if constexpr (Op == BinaryOp::div) return T(x / y);
-    else if constexpr (Op == BinaryOp::maximum) return (x != x || x > y) ? a : b;
-    else return (x != x || x < y) ? a : b;
+    if constexpr (Op == BinaryOp::add)
+      return T(x + y);
+    else if constexpr (Op == BinaryOp::sub)
+      return T(x - y);
+    else if constexpr (Op == BinaryOp::mul)
+      return T(x * y);
+    else if constexpr (Op == BinaryOp::div)
+      return T(x / y);
+    else if constexpr (Op == BinaryOp::maximum)
+      return (x != x || x > y) ? a : b;
+    else
+      return (x != x || x < y) ? a : b;
   } else if constexpr (std::is_signed_v<T>) {
     const auto ux = static_cast<std::uint64_t>(a), uy = static_cast<std::uint64_t>(b);
-    if constexpr (Op == BinaryOp::add) return wrap<T>(ux + uy);
-    else if constexpr (Op == BinaryOp::sub) return wrap<T>(ux - uy);
-    else if constexpr (Op == BinaryOp::mul) return wrap<T>(ux * uy);
+    if constexpr (Op == BinaryOp::add)
+      return wrap<T>(ux + uy);
+    else if constexpr (Op == BinaryOp::sub)
+      return wrap<T>(ux - uy);
+    else if constexpr (Op == BinaryOp::mul)
+      return wrap<T>(ux * uy);
     else if constexpr (Op == BinaryOp::div) {
-      if (b == 0) return T(0);                  // no trap
-      if (b == -1) return wrap<T>(0ULL - ux);   // MIN / -1 wraps
+      if (b == 0) return T(0);                 // no trap
+      if (b == -1) return wrap<T>(0ULL - ux);  // MIN / -1 wraps
       return static_cast<T>(a / b);
-    } else if constexpr (Op == BinaryOp::maximum) return a > b ? a : b;
-    else return a < b ? a : b;
+    } else if constexpr (Op == BinaryOp::maximum)
+      return a > b ? a : b;
+    else
+      return a < b ? a : b;
   } else {
     return a;
   }
@@ -113,14 +140,22 @@ template <class F>
 decltype(auto) visit_unary(UnaryOp op, F&& f) {
   using U = UnaryOp;
   switch (op) {
-    case U::neg: return f(std::integral_constant<U, U::neg>{});
-    case U::exp: return f(std::integral_constant<U, U::exp>{});
-    case U::log: return f(std::integral_constant<U, U::log>{});
-    case U::sqrt: return f(std::integral_constant<U, U::sqrt>{});
-    case U::abs: return f(std::integral_constant<U, U::abs>{});
-    case U::relu: return f(std::integral_constant<U, U::relu>{});
-    case U::sigmoid: return f(std::integral_constant<U, U::sigmoid>{});
-    case U::tanh: break;
+    case U::neg:
+      return f(std::integral_constant<U, U::neg>{});
+    case U::exp:
+      return f(std::integral_constant<U, U::exp>{});
+    case U::log:
+      return f(std::integral_constant<U, U::log>{});
+    case U::sqrt:
+      return f(std::integral_constant<U, U::sqrt>{});
+    case U::abs:
+      return f(std::integral_constant<U, U::abs>{});
+    case U::relu:
+      return f(std::integral_constant<U, U::relu>{});
+    case U::sigmoid:
+      return f(std::integral_constant<U, U::sigmoid>{});
+    case U::tanh:
+      break;
   }
   return f(std::integral_constant<U, U::tanh>{});
 }
@@ -130,12 +165,18 @@ template <class F>
 decltype(auto) visit_binary(BinaryOp op, F&& f) {
   using B = BinaryOp;
   switch (op) {
-    case B::add: return f(std::integral_constant<B, B::add>{});
-    case B::sub: return f(std::integral_constant<B, B::sub>{});
-    case B::mul: return f(std::integral_constant<B, B::mul>{});
-    case B::div: return f(std::integral_constant<B, B::div>{});
-    case B::maximum: return f(std::integral_constant<B, B::maximum>{});
-    case B::minimum: break;
+    case B::add:
+      return f(std::integral_constant<B, B::add>{});
+    case B::sub:
+      return f(std::integral_constant<B, B::sub>{});
+    case B::mul:
+      return f(std::integral_constant<B, B::mul>{});
+    case B::div:
+      return f(std::integral_constant<B, B::div>{});
+    case B::maximum:
+      return f(std::integral_constant<B, B::maximum>{});
+    case B::minimum:
+      break;
   }
   return f(std::integral_constant<B, B::minimum>{});
 }
@@ -145,14 +186,22 @@ decltype(auto) visit_binary(BinaryOp op, F&& f) {
 template <class T>
 HETERO_HOST_DEVICE inline T unary_element(UnaryOp op, T x) {
   switch (op) {
-    case UnaryOp::neg: return unary_element<UnaryOp::neg>(x);
-    case UnaryOp::exp: return unary_element<UnaryOp::exp>(x);
-    case UnaryOp::log: return unary_element<UnaryOp::log>(x);
-    case UnaryOp::sqrt: return unary_element<UnaryOp::sqrt>(x);
-    case UnaryOp::abs: return unary_element<UnaryOp::abs>(x);
-    case UnaryOp::relu: return unary_element<UnaryOp::relu>(x);
-    case UnaryOp::sigmoid: return unary_element<UnaryOp::sigmoid>(x);
-    case UnaryOp::tanh: break;
+    case UnaryOp::neg:
+      return unary_element<UnaryOp::neg>(x);
+    case UnaryOp::exp:
+      return unary_element<UnaryOp::exp>(x);
+    case UnaryOp::log:
+      return unary_element<UnaryOp::log>(x);
+    case UnaryOp::sqrt:
+      return unary_element<UnaryOp::sqrt>(x);
+    case UnaryOp::abs:
+      return unary_element<UnaryOp::abs>(x);
+    case UnaryOp::relu:
+      return unary_element<UnaryOp::relu>(x);
+    case UnaryOp::sigmoid:
+      return unary_element<UnaryOp::sigmoid>(x);
+    case UnaryOp::tanh:
+      break;
   }
   return unary_element<UnaryOp::tanh>(x);
 }
@@ -161,12 +210,18 @@ HETERO_HOST_DEVICE inline T unary_element(UnaryOp op, T x) {
 template <class T>
 HETERO_HOST_DEVICE inline T binary_element(BinaryOp op, T x, T y) {
   switch (op) {
-    case BinaryOp::add: return binary_element<BinaryOp::add>(x, y);
-    case BinaryOp::sub: return binary_element<BinaryOp::sub>(x, y);
-    case BinaryOp::mul: return binary_element<BinaryOp::mul>(x, y);
-    case BinaryOp::div: return binary_element<BinaryOp::div>(x, y);
-    case BinaryOp::maximum: return binary_element<BinaryOp::maximum>(x, y);
-    case BinaryOp::minimum: break;
+    case BinaryOp::add:
+      return binary_element<BinaryOp::add>(x, y);
+    case BinaryOp::sub:
+      return binary_element<BinaryOp::sub>(x, y);
+    case BinaryOp::mul:
+      return binary_element<BinaryOp::mul>(x, y);
+    case BinaryOp::div:
+      return binary_element<BinaryOp::div>(x, y);
+    case BinaryOp::maximum:
+      return binary_element<BinaryOp::maximum>(x, y);
+    case BinaryOp::minimum:
+      break;
   }
   return binary_element<BinaryOp::minimum>(x, y);
 }

@@ -47,7 +47,8 @@ struct Half {
 struct BFloat16 {
   std::uint16_t bits = 0;
   BFloat16() = default;
-  HETERO_HOST_DEVICE BFloat16(float f) : bits(from_float(f)) {}  // NOLINT: implicit, as c10::BFloat16
+  HETERO_HOST_DEVICE BFloat16(float f)
+      : bits(from_float(f)) {}  // NOLINT: implicit, as c10::BFloat16
   HETERO_HOST_DEVICE operator float() const { return to_float(bits); }  // NOLINT
 
   /// Round to nearest even on the upper 16 bits; NaN becomes the quiet NaN 0x7FC0.
@@ -92,6 +93,7 @@ inline constexpr bool is_floating_storage_v =
 
 /// The type kernels compute a storage type in: float for Half/BFloat16, else T.
 template <class T>
-using compute_type_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+using compute_type_t =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 }  // namespace hetero

@@ -107,9 +107,12 @@ struct GemmArgs {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t batch = 1;
   double alpha = 1.0, beta = 0.0;
-  Buffer* a = nullptr; std::int64_t a_offset = 0, lda = 0, stride_a = 0;
-  Buffer* b = nullptr; std::int64_t b_offset = 0, ldb = 0, stride_b = 0;
-  Buffer* c = nullptr; std::int64_t c_offset = 0, ldc = 0, stride_c = 0;
+  Buffer* a = nullptr;
+  std::int64_t a_offset = 0, lda = 0, stride_a = 0;
+  Buffer* b = nullptr;
+  std::int64_t b_offset = 0, ldb = 0, stride_b = 0;
+  Buffer* c = nullptr;
+  std::int64_t c_offset = 0, ldc = 0, stride_c = 0;
 };
 
 }  // namespace hetero

@@ -14,22 +14,23 @@ namespace hetero {
 
 /// Figures an out-of-memory error reports. Sizes in bytes; 0 where the device does not say.
 struct MemoryFigures {
-  std::string device;          ///< "cuda:0", "cpu:1", "opencl:0 (pthread-...)", "pinned host memory"
-  std::size_t requested = 0;   ///< the request, as the caller made it
-  std::size_t free = 0;        ///< free on the device now
-  std::size_t total = 0;       ///< the device's memory
-  std::size_t reserved = 0;    ///< held by hetero's pool (in use plus cached)
-  std::string what = "memory"; ///< what was allocated ("memory", "GEMM scratch", ...)
+  std::string device;         ///< "cuda:0", "cpu:1", "opencl:0 (pthread-...)", "pinned host memory"
+  std::size_t requested = 0;  ///< the request, as the caller made it
+  std::size_t free = 0;       ///< free on the device now
+  std::size_t total = 0;      ///< the device's memory
+  std::size_t reserved = 0;   ///< held by hetero's pool (in use plus cached)
+  std::string what = "memory";  ///< what was allocated ("memory", "GEMM scratch", ...)
 };
 
 /// The OutOfMemoryError of the policy: "<device>: out of memory: cannot allocate <requested>
 /// bytes of <what>; <free> bytes free of <total> total, <reserved> bytes reserved by hetero
 /// (the cache was emptied and the allocation retried once)".
 inline OutOfMemoryError out_of_memory_error(const MemoryFigures& f) {
-  return OutOfMemoryError(f.device + ": out of memory: cannot allocate " + std::to_string(f.requested) + " bytes of " +
-                          f.what + "; " + std::to_string(f.free) + " bytes free of " + std::to_string(f.total) +
-                          " total, " + std::to_string(f.reserved) +
-                          " bytes reserved by hetero (the cache was emptied and the allocation retried once)");
+  return OutOfMemoryError(
+      f.device + ": out of memory: cannot allocate " + std::to_string(f.requested) + " bytes of " +
+      f.what + "; " + std::to_string(f.free) + " bytes free of " + std::to_string(f.total) +
+      " total, " + std::to_string(f.reserved) +
+      " bytes reserved by hetero (the cache was emptied and the allocation retried once)");
 }
 
 /// The policy's control flow: `try_allocate()` (returns something testable as bool, false

@@ -9,8 +9,8 @@
 
 /// Major version of the Backend/Buffer/Stream interfaces: bumped on any change of their
 /// layout (2: Backend::empty_cache, allocate_pinned_host and
-/// DeviceProperties::runtime_version added). A plugin is loaded only when its major equals the core's and its minor is not
-/// newer than the core's.
+/// DeviceProperties::runtime_version added). A plugin is loaded only when its major equals the
+/// core's and its minor is not newer than the core's.
 #define HETERO_INTERFACE_VERSION_MAJOR 2
 #define HETERO_INTERFACE_VERSION_MINOR 0
 
@@ -19,11 +19,13 @@
 
 /// Compiler identity, e.g. "GCC 12.2.0" or "Clang 14.0.6".
 #if defined(__clang__)
-#define HETERO_COMPILER_ID \
-  "Clang " HETERO_STRINGIFY(__clang_major__) "." HETERO_STRINGIFY(__clang_minor__) "." HETERO_STRINGIFY(__clang_patchlevel__)
+#define HETERO_COMPILER_ID                                         \
+  "Clang " HETERO_STRINGIFY(__clang_major__) "." HETERO_STRINGIFY( \
+      __clang_minor__) "." HETERO_STRINGIFY(__clang_patchlevel__)
 #elif defined(__GNUC__)
-#define HETERO_COMPILER_ID \
-  "GCC " HETERO_STRINGIFY(__GNUC__) "." HETERO_STRINGIFY(__GNUC_MINOR__) "." HETERO_STRINGIFY(__GNUC_PATCHLEVEL__)
+#define HETERO_COMPILER_ID                                                                     \
+  "GCC " HETERO_STRINGIFY(__GNUC__) "." HETERO_STRINGIFY(__GNUC_MINOR__) "." HETERO_STRINGIFY( \
+      __GNUC_PATCHLEVEL__)
 #else
 #define HETERO_COMPILER_ID "unknown compiler"
 #endif
@@ -47,14 +49,14 @@ extern "C" {
 /// fixed forever: struct_size and the interface version come first so any core can read
 /// them from any plugin. Strings are NUL-terminated, static, owned by the plugin.
 struct HeteroPluginInfo {
-  std::uint32_t struct_size;        ///< sizeof(HeteroPluginInfo) of the plugin's build
-  std::uint32_t interface_major;    ///< HETERO_INTERFACE_VERSION_MAJOR of the plugin's build
-  std::uint32_t interface_minor;    ///< HETERO_INTERFACE_VERSION_MINOR of the plugin's build
-  const char* name;                 ///< backend name, e.g. "cpu"; equals Backend::name()
-  const char* version;              ///< plugin version, e.g. "0.1.0"
-  const char* compiler;             ///< HETERO_COMPILER_ID of the plugin's build
-  const char* cxx_stdlib;           ///< HETERO_CXX_STDLIB_ID of the plugin's build
-  const char* vendor_libraries;     ///< e.g. "OpenBLAS 0.3.21"; may be empty
+  std::uint32_t struct_size;      ///< sizeof(HeteroPluginInfo) of the plugin's build
+  std::uint32_t interface_major;  ///< HETERO_INTERFACE_VERSION_MAJOR of the plugin's build
+  std::uint32_t interface_minor;  ///< HETERO_INTERFACE_VERSION_MINOR of the plugin's build
+  const char* name;               ///< backend name, e.g. "cpu"; equals Backend::name()
+  const char* version;            ///< plugin version, e.g. "0.1.0"
+  const char* compiler;           ///< HETERO_COMPILER_ID of the plugin's build
+  const char* cxx_stdlib;         ///< HETERO_CXX_STDLIB_ID of the plugin's build
+  const char* vendor_libraries;   ///< e.g. "OpenBLAS 0.3.21"; may be empty
 };
 }
 
@@ -70,17 +72,17 @@ struct HeteroPluginInfo {
 ///   HETERO_PLUGIN(MyBackend, "mine", "1.0.0", my_vendor_versions())
 /// `vendor_expr` is evaluated once, on the first info query, and must yield something
 /// convertible to std::string.
-#define HETERO_PLUGIN(BackendType, name_literal, version_literal, vendor_expr)               \
-  HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {                      \
-    static const std::string vendor_libraries = (vendor_expr);                              \
-    static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),                           \
-                                       HETERO_INTERFACE_VERSION_MAJOR,                     \
-                                       HETERO_INTERFACE_VERSION_MINOR,                     \
-                                       name_literal,                                       \
-                                       version_literal,                                    \
-                                       HETERO_COMPILER_ID,                                 \
-                                       HETERO_CXX_STDLIB_ID,                               \
-                                       vendor_libraries.c_str()};                          \
-    return &info;                                                                          \
-  }                                                                                        \
+#define HETERO_PLUGIN(BackendType, name_literal, version_literal, vendor_expr) \
+  HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {          \
+    static const std::string vendor_libraries = (vendor_expr);                 \
+    static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),               \
+                                       HETERO_INTERFACE_VERSION_MAJOR,         \
+                                       HETERO_INTERFACE_VERSION_MINOR,         \
+                                       name_literal,                           \
+                                       version_literal,                        \
+                                       HETERO_COMPILER_ID,                     \
+                                       HETERO_CXX_STDLIB_ID,                   \
+                                       vendor_libraries.c_str()};              \
+    return &info;                                                              \
+  }                                                                            \
   HETERO_PLUGIN_EXPORT ::hetero::Backend* hetero_plugin_create() { return new BackendType(); }
