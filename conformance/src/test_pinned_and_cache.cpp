@@ -1,4 +1,4 @@
-// Interface 2.0 additions: empty_cache() and pinned host memory (allocate_pinned_host).
+// empty_cache() and pinned host memory (allocate_pinned_host).
 #include <cstring>
 #include <numeric>
 #include <vector>

@@ -54,7 +54,7 @@ void release_mpi_objects(Group& g) noexcept {
 }
 
 // At exit: MPI_Finalize when hetero initialised MPI and no thread is stuck in it. Tensors
-// are left alone (Note [Exit without teardown], docs/design/plugin-lifetime.md): the
+// are left alone (Note [Exit without teardown], core/src/registry.cpp): the
 // staging buffers may be pinned memory of a vendor library already torn down.
 void finalize_at_exit() {
   bool stuck = false;

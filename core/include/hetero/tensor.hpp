@@ -54,7 +54,7 @@ class HETERO_API Tensor {
   /// True when both tensors view the same device storage (the same allocation).
   bool shares_storage(const Tensor& other) const;
 
-  // --- moving between devices and dtypes (5.6.2.2) ---------------------------------
+  // --- moving between devices and dtypes ------------------------------------------
   /// This tensor itself when already on `d` (no copy, no allocation: Z.to(Z.device())
   /// .is_same(Z)), else a contiguous copy on `d`, as torch.Tensor.to / MXNet as_in_ctx.
   Tensor to(const Device& d) const;
