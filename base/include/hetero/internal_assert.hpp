@@ -10,11 +10,24 @@
 
 #include <hetero/error.hpp>
 
-#define HETERO_INTERNAL_ASSERT(condition, message)                                            \
-  do {                                                                                        \
-    if (!(condition)) [[unlikely]]                                                            \
-      throw ::hetero::InternalError(std::string("internal assertion failed at ") + __FILE__ + \
-                                    ":" + std::to_string(__LINE__) + ": " #condition ": " +   \
-                                    (message) +                                               \
-                                    " (a bug in hetero or a plugin; please report it)");      \
+namespace hetero::detail {
+
+/// The failure path of HETERO_INTERNAL_ASSERT, out of line and cold so that a check costs
+/// its caller a compare and a branch (and does not stop the caller from being inlined).
+template <class MakeMessage>
+[[noreturn, gnu::cold, gnu::noinline]] void internal_assert_failed(const char* file, int line,
+                                                                   const char* condition,
+                                                                   MakeMessage&& make_message) {
+  throw InternalError(std::string("internal assertion failed at ") + file + ":" +
+                      std::to_string(line) + ": " + condition + ": " + make_message() +
+                      " (a bug in hetero or a plugin; please report it)");
+}
+
+}  // namespace hetero::detail
+
+#define HETERO_INTERNAL_ASSERT(condition, message)                                        \
+  do {                                                                                    \
+    if (!(condition)) [[unlikely]]                                                        \
+      ::hetero::detail::internal_assert_failed(__FILE__, __LINE__, #condition,            \
+                                               [&]() -> std::string { return message; }); \
   } while (false)
