@@ -4,8 +4,10 @@
 // float32's bound plus one unit in the last place of the result; integers exact.
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/sdk/reduction_ops.hpp>
 
 namespace hetero::conformance {
 
@@ -49,8 +51,9 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                       const double v = x[(a * s[1] + b) * s[2] + c];
                       acc += op == ReduceOp::norm ? v * v : v;
                       abs_acc += op == ReduceOp::norm ? v * v : std::abs(v);
-                      const bool better = op == ReduceOp::min ? v < best : v > best;
-                      if (cnt == 0 || better) {
+                      // The SDK's rule (Note [Reduction semantics]), on doubles.
+                      if (cnt == 0 ||
+                          extremum_replaces(v, idx, best, best_idx, op == ReduceOp::min)) {
                         best = v;
                         best_idx = idx;
                       }
@@ -89,6 +92,50 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                     << "x" << s[2] << " mask " << m[0] << m[1] << m[2];
               }
         }
+    }
+}
+
+// Note [Reduction semantics] on values the random reference data never has: NaN wins
+// max and min, argmax takes the first NaN, or the first of equal maxima; rows of several
+// lengths so that tree reductions (and their partial blocks) meet NaNs and ties anywhere.
+TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DType t : {DType::float32, DType::float64, DType::float16})
+    for (std::int64_t n : {6, 37, 4099}) {
+      SCOPED_TRACE(testing::Message() << dtype_name(t) << " n=" << n);
+      // Row 0: ties only (maximum 5 first at n/3, minimum -5 first at n/4).
+      // Row 1: the same with NaN at 2n/3 and n - 1.
+      std::vector<double> v(static_cast<std::size_t>(2 * n));
+      for (std::int64_t i = 0; i < n; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<double>(i % 3);
+      for (std::int64_t r = 0; r < 2; ++r) {
+        double* row = v.data() + r * n;
+        if (r == 1) std::copy(v.begin(), v.begin() + n, row);
+        row[n / 3] = row[n - 2] = 5;
+        row[n / 4] = row[n - 1] = -5;
+        if (r == 1) row[2 * n / 3] = row[n - 1] = nan;
+      }
+      DeviceArray in(backend(), 0, t, 2 * n);
+      in.upload(pack(t, v).data());
+      auto run = [&](ReduceOp op) {
+        const DType ot = op == ReduceOp::argmax ? DType::int64 : t;
+        DeviceArray out(backend(), 0, ot, 2);
+        backend().reduce(op, in.view({2, n}), out.view({2, 1}), stream());
+        std::vector<unsigned char> bytes(2 * element_size(ot));
+        out.download(bytes.data());
+        return unpack(ot, bytes);
+      };
+      const auto mx = run(ReduceOp::max), mn = run(ReduceOp::min), am = run(ReduceOp::argmax);
+      EXPECT_EQ(mx[0], 5.0);
+      EXPECT_EQ(mn[0], -5.0);
+      EXPECT_EQ(am[0], static_cast<double>(n / 3));
+      EXPECT_TRUE(std::isnan(mx[1]));
+      EXPECT_TRUE(std::isnan(mn[1]));
+      EXPECT_EQ(am[1], static_cast<double>(2 * n / 3));
+      // The rule the backends share, checked on the host too.
+      EXPECT_TRUE(extremum_replaces(nan, 9, 5.0, 1, false));
+      EXPECT_FALSE(extremum_replaces(nan, 9, nan, 1, false));
+      EXPECT_FALSE(extremum_replaces(5.0, 9, 5.0, 1, false));
     }
 }
 

@@ -1,8 +1,10 @@
 // Reductions: outer loop over output elements (parallel), inner serial loop over the
-// reduced sub-space, accumulating in double (floating) or int64 (integers).
+// reduced sub-space; the rules are the SDK's (Note [Reduction semantics]).
 #include <cmath>
 #include <limits>
 #include <type_traits>
+
+#include <hetero/sdk/reduction_ops.hpp>
 
 #include "kernels.hpp"
 
@@ -32,7 +34,7 @@ double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
 
 template <class T>
 void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
-  using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
+  using Acc = reduction_accumulator_t<T>;  // Note [Reduction semantics]
   const T* src = data_of<T>(in);
   const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
@@ -68,22 +70,15 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
                   if constexpr (is_floating_storage_v<T>)
                     acc += static_cast<Acc>(x);
                   else
-                    acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) +
-                                           static_cast<std::uint64_t>(x));
+                    acc = wrapping_add(acc, static_cast<std::int64_t>(x));
                   break;
                 case ReduceOp::norm:
                   acc += static_cast<Acc>(x) * static_cast<Acc>(x);
                   break;
                 case ReduceOp::max:
                 case ReduceOp::argmax:
-                  // NaN propagates (is the maximum), as torch.
-                  if (first || x > best || (x != x && best == best)) {
-                    best = x;
-                    best_index = index;
-                  }
-                  break;
                 case ReduceOp::min:
-                  if (first || x < best || (x != x && best == best)) {
+                  if (first || extremum_replaces(x, index, best, best_index, op == ReduceOp::min)) {
                     best = x;
                     best_index = index;
                   }

@@ -27,6 +27,7 @@
 #include <limits>
 
 #include <hetero/sdk/element_conversion.hpp>
+#include <hetero/sdk/reduction_ops.hpp>
 
 #include "kernels.cuh"
 #include "kernels.hpp"
@@ -37,13 +38,9 @@ namespace {
 // Whole-input reductions of at most this many elements run on one block.
 constexpr std::int64_t kSmallWholeReduction = 16384;
 
+// Note [Reduction semantics] (<hetero/sdk/reduction_ops.hpp>): accumulators, wrap, NaN and ties.
 template <class T>
-using Acc = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
-
-template <class T>
-__host__ __device__ bool is_nan(T x) {
-  return x != x;
-}
+using Acc = reduction_accumulator_t<T>;
 
 // --- sum, mean, norm: a running sum in Acc<T> -------------------------------------------
 
@@ -60,7 +57,7 @@ struct SumReducer {
     if constexpr (std::is_floating_point_v<Value>)
       return a + b;
     else
-      return static_cast<Value>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+      return wrapping_add(a, b);
   }
 };
 
@@ -98,10 +95,7 @@ struct BestReducer {
   __host__ __device__ bool better(const Value& b, const Value& a) const {
     if (a.key < 0) return b.key >= 0;
     if (b.key < 0) return false;
-    if (is_nan(a.value)) return is_nan(b.value) && b.key < a.key;
-    if (is_nan(b.value)) return true;
-    if (less ? b.value < a.value : b.value > a.value) return true;
-    return b.value == a.value && b.key < a.key;
+    return extremum_replaces(b.value, b.key, a.value, a.key, less);
   }
   __host__ __device__ Value operator()(const Value& a, const Value& b) const {
     return better(b, a) ? b : a;
@@ -150,11 +144,7 @@ struct ExtremeReducer {
     }
   }
   __host__ __device__ Value load(T x, std::int64_t) const { return x; }
-  __host__ __device__ Value operator()(Value a, Value b) const {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return (less ? b < a : b > a) ? b : a;
-  }
+  __host__ __device__ Value operator()(Value a, Value b) const { return extremum(a, b, less); }
 };
 
 template <class T>
@@ -411,8 +401,7 @@ __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
   if constexpr (is_floating_storage_v<T>)
     p.acc += q.acc;
   else
-    p.acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(p.acc) +
-                                      static_cast<std::uint64_t>(q.acc));
+    p.acc = wrapping_add(p.acc, q.acc);
   const BestReducer<T> r{op == ReduceOp::min};
   if (!p.has || r.better(Best<T>(q.index, q.best), Best<T>(p.index, p.best))) {
     p.best = q.best;

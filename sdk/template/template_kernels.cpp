@@ -11,6 +11,7 @@
 #include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/elementwise_ops.hpp>
+#include <hetero/sdk/reduction_ops.hpp>
 
 #include "template_backend.hpp"
 
@@ -88,17 +89,16 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
     const T* x = data_of<T>(in);
     for (std::int64_t j = 0; j < out.numel(); ++j) {
       const std::int64_t start = at(starts, j);
-      double sum = 0;          // floating sums and norms accumulate in double
-      std::uint64_t isum = 0;  // integer sums wrap
+      // Note [Reduction semantics] (<hetero/sdk/reduction_ops.hpp>).
+      double sum = 0;
+      std::int64_t isum = 0;
       T best{};
       std::int64_t best_index = 0;
       for (std::int64_t i = 0; i < count; ++i) {
         const T v = x[start + at(subspace, i)];
         sum += static_cast<double>(v) * (op == ReduceOp::norm ? static_cast<double>(v) : 1.0);
-        isum += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
-        const bool nan_wins = v != v && best == best;
-        const bool better = op == ReduceOp::min ? v < best : v > best;
-        if (i == 0 || better || nan_wins) {
+        isum = wrapping_add(isum, static_cast<std::int64_t>(v));
+        if (i == 0 || extremum_replaces(v, i, best, best_index, op == ReduceOp::min)) {
           best = v;
           best_index = i;
         }

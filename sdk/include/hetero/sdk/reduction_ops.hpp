@@ -1,0 +1,63 @@
+#pragma once
+/// @file reduction_ops.hpp
+/// Note [Reduction semantics]: what Backend::reduce computes, written once for every
+/// backend (host and CUDA device code) and the conformance reference, as torch does:
+/// - sum, mean and norm of floating dtypes (float16, bfloat16, float32, float64)
+///   accumulate in double; of integers in int64, wrapping around on overflow (two's
+///   complement, as torch's sum of int64). The core widens bool and int32 sums to int64
+///   before dispatch (ReduceOp's documentation);
+/// - mean is sum / count; norm is the 2-norm, sqrt(sum of squares);
+/// - max and min: NaN wins (a NaN is both the maximum and the minimum, as torch.max);
+/// - argmax: the index of the maximum within the reduced range; among equal values the
+///   lowest index, and the first NaN where there is one.
+/// The rules are order-independent, so a sequential loop and a tree reduction (CUB) give
+/// the same result. A reduction never sees an empty range (the core writes the identity
+/// itself, Note [Empty tensors]).
+#include <cstdint>
+#include <type_traits>
+
+#include <hetero/sdk/half.hpp>
+#include <hetero/sdk/host_device.hpp>
+
+namespace hetero {
+
+/// What sums of T accumulate in: double for floating storage types, else std::int64_t.
+template <class T>
+using reduction_accumulator_t =
+    std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
+
+/// x != x: true only for NaN (false for every integer).
+template <class T>
+HETERO_HOST_DEVICE inline bool reduction_is_nan(T x) {
+  return x != x;
+}
+
+/// Integer sums wrap around: a + b modulo 2^64, without signed overflow.
+HETERO_HOST_DEVICE inline std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+/// True when `candidate`, the element at index `candidate_index`, takes the place of
+/// `current` (at `current_index`) as the maximum (the minimum when `min`): a NaN beats a
+/// number, the lower index wins among equal values and among NaNs.
+template <class T>
+HETERO_HOST_DEVICE inline bool extremum_replaces(T candidate, std::int64_t candidate_index,
+                                                 T current, std::int64_t current_index,
+                                                 bool min) {
+  if (reduction_is_nan(current))
+    return reduction_is_nan(candidate) && candidate_index < current_index;
+  if (reduction_is_nan(candidate)) return true;
+  if (min ? candidate < current : current < candidate) return true;
+  return candidate == current && candidate_index < current_index;
+}
+
+/// The maximum (the minimum when `min`) of two values, NaN winning (the first NaN when
+/// both are).
+template <class T>
+HETERO_HOST_DEVICE inline T extremum(T a, T b, bool min) {
+  if (reduction_is_nan(a)) return a;
+  if (reduction_is_nan(b)) return b;
+  return (min ? b < a : a < b) ? b : a;
+}
+
+}  // namespace hetero
