@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Checks that every C++ and CUDA source git tracks is formatted as .clang-format says
+# Checks that every C++ and CUDA source (tracked, or new and not ignored) is formatted as .clang-format says
 # (clang-format 14, Debian 12's `clang-format` package); exits 1 naming the files that
 # are not. --fix formats them in place instead.
 #   tools/check_format.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check_format: clang-format not found (apt install clang-format)" >&2; exit 2; }
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"
   exit 0

@@ -23,8 +23,7 @@ namespace hetero {
 
 /// What sums of T accumulate in: double for floating storage types, else std::int64_t.
 template <class T>
-using reduction_accumulator_t =
-    std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
+using reduction_accumulator_t = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
 
 /// x != x: true only for NaN (false for every integer).
 template <class T>
@@ -42,8 +41,7 @@ HETERO_HOST_DEVICE inline std::int64_t wrapping_add(std::int64_t a, std::int64_t
 /// number, the lower index wins among equal values and among NaNs.
 template <class T>
 HETERO_HOST_DEVICE inline bool extremum_replaces(T candidate, std::int64_t candidate_index,
-                                                 T current, std::int64_t current_index,
-                                                 bool min) {
+                                                 T current, std::int64_t current_index, bool min) {
   if (reduction_is_nan(current))
     return reduction_is_nan(candidate) && candidate_index < current_index;
   if (reduction_is_nan(candidate)) return true;
