@@ -5,6 +5,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "dispatch.hpp"
 
@@ -122,37 +123,29 @@ Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
 // Each public op computes under NoGradGuard and records one node (Note [Autograd]).
 using detail::Gradients;
 using detail::record;
+namespace formulas = detail::formulas;
 using detail::saved;
 using detail::unbroadcast;
 using detail::untracked;
 
 Tensor add(const Tensor& a, const Tensor& b) {
   return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b}, [&] {
-    return [sa = a.shape(), sb = b.shape()](const Tensor& g) {
-      return Gradients{unbroadcast(g, sa), unbroadcast(g, sb)};
-    };
+    return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return formulas::add(g, sa, sb); };
   });
 }
 Tensor sub(const Tensor& a, const Tensor& b) {
   return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b}, [&] {
-    return [sa = a.shape(), sb = b.shape()](const Tensor& g) {
-      return Gradients{unbroadcast(g, sa), unbroadcast(-g, sb)};
-    };
+    return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return formulas::sub(g, sa, sb); };
   });
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b}, [&] {
-    return [a = saved(a), b = saved(b)](const Tensor& g) {
-      return Gradients{unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
-    };
+    return [a = saved(a), b = saved(b)](const Tensor& g) { return formulas::mul(g, a, b); };
   });
 }
 Tensor div(const Tensor& a, const Tensor& b) {
   return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b}, [&] {
-    return [a = saved(a), b = saved(b)](const Tensor& g) {
-      const Tensor gb = -g * a / (b * b);
-      return Gradients{unbroadcast(g / b, a.shape()), unbroadcast(gb, b.shape())};
-    };
+    return [a = saved(a), b = saved(b)](const Tensor& g) { return formulas::div(g, a, b); };
   });
 }
 namespace {
@@ -202,49 +195,43 @@ using detail::nonzero_mask;
 
 Tensor neg(const Tensor& a) {
   return record("NegBackward", untracked([&] { return unary(UnaryOp::neg, a, false); }), {a},
-                [&] { return [](const Tensor& g) { return Gradients{-g}; }; });
+                [&] { return [](const Tensor& g) { return formulas::neg(g); }; });
 }
 Tensor exp(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::exp, a, true); });
   return record("ExpBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return Gradients{g * y}; }; });
+                [&] { return [y = saved(out)](const Tensor& g) { return formulas::exp(g, y); }; });
 }
 Tensor log(const Tensor& a) {
   return record("LogBackward", untracked([&] { return unary(UnaryOp::log, a, true); }), {a},
-                [&] { return [x = saved(a)](const Tensor& g) { return Gradients{g / x}; }; });
+                [&] { return [x = saved(a)](const Tensor& g) { return formulas::log(g, x); }; });
 }
 Tensor sqrt(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sqrt, a, true); });
-  return record("SqrtBackward", out, {a}, [&] {
-    return [y = saved(out)](const Tensor& g) { return Gradients{g / (2.0 * y)}; };
-  });
+  return record("SqrtBackward", out, {a},
+                [&] { return [y = saved(out)](const Tensor& g) { return formulas::sqrt(g, y); }; });
 }
 Tensor abs(const Tensor& a) {
   // d|x| = sign(x), 0 at 0 (as torch).
-  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a}, [&] {
-    return [x = saved(a)](const Tensor& g) {
-      return Gradients{g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
-    };
-  });
+  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a},
+                [&] { return [x = saved(a)](const Tensor& g) { return formulas::abs(g, x); }; });
 }
 Tensor relu(const Tensor& a) {
   // d relu(x) = 1 where x > 0, else 0 (0 at 0, as torch).
   Tensor out = untracked([&] { return unary(UnaryOp::relu, a, false); });
-  return record("ReluBackward", out, {a}, [&] {
-    return [y = saved(out)](const Tensor& g) { return Gradients{g * nonzero_mask(y)}; };
-  });
+  return record("ReluBackward", out, {a},
+                [&] { return [y = saved(out)](const Tensor& g) { return formulas::relu(g, y); }; });
 }
 Tensor sigmoid(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::sigmoid, a, true); });
   return record("SigmoidBackward", out, {a}, [&] {
-    return [y = saved(out)](const Tensor& g) { return Gradients{g * y * (1.0 - y)}; };
+    return [y = saved(out)](const Tensor& g) { return formulas::sigmoid(g, y); };
   });
 }
 Tensor tanh(const Tensor& a) {
   Tensor out = untracked([&] { return unary(UnaryOp::tanh, a, true); });
-  return record("TanhBackward", out, {a}, [&] {
-    return [y = saved(out)](const Tensor& g) { return Gradients{g * (1.0 - y * y)}; };
-  });
+  return record("TanhBackward", out, {a},
+                [&] { return [y = saved(out)](const Tensor& g) { return formulas::tanh(g, y); }; });
 }
 
 Tensor cast(const Tensor& a, DType t) {
@@ -259,7 +246,7 @@ Tensor cast(const Tensor& a, DType t) {
   }
   if (!is_floating_point(t)) return out;  // integer results take no gradient
   return record("CastBackward", out, {a}, [&] {
-    return [from = a.dtype()](const Tensor& g) { return Gradients{g.to(from)}; };
+    return [from = a.dtype()](const Tensor& g) { return formulas::cast(g, from); };
   });
 }
 
@@ -271,9 +258,7 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
   });
   // dx = y * (g - sum(g * y, dim))
   return record("SoftmaxBackward", out, {a}, [&] {
-    return [y = saved(out), dim](const Tensor& g) {
-      return Gradients{y * (g - (g * y).sum(dim, true))};
-    };
+    return [y = saved(out), dim](const Tensor& g) { return formulas::softmax(g, y, dim); };
   });
 }
 
@@ -285,8 +270,7 @@ Tensor log_softmax(const Tensor& a, std::int64_t dim) {
   });
   // dx = g - exp(y) * sum(g, dim)
   return record("LogSoftmaxBackward", out, {a}, [&] {
-    return
-        [y = saved(out), dim](const Tensor& g) { return Gradients{g - exp(y) * g.sum(dim, true)}; };
+    return [y = saved(out), dim](const Tensor& g) { return formulas::log_softmax(g, y, dim); };
   });
 }
 

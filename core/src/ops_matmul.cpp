@@ -3,6 +3,7 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "dispatch.hpp"
 
@@ -163,23 +164,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     NoGradGuard no_grad;
     out = matmul_impl(a, b);
   }
-  // d(A B) = dC B^T, A^T dC on the 2-D forms, summed over broadcast batch dimensions.
+  // Note [Backward formulas]: formulas::matmul.
   return detail::record("MatmulBackward", out, {a, b}, [&] {
     return [sa = detail::saved(a), sb = detail::saved(b)](const Tensor& g) {
-      const Tensor a2 = sa.dim() == 1 ? sa.unsqueeze(0) : sa;
-      const Tensor b2 = sb.dim() == 1 ? sb.unsqueeze(1) : sb;
-      Tensor g2 = g;
-      if (sa.dim() == 1 && sb.dim() == 1)
-        g2 = g.reshape({1, 1});
-      else if (sa.dim() == 1)
-        g2 = g.unsqueeze(-2);
-      else if (sb.dim() == 1)
-        g2 = g.unsqueeze(-1);
-      const Tensor ga =
-          detail::unbroadcast(matmul(g2, b2.transpose(-1, -2)), a2.shape()).reshape(sa.shape());
-      const Tensor gb =
-          detail::unbroadcast(matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(sb.shape());
-      return detail::Gradients{ga, gb};
+      return detail::formulas::matmul(g, sa, sb);
     };
   });
 }

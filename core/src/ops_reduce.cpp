@@ -5,6 +5,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "dispatch.hpp"
 
@@ -113,7 +114,7 @@ std::int64_t reduced_count(const Shape& s, std::int64_t dim) {
 
 Tensor sum(const Tensor& a) {
   return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a}, [&] {
-    return [s = a.shape()](const Tensor& g) { return Gradients{expand_to(g, s)}; };
+    return [s = a.shape()](const Tensor& g) { return detail::formulas::sum_all(g, s); };
   });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k) {
@@ -125,7 +126,7 @@ Tensor sum(const Tensor& a, std::int64_t d, bool k) {
 Tensor mean(const Tensor& a) {
   return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a}, [&] {
     return [s = a.shape(), n = a.numel()](const Tensor& g) {
-      return Gradients{expand_to(g / static_cast<double>(n), s)};
+      return detail::formulas::mean_all(g, s, n);
     };
   });
 }
@@ -188,7 +189,7 @@ Tensor norm(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
   return record("NormBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-      return Gradients{x * (g / y)};
+      return detail::formulas::norm(g, x, y);
     };
   });
 }

@@ -1,0 +1,56 @@
+#pragma once
+// Note [Backward formulas]: the gradient of every differentiable op, one named function
+// each, in one place (as PyTorch's derivatives.yaml). An op records a node whose closure
+// only captures what its formula needs (saved tensors, shapes, dims) and calls it; `g` is
+// the gradient of the op's output, and the result has one gradient per input. Formulas
+// that need an op's own layout helpers (max/min over dims, sum/mean over dims) are named
+// functions beside the op (extreme_gradient(s), spread).
+#include <cstdint>
+
+#include <hetero/tensor.hpp>
+
+#include "node.hpp"
+
+namespace hetero::detail::formulas {
+
+/// a + b: (g, g), each summed back to its input's shape (unbroadcast).
+Gradients add(const Tensor& g, const Shape& a, const Shape& b);
+/// a - b: (g, -g), unbroadcast.
+Gradients sub(const Tensor& g, const Shape& a, const Shape& b);
+/// a * b: (g b, g a), unbroadcast.
+Gradients mul(const Tensor& g, const Tensor& a, const Tensor& b);
+/// a / b: (g / b, -g a / b^2), unbroadcast.
+Gradients div(const Tensor& g, const Tensor& a, const Tensor& b);
+/// -x: -g.
+Gradients neg(const Tensor& g);
+/// y = exp(x): g y.
+Gradients exp(const Tensor& g, const Tensor& y);
+/// log(x): g / x.
+Gradients log(const Tensor& g, const Tensor& x);
+/// y = sqrt(x): g / (2 y).
+Gradients sqrt(const Tensor& g, const Tensor& y);
+/// |x|: g sign(x), 0 at 0 (as torch).
+Gradients abs(const Tensor& g, const Tensor& x);
+/// y = relu(x): g where y > 0, else 0 (0 at 0, as torch).
+Gradients relu(const Tensor& g, const Tensor& y);
+/// y = sigmoid(x): g y (1 - y).
+Gradients sigmoid(const Tensor& g, const Tensor& y);
+/// y = tanh(x): g (1 - y^2).
+Gradients tanh(const Tensor& g, const Tensor& y);
+/// A cast from dtype `from`: g cast back to `from`.
+Gradients cast(const Tensor& g, DType from);
+/// y = softmax(x, dim): y (g - sum(g y, dim)).
+Gradients softmax(const Tensor& g, const Tensor& y, std::int64_t dim);
+/// y = log_softmax(x, dim): g - exp(y) sum(g, dim).
+Gradients log_softmax(const Tensor& g, const Tensor& y, std::int64_t dim);
+/// sum of all elements of a tensor of `shape`: g broadcast to `shape`.
+Gradients sum_all(const Tensor& g, const Shape& shape);
+/// mean of all `count` elements of a tensor of `shape`: g / count broadcast to `shape`.
+Gradients mean_all(const Tensor& g, const Shape& shape, std::int64_t count);
+/// y = ||x|| (2-norm): g x / y (NaN at x = 0, where torch picks a subgradient).
+Gradients norm(const Tensor& g, const Tensor& x, const Tensor& y);
+/// a @ b (torch.matmul's 1-D and batched forms): (g b^T, a^T g) on the 2-D forms, summed
+/// over broadcast batch dimensions and reshaped to the inputs.
+Gradients matmul(const Tensor& g, const Tensor& a, const Tensor& b);
+
+}  // namespace hetero::detail::formulas
