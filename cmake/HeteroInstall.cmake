@@ -1,5 +1,6 @@
 # `cmake --install` layout (relocatable: nothing below records the prefix):
-#   include/hetero/...                     base, core, sdk, distributed and conformance headers
+#   include/hetero-{base,sdk,core,conformance,distributed}/hetero/...
+#                                          headers, one root per layer (each target adds its own)
 #   lib/libhetero_core.so*                 Hetero::core
 #   lib/libhetero_conformance.a            Hetero::conformance
 #   lib/libhetero_distributed.so*          Hetero::distributed (where MPI was found)
@@ -23,13 +24,17 @@ install(TARGETS hetero_core hetero_sdk hetero_base EXPORT HeteroTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY base/include/ core/include/ sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# One include root per layer, so that the installed targets keep the layering of the tree:
+# Hetero::sdk sees hetero-sdk/ and hetero-base/ only, never the core's headers.
+install(DIRECTORY base/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-base)
+install(DIRECTORY sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-sdk)
+install(DIRECTORY core/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core)
 install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 
 if(TARGET hetero_conformance)
   install(TARGETS hetero_conformance EXPORT HeteroConformanceTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-conformance)
   install(FILES conformance/src/conformance_main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero)
   install(EXPORT HeteroConformanceTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 endif()
@@ -37,7 +42,7 @@ endif()
 if(TARGET hetero_distributed)
   install(TARGETS hetero_distributed EXPORT HeteroDistributedTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY distributed/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY distributed/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-distributed)
   install(EXPORT HeteroDistributedTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 endif()
 

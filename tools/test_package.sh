@@ -55,6 +55,23 @@ message(STATUS "version_check: Hetero ${Hetero_VERSION} at ${Hetero_DIR}")
 CMAKE
 cmake -S "$tmp/version_check" -B "$tmp/version_check/build" -DCMAKE_PREFIX_PATH="$prefix" | grep version_check
 
+echo "== the installed layers: Hetero::sdk reaches the SDK and base headers, not the core's"
+mkdir -p "$tmp/sdk_layer"
+cat > "$tmp/sdk_layer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(sdk_layer LANGUAGES CXX)
+find_package(Hetero 0.1 CONFIG REQUIRED COMPONENTS sdk)
+add_library(sdk_layer OBJECT sdk_layer.cpp)
+target_link_libraries(sdk_layer PRIVATE Hetero::sdk)
+CMAKE
+cat > "$tmp/sdk_layer/sdk_layer.cpp" <<'CPP'
+#include <hetero/sdk/sdk.hpp>
+#if __has_include(<hetero/tensor.hpp>)
+#error "Hetero::sdk sees the core's headers"
+#endif
+CPP
+configure "$tmp/sdk_layer" sdk_layer
+
 echo "== examples/app against the moved prefix"
 configure examples/app app
 "$out/app/hetero_app"
