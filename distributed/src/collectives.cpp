@@ -42,6 +42,23 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
                                  dtype_name(a.dtype()), dtype_name(b.dtype())));
 }
 
+// One of `input` and `output` (the output when `output_stacked`) holds one block of the
+// other's element count per rank, of the same dtype: all_gather_into_tensor's output,
+// reduce_scatter_tensor's input.
+void check_stacked(const Tensor& input, const Tensor& output, bool output_stacked, int world,
+                   const char* op) {
+  check_defined(input, op, "the input");
+  check_defined(output, op, "the output");
+  check_same_dtype(input, output, op);
+  const Tensor& stacked = output_stacked ? output : input;
+  const Tensor& block = output_stacked ? input : output;
+  if (stacked.numel() != world * block.numel())
+    throw ShapeError(
+        fmt::format("{}: {} has shape {} ({} elements), expected {} ranks x {} = {} elements", op,
+                    output_stacked ? "the output" : "the input", shape_text(stacked.shape()),
+                    stacked.numel(), world, block.numel(), world * block.numel()));
+}
+
 void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op,
                 const char* what) {
   if (static_cast<int>(list.size()) != world)
@@ -98,13 +115,7 @@ void broadcast(Tensor& t, int root) {
 void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   constexpr const char* name = "all_gather_into_tensor";
   Group& g = detail::group(name);
-  check_defined(input, name, "the input");
-  check_defined(output, name, "the output");
-  check_same_dtype(input, output, name);
-  if (output.numel() != g.size * input.numel())
-    throw ShapeError(fmt::format(
-        "{}: the output has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
-        shape_text(output.shape()), output.numel(), g.size, input.numel(), g.size * input.numel()));
+  check_stacked(input, output, /*output_stacked=*/true, g.size, name);
   const Tensor in =
       detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
   const Tensor out =
@@ -137,13 +148,7 @@ void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
 void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   constexpr const char* name = "reduce_scatter_tensor";
   Group& g = detail::group(name);
-  check_defined(input, name, "the input");
-  check_defined(output, name, "the output");
-  check_same_dtype(input, output, name);
-  if (input.numel() != g.size * output.numel())
-    throw ShapeError(fmt::format(
-        "{}: the input has shape {} ({} elements), expected {} ranks x {} = {} elements", name,
-        shape_text(input.shape()), input.numel(), g.size, output.numel(), g.size * output.numel()));
+  check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
   const Tensor in = detail::host_operand(g.staging, Slot::input, input, wire, /*fill=*/true);

@@ -19,14 +19,11 @@
 #include <hetero/hetero.hpp>
 
 #include "digits_dataset.hpp"
+#include "digits_mlp.hpp"
 
 using namespace hetero;
 
 namespace {
-
-nn::Sequential make_mlp() {
-  return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)};
-}
 
 struct DeviceData {
   Tensor images;  // [n, 8, 8] float32
@@ -81,7 +78,7 @@ int main(int argc, char** argv) {
               << " test samples, training on " << dev << "\n";
 
     manual_seed(0);
-    nn::Sequential net = make_mlp();
+    nn::Sequential net = digits::make_mlp();
     net.to(dev);
     const DeviceData train = upload(ds.train, dev), test = upload(ds.test, dev);
     nn::CrossEntropyLoss criterion;
@@ -127,7 +124,7 @@ int main(int argc, char** argv) {
 
     // Exercise 2: save the parameters, load them into a fresh model on another device.
     save(net, params, {{"model", "Sequential{Flatten, Linear(64,128), ReLU, Linear(128,10)}"}});
-    nn::Sequential reloaded = make_mlp();
+    nn::Sequential reloaded = digits::make_mlp();
     load(reloaded, params, reload_dev);
     reloaded.eval();
     const std::int64_t hits2 = correct(reloaded, upload(ds.test, reload_dev));

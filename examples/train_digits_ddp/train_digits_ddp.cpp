@@ -21,15 +21,12 @@
 #include <hetero/hetero.hpp>
 
 #include "../train_digits/digits_dataset.hpp"
+#include "../train_digits/digits_mlp.hpp"
 
 using namespace hetero;
 namespace dist = hetero::distributed;
 
 namespace {
-
-nn::Sequential make_mlp() {
-  return nn::Sequential{nn::Flatten(), nn::Linear(64, 128), nn::ReLU(), nn::Linear(128, 10)};
-}
 
 // The samples `indices` of `split` as a batch on `d` (images [n, 8, 8], labels [n]), as a
 // DataLoader with a sampler collates them.
@@ -108,7 +105,7 @@ int main(int argc, char** argv) {
 
     manual_seed(static_cast<std::uint64_t>(
         me));  // different on purpose: broadcast_parameters makes them equal
-    nn::Sequential net = make_mlp();
+    nn::Sequential net = digits::make_mlp();
     net.to(dev);
     dist::broadcast_parameters(net, 0);
     nn::CrossEntropyLoss criterion;
