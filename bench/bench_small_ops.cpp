@@ -1,6 +1,7 @@
 // Small-operation overhead, ns per operation: a 2x3 float32 add with result allocation,
-// ones({2, 3}), and a 100x100 float32 matmul; hetero vs libtorch vs a raw loop (malloc,
-// loop or cblas_sgemm, free: the floor). hetero's rows run on cpu ("small/OP/hetero") and
+// ones({2, 3}), a 2x2 float32 matmul (the fixed cost of one GEMM call: checks, result
+// allocation, dispatch) and a 100x100 one; hetero vs libtorch vs a raw loop (malloc, loop
+// or cblas_sgemm, free: the floor). hetero's rows run on cpu ("small/OP/hetero") and
 // on every CUDA device ("small/OP/cuda:N/hetero"; bench_gpu has the raw CUDA peers). hetero's
 // iterations end when the work is done (synchronize()), as torch's CPU calls do.
 #include <cblas.h>
@@ -30,6 +31,11 @@ void register_device(const Device& d) {
     Tensor c = ones({2, 3}, opt);
     synchronize(d);
   });
+  bench::add("small/matmul_2x2" + on + "/hetero",
+             [d, a = rand({2, 2}, opt), b = rand({2, 2}, opt)] {
+               Tensor c = matmul(a, b);
+               synchronize(d);
+             });
   Tensor a = rand({100, 100}, opt), b = rand({100, 100}, opt);
   matmul(a, b);  // warm-up: loads the device's BLAS
   synchronize(d);
@@ -54,6 +60,13 @@ void register_all() {
     benchmark::DoNotOptimize(c);
     std::free(c);
   });
+  bench::add("small/matmul_2x2/raw", [] {
+    static float a[4] = {1, 2, 3, 4}, b[4] = {4, 3, 2, 1};
+    float* c = raw_alloc(4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
+    benchmark::DoNotOptimize(c);
+    std::free(c);
+  });
   bench::add("small/matmul_100/raw", [a = rand({100, 100}).to_vector<float>()] {
     float* c = raw_alloc(100 * 100);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 100, 100, 100, 1.0f, a.data(), 100,
@@ -64,6 +77,7 @@ void register_all() {
 #if HETERO_BENCH_HAVE_TORCH
   bench::add("small/add_2x3/libtorch", bench::torch::add_2x3());
   bench::add("small/ones_2x3/libtorch", bench::torch::ones_2x3());
+  bench::add("small/matmul_2x2/libtorch", bench::torch::matmul_2x2());
   bench::add("small/matmul_100/libtorch", bench::torch::matmul_100());
 #endif
 }

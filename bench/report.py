@@ -133,7 +133,7 @@ def main(out):
     # --- small ops --------------------------------------------------------------------
     rows, _ = load(os.path.join(out, "small_ops.json"))
     small_rows = []
-    for op in ("add_2x3", "ones_2x3", "matmul_100"):
+    for op in ("add_2x3", "ones_2x3", "matmul_2x2", "matmul_100"):
         t = {impl: rows[f"small/{op}/{impl}"][0] * 1e9 for impl in ("hetero", "libtorch", "raw") if f"small/{op}/{impl}" in rows}
         small_rows.append([op, fmt(t.get("hetero"), 0), fmt(t.get("libtorch"), 0), fmt(t.get("raw"), 0),
                            fmt(t["libtorch"] / t["hetero"] if "libtorch" in t and "hetero" in t else None),

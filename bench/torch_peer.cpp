@@ -26,6 +26,11 @@ std::function<void()> ones_2x3() {
   return [] { at::Tensor c = at::ones({2, 3}); };
 }
 
+std::function<void()> matmul_2x2() {
+  at::Tensor a = at::rand({2, 2}), b = at::rand({2, 2});
+  return [a, b] { at::Tensor c = a.matmul(b); };
+}
+
 std::function<void()> matmul_100() {
   at::Tensor a = at::rand({100, 100}), b = at::rand({100, 100});
   return [a, b] { at::Tensor c = a.matmul(b); };

@@ -17,6 +17,7 @@ std::string version();
 std::function<void()> gemm(std::int64_t n, bool f64);  ///< c = a.matmul(b), n x n
 std::function<void()> add_2x3();                       ///< c = a + b, 2x3 float32
 std::function<void()> ones_2x3();                      ///< at::ones({2, 3})
+std::function<void()> matmul_2x2();                    ///< 2x2 float32 matmul
 std::function<void()> matmul_100();                    ///< 100x100 float32 matmul
 /// Exercise 1: 100 x {A = ones(500,500); B = ones(500,500); C = A.matmul(B)}.
 std::function<void()> exercise1();

@@ -82,26 +82,26 @@ std::size_t checked_bytes(const Shape& shape, DType dtype) {
   return static_cast<std::size_t>(n * es);
 }
 
-Tensor contiguous_tensor(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype) {
+Tensor contiguous_tensor(std::shared_ptr<Storage> storage, Shape shape, DType dtype) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
-  impl->shape = shape;
   impl->strides = contiguous_strides(shape);
+  impl->shape = std::move(shape);
   impl->dtype = dtype;
   return Tensor(std::move(impl));
 }
 
 }  // namespace
 
-Tensor new_tensor(const Shape& shape, DType dtype, const Device& device) {
+Tensor new_tensor(Shape shape, DType dtype, const Device& device) {
   const std::size_t bytes = checked_bytes(shape, dtype);
-  return contiguous_tensor(allocate_storage(device, bytes), shape, dtype);
+  return contiguous_tensor(allocate_storage(device, bytes), std::move(shape), dtype);
 }
 
-Tensor new_tensor_like(const Shape& shape, DType dtype, const Tensor& like) {
+Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like) {
   const std::size_t bytes = checked_bytes(shape, dtype);
   const Storage& s = *like.impl()->storage;
-  return contiguous_tensor(allocate_storage(s.plugin, s.device, bytes), shape, dtype);
+  return contiguous_tensor(allocate_storage(s.plugin, s.device, bytes), std::move(shape), dtype);
 }
 
 const TensorImpl& impl_of(const Tensor& t, const char* op) {
@@ -117,13 +117,17 @@ std::string device_in_message(const Device& d) {
 
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = nullptr;
+  const Device* first_device = nullptr;
   for (const Tensor* t : tensors) {
-    impl_of(*t, op);
+    // Compared in place, not through Tensor::device() (a copy of the type name): this runs
+    // before every operation on two or more tensors.
+    const Device& device = impl_of(*t, op).storage->device;
     if (!first) {
       first = t;
+      first_device = &device;
       continue;
     }
-    if (t->device() != first->device())
+    if (device != *first_device)
       throw DeviceMismatchError(
           std::string(op) +
           ": expected all tensors to be on the same device, but found at least two devices, " +

@@ -18,11 +18,12 @@ std::int64_t checked_numel(const Shape& shape);
 /// NumPy broadcasting of two shapes (aligned right; sizes equal or one of them 1);
 /// ShapeError naming `op` and both shapes otherwise.
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
-/// A new uninitialised contiguous tensor.
-Tensor new_tensor(const Shape& shape, DType dtype, const Device& device);
+/// A new uninitialised contiguous tensor (looks `device` up in the registry).
+Tensor new_tensor(Shape shape, DType dtype, const Device& device);
 /// new_tensor on `like`'s device, through the plugin of like's storage (no registry lookup:
-/// the fast path of elementwise results).
-Tensor new_tensor_like(const Shape& shape, DType dtype, const Tensor& like);
+/// the fast path of every op's result; a pinned `like` gives an ordinary cpu tensor, as
+/// torch's ops do).
+Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.

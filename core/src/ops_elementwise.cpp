@@ -236,7 +236,7 @@ Tensor tanh(const Tensor& a) {
 
 Tensor cast(const Tensor& a, DType t) {
   detail::impl_of(a, "cast");
-  Tensor out = detail::new_tensor(a.shape(), t, a.device());
+  Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() > 0) {
     auto& be = detail::backend_of(out);
     if (a.dtype() == t)

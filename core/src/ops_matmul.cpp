@@ -11,21 +11,25 @@ namespace hetero {
 namespace {
 
 struct Operand {
-  Tensor t;  // [batch..., rows, cols], batch dims already broadcast
+  const detail::TensorImpl* impl = nullptr;  // [batch..., rows, cols], batch dims broadcast
+  Tensor copy;                               // owns `impl` when the operand had to be copied
   std::int64_t ld = 0;
   bool trans = false;
 };
 
 // Chooses the GEMM layout of the last two dimensions: row-major (stride[-1] == 1),
 // column-major (stride[-2] == 1: a transposed view, passed as op(X) = X^T), or a copy.
-Operand as_gemm_operand(Tensor t) {
-  const std::size_t n = t.shape().size();
-  auto rows = t.shape()[n - 2], cols = t.shape()[n - 1];
-  auto sr = t.strides()[n - 2], sc = t.strides()[n - 1];
-  if ((sc == 1 || cols == 1) && sr >= std::max<std::int64_t>(cols, 1)) return {t, sr, false};
-  if ((sr == 1 || rows == 1) && sc >= std::max<std::int64_t>(rows, 1)) return {t, sc, true};
+// `t` must outlive the operand.
+Operand as_gemm_operand(const Tensor& t) {
+  const detail::TensorImpl& i = *t.impl();
+  const std::size_t n = i.shape.size();
+  const auto rows = i.shape[n - 2], cols = i.shape[n - 1];
+  const auto sr = i.strides[n - 2], sc = i.strides[n - 1];
+  if ((sc == 1 || cols == 1) && sr >= std::max<std::int64_t>(cols, 1)) return {&i, {}, sr, false};
+  if ((sr == 1 || rows == 1) && sc >= std::max<std::int64_t>(rows, 1)) return {&i, {}, sc, true};
   Tensor c = t.clone();
-  return {c, std::max<std::int64_t>(cols, 1), false};
+  const detail::TensorImpl* ci = c.impl().get();
+  return {ci, std::move(c), std::max<std::int64_t>(cols, 1), false};
 }
 
 // Collapses the broadcast batch dimensions of `t` (shape batch + [r, c]) into one batch
@@ -100,34 +104,44 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   const Tensor a = a_vec ? a_in.to(t).unsqueeze(0) : a_in.to(t);
   const Tensor b = b_vec ? b_in.to(t).unsqueeze(1) : b_in.to(t);
-  const std::int64_t m = a.size(-2), k = a.size(-1), k2 = b.size(-2), n = b.size(-1);
+  // Shapes are read from the impls directly: this runs before every GEMM, and its fixed
+  // cost is what a small matmul pays on top of the BLAS call.
+  const Shape& shape_a = a.impl()->shape;
+  const Shape& shape_b = b.impl()->shape;
+  const std::size_t na = shape_a.size(), nb = shape_b.size();
+  const std::int64_t m = shape_a[na - 2], k = shape_a[na - 1], k2 = shape_b[nb - 2],
+                     n = shape_b[nb - 1];
   if (k != k2)
     throw ShapeError("matmul: shapes " + detail::shape_str(a_in.shape()) + " and " +
                      detail::shape_str(b_in.shape()) + " cannot be multiplied (" +
                      std::to_string(m) + "x" + std::to_string(k) + " and " + std::to_string(k2) +
                      "x" + std::to_string(n) + ")");
-  // Broadcast batch dimensions.
-  const Shape sa(a.shape().begin(), a.shape().end() - 2),
-      sb(b.shape().begin(), b.shape().end() - 2);
-  const Shape batch = detail::broadcast_shapes("matmul (batch dimensions)", sa, sb);
-  Shape out_shape = batch;
+  // Broadcast batch dimensions (none, and no allocation, for two matrices).
+  Shape batch;
+  if (na > 2 || nb > 2)
+    batch = detail::broadcast_shapes("matmul (batch dimensions)",
+                                     Shape(shape_a.begin(), shape_a.end() - 2),
+                                     Shape(shape_b.begin(), shape_b.end() - 2));
+  Shape out_shape;
+  out_shape.reserve(batch.size() + 2);
+  out_shape.assign(batch.begin(), batch.end());
   out_shape.push_back(m);
   out_shape.push_back(n);
-  Tensor out = detail::new_tensor(out_shape, t, a.device());
+  Tensor out = detail::new_tensor_like(std::move(out_shape), t, a);
   std::int64_t count = 1;
   for (auto x : batch) count *= x;
 
-  if (out.numel() > 0 && k == 0) {
+  if (count * m * n > 0 && k == 0) {
     detail::fill(out, 0.0);  // Note [Empty tensors]: a sum of no products, never a GEMM
-  } else if (out.numel() > 0) {
+  } else if (count * m * n > 0) {
     std::int64_t stride_a = 0, stride_b = 0;
     // Two matrices (the common case): their own views, no batch views to build.
-    const Operand oa = batch.empty()
-                           ? as_gemm_operand(a)
-                           : as_gemm_operand(flatten_batch(expand_to(a, batch), batch, stride_a));
-    const Operand ob = batch.empty()
-                           ? as_gemm_operand(b)
-                           : as_gemm_operand(flatten_batch(expand_to(b, batch), batch, stride_b));
+    const Tensor batched_a =
+        batch.empty() ? Tensor() : flatten_batch(expand_to(a, batch), batch, stride_a);
+    const Tensor batched_b =
+        batch.empty() ? Tensor() : flatten_batch(expand_to(b, batch), batch, stride_b);
+    const Operand oa = as_gemm_operand(batch.empty() ? a : batched_a);
+    const Operand ob = as_gemm_operand(batch.empty() ? b : batched_b);
     // Batch strides are read from the operands: as_gemm_operand may have copied them.
     GemmArgs g;
     g.dtype = t;
@@ -137,19 +151,20 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     g.n = n;
     g.k = k;
     g.batch = count;
-    g.a = oa.t.impl()->storage->buffer.get();
-    g.a_offset = oa.t.impl()->offset;
+    g.a = oa.impl->storage->buffer.get();
+    g.a_offset = oa.impl->offset;
     g.lda = oa.ld;
-    g.stride_a = count > 1 ? oa.t.strides()[0] : 0;
-    g.b = ob.t.impl()->storage->buffer.get();
-    g.b_offset = ob.t.impl()->offset;
+    g.stride_a = count > 1 ? oa.impl->strides[0] : 0;
+    g.b = ob.impl->storage->buffer.get();
+    g.b_offset = ob.impl->offset;
     g.ldb = ob.ld;
-    g.stride_b = count > 1 ? ob.t.strides()[0] : 0;
-    g.c = out.impl()->storage->buffer.get();
+    g.stride_b = count > 1 ? ob.impl->strides[0] : 0;
+    const detail::Storage& out_storage = *out.impl()->storage;
+    g.c = out_storage.buffer.get();
     g.c_offset = 0;
     g.ldc = std::max<std::int64_t>(n, 1);
     g.stride_c = m * n;
-    detail::backend_of(out).gemm(g, detail::stream_of(out));
+    out_storage.backend().gemm(g, out_storage.stream());
   }
   if (a_vec) out = out.squeeze(-2);
   if (b_vec) out = out.squeeze(-1);

@@ -54,7 +54,7 @@ void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
 }
 
 Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, DType out_dtype) {
-  Tensor out = detail::new_tensor(kept_shape, out_dtype, in.device());
+  Tensor out = detail::new_tensor_like(kept_shape, out_dtype, in);
   if (out.numel() == 0) return out;
   if (in.numel() == 0) {  // Note [Empty tensors]: the identity (max/min/argmax threw before)
     detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);

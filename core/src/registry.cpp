@@ -192,8 +192,23 @@ std::shared_ptr<LoadedPlugin> Registry::find(const std::string& type) {
 }
 
 std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
+  // A per-thread cache of the last lookup: a factory in a loop (ones, rand) then costs a
+  // comparison and a weak_ptr lock, not the registry's mutex and search. A changed
+  // generation (a load, unload_plugins()) or an unloaded plugin misses.
+  struct Cache {
+    std::uint64_t generation = 0;
+    std::string type;
+    std::weak_ptr<LoadedPlugin> plugin;
+  };
+  thread_local Cache cache;
   auto& reg = Registry::instance();
-  auto p = reg.find(d.type());
+  const std::uint64_t generation = reg.generation();
+  std::shared_ptr<LoadedPlugin> p;
+  if (cache.generation == generation && cache.type == d.type()) p = cache.plugin.lock();
+  if (!p) {
+    p = reg.find(d.type());
+    if (p) cache = Cache{generation, d.type(), p};
+  }
   if (!p) {
     std::string why = "no loaded plugin provides device type '" + d.type() + "'";
     for (const auto& r : reg.status())

@@ -89,7 +89,7 @@ Tensor Tensor::cuda(int i) const { return to(Device::cuda(i)); }
 
 Tensor Tensor::clone() const {
   const auto& i = checked();
-  Tensor out = detail::new_tensor(i.shape, i.dtype, device());
+  Tensor out = detail::new_tensor_like(i.shape, i.dtype, *this);
   if (out.numel() > 0)
     detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
                                            detail::stream_of(*this));
