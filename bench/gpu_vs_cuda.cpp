@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <hetero/hetero.hpp>
+#include <hetero/sdk/find_backend.hpp>
 
 #include "raw_cuda.hpp"
 
@@ -248,13 +249,18 @@ void training_rows() {
 }
 
 // Host time of one GEMM call, 2 x 2 (the device work is negligible; calls queue without
-// waiting): what each matmul adds before the GPU starts, against a raw cublasSgemm call.
+// waiting): what each matmul adds before the GPU starts, against a raw cublasSgemm call,
+// split into its parts so that a gap can be attributed in one run: the cuda plugin's
+// Backend::gemm alone (no core: preallocated buffers, as the raw call), the result
+// allocation alone (empty({2, 2})), and synchronize() of an idle device against
+// cudaDeviceSynchronize (every GEMM row ends with one).
 void gemm_call_cost(cublasHandle_t handle) {
   const Device gpu("cuda:0");
   Tensor a = rand({2, 2}, gpu), b = rand({2, 2}, gpu), c;
   RawFloats A(4, 1), B(4, 2), C(4, 3);
   const float one = 1, zero = 0;
   const int calls = 2000;
+  auto per_call = [&](double t) { return t / calls * 1e6; };
   const auto [ours, raw] = median_pair(
       7,
       [&] {
@@ -267,6 +273,36 @@ void gemm_call_cost(cublasHandle_t handle) {
                             &zero, C.ptr, 2),
                 "sgemm");
         sync();
+      });
+  // The plugin alone: Backend::gemm on buffers allocated once.
+  double backend_only = 0;
+  {
+    const std::shared_ptr<Backend> cuda = find_backend("cuda");
+    std::unique_ptr<Buffer> ba = cuda->allocate(0, 16), bb = cuda->allocate(0, 16),
+                            bc = cuda->allocate(0, 16);
+    GemmArgs g;
+    g.m = g.n = g.k = 2;
+    g.a = ba.get();
+    g.b = bb.get();
+    g.c = bc.get();
+    g.lda = g.ldb = g.ldc = 2;
+    Stream& stream = cuda->default_stream(0);
+    backend_only = median_time(7, [&] {
+      for (int i = 0; i < calls; ++i) cuda->gemm(g, stream);
+      stream.synchronize();
+    });
+  }
+  const double allocation = median_time(7, [&] {
+    for (int i = 0; i < calls; ++i) c = empty({2, 2}, gpu);
+    synchronize(gpu);
+  });
+  const auto [sync_ours, sync_raw] = median_pair(
+      7,
+      [&] {
+        for (int i = 0; i < calls; ++i) synchronize(gpu);
+      },
+      [&] {
+        for (int i = 0; i < calls; ++i) check(cudaDeviceSynchronize(), "sync");
       });
   // The raw call on a non-blocking stream (as hetero's handle), without and with a
   // workspace of its own: which part of the difference is the stream's.
@@ -293,8 +329,13 @@ void gemm_call_cost(cublasHandle_t handle) {
   std::printf(
       "%-22s %10.2f us/call (raw cublasSgemm %.2f; on a non-blocking stream %.2f, with a workspace "
       "%.2f)\n",
-      "matmul 2x2 call", ours / calls * 1e6, raw / calls * 1e6, raw_stream / calls * 1e6,
-      raw_workspace / calls * 1e6);
+      "matmul 2x2 call", per_call(ours), per_call(raw), per_call(raw_stream),
+      per_call(raw_workspace));
+  std::printf(
+      "%-22s %10.2f us/call (cuda Backend::gemm alone %.2f; empty({2, 2}) alone %.2f; "
+      "synchronize() idle %.2f vs cudaDeviceSynchronize %.2f)\n",
+      "matmul 2x2 parts", per_call(ours), per_call(backend_only), per_call(allocation),
+      per_call(sync_ours), per_call(sync_raw));
 }
 
 void copy_rows(std::size_t mib, int reps) {
