@@ -53,15 +53,22 @@ void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
                      detail::shape_str(a.shape()));
 }
 
-Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, DType out_dtype) {
-  Tensor out = detail::new_tensor_like(kept_shape, out_dtype, in);
+// Reduces `in` into a new tensor of `result_shape`. The backend writes it through a view of
+// `kept_shape` (the input's rank, reduced dimensions of size 1); both shapes have the same
+// elements in the same order (result_shape is kept_shape with reduced dimensions dropped or
+// not), so the result needs no second view made afterwards.
+Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_shape,
+           DType out_dtype) {
+  Tensor out = detail::new_tensor_like(std::move(result_shape), out_dtype, in);
   if (out.numel() == 0) return out;
   if (in.numel() == 0) {  // Note [Empty tensors]: the identity (max/min/argmax threw before)
     detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return out;
   }
-  detail::backend_of(out).reduce(op, detail::view_of(in), detail::view_of(out),
-                                 detail::stream_of(out));
+  detail::backend_of(out).reduce(
+      op, detail::view_of(in),
+      detail::view_of(out, kept_shape, detail::contiguous_strides(kept_shape)),
+      detail::stream_of(out));
   return out;
 }
 
@@ -70,7 +77,7 @@ Tensor reduce_all(ReduceOp op, const Tensor& a) {
   const Tensor in = prepare_input(op, a, out_dtype);
   check_nonempty(op, a, in.numel());
   const Shape ones(in.shape().size(), 1);
-  return run(op, in, ones, out_dtype).view({});
+  return run(op, in, ones, {}, out_dtype);
 }
 
 Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
@@ -78,14 +85,15 @@ Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) 
   const Tensor in = prepare_input(op, a, out_dtype);
   if (in.dim() == 0) {
     detail::wrap_dim(dim, 0, reduce_name(op));
-    return run(op, in, {}, out_dtype);
+    return run(op, in, {}, {}, out_dtype);
   }
   const auto d = static_cast<std::size_t>(detail::wrap_dim(dim, in.dim(), reduce_name(op)));
   check_nonempty(op, a, in.shape()[d]);
   Shape kept = in.shape();
   kept[d] = 1;
-  Tensor out = run(op, in, kept, out_dtype);
-  return keepdim ? out : out.squeeze(static_cast<std::int64_t>(d));
+  Shape result = kept;
+  if (!keepdim) result.erase(result.begin() + static_cast<std::ptrdiff_t>(d));
+  return run(op, in, kept, std::move(result), out_dtype);
 }
 
 }  // namespace
