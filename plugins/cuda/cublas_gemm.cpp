@@ -69,13 +69,24 @@ cublasStatus_t gemm(const CublasApi& api, cublasHandle_t h, cublasOperation_t ta
 }
 
 // float16 / bfloat16: cublasGemmEx / cublasGemmStridedBatchedEx with float32 accumulation
-// (CUBLAS_COMPUTE_32F; alpha and beta are then float), as torch does.
+// (CUBLAS_COMPUTE_32F; alpha and beta are then float), as torch does; the 32-bit entry
+// points when every size fits an int, as gemm() above.
 cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle_t h,
                          cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
                          std::int64_t k, const float* alpha, const void* a, std::int64_t lda,
                          std::int64_t stride_a, const void* b, std::int64_t ldb,
                          std::int64_t stride_b, const float* beta, void* c, std::int64_t ldc,
                          std::int64_t stride_c, std::int64_t batch) {
+  if (fits_int({m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c, batch})) {
+    const auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    if (batch == 1)
+      return api.gemm_ex32(h, ta, tb, i(m), i(n), i(k), alpha, a, type, i(lda), b, type, i(ldb),
+                           beta, c, type, i(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    return api.gemm_strided_batched_ex32(h, ta, tb, i(m), i(n), i(k), alpha, a, type, i(lda),
+                                         stride_a, b, type, i(ldb), stride_b, beta, c, type,
+                                         i(ldc), stride_c, i(batch), CUBLAS_COMPUTE_32F,
+                                         CUBLAS_GEMM_DEFAULT);
+  }
   if (batch == 1)
     return api.gemm_ex(h, ta, tb, m, n, k, alpha, a, type, lda, b, type, ldb, beta, c, type, ldc,
                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);

@@ -48,6 +48,8 @@ const CublasApi& CublasLibrary::api() {
   resolve(*lib, api.dgemm32, "cublasDgemm_v2");
   resolve(*lib, api.sgemm_strided_batched32, "cublasSgemmStridedBatched");
   resolve(*lib, api.dgemm_strided_batched32, "cublasDgemmStridedBatched");
+  resolve(*lib, api.gemm_ex32, "cublasGemmEx");
+  resolve(*lib, api.gemm_strided_batched_ex32, "cublasGemmStridedBatchedEx");
   resolve(*lib, api.sgemm, "cublasSgemm_v2_64");
   resolve(*lib, api.dgemm, "cublasDgemm_v2_64");
   resolve(*lib, api.gemm_ex, "cublasGemmEx_64");

@@ -34,6 +34,19 @@ struct CublasApi {
   decltype(&cublasDgemm_v2) dgemm32 = nullptr;
   decltype(&cublasSgemmStridedBatched) sgemm_strided_batched32 = nullptr;
   decltype(&cublasDgemmStridedBatched) dgemm_strided_batched32 = nullptr;
+  // cublasGemmEx / cublasGemmStridedBatchedEx with a cublasComputeType_t (cublas_api.h also
+  // declares C++ overloads taking a cudaDataType compute type; the cast picks the C one).
+  using GemmEx32 = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                      int, int, const void*, const void*, cudaDataType, int,
+                                      const void*, cudaDataType, int, const void*, void*,
+                                      cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+  using GemmStridedBatchedEx32 = cublasStatus_t (*)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+      cudaDataType, int, long long, const void*, cudaDataType, int, long long, const void*, void*,
+      cudaDataType, int, long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+  decltype(static_cast<GemmEx32>(&cublasGemmEx)) gemm_ex32 = nullptr;
+  decltype(static_cast<GemmStridedBatchedEx32>(&cublasGemmStridedBatchedEx))
+      gemm_strided_batched_ex32 = nullptr;
   decltype(&cublasSgemm_v2_64) sgemm = nullptr;
   decltype(&cublasDgemm_v2_64) dgemm = nullptr;
   decltype(&cublasGemmEx_64) gemm_ex = nullptr;
