@@ -82,10 +82,9 @@ cublasStatus_t half_gemm(const CublasApi& api, cudaDataType_t type, cublasHandle
     if (batch == 1)
       return api.gemm_ex32(h, ta, tb, i(m), i(n), i(k), alpha, a, type, i(lda), b, type, i(ldb),
                            beta, c, type, i(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    return api.gemm_strided_batched_ex32(h, ta, tb, i(m), i(n), i(k), alpha, a, type, i(lda),
-                                         stride_a, b, type, i(ldb), stride_b, beta, c, type,
-                                         i(ldc), stride_c, i(batch), CUBLAS_COMPUTE_32F,
-                                         CUBLAS_GEMM_DEFAULT);
+    return api.gemm_strided_batched_ex32(
+        h, ta, tb, i(m), i(n), i(k), alpha, a, type, i(lda), stride_a, b, type, i(ldb), stride_b,
+        beta, c, type, i(ldc), stride_c, i(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   if (batch == 1)
     return api.gemm_ex(h, ta, tb, m, n, k, alpha, a, type, lda, b, type, ldb, beta, c, type, ldc,

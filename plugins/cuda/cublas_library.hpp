@@ -45,8 +45,8 @@ struct CublasApi {
       cudaDataType, int, long long, const void*, cudaDataType, int, long long, const void*, void*,
       cudaDataType, int, long long, int, cublasComputeType_t, cublasGemmAlgo_t);
   decltype(static_cast<GemmEx32>(&cublasGemmEx)) gemm_ex32 = nullptr;
-  decltype(static_cast<GemmStridedBatchedEx32>(&cublasGemmStridedBatchedEx))
-      gemm_strided_batched_ex32 = nullptr;
+  decltype(static_cast<GemmStridedBatchedEx32>(
+      &cublasGemmStridedBatchedEx)) gemm_strided_batched_ex32 = nullptr;
   decltype(&cublasSgemm_v2_64) sgemm = nullptr;
   decltype(&cublasDgemm_v2_64) dgemm = nullptr;
   decltype(&cublasGemmEx_64) gemm_ex = nullptr;
