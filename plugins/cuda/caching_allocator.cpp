@@ -29,9 +29,11 @@ CudaCachingAllocator::Block CudaCachingAllocator::allocate(std::size_t bytes) {
     throw_out_of_memory_locked(bytes);
   const std::size_t size = SdkPool::round_size(bytes);
   collect_pending_locked();
-  if (auto it = free_.lower_bound(size); it != free_.end() && SdkPool::fits(size, it->first)) {
-    Block b{it->second, it->first};
-    free_.erase(it);
+  for (auto it = free_.lower_bound(size); it != free_.end() && SdkPool::fits(size, it->first);
+       ++it) {
+    if (it->second.empty()) continue;
+    Block b{it->second.back(), it->first};
+    it->second.pop_back();
     ++stats_.pool_hits;
     stats_.allocated += b.size;
     stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
@@ -65,7 +67,7 @@ void CudaCachingAllocator::free(Block block,
   std::lock_guard lock(mutex_);
   stats_.allocated -= block.size;
   if (fence.empty())
-    free_.emplace(block.size, block.ptr);
+    free_[block.size].push_back(block.ptr);
   else
     pending_.push_back(Pending{block, std::move(fence)});
 }
@@ -73,7 +75,7 @@ void CudaCachingAllocator::free(Block block,
 void CudaCachingAllocator::collect_pending_locked() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->fence.done()) {
-      free_.emplace(it->block.size, it->block.ptr);
+      free_[it->block.size].push_back(it->block.ptr);
       it = pending_.erase(it);
     } else {
       ++it;
@@ -85,16 +87,17 @@ void CudaCachingAllocator::release_cached_locked(bool wait) {
   if (wait) {
     for (auto& p : pending_) {
       p.fence.wait();
-      free_.emplace(p.block.size, p.block.ptr);
+      free_[p.block.size].push_back(p.block.ptr);
     }
     pending_.clear();
   }
   if (free_.empty()) return;
   ScopedDevice guard(device_);
-  for (const auto& [size, ptr] : free_) {
-    raw_free(ptr);  // cudaFree/cudaFreeHost wait for the device work that might use it
-    stats_.reserved -= size;
-  }
+  for (const auto& [size, blocks] : free_)
+    for (void* ptr : blocks) {
+      raw_free(ptr);  // cudaFree/cudaFreeHost wait for the device work that might use it
+      stats_.reserved -= size;
+    }
   (void)cudaGetLastError();
   free_.clear();
 }

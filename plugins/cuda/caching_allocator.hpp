@@ -84,7 +84,10 @@ class CudaCachingAllocator {
   Memory memory_;
   int device_;
   mutable std::mutex mutex_;
-  std::multimap<std::size_t, void*> free_;  // size -> pointer
+  // Rounded size -> cached blocks of that size, as the SDK pool's: a vector per size that
+  // is kept when it empties, so that freeing and reusing a block of a size seen before
+  // allocates nothing (a multimap node per free cost a malloc and a free per operation).
+  std::map<std::size_t, std::vector<void*>> free_;
   std::vector<Pending> pending_;
   MemoryStats stats_;
 };
