@@ -7,6 +7,7 @@
 #include <hetero/autograd.hpp>
 #include <hetero/distributed/collectives.hpp>
 #include <hetero/distributed/distributed_error.hpp>
+#include <hetero/distributed/process_group.hpp>
 #include <hetero/factories.hpp>
 
 namespace hetero::distributed {
@@ -55,7 +56,15 @@ void broadcast_parameters(nn::Module& module, int root) {
 
 std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes) {
   NoGradGuard no_grad;
-  const auto buckets = make_buckets(module.parameters(), bucket_bytes);
+  const auto parameters = module.parameters();
+  const auto buckets = make_buckets(parameters, bucket_bytes);
+  if (world_size() == 1) {
+    // The mean over one process is its own gradient: nothing to pack, reduce or copy
+    // back (a missing gradient still becomes zeros, as below).
+    for (Tensor p : parameters)
+      if (!p.grad().defined()) p.mutable_grad() = zeros_like(p);
+    return buckets.size();
+  }
   for (const Bucket& b : buckets) {
     const Tensor& first = b.parameters.front();
     Tensor flat = empty({b.elements}, TensorOptions(first.device()).dtype(first.dtype()));

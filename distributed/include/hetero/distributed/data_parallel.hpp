@@ -34,7 +34,9 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// of the same device and dtype; a larger parameter gets a bucket of its own), each
 /// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing. A parameter
 /// without a gradient on this rank contributes zeros and receives the mean. Returns the
-/// number of buckets (all_reduce calls).
+/// number of buckets (all_reduce calls; in a group of one process, where the mean is the
+/// gradient itself, nothing is packed or reduced and the gradients stay as they are).
+/// DistributedError without a group.
 HETERO_API std::size_t all_reduce_gradients(nn::Module& module,
                                             std::size_t bucket_bytes = default_bucket_bytes);
 
