@@ -5,10 +5,11 @@
 // without cudaMallocAsync; and host<->device copies through hetero vs raw cudaMemcpy, from
 // pageable and from pinned memory. bench/torch_gpu.py prints the same op rows for PyTorch. Median
 // of N repetitions, interleaved; ratios are hetero / raw throughput (1.00 = parity). Without a CUDA
-// device it says why and exits 0. Usage: bench_gpu [--quick]
+// device it says why and exits 0. Usage: bench_gpu [--quick] [--gemm]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -420,7 +421,12 @@ void copy_rows(std::size_t mib, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  CLI::App app{"The cuda plugin against raw CUDA, cuBLAS and CUB in the same process"};
+  bool quick = false, gemm_only = false;
+  app.add_flag("--quick", quick, "few repetitions and sizes (a smoke run)");
+  app.add_flag("--gemm", gemm_only,
+               "only the GEMM rows and the cost of a GEMM call, at full repetitions");
+  CLI11_PARSE(app, argc, argv);
   if (device_count("cuda") == 0) {
     std::string reason = "the cuda plugin is not loaded";
     for (const auto& s : backend_status())
@@ -442,6 +448,7 @@ int main(int argc, char** argv) {
     for (auto n : sizes) gemm_row<double>(handle, n, reps_for(n, 5));
     gemm_call_cost(handle);
     cublasDestroy(handle);
+    if (gemm_only) return 0;
     std::printf("\n%-22s %-10s %12s %12s %8s\n", "op", "size", "hetero GB/s", "raw GB/s", "ratio");
     op_rows(quick ? 3 : 10);
     small_add_rows();

@@ -5,7 +5,7 @@
 #   - every example on cuda:0: chapter_gpu, train_digits (trained on cuda:0, reloaded on
 #     cpu), model_parallel (cuda:0 + cpu), train_digits_ddp (mpirun -np 2; Open MPI is
 #     packed along where the GPU machine has none);
-#   - the GPU benchmarks briefly: bench_gpu --quick, bench_exercises on cuda:0;
+#   - the GPU benchmarks briefly: bench_gpu --quick and --gemm, bench_exercises on cuda:0;
 #   - compute-sanitizer memcheck on test_cuda_gpu and chapter_gpu, where installed.
 # Every step's exit code is checked (a program that prints the right answer and then
 # crashes at exit fails). Prints one closing line "gpu_check: N passed, N failed" and exits
@@ -211,6 +211,9 @@ check() {
     echo "  (no train_digits_ddp or mpirun: distributed examples skipped)"
   fi
   [ -x "$bin/bench_gpu" ] && step "bench_gpu --quick" "$bin/bench_gpu" --quick
+  # The GEMM rows at full repetitions (--quick's 3 are too few for a 3% target at n = 256)
+  # with the cost of one call split into its parts: a few seconds.
+  [ -x "$bin/bench_gpu" ] && step "bench_gpu --gemm" "$bin/bench_gpu" --gemm
   [ -x "$bin/bench_exercises" ] && step "bench_exercises on cuda:0" "$bin/bench_exercises" \
     --benchmark_filter=cuda --benchmark_min_time=0.05
   [ -x "$bin/bench_small_ops" ] && step "bench_small_ops" "$bin/bench_small_ops" --benchmark_min_time=0.01
