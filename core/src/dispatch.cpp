@@ -1,5 +1,6 @@
 #include "dispatch.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -35,13 +36,23 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
   return out;
 }
 
-std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
-  std::vector<std::int64_t> st(shape.size());
+namespace {
+
+// Row-major strides of `shape` into st[0 .. shape.size()) (a vector or a StridedView's array).
+template <class Strides>
+void write_contiguous_strides(const Shape& shape, Strides& st) {
   std::int64_t acc = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     st[i] = acc;
     acc *= std::max<std::int64_t>(shape[i], 1);
   }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<std::int64_t> st(shape.size());
+  write_contiguous_strides(shape, st);
   return st;
 }
 
@@ -150,6 +161,18 @@ StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::
 }
 
 StridedView view_of(const Tensor& t) { return view_of(t, t.impl()->shape, t.impl()->strides); }
+
+StridedView contiguous_view_of(const Tensor& t, const Shape& shape) {
+  const auto& impl = *t.impl();
+  StridedView v;
+  v.buffer = impl.storage->buffer.get();
+  v.offset = impl.offset;
+  v.dtype = impl.dtype;
+  v.ndim = static_cast<int>(shape.size());
+  std::copy(shape.begin(), shape.end(), v.shape.begin());
+  write_contiguous_strides(shape, v.strides);
+  return v;
+}
 
 std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op) {
   const std::int64_t n = std::max<std::int64_t>(ndim, 1);

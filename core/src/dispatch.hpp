@@ -32,6 +32,9 @@ const TensorImpl& impl_of(const Tensor& t, const char* op);
 StridedView view_of(const Tensor& t);
 /// The view of a tensor with its shape/strides replaced (same storage and offset).
 StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::int64_t>& strides);
+/// The view of contiguous `t`'s elements as `shape` (same element count and order, e.g. a
+/// reduction's result seen with its reduced dimensions kept), without a strides vector.
+StridedView contiguous_view_of(const Tensor& t, const Shape& shape);
 /// Normalises a possibly negative dimension; IndexError when out of [-ndim, ndim).
 std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
 /// The backend and stream of a tensor's device.

@@ -66,9 +66,7 @@ Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_
     return out;
   }
   detail::backend_of(out).reduce(
-      op, detail::view_of(in),
-      detail::view_of(out, kept_shape, detail::contiguous_strides(kept_shape)),
-      detail::stream_of(out));
+      op, detail::view_of(in), detail::contiguous_view_of(out, kept_shape), detail::stream_of(out));
   return out;
 }
 
