@@ -29,11 +29,7 @@ CudaCachingAllocator::Block CudaCachingAllocator::allocate(std::size_t bytes) {
     throw_out_of_memory_locked(bytes);
   const std::size_t size = SdkPool::round_size(bytes);
   collect_pending_locked();
-  for (auto it = free_.lower_bound(size); it != free_.end() && SdkPool::fits(size, it->first);
-       ++it) {
-    if (it->second.empty()) continue;
-    Block b{it->second.back(), it->first};
-    it->second.pop_back();
+  if (Block b = free_.take(size)) {
     ++stats_.pool_hits;
     stats_.allocated += b.size;
     stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
@@ -67,7 +63,7 @@ void CudaCachingAllocator::free(Block block,
   std::lock_guard lock(mutex_);
   stats_.allocated -= block.size;
   if (fence.empty())
-    free_[block.size].push_back(block.ptr);
+    free_.put(block);
   else
     pending_.push_back(Pending{block, std::move(fence)});
 }
@@ -75,7 +71,7 @@ void CudaCachingAllocator::free(Block block,
 void CudaCachingAllocator::collect_pending_locked() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->fence.done()) {
-      free_[it->block.size].push_back(it->block.ptr);
+      free_.put(it->block);
       it = pending_.erase(it);
     } else {
       ++it;
@@ -87,17 +83,16 @@ void CudaCachingAllocator::release_cached_locked(bool wait) {
   if (wait) {
     for (auto& p : pending_) {
       p.fence.wait();
-      free_[p.block.size].push_back(p.block.ptr);
+      free_.put(p.block);
     }
     pending_.clear();
   }
-  if (free_.empty()) return;
+  if (free_.bytes() == 0) return;
   ScopedDevice guard(device_);
-  for (const auto& [size, blocks] : free_)
-    for (void* ptr : blocks) {
-      raw_free(ptr);  // cudaFree/cudaFreeHost wait for the device work that might use it
-      stats_.reserved -= size;
-    }
+  free_.for_each([&](Block b) {
+    raw_free(b.ptr);  // cudaFree/cudaFreeHost wait for the device work that might use it
+    stats_.reserved -= b.size;
+  });
   (void)cudaGetLastError();
   free_.clear();
 }

@@ -17,9 +17,8 @@
 // (hetero::CachingAllocator::round_size and fits: 512-byte granules, a cached block serves a
 // request of at least half its size, blocks are not split); out of memory follows
 // Note [Out-of-memory policy] (<hetero/sdk/memory_policy.hpp>). The SDK pool itself is not
-// used here because this one fences blocks that other streams used.
+// used here because this one fences blocks that other streams used; its free list is.
 #include <cstddef>
-#include <map>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -37,10 +36,8 @@ class CudaCachingAllocator {
  public:
   static constexpr std::size_t kRoundBytes = hetero::CachingAllocator::kRoundBytes;
 
-  struct Block {
-    void* ptr = nullptr;
-    std::size_t size = 0;  // bytes, rounded
-  };
+  /// A block: its pointer and rounded size in bytes (the SDK pool's Block).
+  using Block = hetero::CachingAllocator::Block;
 
   enum class Memory { device, pinned_host };
 
@@ -84,10 +81,7 @@ class CudaCachingAllocator {
   Memory memory_;
   int device_;
   mutable std::mutex mutex_;
-  // Rounded size -> cached blocks of that size, as the SDK pool's: a vector per size that
-  // is kept when it empties, so that freeing and reusing a block of a size seen before
-  // allocates nothing (a multimap node per free cost a malloc and a free per operation).
-  std::map<std::size_t, std::vector<void*>> free_;
+  hetero::CachingAllocator::FreeList free_;  // the SDK pool's free list
   std::vector<Pending> pending_;
   MemoryStats stats_;
 };

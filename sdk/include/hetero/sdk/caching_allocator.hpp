@@ -47,6 +47,44 @@ class CachingAllocator {
     explicit operator bool() const noexcept { return ptr != nullptr; }
   };
 
+  /// Cached blocks by rounded size: a vector per size, kept when it empties, so that caching
+  /// and reusing a block of a size seen before allocates nothing. The free list of this pool
+  /// and of the cuda backend's. Not thread-safe: the owning pool's mutex guards it.
+  class FreeList {
+   public:
+    /// Removes and returns a cached block that serves a request of `size` rounded bytes
+    /// (fits(), the smallest such size first); an empty Block when none does.
+    Block take(std::size_t size) {
+      for (auto it = blocks_.lower_bound(size); it != blocks_.end() && fits(size, it->first);
+           ++it) {
+        if (it->second.empty()) continue;
+        Block b{it->second.back(), it->first};
+        it->second.pop_back();
+        return b;
+      }
+      return {};
+    }
+    /// Caches `block` (block.size rounded, as allocate() returns it).
+    void put(Block block) { blocks_[block.size].push_back(block.ptr); }
+    /// Calls f(Block) for every cached block.
+    template <class F>
+    void for_each(F&& f) const {
+      for (const auto& [size, ptrs] : blocks_)
+        for (void* ptr : ptrs) f(Block{ptr, size});
+    }
+    /// Bytes of all cached blocks.
+    std::size_t bytes() const noexcept {
+      std::size_t n = 0;
+      for (const auto& [size, ptrs] : blocks_) n += size * ptrs.size();
+      return n;
+    }
+    /// Forgets every cached block (the caller has released them).
+    void clear() noexcept { blocks_.clear(); }
+
+   private:
+    std::map<std::size_t, std::vector<void*>> blocks_;  // rounded size -> cached handles
+  };
+
   /// The backend's raw allocator. `allocate(bytes)` returns nullptr when the device is
   /// out of memory (it must not throw for that); `release(ptr, bytes)` gives a block back
   /// to the device once the work queued so far on its stream no longer needs it.
@@ -86,10 +124,7 @@ class CachingAllocator {
     if (size == std::numeric_limits<std::size_t>::max()) return {};
     {
       std::lock_guard lock(mutex_);
-      for (auto it = free_.lower_bound(size); it != free_.end() && fits(size, it->first); ++it) {
-        if (it->second.empty()) continue;
-        Block b{it->second.back(), it->first};
-        it->second.pop_back();
+      if (Block b = free_.take(size)) {
         ++stats_.pool_hits;
         add_allocated_locked(b.size);
         return b;
@@ -112,7 +147,7 @@ class CachingAllocator {
       std::lock_guard lock(mutex_);
       stats_.allocated -= block.size;
       if (pooling_) {
-        free_[block.size].push_back(block.ptr);  // no allocation once the size has been seen
+        free_.put(block);  // no allocation once the size has been seen
         return;
       }
       stats_.reserved -= block.size;
@@ -123,21 +158,15 @@ class CachingAllocator {
   /// Releases every cached block to the device (as torch.cuda.empty_cache()); returns
   /// the bytes released. Live blocks are not touched.
   std::size_t empty_cache() noexcept {
-    std::map<std::size_t, std::vector<void*>> cached;
+    FreeList cached;
     {
       std::lock_guard lock(mutex_);
-      cached.swap(free_);
-      for (const auto& [size, blocks] : cached) stats_.reserved -= size * blocks.size();
+      std::swap(cached, free_);
+      stats_.reserved -= cached.bytes();
     }
-    std::size_t released = 0;
-    for (const auto& [size, blocks] : cached)
-      for (void* ptr : blocks) {
-        raw_.release(ptr, size);
-        released += size;
-      }
-    return released;
+    cached.for_each([&](Block b) { raw_.release(b.ptr, b.size); });
+    return cached.bytes();
   }
-
   /// allocated / reserved / peak bytes, raw allocation count, pool hits.
   MemoryStats stats() const {
     std::lock_guard lock(mutex_);
@@ -156,7 +185,7 @@ class CachingAllocator {
   RawMemory raw_;
   const bool pooling_;
   mutable std::mutex mutex_;
-  std::map<std::size_t, std::vector<void*>> free_;  // rounded size -> cached handles
+  FreeList free_;
   MemoryStats stats_;
 };
 
