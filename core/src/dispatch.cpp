@@ -82,8 +82,6 @@ std::shared_ptr<Storage> allocate_storage(const Device& d, std::size_t bytes) {
   return allocate_storage(plugin_for(d), d, bytes);
 }
 
-namespace {
-
 std::size_t checked_bytes(const Shape& shape, DType dtype) {
   const std::int64_t n = checked_numel(shape);
   const auto es = static_cast<std::int64_t>(element_size(dtype));
@@ -102,11 +100,21 @@ Tensor contiguous_tensor(std::shared_ptr<Storage> storage, Shape shape, DType dt
   return Tensor(std::move(impl));
 }
 
-}  // namespace
-
 Tensor new_tensor(Shape shape, DType dtype, const Device& device) {
   const std::size_t bytes = checked_bytes(shape, dtype);
   return contiguous_tensor(allocate_storage(device, bytes), std::move(shape), dtype);
+}
+
+Tensor new_tensor(Shape shape, DType dtype, const TensorOptions& options, const char* op) {
+  if (!options.pinned_memory()) return new_tensor(std::move(shape), dtype, options.device());
+  // As torch ("Only dense CPU tensors can be pinned"); pinned memory is the host's, whose
+  // device is cpu:0 (the virtual cpu:1, cpu:2... are not the host's memory).
+  if (const Device d = options.device(); !(d == Device::cpu()))
+    throw InvalidDeviceError(std::string(op) +
+                             ": pinned memory is host memory, so pinned_memory(true) needs "
+                             "device cpu:0, got " +
+                             d.str());
+  return new_pinned_tensor(std::move(shape), dtype);
 }
 
 Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like) {

@@ -6,6 +6,7 @@
 
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/tensor.hpp>
+#include <hetero/tensor_options.hpp>
 
 #include "tensor_impl.hpp"
 
@@ -18,8 +19,20 @@ std::int64_t checked_numel(const Shape& shape);
 /// NumPy broadcasting of two shapes (aligned right; sizes equal or one of them 1);
 /// ShapeError naming `op` and both shapes otherwise.
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b);
+/// Bytes of a tensor of `shape` and `dtype`; ShapeError for a bad shape, OutOfMemoryError
+/// when the count overflows.
+std::size_t checked_bytes(const Shape& shape, DType dtype);
+/// A contiguous tensor of `shape` over all of `storage` (offset 0).
+Tensor contiguous_tensor(std::shared_ptr<Storage> storage, Shape shape, DType dtype);
 /// A new uninitialised contiguous tensor (looks `device` up in the registry).
 Tensor new_tensor(Shape shape, DType dtype, const Device& device);
+/// A new uninitialised contiguous cpu tensor in pinned host memory from the first loaded
+/// backend that provides it (pinned.cpp); DeviceUnavailableError when none does.
+Tensor new_pinned_tensor(Shape shape, DType dtype);
+/// The result of a factory given `options`: new_pinned_tensor when options ask for pinned
+/// memory (InvalidDeviceError unless the device is cpu; `op` names the factory), else
+/// new_tensor on options.device().
+Tensor new_tensor(Shape shape, DType dtype, const TensorOptions& options, const char* op);
 /// new_tensor on `like`'s device, through the plugin of like's storage (no registry lookup:
 /// the fast path of every op's result; a pinned `like` gives an ordinary cpu tensor, as
 /// torch's ops do).

@@ -27,14 +27,19 @@ GeneratorState& generators() {
 }
 
 Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& options) {
+  const char* op = dist == RandomDistribution::uniform ? "rand" : "randn";
   const DType t = options.dtype_or(DType::float32);
   if (!is_floating_point(t))
-    throw DTypeError(std::string(dist == RandomDistribution::uniform ? "rand" : "randn") +
-                     ": expected a floating dtype, got " + std::string(dtype_name(t)));
+    throw DTypeError(std::string(op) + ": expected a floating dtype, got " +
+                     std::string(dtype_name(t)));
   // 16-bit floats: drawn in float32 and rounded, so a seed gives the same values in
   // every floating dtype up to rounding (backends draw float32/float64 only).
-  if (is_half(t)) return random(dist, shape, options.dtype(DType::float32)).to(t);
-  Tensor out = detail::new_tensor(shape, t, options.device());
+  if (is_half(t)) {
+    Tensor result = detail::new_tensor(shape, t, options, op);
+    result.copy_(random(dist, shape, options.dtype(DType::float32).pinned_memory(false)));
+    return result;
+  }
+  Tensor out = detail::new_tensor(shape, t, options, op);
   const auto n = static_cast<std::uint64_t>(out.numel());
   if (n == 0) return out;
   std::uint64_t seed = 0, offset = 0;
@@ -75,7 +80,7 @@ Tensor from_rows(std::initializer_list<std::initializer_list<T>> rows, DType src
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions options) {
-  return detail::new_tensor(shape, options.dtype_or(DType::float32), options.device());
+  return detail::new_tensor(shape, options.dtype_or(DType::float32), options, "empty");
 }
 
 Tensor full(const Shape& shape, double value, TensorOptions options) {
@@ -153,7 +158,10 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
                      detail::shape_str(shape) + " (" + std::to_string(n) + " elements)");
   if (count > 0 && data == nullptr) throw Error("from_vector: null data");
   const DType target = options.dtype_or(src_dtype);
-  Tensor t = detail::new_tensor(shape, src_dtype, options.device());
+  Tensor result = detail::new_tensor(shape, target, options, "from_vector");
+  // The values arrive in their own dtype, then are converted into the result (an ordinary
+  // tensor on the result's device, also for a pinned result).
+  Tensor t = target == src_dtype ? result : detail::new_tensor_like(shape, src_dtype, result);
   if (src_dtype == DType::bool_) {
     // Bytes other than 0 and 1 (from_vector<std::uint8_t>) are true, stored as 1.
     std::vector<std::uint8_t> canonical(count);
@@ -163,7 +171,8 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
   } else {
     detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
   }
-  return target == src_dtype ? t : t.to(target);
+  if (!t.is_same(result)) result.copy_(t);
+  return result;
 }
 
 }  // namespace hetero

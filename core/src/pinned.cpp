@@ -1,5 +1,6 @@
-// Tensor::pin_memory: page-locked host memory from the first loaded backend that has a
-// device and offers it (torch takes it from the CUDA host allocator), run as a cpu tensor.
+// Pinned host memory (Tensor::pin_memory, factories given TensorOptions::pinned_memory):
+// page-locked host memory from the first loaded backend that has a device and offers it
+// (torch takes it from the CUDA host allocator), run as a cpu tensor.
 #include <hetero/tensor.hpp>
 
 #include <hetero/error.hpp>
@@ -22,6 +23,21 @@ std::shared_ptr<detail::LoadedPlugin> pinned_memory_provider() {
 
 }  // namespace
 
+namespace detail {
+
+Tensor new_pinned_tensor(Shape shape, DType dtype) {
+  const std::size_t bytes = checked_bytes(shape, dtype);
+  auto owner = pinned_memory_provider();
+  // Note [Empty tensors]: the backend is never asked for 0 bytes.
+  std::unique_ptr<Buffer> buffer =
+      bytes == 0 ? std::make_unique<EmptyBuffer>(0) : owner->backend->allocate_pinned_host(bytes);
+  auto storage =
+      std::make_shared<Storage>(plugin_for(Device::cpu()), std::move(owner), std::move(buffer));
+  return contiguous_tensor(std::move(storage), std::move(shape), dtype);
+}
+
+}  // namespace detail
+
 bool Tensor::is_pinned() const { return defined() && impl()->storage->pinned; }
 
 Tensor Tensor::pin_memory() const {
@@ -30,18 +46,7 @@ Tensor Tensor::pin_memory() const {
     throw InvalidDeviceError("pin_memory: only cpu tensors can be pinned, this one is on " +
                              src.device.str());
   if (src.pinned) return *this;
-  auto owner = pinned_memory_provider();
-  auto cpu = detail::plugin_for(Device::cpu());
-  const auto bytes = static_cast<std::size_t>(numel()) * element_size(dtype());
-  auto impl = std::make_shared<detail::TensorImpl>();
-  // Note [Empty tensors]: the backend is never asked for 0 bytes.
-  std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<detail::EmptyBuffer>(0)
-                                              : owner->backend->allocate_pinned_host(bytes);
-  impl->storage = std::make_shared<detail::Storage>(std::move(cpu), owner, std::move(buffer));
-  impl->shape = shape();
-  impl->strides = detail::contiguous_strides(shape());
-  impl->dtype = dtype();
-  Tensor out(std::move(impl));
+  Tensor out = detail::new_pinned_tensor(shape(), dtype());
   out.copy_(*this);
   return out;
 }

@@ -13,15 +13,15 @@ Tensor Staging::buffer(Slot slot, DType dtype, const Shape& shape, const Device&
   Tensor& cached = cache_[{slot, dtype, want_pinned}];
   if (!cached.defined() || cached.numel() < n) {
     cached = Tensor();  // free the smaller one first
-    Tensor fresh = empty({n}, TensorOptions(Device::cpu()).dtype(dtype));
+    const TensorOptions options = TensorOptions(Device::cpu()).dtype(dtype);
     if (want_pinned) {
       try {
-        fresh = fresh.pin_memory();
+        cached = empty({n}, options.pinned_memory(true));
       } catch (const DeviceUnavailableError&) {
         // No backend offers pinned memory: pageable staging, still correct.
       }
     }
-    cached = fresh;
+    if (!cached.defined()) cached = empty({n}, options);
   }
   return cached.narrow(0, 0, n).view(shape);
 }

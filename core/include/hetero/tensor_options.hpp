@@ -1,6 +1,7 @@
 #pragma once
 /// @file tensor_options.hpp
-/// hetero::TensorOptions — device and dtype of a new tensor, as torch::TensorOptions.
+/// hetero::TensorOptions — device, dtype and pinned memory of a new tensor, as
+/// torch::TensorOptions.
 #include <optional>
 
 #include <hetero/default_device.hpp>
@@ -33,15 +34,30 @@ class TensorOptions {
     return o;
   }
 
+  /// A copy asking for page-locked (pinned) host memory, as at::TensorOptions::pinned_memory
+  /// and torch.empty(..., pin_memory=True): the factory's result is a cpu tensor whose
+  /// copies to and from a device can be asynchronous (see Tensor::pin_memory()). The
+  /// factory then throws InvalidDeviceError unless the device is cpu:0 (the host), and
+  /// DeviceUnavailableError when no loaded backend provides pinned memory. Operations on
+  /// a pinned tensor give ordinary cpu tensors, as in torch.
+  TensorOptions pinned_memory(bool pinned) const {
+    TensorOptions o = *this;
+    o.pinned_memory_ = pinned;
+    return o;
+  }
+
   /// The device, or default_device() when unset.
   Device device() const { return device_ ? *device_ : default_device(); }
   /// The dtype, or `fallback` when unset.
   DType dtype_or(DType fallback) const { return dtype_ ? *dtype_ : fallback; }
   bool has_dtype() const noexcept { return dtype_.has_value(); }
+  /// Whether pinned host memory was asked for (default false).
+  bool pinned_memory() const noexcept { return pinned_memory_; }
 
  private:
   std::optional<Device> device_;
   std::optional<DType> dtype_;
+  bool pinned_memory_ = false;
 };
 
 }  // namespace hetero

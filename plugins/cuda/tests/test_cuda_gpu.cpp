@@ -142,6 +142,12 @@ TEST_F(CudaGpu, PinnedMemoryCopiesAsynchronouslyAndCorrectly) {
   expect_close(on_gpu, host, 0);
   expect_close(on_gpu.to(Device::cpu()).pin_memory() * 2, host * 2, 0);
   EXPECT_THROW((void)on_gpu.pin_memory(), InvalidDeviceError);
+  // A pinned factory result (torch.empty(..., pin_memory=True)) as the target of a copy back.
+  Tensor back = empty({1 << 20}, TensorOptions().pinned_memory(true));
+  EXPECT_TRUE(back.is_pinned());
+  back.copy_(on_gpu * 3.0);
+  expect_close(back, host * 3, 0);
+  EXPECT_THROW(empty({2}, TensorOptions(gpu).pinned_memory(true)), InvalidDeviceError);
 }
 
 TEST_F(CudaGpu, CopiesBetweenTwoGpus) {
