@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <cstdlib>
 #include <filesystem>
 
 #include <hetero/hetero.hpp>
@@ -17,7 +18,13 @@ const Device kProvider("pinnedhost:0");
 
 class Pinned : public testing::Test {
  protected:
-  static void SetUpTestSuite() { load_plugin(HETERO_TEST_PINNED_HOST_PLUGIN); }
+  // Only cpu and pinnedhost, also on a GPU machine: there the cuda plugin would otherwise
+  // provide the pinned memory, and the tests count pinnedhost's.
+  static void SetUpTestSuite() {
+    ::setenv("HETERO_BACKENDS", "cpu,pinnedhost", 1);
+    unload_plugins();
+    load_plugin(HETERO_TEST_PINNED_HOST_PLUGIN);
+  }
   void SetUp() override { load_plugin(HETERO_TEST_PINNED_HOST_PLUGIN); }
   static std::size_t live_pinned_bytes() { return memory_stats(kProvider).allocated; }
 };
