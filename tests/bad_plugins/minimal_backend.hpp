@@ -55,8 +55,9 @@ class MinimalBackend : public Backend {
 
 }  // namespace hetero::test
 
-/// Defines the entry points of a test plugin named `name` whose device is `device_name`.
-#define HETERO_TEST_PLUGIN(name, device_name)                          \
+/// Defines the info entry point of a test plugin named `name` (interface, compiler and C++
+/// library of this build: a plugin the core accepts).
+#define HETERO_TEST_PLUGIN_INFO(name)                                  \
   HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {  \
     static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),       \
                                        HETERO_INTERFACE_VERSION_MAJOR, \
@@ -67,7 +68,11 @@ class MinimalBackend : public Backend {
                                        HETERO_CXX_STDLIB_ID,           \
                                        ""};                            \
     return &info;                                                      \
-  }                                                                    \
-  HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() {       \
-    return new hetero::test::MinimalBackend(name, device_name);        \
+  }
+
+/// Defines the entry points of a test plugin named `name` whose device is `device_name`.
+#define HETERO_TEST_PLUGIN(name, device_name)                    \
+  HETERO_TEST_PLUGIN_INFO(name)                                  \
+  HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() { \
+    return new hetero::test::MinimalBackend(name, device_name);  \
   }

@@ -56,17 +56,7 @@ class PinnedHostBackend final : public MinimalBackend {
 }  // namespace
 }  // namespace hetero::test
 
-HETERO_PLUGIN_EXPORT const HeteroPluginInfo* hetero_plugin_info() {
-  static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),
-                                     HETERO_INTERFACE_VERSION_MAJOR,
-                                     HETERO_INTERFACE_VERSION_MINOR,
-                                     "pinnedhost",
-                                     "0.0.1",
-                                     HETERO_COMPILER_ID,
-                                     HETERO_CXX_STDLIB_ID,
-                                     ""};
-  return &info;
-}
+HETERO_TEST_PLUGIN_INFO("pinnedhost")
 HETERO_PLUGIN_EXPORT hetero::Backend* hetero_plugin_create() {
   return new hetero::test::PinnedHostBackend;
 }
