@@ -14,9 +14,12 @@ namespace hetero::conformance {
 TEST_P(BackendTest, ReductionsMatchReference) {
   const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max,
                           ReduceOp::min, ReduceOp::norm, ReduceOp::argmax};
-  // in shape [a, b, c]; reduce masks over the three axes.
+  // in shape [a, b, c]; reduce masks over the three axes. The last two are long enough
+  // that backends split an output over several threads or blocks (and merge partials):
+  // reduced sub-spaces of 20011 to 100k elements, one of them two dimensions that cannot
+  // be merged ({97, 5, 89} reduced over axes 0 and 2).
   const std::vector<std::array<std::int64_t, 3>> shapes{
-      {1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}};
+      {1, 1, 1}, {2, 3, 5}, {7, 1, 13}, {3, 17, 31}, {1, 4099, 1}, {3, 20011, 1}, {97, 5, 89}};
   const std::vector<std::array<bool, 3>> masks{{true, true, true},
                                                {false, false, true},
                                                {true, false, false},
@@ -101,7 +104,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
 TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (DType t : {DType::float32, DType::float64, DType::float16})
-    for (std::int64_t n : {6, 37, 4099}) {
+    for (std::int64_t n : {6, 37, 4099, 20011}) {
       SCOPED_TRACE(testing::Message() << dtype_name(t) << " n=" << n);
       // Row 0: ties only (maximum 5 first at n/3, minimum -5 first at n/4).
       // Row 1: the same with NaN at 2n/3 and n - 1.

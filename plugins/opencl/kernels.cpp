@@ -1,11 +1,13 @@
 #include "kernels.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <hetero/error.hpp>
 
 #include "cl_sources.hpp"
 #include "kernel_call.hpp"
+#include "opencl_memory.hpp"
 
 namespace hetero::opencl::kernels {
 namespace {
@@ -167,19 +169,87 @@ void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedV
       .launch(queue(dev), out.numel());
 }
 
+// `v` with size-1 dimensions dropped and neighbours merged where C order walks them as one
+// (strides[d] == strides[d + 1] * shape[d + 1]): the same elements in the same order, so a
+// contiguous sub-space is one dimension and reduce.cl walks it by a stride.
+StridedView merged_dims(StridedView v) {
+  int nd = 0;
+  for (int d = 0; d < v.ndim; ++d) {
+    if (v.shape[d] == 1) continue;
+    if (nd > 0 && v.strides[nd - 1] == v.strides[d] * v.shape[d]) {
+      v.shape[nd - 1] *= v.shape[d];
+      v.strides[nd - 1] = v.strides[d];
+    } else {
+      v.shape[nd] = v.shape[d];
+      v.strides[nd] = v.strides[d];
+      ++nd;
+    }
+  }
+  v.ndim = nd;
+  return v;
+}
+
+// How a reduction splits each output's `count` elements (reduce.cl): `chunks` work items per
+// output (1: one pass), each scanning every chunks-th block of `block` elements. Two passes
+// when the outputs alone would leave the device idle (fewer than ~256 work items per
+// compute unit), with at least kMinScan elements per work item so that the second pass
+// stays small. Blocks of one element on GPUs (neighbouring work items read neighbouring
+// elements), one block per work item elsewhere (a CPU thread reads one contiguous range).
+struct ReductionSplit {
+  std::int64_t chunks = 1, block = 1;
+};
+ReductionSplit reduction_split(const OpenClDevice& dev, std::int64_t outputs, std::int64_t count) {
+  constexpr std::int64_t kMinScan = 4096;
+  const std::int64_t fill = std::int64_t{256} * std::max(1, dev.properties.multiprocessor_count);
+  if (outputs >= fill || count < 2 * kMinScan) return {1, count};
+  const std::int64_t chunks = std::min((fill + outputs - 1) / outputs, count / kMinScan);
+  if (dev.properties.kind == DeviceKind::gpu) return {chunks, 1};
+  const std::int64_t block = (count + chunks - 1) / chunks;
+  return {(count + block - 1) / block, block};  // no empty chunk
+}
+
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out) {
   require_fp64(dev, in.dtype, "reduce");
-  const auto [starts, subspace] = reduction_views(in, out);
+  const auto views = reduction_views(in, out);
+  const StridedView& starts = views.starts;
+  const StridedView subspace = merged_dims(views.subspace);
   const cl_program p = program(dev, "reduce", kReduceSource, in.dtype);
   const bool argmax = op == ReduceOp::argmax;
-  KernelCall call(p, argmax ? "argmax" : "reduce");
-  if (!argmax) call.arg(static_cast<cl_int>(op));
-  call.buffer_view(starts)
+  const std::int64_t outputs = out.numel(), count = subspace.numel();
+  const auto [chunks, block] = reduction_split(dev, outputs, count);
+  if (chunks == 1) {
+    KernelCall call(p, argmax ? "argmax" : "reduce");
+    if (!argmax) call.arg(static_cast<cl_int>(op));
+    call.buffer_view(starts)
+        .view(subspace)
+        .arg(static_cast<cl_long>(count))
+        .buffer_view(out)
+        .arg(static_cast<cl_long>(outputs))
+        .launch(queue(dev), outputs);
+    return;
+  }
+  // Partials (ACC values and long indices) from the device's pool, given back once both
+  // passes are queued: the pool hands them out again only in queue order.
+  const std::size_t acc_bytes = is_floating_point(in.dtype) && !dev.fp64 ? 4 : 8;
+  const auto partials = static_cast<std::size_t>(outputs * chunks);
+  const auto value = allocate_buffer(dev, partials * acc_bytes, "partials of a reduction");
+  const auto index = allocate_buffer(dev, partials * 8, "partial indices of a reduction");
+  KernelCall(p, "reduce_partial")
+      .arg(static_cast<cl_int>(op))
+      .buffer_view(starts)
       .view(subspace)
-      .arg(static_cast<cl_long>(subspace.numel()))
-      .buffer_view(out)
-      .arg(static_cast<cl_long>(out.numel()))
-      .launch(queue(dev), out.numel());
+      .arg(static_cast<cl_long>(count))
+      .arg(static_cast<cl_long>(chunks))
+      .arg(static_cast<cl_long>(block))
+      .mem(value.get())
+      .mem(index.get())
+      .arg(static_cast<cl_long>(outputs))
+      .launch(queue(dev), static_cast<std::int64_t>(partials));
+  KernelCall combine(p, argmax ? "argmax_combine" : "reduce_combine");
+  if (!argmax) combine.arg(static_cast<cl_int>(op));
+  combine.mem(value.get()).mem(index.get()).arg(static_cast<cl_long>(chunks));
+  if (!argmax) combine.arg(static_cast<cl_long>(count));
+  combine.buffer_view(out).arg(static_cast<cl_long>(outputs)).launch(queue(dev), outputs);
 }
 
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,

@@ -1,9 +1,17 @@
 // Reductions for one element type (same options as elementwise.cl plus -DACC=<type>:
-// double for floating types where the device has fp64, long for integers). One work
-// item per output element walks its reduced sub-space serially, in C order, so sums are
-// accumulated in the same order as on the cpu backend. Op numbers are hetero::ReduceOp.
-// `s` is the input seen with the output's shape (start of each range), `r` the reduced
-// sub-space from offset 0 (hetero::reduction_views).
+// double for floating types where the device has fp64, long for integers). Op numbers are
+// hetero::ReduceOp. `s` is the input seen with the output's shape (start of each range),
+// `r` the reduced sub-space from offset 0 (hetero::reduction_views).
+//
+// One pass (reduce, argmax): one work item per output walks its sub-space serially, in C
+// order, so sums accumulate in the same order as on the cpu backend. Two passes, when
+// there are too few outputs to fill the device (a full reduction): the sub-space is cut
+// into blocks of `block` consecutive elements, and reduce_partial gives each output
+// `chunks` work items, partial c scanning blocks c, c + chunks, c + 2 chunks... (block 1 on
+// a GPU: neighbouring work items read neighbouring elements; one block per work item on a
+// CPU: each reads one contiguous range). reduce_combine / argmax_combine then merge each
+// output's partials in chunk order. The result is deterministic for a given chunking; NaN
+// and tie rules are those of one pass (the first NaN, else the first extreme, by index).
 
 inline ACC reduce_add(ACC acc, T x) {
 #if IS_FLOAT
@@ -21,46 +29,154 @@ inline int better(int op, T x, T best) {
   return op == 3 ? x < best : x > best;
 }
 
+// What a scan keeps: the sum (of squares for norm), or the extreme and its index.
+typedef struct {
+  ACC acc;
+  T best;
+  long best_i;
+} Scan;
+
+// Blocks first, first + step, ... of `block` consecutive elements (in C order, the last
+// block possibly short; first * block < count) of the sub-space that starts at `start`.
+// A one-dimensional sub-space (the host merges what it can) is walked by its stride;
+// otherwise an odometer over r's dimensions, set once per block, advances per element.
+inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_shape, long8 r_st,
+                 long first, long step, long block, long count) {
+  long shape[8], st[8], idx[8];
+  vstore8(r_shape, 0, shape);
+  vstore8(r_st, 0, st);
+  const int cmp = op == 5 ? 2 : op;  // argmax scans as max
+  Scan s;
+  s.acc = (ACC)0;
+  s.best_i = first * block;
+  const long first_off =
+      r_nd <= 1 ? s.best_i * st[0] : view_offset(s.best_i, r_nd, r_shape, r_st);
+  s.best = LOAD(in, start + first_off);
+  for (long b = first; b * block < count; b += step) {
+    const long lo = b * block, hi = min(count, lo + block);
+    long off = 0;
+    if (r_nd <= 1) {
+      off = lo * st[0];
+    } else {
+      long rest = lo;
+      for (int d = r_nd - 1; d >= 0; --d) {
+        idx[d] = rest % shape[d];
+        rest /= shape[d];
+        off += idx[d] * st[d];
+      }
+    }
+    for (long i = lo; i < hi; ++i) {
+      const T x = LOAD(in, start + off);
+      if (op == 0 || op == 1) s.acc = reduce_add(s.acc, x);
+#if IS_FLOAT
+      else if (op == 4) s.acc += (ACC)x * (ACC)x;
+#endif
+      else if (better(cmp, x, s.best)) {
+        s.best = x;
+        s.best_i = i;
+      }
+      if (r_nd <= 1) {
+        off += st[0];
+      } else {
+        for (int d = r_nd - 1; d >= 0; --d) {  // the next element in C order
+          off += st[d];
+          if (++idx[d] < shape[d]) break;
+          off -= idx[d] * st[d];
+          idx[d] = 0;
+        }
+      }
+    }
+  }
+  return s;
+}
+
+inline T finish(int op, ACC acc, T best, long count) {
+  switch (op) {
+    case 0: return (T)acc;
+#if IS_FLOAT
+    case 1: return count ? (T)((ACC)acc / (ACC)count) : (T)NAN;
+    case 4: return (T)sqrt(acc);
+#endif
+    default: return best;
+  }
+}
+
 __kernel void reduce(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
                      __global ST* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
-    const long start = AT(s, j);
-    ACC acc = (ACC)0;
-    T best = (T)0;
-    for (long i = 0; i < count; ++i) {
-      const T x = LOAD(in, start + view_offset(i, r_nd, r_shape, r_st));
-      if (op == 0 || op == 1) acc = reduce_add(acc, x);
-#if IS_FLOAT
-      else if (op == 4) acc += (ACC)x * (ACC)x;
-#endif
-      else if (i == 0 || better(op, x, best)) best = x;
-    }
-    T result;
-    switch (op) {
-      case 0: result = (T)acc; break;
-#if IS_FLOAT
-      case 1: result = count ? (T)((ACC)acc / (ACC)count) : (T)NAN; break;
-      case 4: result = (T)sqrt(acc); break;
-#endif
-      default: result = best;
-    }
-    STORE(out, AT(o, j), result);
+    Scan sc;
+    sc.acc = (ACC)0;
+    sc.best = (T)0;
+    if (count > 0) sc = scan(op, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count);
+    STORE(out, AT(o, j), finish(op, sc.acc, sc.best, count));
   }
 }
 
 __kernel void argmax(__global const ST* in, VIEW(s), VIEW(r), long count, __global long* out,
                      VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
-    const long start = AT(s, j);
-    T best = (T)0;
     long best_i = 0;
-    for (long i = 0; i < count; ++i) {
-      const T x = LOAD(in, start + view_offset(i, r_nd, r_shape, r_st));
-      if (i == 0 || better(2, x, best)) {
-        best = x;
-        best_i = i;
-      }
-    }
+    if (count > 0) best_i = scan(5, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).best_i;
     out[AT(o, j)] = best_i;
   }
+}
+
+// Pass 1: partial w = j * chunks + c of output j scans blocks c, c + chunks, ... (the host
+// makes chunks * block < count + block, so none is empty). Extremes are kept as ACC (exact
+// for T).
+__kernel void reduce_partial(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
+                             long chunks, long block, __global ACC* value, __global long* index,
+                             long n_out) {
+  FOR_EACH(w, n_out * chunks) {
+    const long j = w / chunks;
+    const Scan sc = scan(op, in, AT(s, j), r_nd, r_shape, r_st, w % chunks, chunks, block, count);
+    value[w] = (op == 0 || op == 1 || op == 4) ? sc.acc : (ACC)sc.best;
+    index[w] = sc.best_i;
+  }
+}
+
+// Pass 2: output j from its partials in chunk order. Extremes compare by value, then by
+// index (partials interleave, so a later chunk may hold an earlier equal extreme or NaN).
+inline Scan combine(int op, __global const ACC* value, __global const long* index, long j,
+                    long chunks) {
+  const int cmp = op == 5 ? 2 : op;
+  Scan sc;
+  sc.acc = (ACC)0;
+  sc.best = (T)value[j * chunks];
+  sc.best_i = index[j * chunks];
+  for (long c = 0; c < chunks; ++c) {
+    const long w = j * chunks + c;
+    if (op == 0 || op == 1 || op == 4) {
+#if IS_FLOAT
+      sc.acc += value[w];
+#else
+      sc.acc = as_long((ulong)sc.acc + (ulong)value[w]);
+#endif
+      continue;
+    }
+    const T x = (T)value[w];
+#if IS_FLOAT
+    const int same = x == sc.best || (isnan(x) && isnan(sc.best));
+#else
+    const int same = x == sc.best;
+#endif
+    if (better(cmp, x, sc.best) || (same && index[w] < sc.best_i)) {
+      sc.best = x;
+      sc.best_i = index[w];
+    }
+  }
+  return sc;
+}
+
+__kernel void reduce_combine(int op, __global const ACC* value, __global const long* index,
+                             long chunks, long count, __global ST* out, VIEW(o), long n_out) {
+  FOR_EACH(j, n_out) {
+    const Scan sc = combine(op, value, index, j, chunks);
+    STORE(out, AT(o, j), finish(op, sc.acc, sc.best, count));
+  }
+}
+
+__kernel void argmax_combine(__global const ACC* value, __global const long* index, long chunks,
+                             __global long* out, VIEW(o), long n_out) {
+  FOR_EACH(j, n_out) out[AT(o, j)] = combine(5, value, index, j, chunks).best_i;
 }
