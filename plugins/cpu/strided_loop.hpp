@@ -1,12 +1,14 @@
 #pragma once
 // Iteration over N strided operands of one shape, row by row: dimensions that are
-// contiguous for every operand are merged, then `f(offsets, count, inner_strides)` is
-// called once per innermost row with element offsets of the row start. Rows are spread
-// over the backend's ThreadPool when there are enough elements.
+// contiguous for every operand are merged (hetero::merge_dims), then
+// `f(offsets, count, inner_strides)` is called once per innermost row with element offsets
+// of the row start. Rows are spread over the backend's ThreadPool when there are enough
+// elements.
 #include <array>
 #include <cstdint>
 
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/merge_dims.hpp>
 
 #include "thread_pool.hpp"
 
@@ -33,28 +35,21 @@ struct LoopShape {
   std::array<std::array<std::int64_t, kMaxDims>, N> strides{};
 };
 
-/// Builds the merged loop shape for views of equal shape (shape taken from views[0]).
+/// The loop shape of views of equal shape (taken from views[0]): merge_dims of them, and a
+/// scalar as one row of one element.
 template <int N>
 LoopShape<N> make_loop(const std::array<const StridedView*, N>& views) {
-  LoopShape<N> l;
-  const StridedView& v0 = *views[0];
-  // Drop size-1 dimensions, then merge neighbours contiguous for every operand.
-  for (int d = 0; d < v0.ndim; ++d) {
-    if (v0.shape[d] == 1) continue;
-    if (l.ndim > 0) {
-      bool mergeable = true;
-      for (int k = 0; k < N; ++k)
-        if (l.strides[k][l.ndim - 1] != views[k]->strides[d] * v0.shape[d]) mergeable = false;
-      if (mergeable) {
-        l.shape[l.ndim - 1] *= v0.shape[d];
-        for (int k = 0; k < N; ++k) l.strides[k][l.ndim - 1] = views[k]->strides[d];
-        continue;
-      }
-    }
-    l.shape[l.ndim] = v0.shape[d];
-    for (int k = 0; k < N; ++k) l.strides[k][l.ndim] = views[k]->strides[d];
-    ++l.ndim;
+  std::array<StridedView, N> merged;
+  std::array<StridedView*, N> targets;
+  for (int k = 0; k < N; ++k) {
+    merged[k] = *views[k];
+    targets[k] = &merged[k];
   }
+  merge_dims(targets);
+  LoopShape<N> l;
+  l.ndim = merged[0].ndim;
+  l.shape = merged[0].shape;
+  for (int k = 0; k < N; ++k) l.strides[k] = merged[k].strides;
   if (l.ndim == 0) {  // a scalar: one row of one element
     l.ndim = 1;
     l.shape[0] = 1;

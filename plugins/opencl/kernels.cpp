@@ -1,9 +1,11 @@
 #include "kernels.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include <hetero/error.hpp>
+#include <hetero/sdk/merge_dims.hpp>
 
 #include "cl_sources.hpp"
 #include "kernel_call.hpp"
@@ -74,11 +76,23 @@ cl_program program(OpenClDevice& dev, const char* name, const char* source, DTyp
 
 cl_command_queue queue(OpenClDevice& dev) { return dev.stream.queue(); }
 
+// Copies of `views` (one shape) with hetero::merge_dims applied: the same elements in the
+// same order in the fewest dimensions, so that common.cl's view_offset indexes a
+// contiguous operand without a division.
+template <class... Views>
+std::array<StridedView, sizeof...(Views)> merged(const Views&... views) {
+  std::array<StridedView, sizeof...(Views)> m{views...};
+  std::array<StridedView*, sizeof...(Views)> targets;
+  for (std::size_t k = 0; k < m.size(); ++k) targets[k] = &m[k];
+  merge_dims(targets);
+  return m;
+}
+
 // The value fill() stores, as OpenCL's T.
 template <class T>
 void fill_as(OpenClDevice& dev, const StridedView& out, T value) {
   KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "fill")
-      .buffer_view(out)
+      .buffer_view(merged(out)[0])
       .arg(static_cast<cl_long>(out.numel()))
       .arg(value)
       .launch(queue(dev), out.numel());
@@ -114,9 +128,10 @@ void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
 
 void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
   require_fp64(dev, dst.dtype, "copy");
+  const auto [ms, md] = merged(src, dst);
   KernelCall(program(dev, "elementwise", kElementwiseSource, dst.dtype), "copy")
-      .buffer_view(src)
-      .buffer_view(dst)
+      .buffer_view(ms)
+      .buffer_view(md)
       .arg(static_cast<cl_long>(dst.numel()))
       .launch(queue(dev), dst.numel());
 }
@@ -134,9 +149,10 @@ void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
       " -DD_HALF=" + (is_half(dst.dtype) ? "1" : "0") + " -DS_WIDE=" +
       (src.dtype == DType::float64 || src.dtype == DType::int64 || src.dtype == DType::int32 ? "1"
                                                                                              : "0");
+  const auto [ms, md] = merged(src, dst);
   KernelCall(dev.context->programs().get("convert", kConvertSource, options), "convert")
-      .buffer_view(src)
-      .buffer_view(dst)
+      .buffer_view(ms)
+      .buffer_view(md)
       .arg(static_cast<cl_long>(dst.numel()))
       .launch(queue(dev), dst.numel());
 }
@@ -146,10 +162,11 @@ void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedVi
   if (!unary_supported(op, out.dtype))
     throw DTypeError("opencl backend: unary op " + std::to_string(static_cast<int>(op)) +
                      " does not support dtype " + std::string(dtype_name(out.dtype)));
+  const auto [mi, mo] = merged(in, out);
   KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "unary")
       .arg(static_cast<cl_int>(op))
-      .buffer_view(in)
-      .buffer_view(out)
+      .buffer_view(mi)
+      .buffer_view(mo)
       .arg(static_cast<cl_long>(out.numel()))
       .launch(queue(dev), out.numel());
 }
@@ -160,33 +177,14 @@ void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedV
   if (out.dtype == DType::bool_)
     throw DTypeError("opencl backend: binary op " + std::to_string(static_cast<int>(op)) +
                      " does not support dtype bool");
+  const auto [ma, mb, mo] = merged(a, b, out);
   KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "binary")
       .arg(static_cast<cl_int>(op))
-      .buffer_view(a)
-      .buffer_view(b)
-      .buffer_view(out)
+      .buffer_view(ma)
+      .buffer_view(mb)
+      .buffer_view(mo)
       .arg(static_cast<cl_long>(out.numel()))
       .launch(queue(dev), out.numel());
-}
-
-// `v` with size-1 dimensions dropped and neighbours merged where C order walks them as one
-// (strides[d] == strides[d + 1] * shape[d + 1]): the same elements in the same order, so a
-// contiguous sub-space is one dimension and reduce.cl walks it by a stride.
-StridedView merged_dims(StridedView v) {
-  int nd = 0;
-  for (int d = 0; d < v.ndim; ++d) {
-    if (v.shape[d] == 1) continue;
-    if (nd > 0 && v.strides[nd - 1] == v.strides[d] * v.shape[d]) {
-      v.shape[nd - 1] *= v.shape[d];
-      v.strides[nd - 1] = v.strides[d];
-    } else {
-      v.shape[nd] = v.shape[d];
-      v.strides[nd] = v.strides[d];
-      ++nd;
-    }
-  }
-  v.ndim = nd;
-  return v;
 }
 
 // How a reduction splits each output's `count` elements (reduce.cl): `chunks` work items per
@@ -211,8 +209,9 @@ ReductionSplit reduction_split(const OpenClDevice& dev, std::int64_t outputs, st
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out) {
   require_fp64(dev, in.dtype, "reduce");
   const auto views = reduction_views(in, out);
-  const StridedView& starts = views.starts;
-  const StridedView subspace = merged_dims(views.subspace);
+  // The outputs and their starts walk out's shape together; the sub-space on its own.
+  const auto [starts, outs] = merged(views.starts, out);
+  const StridedView subspace = merged(views.subspace)[0];
   const cl_program p = program(dev, "reduce", kReduceSource, in.dtype);
   const bool argmax = op == ReduceOp::argmax;
   const std::int64_t outputs = out.numel(), count = subspace.numel();
@@ -223,7 +222,7 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
     call.buffer_view(starts)
         .view(subspace)
         .arg(static_cast<cl_long>(count))
-        .buffer_view(out)
+        .buffer_view(outs)
         .arg(static_cast<cl_long>(outputs))
         .launch(queue(dev), outputs);
     return;
@@ -249,7 +248,7 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
   if (!argmax) combine.arg(static_cast<cl_int>(op));
   combine.mem(value.get()).mem(index.get()).arg(static_cast<cl_long>(chunks));
   if (!argmax) combine.arg(static_cast<cl_long>(count));
-  combine.buffer_view(out).arg(static_cast<cl_long>(outputs)).launch(queue(dev), outputs);
+  combine.buffer_view(outs).arg(static_cast<cl_long>(outputs)).launch(queue(dev), outputs);
 }
 
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,

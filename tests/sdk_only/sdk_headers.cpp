@@ -14,6 +14,7 @@
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/memory_counter.hpp>
 #include <hetero/sdk/memory_policy.hpp>
+#include <hetero/sdk/merge_dims.hpp>
 #include <hetero/sdk/plugin.hpp>
 #include <hetero/sdk/sdk.hpp>
 #include <hetero/sdk/stream.hpp>
