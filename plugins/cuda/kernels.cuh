@@ -2,6 +2,7 @@
 // Device-side helpers shared by the .cu files: dtype dispatch, offset calculation for
 // up to N strided operands, launch configuration.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -12,6 +13,7 @@
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/merge_dims.hpp>
 
 #include "cuda_check.hpp"
 
@@ -56,16 +58,24 @@ struct OffsetCalc {
   }
 };
 
-/// OffsetCalc for views that share views[0]'s shape.
+/// OffsetCalc for views that share views[0]'s shape, after hetero::merge_dims (fewer
+/// dimensions: fewer divisions per element where the views are not all contiguous).
 template <int N>
 OffsetCalc<N> make_offset_calc(const StridedView* const (&views)[N]) {
-  OffsetCalc<N> c;
-  c.ndim = views[0]->ndim;
-  for (int d = 0; d < c.ndim; ++d) c.shape[d] = views[0]->shape[d];
+  std::array<StridedView, N> merged;
+  std::array<StridedView*, N> targets;
   for (int k = 0; k < N; ++k) {
-    c.base[k] = views[k]->offset;
-    c.contiguous = c.contiguous && views[k]->is_contiguous();
-    for (int d = 0; d < c.ndim; ++d) c.strides[k][d] = views[k]->strides[d];
+    merged[k] = *views[k];
+    targets[k] = &merged[k];
+  }
+  merge_dims(targets);
+  OffsetCalc<N> c;
+  c.ndim = merged[0].ndim;
+  for (int d = 0; d < c.ndim; ++d) c.shape[d] = merged[0].shape[d];
+  for (int k = 0; k < N; ++k) {
+    c.base[k] = merged[k].offset;
+    c.contiguous = c.contiguous && merged[k].is_contiguous();
+    for (int d = 0; d < c.ndim; ++d) c.strides[k][d] = merged[k].strides[d];
   }
   return c;
 }
