@@ -46,8 +46,11 @@ KernelCall& KernelCall::view(const StridedView& v) {
 
 void KernelCall::launch(cl_command_queue queue, std::int64_t items) {
   if (items <= 0) return;
-  // Enough work items to fill any device; each loops over the rest (FOR_EACH).
-  constexpr std::int64_t kMaxItems = std::int64_t{1} << 20;
+  // One work item per item up to 2^31 (within every device's global size); beyond that,
+  // each loops over the rest (FOR_EACH). Not capped lower: on PoCL's CPU device a work item
+  // that loops is not vectorised across work items, and 16M-element x + y, fill and exp
+  // took 2.4x, 3x and 1.2x longer with a 2^20 cap.
+  constexpr std::int64_t kMaxItems = std::int64_t{1} << 31;
   const std::size_t global = static_cast<std::size_t>(std::min(items, kMaxItems));
   HETERO_CL_CHECK(
       clEnqueueNDRangeKernel(queue, kernel_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));

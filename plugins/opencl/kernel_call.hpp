@@ -29,7 +29,7 @@ class KernelCall {
   KernelCall& view(const StridedView& v);
   /// mem(v.buffer) then view(v).
   KernelCall& buffer_view(const StridedView& v) { return mem(v.buffer).view(v); }
-  /// Enqueues over `items` work items (the kernels loop, so the grid is capped).
+  /// Enqueues over `items` work items, one each up to 2^31 (the kernels loop beyond).
   void launch(cl_command_queue queue, std::int64_t items);
 
  private:
