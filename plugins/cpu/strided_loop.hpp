@@ -39,13 +39,7 @@ struct LoopShape {
 /// scalar as one row of one element.
 template <int N>
 LoopShape<N> make_loop(const std::array<const StridedView*, N>& views) {
-  std::array<StridedView, N> merged;
-  std::array<StridedView*, N> targets;
-  for (int k = 0; k < N; ++k) {
-    merged[k] = *views[k];
-    targets[k] = &merged[k];
-  }
-  merge_dims(targets);
+  const auto merged = merged_dims<N>(views);
   LoopShape<N> l;
   l.ndim = merged[0].ndim;
   l.shape = merged[0].shape;

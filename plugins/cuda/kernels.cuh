@@ -62,13 +62,7 @@ struct OffsetCalc {
 /// dimensions: fewer divisions per element where the views are not all contiguous).
 template <int N>
 OffsetCalc<N> make_offset_calc(const StridedView* const (&views)[N]) {
-  std::array<StridedView, N> merged;
-  std::array<StridedView*, N> targets;
-  for (int k = 0; k < N; ++k) {
-    merged[k] = *views[k];
-    targets[k] = &merged[k];
-  }
-  merge_dims(targets);
+  const auto merged = merged_dims<N>(views);
   OffsetCalc<N> c;
   c.ndim = merged[0].ndim;
   for (int d = 0; d < c.ndim; ++d) c.shape[d] = merged[0].shape[d];

@@ -81,11 +81,8 @@ cl_command_queue queue(OpenClDevice& dev) { return dev.stream.queue(); }
 // contiguous operand without a division.
 template <class... Views>
 std::array<StridedView, sizeof...(Views)> merged(const Views&... views) {
-  std::array<StridedView, sizeof...(Views)> m{views...};
-  std::array<StridedView*, sizeof...(Views)> targets;
-  for (std::size_t k = 0; k < m.size(); ++k) targets[k] = &m[k];
-  merge_dims(targets);
-  return m;
+  const std::array<const StridedView*, sizeof...(Views)> pointers{&views...};
+  return merged_dims<sizeof...(Views)>(pointers);
 }
 
 // The value fill() stores, as OpenCL's T.

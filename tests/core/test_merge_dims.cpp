@@ -49,6 +49,20 @@ TEST(MergeDims, ContiguousViewsBecomeOneDimension) {
   EXPECT_EQ(b.ndim, 1);
 }
 
+TEST(MergeDims, MergedDimsMergesCopiesAndLeavesTheViews) {
+  const StridedView a = view({2, 3}, {3, 1}), b = view({2, 3}, {0, 1});
+  const std::array<const StridedView*, 2> views{&a, &b};
+  const auto merged = merged_dims<2>(views);
+  EXPECT_EQ(a.ndim, 2);
+  EXPECT_EQ(b.ndim, 2);
+  ASSERT_EQ(merged[0].ndim, 2);  // b's row is broadcast: the dims stay apart
+  EXPECT_EQ(offsets(merged[0]), offsets(a));
+  EXPECT_EQ(offsets(merged[1]), offsets(b));
+  const StridedView c = view({4, 1, 5}, {5, 5, 1});
+  const StridedView* one[1] = {&c};
+  EXPECT_EQ(merged_dims<1>(one)[0].ndim, 1);
+}
+
 TEST(MergeDims, MergesOnlyWhereEveryViewAllows) {
   // out contiguous, in transposed in its last two dims: only dim 0 could merge, and it
   // cannot either (in's stride 12 != 1 * 4).

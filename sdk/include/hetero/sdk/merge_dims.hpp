@@ -43,4 +43,18 @@ void merge_dims(const std::array<StridedView*, N>& views) noexcept {
   for (std::size_t k = 0; k < N; ++k) views[k]->ndim = nd;
 }
 
+/// merge_dims on copies of *views[0], ..., *views[N - 1] (`views`: anything indexable that
+/// gives N pointers to StridedView); returns the merged copies and leaves the views alone.
+template <std::size_t N, class Pointers>
+std::array<StridedView, N> merged_dims(const Pointers& views) noexcept {
+  std::array<StridedView, N> merged;
+  std::array<StridedView*, N> targets;
+  for (std::size_t k = 0; k < N; ++k) {
+    merged[k] = *views[k];
+    targets[k] = &merged[k];
+  }
+  merge_dims(targets);
+  return merged;
+}
+
 }  // namespace hetero
