@@ -30,6 +30,14 @@ pack() {
   local out="$1" build="${2:-build}"
   build="$(cd "$build" && pwd)" || exit 2
   [ -f "$build/CMakeCache.txt" ] || { echo "gpu_check: $build is not a build tree" >&2; exit 2; }
+  # Debian's libtorch is CPU-only, the GPU machine has none, and it would pull ~180 MB of
+  # libraries into the pack (the device tool carries at most 64 MiB).
+  if ldd "$build"/bin/* 2>/dev/null | grep 'libtorch_cpu' >/dev/null; then  # not -q: pipefail
+    echo "gpu_check: $build links the libtorch benchmark peers; pack a build without them:" >&2
+    echo "  cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DHETERO_BENCH_LIBTORCH=OFF" >&2
+    echo "  cmake --build build-gpu -j2 && tools/gpu_check.sh --pack $out build-gpu" >&2
+    exit 2
+  fi
   local stage
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
@@ -52,6 +60,9 @@ pack() {
   mkdir -p "$(dirname "$out")"
   tar -czf "$out" -C "$stage" manifest tree libs $( [ -d "$stage/ompi" ] && echo ompi)
   echo "gpu_check: packed $build into $out ($(du -h "$out" | cut -f1); libraries: $(ls "$stage/libs" | tr '\n' ' '))"
+  if [ "$(stat -c %s "$out")" -gt $((64 * 1024 * 1024)) ]; then
+    echo "gpu_check: warning: $out is over 64 MiB, more than the device tool carries" >&2
+  fi
 }
 
 # Open MPI for the distributed tests, where this machine has Debian's: mpirun (orterun),
