@@ -154,13 +154,23 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
   }
 }
 
-StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::int64_t>& strides) {
+namespace {
+
+// A view of t's buffer, offset and dtype with `ndim` dimensions; shape and strides unset.
+StridedView view_base(const Tensor& t, std::size_t ndim) {
   const auto& impl = *t.impl();
   StridedView v;
   v.buffer = impl.storage->buffer.get();
   v.offset = impl.offset;
   v.dtype = impl.dtype;
-  v.ndim = static_cast<int>(shape.size());
+  v.ndim = static_cast<int>(ndim);
+  return v;
+}
+
+}  // namespace
+
+StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::int64_t>& strides) {
+  StridedView v = view_base(t, shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) {
     v.shape[i] = shape[i];
     v.strides[i] = strides[i];
@@ -171,12 +181,7 @@ StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::
 StridedView view_of(const Tensor& t) { return view_of(t, t.impl()->shape, t.impl()->strides); }
 
 StridedView contiguous_view_of(const Tensor& t, const Shape& shape) {
-  const auto& impl = *t.impl();
-  StridedView v;
-  v.buffer = impl.storage->buffer.get();
-  v.offset = impl.offset;
-  v.dtype = impl.dtype;
-  v.ndim = static_cast<int>(shape.size());
+  StridedView v = view_base(t, shape.size());
   std::copy(shape.begin(), shape.end(), v.shape.begin());
   write_contiguous_strides(shape, v.strides);
   return v;
