@@ -16,7 +16,7 @@ set(HETERO_INSTALL_PLUGIN_DIR "${CMAKE_INSTALL_LIBDIR}/${HETERO_PLUGIN_SUBDIR}")
 set(HETERO_INSTALL_CONFORMANCE_MAIN "${CMAKE_INSTALL_DATADIR}/hetero/conformance_main.cpp")
 
 # The plugin interface version, read from the header that defines it.
-file(STRINGS "${PROJECT_SOURCE_DIR}/sdk/include/hetero/sdk/plugin.hpp" _iface
+file(STRINGS "${PROJECT_SOURCE_DIR}/sdk/include/hetero/sdk/interface_version.hpp" _iface
      REGEX "^#define HETERO_INTERFACE_VERSION_(MAJOR|MINOR) [0-9]+")
 string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*" "\\1.\\2" HETERO_INTERFACE_VERSION "${_iface}")
 

@@ -1,6 +1,8 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <mutex>
+#include <set>
 
 #include <hetero/conformance/conformance.hpp>
 #include <hetero/error.hpp>
@@ -15,9 +17,53 @@ std::vector<std::string>& registered() {
   static std::vector<std::string> names;
   return names;
 }
+
+std::set<std::string>& unsupported() {
+  static std::set<std::string> pairs;
+  return pairs;
+}
+std::mutex& unsupported_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// The interface minor of the plugin providing `backend` (its info record's "major.minor").
+int plugin_minor(const std::string& backend) {
+  for (const auto& s : backend_status())
+    if (s.name == backend && s.loaded) {
+      const auto dot = s.interface_version.find('.');
+      return dot == std::string::npos ? 0 : std::stoi(s.interface_version.substr(dot + 1));
+    }
+  return 0;
+}
 }  // namespace
 
 std::vector<std::string> backends_under_test() { return registered(); }
+
+std::vector<std::string> unsupported_pairs() {
+  std::lock_guard lock(unsupported_mutex());
+  return {unsupported().begin(), unsupported().end()};
+}
+
+bool BackendTest::runs(OpRef op, DType dtype) {
+  if (op_since(op) <= plugin_minor(GetParam()) && backend().supports(op, dtype, 0)) return true;
+  std::lock_guard lock(unsupported_mutex());
+  unsupported().insert(std::string(op_name(op)) + "/" + std::string(dtype_name(dtype)));
+  return false;
+}
+
+namespace {
+// After the suite: what the backend does not run, never counted as passed or failed.
+int report_unsupported(int rc, const std::string& backend) {
+  const auto pairs = unsupported_pairs();
+  std::cout << "[conformance] backend '" << backend << "': " << pairs.size()
+            << " op/dtype pair(s) unsupported (skipped, Backend::supports)"
+            << (pairs.empty() ? "" : ":");
+  for (const auto& p : pairs) std::cout << " " << p;
+  std::cout << "\n";
+  return rc;
+}
+}  // namespace
 
 int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path) {
   try {
@@ -32,7 +78,7 @@ int run(int argc, char** argv, const std::string& backend, const std::string& pl
   // The suite's parameter generator runs inside InitGoogleTest: register first.
   registered().push_back(backend);
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return report_unsupported(RUN_ALL_TESTS(), backend);
 }
 
 void BackendTest::SetUp() {

@@ -101,15 +101,21 @@ const std::vector<DType>& gemm_dtypes() {
 TEST_P(BackendTest, GemmMatchesReference) {
   const std::vector<std::array<std::int64_t, 3>> mnk{
       {1, 1, 1}, {1, 13, 7}, {13, 1, 7}, {7, 13, 1}, {17, 31, 29}, {64, 65, 63}, {127, 3, 131}};
-  for (DType t : gemm_dtypes())
+  int cases = 0;
+  for (DType t : gemm_dtypes()) {
+    if (!runs(OpFamily::gemm, t)) continue;
+    ++cases;
     for (const auto& s : mnk)
       for (bool ta : {false, true})
         for (bool tb : {false, true})
           check(backend(), stream(), t, {s[0], s[1], s[2], 1, ta, tb, 1.0, 0.0, false});
+  }
+  if (cases == 0) GTEST_SKIP() << "the backend runs no GEMM";
 }
 
 TEST_P(BackendTest, GemmBatchedAlphaBetaAndBroadcast) {
   for (DType t : gemm_dtypes()) {
+    if (!runs(OpFamily::gemm, t)) continue;
     check(backend(), stream(), t, {5, 7, 3, 4, false, false, 1.0, 0.0, false});
     check(backend(), stream(), t, {5, 7, 3, 4, true, false, 0.5, 2.0, false});
     check(backend(), stream(), t, {5, 7, 3, 3, false, true, 1.0, 0.0, true});

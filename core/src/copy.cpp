@@ -2,13 +2,14 @@
 
 #include <cstring>
 
+#include "backend_calls.hpp"
 #include "transfer_counters.hpp"
 
 namespace hetero::detail {
 
 void read_bytes(const Storage& src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes == 0) return;
-  src.backend().copy_device_to_host(*src.buffer, src_offset, dst, bytes, src.stream());
+  calls::copy_device_to_host(src, src_offset, dst, bytes);
   src.stream().synchronize();
   count_copy(src.device, CopyKind::device_to_host, bytes);
   count_host_sync(src.device);
@@ -16,7 +17,7 @@ void read_bytes(const Storage& src, std::size_t src_offset, void* dst, std::size
 
 void write_bytes(const void* src, const Storage& dst, std::size_t dst_offset, std::size_t bytes) {
   if (bytes == 0) return;
-  dst.backend().copy_host_to_device(src, *dst.buffer, dst_offset, bytes, dst.stream());
+  calls::copy_host_to_device(src, dst, dst_offset, bytes);
   // Pageable host memory: the caller may free `src` on return, so wait for the copy.
   dst.stream().synchronize();
   count_copy(dst.device, CopyKind::host_to_device, bytes);
@@ -32,8 +33,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
       auto ready = src.stream().record();
       dst.stream().wait(*ready);
     }
-    dst.backend().copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes,
-                                        dst.stream());
+    calls::copy_device_to_device(src, src_offset, dst, dst_offset, bytes);
     if (src.device != dst.device) {
       // And src's stream after the copy (as torch's copy between devices): later work on
       // src's device may overwrite the source, or reuse its memory once freed (Note
@@ -52,7 +52,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     count_host_sync(src.device);
     const char* from = static_cast<const char*>(host) + src_offset;
     if (src.pinned && src.memory_owner == dst.plugin) {
-      dst.backend().copy_host_to_device(from, *dst.buffer, dst_offset, bytes, dst.stream());
+      calls::copy_host_to_device(from, dst, dst_offset, bytes);
       count_copy(dst.device, CopyKind::host_to_device, bytes);
       return;
     }

@@ -7,6 +7,7 @@
 #include <hetero/error.hpp>
 
 #include "log.hpp"
+#include "backend_calls.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
 
@@ -16,9 +17,9 @@ namespace {
 std::vector<Device> gpu_devices() {
   std::vector<Device> out;
   for (const auto& p : detail::Registry::instance().loaded()) {
-    const int n = p->backend->device_count();
+    const int n = detail::calls::device_count(*p);
     for (int i = 0; i < n; ++i)
-      if (p->backend->device_properties(i).kind == DeviceKind::gpu)
+      if (detail::calls::device_properties(*p, i).kind == DeviceKind::gpu)
         out.emplace_back(p->status.name, i);
   }
   return out;
@@ -48,7 +49,7 @@ Device fallback_to_cpu(int i) {
 
 int device_count(const std::string& type) {
   auto p = detail::Registry::instance().find(type);
-  return p ? p->backend->device_count() : 0;
+  return p ? detail::calls::device_count(*p) : 0;
 }
 
 int num_gpus() { return static_cast<int>(gpu_devices().size()); }
@@ -68,7 +69,7 @@ std::vector<Device> try_all_gpus() {
 std::vector<Device> all_devices() {
   std::vector<Device> out;
   for (const auto& p : detail::Registry::instance().loaded())
-    for (int i = 0; i < p->backend->device_count(); ++i) out.emplace_back(p->status.name, i);
+    for (int i = 0; i < detail::calls::device_count(*p); ++i) out.emplace_back(p->status.name, i);
   return out;
 }
 
@@ -77,17 +78,17 @@ DeviceInfo device_info(const Device& d) {
   DeviceInfo info;
   info.device = d;
   info.backend = p->status.name;
-  info.properties = p->backend->device_properties(d.index());
-  info.capabilities = p->backend->capabilities(d.index());
-  info.memory = p->backend->memory_stats(d.index());
+  info.properties = detail::calls::device_properties(*p, d.index());
+  info.capabilities = detail::calls::capabilities(*p, d.index());
+  info.memory = detail::calls::memory_stats(*p, d.index());
   return info;
 }
 
 MemoryStats memory_stats(const Device& d) {
-  return detail::plugin_for(d)->backend->memory_stats(d.index());
+  return detail::calls::memory_stats(*detail::plugin_for(d), d.index());
 }
 
-void empty_cache(const Device& d) { detail::plugin_for(d)->backend->empty_cache(d.index()); }
+void empty_cache(const Device& d) { detail::calls::empty_cache(*detail::plugin_for(d), d.index()); }
 
 void synchronize(const Device& d) {
   detail::default_stream_for(d).synchronize();

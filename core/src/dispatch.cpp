@@ -7,6 +7,7 @@
 #include <hetero/devices.hpp>
 #include <hetero/error.hpp>
 
+#include "backend_calls.hpp"
 #include "empty_buffer.hpp"
 #include "registry.hpp"
 
@@ -74,7 +75,7 @@ std::shared_ptr<Storage> allocate_storage(std::shared_ptr<LoadedPlugin> plugin, 
                                           std::size_t bytes) {
   // Note [Empty tensors]: the backend is never asked for 0 bytes.
   std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<EmptyBuffer>(d.index())
-                                              : plugin->backend->allocate(d.index(), bytes);
+                                              : calls::allocate(*plugin, d.index(), bytes);
   return std::make_shared<Storage>(std::move(plugin), std::move(buffer), d);
 }
 
@@ -196,12 +197,11 @@ std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op) {
   return d < 0 ? d + n : d;
 }
 
-Backend& backend_of(const Tensor& t) { return t.impl()->storage->backend(); }
+const Storage& storage_of(const Tensor& t) { return *t.impl()->storage; }
 
 void fill(const Tensor& t, double v) {
   if (t.numel() == 0) return;
-  backend_of(t).fill(view_of(t), Scalar{v, static_cast<std::int64_t>(v)}, stream_of(t));
+  calls::fill(storage_of(t), view_of(t), Scalar{v, static_cast<std::int64_t>(v)});
 }
-Stream& stream_of(const Tensor& t) { return t.impl()->storage->stream(); }
 
 }  // namespace hetero::detail

@@ -50,11 +50,11 @@ StridedView view_of(const Tensor& t, const Shape& shape, const std::vector<std::
 StridedView contiguous_view_of(const Tensor& t, const Shape& shape);
 /// Normalises a possibly negative dimension; IndexError when out of [-ndim, ndim).
 std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
-/// The backend and stream of a tensor's device.
-Backend& backend_of(const Tensor& t);
+/// The storage of a defined tensor: its device, plugin and buffer (what backend_calls.hpp's
+/// kernels run on).
+const Storage& storage_of(const Tensor& t);
 /// Sets every element of `t` to `v` on its device (nothing for an empty tensor).
 void fill(const Tensor& t, double v);
-Stream& stream_of(const Tensor& t);
 /// "[2, 3]".
 std::string shape_str(const Shape& s);
 

@@ -7,6 +7,7 @@
 #include <hetero/error.hpp>
 
 #include "copy.hpp"
+#include "backend_calls.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {
@@ -51,7 +52,7 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
     offset = off;
     off += 2 * n;  // normal draws use two counters per element
   }
-  detail::backend_of(out).random(dist, detail::view_of(out), seed, offset, detail::stream_of(out));
+  detail::calls::random(detail::storage_of(out), dist, detail::view_of(out), seed, offset);
   return out;
 }
 

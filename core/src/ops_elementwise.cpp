@@ -1,5 +1,11 @@
-// Elementwise operations: promotion, NumPy broadcasting, then one backend call.
+// Element-wise operations: promotion, NumPy broadcasting, then one checked backend call
+// (backend_calls.hpp). The public unary and binary functions and their autograd nodes are
+// generated from the op tables (Note [Op tables], <hetero/sdk/op_table.hpp>): a row's
+// backward column is the gradient expression, in g, x, y (unary) or g, a, b (binary).
+#include <array>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -7,55 +13,17 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "dispatch.hpp"
+#include "promotion.hpp"
 
 namespace hetero {
 namespace {
 
-int rank(DType t) {
-  switch (t) {
-    case DType::bool_:
-      return 0;
-    case DType::int32:
-      return 1;
-    case DType::int64:
-      return 2;
-    case DType::float16:
-      return 3;
-    case DType::bfloat16:
-      return 3;
-    case DType::float32:
-      return 4;
-    case DType::float64:
-      return 5;
-  }
-  return 0;
-}
-
-// bool < int32 < int64 < float16, bfloat16 < float32 < float64, and float16 with
-// bfloat16 gives float32 (as torch.promote_types); bool arithmetic is done in int64.
+// The dtype an element-wise op computes in: promote_types, and bool arithmetic in int64.
 DType promote(DType a, DType b) {
-  if (is_half(a) && is_half(b) && a != b) return DType::float32;
-  const DType t = rank(a) >= rank(b) ? a : b;
+  const DType t = detail::promote_types(a, b);
   return t == DType::bool_ ? DType::int64 : t;
-}
-
-const char* binary_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add:
-      return "add";
-    case BinaryOp::sub:
-      return "sub";
-    case BinaryOp::mul:
-      return "mul";
-    case BinaryOp::div:
-      return "div";
-    case BinaryOp::maximum:
-      return "maximum";
-    case BinaryOp::minimum:
-      return "minimum";
-  }
-  return "binary";
 }
 
 // Strides of `t` viewed with shape `out` (broadcast dimensions get stride 0).
@@ -69,7 +37,7 @@ std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  const char* name = binary_name(op);
+  const char* name = op_name(op).data();  // a string literal of the table
   detail::check_same_device(name, {&a, &b});
   DType t = promote(a.dtype(), b.dtype());
   if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
@@ -81,16 +49,17 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (a.shape() == b.shape()) {  // no broadcasting: the operands' own strides
     Tensor out = detail::new_tensor_like(a.shape(), t, a);
     if (out.numel() == 0) return out;
-    detail::backend_of(out).binary(op, detail::view_of(a2), detail::view_of(b2),
-                                   detail::view_of(out), detail::stream_of(out));
+    detail::calls::binary(detail::storage_of(out), op, detail::view_of(a2), detail::view_of(b2),
+                          detail::view_of(out));
     return out;
   }
   const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
   Tensor out = detail::new_tensor_like(shape, t, a);
   if (out.numel() == 0) return out;
-  detail::backend_of(out).binary(op, detail::view_of(a2, shape, broadcast_strides(a2, shape)),
-                                 detail::view_of(b2, shape, broadcast_strides(b2, shape)),
-                                 detail::view_of(out), detail::stream_of(out));
+  detail::calls::binary(detail::storage_of(out), op,
+                        detail::view_of(a2, shape, broadcast_strides(a2, shape)),
+                        detail::view_of(b2, shape, broadcast_strides(b2, shape)),
+                        detail::view_of(out));
   return out;
 }
 
@@ -104,78 +73,104 @@ Tensor scalar_like(const Tensor& a, double s) {
   return full({}, s, TensorOptions(a.device()).dtype(t));
 }
 
-Tensor unary(UnaryOp op, const Tensor& a, bool needs_float) {
-  detail::impl_of(a, "unary op");
+// Integer and bool input of a `floating` row computes in float32 (as torch.exp); bool
+// input of a `signed` row in int64.
+Tensor unary(UnaryOp op, const Tensor& a) {
+  detail::impl_of(a, op_name(op).data());
   DType t = a.dtype();
-  if (needs_float && !is_floating_point(t)) t = DType::float32;
+  if (op_dtypes(op) == DTypeClass::floating && !is_floating_point(t)) t = DType::float32;
   if (t == DType::bool_) t = DType::int64;
   Tensor cast;
   const Tensor& in = a.dtype() == t ? a : (cast = a.to(t));
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() == 0) return out;
-  detail::backend_of(out).unary(op, detail::view_of(in), detail::view_of(out),
-                                detail::stream_of(out));
+  detail::calls::unary(detail::storage_of(out), op, detail::view_of(in), detail::view_of(out));
   return out;
 }
+
+// "ExpBackward" for exp, "AddBackward" for add: the node names (grad_fn) of the rows.
+template <std::size_t N>
+std::array<std::string, N> backward_names(const std::string_view (&names)[N]) {
+  std::array<std::string, N> out;
+  for (std::size_t i = 0; i < N; ++i) {
+    std::string n(names[i]);
+    n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
+    out[i] = n + "Backward";
+  }
+  return out;
+}
+const char* backward_name(UnaryOp op) {
+  static const auto names = backward_names(op_table_detail::kUnaryNames);
+  return names[static_cast<std::size_t>(op)].c_str();
+}
+const char* backward_name(BinaryOp op) {
+  static const auto names = backward_names(op_table_detail::kBinaryNames);
+  return names[static_cast<std::size_t>(op)].c_str();
+}
+
+// Helpers of the tables' backward columns.
+using detail::nonzero_mask;
+using detail::unbroadcast;
+// sign(x): 1, -1, or 0 at 0 (the gradient of abs, as torch).
+Tensor sign(const Tensor& x) { return nonzero_mask(relu(x)) - nonzero_mask(relu(-x)); }
+// The share of the gradient of maximum(a, b) (minimum when !is_max) that goes to a: 1
+// where a wins, 0 where b does, one half on ties (as torch.maximum).
+Tensor extremum_share(const Tensor& a, const Tensor& b, bool is_max) {
+  const Tensor a_wins = nonzero_mask(relu(is_max ? a - b : b - a));
+  const Tensor b_wins = nonzero_mask(relu(is_max ? b - a : a - b));
+  return a_wins + (1.0 - a_wins - b_wins) * 0.5;
+}
+
+// What a row's backward closure keeps (the `saves` column).
+#define HETERO_KEEPS_X_input true
+#define HETERO_KEEPS_X_output false
+#define HETERO_KEEPS_X_nothing false
+#define HETERO_KEEPS_Y_input false
+#define HETERO_KEEPS_Y_output true
+#define HETERO_KEEPS_Y_nothing false
+#define HETERO_KEEPS_AB_inputs true
+#define HETERO_KEEPS_AB_shapes false
 
 }  // namespace
 
 // Each public op computes under NoGradGuard and records one node (Note [Autograd]).
 using detail::Gradients;
 using detail::record;
-namespace formulas = detail::formulas;
 using detail::saved;
-using detail::unbroadcast;
 using detail::untracked;
+namespace formulas = detail::formulas;
 
-Tensor add(const Tensor& a, const Tensor& b) {
-  return record("AddBackward", untracked([&] { return binary(BinaryOp::add, a, b); }), {a, b}, [&] {
-    return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return formulas::add(g, sa, sb); };
-  });
-}
-Tensor sub(const Tensor& a, const Tensor& b) {
-  return record("SubBackward", untracked([&] { return binary(BinaryOp::sub, a, b); }), {a, b}, [&] {
-    return [sa = a.shape(), sb = b.shape()](const Tensor& g) { return formulas::sub(g, sa, sb); };
-  });
-}
-Tensor mul(const Tensor& a, const Tensor& b) {
-  return record("MulBackward", untracked([&] { return binary(BinaryOp::mul, a, b); }), {a, b}, [&] {
-    return [a = saved(a), b = saved(b)](const Tensor& g) { return formulas::mul(g, a, b); };
-  });
-}
-Tensor div(const Tensor& a, const Tensor& b) {
-  return record("DivBackward", untracked([&] { return binary(BinaryOp::div, a, b); }), {a, b}, [&] {
-    return [a = saved(a), b = saved(b)](const Tensor& g) { return formulas::div(g, a, b); };
-  });
-}
-namespace {
-// Gradients of maximum (or minimum): to the larger (smaller) operand, split evenly on
-// ties, as torch.maximum.
-Gradients extreme_gradients(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max) {
-  const Tensor a_wins = detail::nonzero_mask(relu(is_max ? a - b : b - a));
-  const Tensor b_wins = detail::nonzero_mask(relu(is_max ? b - a : a - b));
-  const Tensor half_tie = (1.0 - a_wins - b_wins) * 0.5;
-  return Gradients{unbroadcast(g * (a_wins + half_tie), a.shape()),
-                   unbroadcast(g * (b_wins + half_tie), b.shape())};
-}
-}  // namespace
+#define HETERO_DEFINE_UNARY(name, since, dtypes, floating_rule, integer_rule, saves, backward) \
+  Tensor name(const Tensor& input) {                                                          \
+    Tensor out = untracked([&] { return unary(UnaryOp::name, input); });                      \
+    return record(backward_name(UnaryOp::name), out, {input}, [&] {                           \
+      return [x = HETERO_KEEPS_X_##saves ? saved(input) : Tensor(),                           \
+              y = HETERO_KEEPS_Y_##saves ? saved(out) : Tensor()](const Tensor& g) {          \
+        (void)x;                                                                              \
+        (void)y;                                                                              \
+        return Gradients{backward};                                                           \
+      };                                                                                      \
+    });                                                                                       \
+  }
+HETERO_FORALL_UNARY_OPS(HETERO_DEFINE_UNARY)
+#undef HETERO_DEFINE_UNARY
 
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return record("MaximumBackward", untracked([&] { return binary(BinaryOp::maximum, a, b); }),
-                {a, b}, [&] {
-                  return [a = saved(a), b = saved(b)](const Tensor& g) {
-                    return extreme_gradients(g, a, b, true);
-                  };
-                });
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return record("MinimumBackward", untracked([&] { return binary(BinaryOp::minimum, a, b); }),
-                {a, b}, [&] {
-                  return [a = saved(a), b = saved(b)](const Tensor& g) {
-                    return extreme_gradients(g, a, b, false);
-                  };
-                });
-}
+#define HETERO_DEFINE_BINARY(name, since, dtypes, floating_rule, integer_rule, saves, grad_a,  \
+                             grad_b)                                                          \
+  Tensor name(const Tensor& lhs, const Tensor& rhs) {                                         \
+    Tensor out = untracked([&] { return binary(BinaryOp::name, lhs, rhs); });                 \
+    return record(backward_name(BinaryOp::name), out, {lhs, rhs}, [&] {                       \
+      return [a = HETERO_KEEPS_AB_##saves ? saved(lhs) : Tensor(),                            \
+              b = HETERO_KEEPS_AB_##saves ? saved(rhs) : Tensor(), sa = lhs.shape(),          \
+              sb = rhs.shape()](const Tensor& g) {                                            \
+        (void)a;                                                                              \
+        (void)b;                                                                              \
+        return Gradients{unbroadcast(grad_a, sa), unbroadcast(grad_b, sb)};                   \
+      };                                                                                      \
+    });                                                                                       \
+  }
+HETERO_FORALL_BINARY_OPS(HETERO_DEFINE_BINARY)
+#undef HETERO_DEFINE_BINARY
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
@@ -191,59 +186,11 @@ Tensor operator*(double s, const Tensor& a) { return mul(scalar_like(a, s), a); 
 Tensor operator/(double s, const Tensor& a) { return div(scalar_like(a, s), a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
-using detail::nonzero_mask;
-
-Tensor neg(const Tensor& a) {
-  return record("NegBackward", untracked([&] { return unary(UnaryOp::neg, a, false); }), {a},
-                [&] { return [](const Tensor& g) { return formulas::neg(g); }; });
-}
-Tensor exp(const Tensor& a) {
-  Tensor out = untracked([&] { return unary(UnaryOp::exp, a, true); });
-  return record("ExpBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return formulas::exp(g, y); }; });
-}
-Tensor log(const Tensor& a) {
-  return record("LogBackward", untracked([&] { return unary(UnaryOp::log, a, true); }), {a},
-                [&] { return [x = saved(a)](const Tensor& g) { return formulas::log(g, x); }; });
-}
-Tensor sqrt(const Tensor& a) {
-  Tensor out = untracked([&] { return unary(UnaryOp::sqrt, a, true); });
-  return record("SqrtBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return formulas::sqrt(g, y); }; });
-}
-Tensor abs(const Tensor& a) {
-  // d|x| = sign(x), 0 at 0 (as torch).
-  return record("AbsBackward", untracked([&] { return unary(UnaryOp::abs, a, false); }), {a},
-                [&] { return [x = saved(a)](const Tensor& g) { return formulas::abs(g, x); }; });
-}
-Tensor relu(const Tensor& a) {
-  // d relu(x) = 1 where x > 0, else 0 (0 at 0, as torch).
-  Tensor out = untracked([&] { return unary(UnaryOp::relu, a, false); });
-  return record("ReluBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return formulas::relu(g, y); }; });
-}
-Tensor sigmoid(const Tensor& a) {
-  Tensor out = untracked([&] { return unary(UnaryOp::sigmoid, a, true); });
-  return record("SigmoidBackward", out, {a}, [&] {
-    return [y = saved(out)](const Tensor& g) { return formulas::sigmoid(g, y); };
-  });
-}
-Tensor tanh(const Tensor& a) {
-  Tensor out = untracked([&] { return unary(UnaryOp::tanh, a, true); });
-  return record("TanhBackward", out, {a},
-                [&] { return [y = saved(out)](const Tensor& g) { return formulas::tanh(g, y); }; });
-}
-
 Tensor cast(const Tensor& a, DType t) {
   detail::impl_of(a, "cast");
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
-  if (out.numel() > 0) {
-    auto& be = detail::backend_of(out);
-    if (a.dtype() == t)
-      be.copy_strided(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
-    else
-      be.cast(detail::view_of(a), detail::view_of(out), detail::stream_of(out));
-  }
+  if (out.numel() > 0)
+    detail::calls::cast(detail::storage_of(out), detail::view_of(a), detail::view_of(out));
   if (!is_floating_point(t)) return out;  // integer results take no gradient
   return record("CastBackward", out, {a}, [&] {
     return [from = a.dtype()](const Tensor& g) { return formulas::cast(g, from); };

@@ -5,7 +5,9 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "dispatch.hpp"
+#include "promotion.hpp"
 
 namespace hetero {
 namespace {
@@ -95,12 +97,9 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     throw DTypeError("matmul: expected floating dtypes, got " +
                      std::string(dtype_name(a_in.dtype())) + " and " +
                      std::string(dtype_name(b_in.dtype())));
-  // Equal dtypes stay (float16 @ float16 is float16, accumulated in float32 by the
-  // backend); mixed ones compute in float64 if either is, else float32.
-  const DType t = a_in.dtype() == b_in.dtype() ? a_in.dtype()
-                  : (a_in.dtype() == DType::float64 || b_in.dtype() == DType::float64)
-                      ? DType::float64
-                      : DType::float32;
+  // Promoted as element-wise ops (float16 @ float16 is float16, accumulated in float32 by
+  // the backend; float16 @ bfloat16 is float32; with float64, float64).
+  const DType t = detail::promote_types(a_in.dtype(), b_in.dtype());
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   const Tensor a = a_vec ? a_in.to(t).unsqueeze(0) : a_in.to(t);
   const Tensor b = b_vec ? b_in.to(t).unsqueeze(1) : b_in.to(t);
@@ -164,7 +163,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     g.c_offset = 0;
     g.ldc = std::max<std::int64_t>(n, 1);
     g.stride_c = m * n;
-    out_storage.backend().gemm(g, out_storage.stream());
+    detail::calls::gemm(out_storage, g);
   }
   if (a_vec) out = out.squeeze(-2);
   if (b_vec) out = out.squeeze(-1);

@@ -7,28 +7,13 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {
 namespace {
 
-const char* reduce_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return "sum";
-    case ReduceOp::mean:
-      return "mean";
-    case ReduceOp::max:
-      return "max";
-    case ReduceOp::min:
-      return "min";
-    case ReduceOp::norm:
-      return "norm";
-    case ReduceOp::argmax:
-      return "argmax";
-  }
-  return "reduce";
-}
+const char* reduce_name(ReduceOp op) { return op_name(op).data(); }  // a literal of the table
 
 // Validates dtype, picks the computation and result dtypes (as torch: sum of bool and
 // int32 gives int64; mean and norm need floating input; argmax gives int64).
@@ -65,8 +50,8 @@ Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_
     detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return out;
   }
-  detail::backend_of(out).reduce(
-      op, detail::view_of(in), detail::contiguous_view_of(out, kept_shape), detail::stream_of(out));
+  detail::calls::reduce(detail::storage_of(out), op, detail::view_of(in),
+                        detail::contiguous_view_of(out, kept_shape));
   return out;
 }
 

@@ -127,6 +127,13 @@ std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_
   } catch (const std::exception& e) {
     fail(path, std::string("querying its devices failed: ") + e.what());
   }
+  try {
+    const std::string& v = status.interface_version;
+    loaded->interface_minor = std::stoi(v.substr(v.find('.') + 1));
+    loaded->support.build(*loaded->backend, status.devices, loaded->interface_minor);
+  } catch (const std::exception& e) {
+    fail(path, std::string("asking which ops it supports failed: ") + e.what());
+  }
   status.loaded = true;
   if (status.devices == 0) {
     status.reason = loaded->backend->unavailable_reason();

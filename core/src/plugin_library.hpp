@@ -11,6 +11,8 @@
 #include <hetero/plugins.hpp>
 #include <hetero/sdk/backend.hpp>
 
+#include "op_support.hpp"
+
 namespace boost::dll {
 class shared_library;
 }
@@ -21,6 +23,8 @@ struct LoadedPlugin {
   std::shared_ptr<boost::dll::shared_library> library;  // released last
   std::unique_ptr<Backend> backend;                     // destroyed first
   BackendStatus status;
+  int interface_minor = 0;  // the plugin's interface minor (its info record)
+  OpSupport support;        // what its backend runs, per device (built when it loads)
 
   LoadedPlugin() = default;
   LoadedPlugin(const LoadedPlugin&) = delete;

@@ -1,4 +1,5 @@
 #include "registry.hpp"
+#include "backend_calls.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -215,7 +216,7 @@ std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
       if (r.name == d.type()) why = r.reason;
     throw DeviceUnavailableError("device " + d.str() + " is unavailable: " + why);
   }
-  const int n = p->backend->device_count();
+  const int n = detail::calls::device_count(*p);
   if (n == 0)
     throw DeviceUnavailableError("device " + d.str() + " is unavailable: backend '" + d.type() +
                                  "' has no devices (" + p->status.reason + ")");
@@ -234,7 +235,7 @@ Stream& default_stream_for(const Device& d) {
   thread_local Cache cache;
   const std::uint64_t generation = Registry::instance().generation();
   if (cache.generation == generation && cache.device && *cache.device == d) return *cache.stream;
-  Stream& stream = plugin_for(d)->backend->default_stream(d.index());
+  Stream& stream = detail::calls::default_stream(*plugin_for(d), d.index());
   cache = Cache{generation, d, &stream};
   return stream;
 }

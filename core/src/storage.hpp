@@ -33,8 +33,8 @@ struct Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  Backend& backend() const { return *plugin->backend; }
-  Stream& stream() const { return plugin->backend->default_stream(device.index()); }
+  /// The device's default stream (backend_calls.cpp: the Backend is reached only there).
+  Stream& stream() const;
 };
 
 /// Allocates `bytes` on `d` through its backend (checks the device first).

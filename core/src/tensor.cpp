@@ -11,6 +11,7 @@
 
 #include "autograd/record.hpp"
 #include "copy.hpp"
+#include "backend_calls.hpp"
 #include "dispatch.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
@@ -91,8 +92,7 @@ Tensor Tensor::clone() const {
   const auto& i = checked();
   Tensor out = detail::new_tensor_like(i.shape, i.dtype, *this);
   if (out.numel() > 0)
-    detail::backend_of(*this).copy_strided(detail::view_of(*this), detail::view_of(out),
-                                           detail::stream_of(*this));
+    detail::calls::cast(detail::storage_of(out), detail::view_of(*this), detail::view_of(out));
   return record("CloneBackward", out, {*this},
                 [&] { return [](const Tensor& g) { return Gradients{g}; }; });
 }
@@ -127,11 +127,7 @@ void Tensor::copy_(const Tensor& src) {
     return;
   }
   const Tensor local = src.to(device());
-  auto& be = detail::backend_of(*this);
-  if (local.dtype() == i.dtype)
-    be.copy_strided(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
-  else
-    be.cast(detail::view_of(local), detail::view_of(*this), detail::stream_of(*this));
+  detail::calls::cast(*i.storage, detail::view_of(local), detail::view_of(*this));
 }
 
 void* Tensor::host_data_ptr() const {

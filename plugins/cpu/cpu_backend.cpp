@@ -189,13 +189,10 @@ void CpuBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
   submit_views(
       on(stream), out.numel(), [value](const StridedView& o) { kernels::fill(o, value); }, out);
 }
-void CpuBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
+void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
   submit_views(
       on(stream), dst.numel(),
       [](const StridedView& s, const StridedView& d) { kernels::convert(s, d); }, src, dst);
-}
-void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
-  copy_strided(src, dst, stream);
 }
 void CpuBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
   submit_views(

@@ -49,7 +49,6 @@ class CpuBackend final : public Backend {
                              std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
 
   void fill(const StridedView& out, Scalar value, Stream& stream) override;
-  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,

@@ -21,7 +21,7 @@ decltype(auto) dispatch(DType t, F&& f) {
 
 namespace kernels {
 void fill(const StridedView& out, Scalar value);
-/// copy_strided and cast: element conversion between any two dtypes.
+/// cast (also the strided copy): element conversion between any two dtypes.
 void convert(const StridedView& src, const StridedView& dst);
 void unary(UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/elementwise_ops.hpp>
 
@@ -98,13 +99,14 @@ void convert(const StridedView& src, const StridedView& dst) {
 }
 
 // The element rules are the SDK's (Note [Element-wise semantics], elementwise_ops.hpp);
-// each op is its own loop (visit_unary/visit_binary), so the compiler vectorises it.
+// each op is its own loop (visit_unary/visit_binary), so the compiler vectorises it. The
+// core calls only for ops and dtypes the tables define (Backend::supports' default).
 void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_unary<T>(op))
-      throw DTypeError("cpu backend: unary op " + std::to_string(static_cast<int>(op)) +
-                       " does not support dtype " + std::string(dtype_name(in.dtype)));
+    HETERO_INTERNAL_ASSERT(supports_unary<T>(op), "cpu backend: unary " +
+                                                      std::string(op_name(op)) + " on " +
+                                                      std::string(dtype_name(in.dtype)));
     visit_unary(op, [&](auto c) {
       constexpr UnaryOp Op = decltype(c)::value;
       apply_unary<T>(in, out, [](T x) { return unary_element<Op>(x); });
@@ -115,9 +117,9 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_binary<T>(op))
-      throw DTypeError("cpu backend: binary op " + std::to_string(static_cast<int>(op)) +
-                       " does not support dtype " + std::string(dtype_name(out.dtype)));
+    HETERO_INTERNAL_ASSERT(supports_binary<T>(op), "cpu backend: binary " +
+                                                       std::string(op_name(op)) + " on " +
+                                                       std::string(dtype_name(out.dtype)));
     visit_binary(op, [&](auto c) {
       constexpr BinaryOp Op = decltype(c)::value;
       apply_binary<T>(a, b, out, [](T x, T y) { return binary_element<Op>(x, y); });

@@ -3,6 +3,7 @@
 // threads, and equal those of every other backend using that header.
 #include <type_traits>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/counter_rng.hpp>
 
 #include "kernels.hpp"
@@ -14,7 +15,7 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {
-      throw DTypeError("cpu backend: random needs a floating dtype");
+      HETERO_INTERNAL_ASSERT(false, "cpu backend: random() of " + std::string(dtype_name(out.dtype)));
     } else {
       T* dst = data_of<T>(out);
       // Rows are visited in C order; `row_start` counts elements before each row. Rows

@@ -38,24 +38,26 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
   const T* src = data_of<T>(in);
   const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
+  const ReductionKind kind = reduction_kind(op);
+  const bool summing = kind == ReductionKind::sum || kind == ReductionKind::squares;
+  const bool min = min_reduction(op);
   auto reduce_one = [&](std::int64_t start, auto& result) {
+    using Result = std::remove_reference_t<decltype(result)>;
     StridedView v = sub;
     v.offset = start;
     Acc acc{};
     std::int64_t best_index = 0, index = 0;
     T best{};
     bool first = true;
-    const bool summing = op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm;
     if constexpr (is_floating_storage_v<T>) {
-      if (summing) {
+      if (summing)
         for_each_row<1>(
             {&v},
             [&](auto off, std::int64_t n, auto st) {
-              acc += op == ReduceOp::norm ? sum_row<true>(src + off[0], n, st[0])
-                                          : sum_row<false>(src + off[0], n, st[0]);
+              acc += kind == ReductionKind::squares ? sum_row<true>(src + off[0], n, st[0])
+                                                    : sum_row<false>(src + off[0], n, st[0]);
             },
             /*allow_parallel=*/false);
-      }
     }
     if (!summing || !is_floating_storage_v<T>)
       for_each_row<1>(
@@ -64,53 +66,29 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
             const T* p = src + off[0];
             for (std::int64_t i = 0; i < n; ++i, ++index) {
               const T x = p[i * st[0]];
-              switch (op) {
-                case ReduceOp::sum:
-                case ReduceOp::mean:
-                  if constexpr (is_floating_storage_v<T>)
-                    acc += static_cast<Acc>(x);
-                  else
-                    acc = wrapping_add(acc, static_cast<std::int64_t>(x));
-                  break;
-                case ReduceOp::norm:
-                  acc += static_cast<Acc>(x) * static_cast<Acc>(x);
-                  break;
-                case ReduceOp::max:
-                case ReduceOp::argmax:
-                case ReduceOp::min:
-                  if (first || extremum_replaces(x, index, best, best_index, op == ReduceOp::min)) {
-                    best = x;
-                    best_index = index;
-                  }
-                  break;
+              if (kind == ReductionKind::sum) {
+                if constexpr (is_floating_storage_v<T>)
+                  acc += static_cast<Acc>(x);
+                else
+                  acc = wrapping_add(acc, static_cast<std::int64_t>(x));
+              } else if (kind == ReductionKind::squares) {
+                acc += static_cast<Acc>(x) * static_cast<Acc>(x);
+              } else if (first || extremum_replaces(x, index, best, best_index, min)) {
+                best = x;
+                best_index = index;
               }
               first = false;
             }
           },
           /*allow_parallel=*/false);
-    switch (op) {
-      case ReduceOp::sum:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(acc);
-        break;
-      case ReduceOp::mean:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(
-            count ? static_cast<double>(acc) / static_cast<double>(count)
-                  : std::numeric_limits<double>::quiet_NaN());
-        break;
-      case ReduceOp::norm:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(
-            std::sqrt(static_cast<double>(acc)));
-        break;
-      case ReduceOp::max:
-      case ReduceOp::min:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(best);
-        break;
-      case ReduceOp::argmax:
-        result = static_cast<std::remove_reference_t<decltype(result)>>(best_index);
-        break;
-    }
+    if (summing)
+      result = static_cast<Result>(reduction_finish(op, acc, count));
+    else if (kind == ReductionKind::index)
+      result = static_cast<Result>(best_index);
+    else
+      result = static_cast<Result>(best);
   };
-  if (op == ReduceOp::argmax) {
+  if (kind == ReductionKind::index) {
     std::int64_t* dst = data_of<std::int64_t>(out);
     for_each_row<2>({&out, &base}, [&](auto off, std::int64_t n, auto st) {
       for (std::int64_t i = 0; i < n; ++i) reduce_one(off[1] + i * st[1], dst[off[0] + i * st[0]]);

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 
@@ -124,8 +125,7 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
                                     b, ldb, args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
                                     args.stride_c, args.batch));
       } else if constexpr (!std::is_floating_point_v<T>) {
-        throw DTypeError("cuda backend: gemm needs a floating dtype, got " +
-                         std::string(dtype_name(args.dtype)));
+        HETERO_INTERNAL_ASSERT(false, "cuda backend: gemm of " + std::string(dtype_name(args.dtype)));
       } else {
         const T alpha = static_cast<T>(args.alpha), beta = static_cast<T>(args.beta);
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;

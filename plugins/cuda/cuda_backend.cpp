@@ -53,9 +53,10 @@ CudaBackend::CudaBackend() {
 CudaBackend::~CudaBackend() = default;
 
 CudaDevice& CudaBackend::device(int index) const {
-  if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
-                             " does not exist (" + std::to_string(count_) + " device(s))");
+  // The core checks device indices (backend_calls.hpp); one policy: assert.
+  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
+                                                           std::to_string(index) + " of " +
+                                                           std::to_string(count_));
   device_health().check(index);
   std::atomic<CudaDevice*>& created = created_[static_cast<std::size_t>(index)];
   if (CudaDevice* d = created.load(std::memory_order_acquire)) return *d;
@@ -77,9 +78,10 @@ std::vector<StreamRef> CudaBackend::all_streams() const {
 }
 
 DeviceProperties CudaBackend::device_properties(int index) const {
-  if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
-                             " does not exist");
+  // The core checks device indices (backend_calls.hpp); one policy: assert.
+  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
+                                                           std::to_string(index) + " of " +
+                                                           std::to_string(count_));
   cudaDeviceProp prop{};
   HETERO_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   DeviceProperties p;
@@ -116,9 +118,10 @@ Capabilities CudaBackend::capabilities(int index) const {
 }
 
 MemoryStats CudaBackend::memory_stats(int index) const {
-  if (index < 0 || index >= count_)
-    throw InvalidDeviceError("cuda backend: device cuda:" + std::to_string(index) +
-                             " does not exist");
+  // The core checks device indices (backend_calls.hpp); one policy: assert.
+  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
+                                                           std::to_string(index) + " of " +
+                                                           std::to_string(count_));
   std::lock_guard lock(mutex_);
   const auto& d = devices_[static_cast<std::size_t>(index)];
   return d ? d->allocator().stats() : MemoryStats{};  // an unused device has no pool yet
@@ -194,11 +197,6 @@ void CudaBackend::copy_device_to_device(const Buffer& src, std::size_t src_offse
 void CudaBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
   ScopedDevice guard(device_of(stream).index());
   kernels::fill(out, value, native(stream));
-}
-
-void CudaBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
-  ScopedDevice guard(device_of(stream).index());
-  kernels::convert(src, dst, native(stream));
 }
 
 void CudaBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {

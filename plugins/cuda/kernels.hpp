@@ -1,8 +1,9 @@
 #pragma once
 // Host-side launchers of the CUDA kernels (the .cu files). Each queues its kernel on
 // `stream` and returns without waiting; the caller has made the views' device current.
-// Views hold device pointers in Buffer::handle(). Throws hetero::Error (DTypeError for a
-// dtype the op does not support; launch errors through HETERO_CUDA_CHECK_LAUNCH).
+// Views hold device pointers in Buffer::handle(). The core calls only for ops and dtypes the
+// tables define (Backend::supports' default), so an op outside them is an InternalError;
+// launch errors are thrown through HETERO_CUDA_CHECK_LAUNCH.
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
@@ -15,7 +16,7 @@ namespace hetero::cuda::kernels {
 
 /// Backend::fill.
 void fill(const StridedView& out, Scalar value, cudaStream_t stream);
-/// Backend::copy_strided and Backend::cast (equal shapes; dtypes may differ).
+/// Backend::cast, also the strided copy (equal shapes; dtypes may differ).
 void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream);
 /// Backend::unary.
 void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream_t stream);

@@ -1,4 +1,4 @@
-// fill, convert (copy_strided and cast), unary and binary kernels. When every view is
+// fill, convert (cast, also the strided copy), unary and binary kernels. When every view is
 // contiguous: launch_map (kernels.cuh), 16-byte vector loads and stores, one pack per
 // thread. Otherwise one thread per output element in a grid-stride loop, offsets from
 // OffsetCalc. The element rules are the SDK's, shared with every backend: Note
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/elementwise_ops.hpp>
 
@@ -123,9 +124,10 @@ void convert(const StridedView& src, const StridedView& dst, cudaStream_t stream
 void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream_t stream) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_unary<T>(op))
-      throw DTypeError("cuda backend: unary op " + std::to_string(static_cast<int>(op)) +
-                       " does not support dtype " + std::string(dtype_name(in.dtype)));
+    // The runtime op switch of the kernels has a case for every row; check before launching.
+    HETERO_INTERNAL_ASSERT(supports_unary<T>(op), "cuda backend: unary " +
+                                                      std::string(op_name(op)) + " on " +
+                                                      std::string(dtype_name(in.dtype)));
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (in.is_contiguous() && out.is_contiguous()) {
@@ -145,9 +147,9 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
             cudaStream_t stream) {
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_binary<T>(op))
-      throw DTypeError("cuda backend: binary op " + std::to_string(static_cast<int>(op)) +
-                       " does not support dtype bool");
+    HETERO_INTERNAL_ASSERT(supports_binary<T>(op), "cuda backend: binary " +
+                                                       std::string(op_name(op)) + " on " +
+                                                       std::string(dtype_name(out.dtype)));
     const std::int64_t n = out.numel();
     if (n == 0) return;
     if (a.is_contiguous() && b.is_contiguous() && out.is_contiguous()) {

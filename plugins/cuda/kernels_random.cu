@@ -1,6 +1,7 @@
 // random(): element i in C order takes value i of the counter-based stream of
 // <hetero/sdk/counter_rng.hpp>, the same numbers the cpu backend gives for the same
 // (seed, offset): a seed reproduces a tensor on any device and any launch shape.
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/counter_rng.hpp>
 
 #include "kernels.cuh"
@@ -30,7 +31,7 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {
-      throw DTypeError("cuda backend: random needs a floating dtype");
+      HETERO_INTERNAL_ASSERT(false, "cuda backend: random() of " + std::string(dtype_name(out.dtype)));
     } else {
       if (n == 0) return;
       const StridedView* views[1] = {&out};

@@ -61,18 +61,14 @@ struct SumReducer {
   }
 };
 
-// The result of sum/mean/norm from the accumulated value.
+// The result of sum/mean/norm from the accumulated value (the table's finish column).
 template <class T>
 struct SumFinish {
   ReduceOp op;
   std::int64_t count;
   __host__ __device__ T operator()(Acc<T> acc, std::int64_t = 0) const {
     if constexpr (is_floating_storage_v<T>) {
-      double r = static_cast<double>(acc);
-      if (op == ReduceOp::mean)
-        r = count ? r / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-      if (op == ReduceOp::norm) r = sqrt(r);
-      return convert_element<T>(r);
+      return convert_element<T>(reduction_finish(op, static_cast<double>(acc), count));
     } else {
       return static_cast<T>(acc);  // mean and norm of integers are rejected by the core
     }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 
 #include "kernels.hpp"
 #include "opencl_buffer.hpp"
@@ -114,9 +115,6 @@ void gemm_half(OpenClDevice& dev, const GemmArgs& g) {
 }  // namespace
 
 void clblast_gemm(OpenClDevice& dev, const GemmArgs& g) {
-  if (g.dtype == DType::float64 && !dev.fp64)
-    throw DTypeError("opencl backend: float64 GEMM needs cl_khr_fp64, which device '" +
-                     dev.properties.name + "' lacks");
   if (g.dtype == DType::float32)
     gemm_typed<float>(dev.stream.queue(), g);
   else if (g.dtype == DType::float64)
@@ -124,8 +122,7 @@ void clblast_gemm(OpenClDevice& dev, const GemmArgs& g) {
   else if (is_half(g.dtype))
     gemm_half(dev, g);
   else
-    throw DTypeError("opencl backend: GEMM needs a floating dtype, got " +
-                     std::string(dtype_name(g.dtype)));
+    HETERO_INTERNAL_ASSERT(false, "opencl backend: gemm of " + std::string(dtype_name(g.dtype)));
 }
 
 std::string clblast_version() {

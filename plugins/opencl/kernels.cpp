@@ -5,10 +5,12 @@
 #include <string>
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/merge_dims.hpp>
 
 #include "cl_sources.hpp"
 #include "kernel_call.hpp"
+#include "op_rules.hpp"
 #include "opencl_memory.hpp"
 
 namespace hetero::opencl::kernels {
@@ -45,14 +47,7 @@ ClType cl_type(DType t) {
     case DType::bfloat16:
       return {"float", "uint", true, false, "0", "0", "ushort", 2};
   }
-  throw DTypeError("opencl backend: unsupported dtype " + std::to_string(static_cast<int>(t)));
-}
-
-void require_fp64(const OpenClDevice& dev, DType t, const char* what) {
-  if (t == DType::float64 && !dev.fp64)
-    throw DTypeError(std::string("opencl backend: ") + what +
-                     " in float64 needs cl_khr_fp64, which device '" + dev.properties.name +
-                     "' lacks");
+  HETERO_INTERNAL_ASSERT(false, "opencl backend: dtype " + std::to_string(static_cast<int>(t)));
 }
 
 // Options of elementwise.cl / reduce.cl / random.cl for element type `t`.
@@ -70,8 +65,17 @@ std::string type_options(const OpenClDevice& dev, DType t) {
   return o;
 }
 
+// elementwise.cl and reduce.cl after the op tables' rules (op_rules.hpp).
+const char* with_rules(const char* source) {
+  static const std::string elementwise = op_rules_prelude() + kElementwiseSource;
+  static const std::string reduce = op_rules_prelude() + kReduceSource;
+  if (source == kElementwiseSource) return elementwise.c_str();
+  if (source == kReduceSource) return reduce.c_str();
+  return source;
+}
+
 cl_program program(OpenClDevice& dev, const char* name, const char* source, DType t) {
-  return dev.context->programs().get(name, source, type_options(dev, t));
+  return dev.context->programs().get(name, with_rules(source), type_options(dev, t));
 }
 
 cl_command_queue queue(OpenClDevice& dev) { return dev.stream.queue(); }
@@ -95,17 +99,9 @@ void fill_as(OpenClDevice& dev, const StridedView& out, T value) {
       .launch(queue(dev), out.numel());
 }
 
-bool unary_supported(UnaryOp op, DType t) {
-  if (is_floating_point(t)) return true;
-  if (t == DType::int32 || t == DType::int64)
-    return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
-  return false;
-}
-
 }  // namespace
 
 void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
-  require_fp64(dev, out.dtype, "fill");
   switch (out.dtype) {
     case DType::float32:
       return fill_as(dev, out, static_cast<cl_float>(value.f));
@@ -123,8 +119,8 @@ void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
   }
 }
 
+namespace {
 void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
-  require_fp64(dev, dst.dtype, "copy");
   const auto [ms, md] = merged(src, dst);
   KernelCall(program(dev, "elementwise", kElementwiseSource, dst.dtype), "copy")
       .buffer_view(ms)
@@ -132,10 +128,10 @@ void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& 
       .arg(static_cast<cl_long>(dst.numel()))
       .launch(queue(dev), dst.numel());
 }
+}  // namespace
 
 void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
-  require_fp64(dev, src.dtype, "cast");
-  require_fp64(dev, dst.dtype, "cast");
+  if (src.dtype == dst.dtype) return copy_strided(dev, src, dst);
   const ClType s = cl_type(src.dtype);
   const ClType d = cl_type(dst.dtype);
   const std::string options =
@@ -155,10 +151,6 @@ void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst) {
 }
 
 void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedView& out) {
-  require_fp64(dev, out.dtype, "unary");
-  if (!unary_supported(op, out.dtype))
-    throw DTypeError("opencl backend: unary op " + std::to_string(static_cast<int>(op)) +
-                     " does not support dtype " + std::string(dtype_name(out.dtype)));
   const auto [mi, mo] = merged(in, out);
   KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "unary")
       .arg(static_cast<cl_int>(op))
@@ -170,10 +162,6 @@ void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedVi
 
 void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b,
             const StridedView& out) {
-  require_fp64(dev, out.dtype, "binary");
-  if (out.dtype == DType::bool_)
-    throw DTypeError("opencl backend: binary op " + std::to_string(static_cast<int>(op)) +
-                     " does not support dtype bool");
   const auto [ma, mb, mo] = merged(a, b, out);
   KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "binary")
       .arg(static_cast<cl_int>(op))
@@ -204,7 +192,6 @@ ReductionSplit reduction_split(const OpenClDevice& dev, std::int64_t outputs, st
 }
 
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out) {
-  require_fp64(dev, in.dtype, "reduce");
   const auto views = reduction_views(in, out);
   // The outputs and their starts walk out's shape together; the sub-space on its own.
   const auto [starts, outs] = merged(views.starts, out);
@@ -250,13 +237,6 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
 
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset) {
-  require_fp64(dev, out.dtype, "random");
-  if (is_half(out.dtype))  // the core draws float32 and casts (Backend::random)
-    throw DTypeError("opencl backend: random() fills float32 or float64, got " +
-                     std::string(dtype_name(out.dtype)));
-  if (dist == RandomDistribution::normal && !dev.fp64)
-    throw DTypeError("opencl backend: normal random numbers need cl_khr_fp64, which device '" +
-                     dev.properties.name + "' lacks");
   KernelCall(program(dev, "random", kRandomSource, out.dtype),
              dist == RandomDistribution::uniform ? "uniform" : "normal")
       .buffer_view(out)

@@ -1,7 +1,8 @@
 #pragma once
 // The Backend kernels of the opencl plugin: each picks the program for its dtype(s) from
 // the device's ProgramCache (built on first use) and enqueues one launch on the device's
-// queue. Arguments were validated by the core (Note [Check then dispatch]).
+// queue. Arguments were validated by the core (Note [Check then dispatch]), including
+// OpenClBackend::supports (float64 only on devices with cl_khr_fp64).
 #include <cstdint>
 
 #include <hetero/sdk/kernel_args.hpp>
@@ -11,7 +12,6 @@
 namespace hetero::opencl::kernels {
 
 void fill(OpenClDevice& dev, const StridedView& out, Scalar value);
-void copy_strided(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
 void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
 void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b,

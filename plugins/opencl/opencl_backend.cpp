@@ -3,6 +3,7 @@
 #include <vector>
 
 #include <hetero/error.hpp>
+#include <hetero/internal_assert.hpp>
 
 #include "clblast_gemm.hpp"
 #include "kernels.hpp"
@@ -63,11 +64,20 @@ OpenClBackend::OpenClBackend() {
 
 OpenClBackend::~OpenClBackend() = default;
 
+bool OpenClBackend::supports(OpRef op, DType dtype, int device) const {
+  // float64 (elements, and the double accumulator of normal random numbers) needs
+  // cl_khr_fp64, which a device may lack.
+  const bool fp64 = devices_[static_cast<std::size_t>(device)]->fp64;
+  if (dtype == DType::float64 && !fp64) return false;
+  if (op == OpRef(RandomDistribution::normal) && !fp64) return false;
+  return Backend::supports(op, dtype, device);
+}
+
 OpenClDevice& OpenClBackend::device(int index) const {
-  if (index < 0 || index >= device_count())
-    throw InvalidDeviceError("opencl:" + std::to_string(index) +
-                             " does not exist: backend 'opencl' has " +
-                             std::to_string(device_count()) + " device(s)");
+  // The core checks device indices (backend_calls.hpp); one policy: assert.
+  HETERO_INTERNAL_ASSERT(index >= 0 && index < device_count(),
+                         "opencl backend: device index " + std::to_string(index) + " of " +
+                             std::to_string(device_count()));
   return *devices_[static_cast<std::size_t>(index)];
 }
 
@@ -135,10 +145,6 @@ void OpenClBackend::copy_device_to_device(const Buffer& src, std::size_t src_off
 
 void OpenClBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
   kernels::fill(device_of(stream), out, value);
-}
-
-void OpenClBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
-  kernels::copy_strided(device_of(stream), src, dst);
 }
 
 void OpenClBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {

@@ -26,6 +26,9 @@ class OpenClBackend final : public Backend {
   int device_count() const noexcept override { return static_cast<int>(devices_.size()); }
   std::string unavailable_reason() const override { return reason_; }
   DeviceProperties device_properties(int device) const override;
+  /// The tables' ops, without float64 (and normal random numbers) on devices that lack
+  /// cl_khr_fp64.
+  bool supports(OpRef op, DType dtype, int device) const override;
   Capabilities capabilities(int device) const override;
   MemoryStats memory_stats(int device) const override;
 
@@ -45,7 +48,6 @@ class OpenClBackend final : public Backend {
                              std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
 
   void fill(const StridedView& out, Scalar value, Stream& stream) override;
-  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,

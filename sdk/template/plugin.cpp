@@ -4,5 +4,5 @@
 
 #include "template_backend.hpp"
 
-HETERO_PLUGIN(hetero_template::TemplateBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION,
+HETERO_PLUGIN(hetero::template_backend::TemplateBackend, HETERO_PLUGIN_NAME, HETERO_PLUGIN_VERSION,
               std::string("no vendor library (host-memory reference)"))

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <new>
 
-namespace hetero_template {
+namespace hetero::template_backend {
 namespace {
 
 /// An event of a stream whose work is always done.
@@ -84,4 +84,4 @@ void TemplateBackend::copy_device_to_device(const Buffer& src, std::size_t src_o
                  static_cast<const unsigned char*>(src.handle()) + src_offset, bytes);
 }
 
-}  // namespace hetero_template
+}  // namespace hetero::template_backend

@@ -13,9 +13,8 @@
 #include <hetero/sdk/backend.hpp>
 #include <hetero/sdk/memory_counter.hpp>
 
-namespace hetero_template {
+namespace hetero::template_backend {
 
-using namespace hetero;
 
 /// Host memory standing in for device memory. handle() and host_pointer() are the same
 /// address here; a device backend returns its own handle and nullptr.
@@ -46,7 +45,13 @@ class TemplateStream final : public Stream {
 
 class TemplateBackend final : public Backend {
  public:
-  std::string name() const override { return "template"; }
+  /// The name given to hetero_add_backend (HETERO_PLUGIN_NAME): "template" here.
+  std::string name() const override { return HETERO_PLUGIN_NAME; }
+  /// What this backend runs: here every op and dtype the tables define (Backend's default).
+  /// A backend that lacks a kernel, or whose device lacks a dtype, answers false for it; the
+  /// core then raises NotImplementedError instead of calling, and the conformance kit
+  /// reports the op as skipped.
+  bool supports(OpRef op, DType dtype, int device) const override;
   int device_count() const noexcept override { return 1; }
   DeviceProperties device_properties(int device) const override;
   Capabilities capabilities(int device) const override;
@@ -62,7 +67,6 @@ class TemplateBackend final : public Backend {
                              std::size_t dst_offset, std::size_t bytes, Stream& stream) override;
 
   void fill(const StridedView& out, Scalar value, Stream& stream) override;
-  void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void cast(const StridedView& src, const StridedView& dst, Stream& stream) override;
   void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
@@ -77,4 +81,4 @@ class TemplateBackend final : public Backend {
   MemoryCounter memory_;  // live bytes, peak and allocation count (Backend::memory_stats)
 };
 
-}  // namespace hetero_template
+}  // namespace hetero::template_backend

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/counter_rng.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
@@ -15,7 +16,7 @@
 
 #include "template_backend.hpp"
 
-namespace hetero_template {
+namespace hetero::template_backend {
 namespace {
 
 // Element offset of the i-th element (C order) of a view.
@@ -30,16 +31,17 @@ std::int64_t at(const StridedView& v, std::int64_t i) {
 
 }  // namespace
 
+bool TemplateBackend::supports(OpRef op, DType dtype, int device) const {
+  // E.g. a device without float64: `if (dtype == DType::float64) return false;`
+  return Backend::supports(op, dtype, device);
+}
+
 void TemplateBackend::fill(const StridedView& out, Scalar value, Stream&) {
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) p[at(out, i)] = scalar_as<T>(value);
   });
-}
-
-void TemplateBackend::copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) {
-  cast(src, dst, stream);  // equal dtypes: the conversion is the identity
 }
 
 void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Stream&) {
@@ -58,9 +60,6 @@ void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Strea
 void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream&) {
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_unary<T>(op))
-      throw DTypeError("template backend: unary op " + std::to_string(static_cast<int>(op)) +
-                       " does not take " + std::string(dtype_name(out.dtype)));
     const T* x = data_of<T>(in);
     T* y = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) y[at(out, i)] = unary_element(op, x[at(in, i)]);
@@ -71,7 +70,6 @@ void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedVie
                              const StridedView& out, Stream&) {
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (!supports_binary<T>(op)) throw DTypeError("template backend: binary ops do not take bool");
     const T* x = data_of<T>(a);
     const T* y = data_of<T>(b);
     T* z = data_of<T>(out);
@@ -90,34 +88,33 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
     for (std::int64_t j = 0; j < out.numel(); ++j) {
       const std::int64_t start = at(starts, j);
       // Note [Reduction semantics] (<hetero/sdk/reduction_ops.hpp>).
+      const ReductionKind kind = reduction_kind(op);
       double sum = 0;
       std::int64_t isum = 0;
       T best{};
       std::int64_t best_index = 0;
       for (std::int64_t i = 0; i < count; ++i) {
         const T v = x[start + at(subspace, i)];
-        sum += static_cast<double>(v) * (op == ReduceOp::norm ? static_cast<double>(v) : 1.0);
+        sum += static_cast<double>(v) *
+               (kind == ReductionKind::squares ? static_cast<double>(v) : 1.0);
         isum = wrapping_add(isum, static_cast<std::int64_t>(v));
-        if (i == 0 || extremum_replaces(v, i, best, best_index, op == ReduceOp::min)) {
+        if (i == 0 || extremum_replaces(v, i, best, best_index, min_reduction(op))) {
           best = v;
           best_index = i;
         }
       }
       const std::int64_t o = at(out, j);
-      if (op == ReduceOp::argmax) {
+      if (kind == ReductionKind::index) {
         data_of<std::int64_t>(out)[o] = best_index;
         continue;
       }
       T& r = data_of<T>(out)[o];
-      if (op == ReduceOp::max || op == ReduceOp::min)
+      if (kind == ReductionKind::extremum)
         r = best;
-      else if (op == ReduceOp::sum)
-        r = floating ? static_cast<T>(sum) : static_cast<T>(isum);
-      else if (op == ReduceOp::mean)
-        r = static_cast<T>(count ? sum / static_cast<double>(count)
-                                 : std::numeric_limits<double>::quiet_NaN());
+      else if (floating)
+        r = static_cast<T>(reduction_finish(op, sum, count));
       else
-        r = static_cast<T>(std::sqrt(sum));  // norm
+        r = static_cast<T>(reduction_finish(op, isum, count));
     }
   });
 }
@@ -139,7 +136,8 @@ void TemplateBackend::random(RandomDistribution dist, const StridedView& out, st
   else if (out.dtype == DType::float32)
     run(float{});
   else
-    throw DTypeError("template backend: random() fills float32 or float64");
+    HETERO_INTERNAL_ASSERT(false, "template backend: random() of " +
+                                      std::string(dtype_name(out.dtype)));
 }
 
 void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
@@ -166,9 +164,9 @@ void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
                                 (g.beta == 0 ? 0.0 : g.beta * static_cast<double>(cv)));
           }
     } else {
-      throw DTypeError("template backend: GEMM takes float32 or float64");
+      HETERO_INTERNAL_ASSERT(false, "template backend: gemm of " + std::string(dtype_name(g.dtype)));
     }
   });
 }
 
-}  // namespace hetero_template
+}  // namespace hetero::template_backend

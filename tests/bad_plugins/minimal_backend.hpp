@@ -31,7 +31,6 @@ class MinimalBackend : public Backend {
     refuse();
   }
   void fill(const StridedView&, Scalar, Stream&) override { refuse(); }
-  void copy_strided(const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void cast(const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void unary(UnaryOp, const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void binary(BinaryOp, const StridedView&, const StridedView&, const StridedView&,

@@ -10,6 +10,7 @@
 #include <hetero/hetero.hpp>
 #include <hetero/sdk/backend.hpp>
 #include <hetero/sdk/find_backend.hpp>
+#include <hetero/sdk/plugin.hpp>
 
 using namespace hetero;
 namespace fs = std::filesystem;
@@ -60,7 +61,8 @@ TEST(Plugins, CpuIsDiscoveredFromTheCoresOwnTree) {
     if (s.name == "cpu" && s.loaded) {
       found = true;
       EXPECT_EQ(fs::path(s.path).parent_path().string(), default_plugin_dir());
-      EXPECT_EQ(s.interface_version, "2.0");
+      EXPECT_EQ(s.interface_version, std::to_string(HETERO_INTERFACE_VERSION_MAJOR) + "." +
+                                         std::to_string(HETERO_INTERFACE_VERSION_MINOR));
       EXPECT_FALSE(s.compiler.empty());
       EXPECT_NE(s.vendor_libraries.find("OpenBLAS"), std::string::npos);
     }
@@ -108,7 +110,7 @@ TEST(Plugins, LibraryWithoutEntryPointIsRefused) {
 
 TEST(Plugins, OtherInterfaceVersionIsRefusedNamingBoth) {
   expect_refused(kBadDir + "/libhetero-badversion.so",
-                 "interface version mismatch: plugin 999.0, core 2.0");
+                 "interface version mismatch: plugin 999.0, core " HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MAJOR) "." HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MINOR));
 }
 
 TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {

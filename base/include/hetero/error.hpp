@@ -72,6 +72,15 @@ class HETERO_API FormatError : public Error {
   using Error::Error;
 };
 
+/// An op the device's backend does not implement for the dtype (Backend::supports said no,
+/// or the plugin was built for an older interface minor that lacks the op), as torch's
+/// NotImplementedError "... not implemented for 'Half'". Names the op, the dtype, the device
+/// and the backend.
+class HETERO_API NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A broken invariant inside hetero or a plugin: a bug, not a caller's mistake (thrown by
 /// HETERO_INTERNAL_ASSERT, <hetero/internal_assert.hpp>); names the file, line and condition.
 class HETERO_API InternalError : public Error {

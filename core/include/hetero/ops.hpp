@@ -36,7 +36,11 @@ HETERO_API Tensor operator*(double s, const Tensor& a);
 HETERO_API Tensor operator/(double s, const Tensor& a);
 HETERO_API Tensor operator-(const Tensor& a);
 
-/// Unary functions; exp/log/sqrt/sigmoid/tanh turn integer input into float32.
+/// Unary functions, as torch's of the same names (the rows of the op tables,
+/// <hetero/sdk/op_table.hpp>, give each one's element rule and gradient). exp, log, sqrt,
+/// sigmoid, tanh, sin and cos are defined for floating dtypes and compute integer or bool
+/// input in float32; neg, abs and relu keep int32/int64 (and compute bool in int64). relu
+/// keeps NaN. NotImplementedError where the device's backend lacks the op for the dtype.
 HETERO_API Tensor neg(const Tensor& a);
 HETERO_API Tensor exp(const Tensor& a);
 HETERO_API Tensor log(const Tensor& a);
@@ -45,6 +49,9 @@ HETERO_API Tensor abs(const Tensor& a);
 HETERO_API Tensor relu(const Tensor& a);
 HETERO_API Tensor sigmoid(const Tensor& a);
 HETERO_API Tensor tanh(const Tensor& a);
+/// sin(x) and cos(x), x in radians; gradients cos(x) and -sin(x).
+HETERO_API Tensor sin(const Tensor& a);
+HETERO_API Tensor cos(const Tensor& a);
 
 /// Sum of all elements (0-D), or along `dim` (negative counts from the end).
 HETERO_API Tensor sum(const Tensor& a);

@@ -6,28 +6,6 @@
 
 namespace hetero::detail::formulas {
 
-Gradients add(const Tensor& g, const Shape& a, const Shape& b) {
-  return {unbroadcast(g, a), unbroadcast(g, b)};
-}
-Gradients sub(const Tensor& g, const Shape& a, const Shape& b) {
-  return {unbroadcast(g, a), unbroadcast(-g, b)};
-}
-Gradients mul(const Tensor& g, const Tensor& a, const Tensor& b) {
-  return {unbroadcast(g * b, a.shape()), unbroadcast(g * a, b.shape())};
-}
-Gradients div(const Tensor& g, const Tensor& a, const Tensor& b) {
-  return {unbroadcast(g / b, a.shape()), unbroadcast(-g * a / (b * b), b.shape())};
-}
-Gradients neg(const Tensor& g) { return {-g}; }
-Gradients exp(const Tensor& g, const Tensor& y) { return {g * y}; }
-Gradients log(const Tensor& g, const Tensor& x) { return {g / x}; }
-Gradients sqrt(const Tensor& g, const Tensor& y) { return {g / (2.0 * y)}; }
-Gradients abs(const Tensor& g, const Tensor& x) {
-  return {g * (nonzero_mask(relu(x)) - nonzero_mask(relu(-x)))};
-}
-Gradients relu(const Tensor& g, const Tensor& y) { return {g * nonzero_mask(y)}; }
-Gradients sigmoid(const Tensor& g, const Tensor& y) { return {g * y * (1.0 - y)}; }
-Gradients tanh(const Tensor& g, const Tensor& y) { return {g * (1.0 - y * y)}; }
 Gradients cast(const Tensor& g, DType from) { return {g.to(from)}; }
 Gradients softmax(const Tensor& g, const Tensor& y, std::int64_t dim) {
   return {y * (g - (g * y).sum(dim, true))};

@@ -1,6 +1,7 @@
 #pragma once
-// Note [Backward formulas]: the gradient of every differentiable op, one named function
-// each, in one place (as PyTorch's derivatives.yaml). An op records a node whose closure
+// Note [Backward formulas]: the gradient of every differentiable op that is not a row of
+// the op tables, one named function each, in one place (as PyTorch's derivatives.yaml); the
+// element-wise ops' gradients are their rows' backward columns (<hetero/sdk/op_table.hpp>). An op records a node whose closure
 // only captures what its formula needs (saved tensors, shapes, dims) and calls it; `g` is
 // the gradient of the op's output, and the result has one gradient per input. Formulas
 // that need an op's own layout helpers (max/min over dims, sum/mean over dims) are named
@@ -13,30 +14,6 @@
 
 namespace hetero::detail::formulas {
 
-/// a + b: (g, g), each summed back to its input's shape (unbroadcast).
-Gradients add(const Tensor& g, const Shape& a, const Shape& b);
-/// a - b: (g, -g), unbroadcast.
-Gradients sub(const Tensor& g, const Shape& a, const Shape& b);
-/// a * b: (g b, g a), unbroadcast.
-Gradients mul(const Tensor& g, const Tensor& a, const Tensor& b);
-/// a / b: (g / b, -g a / b^2), unbroadcast.
-Gradients div(const Tensor& g, const Tensor& a, const Tensor& b);
-/// -x: -g.
-Gradients neg(const Tensor& g);
-/// y = exp(x): g y.
-Gradients exp(const Tensor& g, const Tensor& y);
-/// log(x): g / x.
-Gradients log(const Tensor& g, const Tensor& x);
-/// y = sqrt(x): g / (2 y).
-Gradients sqrt(const Tensor& g, const Tensor& y);
-/// |x|: g sign(x), 0 at 0 (as torch).
-Gradients abs(const Tensor& g, const Tensor& x);
-/// y = relu(x): g where y > 0, else 0 (0 at 0, as torch).
-Gradients relu(const Tensor& g, const Tensor& y);
-/// y = sigmoid(x): g y (1 - y).
-Gradients sigmoid(const Tensor& g, const Tensor& y);
-/// y = tanh(x): g (1 - y^2).
-Gradients tanh(const Tensor& g, const Tensor& y);
 /// A cast from dtype `from`: g cast back to `from`.
 Gradients cast(const Tensor& g, DType from);
 /// y = softmax(x, dim): y (g - sum(g y, dim)).

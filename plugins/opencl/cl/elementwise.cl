@@ -1,9 +1,8 @@
 // fill, copy, unary, binary and GEMM's k = 0 scaling for one element type, compiled with
 //   -DT=<type> -DAS_T=as_<type> -DUT=<unsigned type> -DIS_FLOAT=0|1 -DIS_BOOL=0|1
 //   -DST=<storage type> -DKIND=0|1|2 (common.cl: float16/bfloat16 compute in float)
-// Semantics are hetero's (sdk/include/hetero/sdk/kernel_args.hpp): integer + - * wrap
-// (computed in the unsigned type), integer division by 0 gives 0, NaN propagates through
-// maximum/minimum. Op numbers are hetero::UnaryOp / hetero::BinaryOp.
+// The element rules are the op tables' (sdk/include/hetero/sdk/op_table.hpp), put before
+// this file as HETERO_*_CASES by op_rules.cpp; op numbers are hetero::UnaryOp / BinaryOp.
 
 __kernel void fill(__global ST* out, VIEW(o), long n, T value) {
   FOR_EACH(i, n) STORE(out, AT(o, i), value);
@@ -14,51 +13,38 @@ __kernel void copy(__global const ST* in, VIEW(a), __global ST* out, VIEW(o), lo
 }
 
 #if !IS_BOOL
-inline T wrap_sub(T x, T y) {
-#if IS_FLOAT
-  return x - y;
-#else
-  return AS_T((UT)x - (UT)y);
+// The integer rules' helpers (as elementwise_ops.hpp's): two's complement without signed
+// overflow, division without a trap.
+#if !IS_FLOAT
+inline T wrap_neg(T x) { return AS_T((UT)0 - (UT)x); }
+inline T wrap_add(T x, T y) { return AS_T((UT)x + (UT)y); }
+inline T wrap_sub(T x, T y) { return AS_T((UT)x - (UT)y); }
+inline T wrap_mul(T x, T y) { return AS_T((UT)x * (UT)y); }
+inline T wrap_div(T x, T y) { return y == (T)0 ? (T)0 : (y == (T)-1 ? wrap_neg(x) : x / y); }
 #endif
-}
 
+// One case per row of the op tables (op_rules.cpp); the host asks supports() first, so an
+// op without a case for T is never launched.
 inline T unary_op(int op, T x) {
   switch (op) {
-    case 0: return wrap_sub((T)0, x);                 // neg
-    case 4: return x < (T)0 ? wrap_sub((T)0, x) : x;  // abs
-    case 5: return x > (T)0 ? x : (T)0;               // relu (NaN -> 0)
 #if IS_FLOAT
-    case 1: return exp(x);
-    case 2: return log(x);
-    case 3: return sqrt(x);
-    case 6: return (T)1 / ((T)1 + exp(-x));           // sigmoid
-    case 7: return tanh(x);
+    HETERO_UNARY_FLOAT_CASES
+#else
+    HETERO_UNARY_INT_CASES
 #endif
   }
-  return x;  // not reached: the host rejects other ops for this dtype
+  return x;  // not reached
 }
 
 inline T binary_op(int op, T x, T y) {
+  switch (op) {
 #if IS_FLOAT
-  switch (op) {
-    case 0: return x + y;
-    case 1: return x - y;
-    case 2: return x * y;
-    case 3: return x / y;
-    case 4: return (isnan(x) || x > y) ? x : y;
-    case 5: return (isnan(x) || x < y) ? x : y;
-  }
+    HETERO_BINARY_FLOAT_CASES
 #else
-  switch (op) {
-    case 0: return AS_T((UT)x + (UT)y);
-    case 1: return AS_T((UT)x - (UT)y);
-    case 2: return AS_T((UT)x * (UT)y);
-    case 3: return y == (T)0 ? (T)0 : (y == (T)-1 ? wrap_sub((T)0, x) : x / y);
-    case 4: return x > y ? x : y;
-    case 5: return x < y ? x : y;
-  }
+    HETERO_BINARY_INT_CASES
 #endif
-  return x;
+  }
+  return x;  // not reached
 }
 
 __kernel void unary(int op, __global const ST* in, VIEW(a), __global ST* out, VIEW(o), long n) {

@@ -26,7 +26,7 @@ inline int better(int op, T x, T best) {
 #if IS_FLOAT
   if (isnan(x) && !isnan(best)) return 1;
 #endif
-  return op == 3 ? x < best : x > best;
+  return REDUCE_IS_MIN(op) ? x < best : x > best;
 }
 
 // What a scan keeps: the sum (of squares for norm), or the extreme and its index.
@@ -45,7 +45,7 @@ inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_sh
   long shape[8], st[8], idx[8];
   vstore8(r_shape, 0, shape);
   vstore8(r_st, 0, st);
-  const int cmp = op == 5 ? 2 : op;  // argmax scans as max
+  const int cmp = REDUCE_IS_INDEX(op) ? REDUCE_max : op;  // argmax scans as max
   Scan s;
   s.acc = (ACC)0;
   s.best_i = first * block;
@@ -67,9 +67,9 @@ inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_sh
     }
     for (long i = lo; i < hi; ++i) {
       const T x = LOAD(in, start + off);
-      if (op == 0 || op == 1) s.acc = reduce_add(s.acc, x);
+      if (REDUCE_IS_SUM(op)) s.acc = reduce_add(s.acc, x);
 #if IS_FLOAT
-      else if (op == 4) s.acc += (ACC)x * (ACC)x;
+      else if (REDUCE_IS_SQUARES(op)) s.acc += (ACC)x * (ACC)x;
 #endif
       else if (better(cmp, x, s.best)) {
         s.best = x;
@@ -91,14 +91,14 @@ inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_sh
 }
 
 inline T finish(int op, ACC acc, T best, long count) {
-  switch (op) {
-    case 0: return (T)acc;
+  switch (op) {  // the finish column of the accumulating rows (op_rules.cpp)
 #if IS_FLOAT
-    case 1: return count ? (T)((ACC)acc / (ACC)count) : (T)NAN;
-    case 4: return (T)sqrt(acc);
+    HETERO_REDUCE_FINISH_FLOAT_CASES
+#else
+    HETERO_REDUCE_FINISH_INT_CASES
 #endif
-    default: return best;
   }
+  return best;
 }
 
 __kernel void reduce(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
@@ -116,7 +116,7 @@ __kernel void argmax(__global const ST* in, VIEW(s), VIEW(r), long count, __glob
                      VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
     long best_i = 0;
-    if (count > 0) best_i = scan(5, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).best_i;
+    if (count > 0) best_i = scan(REDUCE_argmax, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).best_i;
     out[AT(o, j)] = best_i;
   }
 }
@@ -130,7 +130,7 @@ __kernel void reduce_partial(int op, __global const ST* in, VIEW(s), VIEW(r), lo
   FOR_EACH(w, n_out * chunks) {
     const long j = w / chunks;
     const Scan sc = scan(op, in, AT(s, j), r_nd, r_shape, r_st, w % chunks, chunks, block, count);
-    value[w] = (op == 0 || op == 1 || op == 4) ? sc.acc : (ACC)sc.best;
+    value[w] = REDUCE_IS_SUM(op) || REDUCE_IS_SQUARES(op) ? sc.acc : (ACC)sc.best;
     index[w] = sc.best_i;
   }
 }
@@ -139,14 +139,14 @@ __kernel void reduce_partial(int op, __global const ST* in, VIEW(s), VIEW(r), lo
 // index (partials interleave, so a later chunk may hold an earlier equal extreme or NaN).
 inline Scan combine(int op, __global const ACC* value, __global const long* index, long j,
                     long chunks) {
-  const int cmp = op == 5 ? 2 : op;
+  const int cmp = REDUCE_IS_INDEX(op) ? REDUCE_max : op;
   Scan sc;
   sc.acc = (ACC)0;
   sc.best = (T)value[j * chunks];
   sc.best_i = index[j * chunks];
   for (long c = 0; c < chunks; ++c) {
     const long w = j * chunks + c;
-    if (op == 0 || op == 1 || op == 4) {
+    if (REDUCE_IS_SUM(op) || REDUCE_IS_SQUARES(op)) {
 #if IS_FLOAT
       sc.acc += value[w];
 #else
@@ -178,5 +178,5 @@ __kernel void reduce_combine(int op, __global const ACC* value, __global const l
 
 __kernel void argmax_combine(__global const ACC* value, __global const long* index, long chunks,
                              __global long* out, VIEW(o), long n_out) {
-  FOR_EACH(j, n_out) out[AT(o, j)] = combine(5, value, index, j, chunks).best_i;
+  FOR_EACH(j, n_out) out[AT(o, j)] = combine(REDUCE_argmax, value, index, j, chunks).best_i;
 }

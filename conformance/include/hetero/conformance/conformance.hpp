@@ -26,14 +26,27 @@ int run(int argc, char** argv, const std::string& backend, const std::string& pl
 /// Backends the suite is instantiated for (set by run()).
 std::vector<std::string> backends_under_test();
 
+/// The op/dtype pairs the backend under test does not run, as "exp/float64", sorted (what
+/// run() lists after the suite).
+std::vector<std::string> unsupported_pairs();
+
 /// Base fixture: the backend under test, its device 0 and stream. Skips (with the
 /// backend's reason) when the backend has no device: hardware absent is not a failure.
+///
+/// A backend may be partial (Backend::supports): tests ask runs(op, dtype) before each
+/// case and leave out what the backend does not run. Those pairs are neither passed nor
+/// failed: run() lists them, with their count, after the suite, and a test none of whose
+/// cases the backend runs is reported as skipped with that reason.
 class BackendTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;
   void TearDown() override;
   Backend& backend() { return *backend_; }
   Stream& stream() { return backend_->default_stream(0); }
+  /// Whether the backend runs `op` on `dtype` on device 0: the op exists in the plugin's
+  /// interface minor and Backend::supports says yes. When not, records the pair (see
+  /// above) and returns false.
+  bool runs(OpRef op, DType dtype);
 
   std::shared_ptr<Backend> backend_;
 };

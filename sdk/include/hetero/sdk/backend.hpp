@@ -4,9 +4,12 @@
 ///
 /// Contract shared by every method below:
 /// - device indices are in [0, device_count()) and every view/buffer argument lives on
-///   the device of the stream passed; the core has checked this, plus shapes, dtypes and
-///   bounds (Note [Check then dispatch], docs/design/architecture.md), so a backend
-///   need not repeat the checks;
+///   the device of the stream passed; the core has checked this, plus shapes, dtypes,
+///   bounds and supports() (Note [Check then dispatch], docs/design/architecture.md; the
+///   checks live in core/src/backend_calls.cpp), so a backend need not repeat them: where
+///   it wants to, it asserts (HETERO_INTERNAL_ASSERT), it does not throw a caller's error;
+/// - a kernel is called only for an op and dtype supports() accepts on that device, and
+///   only for ops of the plugin's interface minor or older (op_codes.hpp's op_since);
 /// - nothing is empty: allocations are of >= 1 byte, copies of >= 1 byte, every view has
 ///   >= 1 element and GEMM has m, n, k, batch >= 1 (the core handles tensors without
 ///   elements itself, Note [Empty tensors] in core/src/empty_buffer.hpp);
@@ -29,6 +32,7 @@
 #include <hetero/error.hpp>
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/op_codes.hpp>
 #include <hetero/sdk/stream.hpp>
 
 namespace hetero {
@@ -52,6 +56,21 @@ class Backend {
   virtual Capabilities capabilities(int device) const = 0;
   /// Allocation statistics of one device.
   virtual MemoryStats memory_stats(int device) const = 0;
+
+  /// Whether this backend runs `op` on elements of `dtype` on `device` (for cast: reads
+  /// and writes `dtype`; for reduce: the input's dtype). The core asks before every
+  /// dispatch (through a table it fills when the plugin loads, so this is not on the hot
+  /// path) and raises NotImplementedError naming op, dtype and device where the answer is
+  /// no, as torch's "not implemented for 'Half'". The default says yes to everything the
+  /// op tables define (table_defines): a backend that implements every kernel keeps it; a
+  /// partial backend, or one whose devices lack something (float64 on an OpenCL device
+  /// without cl_khr_fp64), overrides it. Answering no to fill or cast of a dtype makes
+  /// tensors of that dtype unusable on the device. Must not throw; may be called from any
+  /// thread.
+  virtual bool supports(OpRef op, DType dtype, int device) const {
+    (void)device;
+    return table_defines(op, dtype);
+  }
 
   // --- memory and streams ---------------------------------------------------------
   /// Allocates `bytes` (>= 1) bytes on `device`, blocking. Contents undefined.
@@ -93,17 +112,18 @@ class Backend {
   // --- kernels (queued; all views on the stream's device) --------------------------
   /// Sets every element of `out` to `value` (converted to out.dtype).
   virtual void fill(const StridedView& out, Scalar value, Stream& stream) = 0;
-  /// Element-by-element copy between views of equal shape and dtype (any strides).
-  virtual void copy_strided(const StridedView& src, const StridedView& dst, Stream& stream) = 0;
-  /// Element-by-element conversion between views of equal shape and different dtypes.
-  /// Float to integer truncates towards zero (as C++ and torch); to bool is `x != 0`.
+  /// Element-by-element conversion between views of equal shape (any strides), also the
+  /// strided copy when both dtypes are equal. Float to integer truncates towards zero (as
+  /// C++ and torch); to bool is `x != 0` (element_conversion.hpp).
   virtual void cast(const StridedView& src, const StridedView& dst, Stream& stream) = 0;
-  /// out = op(in); equal shapes (in may have 0 strides), equal dtypes.
+  /// out = op(in) (the op's row in op_table.hpp); equal shapes (in may have 0 strides),
+  /// equal dtypes.
   virtual void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) = 0;
   /// out = a op b; a and b already broadcast to out's shape (0 strides), equal dtypes.
   virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
                       const StridedView& out, Stream& stream) = 0;
-  /// Reduction of `in` into `out` (see ReduceOp for the layout rule).
+  /// Reduction of `in` into `out` (see ReduceOp for the layout rule; Note [Reduction
+  /// semantics], reduction_ops.hpp).
   virtual void reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                       Stream& stream) = 0;
   /// Fills `out` (float32/float64) with random numbers: element i in C order takes the

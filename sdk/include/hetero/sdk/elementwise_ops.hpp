@@ -1,25 +1,28 @@
 #pragma once
 /// @file elementwise_ops.hpp
-/// Note [Element-wise semantics]: what UnaryOp and BinaryOp compute on one element, written
-/// once for every backend (host and CUDA device code), as torch does:
+/// Note [Element-wise semantics]: what UnaryOp and BinaryOp compute on one element, for
+/// every backend (host and CUDA device code), generated from the rows of op_table.hpp:
 /// - floating types (float, double; Half and BFloat16 computed in float and rounded to
-///   nearest even on return): IEEE arithmetic and the C math functions; sigmoid is
-///   1 / (1 + exp(-x)); maximum/minimum propagate a NaN in either operand (the first one
-///   when both are NaN);
-/// - signed integers: + - * and negation wrap around (two's complement, no signed
-///   overflow); division truncates towards zero, x / 0 is 0 (no trap) and MIN / -1 wraps to
-///   MIN; unary ops are neg, abs (abs(MIN) == MIN) and relu only;
-/// - bool takes no arithmetic (supports_unary / supports_binary say false).
+///   nearest even on return): the row's floating rule with IEEE arithmetic and the C math
+///   functions; maximum/minimum propagate a NaN in either operand (the first one when both
+///   are NaN), relu keeps a NaN (as torch.relu);
+/// - signed integers (rows of class `signed` / `arithmetic`): the row's integer rule; + - *
+///   and negation wrap around (two's complement, no signed overflow); division truncates
+///   towards zero, x / 0 is 0 (no trap) and MIN / -1 wraps to MIN; abs(MIN) == MIN;
+/// - bool takes no arithmetic (table_defines() says false).
 /// Compile-time forms (unary_element<Op>(x)) let loops be specialised per op and
-/// vectorised; the runtime forms (unary_element(op, x)) switch once per element.
+/// vectorised; the runtime forms (unary_element(op, x)) switch once per element, for device
+/// code that keeps one kernel for every op. Both exist for exactly the rows of the table.
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/half.hpp>
 #include <hetero/sdk/host_device.hpp>
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/op_codes.hpp>
 
 namespace hetero {
 namespace ops_detail {
@@ -34,60 +37,95 @@ HETERO_HOST_DEVICE inline T wrap(std::uint64_t v) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
+// The integer rules' helpers (OpenCL's elementwise.cl defines the same names): two's
+// complement arithmetic without signed overflow, division without a trap.
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_neg(T x) {
+  return wrap<T>(0ULL - static_cast<std::uint64_t>(x));
+}
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_add(T x, T y) {
+  return wrap<T>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y));
+}
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_sub(T x, T y) {
+  return wrap<T>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y));
+}
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_mul(T x, T y) {
+  return wrap<T>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y));
+}
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_div(T x, T y) {
+  if (y == 0) return T(0);            // no trap
+  if (y == -1) return wrap_neg<T>(x);  // MIN / -1 wraps
+  return static_cast<T>(x / y);
+}
+
+// One specialisation per row: the rules as functions of the compute type C.
+template <UnaryOp Op>
+struct UnaryRule;
+template <BinaryOp Op>
+struct BinaryRule;
+
+// The rules' math functions: the <cmath> overloads for float and double (nvcc maps them to
+// its device functions in device code, expf, exp, ...).
+#define HETERO_UNARY_RULE(name, since, dtypes, floating_rule, integer_rule, ...) \
+  template <>                                                                  \
+  struct UnaryRule<UnaryOp::name> {                                            \
+    template <class C>                                                         \
+    HETERO_HOST_DEVICE static C floating(C x) {                                \
+      using namespace std;                                                     \
+      return static_cast<C>(floating_rule);                                    \
+    }                                                                          \
+    template <class C>                                                         \
+    HETERO_HOST_DEVICE static C integer(C x) {                                 \
+      return static_cast<C>(integer_rule);                                     \
+    }                                                                          \
+  };
+HETERO_FORALL_UNARY_OPS(HETERO_UNARY_RULE)
+#undef HETERO_UNARY_RULE
+
+#define HETERO_BINARY_RULE(name, since, dtypes, floating_rule, integer_rule, ...) \
+  template <>                                                                   \
+  struct BinaryRule<BinaryOp::name> {                                           \
+    template <class C>                                                          \
+    HETERO_HOST_DEVICE static C floating(C x, C y) {                            \
+      return static_cast<C>(floating_rule);                                     \
+    }                                                                           \
+    template <class C>                                                          \
+    HETERO_HOST_DEVICE static C integer(C x, C y) {                             \
+      return static_cast<C>(integer_rule);                                      \
+    }                                                                           \
+  };
+HETERO_FORALL_BINARY_OPS(HETERO_BINARY_RULE)
+#undef HETERO_BINARY_RULE
+
 }  // namespace ops_detail
 
-/// Whether UnaryOp `op` is defined for storage type T (see the note).
+/// Whether UnaryOp `op` is defined for storage type T (the row's dtypes column).
 template <class T>
 constexpr bool supports_unary(UnaryOp op) noexcept {
-  if constexpr (is_floating_storage_v<T>)
-    return true;
-  else if constexpr (std::is_same_v<T, std::uint8_t>)
-    return false;  // bool
-  else
-    return op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu;
+  return table_defines(op, dtype_of<T>);
 }
 
-/// Whether BinaryOp ops are defined for storage type T (every op but on bool).
+/// Whether BinaryOp `op` is defined for storage type T (every op but on bool).
 template <class T>
-constexpr bool supports_binary(BinaryOp) noexcept {
-  return !std::is_same_v<T, std::uint8_t>;
+constexpr bool supports_binary(BinaryOp op) noexcept {
+  return table_defines(op, dtype_of<T>);
 }
 
-/// `Op` applied to x (the note's rules). For an op T does not support, returns x: check
-/// supports_unary first.
+/// `Op` applied to x (the row's rule for T). Only for an op T supports (supports_unary);
+/// otherwise returns x.
 template <UnaryOp Op, class T>
 HETERO_HOST_DEVICE inline T unary_element(T in) {
-  using namespace ops_detail;
+  using Rule = ops_detail::UnaryRule<Op>;
   if constexpr (is_floating_storage_v<T>) {
-    // The <cmath> overloads for float and double; nvcc maps them to its device math
-    // functions in device code (expf, exp, ...).
-    using std::exp, std::fabs, std::log, std::sqrt, std::tanh;
-    using C = Compute<T>;
-    const C x = static_cast<C>(in);
-    if constexpr (Op == UnaryOp::neg)
-      return T(-x);
-    else if constexpr (Op == UnaryOp::exp)
-      return T(exp(x));
-    else if constexpr (Op == UnaryOp::log)
-      return T(log(x));
-    else if constexpr (Op == UnaryOp::sqrt)
-      return T(sqrt(x));
-    else if constexpr (Op == UnaryOp::abs)
-      return T(fabs(x));
-    else if constexpr (Op == UnaryOp::relu)
-      return x > C(0) ? in : T(C(0));
-    else if constexpr (Op == UnaryOp::sigmoid)
-      return T(C(1) / (C(1) + exp(-x)));
-    else
-      return T(tanh(x));
+    using C = ops_detail::Compute<T>;
+    return T(Rule::floating(static_cast<C>(in)));
   } else if constexpr (std::is_signed_v<T>) {
-    const T negated = wrap<T>(0ULL - static_cast<std::uint64_t>(in));
-    if constexpr (Op == UnaryOp::neg)
-      return negated;
-    else if constexpr (Op == UnaryOp::abs)
-      return in < 0 ? negated : in;
-    else if constexpr (Op == UnaryOp::relu)
-      return in > 0 ? in : T(0);
+    if constexpr (op_table_detail::kUnaryDTypes[static_cast<int>(Op)] == DTypeClass::signed_ints)
+      return Rule::integer(in);
     else
       return in;
   } else {
@@ -95,135 +133,74 @@ HETERO_HOST_DEVICE inline T unary_element(T in) {
   }
 }
 
-/// `Op` applied to (x, y) (the note's rules). On bool, returns x: check supports_binary.
+/// `Op` applied to (x, y) (the row's rule for T). On bool, returns x: check supports_binary.
 template <BinaryOp Op, class T>
 HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
-  using namespace ops_detail;
+  using Rule = ops_detail::BinaryRule<Op>;
   if constexpr (is_floating_storage_v<T>) {
-    using C = Compute<T>;
-    const C x = static_cast<C>(a), y = static_cast<C>(b);
-    if constexpr (Op == BinaryOp::add)
-      return T(x + y);
-    else if constexpr (Op == BinaryOp::sub)
-      return T(x - y);
-    else if constexpr (Op == BinaryOp::mul)
-      return T(x * y);
-    else if constexpr (Op == BinaryOp::div)
-      return T(x / y);
-    else if constexpr (Op == BinaryOp::maximum)
-      return (x != x || x > y) ? a : b;
-    else
-      return (x != x || x < y) ? a : b;
+    using C = ops_detail::Compute<T>;
+    return T(Rule::floating(static_cast<C>(a), static_cast<C>(b)));
   } else if constexpr (std::is_signed_v<T>) {
-    const auto ux = static_cast<std::uint64_t>(a), uy = static_cast<std::uint64_t>(b);
-    if constexpr (Op == BinaryOp::add)
-      return wrap<T>(ux + uy);
-    else if constexpr (Op == BinaryOp::sub)
-      return wrap<T>(ux - uy);
-    else if constexpr (Op == BinaryOp::mul)
-      return wrap<T>(ux * uy);
-    else if constexpr (Op == BinaryOp::div) {
-      if (b == 0) return T(0);                 // no trap
-      if (b == -1) return wrap<T>(0ULL - ux);  // MIN / -1 wraps
-      return static_cast<T>(a / b);
-    } else if constexpr (Op == BinaryOp::maximum)
-      return a > b ? a : b;
-    else
-      return a < b ? a : b;
+    return Rule::integer(a, b);
   } else {
     return a;
   }
 }
 
 /// Calls f(std::integral_constant<UnaryOp, op>{}): a runtime op as a compile-time one.
+/// HETERO_INTERNAL_ASSERT for a code outside the table (the core never passes one).
 template <class F>
 decltype(auto) visit_unary(UnaryOp op, F&& f) {
-  using U = UnaryOp;
   switch (op) {
-    case U::neg:
-      return f(std::integral_constant<U, U::neg>{});
-    case U::exp:
-      return f(std::integral_constant<U, U::exp>{});
-    case U::log:
-      return f(std::integral_constant<U, U::log>{});
-    case U::sqrt:
-      return f(std::integral_constant<U, U::sqrt>{});
-    case U::abs:
-      return f(std::integral_constant<U, U::abs>{});
-    case U::relu:
-      return f(std::integral_constant<U, U::relu>{});
-    case U::sigmoid:
-      return f(std::integral_constant<U, U::sigmoid>{});
-    case U::tanh:
-      break;
+#define HETERO_VISIT_CASE(name, ...) \
+  case UnaryOp::name:                \
+    return f(std::integral_constant<UnaryOp, UnaryOp::name>{});
+    HETERO_FORALL_UNARY_OPS(HETERO_VISIT_CASE)
+#undef HETERO_VISIT_CASE
   }
-  return f(std::integral_constant<U, U::tanh>{});
+  HETERO_INTERNAL_ASSERT(false, "unary op code " + std::to_string(static_cast<int>(op)) +
+                                    " is not in this build's table");
 }
 
-/// Calls f(std::integral_constant<BinaryOp, op>{}).
+/// Calls f(std::integral_constant<BinaryOp, op>{}) (HETERO_INTERNAL_ASSERT as visit_unary).
 template <class F>
 decltype(auto) visit_binary(BinaryOp op, F&& f) {
-  using B = BinaryOp;
   switch (op) {
-    case B::add:
-      return f(std::integral_constant<B, B::add>{});
-    case B::sub:
-      return f(std::integral_constant<B, B::sub>{});
-    case B::mul:
-      return f(std::integral_constant<B, B::mul>{});
-    case B::div:
-      return f(std::integral_constant<B, B::div>{});
-    case B::maximum:
-      return f(std::integral_constant<B, B::maximum>{});
-    case B::minimum:
-      break;
+#define HETERO_VISIT_CASE(name, ...) \
+  case BinaryOp::name:               \
+    return f(std::integral_constant<BinaryOp, BinaryOp::name>{});
+    HETERO_FORALL_BINARY_OPS(HETERO_VISIT_CASE)
+#undef HETERO_VISIT_CASE
   }
-  return f(std::integral_constant<B, B::minimum>{});
+  HETERO_INTERNAL_ASSERT(false, "binary op code " + std::to_string(static_cast<int>(op)) +
+                                    " is not in this build's table");
 }
 
-/// The runtime form of unary_element<Op> (one switch per element: for device code that
-/// keeps one kernel for every op).
+/// The runtime form of unary_element<Op> (one switch per element). Device code cannot
+/// throw: the host checks op_known() before launching, so the end is never reached.
 template <class T>
 HETERO_HOST_DEVICE inline T unary_element(UnaryOp op, T x) {
   switch (op) {
-    case UnaryOp::neg:
-      return unary_element<UnaryOp::neg>(x);
-    case UnaryOp::exp:
-      return unary_element<UnaryOp::exp>(x);
-    case UnaryOp::log:
-      return unary_element<UnaryOp::log>(x);
-    case UnaryOp::sqrt:
-      return unary_element<UnaryOp::sqrt>(x);
-    case UnaryOp::abs:
-      return unary_element<UnaryOp::abs>(x);
-    case UnaryOp::relu:
-      return unary_element<UnaryOp::relu>(x);
-    case UnaryOp::sigmoid:
-      return unary_element<UnaryOp::sigmoid>(x);
-    case UnaryOp::tanh:
-      break;
+#define HETERO_ELEMENT_CASE(name, ...) \
+  case UnaryOp::name:                  \
+    return unary_element<UnaryOp::name>(x);
+    HETERO_FORALL_UNARY_OPS(HETERO_ELEMENT_CASE)
+#undef HETERO_ELEMENT_CASE
   }
-  return unary_element<UnaryOp::tanh>(x);
+  return x;  // not reached (see above)
 }
 
 /// The runtime form of binary_element<Op>.
 template <class T>
 HETERO_HOST_DEVICE inline T binary_element(BinaryOp op, T x, T y) {
   switch (op) {
-    case BinaryOp::add:
-      return binary_element<BinaryOp::add>(x, y);
-    case BinaryOp::sub:
-      return binary_element<BinaryOp::sub>(x, y);
-    case BinaryOp::mul:
-      return binary_element<BinaryOp::mul>(x, y);
-    case BinaryOp::div:
-      return binary_element<BinaryOp::div>(x, y);
-    case BinaryOp::maximum:
-      return binary_element<BinaryOp::maximum>(x, y);
-    case BinaryOp::minimum:
-      break;
+#define HETERO_ELEMENT_CASE(name, ...) \
+  case BinaryOp::name:                 \
+    return binary_element<BinaryOp::name>(x, y);
+    HETERO_FORALL_BINARY_OPS(HETERO_ELEMENT_CASE)
+#undef HETERO_ELEMENT_CASE
   }
-  return binary_element<BinaryOp::minimum>(x, y);
+  return x;  // not reached (see unary_element)
 }
 
 }  // namespace hetero

@@ -1,12 +1,13 @@
 #pragma once
 /// @file kernel_args.hpp
 /// Arguments of the kernels a backend implements: strided views into buffers, op codes,
-/// scalars and GEMM descriptions. Plain data, no tensor types. The core validates every
+/// scalars and GEMM descriptions (the op enums are op_codes.hpp's). Plain data, no tensor types. The core validates every
 /// field (devices, shapes, dtypes, bounds) before a backend sees it.
 #include <array>
 #include <cstdint>
 
 #include <hetero/dtype.hpp>
+#include <hetero/sdk/op_codes.hpp>
 
 namespace hetero {
 
@@ -51,24 +52,6 @@ struct Scalar {
   std::int64_t i = 0;
 };
 
-/// Elementwise functions of one operand: out = f(in). Floating dtypes only except
-/// neg, abs and relu, which accept int32/int64 too.
-enum class UnaryOp : std::uint8_t { neg, exp, log, sqrt, abs, relu, sigmoid, tanh };
-
-/// Elementwise functions of two operands: out = a OP b. Both inputs and out share one
-/// dtype (the core promotes first). Integer div truncates towards zero and is only
-/// reached for integer dtypes through explicit casts; division by zero of integers
-/// yields 0 rather than trapping.
-enum class BinaryOp : std::uint8_t { add, sub, mul, div, maximum, minimum };
-
-/// Reductions. `out` has `in`'s ndim; a dimension where out.shape[d] == 1 and
-/// in.shape[d] != 1 (or both are 1) is reduced. Floating results accumulate in double.
-/// sum/mean/max/min keep the dtype (mean of integers is rejected by the core);
-/// norm is sqrt(sum(x^2)) (Frobenius), floating only; argmax writes int64 indices
-/// into the flattened reduced sub-space, the first maximum on ties. max/min/argmax of an
-/// empty range are rejected by the core; sum of an empty range is 0, mean is NaN.
-enum class ReduceOp : std::uint8_t { sum, mean, max, min, norm, argmax };
-
 /// The two views a reduction kernel walks (for any backend): `in` seen with out's shape
 /// (one element per output, at the start of its range), and in's reduced dimensions
 /// only, from element offset 0 (the sub-space each output reduces, in C order).
@@ -89,9 +72,6 @@ inline ReductionViews reduction_views(const StridedView& in, const StridedView& 
     }
   return r;
 }
-
-/// Distributions of random(): uniform on [0, 1), standard normal.
-enum class RandomDistribution : std::uint8_t { uniform, normal };
 
 /// Batched row-major GEMM: for b in [0, batch): C_b = alpha * op(A_b) * op(B_b) + beta * C_b
 /// with op(A_b) of shape m x k, op(B_b) k x n, C_b m x n, all row-major, as

@@ -6,13 +6,7 @@
 #include <string>
 
 #include <hetero/sdk/backend.hpp>
-
-/// Major version of the Backend/Buffer/Stream interfaces: bumped on any change of their
-/// layout (2: Backend::empty_cache, allocate_pinned_host and
-/// DeviceProperties::runtime_version added). A plugin is loaded only when its major equals the
-/// core's and its minor is not newer than the core's.
-#define HETERO_INTERFACE_VERSION_MAJOR 2
-#define HETERO_INTERFACE_VERSION_MINOR 0
+#include <hetero/sdk/interface_version.hpp>
 
 #define HETERO_STRINGIFY_(x) #x
 #define HETERO_STRINGIFY(x) HETERO_STRINGIFY_(x)
@@ -51,7 +45,7 @@ extern "C" {
 struct HeteroPluginInfo {
   std::uint32_t struct_size;      ///< sizeof(HeteroPluginInfo) of the plugin's build
   std::uint32_t interface_major;  ///< HETERO_INTERFACE_VERSION_MAJOR of the plugin's build
-  std::uint32_t interface_minor;  ///< HETERO_INTERFACE_VERSION_MINOR of the plugin's build
+  std::uint32_t interface_minor;  ///< HETERO_TARGET_INTERFACE_MINOR of the plugin's build
   const char* name;               ///< backend name, e.g. "cpu"; equals Backend::name()
   const char* version;            ///< plugin version, e.g. "0.1.0"
   const char* compiler;           ///< HETERO_COMPILER_ID of the plugin's build
@@ -77,7 +71,7 @@ struct HeteroPluginInfo {
     static const std::string vendor_libraries = (vendor_expr);                 \
     static const HeteroPluginInfo info{sizeof(HeteroPluginInfo),               \
                                        HETERO_INTERFACE_VERSION_MAJOR,         \
-                                       HETERO_INTERFACE_VERSION_MINOR,         \
+                                       HETERO_TARGET_INTERFACE_MINOR,          \
                                        name_literal,                           \
                                        version_literal,                        \
                                        HETERO_COMPILER_ID,                     \

@@ -18,12 +18,58 @@
 
 #include <hetero/sdk/half.hpp>
 #include <hetero/sdk/host_device.hpp>
+#include <hetero/sdk/op_codes.hpp>
 
 namespace hetero {
 
 /// What sums of T accumulate in: double for floating storage types, else std::int64_t.
 template <class T>
 using reduction_accumulator_t = std::conditional_t<is_floating_storage_v<T>, double, std::int64_t>;
+
+/// How a reduction walks its range (the `kind` column of HETERO_FORALL_REDUCE_OPS).
+enum class ReductionKind : std::uint8_t {
+  sum,       ///< accumulates x (double or int64), then finish
+  squares,   ///< accumulates x * x in double, then finish
+  extremum,  ///< keeps the maximum (or minimum: min_reduction) with the NaN rule below
+  index,     ///< keeps the position of the maximum
+};
+#define HETERO_REDUCTION_KIND_sum ::hetero::ReductionKind::sum
+#define HETERO_REDUCTION_KIND_squares ::hetero::ReductionKind::squares
+#define HETERO_REDUCTION_KIND_extremum ::hetero::ReductionKind::extremum
+#define HETERO_REDUCTION_KIND_index ::hetero::ReductionKind::index
+
+/// The kind of `op` (its row's column); host and device.
+HETERO_HOST_DEVICE constexpr ReductionKind reduction_kind(ReduceOp op) {
+  switch (op) {
+#define HETERO_REDUCE_KIND_CASE(name, since, dtypes, kind, ...) \
+  case ReduceOp::name:                                          \
+    return HETERO_REDUCTION_KIND_##kind;
+    HETERO_FORALL_REDUCE_OPS(HETERO_REDUCE_KIND_CASE)
+#undef HETERO_REDUCE_KIND_CASE
+  }
+  return ReductionKind::sum;  // not reached: the core passes table codes only
+}
+
+/// Whether an extremum reduction keeps the minimum (min) rather than the maximum.
+HETERO_HOST_DEVICE constexpr bool min_reduction(ReduceOp op) { return op == ReduceOp::min; }
+
+/// The result of an accumulating reduction (kind sum or squares) from its accumulator
+/// `acc` and the number of elements `count` (>= 1): the row's finish column (mean = acc /
+/// count, norm = sqrt(acc), sum = acc). Acc is double or std::int64_t; for the other kinds
+/// the result is `acc` unchanged.
+template <class Acc>
+HETERO_HOST_DEVICE inline Acc reduction_finish(ReduceOp op, Acc acc, std::int64_t count) {
+  using std::sqrt;
+  switch (op) {
+#define HETERO_REDUCE_FINISH_CASE(name, since, dtypes, kind, finish) \
+  case ReduceOp::name:                                               \
+    return static_cast<Acc>(finish);
+    HETERO_FORALL_REDUCE_OPS(HETERO_REDUCE_FINISH_CASE)
+#undef HETERO_REDUCE_FINISH_CASE
+  }
+  (void)count;
+  return acc;  // not reached
+}
 
 /// x != x: true only for NaN (false for every integer).
 template <class T>

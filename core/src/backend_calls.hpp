@@ -1,0 +1,66 @@
+#pragma once
+// Note [One call layer]: the only code of the core that calls Backend's virtuals (the
+// loader, plugin_library.cpp, creates the backend and asks its identity; everything else
+// comes here). Each call checks what the Backend contract says the core guarantees
+// (sdk/include/hetero/sdk/backend.hpp) before the plugin sees it:
+// - the device index is in range (checked once, where a Device becomes a plugin:
+//   registry.cpp's plugin_for; storages and views carry checked indices);
+// - the op is in the plugin's tables and its backend supports it for the dtype
+//   (OpSupport): otherwise NotImplementedError naming op, dtype, device and backend;
+// - views are non-empty (Note [Empty tensors]): HETERO_INTERNAL_ASSERT, the callers skip
+//   empty work.
+// Kernels run on the device of the Storage `on` and are queued on its default stream.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <hetero/sdk/backend.hpp>
+
+#include "plugin_library.hpp"
+#include "storage.hpp"
+
+namespace hetero::detail::calls {
+
+// --- devices (index in range; see plugin_for) -------------------------------------
+int device_count(const LoadedPlugin& p) noexcept;
+DeviceProperties device_properties(const LoadedPlugin& p, int device);
+Capabilities capabilities(const LoadedPlugin& p, int device);
+MemoryStats memory_stats(const LoadedPlugin& p, int device);
+void empty_cache(const LoadedPlugin& p, int device);
+std::string unavailable_reason(const LoadedPlugin& p);
+
+// --- memory and streams -----------------------------------------------------------
+/// `bytes` >= 1 on `device` (OutOfMemoryError from the backend).
+std::unique_ptr<Buffer> allocate(const LoadedPlugin& p, int device, std::size_t bytes);
+/// `bytes` >= 1 of pinned host memory.
+std::unique_ptr<Buffer> allocate_pinned_host(const LoadedPlugin& p, std::size_t bytes);
+Stream& default_stream(const LoadedPlugin& p, int device);
+
+// --- copies of byte ranges, queued on the destination's stream (src's for device to host)
+void copy_device_to_host(const Storage& src, std::size_t src_offset, void* dst, std::size_t bytes);
+void copy_host_to_device(const void* src, const Storage& dst, std::size_t dst_offset,
+                         std::size_t bytes);
+void copy_device_to_device(const Storage& src, std::size_t src_offset, const Storage& dst,
+                           std::size_t dst_offset, std::size_t bytes);
+
+// --- support ----------------------------------------------------------------------
+/// Whether `on`'s backend runs `op` on `dtype` on `on`'s device.
+bool supports(const Storage& on, OpRef op, DType dtype) noexcept;
+/// Throws NotImplementedError "<op>: not implemented for '<dtype>' on <device> (backend
+/// '<name>' ...)" unless supports(on, op, dtype).
+void check_supported(const Storage& on, OpRef op, DType dtype);
+
+// --- kernels (checked with check_supported, then queued) --------------------------
+void fill(const Storage& on, const StridedView& out, Scalar value);
+/// Also the strided copy (equal dtypes).
+void cast(const Storage& on, const StridedView& src, const StridedView& dst);
+void unary(const Storage& on, UnaryOp op, const StridedView& in, const StridedView& out);
+void binary(const Storage& on, BinaryOp op, const StridedView& a, const StridedView& b,
+            const StridedView& out);
+void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out);
+void random(const Storage& on, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
+            std::uint64_t offset);
+void gemm(const Storage& on, const GemmArgs& args);
+
+}  // namespace hetero::detail::calls

@@ -1,0 +1,27 @@
+#pragma once
+/// @file interface_version.hpp
+/// The version of the plugin interface (Backend, Buffer, Stream, the op tables) and the
+/// minor version a plugin is built against. Note [Interface versions] (docs/design/op-tables.md):
+/// - the major changes when the layout of an interface class changes in a way an older
+///   plugin cannot follow (a virtual removed, reordered or changed); the core loads only
+///   plugins of its own major;
+/// - the minor grows when something is appended: an op row in a new minor group of
+///   <hetero/sdk/op_table.hpp>, or a virtual at the end of Backend guarded by
+///   `#if HETERO_TARGET_INTERFACE_MINOR >= N`. The core loads plugins of any minor up to
+///   its own, and treats what a plugin's minor lacks as unsupported (never calls it).
+
+/// 3: Backend::supports() added and copy_strided() folded into cast(); the op tables.
+#define HETERO_INTERFACE_VERSION_MAJOR 3
+/// 1: UnaryOp::sin.
+#define HETERO_INTERFACE_VERSION_MINOR 1
+
+/// The minor version this translation unit is built against: the newest unless a plugin
+/// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core
+/// or, in hetero's tests, to stand for a plugin built with an older SDK. The op tables
+/// then hold only the rows of that minor and older, and HETERO_PLUGIN reports it.
+#ifndef HETERO_TARGET_INTERFACE_MINOR
+#define HETERO_TARGET_INTERFACE_MINOR HETERO_INTERFACE_VERSION_MINOR
+#endif
+#if HETERO_TARGET_INTERFACE_MINOR > HETERO_INTERFACE_VERSION_MINOR
+#error "HETERO_TARGET_INTERFACE_MINOR is newer than this SDK's HETERO_INTERFACE_VERSION_MINOR"
+#endif

@@ -1,0 +1,208 @@
+#pragma once
+/// @file op_codes.hpp
+/// The op enums and what the tables say of each op (Note [Op tables], op_table.hpp): names,
+/// the dtypes it is defined for, the minor that added it, and OpRef, the one way to name
+/// any op of any family (Backend::supports). Plain constexpr data, host and device.
+#include <cstdint>
+#include <string_view>
+
+#include <hetero/dtype.hpp>
+#include <hetero/sdk/op_table.hpp>
+
+namespace hetero {
+
+/// Element-wise functions of one operand, out = f(in): the rows of HETERO_FORALL_UNARY_OPS.
+enum class UnaryOp : std::uint8_t {
+#define HETERO_OP_ENUMERATOR(name, ...) name,
+  HETERO_FORALL_UNARY_OPS(HETERO_OP_ENUMERATOR)
+};
+
+/// Element-wise functions of two operands, out = a OP b: the rows of
+/// HETERO_FORALL_BINARY_OPS. Both inputs and out share one dtype (the core promotes first).
+enum class BinaryOp : std::uint8_t { HETERO_FORALL_BINARY_OPS(HETERO_OP_ENUMERATOR) };
+
+/// Reductions: the rows of HETERO_FORALL_REDUCE_OPS. `out` has `in`'s ndim; a dimension
+/// where out.shape[d] == 1 and in.shape[d] != 1 (or both are 1) is reduced. Floating sums
+/// accumulate in double, integer sums in int64 (Note [Reduction semantics],
+/// reduction_ops.hpp); argmax writes int64 indices into the flattened reduced sub-space.
+/// max/min/argmax of an empty range are rejected by the core; no backend sees an empty
+/// range.
+enum class ReduceOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };
+#undef HETERO_OP_ENUMERATOR
+
+#define HETERO_OP_COUNT_ROW(...) +1
+/// Number of rows of each table (of the minor this translation unit targets).
+inline constexpr int kUnaryOpCount = 0 HETERO_FORALL_UNARY_OPS(HETERO_OP_COUNT_ROW);
+inline constexpr int kBinaryOpCount = 0 HETERO_FORALL_BINARY_OPS(HETERO_OP_COUNT_ROW);
+inline constexpr int kReduceOpCount = 0 HETERO_FORALL_REDUCE_OPS(HETERO_OP_COUNT_ROW);
+#undef HETERO_OP_COUNT_ROW
+
+/// Distributions of Backend::random(): uniform on [0, 1), standard normal.
+enum class RandomDistribution : std::uint8_t { uniform, normal };
+
+/// The dtypes an op is defined for (the `dtypes` column).
+enum class DTypeClass : std::uint8_t {
+  floating,      ///< float16, bfloat16, float32, float64
+  signed_ints,   ///< floating, int32 and int64 (the table's `signed`)
+  arithmetic,    ///< every dtype but bool
+  every,         ///< every dtype (fill, cast)
+};
+#define HETERO_DTYPES_floating ::hetero::DTypeClass::floating
+#define HETERO_DTYPES_signed ::hetero::DTypeClass::signed_ints
+#define HETERO_DTYPES_arithmetic ::hetero::DTypeClass::arithmetic
+
+/// Whether `t` belongs to class `c`.
+constexpr bool in_class(DTypeClass c, DType t) noexcept {
+  switch (c) {
+    case DTypeClass::floating:
+      return is_floating_point(t);
+    case DTypeClass::signed_ints:
+      return is_floating_point(t) || t == DType::int32 || t == DType::int64;
+    case DTypeClass::arithmetic:
+      return t != DType::bool_;
+    case DTypeClass::every:
+      return true;
+  }
+  return false;
+}
+
+/// The families of kernels a Backend implements; each names its ops by a code (the op's
+/// enum value, 0 where the family has one op).
+enum class OpFamily : std::uint8_t { fill, cast, unary, binary, reduce, random, gemm };
+
+/// One op of one family, as Backend::supports() is asked about it.
+struct OpRef {
+  OpFamily family = OpFamily::fill;
+  std::uint8_t code = 0;
+
+  constexpr OpRef() = default;
+  constexpr OpRef(OpFamily f, std::uint8_t c = 0) : family(f), code(c) {}  // NOLINT
+  constexpr OpRef(UnaryOp op) : family(OpFamily::unary), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(BinaryOp op) : family(OpFamily::binary), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(ReduceOp op) : family(OpFamily::reduce), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(RandomDistribution d)
+      : family(OpFamily::random), code(static_cast<std::uint8_t>(d)) {}
+  friend constexpr bool operator==(OpRef, OpRef) = default;
+};
+
+namespace op_table_detail {
+#define HETERO_OP_NAME_ROW(name, ...) #name,
+#define HETERO_OP_SINCE_ROW(name, since, ...) since,
+#define HETERO_OP_DTYPES_ROW(name, since, dtypes, ...) HETERO_DTYPES_##dtypes,
+inline constexpr std::string_view kUnaryNames[] = {HETERO_FORALL_UNARY_OPS(HETERO_OP_NAME_ROW)};
+inline constexpr std::string_view kBinaryNames[] = {HETERO_FORALL_BINARY_OPS(HETERO_OP_NAME_ROW)};
+inline constexpr std::string_view kReduceNames[] = {HETERO_FORALL_REDUCE_OPS(HETERO_OP_NAME_ROW)};
+inline constexpr int kUnarySince[] = {HETERO_FORALL_UNARY_OPS(HETERO_OP_SINCE_ROW)};
+inline constexpr int kBinarySince[] = {HETERO_FORALL_BINARY_OPS(HETERO_OP_SINCE_ROW)};
+inline constexpr int kReduceSince[] = {HETERO_FORALL_REDUCE_OPS(HETERO_OP_SINCE_ROW)};
+inline constexpr DTypeClass kUnaryDTypes[] = {HETERO_FORALL_UNARY_OPS(HETERO_OP_DTYPES_ROW)};
+inline constexpr DTypeClass kBinaryDTypes[] = {HETERO_FORALL_BINARY_OPS(HETERO_OP_DTYPES_ROW)};
+inline constexpr DTypeClass kReduceDTypes[] = {HETERO_FORALL_REDUCE_OPS(HETERO_OP_DTYPES_ROW)};
+#undef HETERO_OP_NAME_ROW
+#undef HETERO_OP_SINCE_ROW
+#undef HETERO_OP_DTYPES_ROW
+inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast",   "unary", "binary",
+                                                    "reduce", "random", "gemm"};
+inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
+
+// A row's `since` column equals the minor of its group (a row pasted into the wrong group
+// fails to compile).
+#define HETERO_OP_SINCE_IS_0(name, since, ...) \
+  static_assert(since == 0, "op row '" #name "' is in minor group 0 but says since " #since);
+#define HETERO_OP_SINCE_IS_1(name, since, ...) \
+  static_assert(since == 1, "op row '" #name "' is in minor group 1 but says since " #since);
+HETERO_UNARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
+HETERO_UNARY_OPS_MINOR_1(HETERO_OP_SINCE_IS_1)
+HETERO_BINARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
+HETERO_REDUCE_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
+#undef HETERO_OP_SINCE_IS_0
+#undef HETERO_OP_SINCE_IS_1
+}  // namespace op_table_detail
+
+/// Number of op codes of `family` (1 for fill, cast and gemm).
+constexpr int op_count(OpFamily family) noexcept {
+  switch (family) {
+    case OpFamily::unary:
+      return kUnaryOpCount;
+    case OpFamily::binary:
+      return kBinaryOpCount;
+    case OpFamily::reduce:
+      return kReduceOpCount;
+    case OpFamily::random:
+      return 2;
+    case OpFamily::fill:
+    case OpFamily::cast:
+    case OpFamily::gemm:
+      return 1;
+  }
+  return 0;
+}
+
+/// Whether `op` names an op of this translation unit's tables (its code is below the count).
+constexpr bool op_known(OpRef op) noexcept {
+  return static_cast<int>(op.family) < 7 && op.code < op_count(op.family);
+}
+
+/// The op's name as torch spells it ("exp", "maximum", "argmax"; "fill", "cast", "gemm",
+/// "rand", "randn"); "unknown op" for a code this build's tables lack.
+constexpr std::string_view op_name(OpRef op) noexcept {
+  if (!op_known(op)) return "unknown op";
+  switch (op.family) {
+    case OpFamily::unary:
+      return op_table_detail::kUnaryNames[op.code];
+    case OpFamily::binary:
+      return op_table_detail::kBinaryNames[op.code];
+    case OpFamily::reduce:
+      return op_table_detail::kReduceNames[op.code];
+    case OpFamily::random:
+      return op_table_detail::kRandomNames[op.code];
+    default:
+      return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
+  }
+}
+
+/// The interface minor that added `op` (0 for the families that predate the tables).
+constexpr int op_since(OpRef op) noexcept {
+  if (!op_known(op)) return 1 << 30;
+  switch (op.family) {
+    case OpFamily::unary:
+      return op_table_detail::kUnarySince[op.code];
+    case OpFamily::binary:
+      return op_table_detail::kBinarySince[op.code];
+    case OpFamily::reduce:
+      return op_table_detail::kReduceSince[op.code];
+    default:
+      return 0;
+  }
+}
+
+/// The dtypes the tables define `op` for (the `dtypes` column; fill and cast: every dtype;
+/// random and gemm: floating, though random() is asked for float32 and float64 only: the
+/// core draws the 16-bit types in float32 and casts, see table_defines).
+constexpr DTypeClass op_dtypes(OpRef op) noexcept {
+  switch (op.family) {
+    case OpFamily::unary:
+      return op_table_detail::kUnaryDTypes[op.code];
+    case OpFamily::binary:
+      return op_table_detail::kBinaryDTypes[op.code];
+    case OpFamily::reduce:
+      return op_table_detail::kReduceDTypes[op.code];
+    case OpFamily::random:
+    case OpFamily::gemm:
+      return DTypeClass::floating;
+    case OpFamily::fill:
+    case OpFamily::cast:
+      return DTypeClass::every;
+  }
+  return DTypeClass::every;
+}
+
+/// What the tables define: `op` is a row of this build and `dtype` is in its class. The
+/// default of Backend::supports(), so a backend that implements every kernel of the tables
+/// need not override it.
+constexpr bool table_defines(OpRef op, DType dtype) noexcept {
+  if (op.family == OpFamily::random && is_half(dtype)) return false;
+  return op_known(op) && in_class(op_dtypes(op), dtype);
+}
+
+}  // namespace hetero

@@ -1,0 +1,142 @@
+// The op tables (Note [Op tables], <hetero/sdk/op_table.hpp>) seen from the core: every
+// unary row has a public function whose values and gradient are right, sin and cos (the
+// rows of interface minor 1) match std::sin / std::cos, a partial backend runs what it
+// supports and raises NotImplementedError for the rest, and a plugin built for the previous
+// interface minor loads and runs the ops of its minor.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <hetero/autograd.hpp>
+#include <hetero/hetero.hpp>
+#include <hetero/sdk/op_codes.hpp>
+
+namespace hetero {
+namespace {
+
+// Every unary row with its public function (a row without a declared hetero::<name> does
+// not compile here).
+const std::vector<std::pair<UnaryOp, std::function<Tensor(const Tensor&)>>>& unary_functions() {
+  static const std::vector<std::pair<UnaryOp, std::function<Tensor(const Tensor&)>>> f{
+#define HETERO_TEST_ROW(name, ...) {UnaryOp::name, [](const Tensor& t) { return hetero::name(t); }},
+      HETERO_FORALL_UNARY_OPS(HETERO_TEST_ROW)
+#undef HETERO_TEST_ROW
+  };
+  return f;
+}
+
+TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
+  EXPECT_EQ(kUnaryOpCount, 10);
+  EXPECT_EQ(op_name(UnaryOp::sin), "sin");
+  EXPECT_EQ(op_name(BinaryOp::maximum), "maximum");
+  EXPECT_EQ(op_name(ReduceOp::argmax), "argmax");
+  EXPECT_EQ(op_name(OpRef(OpFamily::unary, 200)), "unknown op");
+  EXPECT_EQ(op_since(UnaryOp::tanh), 0);
+  EXPECT_EQ(op_since(UnaryOp::sin), 1);
+  EXPECT_TRUE(table_defines(UnaryOp::abs, DType::int32));
+  EXPECT_FALSE(table_defines(UnaryOp::exp, DType::int32));
+  EXPECT_FALSE(table_defines(BinaryOp::add, DType::bool_));
+  EXPECT_FALSE(table_defines(RandomDistribution::uniform, DType::float16));
+  EXPECT_EQ(static_cast<int>(unary_functions().size()), kUnaryOpCount);
+}
+
+TEST(OpTables, SinAndCosMatchTheCLibrary) {
+  std::vector<double> x;
+  for (int i = -40; i <= 40; ++i) x.push_back(i * 0.173);
+  const Tensor t64 = from_vector(x, {static_cast<std::int64_t>(x.size())});
+  const auto s = sin(t64).to_vector<double>(), c = cos(t64).to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_DOUBLE_EQ(s[i], std::sin(x[i]));
+    EXPECT_DOUBLE_EQ(c[i], std::cos(x[i]));
+  }
+  const auto s32 = sin(t64.to(DType::float32)).to_vector<float>();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(s32[i], std::sin(static_cast<float>(x[i])));
+  // Integer input computes in float32, as torch.sin.
+  EXPECT_EQ(sin(tensor({0, 1})).dtype(), DType::float32);
+  EXPECT_EQ(cos(ones({2}, DType::float16)).dtype(), DType::float16);
+  EXPECT_TRUE(std::isnan(sin(full({}, INFINITY)).item<float>()));
+}
+
+// d/dx of every unary row against central differences in float64, at points away from
+// the kinks of abs and relu.
+TEST(OpTables, EveryUnaryGradientMatchesFiniteDifferences) {
+  const std::vector<double> points{0.3, 0.7, 1.1, 1.9, -0.4, -1.3};
+  for (const auto& [op, f] : unary_functions()) {
+    SCOPED_TRACE(std::string(op_name(op)));
+    std::vector<double> xs;
+    for (double p : points)
+      if (!(op == UnaryOp::log || op == UnaryOp::sqrt) || p > 0) xs.push_back(p);
+    const auto n = static_cast<std::int64_t>(xs.size());
+    Tensor x = from_vector(xs, {n}).requires_grad_();
+    sum(f(x)).backward();
+    const auto grad = x.grad().to_vector<double>();
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double h = 1e-6;
+      const auto at = [&](double v) { return f(full({}, v, DType::float64)).item<double>(); };
+      const double expected = (at(xs[i] + h) - at(xs[i] - h)) / (2 * h);
+      EXPECT_NEAR(grad[i], expected, 1e-6 * (1 + std::abs(expected))) << "x = " << xs[i];
+    }
+  }
+}
+
+// libhetero-partial.so runs fill, cast and add only.
+class PartialBackend : public testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(load_plugin(HETERO_TEST_PARTIAL_PLUGIN).loaded); }
+  const Device d{"partial:0"};
+};
+
+TEST_F(PartialBackend, RunsTheChaptersSupportedParts) {
+  const Tensor x = ones({2, 3}, d);  // a tensor created on the device
+  const Tensor y = tensor({1.f, 2.f, 3.f}).to(d);
+  EXPECT_EQ(x.device(), d);
+  EXPECT_EQ((x + y).cpu().to_vector<float>(), (std::vector<float>{2, 3, 4, 2, 3, 4}));
+  EXPECT_EQ((x + y).to(DType::float64).cpu().to_vector<double>()[2], 4.0);
+  EXPECT_THROW(x + ones({2, 3}), DeviceMismatchError);  // the same-device rule
+  const Tensor z = x.copy_to(d);
+  EXPECT_FALSE(z.is_same(x));
+  EXPECT_EQ(x.to(d).is_same(x), true);
+}
+
+TEST_F(PartialBackend, OtherOpsRaiseNotImplementedNamingOpDtypeAndDevice) {
+  const Tensor x = ones({2, 2}, d);
+  try {
+    (void)exp(x);
+    FAIL() << "exp ran on a backend that does not support it";
+  } catch (const NotImplementedError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("exp: not implemented for 'float32' on partial:0"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("backend 'partial'"), std::string::npos) << what;
+  }
+  EXPECT_THROW((void)(x * x), NotImplementedError);
+  EXPECT_THROW((void)matmul(x, x), NotImplementedError);
+  EXPECT_THROW((void)x.sum(), NotImplementedError);
+  EXPECT_THROW((void)rand({2}, d), NotImplementedError);
+  EXPECT_EQ((x + x).cpu().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));  // still usable
+}
+
+// libhetero-oldminor.so: the template backend built with HETERO_TARGET_INTERFACE_MINOR=0.
+TEST(OldMinorPlugin, LoadsAndRunsTheOpsOfItsMinor) {
+  const BackendStatus s = load_plugin(HETERO_TEST_OLDMINOR_PLUGIN);
+  ASSERT_TRUE(s.loaded) << s.reason;
+  EXPECT_EQ(s.interface_version, "3.0");
+  const Device d("oldminor:0");
+  const Tensor x = full({3}, 0.5, d);
+  EXPECT_FLOAT_EQ(exp(x).cpu().to_vector<float>()[0], std::exp(0.5f));
+  EXPECT_FLOAT_EQ(x.sum().item<float>(), 1.5f);
+  try {
+    (void)sin(x);
+    FAIL() << "sin ran on a plugin whose interface predates it";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("predates this op"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hetero
