@@ -56,8 +56,8 @@ void copy_host_to_device(const void* src, const Storage& dst, std::size_t dst_of
 void copy_device_to_device(const Storage& src, std::size_t src_offset, const Storage& dst,
                            std::size_t dst_offset, std::size_t bytes) {
   HETERO_INTERNAL_ASSERT(src.plugin == dst.plugin, "device-to-device copy between two backends");
-  backend(*dst.plugin).copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset,
-                                             bytes, dst.stream());
+  backend(*dst.plugin)
+      .copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes, dst.stream());
 }
 
 bool supports(const Storage& on, OpRef op, DType dtype) noexcept {

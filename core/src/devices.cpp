@@ -6,8 +6,8 @@
 
 #include <hetero/error.hpp>
 
-#include "log.hpp"
 #include "backend_calls.hpp"
+#include "log.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
 

@@ -6,8 +6,8 @@
 
 #include <hetero/error.hpp>
 
-#include "copy.hpp"
 #include "backend_calls.hpp"
+#include "copy.hpp"
 #include "dispatch.hpp"
 
 namespace hetero {

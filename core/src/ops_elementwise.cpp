@@ -56,10 +56,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
   Tensor out = detail::new_tensor_like(shape, t, a);
   if (out.numel() == 0) return out;
-  detail::calls::binary(detail::storage_of(out), op,
-                        detail::view_of(a2, shape, broadcast_strides(a2, shape)),
-                        detail::view_of(b2, shape, broadcast_strides(b2, shape)),
-                        detail::view_of(out));
+  detail::calls::binary(
+      detail::storage_of(out), op, detail::view_of(a2, shape, broadcast_strides(a2, shape)),
+      detail::view_of(b2, shape, broadcast_strides(b2, shape)), detail::view_of(out));
   return out;
 }
 
@@ -141,21 +140,21 @@ using detail::untracked;
 namespace formulas = detail::formulas;
 
 #define HETERO_DEFINE_UNARY(name, since, dtypes, floating_rule, integer_rule, saves, backward) \
-  Tensor name(const Tensor& input) {                                                          \
-    Tensor out = untracked([&] { return unary(UnaryOp::name, input); });                      \
-    return record(backward_name(UnaryOp::name), out, {input}, [&] {                           \
-      return [x = HETERO_KEEPS_X_##saves ? saved(input) : Tensor(),                           \
-              y = HETERO_KEEPS_Y_##saves ? saved(out) : Tensor()](const Tensor& g) {          \
-        (void)x;                                                                              \
-        (void)y;                                                                              \
-        return Gradients{backward};                                                           \
-      };                                                                                      \
-    });                                                                                       \
+  Tensor name(const Tensor& input) {                                                           \
+    Tensor out = untracked([&] { return unary(UnaryOp::name, input); });                       \
+    return record(backward_name(UnaryOp::name), out, {input}, [&] {                            \
+      return [x = HETERO_KEEPS_X_##saves ? saved(input) : Tensor(),                            \
+              y = HETERO_KEEPS_Y_##saves ? saved(out) : Tensor()](const Tensor& g) {           \
+        (void)x;                                                                               \
+        (void)y;                                                                               \
+        return Gradients{backward};                                                            \
+      };                                                                                       \
+    });                                                                                        \
   }
 HETERO_FORALL_UNARY_OPS(HETERO_DEFINE_UNARY)
 #undef HETERO_DEFINE_UNARY
 
-#define HETERO_DEFINE_BINARY(name, since, dtypes, floating_rule, integer_rule, saves, grad_a,  \
+#define HETERO_DEFINE_BINARY(name, since, dtypes, floating_rule, integer_rule, saves, grad_a, \
                              grad_b)                                                          \
   Tensor name(const Tensor& lhs, const Tensor& rhs) {                                         \
     Tensor out = untracked([&] { return binary(BinaryOp::name, lhs, rhs); });                 \

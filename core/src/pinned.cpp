@@ -16,7 +16,8 @@ namespace {
 
 std::shared_ptr<detail::LoadedPlugin> pinned_memory_provider() {
   for (auto& p : detail::Registry::instance().loaded())
-    if (detail::calls::device_count(*p) > 0 && detail::calls::capabilities(*p, 0).pinned_memory) return p;
+    if (detail::calls::device_count(*p) > 0 && detail::calls::capabilities(*p, 0).pinned_memory)
+      return p;
   throw DeviceUnavailableError(
       "pin_memory: no loaded backend with a device provides pinned host memory "
       "(see hetero::backend_status())");
@@ -30,8 +31,8 @@ Tensor new_pinned_tensor(Shape shape, DType dtype) {
   const std::size_t bytes = checked_bytes(shape, dtype);
   auto owner = pinned_memory_provider();
   // Note [Empty tensors]: the backend is never asked for 0 bytes.
-  std::unique_ptr<Buffer> buffer =
-      bytes == 0 ? std::make_unique<EmptyBuffer>(0) : detail::calls::allocate_pinned_host(*owner, bytes);
+  std::unique_ptr<Buffer> buffer = bytes == 0 ? std::make_unique<EmptyBuffer>(0)
+                                              : detail::calls::allocate_pinned_host(*owner, bytes);
   auto storage =
       std::make_shared<Storage>(plugin_for(Device::cpu()), std::move(owner), std::move(buffer));
   return contiguous_tensor(std::move(storage), std::move(shape), dtype);

@@ -10,8 +10,8 @@
 #include <hetero/sdk/half.hpp>
 
 #include "autograd/record.hpp"
-#include "copy.hpp"
 #include "backend_calls.hpp"
+#include "copy.hpp"
 #include "dispatch.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"

@@ -104,9 +104,8 @@ void convert(const StridedView& src, const StridedView& dst) {
 void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) {
     using T = decltype(tag);
-    HETERO_INTERNAL_ASSERT(supports_unary<T>(op), "cpu backend: unary " +
-                                                      std::string(op_name(op)) + " on " +
-                                                      std::string(dtype_name(in.dtype)));
+    HETERO_INTERNAL_ASSERT(supports_unary<T>(op), "cpu backend: unary " + std::string(op_name(op)) +
+                                                      " on " + std::string(dtype_name(in.dtype)));
     visit_unary(op, [&](auto c) {
       constexpr UnaryOp Op = decltype(c)::value;
       apply_unary<T>(in, out, [](T x) { return unary_element<Op>(x); });

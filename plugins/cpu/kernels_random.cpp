@@ -15,7 +15,8 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {
-      HETERO_INTERNAL_ASSERT(false, "cpu backend: random() of " + std::string(dtype_name(out.dtype)));
+      HETERO_INTERNAL_ASSERT(false,
+                             "cpu backend: random() of " + std::string(dtype_name(out.dtype)));
     } else {
       T* dst = data_of<T>(out);
       // Rows are visited in C order; `row_start` counts elements before each row. Rows

@@ -125,7 +125,8 @@ void cublas_gemm(CudaDevice& device, const GemmArgs& args) {
                                     b, ldb, args.stride_b, a, lda, args.stride_a, &beta, c, ldc,
                                     args.stride_c, args.batch));
       } else if constexpr (!std::is_floating_point_v<T>) {
-        HETERO_INTERNAL_ASSERT(false, "cuda backend: gemm of " + std::string(dtype_name(args.dtype)));
+        HETERO_INTERNAL_ASSERT(false,
+                               "cuda backend: gemm of " + std::string(dtype_name(args.dtype)));
       } else {
         const T alpha = static_cast<T>(args.alpha), beta = static_cast<T>(args.beta);
         const T* a = static_cast<const T*>(args.a->handle()) + args.a_offset;

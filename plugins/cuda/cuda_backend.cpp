@@ -54,9 +54,9 @@ CudaBackend::~CudaBackend() = default;
 
 CudaDevice& CudaBackend::device(int index) const {
   // The core checks device indices (backend_calls.hpp); one policy: assert.
-  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
-                                                           std::to_string(index) + " of " +
-                                                           std::to_string(count_));
+  HETERO_INTERNAL_ASSERT(
+      index >= 0 && index < count_,
+      "cuda backend: device index " + std::to_string(index) + " of " + std::to_string(count_));
   device_health().check(index);
   std::atomic<CudaDevice*>& created = created_[static_cast<std::size_t>(index)];
   if (CudaDevice* d = created.load(std::memory_order_acquire)) return *d;
@@ -79,9 +79,9 @@ std::vector<StreamRef> CudaBackend::all_streams() const {
 
 DeviceProperties CudaBackend::device_properties(int index) const {
   // The core checks device indices (backend_calls.hpp); one policy: assert.
-  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
-                                                           std::to_string(index) + " of " +
-                                                           std::to_string(count_));
+  HETERO_INTERNAL_ASSERT(
+      index >= 0 && index < count_,
+      "cuda backend: device index " + std::to_string(index) + " of " + std::to_string(count_));
   cudaDeviceProp prop{};
   HETERO_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   DeviceProperties p;
@@ -119,9 +119,9 @@ Capabilities CudaBackend::capabilities(int index) const {
 
 MemoryStats CudaBackend::memory_stats(int index) const {
   // The core checks device indices (backend_calls.hpp); one policy: assert.
-  HETERO_INTERNAL_ASSERT(index >= 0 && index < count_, "cuda backend: device index " +
-                                                           std::to_string(index) + " of " +
-                                                           std::to_string(count_));
+  HETERO_INTERNAL_ASSERT(
+      index >= 0 && index < count_,
+      "cuda backend: device index " + std::to_string(index) + " of " + std::to_string(count_));
   std::lock_guard lock(mutex_);
   const auto& d = devices_[static_cast<std::size_t>(index)];
   return d ? d->allocator().stats() : MemoryStats{};  // an unused device has no pool yet

@@ -31,7 +31,8 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {
-      HETERO_INTERNAL_ASSERT(false, "cuda backend: random() of " + std::string(dtype_name(out.dtype)));
+      HETERO_INTERNAL_ASSERT(false,
+                             "cuda backend: random() of " + std::string(dtype_name(out.dtype)));
     } else {
       if (n == 0) return;
       const StridedView* views[1] = {&out};

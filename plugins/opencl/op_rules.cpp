@@ -14,30 +14,30 @@ std::string make_prelude() {
     to += " case " + c + ": return (T)(" + rule + ");";
   };
 #define HETERO_CL_UNARY(name, since, dtypes, floating_rule, integer_rule, ...) \
-  add_case(unary_float, code(UnaryOp::name), #floating_rule);                   \
-  if (HETERO_DTYPES_##dtypes == DTypeClass::signed_ints)                        \
+  add_case(unary_float, code(UnaryOp::name), #floating_rule);                  \
+  if (HETERO_DTYPES_##dtypes == DTypeClass::signed_ints)                       \
     add_case(unary_int, code(UnaryOp::name), #integer_rule);
   HETERO_FORALL_UNARY_OPS(HETERO_CL_UNARY)
 #undef HETERO_CL_UNARY
 #define HETERO_CL_BINARY(name, since, dtypes, floating_rule, integer_rule, ...) \
-  add_case(binary_float, code(BinaryOp::name), #floating_rule);                  \
+  add_case(binary_float, code(BinaryOp::name), #floating_rule);                 \
   add_case(binary_int, code(BinaryOp::name), #integer_rule);
   HETERO_FORALL_BINARY_OPS(HETERO_CL_BINARY)
 #undef HETERO_CL_BINARY
-#define HETERO_CL_REDUCE(name, since, dtypes, kind, finish)                             \
-  {                                                                                     \
-    const std::string c = code(ReduceOp::name);                                         \
-    const std::string test = " || (op) == " + c;                                        \
-    codes += "#define REDUCE_" #name " " + c + "\n";                                    \
-    const ReductionKind k = HETERO_REDUCTION_KIND_##kind;                               \
-    if (k == ReductionKind::sum || k == ReductionKind::squares) {                       \
-      add_case(finish_float, c, #finish);                                               \
+#define HETERO_CL_REDUCE(name, since, dtypes, kind, finish)                                 \
+  {                                                                                         \
+    const std::string c = code(ReduceOp::name);                                             \
+    const std::string test = " || (op) == " + c;                                            \
+    codes += "#define REDUCE_" #name " " + c + "\n";                                        \
+    const ReductionKind k = HETERO_REDUCTION_KIND_##kind;                                   \
+    if (k == ReductionKind::sum || k == ReductionKind::squares) {                           \
+      add_case(finish_float, c, #finish);                                                   \
       if (HETERO_DTYPES_##dtypes != DTypeClass::floating) add_case(finish_int, c, #finish); \
-    }                                                                                   \
-    (k == ReductionKind::sum ? is_sum : k == ReductionKind::squares ? is_squares        \
-                                                                     : is_index) +=     \
-        k == ReductionKind::extremum ? "" : test;                                       \
-    if (ReduceOp::name == ReduceOp::min) is_min += test;                                \
+    }                                                                                       \
+    (k == ReductionKind::sum       ? is_sum                                                 \
+     : k == ReductionKind::squares ? is_squares                                             \
+                                   : is_index) += k == ReductionKind::extremum ? "" : test; \
+    if (ReduceOp::name == ReduceOp::min) is_min += test;                                    \
   }
   HETERO_FORALL_REDUCE_OPS(HETERO_CL_REDUCE)
 #undef HETERO_CL_REDUCE
@@ -48,8 +48,8 @@ std::string make_prelude() {
          "\n#define HETERO_REDUCE_FINISH_FLOAT_CASES" + finish_float +
          "\n#define HETERO_REDUCE_FINISH_INT_CASES" + finish_int + "\n#define REDUCE_IS_SUM(op) (" +
          is_sum + ")\n#define REDUCE_IS_SQUARES(op) (" + is_squares +
-         ")\n#define REDUCE_IS_MIN(op) (" + is_min + ")\n#define REDUCE_IS_INDEX(op) (" +
-         is_index + ")\n";
+         ")\n#define REDUCE_IS_MIN(op) (" + is_min + ")\n#define REDUCE_IS_INDEX(op) (" + is_index +
+         ")\n";
 }
 
 }  // namespace

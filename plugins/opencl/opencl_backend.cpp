@@ -75,9 +75,9 @@ bool OpenClBackend::supports(OpRef op, DType dtype, int device) const {
 
 OpenClDevice& OpenClBackend::device(int index) const {
   // The core checks device indices (backend_calls.hpp); one policy: assert.
-  HETERO_INTERNAL_ASSERT(index >= 0 && index < device_count(),
-                         "opencl backend: device index " + std::to_string(index) + " of " +
-                             std::to_string(device_count()));
+  HETERO_INTERNAL_ASSERT(index >= 0 && index < device_count(), "opencl backend: device index " +
+                                                                   std::to_string(index) + " of " +
+                                                                   std::to_string(device_count()));
   return *devices_[static_cast<std::size_t>(index)];
 }
 

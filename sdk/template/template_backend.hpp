@@ -15,7 +15,6 @@
 
 namespace hetero::template_backend {
 
-
 /// Host memory standing in for device memory. handle() and host_pointer() are the same
 /// address here; a device backend returns its own handle and nullptr.
 class TemplateBuffer final : public Buffer {

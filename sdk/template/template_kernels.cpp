@@ -136,8 +136,8 @@ void TemplateBackend::random(RandomDistribution dist, const StridedView& out, st
   else if (out.dtype == DType::float32)
     run(float{});
   else
-    HETERO_INTERNAL_ASSERT(false, "template backend: random() of " +
-                                      std::string(dtype_name(out.dtype)));
+    HETERO_INTERNAL_ASSERT(false,
+                           "template backend: random() of " + std::string(dtype_name(out.dtype)));
 }
 
 void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
@@ -164,7 +164,8 @@ void TemplateBackend::gemm(const GemmArgs& g, Stream&) {
                                 (g.beta == 0 ? 0.0 : g.beta * static_cast<double>(cv)));
           }
     } else {
-      HETERO_INTERNAL_ASSERT(false, "template backend: gemm of " + std::string(dtype_name(g.dtype)));
+      HETERO_INTERNAL_ASSERT(false,
+                             "template backend: gemm of " + std::string(dtype_name(g.dtype)));
     }
   });
 }

@@ -54,8 +54,7 @@ TEST(OpTables, SinAndCosMatchTheCLibrary) {
     EXPECT_DOUBLE_EQ(c[i], std::cos(x[i]));
   }
   const auto s32 = sin(t64.to(DType::float32)).to_vector<float>();
-  for (std::size_t i = 0; i < x.size(); ++i)
-    EXPECT_EQ(s32[i], std::sin(static_cast<float>(x[i])));
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(s32[i], std::sin(static_cast<float>(x[i])));
   // Integer input computes in float32, as torch.sin.
   EXPECT_EQ(sin(tensor({0, 1})).dtype(), DType::float32);
   EXPECT_EQ(cos(ones({2}, DType::float16)).dtype(), DType::float16);

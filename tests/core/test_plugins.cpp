@@ -109,8 +109,10 @@ TEST(Plugins, LibraryWithoutEntryPointIsRefused) {
 }
 
 TEST(Plugins, OtherInterfaceVersionIsRefusedNamingBoth) {
-  expect_refused(kBadDir + "/libhetero-badversion.so",
-                 "interface version mismatch: plugin 999.0, core " HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MAJOR) "." HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MINOR));
+  expect_refused(
+      kBadDir + "/libhetero-badversion.so",
+      "interface version mismatch: plugin 999.0, core " HETERO_STRINGIFY(
+          HETERO_INTERFACE_VERSION_MAJOR) "." HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MINOR));
 }
 
 TEST(Plugins, OtherStandardLibraryIsRefusedNamingBoth) {

@@ -64,8 +64,8 @@ class PartialBackend final : public MinimalBackend {
   PartialBackend() : MinimalBackend(HETERO_PLUGIN_NAME, "partial test device") {}
 
   bool supports(OpRef op, DType dtype, int device) const override {
-    const bool mine = op.family == OpFamily::fill || op.family == OpFamily::cast ||
-                      op == OpRef(BinaryOp::add);
+    const bool mine =
+        op.family == OpFamily::fill || op.family == OpFamily::cast || op == OpRef(BinaryOp::add);
     return mine && Backend::supports(op, dtype, device);
   }
   DeviceProperties device_properties(int) const override {
@@ -103,7 +103,8 @@ class PartialBackend final : public MinimalBackend {
   void fill(const StridedView& out, Scalar value, Stream&) override {
     dispatch_dtype(out.dtype, [&](auto tag) {
       using T = decltype(tag);
-      for (std::int64_t i = 0; i < out.numel(); ++i) data_of<T>(out)[at(out, i)] = scalar_as<T>(value);
+      for (std::int64_t i = 0; i < out.numel(); ++i)
+        data_of<T>(out)[at(out, i)] = scalar_as<T>(value);
     });
   }
   void cast(const StridedView& src, const StridedView& dst, Stream&) override {
@@ -118,13 +119,13 @@ class PartialBackend final : public MinimalBackend {
   }
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream&) override {
-    HETERO_INTERNAL_ASSERT(op == BinaryOp::add, "partial backend: binary " +
-                                                    std::string(op_name(op)));
+    HETERO_INTERNAL_ASSERT(op == BinaryOp::add,
+                           "partial backend: binary " + std::string(op_name(op)));
     dispatch_dtype(out.dtype, [&](auto tag) {
       using T = decltype(tag);
       for (std::int64_t i = 0; i < out.numel(); ++i)
-        data_of<T>(out)[at(out, i)] = binary_element<BinaryOp::add>(data_of<T>(a)[at(a, i)],
-                                                                     data_of<T>(b)[at(b, i)]);
+        data_of<T>(out)[at(out, i)] =
+            binary_element<BinaryOp::add>(data_of<T>(a)[at(a, i)], data_of<T>(b)[at(b, i)]);
     });
   }
 

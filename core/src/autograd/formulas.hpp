@@ -1,10 +1,10 @@
 #pragma once
 // Note [Backward formulas]: the gradient of every differentiable op that is not a row of
 // the op tables, one named function each, in one place (as PyTorch's derivatives.yaml); the
-// element-wise ops' gradients are their rows' backward columns (<hetero/sdk/op_table.hpp>). An op records a node whose closure
-// only captures what its formula needs (saved tensors, shapes, dims) and calls it; `g` is
-// the gradient of the op's output, and the result has one gradient per input. Formulas
-// that need an op's own layout helpers (max/min over dims, sum/mean over dims) are named
+// element-wise ops' gradients are their rows' backward columns (<hetero/sdk/op_table.hpp>). An op
+// records a node whose closure only captures what its formula needs (saved tensors, shapes, dims)
+// and calls it; `g` is the gradient of the op's output, and the result has one gradient per input.
+// Formulas that need an op's own layout helpers (max/min over dims, sum/mean over dims) are named
 // functions beside the op (extreme_gradient(s), spread).
 #include <cstdint>
 

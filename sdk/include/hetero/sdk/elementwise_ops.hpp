@@ -57,7 +57,7 @@ HETERO_HOST_DEVICE inline T wrap_mul(T x, T y) {
 }
 template <class T>
 HETERO_HOST_DEVICE inline T wrap_div(T x, T y) {
-  if (y == 0) return T(0);            // no trap
+  if (y == 0) return T(0);             // no trap
   if (y == -1) return wrap_neg<T>(x);  // MIN / -1 wraps
   return static_cast<T>(x / y);
 }
@@ -71,32 +71,32 @@ struct BinaryRule;
 // The rules' math functions: the <cmath> overloads for float and double (nvcc maps them to
 // its device functions in device code, expf, exp, ...).
 #define HETERO_UNARY_RULE(name, since, dtypes, floating_rule, integer_rule, ...) \
-  template <>                                                                  \
-  struct UnaryRule<UnaryOp::name> {                                            \
-    template <class C>                                                         \
-    HETERO_HOST_DEVICE static C floating(C x) {                                \
-      using namespace std;                                                     \
-      return static_cast<C>(floating_rule);                                    \
-    }                                                                          \
-    template <class C>                                                         \
-    HETERO_HOST_DEVICE static C integer(C x) {                                 \
-      return static_cast<C>(integer_rule);                                     \
-    }                                                                          \
+  template <>                                                                    \
+  struct UnaryRule<UnaryOp::name> {                                              \
+    template <class C>                                                           \
+    HETERO_HOST_DEVICE static C floating(C x) {                                  \
+      using namespace std;                                                       \
+      return static_cast<C>(floating_rule);                                      \
+    }                                                                            \
+    template <class C>                                                           \
+    HETERO_HOST_DEVICE static C integer(C x) {                                   \
+      return static_cast<C>(integer_rule);                                       \
+    }                                                                            \
   };
 HETERO_FORALL_UNARY_OPS(HETERO_UNARY_RULE)
 #undef HETERO_UNARY_RULE
 
 #define HETERO_BINARY_RULE(name, since, dtypes, floating_rule, integer_rule, ...) \
-  template <>                                                                   \
-  struct BinaryRule<BinaryOp::name> {                                           \
-    template <class C>                                                          \
-    HETERO_HOST_DEVICE static C floating(C x, C y) {                            \
-      return static_cast<C>(floating_rule);                                     \
-    }                                                                           \
-    template <class C>                                                          \
-    HETERO_HOST_DEVICE static C integer(C x, C y) {                             \
-      return static_cast<C>(integer_rule);                                      \
-    }                                                                           \
+  template <>                                                                     \
+  struct BinaryRule<BinaryOp::name> {                                             \
+    template <class C>                                                            \
+    HETERO_HOST_DEVICE static C floating(C x, C y) {                              \
+      return static_cast<C>(floating_rule);                                       \
+    }                                                                             \
+    template <class C>                                                            \
+    HETERO_HOST_DEVICE static C integer(C x, C y) {                               \
+      return static_cast<C>(integer_rule);                                        \
+    }                                                                             \
   };
 HETERO_FORALL_BINARY_OPS(HETERO_BINARY_RULE)
 #undef HETERO_BINARY_RULE

@@ -1,8 +1,8 @@
 #pragma once
 /// @file kernel_args.hpp
 /// Arguments of the kernels a backend implements: strided views into buffers, op codes,
-/// scalars and GEMM descriptions (the op enums are op_codes.hpp's). Plain data, no tensor types. The core validates every
-/// field (devices, shapes, dtypes, bounds) before a backend sees it.
+/// scalars and GEMM descriptions (the op enums are op_codes.hpp's). Plain data, no tensor types.
+/// The core validates every field (devices, shapes, dtypes, bounds) before a backend sees it.
 #include <array>
 #include <cstdint>
 

@@ -42,10 +42,10 @@ enum class RandomDistribution : std::uint8_t { uniform, normal };
 
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
-  floating,      ///< float16, bfloat16, float32, float64
-  signed_ints,   ///< floating, int32 and int64 (the table's `signed`)
-  arithmetic,    ///< every dtype but bool
-  every,         ///< every dtype (fill, cast)
+  floating,     ///< float16, bfloat16, float32, float64
+  signed_ints,  ///< floating, int32 and int64 (the table's `signed`)
+  arithmetic,   ///< every dtype but bool
+  every,        ///< every dtype (fill, cast)
 };
 #define HETERO_DTYPES_floating ::hetero::DTypeClass::floating
 #define HETERO_DTYPES_signed ::hetero::DTypeClass::signed_ints
