@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/backend.hpp>
 
 #include "plugin_library.hpp"
@@ -48,19 +49,71 @@ void copy_device_to_device(const Storage& src, std::size_t src_offset, const Sto
 /// Whether `on`'s backend runs `op` on `dtype` on `on`'s device.
 bool supports(const Storage& on, OpRef op, DType dtype) noexcept;
 /// Throws NotImplementedError "<op>: not implemented for '<dtype>' on <device> (backend
-/// '<name>' ...)" unless supports(on, op, dtype).
-void check_supported(const Storage& on, OpRef op, DType dtype);
+/// '<name>' ...)" unless supports(on, op, dtype). Inline: before every kernel.
+[[noreturn, gnu::cold]] void throw_not_implemented(const Storage& on, OpRef op, DType dtype);
+inline void check_supported(const Storage& on, OpRef op, DType dtype) {
+  if (!on.plugin->support.supports(on.device.index(), op, dtype)) [[unlikely]]
+    throw_not_implemented(on, op, dtype);
+}
 
 // --- kernels (checked with check_supported, then queued) --------------------------
-void fill(const Storage& on, const StridedView& out, Scalar value);
+// Inline: every op of the core passes here, and the checks are a few compares.
+
+/// Note [Empty tensors]: callers skip work without elements, so every view has a buffer.
+inline void check_view(const char* what, const StridedView& v) {
+  HETERO_INTERNAL_ASSERT(v.buffer != nullptr, std::string(what) + " called with an empty view");
+}
+
+inline void fill(const Storage& on, const StridedView& out, Scalar value) {
+  check_supported(on, OpFamily::fill, out.dtype);
+  check_view("fill", out);
+  on.plugin->backend->fill(out, value, on.stream());
+}
+
 /// Also the strided copy (equal dtypes).
-void cast(const Storage& on, const StridedView& src, const StridedView& dst);
-void unary(const Storage& on, UnaryOp op, const StridedView& in, const StridedView& out);
-void binary(const Storage& on, BinaryOp op, const StridedView& a, const StridedView& b,
-            const StridedView& out);
-void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out);
-void random(const Storage& on, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
-            std::uint64_t offset);
-void gemm(const Storage& on, const GemmArgs& args);
+inline void cast(const Storage& on, const StridedView& src, const StridedView& dst) {
+  check_supported(on, OpFamily::cast, src.dtype);
+  check_supported(on, OpFamily::cast, dst.dtype);
+  check_view("cast", src);
+  check_view("cast", dst);
+  on.plugin->backend->cast(src, dst, on.stream());
+}
+
+inline void unary(const Storage& on, UnaryOp op, const StridedView& in, const StridedView& out) {
+  check_supported(on, op, in.dtype);
+  check_view("unary", in);
+  check_view("unary", out);
+  on.plugin->backend->unary(op, in, out, on.stream());
+}
+
+inline void binary(const Storage& on, BinaryOp op, const StridedView& a, const StridedView& b,
+                   const StridedView& out) {
+  check_supported(on, op, out.dtype);
+  check_view("binary", a);
+  check_view("binary", b);
+  check_view("binary", out);
+  on.plugin->backend->binary(op, a, b, out, on.stream());
+}
+
+inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out) {
+  check_supported(on, op, in.dtype);
+  check_view("reduce", in);
+  check_view("reduce", out);
+  on.plugin->backend->reduce(op, in, out, on.stream());
+}
+
+inline void random(const Storage& on, RandomDistribution dist, const StridedView& out,
+                   std::uint64_t seed, std::uint64_t offset) {
+  check_supported(on, dist, out.dtype);
+  check_view("random", out);
+  on.plugin->backend->random(dist, out, seed, offset, on.stream());
+}
+
+inline void gemm(const Storage& on, const GemmArgs& args) {
+  check_supported(on, OpFamily::gemm, args.dtype);
+  HETERO_INTERNAL_ASSERT(args.m > 0 && args.n > 0 && args.k > 0 && args.batch > 0,
+                         "gemm called with an empty product");
+  on.plugin->backend->gemm(args, on.stream());
+}
 
 }  // namespace hetero::detail::calls

@@ -2,12 +2,24 @@
 // OpSupport: what a loaded plugin's backend runs, asked once per device when it loads
 // (Backend::supports is a virtual call; the core asks before every kernel, so it reads
 // this table instead: one load and a bit test).
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include <hetero/sdk/backend.hpp>
 
 namespace hetero::detail {
+namespace op_support_detail {
+inline constexpr std::size_t kFamilies = static_cast<std::size_t>(OpFamily::gemm) + 1;
+// First slot of each family: the families' op counts laid end to end.
+constexpr std::array<std::size_t, kFamilies + 1> family_offsets() {
+  std::array<std::size_t, kFamilies + 1> o{};
+  for (std::size_t f = 0; f < kFamilies; ++f)
+    o[f + 1] = o[f] + static_cast<std::size_t>(op_count(static_cast<OpFamily>(f)));
+  return o;
+}
+}  // namespace op_support_detail
 
 class OpSupport {
  public:
@@ -17,14 +29,23 @@ class OpSupport {
   /// supports() propagate (the loader reports them as the plugin's load failure).
   void build(const Backend& backend, int devices, int plugin_minor);
   /// Whether `device`'s backend runs `op` on `dtype` (false for a device index not built).
+  /// Inline: it runs before every kernel (a few loads and compares).
   bool supports(int device, OpRef op, DType dtype) const noexcept {
-    const std::size_t i = index(device, op, dtype);
+    const auto f = static_cast<std::size_t>(op.family);
+    if (f >= kFamilies || op.code >= kOffsets[f + 1] - kOffsets[f] || device < 0 ||
+        static_cast<std::size_t>(dtype) >= kDTypes)
+      return false;
+    const std::size_t i =
+        (static_cast<std::size_t>(device) * kSlots + kOffsets[f] + op.code) * kDTypes +
+        static_cast<std::size_t>(dtype);
     return i < bits_.size() && bits_[i] != 0;
   }
 
  private:
-  static std::size_t slot(OpRef op) noexcept;
-  std::size_t index(int device, OpRef op, DType dtype) const noexcept;
+  static constexpr std::size_t kFamilies = op_support_detail::kFamilies;
+  static constexpr std::size_t kDTypes = static_cast<std::size_t>(DType::bfloat16) + 1;
+  static constexpr auto kOffsets = op_support_detail::family_offsets();
+  static constexpr std::size_t kSlots = kOffsets[kFamilies];
 
   std::vector<std::uint8_t> bits_;  // [device][op slot][dtype]
 };

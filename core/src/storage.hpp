@@ -33,8 +33,10 @@ struct Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  /// The device's default stream (backend_calls.cpp: the Backend is reached only there).
-  Stream& stream() const;
+  /// The device's default stream (owned by the backend, which `plugin` keeps alive). The
+  /// one Backend call outside backend_calls.hpp (Note [One call layer]): a lookup on the
+  /// path of every op, kept inline.
+  Stream& stream() const { return plugin->backend->default_stream(device.index()); }
 };
 
 /// Allocates `bytes` on `d` through its backend (checks the device first).

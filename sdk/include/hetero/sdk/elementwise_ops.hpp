@@ -106,12 +106,15 @@ HETERO_FORALL_BINARY_OPS(HETERO_BINARY_RULE)
 /// Whether UnaryOp `op` is defined for storage type T (the row's dtypes column).
 template <class T>
 constexpr bool supports_unary(UnaryOp op) noexcept {
+  // Every row is defined for every floating type: one compare on the kernels' hot path.
+  if constexpr (is_floating_storage_v<T>) return static_cast<int>(op) < kUnaryOpCount;
   return table_defines(op, dtype_of<T>);
 }
 
 /// Whether BinaryOp `op` is defined for storage type T (every op but on bool).
 template <class T>
 constexpr bool supports_binary(BinaryOp op) noexcept {
+  if constexpr (!std::is_same_v<T, std::uint8_t>) return static_cast<int>(op) < kBinaryOpCount;
   return table_defines(op, dtype_of<T>);
 }
 

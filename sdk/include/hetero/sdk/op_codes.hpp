@@ -161,6 +161,20 @@ constexpr std::string_view op_name(OpRef op) noexcept {
   }
 }
 
+/// The name of a row of each table, without the family switch of op_name(OpRef).
+constexpr std::string_view op_name(UnaryOp op) noexcept {
+  const auto i = static_cast<int>(op);
+  return i < kUnaryOpCount ? op_table_detail::kUnaryNames[i] : "unknown op";
+}
+constexpr std::string_view op_name(BinaryOp op) noexcept {
+  const auto i = static_cast<int>(op);
+  return i < kBinaryOpCount ? op_table_detail::kBinaryNames[i] : "unknown op";
+}
+constexpr std::string_view op_name(ReduceOp op) noexcept {
+  const auto i = static_cast<int>(op);
+  return i < kReduceOpCount ? op_table_detail::kReduceNames[i] : "unknown op";
+}
+
 /// The interface minor that added `op` (0 for the families that predate the tables).
 constexpr int op_since(OpRef op) noexcept {
   if (!op_known(op)) return 1 << 30;
