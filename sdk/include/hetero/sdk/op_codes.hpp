@@ -3,7 +3,9 @@
 /// The op enums and what the tables say of each op (Note [Op tables], op_table.hpp): names,
 /// the dtypes it is defined for, the minor that added it, and OpRef, the one way to name
 /// any op of any family (Backend::supports). Plain constexpr data, host and device.
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include <hetero/dtype.hpp>
@@ -104,6 +106,10 @@ inline constexpr DTypeClass kReduceDTypes[] = {HETERO_FORALL_REDUCE_OPS(HETERO_O
 inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast",   "unary", "binary",
                                                     "reduce", "random", "gemm"};
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
+static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::gemm) + 1,
+              "kFamilyNames needs one name per OpFamily");
+static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
+              "kRandomNames needs one name per RandomDistribution");
 
 // A row's `since` column equals the minor of its group (a row pasted into the wrong group
 // fails to compile).
