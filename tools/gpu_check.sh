@@ -16,7 +16,7 @@
 #   tools/gpu_check.sh --pack FILE [BUILD_DIR]
 #       (on the build machine) packs BUILD_DIR without objects, stripped of debug info,
 #       with the non-system libraries its programs need (OpenBLAS, fmt, Benchmark, ...),
-#       for a GPU machine that lacks them (see PLATFORM.md, "The GPU machine").
+#       for a GPU machine that lacks them (see docs/gpu-machine.md).
 #   tools/gpu_check.sh --from-pack FILE
 #       (on the GPU machine, in a checkout of the same commit) unpacks FILE at the build
 #       tree's original absolute path (linking the original source path to this checkout

@@ -72,6 +72,23 @@ cat > "$tmp/sdk_layer/sdk_layer.cpp" <<'CPP'
 CPP
 configure "$tmp/sdk_layer" sdk_layer
 
+echo "== the installed layers: Hetero::core does not hand the SDK's headers to applications"
+mkdir -p "$tmp/core_layer"
+cat > "$tmp/core_layer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(core_layer LANGUAGES CXX)
+find_package(Hetero 0.1 CONFIG REQUIRED)
+add_library(core_layer OBJECT core_layer.cpp)
+target_link_libraries(core_layer PRIVATE Hetero::core)
+CMAKE
+cat > "$tmp/core_layer/core_layer.cpp" <<'CPP'
+#include <hetero/hetero.hpp>
+#if __has_include(<hetero/sdk/backend.hpp>)
+#error "Hetero::core hands the SDK's headers to applications"
+#endif
+CPP
+configure "$tmp/core_layer" core_layer
+
 echo "== examples/app against the moved prefix"
 configure examples/app app
 "$out/app/hetero_app"

@@ -8,7 +8,7 @@
 
 #include "backend_calls.hpp"
 #include "copy.hpp"
-#include "dispatch.hpp"
+#include "op_helpers.hpp"
 
 namespace hetero {
 namespace {

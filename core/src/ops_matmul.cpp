@@ -6,7 +6,7 @@
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
-#include "dispatch.hpp"
+#include "op_helpers.hpp"
 #include "promotion.hpp"
 
 namespace hetero {

@@ -6,8 +6,8 @@
 #include <hetero/error.hpp>
 
 #include "backend_calls.hpp"
-#include "dispatch.hpp"
 #include "empty_buffer.hpp"
+#include "op_helpers.hpp"
 #include "registry.hpp"
 #include "tensor_impl.hpp"
 

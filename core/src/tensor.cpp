@@ -12,7 +12,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "copy.hpp"
-#include "dispatch.hpp"
+#include "op_helpers.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <hetero/tensor.hpp>
 
-#include "dispatch.hpp"
+#include "op_helpers.hpp"
 
 namespace hetero {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <hetero/sdk/backend.hpp>
 
-#include "caching_allocator.hpp"
 #include "cublas_library.hpp"
+#include "cuda_caching_allocator.hpp"
 #include "cuda_device.hpp"
 
 namespace hetero::cuda {

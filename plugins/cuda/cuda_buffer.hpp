@@ -7,7 +7,7 @@
 
 #include <hetero/sdk/buffer.hpp>
 
-#include "caching_allocator.hpp"
+#include "cuda_caching_allocator.hpp"
 
 namespace hetero::cuda {
 

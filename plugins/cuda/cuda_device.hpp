@@ -8,8 +8,8 @@
 
 #include <cublas_v2.h>
 
-#include "caching_allocator.hpp"
 #include "cublas_library.hpp"
+#include "cuda_caching_allocator.hpp"
 #include "cuda_stream.hpp"
 
 namespace hetero::cuda {

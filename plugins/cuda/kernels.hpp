@@ -10,7 +10,7 @@
 
 #include <hetero/sdk/kernel_args.hpp>
 
-#include "caching_allocator.hpp"
+#include "cuda_caching_allocator.hpp"
 
 namespace hetero::cuda::kernels {
 

@@ -71,12 +71,10 @@ constexpr std::string_view dtype_name(DType t) noexcept {
 
 inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
 
-struct Half;      // <hetero/sdk/half.hpp>
-struct BFloat16;  // <hetero/sdk/half.hpp>
-
 /// The DType of a C++ element type T, for dispatch and from_vector<T>:
 /// float -> float32, double -> float64, int32_t -> int32, int64_t -> int64, bool and
-/// uint8_t (bool's storage) -> bool_, Half -> float16, BFloat16 -> bfloat16. Any other T
+/// uint8_t (bool's storage) -> bool_ (and, with <hetero/sdk/half.hpp>, the SDK's storage
+/// types Half -> float16, BFloat16 -> bfloat16). Any other T
 /// (long long, short, unsigned, char, ...) does not compile: reading it as another type's
 /// bytes would be wrong.
 template <class T>
@@ -110,14 +108,6 @@ struct DTypeOf<bool> {
 template <>
 struct DTypeOf<std::uint8_t> {
   static constexpr DType value = DType::bool_;
-};
-template <>
-struct DTypeOf<Half> {
-  static constexpr DType value = DType::float16;
-};
-template <>
-struct DTypeOf<BFloat16> {
-  static constexpr DType value = DType::bfloat16;
 };
 
 /// dtype_of<float> == DType::float32 (see DTypeOf).

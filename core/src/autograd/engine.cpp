@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../dispatch.hpp"
+#include "../op_helpers.hpp"
 #include "node.hpp"
 
 namespace hetero {

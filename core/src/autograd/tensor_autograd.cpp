@@ -2,7 +2,7 @@
 #include <hetero/error.hpp>
 #include <hetero/tensor.hpp>
 
-#include "../dispatch.hpp"
+#include "../op_helpers.hpp"
 
 namespace hetero {
 

@@ -4,7 +4,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
-#include "../dispatch.hpp"
+#include "../op_helpers.hpp"
 
 namespace hetero::nn {
 

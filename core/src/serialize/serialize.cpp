@@ -13,7 +13,7 @@
 #include <hetero/ops.hpp>
 
 #include "../copy.hpp"
-#include "../dispatch.hpp"
+#include "../op_helpers.hpp"
 #include "atomic_file.hpp"
 #include "safetensors_header.hpp"
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include <hetero/dtype.hpp>
 #include <hetero/sdk/host_device.hpp>
 
 #if defined(__CUDACC__)
@@ -95,5 +96,16 @@ inline constexpr bool is_floating_storage_v =
 template <class T>
 using compute_type_t =
     std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+/// dtype_of<Half> == DType::float16, dtype_of<BFloat16> == DType::bfloat16 (DTypeOf,
+/// <hetero/dtype.hpp>): the base layer names no SDK type.
+template <>
+struct DTypeOf<Half> {
+  static constexpr DType value = DType::float16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::bfloat16;
+};
 
 }  // namespace hetero

@@ -1,4 +1,4 @@
-#include "caching_allocator.hpp"
+#include "cuda_caching_allocator.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "dispatch.hpp"
+#include "op_helpers.hpp"
 
 #include <algorithm>
 #include <limits>
