@@ -55,14 +55,20 @@ Capabilities TemplateBackend::capabilities(int) const {
 MemoryStats TemplateBackend::memory_stats(int) const { return memory_.stats(); }
 
 std::unique_ptr<Buffer> TemplateBackend::allocate(int, std::size_t bytes) {
+  // The contract: OutOfMemoryError naming the device, the requested and the free bytes.
+  auto oom = [&] {
+    return OutOfMemoryError(name() + ":0: cannot allocate " + std::to_string(bytes) +
+                            " bytes (free " + std::to_string(device_properties(0).free_memory) +
+                            " bytes)");
+  };
+  // More than the device has: refuse before asking the allocator (which may abort on an
+  // impossible size, as AddressSanitizer's does, instead of throwing std::bad_alloc).
+  if (bytes > device_properties(0).total_memory) throw oom();
   std::unique_ptr<Buffer> buffer;
   try {
     buffer = std::make_unique<TemplateBuffer>(bytes, memory_);
   } catch (const std::bad_alloc&) {
-    // The contract: OutOfMemoryError naming the device, the requested and the free bytes.
-    throw OutOfMemoryError("template:0: cannot allocate " + std::to_string(bytes) +
-                           " bytes (free " + std::to_string(device_properties(0).free_memory) +
-                           " bytes)");
+    throw oom();
   }
   return buffer;
 }
