@@ -55,39 +55,28 @@ message(STATUS "version_check: Hetero ${Hetero_VERSION} at ${Hetero_DIR}")
 CMAKE
 cmake -S "$tmp/version_check" -B "$tmp/version_check/build" -DCMAKE_PREFIX_PATH="$prefix" | grep version_check
 
-echo "== the installed layers: Hetero::sdk reaches the SDK and base headers, not the core's"
-mkdir -p "$tmp/sdk_layer"
-cat > "$tmp/sdk_layer/CMakeLists.txt" <<'CMAKE'
+# layer_check NAME TARGET INCLUDE FORBIDDEN MESSAGE: a file that links only TARGET and
+# includes INCLUDE must not see the header FORBIDDEN (the #error fires otherwise).
+layer_check() {
+  mkdir -p "$tmp/$1"
+  cat > "$tmp/$1/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
-project(sdk_layer LANGUAGES CXX)
+project($1 LANGUAGES CXX)
 find_package(Hetero 0.1 CONFIG REQUIRED COMPONENTS sdk)
-add_library(sdk_layer OBJECT sdk_layer.cpp)
-target_link_libraries(sdk_layer PRIVATE Hetero::sdk)
+add_library($1 OBJECT $1.cpp)
+target_link_libraries($1 PRIVATE $2)
 CMAKE
-cat > "$tmp/sdk_layer/sdk_layer.cpp" <<'CPP'
-#include <hetero/sdk/sdk.hpp>
-#if __has_include(<hetero/tensor.hpp>)
-#error "Hetero::sdk sees the core's headers"
-#endif
-CPP
-configure "$tmp/sdk_layer" sdk_layer
+  printf '#include <%s>\n#if __has_include(<%s>)\n#error "%s"\n#endif\n' "$3" "$4" "$5" \
+    > "$tmp/$1/$1.cpp"
+  configure "$tmp/$1" "$1"
+}
 
+echo "== the installed layers: Hetero::sdk reaches the SDK and base headers, not the core's"
+layer_check sdk_layer Hetero::sdk hetero/sdk/sdk.hpp hetero/tensor.hpp \
+  "Hetero::sdk sees the core's headers"
 echo "== the installed layers: Hetero::core does not hand the SDK's headers to applications"
-mkdir -p "$tmp/core_layer"
-cat > "$tmp/core_layer/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.25)
-project(core_layer LANGUAGES CXX)
-find_package(Hetero 0.1 CONFIG REQUIRED)
-add_library(core_layer OBJECT core_layer.cpp)
-target_link_libraries(core_layer PRIVATE Hetero::core)
-CMAKE
-cat > "$tmp/core_layer/core_layer.cpp" <<'CPP'
-#include <hetero/hetero.hpp>
-#if __has_include(<hetero/sdk/backend.hpp>)
-#error "Hetero::core hands the SDK's headers to applications"
-#endif
-CPP
-configure "$tmp/core_layer" core_layer
+layer_check core_layer Hetero::core hetero/hetero.hpp hetero/sdk/backend.hpp \
+  "Hetero::core hands the SDK's headers to applications"
 
 echo "== examples/app against the moved prefix"
 configure examples/app app

@@ -50,10 +50,6 @@ void copy_device_to_device(const Storage& src, std::size_t src_offset, const Sto
       .copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes, dst.stream());
 }
 
-bool supports(const Storage& on, OpRef op, DType dtype) noexcept {
-  return on.plugin->support.supports(on.device.index(), op, dtype);
-}
-
 void throw_not_implemented(const Storage& on, OpRef op, DType dtype) {
   const LoadedPlugin& p = *on.plugin;
   std::string why = "backend '" + p.status.name + "' (plugin interface " +

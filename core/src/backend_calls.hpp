@@ -46,8 +46,6 @@ void copy_device_to_device(const Storage& src, std::size_t src_offset, const Sto
                            std::size_t dst_offset, std::size_t bytes);
 
 // --- support ----------------------------------------------------------------------
-/// Whether `on`'s backend runs `op` on `dtype` on `on`'s device.
-bool supports(const Storage& on, OpRef op, DType dtype) noexcept;
 /// Throws NotImplementedError "<op>: not implemented for '<dtype>' on <device> (backend
 /// '<name>' ...)" unless supports(on, op, dtype). Inline: before every kernel.
 [[noreturn, gnu::cold]] void throw_not_implemented(const Storage& on, OpRef op, DType dtype);

@@ -34,10 +34,10 @@ std::string make_prelude() {
       add_case(finish_float, c, #finish);                                                   \
       if (HETERO_DTYPES_##dtypes != DTypeClass::floating) add_case(finish_int, c, #finish); \
     }                                                                                       \
-    (k == ReductionKind::sum       ? is_sum                                                 \
-     : k == ReductionKind::squares ? is_squares                                             \
-                                   : is_index) += k == ReductionKind::extremum ? "" : test; \
-    if (ReduceOp::name == ReduceOp::min) is_min += test;                                    \
+    if (k == ReductionKind::sum) is_sum += test;                                            \
+    if (k == ReductionKind::squares) is_squares += test;                                    \
+    if (k == ReductionKind::index) is_index += test;                                        \
+    if (min_reduction(ReduceOp::name)) is_min += test;                                      \
   }
   HETERO_FORALL_REDUCE_OPS(HETERO_CL_REDUCE)
 #undef HETERO_CL_REDUCE

@@ -17,20 +17,6 @@
 #include "template_backend.hpp"
 
 namespace hetero::template_backend {
-namespace {
-
-// Element offset of the i-th element (C order) of a view.
-std::int64_t at(const StridedView& v, std::int64_t i) {
-  std::int64_t offset = v.offset;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    offset += (i % v.shape[d]) * v.strides[d];
-    i /= v.shape[d];
-  }
-  return offset;
-}
-
-}  // namespace
-
 bool TemplateBackend::supports(OpRef op, DType dtype, int device) const {
   // E.g. a device without float64: `if (dtype == DType::float64) return false;`
   return Backend::supports(op, dtype, device);
@@ -40,7 +26,7 @@ void TemplateBackend::fill(const StridedView& out, Scalar value, Stream&) {
   dispatch_dtype(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = data_of<T>(out);
-    for (std::int64_t i = 0; i < out.numel(); ++i) p[at(out, i)] = scalar_as<T>(value);
+    for (std::int64_t i = 0; i < out.numel(); ++i) p[out.element_offset(i)] = scalar_as<T>(value);
   });
 }
 
@@ -52,7 +38,7 @@ void TemplateBackend::cast(const StridedView& src, const StridedView& dst, Strea
       const S* in = data_of<S>(src);
       D* out = data_of<D>(dst);
       for (std::int64_t i = 0; i < dst.numel(); ++i)
-        out[at(dst, i)] = convert_element<D>(in[at(src, i)]);
+        out[dst.element_offset(i)] = convert_element<D>(in[src.element_offset(i)]);
     });
   });
 }
@@ -62,7 +48,8 @@ void TemplateBackend::unary(UnaryOp op, const StridedView& in, const StridedView
     using T = decltype(tag);
     const T* x = data_of<T>(in);
     T* y = data_of<T>(out);
-    for (std::int64_t i = 0; i < out.numel(); ++i) y[at(out, i)] = unary_element(op, x[at(in, i)]);
+    for (std::int64_t i = 0; i < out.numel(); ++i)
+      y[out.element_offset(i)] = unary_element(op, x[in.element_offset(i)]);
   });
 }
 
@@ -74,7 +61,7 @@ void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedVie
     const T* y = data_of<T>(b);
     T* z = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i)
-      z[at(out, i)] = binary_element(op, x[at(a, i)], y[at(b, i)]);
+      z[out.element_offset(i)] = binary_element(op, x[a.element_offset(i)], y[b.element_offset(i)]);
   });
 }
 
@@ -86,7 +73,7 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
     constexpr bool floating = is_floating_storage_v<T>;
     const T* x = data_of<T>(in);
     for (std::int64_t j = 0; j < out.numel(); ++j) {
-      const std::int64_t start = at(starts, j);
+      const std::int64_t start = starts.element_offset(j);
       // Note [Reduction semantics] (<hetero/sdk/reduction_ops.hpp>).
       const ReductionKind kind = reduction_kind(op);
       double sum = 0;
@@ -94,7 +81,7 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
       T best{};
       std::int64_t best_index = 0;
       for (std::int64_t i = 0; i < count; ++i) {
-        const T v = x[start + at(subspace, i)];
+        const T v = x[start + subspace.element_offset(i)];
         sum += static_cast<double>(v) *
                (kind == ReductionKind::squares ? static_cast<double>(v) : 1.0);
         isum = wrapping_add(isum, static_cast<std::int64_t>(v));
@@ -103,7 +90,7 @@ void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedVi
           best_index = i;
         }
       }
-      const std::int64_t o = at(out, j);
+      const std::int64_t o = out.element_offset(j);
       if (kind == ReductionKind::index) {
         data_of<std::int64_t>(out)[o] = best_index;
         continue;
@@ -126,9 +113,9 @@ void TemplateBackend::random(RandomDistribution dist, const StridedView& out, st
     T* p = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i) {
       const auto n = static_cast<std::uint64_t>(i);
-      p[at(out, i)] = dist == RandomDistribution::uniform
-                          ? rng::uniform_at<T>(seed, offset, n)
-                          : static_cast<T>(rng::normal_at(seed, offset, n));
+      p[out.element_offset(i)] = dist == RandomDistribution::uniform
+                                     ? rng::uniform_at<T>(seed, offset, n)
+                                     : static_cast<T>(rng::normal_at(seed, offset, n));
     }
   };
   if (out.dtype == DType::float64)

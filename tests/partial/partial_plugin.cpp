@@ -49,16 +49,6 @@ class NowStream final : public Stream {
   void wait(Event&) override {}
 };
 
-// Element offset of the i-th element (C order) of a view.
-std::int64_t at(const StridedView& v, std::int64_t i) {
-  std::int64_t offset = v.offset;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    offset += (i % v.shape[d]) * v.strides[d];
-    i /= v.shape[d];
-  }
-  return offset;
-}
-
 class PartialBackend final : public MinimalBackend {
  public:
   PartialBackend() : MinimalBackend(HETERO_PLUGIN_NAME, "partial test device") {}
@@ -104,7 +94,7 @@ class PartialBackend final : public MinimalBackend {
     dispatch_dtype(out.dtype, [&](auto tag) {
       using T = decltype(tag);
       for (std::int64_t i = 0; i < out.numel(); ++i)
-        data_of<T>(out)[at(out, i)] = scalar_as<T>(value);
+        data_of<T>(out)[out.element_offset(i)] = scalar_as<T>(value);
     });
   }
   void cast(const StridedView& src, const StridedView& dst, Stream&) override {
@@ -113,7 +103,8 @@ class PartialBackend final : public MinimalBackend {
         using S = decltype(s);
         using D = decltype(d);
         for (std::int64_t i = 0; i < dst.numel(); ++i)
-          data_of<D>(dst)[at(dst, i)] = convert_element<D>(data_of<S>(src)[at(src, i)]);
+          data_of<D>(dst)[dst.element_offset(i)] =
+              convert_element<D>(data_of<S>(src)[src.element_offset(i)]);
       });
     });
   }
@@ -124,8 +115,8 @@ class PartialBackend final : public MinimalBackend {
     dispatch_dtype(out.dtype, [&](auto tag) {
       using T = decltype(tag);
       for (std::int64_t i = 0; i < out.numel(); ++i)
-        data_of<T>(out)[at(out, i)] =
-            binary_element<BinaryOp::add>(data_of<T>(a)[at(a, i)], data_of<T>(b)[at(b, i)]);
+        data_of<T>(out)[out.element_offset(i)] = binary_element<BinaryOp::add>(
+            data_of<T>(a)[a.element_offset(i)], data_of<T>(b)[b.element_offset(i)]);
     });
   }
 

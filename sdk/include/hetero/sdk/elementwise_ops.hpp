@@ -27,11 +27,6 @@
 namespace hetero {
 namespace ops_detail {
 
-// The type arithmetic runs in: float for the 16-bit floats, T otherwise.
-template <class T>
-using Compute =
-    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
 template <class T>
 HETERO_HOST_DEVICE inline T wrap(std::uint64_t v) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
@@ -124,7 +119,7 @@ template <UnaryOp Op, class T>
 HETERO_HOST_DEVICE inline T unary_element(T in) {
   using Rule = ops_detail::UnaryRule<Op>;
   if constexpr (is_floating_storage_v<T>) {
-    using C = ops_detail::Compute<T>;
+    using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(in)));
   } else if constexpr (std::is_signed_v<T>) {
     if constexpr (op_table_detail::kUnaryDTypes[static_cast<int>(Op)] == DTypeClass::signed_ints)
@@ -141,7 +136,7 @@ template <BinaryOp Op, class T>
 HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
   using Rule = ops_detail::BinaryRule<Op>;
   if constexpr (is_floating_storage_v<T>) {
-    using C = ops_detail::Compute<T>;
+    using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(a), static_cast<C>(b)));
   } else if constexpr (std::is_signed_v<T>) {
     return Rule::integer(a, b);

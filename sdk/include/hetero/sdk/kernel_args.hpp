@@ -34,6 +34,16 @@ struct StridedView {
     for (int d = 0; d < ndim; ++d) n *= shape[d];
     return n;
   }
+  /// Element offset in the buffer of the i-th element in C order (0 <= i < numel()): a
+  /// division per dimension, for reference loops (the template backend), not fast paths.
+  std::int64_t element_offset(std::int64_t i) const noexcept {
+    std::int64_t off = offset;
+    for (int d = ndim - 1; d >= 0; --d) {
+      off += (i % shape[d]) * strides[d];
+      i /= shape[d];
+    }
+    return off;
+  }
   /// True when the elements are dense in C (row-major) order.
   bool is_contiguous() const noexcept {
     std::int64_t expected = 1;

@@ -146,7 +146,7 @@ constexpr int op_count(OpFamily family) noexcept {
 
 /// Whether `op` names an op of this translation unit's tables (its code is below the count).
 constexpr bool op_known(OpRef op) noexcept {
-  return static_cast<int>(op.family) < 7 && op.code < op_count(op.family);
+  return op.family <= OpFamily::gemm && op.code < op_count(op.family);
 }
 
 /// The op's name as torch spells it ("exp", "maximum", "argmax"; "fill", "cast", "gemm",
