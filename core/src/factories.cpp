@@ -1,10 +1,12 @@
 #include <hetero/factories.hpp>
 
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
 #include <hetero/error.hpp>
+#include <hetero/ops.hpp>
 
 #include "backend_calls.hpp"
 #include "copy.hpp"
@@ -33,11 +35,18 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
   if (!is_floating_point(t))
     throw DTypeError(std::string(op) + ": expected a floating dtype, got " +
                      std::string(dtype_name(t)));
-  // 16-bit floats: drawn in float32 and rounded, so a seed gives the same values in
-  // every floating dtype up to rounding (backends draw float32/float64 only).
+  // 16-bit floats are drawn in float32 (backends draw float32/float64 only). randn rounds
+  // to nearest; rand keeps the top `digits` bits, k * 2^-digits for k in [0, 2^digits)
+  // (digits: the significand's, 11 for float16 and 8 for bfloat16), exact in the 16-bit
+  // type and never 1 (as torch's uniform for these types; rounding could give 1).
   if (is_half(t)) {
     Tensor result = detail::new_tensor(shape, t, options, op);
-    result.copy_(random(dist, shape, options.dtype(DType::float32).pinned_memory(false)));
+    Tensor draw = random(dist, shape, options.dtype(DType::float32).pinned_memory(false));
+    if (dist == RandomDistribution::uniform) {
+      const double scale = t == DType::float16 ? 2048.0 : 256.0;
+      draw = (draw * scale).to(DType::int32).to(DType::float32) * (1.0 / scale);
+    }
+    result.copy_(draw);
     return result;
   }
   Tensor out = detail::new_tensor(shape, t, options, op);
@@ -84,9 +93,42 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   return detail::new_tensor(shape, options.dtype_or(DType::float32), options, "empty");
 }
 
+namespace {
+// torch.full's overflow rule (c10::checked_convert): NaN, inf and finite values beyond the
+// dtype's range are refused for integers; finite values beyond a floating dtype's largest
+// are refused; bool takes anything.
+void check_fill_value(double value, DType t) {
+  bool fits = true;
+  switch (t) {
+    case DType::bool_:
+      break;
+    case DType::int32:
+      fits = value > -2147483649.0 && value < 2147483648.0;
+      break;
+    case DType::int64:
+      fits = value >= -9223372036854775808.0 && value < 9223372036854775808.0;
+      break;
+    case DType::float16:
+      fits = !std::isfinite(value) || std::fabs(value) <= 65504.0;
+      break;
+    case DType::bfloat16:
+    case DType::float32:
+      fits = !std::isfinite(value) ||
+             std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
+      break;
+    case DType::float64:
+      break;
+  }
+  if (!fits)
+    throw DTypeError("full: value " + detail::format_double(value) + " cannot be converted to " +
+                     std::string(dtype_name(t)) + " without overflow (as torch)");
+}
+}  // namespace
+
 Tensor full(const Shape& shape, double value, TensorOptions options) {
+  check_fill_value(value, options.dtype_or(DType::float32));
   Tensor t = empty(shape, options);
-  fill(t, value);
+  detail::fill(t, value);
   return t;
 }
 
@@ -101,16 +143,32 @@ Tensor ones_like(const Tensor& like) {
 }
 
 Tensor arange(double start, double end, double step, TensorOptions options) {
-  if (step == 0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
-    throw ShapeError("arange: step must be non-zero and bounds finite");
-  const double span = (end - start) / step;
-  const auto n = span > 0 ? static_cast<std::int64_t>(std::ceil(span)) : 0;
   const bool integral =
       start == std::floor(start) && end == std::floor(end) && step == std::floor(step);
+  const DType t = options.dtype_or(integral ? DType::int64 : DType::float32);
+  if (t == DType::bool_) throw DTypeError("arange: not defined for bool (as torch)");
+  if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
+    throw ShapeError("arange: unsupported range " + detail::format_double(start) + " -> " +
+                     detail::format_double(end) + " step " + detail::format_double(step) +
+                     " (bounds and step must be finite)");
+  // As torch: the length from the double arguments; an integer dtype then steps from
+  // start and step truncated to integers (arange(-2.25, 7.5, 2) is -2, 0, 2, 4, 6).
+  const bool integer = !is_floating_point(t);
+  const double istart = std::trunc(start), istep = std::trunc(step);
+  if (step == 0 || (integer && istep == 0))
+    throw ShapeError("arange: step must be nonzero (got " + detail::format_double(step) +
+                     (integer ? std::string(" for ") + std::string(dtype_name(t)) : "") + ")");
+  if ((step > 0 && end < start) || (step < 0 && end > start))
+    throw ShapeError("arange: upper bound and lower bound inconsistent with step sign (" +
+                     detail::format_double(start) + " -> " + detail::format_double(end) + " step " +
+                     detail::format_double(step) + ")");
+  const double span = std::ceil((end - start) / step);
+  if (span > 9.2e18) throw ShapeError("arange: too many elements");
+  const auto n = static_cast<std::int64_t>(span);
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * step;
-  const DType t = options.dtype_or(integral ? DType::int64 : DType::float32);
+    v[static_cast<std::size_t>(i)] =
+        integer ? istart + static_cast<double>(i) * istep : start + static_cast<double>(i) * step;
   return from_host(v.data(), v.size(), DType::float64, Shape{n}, options.dtype(t));
 }
 

@@ -197,11 +197,41 @@ std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op) {
   return d < 0 ? d + n : d;
 }
 
+std::string format_double(double v) {
+  // The fewest digits that read back as v (0.1 is "0.1", not "0.10000000000000001").
+  std::string s;
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::ostringstream os;
+    os.precision(digits);
+    os << v;
+    s = os.str();
+    if (v != v || std::stod(s) == v) break;
+  }
+  return s;
+}
+
 const Storage& storage_of(const Tensor& t) { return *t.impl()->storage; }
 
 void fill(const Tensor& t, double v) {
   if (t.numel() == 0) return;
-  calls::fill(storage_of(t), view_of(t), Scalar{v, static_cast<std::int64_t>(v)});
+  // The integer part for integer dtypes: truncated, saturated at int64's range, NaN -> 0
+  // (no undefined conversion); bool takes v != 0, so NaN is true (as torch.full).
+  std::int64_t i = 0;
+  if (t.dtype() == DType::bool_)
+    i = v != 0.0 ? 1 : 0;
+  else if (v >= 9223372036854775807.0)
+    i = std::numeric_limits<std::int64_t>::max();
+  else if (v <= -9223372036854775808.0)
+    i = std::numeric_limits<std::int64_t>::min();
+  else if (v == v)
+    i = static_cast<std::int64_t>(v);
+  calls::fill(storage_of(t), view_of(t), Scalar{v, i});
+}
+
+void fill(const Tensor& t, std::int64_t v) {
+  if (t.numel() == 0) return;
+  calls::fill(storage_of(t), view_of(t),
+              Scalar{static_cast<double>(v), t.dtype() == DType::bool_ ? (v != 0 ? 1 : 0) : v});
 }
 
 }  // namespace hetero::detail

@@ -53,9 +53,14 @@ std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
 /// The storage of a defined tensor: its device, plugin and buffer (what backend_calls.hpp's
 /// kernels run on).
 const Storage& storage_of(const Tensor& t);
-/// Sets every element of `t` to `v` on its device (nothing for an empty tensor).
+/// Sets every element of `t` to `v` on its device (nothing for an empty tensor), converted
+/// as Backend::fill does; no range check (the public full() has it). An integer `v` stays
+/// exact for int64 (a double would round above 2^53) and wraps into narrower integers.
 void fill(const Tensor& t, double v);
+void fill(const Tensor& t, std::int64_t v);
 /// "[2, 3]".
 std::string shape_str(const Shape& s);
+/// `v` for an error message, with enough digits to tell it apart: "1e+10", "-2.25", "nan".
+std::string format_double(double v);
 
 }  // namespace hetero::detail

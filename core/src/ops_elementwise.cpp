@@ -20,10 +20,18 @@
 namespace hetero {
 namespace {
 
-// The dtype an element-wise op computes in: promote_types, and bool arithmetic in int64.
-DType promote(DType a, DType b) {
-  const DType t = detail::promote_types(a, b);
-  return t == DType::bool_ ? DType::int64 : t;
+// The dtype a binary op's result has (torch.result_type: a 0-d operand counts only when
+// its category is higher) and the one it computes in: integer division is true division
+// in float32, and bool arithmetic computes in int64 and converts back (as torch: b + b is
+// logical or, b * b logical and). Subtracting bools raises, as torch.
+DType result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const DType t = detail::result_type(a.dtype(), a.dim() == 0, b.dtype(), b.dim() == 0);
+  if (op == BinaryOp::div && !is_floating_point(t)) return DType::float32;  // true division
+  if (op == BinaryOp::sub && (a.dtype() == DType::bool_ || b.dtype() == DType::bool_))
+    throw DTypeError(
+        "sub: subtraction, the `-` operator, with a bool tensor is not supported (as torch); "
+        "convert the bool tensor first, e.g. x.to(DType::int64)");
+  return t;
 }
 
 // Strides of `t` viewed with shape `out` (broadcast dimensions get stride 0).
@@ -39,8 +47,9 @@ std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = op_name(op).data();  // a string literal of the table
   detail::check_same_device(name, {&a, &b});
-  DType t = promote(a.dtype(), b.dtype());
-  if (op == BinaryOp::div && !is_floating_point(t)) t = DType::float32;  // true division
+  const DType result = result_dtype(op, a, b);
+  if (result == DType::bool_) return binary(op, a.to(DType::int64), b.to(DType::int64)).to(result);
+  const DType t = result;
   // Operands already of dtype t are used as they are (no Tensor copies: reference counts
   // are atomic, and this is the path of every small op).
   Tensor a_cast, b_cast;
@@ -62,23 +71,17 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
-// The scalar as a 0-d tensor on a's device: a's dtype, or float32 when a is integral
-// and s is not (as torch).
-Tensor scalar_like(const Tensor& a, double s) {
-  detail::impl_of(a, "scalar op");
-  DType t = a.dtype();
-  if (!is_floating_point(t) && s != std::floor(s)) t = DType::float32;
-  if (t == DType::bool_) t = DType::int64;
-  return full({}, s, TensorOptions(a.device()).dtype(t));
-}
-
-// Integer and bool input of a `floating` row computes in float32 (as torch.exp); bool
-// input of a `signed` row in int64.
+// Integer and bool input of a `floating` row computes in float32 (as torch.exp); a
+// `signed` row raises for bool, as torch (-b, abs(b), relu(b)).
 Tensor unary(UnaryOp op, const Tensor& a) {
-  detail::impl_of(a, op_name(op).data());
+  const char* name = op_name(op).data();
+  detail::impl_of(a, name);
   DType t = a.dtype();
   if (op_dtypes(op) == DTypeClass::floating && !is_floating_point(t)) t = DType::float32;
-  if (t == DType::bool_) t = DType::int64;
+  if (t == DType::bool_)
+    throw DTypeError(std::string(name) +
+                     ": not defined for a bool tensor (as torch); for a "
+                     "mask use logical operations, or convert first, e.g. x.to(DType::int64)");
   Tensor cast;
   const Tensor& in = a.dtype() == t ? a : (cast = a.to(t));
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
@@ -175,14 +178,32 @@ Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, double s) { return add(a, scalar_like(a, s)); }
-Tensor operator-(const Tensor& a, double s) { return sub(a, scalar_like(a, s)); }
-Tensor operator*(const Tensor& a, double s) { return mul(a, scalar_like(a, s)); }
-Tensor operator/(const Tensor& a, double s) { return div(a, scalar_like(a, s)); }
-Tensor operator+(double s, const Tensor& a) { return add(scalar_like(a, s), a); }
-Tensor operator-(double s, const Tensor& a) { return sub(scalar_like(a, s), a); }
-Tensor operator*(double s, const Tensor& a) { return mul(scalar_like(a, s), a); }
-Tensor operator/(double s, const Tensor& a) { return div(scalar_like(a, s), a); }
+namespace detail {
+Tensor scalar_operand(const Tensor& a, double s) {
+  impl_of(a, "scalar op");
+  const DType t = is_floating_point(a.dtype()) ? a.dtype() : DType::float32;
+  Tensor out = new_tensor_like({}, t, a);
+  fill(out, s);
+  return out;
+}
+Tensor scalar_operand(const Tensor& a, std::int64_t s) {
+  impl_of(a, "scalar op");
+  const DType t = a.dtype() == DType::bool_ ? DType::int64 : a.dtype();
+  Tensor out = new_tensor_like({}, t, a);
+  fill(out, s);
+  return out;
+}
+}  // namespace detail
+
+using detail::scalar_operand;
+Tensor operator+(const Tensor& a, double s) { return add(a, scalar_operand(a, s)); }
+Tensor operator-(const Tensor& a, double s) { return sub(a, scalar_operand(a, s)); }
+Tensor operator*(const Tensor& a, double s) { return mul(a, scalar_operand(a, s)); }
+Tensor operator/(const Tensor& a, double s) { return div(a, scalar_operand(a, s)); }
+Tensor operator+(double s, const Tensor& a) { return add(scalar_operand(a, s), a); }
+Tensor operator-(double s, const Tensor& a) { return sub(scalar_operand(a, s), a); }
+Tensor operator*(double s, const Tensor& a) { return mul(scalar_operand(a, s), a); }
+Tensor operator/(double s, const Tensor& a) { return div(scalar_operand(a, s), a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 Tensor cast(const Tensor& a, DType t) {
@@ -196,9 +217,23 @@ Tensor cast(const Tensor& a, DType t) {
   });
 }
 
+namespace {
+// softmax's and log_softmax's input rules (as torch): a floating dtype, `dim` in range; an
+// empty tensor is its own result.
+bool softmax_input_is_empty(const Tensor& a, std::int64_t dim, const char* name) {
+  detail::impl_of(a, name);
+  if (!is_floating_point(a.dtype()))
+    throw DTypeError(std::string(name) + ": expected a floating dtype, got " +
+                     std::string(dtype_name(a.dtype())) + "; cast first (as torch)");
+  detail::wrap_dim(dim, a.dim(), name);
+  return a.numel() == 0;
+}
+}  // namespace
+
 Tensor softmax(const Tensor& a, std::int64_t dim) {
+  if (softmax_input_is_empty(a, dim, "softmax")) return a.clone();
   Tensor out = untracked([&] {
-    const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+    const Tensor& x = a;
     const Tensor e = exp(x - x.max(dim, true));
     return e / e.sum(dim, true);
   });
@@ -209,8 +244,9 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
+  if (softmax_input_is_empty(a, dim, "log_softmax")) return a.clone();
   Tensor out = untracked([&] {
-    const Tensor x = is_floating_point(a.dtype()) ? a : a.to(DType::float32);
+    const Tensor& x = a;
     const Tensor shifted = x - x.max(dim, true);
     return shifted - log(exp(shifted).sum(dim, true));
   });

@@ -7,7 +7,6 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
-#include "promotion.hpp"
 
 namespace hetero {
 namespace {
@@ -97,12 +96,16 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     throw DTypeError("matmul: expected floating dtypes, got " +
                      std::string(dtype_name(a_in.dtype())) + " and " +
                      std::string(dtype_name(b_in.dtype())));
-  // Promoted as element-wise ops (float16 @ float16 is float16, accumulated in float32 by
-  // the backend; float16 @ bfloat16 is float32; with float64, float64).
-  const DType t = detail::promote_types(a_in.dtype(), b_in.dtype());
+  // One dtype, as torch.matmul (float16 @ float16 is float16, accumulated in float32 by the
+  // backend).
+  if (a_in.dtype() != b_in.dtype())
+    throw DTypeError("matmul: expected both operands of one dtype, got " +
+                     std::string(dtype_name(a_in.dtype())) + " and " +
+                     std::string(dtype_name(b_in.dtype())) + " (as torch); convert one first");
+  const DType t = a_in.dtype();
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
-  const Tensor a = a_vec ? a_in.to(t).unsqueeze(0) : a_in.to(t);
-  const Tensor b = b_vec ? b_in.to(t).unsqueeze(1) : b_in.to(t);
+  const Tensor a = a_vec ? a_in.unsqueeze(0) : a_in;
+  const Tensor b = b_vec ? b_in.unsqueeze(1) : b_in;
   // Shapes are read from the impls directly: this runs before every GEMM, and its fixed
   // cost is what a small matmul pays on top of the BLAS call.
   const Shape& shape_a = a.impl()->shape;

@@ -16,7 +16,8 @@ namespace {
 const char* reduce_name(ReduceOp op) { return op_name(op).data(); }  // a literal of the table
 
 // Validates dtype, picks the computation and result dtypes (as torch: sum of bool and
-// int32 gives int64; mean and norm need floating input; argmax gives int64).
+// int32 gives int64; mean and norm need floating input; argmax gives int64 and refuses
+// bool; max and min of bool give bool, computed in int64 and converted back by the caller).
 Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
   const char* name = reduce_name(op);
   detail::impl_of(a, name);
@@ -24,9 +25,12 @@ Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
   if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t))
     throw DTypeError(std::string(name) + "(): expected a floating dtype, got " +
                      std::string(dtype_name(t)) + "; cast first (e.g. x.to(DType::float32))");
+  if (op == ReduceOp::argmax && t == DType::bool_)
+    throw DTypeError(
+        "argmax(): not defined for a bool tensor (as torch); convert first, e.g. "
+        "x.to(DType::int64)");
   if (op == ReduceOp::sum && (t == DType::bool_ || t == DType::int32)) t = DType::int64;
-  if ((op == ReduceOp::max || op == ReduceOp::min || op == ReduceOp::argmax) && t == DType::bool_)
-    t = DType::int64;
+  if ((op == ReduceOp::max || op == ReduceOp::min) && t == DType::bool_) t = DType::int64;
   out_dtype = op == ReduceOp::argmax ? DType::int64 : t;
   return a.to(t);
 }
@@ -55,12 +59,19 @@ Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_
   return out;
 }
 
+// max/min of bool computed in int64 come back as bool (as torch).
+Tensor as_input_dtype(ReduceOp op, const Tensor& a, Tensor r) {
+  return (op == ReduceOp::max || op == ReduceOp::min) && a.dtype() == DType::bool_
+             ? r.to(DType::bool_)
+             : r;
+}
+
 Tensor reduce_all(ReduceOp op, const Tensor& a) {
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
   check_nonempty(op, a, in.numel());
   const Shape ones(in.shape().size(), 1);
-  return run(op, in, ones, {}, out_dtype);
+  return as_input_dtype(op, a, run(op, in, ones, {}, out_dtype));
 }
 
 Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
@@ -68,7 +79,7 @@ Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) 
   const Tensor in = prepare_input(op, a, out_dtype);
   if (in.dim() == 0) {
     detail::wrap_dim(dim, 0, reduce_name(op));
-    return run(op, in, {}, {}, out_dtype);
+    return as_input_dtype(op, a, run(op, in, {}, {}, out_dtype));
   }
   const auto d = static_cast<std::size_t>(detail::wrap_dim(dim, in.dim(), reduce_name(op)));
   check_nonempty(op, a, in.shape()[d]);
@@ -76,7 +87,7 @@ Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) 
   kept[d] = 1;
   Shape result = kept;
   if (!keepdim) result.erase(result.begin() + static_cast<std::ptrdiff_t>(d));
-  return run(op, in, kept, std::move(result), out_dtype);
+  return as_input_dtype(op, a, run(op, in, kept, std::move(result), out_dtype));
 }
 
 }  // namespace
@@ -176,7 +187,7 @@ Tensor min(const Tensor& a, std::int64_t d, bool k) {
   });
 }
 Tensor norm(const Tensor& a) {
-  // d||x|| = x / ||x|| (0/0 at x = 0 gives NaN, as torch's subgradient choice differs: documented).
+  // d||x|| = x / ||x||, and 0 at x = 0 (the subgradient torch picks).
   Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
   return record("NormBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {

@@ -187,9 +187,9 @@ Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shap
 Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   const auto& i = checked();
   const auto n = dim();
-  if (n == 0) return *this;
-  d0 = detail::wrap_dim(d0, n, "transpose");
+  d0 = detail::wrap_dim(d0, n, "transpose");  // a 0-d tensor takes dims -1 and 0, as torch
   d1 = detail::wrap_dim(d1, n, "transpose");
+  if (n == 0) return *this;
   auto impl = view_impl(i);
   std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
   std::swap(impl->strides[static_cast<std::size_t>(d0)],
@@ -221,8 +221,8 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
 
 Tensor Tensor::squeeze(std::int64_t d) const {
   const auto& i = checked();
+  d = detail::wrap_dim(d, dim(), "squeeze");  // a 0-d tensor takes dims -1 and 0, as torch
   if (i.shape.empty()) return *this;
-  d = detail::wrap_dim(d, dim(), "squeeze");
   if (i.shape[static_cast<std::size_t>(d)] != 1) return *this;
   auto impl = view_impl(i);
   impl->shape.erase(impl->shape.begin() + d);
@@ -233,6 +233,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
   const auto& i = checked();
+  if (i.shape.empty()) throw IndexError("narrow() cannot be applied to a 0-dim tensor (as torch)");
   const auto d = static_cast<std::size_t>(detail::wrap_dim(dim, this->dim(), "narrow"));
   const std::int64_t n = i.shape[d];
   if (start < 0) start += n;

@@ -20,19 +20,26 @@ HETERO_API Tensor empty(const Shape& shape, TensorOptions options = {});
 HETERO_API Tensor zeros(const Shape& shape, TensorOptions options = {});
 /// All ones (float32 default).
 HETERO_API Tensor ones(const Shape& shape, TensorOptions options = {});
-/// All `value` (float32 default).
+/// All `value` (float32 default). As torch.full: DTypeError when `value` overflows the dtype
+/// (NaN, inf or out of range for an integer dtype, a finite value beyond a floating dtype's
+/// largest); bool takes value != 0 (NaN is true); a fraction truncates for integers.
 HETERO_API Tensor full(const Shape& shape, double value, TensorOptions options = {});
 /// Same shape, dtype and device as `like`, all zeros / ones.
 HETERO_API Tensor zeros_like(const Tensor& like);
 HETERO_API Tensor ones_like(const Tensor& like);
 /// [start, end) in steps of `step` (1-D), as torch.arange: int64 when all arguments are
-/// integral and no dtype is given, else float32. ShapeError for step 0.
+/// integral and no dtype is given, else float32; ceil((end - start) / step) elements, and
+/// for an integer dtype start and step truncated first (arange(-2.25, 7.5, 2, int64) is
+/// [-2, 0, 2, 4, 6]). ShapeError for a step of 0 (also after truncation), a non-finite
+/// argument, or a step whose sign points away from end; DTypeError for bool.
 HETERO_API Tensor arange(double start, double end, double step = 1, TensorOptions options = {});
 HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
-/// Uniform on [0, 1) (float32 default; float32/float64 only), from the device's
-/// generator (see manual_seed).
+/// Uniform on [0, 1) (float32 default; floating dtypes), from the device's generator (see
+/// manual_seed). float16/bfloat16 values are k * 2^-11 / k * 2^-8 (the top bits of a float32
+/// draw), never 1, as torch. DTypeError for integer dtypes.
 HETERO_API Tensor rand(const Shape& shape, TensorOptions options = {});
-/// Standard normal (float32 default; float32/float64 only).
+/// Standard normal (float32 default; floating dtypes; float16/bfloat16 rounded from a
+/// float32 draw). DTypeError for integer dtypes.
 HETERO_API Tensor randn(const Shape& shape, TensorOptions options = {});
 /// Seeds the random generators of all devices (as torch.manual_seed): the same seed
 /// gives the same numbers on a device for the same sequence of calls. Thread-safe.

@@ -96,16 +96,19 @@ class HETERO_API Tensor {
   Tensor view(const Shape& shape) const;
   /// view() when possible, else a contiguous copy with the new shape.
   Tensor reshape(const Shape& shape) const;
-  /// Swaps two dimensions (a view).
+  /// Swaps two dimensions (a view). IndexError for a dimension out of range (a 0-D tensor
+  /// takes -1 and 0, as torch).
   Tensor transpose(std::int64_t d0, std::int64_t d1) const;
   /// transpose(0, 1) of a 2-D tensor (a view); a 0-D or 1-D tensor itself.
   Tensor t() const;
   /// Inserts a dimension of size 1 at `d` (a view).
   Tensor unsqueeze(std::int64_t d) const;
-  /// Removes dimension `d` if its size is 1 (a view).
+  /// Removes dimension `d` if its size is 1 (a view). IndexError for a dimension out of
+  /// range (a 0-D tensor takes -1 and 0, as torch).
   Tensor squeeze(std::int64_t d) const;
   /// Elements [start, start + length) along `dim` (a view), as torch.Tensor.narrow;
-  /// negative dim/start count from the end. IndexError when the range does not fit.
+  /// negative dim/start count from the end. IndexError when the range does not fit, and
+  /// for a 0-D tensor (as torch).
   Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
   /// The i-th slice along dimension 0 (a view); IndexError when out of range.
   Tensor operator[](std::int64_t i) const;

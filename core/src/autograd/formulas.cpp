@@ -17,7 +17,10 @@ Gradients sum_all(const Tensor& g, const Shape& shape) { return {expand_to(g, sh
 Gradients mean_all(const Tensor& g, const Shape& shape, std::int64_t count) {
   return {expand_to(g / static_cast<double>(count), shape)};
 }
-Gradients norm(const Tensor& g, const Tensor& x, const Tensor& y) { return {x * (g / y)}; }
+Gradients norm(const Tensor& g, const Tensor& x, const Tensor& y) {
+  // Where y = 0, x is all zeros: dividing by 1 there gives the 0 torch gives.
+  return {x * (g / (y + (1.0 - nonzero_mask(y))))};
+}
 
 Gradients matmul(const Tensor& g, const Tensor& a, const Tensor& b) {
   const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;

@@ -24,7 +24,7 @@ Gradients log_softmax(const Tensor& g, const Tensor& y, std::int64_t dim);
 Gradients sum_all(const Tensor& g, const Shape& shape);
 /// mean of all `count` elements of a tensor of `shape`: g / count broadcast to `shape`.
 Gradients mean_all(const Tensor& g, const Shape& shape, std::int64_t count);
-/// y = ||x|| (2-norm): g x / y (NaN at x = 0, where torch picks a subgradient).
+/// y = ||x|| (2-norm): g x / y, and 0 at x = 0 (the subgradient torch picks).
 Gradients norm(const Tensor& g, const Tensor& x, const Tensor& y);
 /// a @ b (torch.matmul's 1-D and batched forms): (g b^T, a^T g) on the 2-D forms, summed
 /// over broadcast batch dimensions and reshaped to the inputs.

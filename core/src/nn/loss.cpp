@@ -18,7 +18,8 @@ Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {
   return (d * d).mean();
 }
 
-CrossEntropyLoss::CrossEntropyLoss(Tensor weight) : has_weight_(weight.defined()) {
+CrossEntropyLoss::CrossEntropyLoss(Tensor weight, bool check_targets)
+    : has_weight_(weight.defined()), check_targets_(check_targets) {
   if (has_weight_) {
     if (weight.dim() != 1)
       throw ShapeError("CrossEntropyLoss: weight must be 1-D [C], got shape " +
@@ -38,10 +39,18 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   if (target.dim() != 1 || target.size(0) != input.size(0))
     throw ShapeError("CrossEntropyLoss: target must be [N] = [" + std::to_string(input.size(0)) +
                      "] class indices, got shape " + detail::shape_str(target.shape()));
-  if (is_floating_point(target.dtype()) || target.dtype() == DType::bool_)
-    throw DTypeError("CrossEntropyLoss: target must hold integer class indices, got " +
-                     std::string(dtype_name(target.dtype())));
+  if (target.dtype() != DType::int64)
+    throw DTypeError("CrossEntropyLoss: target must hold int64 class indices (as torch), got " +
+                     std::string(dtype_name(target.dtype())) + "; convert with .to(DType::int64)");
   const std::int64_t classes = input.size(1);
+  if (check_targets_ && target.numel() > 0) {
+    // Both reductions are queued before the first wait.
+    const Tensor lo = target.min(), hi = target.max();
+    for (const std::int64_t v : {lo.item<std::int64_t>(), hi.item<std::int64_t>()})
+      if (v < 0 || v >= classes)
+        throw IndexError("CrossEntropyLoss: target " + std::to_string(v) +
+                         " is out of bounds for " + std::to_string(classes) + " classes");
+  }
   const Tensor w = class_weight();
   if (w.defined() && w.size(0) != classes)
     throw ShapeError("CrossEntropyLoss: weight has " + std::to_string(w.size(0)) +
@@ -56,7 +65,13 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   const Tensor& cls = classes_;
   const Tensor one_hot = relu(1.0 - abs(cls - target.to(t).unsqueeze(1)));
   const Tensor rows = w.defined() ? one_hot * w : one_hot;
-  return -(rows * log_softmax(input, 1)).sum() / rows.sum();
+  const Tensor loss = -(rows * log_softmax(input, 1)).sum() / rows.sum();
+  if (check_targets_) return loss;
+  // Unchecked: a row with no class (target outside [0, C)) has missing = 1, and
+  // sqrt(-1) = NaN poisons the loss; valid rows add sqrt(-0) = -0. The term takes no
+  // gradient (it does not depend on the input).
+  const Tensor missing = 1.0 - one_hot.sum(1);
+  return loss + sqrt(-missing).sum();
 }
 
 }  // namespace hetero::nn

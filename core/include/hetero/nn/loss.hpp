@@ -29,14 +29,18 @@ class HETERO_API MSELoss : public Loss {
 /// Cross entropy of logits, as torch.nn.CrossEntropyLoss(weight) with class-index
 /// targets and mean reduction:
 ///   loss = -sum_i w[t_i] * log_softmax(input)[i, t_i] / sum_i w[t_i]
-/// input: [N, C] floating logits; target: [N] integer class indices in [0, C) (indices
-/// outside that range contribute nothing: checking them would read the device);
-/// weight: optional [C] per-class weights, registered as the buffer "weight".
-/// ShapeError / DTypeError for other shapes and dtypes.
+/// input: [N, C] floating logits; target: [N] int64 class indices in [0, C) (DTypeError for
+/// another dtype); weight: optional [C] per-class weights, registered as the buffer
+/// "weight". ShapeError for other shapes. A target outside [0, C) raises IndexError naming
+/// it (as torch), which reads the target's min and max from the device: one host wait per
+/// call. With check_targets = false there is no wait, and such a target makes the loss NaN
+/// instead (never silently dropped): for loops whose labels were validated once.
 class HETERO_API CrossEntropyLoss : public Loss {
  public:
   /// `weight` undefined: every class weighs 1. ShapeError when weight is not 1-D.
-  explicit CrossEntropyLoss(Tensor weight = {});
+  /// `check_targets`: raise for a target outside [0, C) (one host wait per call), or give a
+  /// NaN loss without waiting.
+  explicit CrossEntropyLoss(Tensor weight = {}, bool check_targets = true);
   using Loss::forward;
   Tensor forward(const Tensor& input, const Tensor& target) override;
   CrossEntropyLoss& to(const Device& d) {
@@ -48,6 +52,7 @@ class HETERO_API CrossEntropyLoss : public Loss {
 
  private:
   bool has_weight_ = false;
+  bool check_targets_ = true;
   Tensor classes_;  // [C] class indices on the input's device, uploaded once per device/dtype/C
 };
 
