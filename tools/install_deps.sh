@@ -9,7 +9,7 @@ pkgs=("${bench[@]}" g++ cmake ninja-build pkg-config ccache git
       libboost-dev libopenblas-dev libgtest-dev libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev
       libopenmpi-dev openmpi-bin
-      python3-numpy clang clang-format libclang-rt-dev
+      python3-numpy python3-torch clang clang-format libclang-rt-dev
       libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
 missing=()
 for p in "${pkgs[@]}"; do

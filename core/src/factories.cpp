@@ -142,38 +142,52 @@ Tensor ones_like(const Tensor& like) {
   return ones(like.shape(), TensorOptions(like.device()).dtype(like.dtype()));
 }
 
-Tensor arange(double start, double end, double step, TensorOptions options) {
-  const bool integral =
-      start == std::floor(start) && end == std::floor(end) && step == std::floor(step);
-  const DType t = options.dtype_or(integral ? DType::int64 : DType::float32);
+namespace {
+// arange's rule for a result of dtype t (the overloads pick the default dtype).
+Tensor arange_as(double start, double end, double step, DType t, TensorOptions options) {
   if (t == DType::bool_) throw DTypeError("arange: not defined for bool (as torch)");
   if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
     throw ShapeError("arange: unsupported range " + detail::format_double(start) + " -> " +
                      detail::format_double(end) + " step " + detail::format_double(step) +
                      " (bounds and step must be finite)");
-  // As torch: the length from the double arguments; an integer dtype then steps from
-  // start and step truncated to integers (arange(-2.25, 7.5, 2) is -2, 0, 2, 4, 6).
+  // As torch's arange_out: an integer dtype works with start, end and step truncated to
+  // integers (arange(-2.25, 7.5, 2, int64) is -2, 0, 2, 4, 6); the length is
+  // ceil((end - start) / step), from the truncated values for int64 and from the double
+  // arguments otherwise.
   const bool integer = !is_floating_point(t);
-  const double istart = std::trunc(start), istep = std::trunc(step);
-  if (step == 0 || (integer && istep == 0))
+  const double xstart = integer ? std::trunc(start) : start;
+  const double xend = integer ? std::trunc(end) : end;
+  const double xstep = integer ? std::trunc(step) : step;
+  if (xstep == 0)
     throw ShapeError("arange: step must be nonzero (got " + detail::format_double(step) +
                      (integer ? std::string(" for ") + std::string(dtype_name(t)) : "") + ")");
-  if ((step > 0 && end < start) || (step < 0 && end > start))
+  if ((xstep > 0 && xend < xstart) || (xstep < 0 && xend > xstart))
     throw ShapeError("arange: upper bound and lower bound inconsistent with step sign (" +
                      detail::format_double(start) + " -> " + detail::format_double(end) + " step " +
                      detail::format_double(step) + ")");
-  const double span = std::ceil((end - start) / step);
+  const double span =
+      t == DType::int64 ? std::ceil((xend - xstart) / xstep) : std::ceil((end - start) / step);
   if (span > 9.2e18) throw ShapeError("arange: too many elements");
-  const auto n = static_cast<std::int64_t>(span);
+  const auto n = span > 0 ? static_cast<std::int64_t>(span) : 0;
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] =
-        integer ? istart + static_cast<double>(i) * istep : start + static_cast<double>(i) * step;
+    v[static_cast<std::size_t>(i)] = xstart + static_cast<double>(i) * xstep;
   return from_host(v.data(), v.size(), DType::float64, Shape{n}, options.dtype(t));
+}
+}  // namespace
+
+Tensor arange(double start, double end, double step, TensorOptions options) {
+  return arange_as(start, end, step, options.dtype_or(DType::float32), options);
+}
+
+Tensor detail::arange_integral(std::int64_t start, std::int64_t end, std::int64_t step,
+                               TensorOptions options) {
+  return arange_as(static_cast<double>(start), static_cast<double>(end), static_cast<double>(step),
+                   options.dtype_or(DType::int64), options);
 }
 
 Tensor arange(std::int64_t end, TensorOptions options) {
-  return arange(0.0, static_cast<double>(end), 1.0, options);
+  return detail::arange_integral(0, end, 1, options);
 }
 
 Tensor rand(const Shape& shape, TensorOptions options) {

@@ -203,3 +203,20 @@ TEST(TorchParity, CrossEntropyLossChecksTargets) {
   EXPECT_TRUE(std::isnan(unchecked(logits, tensor({0, 3})).item<float>()));
   EXPECT_NEAR(unchecked(logits, tensor({0, 2})).item<float>(), std::log(3.0f), 1e-6);
 }
+
+// docs/semantics.md row 1: out-of-range float -> integer saturates, NaN -> 0 (torch: UB).
+TEST(TorchParity, SemanticsFloatToIntegerSaturates) {
+  const auto v = from_vector(std::vector<double>{-3.7, 300.0, 1e20, -1e20, kNaN})
+                     .to(DType::int32)
+                     .to_vector<std::int32_t>();
+  EXPECT_EQ(v, (std::vector<std::int32_t>{-3, 300, 2147483647, -2147483647 - 1, 0}));
+}
+
+// docs/semantics.md row 2: double -> float16 rounds once (torch rounds to float32 first:
+// 1 + 2^-11 + 2^-40 becomes the tie 1 + 2^-11, then 1.0).
+TEST(TorchParity, SemanticsDoubleToHalfRoundsOnce) {
+  const double x = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  EXPECT_EQ(
+      from_vector(std::vector<double>{x}).to(DType::float16).to(DType::float64).item<double>(),
+      1.0 + std::ldexp(1.0, -10));
+}

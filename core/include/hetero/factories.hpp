@@ -27,12 +27,24 @@ HETERO_API Tensor full(const Shape& shape, double value, TensorOptions options =
 /// Same shape, dtype and device as `like`, all zeros / ones.
 HETERO_API Tensor zeros_like(const Tensor& like);
 HETERO_API Tensor ones_like(const Tensor& like);
-/// [start, end) in steps of `step` (1-D), as torch.arange: int64 when all arguments are
-/// integral and no dtype is given, else float32; ceil((end - start) / step) elements, and
-/// for an integer dtype start and step truncated first (arange(-2.25, 7.5, 2, int64) is
-/// [-2, 0, 2, 4, 6]). ShapeError for a step of 0 (also after truncation), a non-finite
-/// argument, or a step whose sign points away from end; DTypeError for bool.
+/// [start, end) in steps of `step` (1-D), as torch.arange with Python floats: float32 unless
+/// options name a dtype; ceil((end - start) / step) elements, and for an integer dtype start
+/// and step truncated first (arange(-2.25, 7.5, 2, int64) is [-2, 0, 2, 4, 6]). ShapeError
+/// for a step of 0 (also after truncation), a non-finite argument, or a step whose sign
+/// points away from end; DTypeError for bool.
 HETERO_API Tensor arange(double start, double end, double step = 1, TensorOptions options = {});
+namespace detail {
+/// arange with integral arguments (the template below).
+HETERO_API Tensor arange_integral(std::int64_t start, std::int64_t end, std::int64_t step,
+                                  TensorOptions options);
+}  // namespace detail
+/// arange with integral start, end and step (as torch.arange with Python ints): int64 unless
+/// options name a dtype; otherwise as the double form.
+template <IntegralScalar I>
+Tensor arange(I start, I end, I step = 1, TensorOptions options = {}) {
+  return detail::arange_integral(start, end, step, options);
+}
+/// [0, end) in steps of 1, int64 unless options name a dtype.
 HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
 /// Uniform on [0, 1) (float32 default; floating dtypes), from the device's generator (see
 /// manual_seed). float16/bfloat16 values are k * 2^-11 / k * 2^-8 (the top bits of a float32

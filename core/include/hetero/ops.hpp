@@ -8,7 +8,6 @@
 /// 0-d operand counts only when its category (bool < integer < floating) is higher than the
 /// other's. `/` of integers gives float32. Bool operands: + and maximum are logical or,
 /// * and minimum logical and (bool result), `-` raises DTypeError (as torch).
-#include <concepts>
 #include <cstdint>
 
 #include <hetero/export.hpp>
@@ -50,14 +49,10 @@ HETERO_API Tensor operator-(double s, const Tensor& a);
 HETERO_API Tensor operator*(double s, const Tensor& a);
 HETERO_API Tensor operator/(double s, const Tensor& a);
 
-/// An integral C++ type other than bool (int, long, std::size_t, ...): the scalar of the
-/// integral forms below.
-template <class I>
-concept IntegralScalar = std::integral<I> && !std::same_as<I, bool>;
-
 /// Tensor-scalar forms with an integral scalar (as torch's with a Python int): the tensor
-/// keeps its dtype (bool gives int64), `/` is true division. The value is converted to
-/// int64 first.
+/// keeps its dtype (bool gives int64), the value converted to int64 and then wrapped into
+/// the dtype; `/` is true division in floating point, the scalar not wrapped (int32 x /
+/// 2^31 divides by 2^31, as torch).
 template <IntegralScalar I>
 Tensor operator+(const Tensor& a, I s) {
   return a + detail::scalar_operand(a, static_cast<std::int64_t>(s));
@@ -72,7 +67,7 @@ Tensor operator*(const Tensor& a, I s) {
 }
 template <IntegralScalar I>
 Tensor operator/(const Tensor& a, I s) {
-  return a / detail::scalar_operand(a, static_cast<std::int64_t>(s));
+  return a / detail::scalar_operand(a, static_cast<double>(s));
 }
 template <IntegralScalar I>
 Tensor operator+(I s, const Tensor& a) {
@@ -88,7 +83,7 @@ Tensor operator*(I s, const Tensor& a) {
 }
 template <IntegralScalar I>
 Tensor operator/(I s, const Tensor& a) {
-  return detail::scalar_operand(a, static_cast<std::int64_t>(s)) / a;
+  return detail::scalar_operand(a, static_cast<double>(s)) / a;
 }
 HETERO_API Tensor operator-(const Tensor& a);
 

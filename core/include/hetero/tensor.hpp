@@ -8,6 +8,7 @@
 /// nothing is copied implicitly). Device work is queued on the device's stream; host
 /// reads (to_vector, item, operator<<) copy from the device and wait for it.
 /// A Tensor handle is not synchronised: share handles across threads, not one handle.
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -20,6 +21,12 @@
 #include <hetero/tensor_options.hpp>
 
 namespace hetero {
+
+/// An integral C++ type other than bool (int, long, std::size_t, ...): the scalar of the
+/// integral overloads (tensor-scalar ops, arange), which follow torch's rules for a Python
+/// int where a double follows those for a Python float.
+template <class I>
+concept IntegralScalar = std::integral<I> && !std::same_as<I, bool>;
 
 /// Dimensions in elements, outermost first (row-major).
 using Shape = std::vector<std::int64_t>;

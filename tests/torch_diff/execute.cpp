@@ -1,0 +1,243 @@
+// Runs one case (cases.hpp) through hetero: builds its inputs on the device, applies the op,
+// and records the result's dtype, shape and values (read back in float64 or int64), or the
+// error raised.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <typeinfo>
+
+#include <hetero/hetero.hpp>
+
+#include "cases.hpp"
+
+namespace hetero::torch_diff {
+namespace {
+
+DType parse_dtype(const std::string& s) {
+  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::bool_,
+                  DType::float16, DType::bfloat16})
+    if (dtype_name(t) == s) return t;
+  throw std::runtime_error("torch_diff: unknown dtype " + s);
+}
+
+Shape to_shape(const Json& j) {
+  Shape s;
+  for (const auto& d : j) s.push_back(d.get<std::int64_t>());
+  return s;
+}
+
+double to_double(const Json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return s == "inf" ? INFINITY : -INFINITY;
+  }
+  return v.get<double>();
+}
+
+Json from_double(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+Tensor apply_view(const Tensor& t, const Json& v) {
+  const std::string op = v[0].get<std::string>();
+  if (op == "transpose") return t.transpose(v[1].get<std::int64_t>(), v[2].get<std::int64_t>());
+  return t.narrow(v[1].get<std::int64_t>(), v[2].get<std::int64_t>(), v[3].get<std::int64_t>());
+}
+
+Json values_of(const Tensor& t);
+
+// The operand: base values uploaded in float64 or int64, converted once to the dtype, then
+// the views. `in`'s values become the converted ones (what torch must start from: its own
+// double -> float16 conversion rounds twice).
+Tensor make_input(Json& in, const Device& device) {
+  const DType t = parse_dtype(in["dtype"].get<std::string>());
+  const Shape base = to_shape(in["base"]);
+  Tensor x;
+  if (is_floating_point(t)) {
+    std::vector<double> v;
+    for (const auto& e : in["values"]) v.push_back(to_double(e));
+    x = from_vector(v, base, TensorOptions(device)).to(t);
+  } else {
+    std::vector<std::int64_t> v;
+    for (const auto& e : in["values"]) v.push_back(e.get<std::int64_t>());
+    x = from_vector(v, base, TensorOptions(device)).to(t);
+  }
+  in["values"] = values_of(x);
+  for (const auto& view : in["views"]) x = apply_view(x, view);
+  return x;
+}
+
+// The values of `t` in C order, exactly: floats through float64, the rest through int64.
+Json values_of(const Tensor& t) {
+  Json out = Json::array();
+  if (is_floating_point(t.dtype())) {
+    for (double x : t.to(Device::cpu()).to(DType::float64).to_vector<double>())
+      out.push_back(from_double(x));
+  } else {
+    for (std::int64_t x : t.to(Device::cpu()).to(DType::int64).to_vector<std::int64_t>())
+      out.push_back(x);
+  }
+  return out;
+}
+
+Json record(const Tensor& r) {
+  Json shape = Json::array();
+  for (auto d : r.shape()) shape.push_back(d);
+  return {
+      {"dtype", std::string(dtype_name(r.dtype()))}, {"shape", shape}, {"values", values_of(r)}};
+}
+
+Tensor unary(const std::string& op, const Tensor& x) {
+  if (op == "neg") return neg(x);
+  if (op == "exp") return exp(x);
+  if (op == "log") return log(x);
+  if (op == "sqrt") return sqrt(x);
+  if (op == "abs") return abs(x);
+  if (op == "relu") return relu(x);
+  if (op == "sigmoid") return sigmoid(x);
+  if (op == "tanh") return tanh(x);
+  if (op == "sin") return sin(x);
+  if (op == "cos") return cos(x);
+  throw std::runtime_error("torch_diff: unknown unary op " + op);
+}
+
+Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
+  if (op == "add") return a + b;
+  if (op == "sub") return a - b;
+  if (op == "mul") return a * b;
+  if (op == "div") return a / b;
+  if (op == "maximum") return maximum(a, b);
+  if (op == "minimum") return minimum(a, b);
+  throw std::runtime_error("torch_diff: unknown binary op " + op);
+}
+
+template <class S>
+Tensor scalar_op(const std::string& op, const Tensor& x, S s, bool left) {
+  if (op == "add") return left ? s + x : x + s;
+  if (op == "sub") return left ? s - x : x - s;
+  if (op == "mul") return left ? s * x : x * s;
+  return left ? s / x : x / s;
+}
+
+Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {
+  const bool all = args["all"].get<bool>();
+  const auto dim = args["dim"].get<std::int64_t>();
+  const bool keep = args["keepdim"].get<bool>();
+  if (op == "sum") return all ? sum(x) : sum(x, dim, keep);
+  if (op == "mean") return all ? mean(x) : mean(x, dim, keep);
+  if (op == "max") return all ? max(x) : max(x, dim, keep);
+  if (op == "min") return all ? min(x) : min(x, dim, keep);
+  if (op == "norm") return norm(x);
+  return all ? argmax(x) : argmax(x, dim, keep);
+}
+
+Tensor view(const std::string& op, const Tensor& x, const Json& a) {
+  if (op == "transpose")
+    return x.transpose(a["d0"].get<std::int64_t>(), a["d1"].get<std::int64_t>());
+  if (op == "t") return x.t();
+  if (op == "narrow")
+    return x.narrow(a["dim"].get<std::int64_t>(), a["start"].get<std::int64_t>(),
+                    a["length"].get<std::int64_t>());
+  if (op == "squeeze") return x.squeeze(a["dim"].get<std::int64_t>());
+  if (op == "unsqueeze") return x.unsqueeze(a["dim"].get<std::int64_t>());
+  if (op == "index") return x[a["index"].get<std::int64_t>()];
+  return x.reshape(to_shape(a["shape"]));
+}
+
+Tensor factory(const std::string& op, const Json& a, const Device& device) {
+  TensorOptions o(device);
+  if (a.contains("dtype")) o = o.dtype(parse_dtype(a["dtype"].get<std::string>()));
+  if (op == "full") return full(to_shape(a["shape"]), to_double(a["value"]), o);
+  if (a["integral"].get<bool>())
+    return arange(a["start"].get<std::int64_t>(), a["end"].get<std::int64_t>(),
+                  a["step"].get<std::int64_t>(), o);
+  return arange(a["start"].get<double>(), a["end"].get<double>(), a["step"].get<double>(), o);
+}
+
+// The grad category's expression (generate.cpp's expression()).
+Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
+  if (e.is_number()) return e.get<int>() == 0 ? x0 : x1;
+  const std::string op = e[0].get<std::string>();
+  if (e.size() == 3) return binary(op, evaluate(e[1], x0, x1), evaluate(e[2], x0, x1));
+  const Tensor a = evaluate(e[1], x0, x1);
+  const std::int64_t last = a.dim() == 0 ? 0 : a.dim() - 1;
+  if (op == "softmax") return softmax(a, last);
+  if (op == "log_softmax") return log_softmax(a, last);
+  if (op == "max_dim") return max(a, last, true);
+  if (op == "mean_dim") return mean(a, last, true);
+  if (op == "sqrt_abs") return sqrt(abs(a) + 0.5);
+  if (op == "log_abs") return log(abs(a) + 0.5);
+  return unary(op, a);
+}
+
+Json run(Json& spec, const Device& device) {
+  const std::string cat = spec["cat"].get<std::string>();
+  const std::string op = spec["op"].get<std::string>();
+  const Json& args = spec["args"];
+  std::vector<Tensor> in;
+  for (auto& i : spec["inputs"]) in.push_back(make_input(i, device));
+  if (cat == "grad") {
+    for (auto& x : in) x = x.contiguous().requires_grad_();
+    const Tensor y = evaluate(args["expr"], in[0], in[1]).sum();
+    y.backward();
+    Json r = record(y.detach());
+    Json grads = Json::array();
+    for (const auto& x : in) grads.push_back(x.grad().defined() ? values_of(x.grad()) : Json());
+    r["grads"] = grads;
+    return r;
+  }
+  Tensor r;
+  if (cat == "unary")
+    r = unary(op, in[0]);
+  else if (cat == "binary")
+    r = binary(op, in[0], in[1]);
+  else if (cat == "scalar") {
+    const bool left = args["left"].get<bool>();
+    r = args["integral"].get<bool>()
+            ? scalar_op(op, in[0], args["scalar"].get<std::int64_t>(), left)
+            : scalar_op(op, in[0], to_double(args["scalar"]), left);
+  } else if (cat == "reduce")
+    r = reduce(op, in[0], args);
+  else if (cat == "softmax")
+    r = op == "softmax" ? softmax(in[0], args["dim"].get<std::int64_t>())
+                        : log_softmax(in[0], args["dim"].get<std::int64_t>());
+  else if (cat == "cast")
+    r = in[0].to(parse_dtype(args["dtype"].get<std::string>()));
+  else if (cat == "matmul")
+    r = matmul(in[0], in[1]);
+  else if (cat == "view")
+    r = view(op, in[0], args);
+  else
+    r = factory(op, args, device);
+  return record(r);
+}
+
+// The class name of a hetero error, as the oracle prints it.
+std::string error_name(const Error& e) {
+  if (dynamic_cast<const ShapeError*>(&e)) return "ShapeError";
+  if (dynamic_cast<const DTypeError*>(&e)) return "DTypeError";
+  if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
+  if (dynamic_cast<const NotImplementedError*>(&e)) return "NotImplementedError";
+  if (dynamic_cast<const DeviceMismatchError*>(&e)) return "DeviceMismatchError";
+  return "Error";
+}
+
+}  // namespace
+
+Json execute_case(const Json& spec, const Device& device) {
+  Json out = spec;
+  try {
+    out["result"] = run(out, device);
+  } catch (const Error& e) {
+    out["error"] = {{"type", error_name(e)}, {"message", e.what()}};
+  } catch (const std::exception& e) {
+    out["error"] = {{"type", "untyped"},
+                    {"message", std::string(typeid(e).name()) + ": " + e.what()}};
+  }
+  return out;
+}
+
+}  // namespace hetero::torch_diff

@@ -1,0 +1,347 @@
+// Random cases for the differential test (cases.hpp): shapes with 0-d, size-1, empty and
+// broadcast dimensions; contiguous, transposed and narrowed inputs; NaN, +-inf, -0.0, huge
+// and tiny values; arguments now and then out of range, so that error parity is tested too.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "cases.hpp"
+
+namespace hetero::torch_diff {
+namespace {
+
+const std::array<const char*, 7> kDtypes = {"float32", "float64", "float16", "bfloat16",
+                                            "int32",   "int64",   "bool"};
+const std::array<const char*, 10> kUnary = {"neg",  "exp",     "log",  "sqrt", "abs",
+                                            "relu", "sigmoid", "tanh", "sin",  "cos"};
+const std::array<const char*, 6> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
+const std::array<const char*, 6> kReduce = {"sum", "mean", "max", "min", "norm", "argmax"};
+
+bool is_float(const std::string& t) { return t.rfind("float", 0) == 0 || t == "bfloat16"; }
+
+double largest(const std::string& t) {
+  if (t == "float16") return 65504.0;
+  if (t == "bfloat16") return 3.3895313892515355e38;
+  if (t == "float32") return std::numeric_limits<float>::max();
+  return std::numeric_limits<double>::max();
+}
+
+class Gen {
+ public:
+  Gen(std::uint64_t seed, std::int64_t id)
+      : rng_(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(id)) {}
+
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  template <class A>
+  auto pick(const A& a) {
+    return a[static_cast<std::size_t>(uniform(0, static_cast<int>(a.size()) - 1))];
+  }
+  std::string dtype() { return pick(kDtypes); }
+  std::string float_dtype() {
+    return pick(std::array<const char*, 4>{"float32", "float64", "float16", "bfloat16"});
+  }
+
+  /// A shape of rank 0..max_rank, dimensions mostly 1..5, now and then 0.
+  Json shape(int max_rank) {
+    Json s = Json::array();
+    const int rank = uniform(0, max_rank);
+    for (int i = 0; i < rank; ++i) s.push_back(chance(0.04) ? 0 : uniform(1, 5));
+    return s;
+  }
+
+  /// One element value for dtype t: ints and bools as integers, floats as numbers or the
+  /// strings "nan", "inf", "-inf".
+  Json value(const std::string& t, bool special) {
+    if (t == "bool") return uniform(0, 1);
+    if (!is_float(t)) {
+      const bool i32 = t == "int32";
+      if (special && chance(0.08)) {
+        const std::int64_t lo = i32 ? std::numeric_limits<std::int32_t>::min()
+                                    : std::numeric_limits<std::int64_t>::min();
+        const std::int64_t hi = i32 ? std::numeric_limits<std::int32_t>::max()
+                                    : std::numeric_limits<std::int64_t>::max();
+        return pick(std::array<std::int64_t, 4>{lo, hi, 0, -1});
+      }
+      return uniform(-9, 9);
+    }
+    if (special && chance(0.12)) {
+      switch (uniform(0, 7)) {
+        case 0:
+          return "nan";
+        case 1:
+          return "inf";
+        case 2:
+          return "-inf";
+        case 3:
+          return -0.0;
+        case 4:
+          return 0.0;
+        case 5:
+          return largest(t) * (chance(0.5) ? 0.75 : -0.75);
+        case 6:
+          return t == "float16" ? 1e-7 : 1e-40;  // subnormal in the type
+        default:
+          return 1e-3;
+      }
+    }
+    if (chance(0.35)) return uniform(-5, 5);
+    const double scale = std::pow(10.0, uniform(-2, 2));
+    return std::normal_distribution<double>(0, 1)(rng_) * scale;
+  }
+
+  /// An operand of logical shape `shape` and dtype t: its base shape, values and the views
+  /// that make it (transposed or narrowed, or contiguous).
+  Json input(const std::string& t, const Json& shape, bool special, bool views = true,
+             bool smooth = false) {
+    Json base = shape;
+    Json ops = Json::array();
+    const int rank = static_cast<int>(shape.size());
+    const int kind = views ? uniform(0, 9) : 0;
+    if (kind >= 6 && kind <= 7 && rank >= 2) {  // transposed
+      const int d0 = uniform(0, rank - 2), d1 = uniform(d0 + 1, rank - 1);
+      std::swap(base[d0], base[d1]);
+      ops.push_back({"transpose", d0, d1});
+    } else if (kind >= 8 && rank >= 1) {  // narrowed
+      const int d = uniform(0, rank - 1);
+      const int extra = uniform(1, 2), start = uniform(0, extra);
+      base[d] = base[d].get<int>() + extra;
+      ops.push_back({"narrow", d, start, shape[d]});
+    }
+    std::int64_t n = 1;
+    for (const auto& d : base) n *= d.get<std::int64_t>();
+    Json values = Json::array();
+    for (std::int64_t i = 0; i < n; ++i)
+      values.push_back(smooth ? Json(std::uniform_real_distribution<double>(-3, 3)(rng_))
+                              : value(t, special));
+    return {{"dtype", t}, {"base", base}, {"values", values}, {"views", ops}};
+  }
+
+  /// Two shapes that broadcast (or, with probability `bad`, do not).
+  std::pair<Json, Json> broadcast_pair(double bad) {
+    Json out = shape(3);
+    Json a = out, b = out;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (chance(0.3)) a[i] = 1;
+      if (chance(0.3)) b[i] = 1;
+    }
+    // Drop leading dimensions from one side now and then (and 0-d operands).
+    if (chance(0.3)) a.erase(a.begin(), a.begin() + uniform(0, static_cast<int>(a.size())));
+    if (chance(0.3)) b.erase(b.begin(), b.begin() + uniform(0, static_cast<int>(b.size())));
+    if (chance(bad) && !a.empty()) a[a.size() - 1] = a.back().get<int>() + 2;
+    return {a, b};
+  }
+
+  std::mt19937_64 rng_;
+};
+
+Json unary_case(Gen& g) {
+  const std::string t = g.dtype();
+  return {{"op", g.pick(kUnary)}, {"inputs", {g.input(t, g.shape(3), true)}}};
+}
+
+Json binary_case(Gen& g) {
+  auto [sa, sb] = g.broadcast_pair(0.04);
+  const std::string ta = g.dtype(), tb = g.chance(0.5) ? ta : g.dtype();
+  return {{"op", g.pick(kBinary)}, {"inputs", {g.input(ta, sa, true), g.input(tb, sb, true)}}};
+}
+
+Json scalar_case(Gen& g) {
+  const std::string t = g.dtype();
+  const bool integral = g.chance(0.5);
+  Json s;
+  if (integral)
+    s = g.chance(0.15)
+            ? Json(g.pick(std::array<std::int64_t, 5>{300, -1, 2147483648LL, -129, 1LL << 40}))
+            : Json(g.uniform(-4, 4));
+  else
+    s = g.value("float64", true);
+  return {{"op", g.pick(std::array<const char*, 4>{"add", "sub", "mul", "div"})},
+          {"inputs", {g.input(t, g.shape(3), true)}},
+          {"args", {{"scalar", s}, {"integral", integral}, {"left", g.chance(0.3)}}}};
+}
+
+Json reduce_case(Gen& g) {
+  const std::string t = g.dtype();
+  const Json shape = g.shape(3);
+  const int rank = static_cast<int>(shape.size());
+  Json args = {{"all", g.chance(0.3)}, {"keepdim", g.chance(0.5)}};
+  args["dim"] = g.chance(0.05) ? rank + 1 : g.uniform(-std::max(rank, 1), std::max(rank, 1) - 1);
+  return {{"op", g.pick(kReduce)}, {"inputs", {g.input(t, shape, true)}}, {"args", args}};
+}
+
+Json softmax_case(Gen& g) {
+  const std::string t = g.chance(0.9) ? g.float_dtype() : g.dtype();
+  const Json shape = g.shape(3);
+  const int rank = std::max(static_cast<int>(shape.size()), 1);
+  return {{"op", g.chance(0.5) ? "softmax" : "log_softmax"},
+          {"inputs", {g.input(t, shape, g.chance(0.3))}},
+          {"args", {{"dim", g.chance(0.05) ? rank : g.uniform(-rank, rank - 1)}}}};
+}
+
+Json cast_case(Gen& g) {
+  const std::string from = g.dtype(), to = g.dtype();
+  // Float to integer is compared only in range (out of range, torch's result is undefined
+  // behaviour of C++; hetero saturates: docs/semantics.md), so no special values there.
+  const bool special = !(is_float(from) && !is_float(to) && to != "bool");
+  return {
+      {"op", "to"}, {"inputs", {g.input(from, g.shape(3), special)}}, {"args", {{"dtype", to}}}};
+}
+
+Json matmul_case(Gen& g) {
+  const std::string t = g.float_dtype();
+  const int m = g.uniform(1, 4), k = g.uniform(1, 5), n = g.uniform(1, 4), b = g.uniform(1, 3);
+  Json sa, sb;
+  switch (g.uniform(0, 5)) {
+    case 0:
+      sa = {k};
+      sb = {k};
+      break;
+    case 1:
+      sa = {m, k};
+      sb = {k, n};
+      break;
+    case 2:
+      sa = {k};
+      sb = {k, n};
+      break;
+    case 3:
+      sa = {m, k};
+      sb = {k};
+      break;
+    case 4:
+      sa = {b, m, k};
+      sb = {k, n};
+      break;
+    default:
+      sa = {g.chance(0.5) ? 1 : b, m, k};
+      sb = {b, k, n};
+      break;
+  }
+  if (g.chance(0.05)) sb[sb.size() == 1 ? 0 : sb.size() - 2] = k + 1;  // inner mismatch
+  const std::string tb = g.chance(0.05) ? g.float_dtype() : t;
+  return {{"op", "matmul"}, {"inputs", {g.input(t, sa, false), g.input(tb, sb, false)}}};
+}
+
+Json view_case(Gen& g) {
+  const std::string t = g.dtype();
+  const Json shape = g.shape(4);
+  const int rank = static_cast<int>(shape.size());
+  const int r = std::max(rank, 1);
+  const std::string op = g.pick(std::array<const char*, 7>{"transpose", "t", "narrow", "squeeze",
+                                                           "unsqueeze", "index", "reshape"});
+  Json args;
+  if (op == "transpose")
+    args = {{"d0", g.uniform(-r, r - (g.chance(0.05) ? 0 : 1))}, {"d1", g.uniform(-r, r - 1)}};
+  if (op == "narrow") {
+    const int d = g.uniform(-r, r - 1);
+    const int size = rank == 0 ? 1 : shape[static_cast<std::size_t>(d < 0 ? d + r : d)].get<int>();
+    const int start = g.uniform(-size, size), len = g.uniform(0, size + (g.chance(0.1) ? 1 : 0));
+    args = {{"dim", d}, {"start", start}, {"length", len}};
+  }
+  if (op == "squeeze") args = {{"dim", g.uniform(-r, r - (g.chance(0.05) ? 0 : 1))}};
+  if (op == "unsqueeze") args = {{"dim", g.uniform(-rank - 1, rank)}};
+  if (op == "index") args = {{"index", g.uniform(-3, 3)}};
+  if (op == "reshape") {
+    // The elements in one row, or in two with the first dimension's size, or -1.
+    std::int64_t n = 1;
+    for (const auto& d : shape) n *= d.get<std::int64_t>();
+    Json to = g.chance(0.5) ? Json{n} : Json{-1};
+    if (rank >= 1 && shape[0].get<std::int64_t>() > 0 && g.chance(0.5))
+      to = {shape[0], n / shape[0].get<std::int64_t>()};
+    args = {{"shape", to}};
+  }
+  return {{"op", op}, {"inputs", {g.input(t, shape, true)}}, {"args", args}};
+}
+
+Json factory_case(Gen& g) {
+  if (g.chance(0.5)) {
+    const std::string t = g.dtype();
+    Json v = g.chance(0.5) ? g.value("float64", true)
+                           : Json(g.pick(std::array<double, 6>{1e-8, 2.7, -2.7, 1e10, 300, -1}));
+    return {{"op", "full"},
+            {"inputs", Json::array()},
+            {"args", {{"shape", g.shape(2)}, {"value", v}, {"dtype", t}}}};
+  }
+  // Integral arguments take the integral overload (an int64 result by default, as torch
+  // with Python ints); fractional ones the double overload (float32 by default).
+  Json args;
+  if (g.chance(0.5)) {
+    args = {{"integral", true},
+            {"start", g.uniform(-5, 5)},
+            {"end", g.uniform(-5, 10)},
+            {"step", g.pick(std::array<int, 5>{1, 2, -1, 3, 0})}};
+  } else {
+    args = {{"integral", false},
+            {"start", g.uniform(-20, 20) / 4.0},
+            {"end", g.uniform(-20, 40) / 4.0},
+            {"step", g.pick(std::array<double, 6>{1, 2, -1, 0.5, -0.75, 0})}};
+  }
+  if (g.chance(0.6)) args["dtype"] = g.dtype();
+  return {{"op", "arange"}, {"inputs", Json::array()}, {"args", args}};
+}
+
+// An expression tree over leaves 0 and 1 (float leaves that require grad), summed at the
+// end: [op, child...] or a leaf index.
+Json expression(Gen& g, int depth) {
+  if (depth == 0 || g.chance(0.25)) return g.uniform(0, 1);
+  switch (g.uniform(0, 4)) {
+    case 0:
+    case 1:
+      return {g.pick(std::array<const char*, 8>{"neg", "exp", "abs", "relu", "sigmoid", "tanh",
+                                                "sin", "cos"}),
+              expression(g, depth - 1)};
+    case 2:
+      return {g.pick(kBinary), expression(g, depth - 1), expression(g, depth - 1)};
+    case 3:
+      return {g.pick(std::array<const char*, 4>{"softmax", "log_softmax", "max_dim", "mean_dim"}),
+              expression(g, depth - 1)};
+    default:
+      return {g.pick(std::array<const char*, 2>{"sqrt_abs", "log_abs"}), expression(g, depth - 1)};
+  }
+}
+
+Json grad_case(Gen& g) {
+  const std::string t = g.chance(0.7) ? "float64" : "float32";
+  Json shape = g.shape(2);
+  if (shape.empty()) shape = {g.uniform(1, 4)};
+  for (auto& d : shape) d = std::max(d.get<int>(), 1);
+  // Leaves in (-3, 3), no exact zeros or ties: well-conditioned, so that both sides'
+  // roundings stay within the stated bound.
+  Json a = g.input(t, shape, false, true, true), b = g.input(t, shape, false, true, true);
+  return {{"op", "grad"}, {"inputs", {a, b}}, {"args", {{"expr", expression(g, 3)}}}};
+}
+
+}  // namespace
+
+Json generate_case(std::uint64_t seed, std::int64_t id) {
+  Gen g(seed, id);
+  const std::string cat = kCategories[id % 10];
+  Json c;
+  if (cat == "unary")
+    c = unary_case(g);
+  else if (cat == "binary")
+    c = binary_case(g);
+  else if (cat == "scalar")
+    c = scalar_case(g);
+  else if (cat == "reduce")
+    c = reduce_case(g);
+  else if (cat == "softmax")
+    c = softmax_case(g);
+  else if (cat == "cast")
+    c = cast_case(g);
+  else if (cat == "matmul")
+    c = matmul_case(g);
+  else if (cat == "view")
+    c = view_case(g);
+  else if (cat == "factory")
+    c = factory_case(g);
+  else
+    c = grad_case(g);
+  c["id"] = id;
+  c["cat"] = cat;
+  if (!c.contains("args")) c["args"] = Json::object();
+  return c;
+}
+
+}  // namespace hetero::torch_diff

@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+"""The PyTorch side of hetero's differential test (issue #24; cases.hpp says what a case is).
+
+usage: torch_oracle.py CASES.jsonl [--max-report N]
+
+Recomputes every case of the file that the C++ generator (torch_diff) wrote, with torch on
+the CPU, and compares: the result's dtype and shape always; integer and bool values exactly;
+floating values within the bounds below; and errors (hetero raises exactly where torch
+raises). Cases for which torch has no kernel (e.g. "not implemented for 'Half'") are counted
+against torch's float64 computation rounded to the dtype instead. Exits 1 when any case differs, printing each (up to
+--max-report) as a C++ and a torch reproducer.
+
+Floating bounds, in units of the result dtype:
+  element-wise ops, casts, views, factories: 2 ulps;
+  reductions, softmax, matmul: 4 ulps + 2 * n * eps * (sum of |terms|), n the reduced count;
+  gradients of the expression cases: 1e-9 (float64) / 1e-4 (float32) relative to the
+  largest |gradient| of the leaf, plus 1e-12 / 1e-5 times (1 + that largest |gradient|).
+Where torch's result in the dtype is off (overflow in a 16-bit reduction, ill-conditioned
+expressions), hetero passes when it is within the bound of torch's float64 computation rounded
+to the dtype, or no farther from that than 4 times torch's own result is.
+Signed zeros compare equal; NaN equals NaN.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+from collections import Counter, defaultdict
+
+import torch
+
+DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+}
+NAMES = {v: k for k, v in DTYPES.items()}
+# Significand bits (without the implicit one) and smallest normal exponent.
+FLOAT_BITS = {"float16": (10, -14), "bfloat16": (7, -126), "float32": (23, -126), "float64": (52, -1022)}
+CPP_DTYPE = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16",
+             "int32": "int32", "int64": "int64", "bool": "bool_"}
+
+
+def is_float(name):
+    return name in FLOAT_BITS
+
+
+def as_number(v):
+    return float(v) if isinstance(v, str) else v
+
+
+def make_input(spec, as_float64=False):
+    dt = spec["dtype"]
+    values = [as_number(v) for v in spec["values"]]
+    if is_float(dt):
+        x = torch.tensor(values, dtype=torch.float64).to(DTYPES[dt])
+    else:
+        x = torch.tensor(values, dtype=torch.int64).to(DTYPES[dt])
+    x = x.reshape(spec["base"])
+    if as_float64 and is_float(dt):
+        x = x.to(torch.float64)
+    for view in spec["views"]:
+        if view[0] == "transpose":
+            x = x.transpose(view[1], view[2])
+        else:
+            x = x.narrow(view[1], view[2], view[3])
+    return x
+
+
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b, "maximum": torch.maximum, "minimum": torch.minimum,
+}
+
+
+def reduce(op, x, a):
+    if op == "norm":
+        return x.norm()
+    fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.max, "min": torch.min,
+          "argmax": torch.argmax}[op]
+    if a["all"]:
+        return fn(x)
+    r = fn(x, a["dim"], keepdim=a["keepdim"])
+    return r.values if op in ("max", "min") else r
+
+
+def view(op, x, a):
+    if op == "transpose":
+        return x.transpose(a["d0"], a["d1"])
+    if op == "t":
+        return x.t()
+    if op == "narrow":
+        return x.narrow(a["dim"], a["start"], a["length"])
+    if op == "squeeze":
+        return x.squeeze(a["dim"])
+    if op == "unsqueeze":
+        return x.unsqueeze(a["dim"])
+    if op == "index":
+        return x[a["index"]]
+    return x.reshape(a["shape"])
+
+
+def evaluate(e, x0, x1):
+    if isinstance(e, int):
+        return x0 if e == 0 else x1
+    op = e[0]
+    if len(e) == 3:
+        return BINARY[op](evaluate(e[1], x0, x1), evaluate(e[2], x0, x1))
+    a = evaluate(e[1], x0, x1)
+    last = a.dim() - 1 if a.dim() > 0 else 0
+    if op == "softmax":
+        return torch.softmax(a, last)
+    if op == "log_softmax":
+        return torch.log_softmax(a, last)
+    if op == "max_dim":  # hetero's max(dim) gradient splits ties as torch.amax (semantics.md)
+        return torch.amax(a, last, keepdim=True)
+    if op == "mean_dim":
+        return a.mean(last, keepdim=True)
+    if op == "sqrt_abs":
+        return torch.sqrt(torch.abs(a) + 0.5)
+    if op == "log_abs":
+        return torch.log(torch.abs(a) + 0.5)
+    return getattr(torch, op)(a)
+
+
+def compute(case, as_float64=False):
+    """torch's result for the case: a tensor, or (value, [grads]) for the grad category.
+    as_float64: floating inputs converted to float64 first (the accuracy reference)."""
+    cat, op, a = case["cat"], case["op"], case["args"]
+    x = [make_input(i, as_float64) for i in case["inputs"]]
+    if cat == "unary":
+        return getattr(torch, op)(x[0])
+    if cat == "binary":
+        return BINARY[op](x[0], x[1])
+    if cat == "scalar":
+        s = int(a["scalar"]) if a["integral"] else float(as_number(a["scalar"]))
+        return BINARY[op](s, x[0]) if a["left"] else BINARY[op](x[0], s)
+    if cat == "reduce":
+        return reduce(op, x[0], a)
+    if cat == "softmax":
+        return getattr(torch, op)(x[0], a["dim"])
+    if cat == "cast":
+        return x[0].to(DTYPES[a["dtype"]])
+    if cat == "matmul":
+        return torch.matmul(x[0], x[1])
+    if cat == "view":
+        return view(op, x[0], a)
+    if cat == "factory":
+        if op == "full":
+            return torch.full(a["shape"], float(as_number(a["value"])), dtype=DTYPES[a["dtype"]])
+        kw = {"dtype": DTYPES[a["dtype"]]} if "dtype" in a else {}
+        return torch.arange(a["start"], a["end"], a["step"], **kw)
+    leaves = [t.clone().requires_grad_() for t in x]
+    y = evaluate(a["expr"], *leaves).sum()
+    y.backward()
+    return y.detach(), [l.grad for l in leaves]
+
+
+def flat(t):
+    """Values in C order as Python numbers (floats through float64)."""
+    if t.is_floating_point():
+        return t.detach().to(torch.float64).contiguous().reshape(-1).tolist()
+    return t.to(torch.int64).contiguous().reshape(-1).tolist()
+
+
+def ulp(x, dtype):
+    bits, emin = FLOAT_BITS[dtype]
+    ax = abs(x)
+    e = math.frexp(ax)[1] - 1 if ax > 0 else emin
+    return 2.0 ** (max(e, emin) - bits)
+
+
+def close_any(h, t, r, dtype, extra):
+    """h within bound of torch's t, or of the float64 reference r rounded to the dtype, or
+    no farther from r than 4 times t is (hetero at least as accurate as torch)."""
+    if close(h, t, dtype, extra):
+        return True
+    if r is None:
+        return False
+    if close(h, r, dtype, extra):
+        return True
+    finite = not any(math.isnan(v) or math.isinf(v) for v in (h, t, r))
+    return finite and abs(h - r) <= 4 * abs(t - r)
+
+
+def close(h, t, dtype, extra):
+    if isinstance(t, float) and math.isnan(t):
+        return isinstance(h, float) and math.isnan(h)
+    if isinstance(h, float) and math.isnan(h):
+        return False
+    if math.isinf(t) or math.isinf(h):
+        return h == t
+    return abs(h - t) <= 2 * ulp(t, dtype) + extra
+
+
+def reduction_slack(case, dtype):
+    """The extra bound of accumulating ops: 2 * n * eps * sum|terms| (n the reduced count)."""
+    cat, op = case["cat"], case["op"]
+    if cat not in ("reduce", "softmax", "matmul"):
+        return 0.0
+    inputs = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
+    eps = 2.0 ** -FLOAT_BITS[dtype][0]
+    finite = [[v for v in vals if not math.isinf(v) and not math.isnan(v)] for vals in inputs]
+    if cat == "matmul":
+        k = case["inputs"][0]["base"][-1] if case["inputs"][0]["base"] else 1
+        ma = max(finite[0], default=0.0)
+        mb = max(finite[1], default=0.0)
+        return 4 * (k + 1) * eps * k * ma * mb
+    total = sum(finite[0]) if finite else 0.0
+    n = max(len(inputs[0]), 1)
+    if cat == "softmax":
+        return 4 * n * eps * (1 + (max(finite[0], default=0.0) if op == "log_softmax" else 0))
+    if op in ("sum", "mean", "norm"):
+        return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
+    return 0.0
+
+
+class Failure(Exception):
+    pass
+
+
+def compare(case, got, expect, reference):
+    hd, hs = got["dtype"], got["shape"]
+    if case["cat"] == "grad":
+        value, grads = expect
+        rvalue, rgrads = reference if reference is not None else (None, [None] * len(grads))
+        tensors = [(value, rvalue, got["values"], 0)] + [
+            (g, rg, hg, i + 1) for i, (g, rg, hg) in enumerate(zip(grads, rgrads, got["grads"]))]
+        rtol = 1e-9 if hd == "float64" else 1e-4
+        for t, r, hvals, which in tensors:
+            if t is None or hvals is None:  # a leaf the expression does not use
+                if (t is None) != (hvals is None):
+                    raise Failure(f"gradient of x{which - 1}: hetero {hvals is not None}, torch {t is not None}")
+                continue
+            tv = flat(t)
+            rv = flat(r) if r is not None else [None] * len(tv)
+            scale = max([abs(v) for v in tv if not math.isinf(v) and not math.isnan(v)], default=0.0)
+            for k, (h, e, rr) in enumerate(zip((as_number(v) for v in hvals), tv, rv)):
+                if not close_any(h, e, rr, hd, (1e-12 if hd == "float64" else 1e-5) * (1 + scale) + rtol * scale):
+                    what = "value" if which == 0 else f"gradient of x{which - 1}"
+                    raise Failure(f"{what} element {k}: hetero {h!r}, torch {e!r}")
+        return
+    td = NAMES[expect.dtype]
+    if hd != td:
+        raise Failure(f"dtype: hetero {hd}, torch {td}")
+    if hs != list(expect.shape):
+        raise Failure(f"shape: hetero {hs}, torch {list(expect.shape)}")
+    tv = flat(expect)
+    rv = flat(reference.to(expect.dtype)) if reference is not None and is_float(td) else [None] * len(tv)
+    hv = [as_number(v) for v in got["values"]]
+    if not is_float(td):
+        for k, (h, e) in enumerate(zip(hv, tv)):
+            if h != e:
+                raise Failure(f"element {k}: hetero {h}, torch {e}")
+        return
+    exact = case["cat"] == "reduce" and case["op"] in ("max", "min")
+    slack = 0.0 if exact else reduction_slack(case, td)
+    for k, (h, e, r) in enumerate(zip(hv, tv, rv)):
+        if exact and not ((math.isnan(h) and math.isnan(e)) or h == e):
+            raise Failure(f"element {k}: hetero {h!r}, torch {e!r} (expected exact)")
+        if not close_any(h, e, r, td, slack):
+            raise Failure(f"element {k}: hetero {h!r}, torch {e!r} ({abs(h - e) / ulp(e, td):.1f} ulps)")
+
+
+TORCH_LACKS = ("not implemented for 'Half'", "not implemented for 'BFloat16'")
+
+
+# --- documented differences: each is a row of docs/semantics.md (the names match) ----------
+def torch_skips_dtype_check(case, herr, expect):
+    """torch returns early, before its dtype check, for empty input to softmax/log_softmax and
+    for argmax whose reduced extent is 0 or 1; hetero raises DTypeError there as elsewhere."""
+    if not herr or herr["type"] != "DTypeError" or expect is None:
+        return False
+    x = make_input(case["inputs"][0])
+    if case["cat"] == "softmax":
+        return x.numel() == 0
+    if case["cat"] == "reduce" and case["op"] == "argmax":
+        a = case["args"]
+        extent = x.numel() if a["all"] or x.dim() == 0 else x.shape[a["dim"]]
+        return x.numel() == 0 or extent <= 1
+    return False
+
+
+def scalar_rdiv_is_a_division(case, herr, expect):
+    """s / x: hetero divides; torch computes reciprocal(x) * s, which overflows for a
+    subnormal x (1e-40 / 1e-40 is inf in torch, 1 in hetero)."""
+    if herr or expect is None or case["cat"] != "scalar" or case["op"] != "div" or not case["args"]["left"]:
+        return False
+    x = make_input(case["inputs"][0])
+    s = int(case["args"]["scalar"]) if case["args"]["integral"] else float(as_number(case["args"]["scalar"]))
+    divided = torch.full_like(expect, s) / x.to(expect.dtype)
+    try:
+        compare(case, case["result"], divided, None)
+        return True
+    except Failure:
+        return False
+
+
+def gradient_mask_multiplies(case, herr, expect):
+    """relu, maximum and minimum pass a gradient through a 0/1 mask by multiplying, so an
+    inf or NaN upstream gradient gives NaN at masked positions where torch (selecting) gives
+    0 or the unmasked value. Only for expressions with a division (where an inf can arise
+    from the smooth leaves)."""
+    if herr or expect is None or case["cat"] != "grad":
+        return False
+    expr = json.dumps(case["args"]["expr"])
+    uses_mask = any(op in expr for op in ('"relu"', '"maximum"', '"minimum"'))
+    grads = case["result"]["grads"]
+    has_nan = any(g is not None and "nan" in g for g in grads)
+    return uses_mask and has_nan and '"div"' in expr
+
+
+DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies]
+
+
+def check(case):
+    """'ok', 'errors', 'unsupported', 'documented', or raises Failure."""
+    try:
+        return check_strictly(case)
+    except Failure:
+        try:
+            expect = compute(case)
+        except Exception:
+            expect = None
+        if any(rule(case, case.get("error"), expect) for rule in DOCUMENTED):
+            return "documented"
+        raise
+
+
+def check_strictly(case):
+    try:
+        expect = compute(case)
+        torch_error = None
+    except Exception as e:  # torch raises RuntimeError, IndexError, ValueError, TypeError
+        expect, torch_error = None, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+    herr = case.get("error")
+    if torch_error and any(s in torch_error for s in TORCH_LACKS):
+        # No torch kernel for the 16-bit dtype: hetero against the float64 computation,
+        # rounded to the input's dtype (the result dtype torch's own rules give these ops).
+        half = next(i["dtype"] for i in case["inputs"] if i["dtype"] in ("float16", "bfloat16"))
+        try:
+            reference = compute(case, as_float64=True)
+        except Exception:
+            return "unsupported"
+        if herr:  # e.g. mixed dtypes: the float64 computation cannot tell
+            return "unsupported"
+        compare(case, case["result"], reference.to(DTYPES[half]), None)
+        return "vs_float64"
+    if herr and herr["type"] == "untyped":
+        raise Failure(f"hetero raised an untyped exception: {herr['message']}")
+    if herr and torch_error:
+        return "errors"
+    if herr:
+        raise Failure(f"hetero raised {herr['type']}: {herr['message']}; torch returned a result")
+    if torch_error:
+        raise Failure(f"torch raised {torch_error}; hetero returned {case['result']['dtype']} {case['result']['shape']}")
+    try:
+        reference = compute(case, as_float64=True) if case["cat"] not in ("factory", "view") else None
+    except Exception:
+        reference = None
+    compare(case, case["result"], expect, reference)
+    return "ok"
+
+
+# --- reproducers ---------------------------------------------------------------------------
+def fmt_values(spec, cpp):
+    vals = spec["values"]
+    if is_float(spec["dtype"]):
+        def one(v):
+            if isinstance(v, str):
+                if cpp:
+                    return {"nan": "NAN", "inf": "INFINITY", "-inf": "-INFINITY"}[v]
+                return f"float('{v}')"
+            return repr(float(v))
+        return ", ".join(one(v) for v in vals)
+    return ", ".join(str(v) for v in vals)
+
+
+def reproducer(case):
+    cpp, py = [], []
+    for k, spec in enumerate(case["inputs"]):
+        base = ", ".join(str(d) for d in spec["base"])
+        fl = is_float(spec["dtype"])
+        ctype = "double" if fl else "std::int64_t"
+        views_c = "".join(f".transpose({v[1]}, {v[2]})" if v[0] == "transpose" else f".narrow({v[1]}, {v[2]}, {v[3]})"
+                          for v in spec["views"])
+        cpp.append(f"Tensor x{k} = from_vector(std::vector<{ctype}>{{{fmt_values(spec, True)}}}, {{{base}}})"
+                   f".to(DType::{CPP_DTYPE[spec['dtype']]}){views_c};")
+        py.append(f"x{k} = torch.tensor([{fmt_values(spec, False)}], dtype=torch.{'float64' if fl else 'int64'})"
+                  f".reshape([{base}]).to(torch.{NAMES[DTYPES[spec['dtype']]]}){views_c}")
+    cat, op, a = case["cat"], case["op"], case["args"]
+    c_expr, p_expr = {
+        "unary": (f"{op}(x0)", f"torch.{op}(x0)"),
+        "binary": (f"{op}(x0, x1)", f"torch.{op}(x0, x1)"),
+        "matmul": ("matmul(x0, x1)", "torch.matmul(x0, x1)"),
+        "cast": (f"x0.to(DType::{CPP_DTYPE.get(a.get('dtype'), '')})", f"x0.to(torch.{a.get('dtype')})"),
+    }.get(cat, (f"/* {cat} {op} with args {json.dumps(a)} */", f"# {cat} {op} with args {json.dumps(a)}"))
+    cpp.append(f"Tensor r = {c_expr};")
+    py.append(f"r = {p_expr}")
+    return "    C++:   " + "\n           ".join(cpp) + "\n    torch: " + "\n           ".join(py)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases")
+    ap.add_argument("--max-report", type=int, default=20)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    start = time.time()
+    counts = defaultdict(Counter)
+    failures = []
+    device = "?"
+    with open(args.cases) as f:
+        for line in f:
+            case = json.loads(line)
+            try:
+                outcome = check(case)
+            except Failure as e:
+                outcome = "FAILED"
+                failures.append((case, str(e)))
+            counts[case["cat"]][outcome] += 1
+    seconds = time.time() - start
+    total = Counter()
+    print(f"{'category':10s} {'cases':>6s} {'compared':>9s} {'both raise':>11s} {'vs float64':>11s} "
+          f"{'torch lacks':>12s} {'documented':>11s} {'failed':>7s}")
+    for cat in sorted(counts) + ["all"]:
+        c = counts[cat] if cat != "all" else total
+        if cat != "all":
+            total.update(c)
+        print(f"{cat:10s} {sum(c.values()):6d} {c['ok']:9d} {c['errors']:11d} {c['vs_float64']:11d} "
+              f"{c['unsupported']:12d} {c['documented']:11d} {c['FAILED']:7d}")
+    print(f"torch side: {seconds:.1f} s. 'vs float64': torch has no kernel for the 16-bit dtype, so "
+          "hetero is compared with torch's float64 result rounded; 'documented': a difference "
+          "docs/semantics.md lists")
+    for case, why in failures[: args.max_report]:
+        print(f"\ncase {case['id']} ({case['cat']} {case['op']}): {why}")
+        print(reproducer(case))
+        print(f"    rerun: torch_diff --seed SEED --first {case['id']} --cases 1 --out one.jsonl && "
+              f"torch_oracle.py one.jsonl")
+    if len(failures) > args.max_report:
+        print(f"\n... and {len(failures) - args.max_report} more")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
