@@ -5,6 +5,7 @@
 #   - every example on cuda:0: chapter_gpu, train_digits (trained on cuda:0, reloaded on
 #     cpu), model_parallel (cuda:0 + cpu), train_digits_ddp (mpirun -np 2; Open MPI is
 #     packed along where the GPU machine has none);
+#   - the differential test against PyTorch on cuda:0 (tests/torch_diff);
 #   - the GPU benchmarks briefly: bench_gpu --quick and --gemm, bench_exercises on cuda:0;
 #   - compute-sanitizer memcheck on test_cuda_gpu and chapter_gpu, where installed.
 # Every step's exit code is checked (a program that prints the right answer and then
@@ -200,7 +201,11 @@ check() {
   local ctest=(ctest --test-dir "$build" --output-on-failure --timeout 300 -j "$(nproc)")
   step "ctest -L cuda" "${ctest[@]}" -L '^cuda$'
   step "ctest -L conformance.cuda" "${ctest[@]}" -L '^conformance\.cuda$'
-  step "ctest (the rest of the suite)" "${ctest[@]}" -LE '^(cuda|conformance\.cuda)$'
+  # The `parity` label needs python3-torch, which the GPU machine may lack (its cases run on
+  # cuda:0 below either way).
+  local rest='^(cuda|conformance\.cuda)$'
+  /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || rest='^(cuda|conformance\.cuda|parity)$'
+  step "ctest (the rest of the suite)" "${ctest[@]}" -LE "$rest"
   step "chapter_gpu (try_gpu() = cuda:0)" expect_output "^cuda:0, cpu, \[cuda:0" "$bin/chapter_gpu"
   step "chapter_gpu --devices cuda:0,cpu" "$bin/chapter_gpu" --devices cuda:0,cpu
   local params="$logs/digits_mlp.safetensors"
@@ -211,6 +216,19 @@ check() {
   step "model_parallel on cuda:0 + cpu" expect_output "back.2.bias on cpu, grad on cpu" \
     "$bin/model_parallel" --devices cuda:0,cpu
   step "hetero-smi --json" "$bin/hetero-smi" --json
+  # The differential test against PyTorch on cuda:0 (docs/semantics.md): the cases run here;
+  # torch recomputes them here when this machine has python3-torch, else the file stays in
+  # the logs for tests/torch_diff/torch_oracle.py on a machine that has it.
+  if [ -x "$bin/torch_diff" ]; then
+    step "torch_diff on cuda:0 (10,000 cases)" "$bin/torch_diff" --device cuda:0 \
+      --out "$logs/torch_diff_cuda.jsonl"
+    if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+      step "torch_oracle.py on the cuda:0 cases" /usr/bin/python3 \
+        "$(dirname "$0")/../tests/torch_diff/torch_oracle.py" "$logs/torch_diff_cuda.jsonl"
+    else
+      echo "  (no python3-torch here: run tests/torch_diff/torch_oracle.py on $logs/torch_diff_cuda.jsonl)"
+    fi
+  fi
   if [ -x "$bin/train_digits_ddp" ] && command -v orterun >/dev/null 2>&1; then
     # Two processes sharing cuda:0: gradients staged through pinned memory.
     local mpi=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 orterun --oversubscribe)

@@ -8,7 +8,8 @@
 #   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
 #      suite on PoCL (one and two devices) and its tensor tests;
 #   4. installs the OpenCL plugin into the moved prefix, shows hetero-smi there, and runs
-#      the OpenCL tests again (they must test the build tree's plugin, not the installed one).
+#      the OpenCL tests again (they must test the build tree's plugin, not the installed one);
+#   5. runs the differential test against PyTorch (tests/torch_diff) on opencl:0.
 # Build trees go to build-package/; the prefix is removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -134,4 +135,8 @@ grep -q '"name": "opencl"' "$out/hetero-smi.json" || { echo "hetero-smi --json l
 
 echo "== the tests again with an opencl plugin installed: they still test this build's file"
 ctest --test-dir "$out/opencl" -j"$jobs" --output-on-failure
+
+echo "== the differential test against PyTorch on opencl:0 (PoCL; docs/semantics.md)"
+HETERO_BACKENDS=cpu,opencl HETERO_PLUGIN_PATH="$out/opencl/lib/hetero/plugins" \
+  tests/torch_diff/run_torch_diff.sh "$build/bin/torch_diff" opencl:0
 echo "test_package: all passed"
