@@ -230,20 +230,23 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
     throw ShapeError("from_vector: " + std::to_string(count) + " values do not fill shape " +
                      detail::shape_str(shape) + " (" + std::to_string(n) + " elements)");
   if (count > 0 && data == nullptr) throw Error("from_vector: null data");
+  if (src_dtype == DType::bool_) {
+    // std::uint8_t values arrive as bool (hetero has no uint8 dtype yet): a byte other than
+    // 0 and 1 would be lost, so it is refused rather than read as true.
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    for (std::size_t k = 0; k < count; ++k)
+      if (bytes[k] > 1)
+        throw DTypeError("from_vector: value " + std::to_string(bytes[k]) + " at index " +
+                         std::to_string(k) +
+                         " is not 0 or 1: std::uint8_t values make a bool tensor (hetero has no "
+                         "uint8 dtype yet); pass std::int32_t values for numbers");
+  }
   const DType target = options.dtype_or(src_dtype);
   Tensor result = detail::new_tensor(shape, target, options, "from_vector");
   // The values arrive in their own dtype, then are converted into the result (an ordinary
   // tensor on the result's device, also for a pinned result).
   Tensor t = target == src_dtype ? result : detail::new_tensor_like(shape, src_dtype, result);
-  if (src_dtype == DType::bool_) {
-    // Bytes other than 0 and 1 (from_vector<std::uint8_t>) are true, stored as 1.
-    std::vector<std::uint8_t> canonical(count);
-    const auto* bytes = static_cast<const std::uint8_t*>(data);
-    for (std::size_t k = 0; k < count; ++k) canonical[k] = bytes[k] != 0;
-    detail::write_bytes(canonical.data(), *t.impl()->storage, 0, count);
-  } else {
-    detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
-  }
+  detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
   if (!t.is_same(result)) result.copy_(t);
   return result;
 }

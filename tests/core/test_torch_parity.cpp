@@ -220,3 +220,15 @@ TEST(TorchParity, SemanticsDoubleToHalfRoundsOnce) {
       from_vector(std::vector<double>{x}).to(DType::float16).to(DType::float64).item<double>(),
       1.0 + std::ldexp(1.0, -10));
 }
+
+// Issue #24: from_vector(std::vector<std::uint8_t>{1, 2, 250}) made [true, true, true]
+// (silent data loss for image bytes). Until the uint8 dtype exists, it is refused.
+TEST(TorchParity, BytesOtherThanZeroOrOneAreRefusedNotReadAsTrue) {
+  try {
+    from_vector(std::vector<std::uint8_t>{1, 2, 250}, {3});
+    FAIL() << "no DTypeError";
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("value 2 at index 1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(values(from_vector(std::vector<std::uint8_t>{0, 1, 1}, {3})), (V{0, 1, 1}));
+}

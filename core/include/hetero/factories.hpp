@@ -75,6 +75,8 @@ HETERO_API Tensor from_host(const void* data, std::size_t count, DType src_dtype
 
 /// Tensor of `shape` from row-major host values (copied); dtype from T (float ->
 /// float32, double -> float64, int32_t, int64_t, bool) unless options name one.
+/// std::uint8_t values make a bool tensor and must be 0 or 1 (DTypeError naming the first
+/// other value: hetero has no uint8 dtype yet, and a byte must not silently become true).
 template <class T>
 Tensor from_vector(std::span<const T> values, const Shape& shape, TensorOptions options = {}) {
   return from_host(values.data(), values.size(), dtype_of<T>, shape, options);
