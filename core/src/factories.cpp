@@ -111,7 +111,9 @@ void check_fill_value(double value, DType t) {
     case DType::float16:
       fits = !std::isfinite(value) || std::fabs(value) <= 65504.0;
       break;
-    case DType::bfloat16:
+    case DType::bfloat16:  // largest finite: (2 - 2^-7) * 2^127
+      fits = !std::isfinite(value) || std::fabs(value) <= 3.3895313892515355e38;
+      break;
     case DType::float32:
       fits = !std::isfinite(value) ||
              std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());

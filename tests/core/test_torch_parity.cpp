@@ -147,6 +147,8 @@ TEST(TorchParity, FullConvertsAsTorch) {
   EXPECT_THROW(full({2}, 1e10, TensorOptions().dtype(DType::int32)), DTypeError);
   EXPECT_THROW(full({2}, kNaN, TensorOptions().dtype(DType::int64)), DTypeError);
   EXPECT_THROW(full({2}, 1e6, TensorOptions().dtype(DType::float16)), DTypeError);
+  EXPECT_THROW(full({2}, 3.4e38, TensorOptions().dtype(DType::bfloat16)), DTypeError);
+  EXPECT_NO_THROW(full({2}, 3.3895313892515355e38, TensorOptions().dtype(DType::bfloat16)));
   EXPECT_EQ(full({2}, kInf, TensorOptions().dtype(DType::float16)).to_vector<float>()[0], INFINITY);
   EXPECT_EQ(full({2}, -2.7, TensorOptions().dtype(DType::int64)).to_vector<std::int64_t>()[0], -2);
 }

@@ -22,7 +22,8 @@ inline constexpr const char* kCategories[] = {"unary", "binary", "scalar", "redu
                                               "cast",  "matmul", "view",   "factory", "grad"};
 
 /// Case number `id` of the stream seeded with `seed` (the same id and seed give the same
-/// case on every run); category kCategories[id % 10].
+/// case on every run); category kCategories[id % 10], made by generate.cpp's generator of
+/// the same position.
 Json generate_case(std::uint64_t seed, std::int64_t id);
 
 /// Runs `spec` on `device` and returns it with "result": {"dtype", "shape", "values"} (and

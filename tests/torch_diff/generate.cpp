@@ -3,6 +3,7 @@
 // and tiny values; arguments now and then out of range, so that error parity is tested too.
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "cases.hpp"
@@ -316,28 +317,15 @@ Json grad_case(Gen& g) {
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
   Gen g(seed, id);
-  const std::string cat = kCategories[id % 10];
-  Json c;
-  if (cat == "unary")
-    c = unary_case(g);
-  else if (cat == "binary")
-    c = binary_case(g);
-  else if (cat == "scalar")
-    c = scalar_case(g);
-  else if (cat == "reduce")
-    c = reduce_case(g);
-  else if (cat == "softmax")
-    c = softmax_case(g);
-  else if (cat == "cast")
-    c = cast_case(g);
-  else if (cat == "matmul")
-    c = matmul_case(g);
-  else if (cat == "view")
-    c = view_case(g);
-  else if (cat == "factory")
-    c = factory_case(g);
-  else
-    c = grad_case(g);
+  // The generators in kCategories' order.
+  using Generator = Json (*)(Gen&);
+  static constexpr Generator kGenerators[] = {unary_case,   binary_case, scalar_case, reduce_case,
+                                              softmax_case, cast_case,   matmul_case, view_case,
+                                              factory_case, grad_case};
+  static_assert(std::size(kGenerators) == std::size(kCategories));
+  const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
+  const std::string cat = kCategories[k];
+  Json c = kGenerators[k](g);
   c["id"] = id;
   c["cat"] = cat;
   if (!c.contains("args")) c["args"] = Json::object();

@@ -6,7 +6,7 @@ usage: torch_oracle.py CASES.jsonl [--max-report N]
 Recomputes every case of the file that the C++ generator (torch_diff) wrote, with torch on
 the CPU, and compares: the result's dtype and shape always; integer and bool values exactly;
 floating values within the bounds below; and errors (hetero raises exactly where torch
-raises). Cases for which torch has no kernel (e.g. "not implemented for 'Half'") are counted
+raises). Cases for which torch has no kernel (e.g. "not implemented for 'Half'") are compared
 against torch's float64 computation rounded to the dtype instead. Exits 1 when any case differs, printing each (up to
 --max-report) as a C++ and a torch reproducer.
 
