@@ -7,6 +7,7 @@
 #include <hetero/conformance/conformance.hpp>
 #include <hetero/error.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/find_backend.hpp>
 #include <hetero/sdk/half.hpp>
@@ -144,9 +145,13 @@ std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, b
       case DType::float64:
         e = positive ? 0.05 + 2 * u : 4 * u - 2;
         break;
+      case DType::int8:
       case DType::int32:
       case DType::int64:
         e = std::floor(positive ? 1 + 50 * u : 100 * u - 50);
+        break;
+      case DType::uint8:
+        e = std::floor(positive ? 1 + 50 * u : 100 * u);
         break;
       case DType::bool_:
         e = u < 0.5 ? 0 : 1;
@@ -162,95 +167,33 @@ std::vector<double> sample_values(DType t, std::int64_t n, std::uint64_t seed, b
 
 std::vector<unsigned char> pack(DType t, const std::vector<double>& v) {
   std::vector<unsigned char> out(v.size() * element_size(t));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    unsigned char* p = out.data() + i * element_size(t);
-    switch (t) {
-      case DType::float32: {
-        float f = static_cast<float>(v[i]);
-        std::memcpy(p, &f, 4);
-        break;
-      }
-      case DType::float64:
-        std::memcpy(p, &v[i], 8);
-        break;
-      case DType::int32: {
-        auto f = static_cast<std::int32_t>(v[i]);
-        std::memcpy(p, &f, 4);
-        break;
-      }
-      case DType::int64: {
-        auto f = static_cast<std::int64_t>(v[i]);
-        std::memcpy(p, &f, 8);
-        break;
-      }
-      case DType::bool_:
-        *p = v[i] != 0 ? 1 : 0;
-        break;
-      case DType::float16: {
-        Half h(static_cast<float>(v[i]));
-        std::memcpy(p, &h, 2);
-        break;
-      }
-      case DType::bfloat16: {
-        BFloat16 h(static_cast<float>(v[i]));
-        std::memcpy(p, &h, 2);
-        break;
-      }
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const T x = convert_element<T>(v[i]);
+      std::memcpy(out.data() + i * sizeof(T), &x, sizeof(T));
     }
-  }
+  });
   return out;
 }
 
 std::vector<double> unpack(DType t, const std::vector<unsigned char>& bytes) {
-  const std::size_t n = bytes.size() / element_size(t);
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* p = bytes.data() + i * element_size(t);
-    switch (t) {
-      case DType::float32: {
-        float f;
-        std::memcpy(&f, p, 4);
-        out[i] = f;
-        break;
-      }
-      case DType::float64:
-        std::memcpy(&out[i], p, 8);
-        break;
-      case DType::int32: {
-        std::int32_t f;
-        std::memcpy(&f, p, 4);
-        out[i] = f;
-        break;
-      }
-      case DType::int64: {
-        std::int64_t f;
-        std::memcpy(&f, p, 8);
-        out[i] = static_cast<double>(f);
-        break;
-      }
-      case DType::bool_:
-        out[i] = *p;
-        break;
-      case DType::float16: {
-        Half h;
-        std::memcpy(&h, p, 2);
-        out[i] = static_cast<float>(h);
-        break;
-      }
-      case DType::bfloat16: {
-        BFloat16 h;
-        std::memcpy(&h, p, 2);
-        out[i] = static_cast<float>(h);
-        break;
-      }
+  std::vector<double> out(bytes.size() / element_size(t));
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      T x;
+      std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
+      out[i] = convert_element<double>(x);
     }
-  }
+  });
   return out;
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::float32, DType::float64, DType::int32,   DType::int64,
-                                    DType::bool_,   DType::float16, DType::bfloat16};
+  static const std::vector<DType> v{DType::float32,  DType::float64, DType::int32,
+                                    DType::int64,    DType::bool_,   DType::float16,
+                                    DType::bfloat16, DType::uint8,   DType::int8};
   return v;
 }
 
@@ -262,6 +205,12 @@ double round_to(DType t, double v) {
       return static_cast<float>(convert_element<Half>(v));
     case DType::bfloat16:
       return static_cast<float>(convert_element<BFloat16>(v));
+    case DType::uint8:  // wrapped modulo 2^bits, as the kernels' integer arithmetic
+      return static_cast<std::uint8_t>(static_cast<std::int64_t>(v));
+    case DType::int8:
+      return static_cast<std::int8_t>(static_cast<std::uint8_t>(static_cast<std::int64_t>(v)));
+    case DType::int32:
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::int64_t>(v)));
     default:
       return v;
   }

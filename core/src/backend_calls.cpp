@@ -57,6 +57,9 @@ void throw_not_implemented(const Storage& on, OpRef op, DType dtype) {
   if (op_since(op) > p.interface_minor)
     why = "backend '" + p.status.name + "' was built for plugin interface " +
           p.status.interface_version + ", which predates this op";
+  else if (dtype_since(dtype) > p.interface_minor)
+    why = "backend '" + p.status.name + "' was built for plugin interface " +
+          p.status.interface_version + ", which predates this dtype";
   throw NotImplementedError(std::string(op_name(op)) + ": not implemented for '" +
                             std::string(dtype_name(dtype)) + "' on " + on.device.str() + " (" +
                             why + ")");

@@ -94,18 +94,26 @@ Tensor empty(const Shape& shape, TensorOptions options) {
 }
 
 namespace {
-// torch.full's overflow rule (c10::checked_convert): NaN, inf and finite values beyond the
-// dtype's range are refused for integers; finite values beyond a floating dtype's largest
-// are refused; bool takes anything.
+// torch.full's overflow rule (c10::checked_convert of a floating value): NaN, inf and
+// finite values outside [lowest, max] of the dtype are refused for integers (127.5 does not
+// fit int8); finite values beyond a floating dtype's largest are refused; bool takes
+// anything.
 void check_fill_value(double value, DType t) {
   bool fits = true;
   switch (t) {
     case DType::bool_:
+    case DType::float64:
+      break;
+    case DType::uint8:
+      fits = value >= 0.0 && value <= 255.0;
+      break;
+    case DType::int8:
+      fits = value >= -128.0 && value <= 127.0;
       break;
     case DType::int32:
-      fits = value > -2147483649.0 && value < 2147483648.0;
+      fits = value >= -2147483648.0 && value <= 2147483647.0;
       break;
-    case DType::int64:
+    case DType::int64:  // 2^63 is not an int64 (torch's compare rounds the limit up to it)
       fits = value >= -9223372036854775808.0 && value < 9223372036854775808.0;
       break;
     case DType::float16:
@@ -117,8 +125,6 @@ void check_fill_value(double value, DType t) {
     case DType::float32:
       fits = !std::isfinite(value) ||
              std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
-      break;
-    case DType::float64:
       break;
   }
   if (!fits)
@@ -171,6 +177,16 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
       t == DType::int64 ? std::ceil((xend - xstart) / xstep) : std::ceil((end - start) / step);
   if (span > 9.2e18) throw ShapeError("arange: too many elements");
   const auto n = span > 0 ? static_cast<std::int64_t>(span) : 0;
+  if (integer && (std::fabs(xstart) >= 9.2e18 || std::fabs(xend) >= 9.2e18))
+    throw ShapeError("arange: bounds " + detail::format_double(start) + " -> " +
+                     detail::format_double(end) + " are outside int64's range");
+  if (integer) {  // integral values, converted as integers: uint8 -1 wraps to 255, as torch
+    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] =
+          static_cast<std::int64_t>(xstart + static_cast<double>(i) * xstep);
+    return from_host(v.data(), v.size(), DType::int64, Shape{n}, options.dtype(t));
+  }
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
     v[static_cast<std::size_t>(i)] = xstart + static_cast<double>(i) * xstep;
@@ -233,15 +249,14 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
                      detail::shape_str(shape) + " (" + std::to_string(n) + " elements)");
   if (count > 0 && data == nullptr) throw Error("from_vector: null data");
   if (src_dtype == DType::bool_) {
-    // std::uint8_t values arrive as bool (hetero has no uint8 dtype yet): a byte other than
-    // 0 and 1 would be lost, so it is refused rather than read as true.
-    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    // A bool element is one byte holding 0 or 1 (the kernels' C++ bool): any other byte is
+    // refused rather than read as an undefined bool.
+    const auto* bytes = static_cast<const unsigned char*>(data);
     for (std::size_t k = 0; k < count; ++k)
       if (bytes[k] > 1)
-        throw DTypeError("from_vector: value " + std::to_string(bytes[k]) + " at index " +
+        throw DTypeError("from_host: byte " + std::to_string(bytes[k]) + " at index " +
                          std::to_string(k) +
-                         " is not 0 or 1: std::uint8_t values make a bool tensor (hetero has no "
-                         "uint8 dtype yet); pass std::int32_t values for numbers");
+                         " is not a bool (0 or 1); pass std::uint8_t values for a uint8 tensor");
   }
   const DType target = options.dtype_or(src_dtype);
   Tensor result = detail::new_tensor(shape, target, options, "from_vector");
@@ -251,6 +266,14 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
   detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
   if (!t.is_same(result)) result.copy_(t);
   return result;
+}
+
+Tensor from_vector(const std::vector<bool>& values, const Shape& shape, TensorOptions options) {
+  const std::vector<unsigned char> bytes(values.begin(), values.end());
+  return from_host(bytes.data(), bytes.size(), DType::bool_, shape, options);
+}
+Tensor from_vector(const std::vector<bool>& values, TensorOptions options) {
+  return from_vector(values, Shape{static_cast<std::int64_t>(values.size())}, options);
 }
 
 }  // namespace hetero

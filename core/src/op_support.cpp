@@ -12,8 +12,9 @@ void OpSupport::build(const Backend& backend, int devices, int plugin_minor) {
         const OpRef op(family, static_cast<std::uint8_t>(code));
         if (op_since(op) > plugin_minor) continue;
         for (std::size_t t = 0; t < kDTypes; ++t)
-          bits_[(static_cast<std::size_t>(d) * kSlots + kOffsets[f] + op.code) * kDTypes + t] =
-              backend.supports(op, static_cast<DType>(t), d) ? 1 : 0;
+          if (dtype_since(static_cast<DType>(t)) <= plugin_minor)
+            bits_[(static_cast<std::size_t>(d) * kSlots + kOffsets[f] + op.code) * kDTypes + t] =
+                backend.supports(op, static_cast<DType>(t), d) ? 1 : 0;
       }
     }
 }

@@ -24,9 +24,9 @@ constexpr std::array<std::size_t, kFamilies + 1> family_offsets() {
 class OpSupport {
  public:
   /// Asks `backend` about every op of the core's tables and every dtype on each of its
-  /// `devices` devices. An op newer than the plugin's `plugin_minor` is unsupported without
-  /// asking (an older plugin's tables lack it: Note [Interface versions]). Exceptions from
-  /// supports() propagate (the loader reports them as the plugin's load failure).
+  /// `devices` devices. An op or a dtype newer than the plugin's `plugin_minor` is
+  /// unsupported without asking (an older plugin's tables lack it: Note [Interface versions]).
+  /// Exceptions from supports() propagate (the loader reports them as the plugin's load failure).
   void build(const Backend& backend, int devices, int plugin_minor);
   /// Whether `device`'s backend runs `op` on `dtype` (false for a device index not built).
   /// Inline: it runs before every kernel (a few loads and compares).
@@ -43,7 +43,7 @@ class OpSupport {
 
  private:
   static constexpr std::size_t kFamilies = op_support_detail::kFamilies;
-  static constexpr std::size_t kDTypes = static_cast<std::size_t>(DType::bfloat16) + 1;
+  static constexpr std::size_t kDTypes = kDTypeCount;
   static constexpr auto kOffsets = op_support_detail::family_offsets();
   static constexpr std::size_t kSlots = kOffsets[kFamilies];
 

@@ -15,8 +15,8 @@ namespace {
 
 const char* reduce_name(ReduceOp op) { return op_name(op).data(); }  // a literal of the table
 
-// Validates dtype, picks the computation and result dtypes (as torch: sum of bool and
-// int32 gives int64; mean and norm need floating input; argmax gives int64 and refuses
+// Validates dtype, picks the computation and result dtypes (as torch: sum of bool, int8,
+// uint8 and int32 gives int64; mean and norm need floating input; argmax gives int64 and refuses
 // bool; max and min of bool give bool, computed in int64 and converted back by the caller).
 Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
   const char* name = reduce_name(op);
@@ -29,7 +29,7 @@ Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
     throw DTypeError(
         "argmax(): not defined for a bool tensor (as torch); convert first, e.g. "
         "x.to(DType::int64)");
-  if (op == ReduceOp::sum && (t == DType::bool_ || t == DType::int32)) t = DType::int64;
+  if (op == ReduceOp::sum && (t == DType::bool_ || is_integral(t))) t = DType::int64;
   if ((op == ReduceOp::max || op == ReduceOp::min) && t == DType::bool_) t = DType::int64;
   out_dtype = op == ReduceOp::argmax ? DType::int64 : t;
   return a.to(t);

@@ -5,34 +5,39 @@
 
 namespace hetero::detail {
 
-/// Position in the promotion order bool < int32 < int64 < float16, bfloat16 < float32 <
-/// float64.
+/// Position in the promotion order bool < uint8, int8 < int32 < int64 < float16, bfloat16 <
+/// float32 < float64.
 constexpr int promotion_rank(DType t) noexcept {
   switch (t) {
     case DType::bool_:
       return 0;
-    case DType::int32:
+    case DType::uint8:
+    case DType::int8:
       return 1;
-    case DType::int64:
+    case DType::int32:
       return 2;
+    case DType::int64:
+      return 3;
     case DType::float16:
     case DType::bfloat16:
-      return 3;
-    case DType::float32:
       return 4;
-    case DType::float64:
+    case DType::float32:
       return 5;
+    case DType::float64:
+      return 6;
   }
   return 0;
 }
 
-/// The dtype two operands compute in: the higher of promotion_rank, and float16 with
-/// bfloat16 gives float32 (as torch.promote_types). Bool with bool stays bool. Inline: every
-/// binary op asks.
+/// The dtype two operands compute in: the higher of promotion_rank; float16 with bfloat16
+/// gives float32 (as torch.promote_types). uint8 with int8 gives int32, where torch gives
+/// int16, a dtype hetero lacks (docs/semantics.md: the values agree, as a sum or product of
+/// two 8-bit values fits 16 bits). Bool with bool stays bool. Inline: every binary op asks.
 constexpr DType promote_types(DType a, DType b) noexcept {
   if (a == b) return a;
-  if (is_half(a) && is_half(b)) return DType::float32;
-  return promotion_rank(a) >= promotion_rank(b) ? a : b;
+  const int ra = promotion_rank(a), rb = promotion_rank(b);
+  if (ra == rb) return ra == promotion_rank(DType::uint8) ? DType::int32 : DType::float32;
+  return ra > rb ? a : b;
 }
 
 /// The category of a dtype in torch's result_type: bool < integer < floating.

@@ -6,6 +6,7 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/half.hpp>
 
@@ -285,10 +286,7 @@ template <class T, class S>
 void convert(const void* src, std::size_t n, std::vector<T>& out) {
   const S* s = static_cast<const S*>(src);
   for (std::size_t k = 0; k < n; ++k) {
-    if constexpr (std::is_same_v<T, bool>)
-      out[k] = convert_element<std::uint8_t>(s[k]) != 0;
-    else
-      out[k] = convert_element<T>(s[k]);
+    out[k] = convert_element<T>(s[k]);
   }
 }
 
@@ -303,29 +301,7 @@ std::vector<T> Tensor::to_vector() const {
   std::vector<unsigned char> raw(n * es);
   detail::read_bytes(*i.storage, static_cast<std::size_t>(i.offset) * es, raw.data(), raw.size());
   std::vector<T> out(n);
-  switch (i.dtype) {
-    case DType::float32:
-      convert<T, float>(raw.data(), n, out);
-      break;
-    case DType::float64:
-      convert<T, double>(raw.data(), n, out);
-      break;
-    case DType::int32:
-      convert<T, std::int32_t>(raw.data(), n, out);
-      break;
-    case DType::int64:
-      convert<T, std::int64_t>(raw.data(), n, out);
-      break;
-    case DType::bool_:
-      convert<T, std::uint8_t>(raw.data(), n, out);
-      break;
-    case DType::float16:
-      convert<T, Half>(raw.data(), n, out);
-      break;
-    case DType::bfloat16:
-      convert<T, BFloat16>(raw.data(), n, out);
-      break;
-  }
+  dispatch_dtype(i.dtype, [&](auto tag) { convert<T, decltype(tag)>(raw.data(), n, out); });
   return out;
 }
 
@@ -342,12 +318,15 @@ template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
 template std::vector<std::int64_t> Tensor::to_vector<std::int64_t>() const;
 template std::vector<std::uint8_t> Tensor::to_vector<std::uint8_t>() const;
+template std::vector<std::int8_t> Tensor::to_vector<std::int8_t>() const;
 template std::vector<bool> Tensor::to_vector<bool>() const;
 template float Tensor::item<float>() const;
 template double Tensor::item<double>() const;
 template std::int32_t Tensor::item<std::int32_t>() const;
 template std::int64_t Tensor::item<std::int64_t>() const;
 template bool Tensor::item<bool>() const;
+template std::uint8_t Tensor::item<std::uint8_t>() const;
+template std::int8_t Tensor::item<std::int8_t>() const;
 
 // --- method forms of the ops ----------------------------------------------------------
 

@@ -56,6 +56,10 @@ MPI_Datatype mpi_datatype(DType t) noexcept {
     case DType::float16:
     case DType::bfloat16:
       return MPI_UINT16_T;
+    case DType::uint8:
+      return MPI_UINT8_T;
+    case DType::int8:
+      return MPI_INT8_T;
   }
   return MPI_DATATYPE_NULL;
 }

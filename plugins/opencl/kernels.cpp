@@ -46,6 +46,10 @@ ClType cl_type(DType t) {
       return {"float", "uint", true, false, "0", "0", "half", 1};
     case DType::bfloat16:
       return {"float", "uint", true, false, "0", "0", "ushort", 2};
+    case DType::uint8:
+      return {"uchar", "uchar", false, false, "0", "UCHAR_MAX", "uchar", 0};
+    case DType::int8:
+      return {"char", "uchar", false, false, "CHAR_MIN", "CHAR_MAX", "char", 0};
   }
   HETERO_INTERNAL_ASSERT(false, "opencl backend: dtype " + std::to_string(static_cast<int>(t)));
 }
@@ -116,6 +120,10 @@ void fill(OpenClDevice& dev, const StridedView& out, Scalar value) {
     case DType::float16:
     case DType::bfloat16:
       return fill_as(dev, out, static_cast<cl_float>(value.f));  // rounded by STORE
+    case DType::uint8:  // the low 8 bits, as scalar_as (element_conversion.hpp)
+      return fill_as(dev, out, static_cast<cl_uchar>(static_cast<std::uint8_t>(value.i)));
+    case DType::int8:
+      return fill_as(dev, out, static_cast<cl_char>(static_cast<std::int8_t>(value.i)));
   }
 }
 

@@ -194,9 +194,13 @@ TEST(HostReads, ConvertByTheBackendsRule) {
   EXPECT_EQ(from_vector(std::vector<double>{1e300}, {1}).item<std::int64_t>(), INT64_MAX);
 }
 
-// from_vector<T> takes T's own dtype: bytes (bool's storage) become bool, never 4-byte floats.
-TEST(HostReads, FromVectorOfBytesIsBool) {
-  const Tensor t = from_vector(std::vector<std::uint8_t>{0, 1, 1, 0, 1}, {5});
-  EXPECT_EQ(t.dtype(), DType::bool_);
-  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1}));
+// from_vector<T> takes T's own dtype: bytes become uint8 (as torch.tensor of torch.uint8),
+// bools bool, never 4-byte floats.
+TEST(HostReads, FromVectorOfBytesIsUint8AndOfBoolsIsBool) {
+  const Tensor t = from_vector(std::vector<std::uint8_t>{0, 1, 7, 0, 255}, {5});
+  EXPECT_EQ(t.dtype(), DType::uint8);
+  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 7, 0, 255}));
+  const Tensor b = from_vector(std::vector<bool>{false, true, true, false, true}, {5});
+  EXPECT_EQ(b.dtype(), DType::bool_);
+  EXPECT_EQ(b.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1}));
 }

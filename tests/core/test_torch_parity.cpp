@@ -224,13 +224,16 @@ TEST(TorchParity, SemanticsDoubleToHalfRoundsOnce) {
 }
 
 // Issue #24: from_vector(std::vector<std::uint8_t>{1, 2, 250}) made [true, true, true]
-// (silent data loss for image bytes). Until the uint8 dtype exists, it is refused.
-TEST(TorchParity, BytesOtherThanZeroOrOneAreRefusedNotReadAsTrue) {
+// (silent data loss for image bytes). It makes a uint8 tensor now (test_uint8_int8.cpp);
+// raw bytes claimed to be bools must be 0 or 1.
+TEST(TorchParity, BoolBytesOtherThanZeroOrOneAreRefused) {
+  const unsigned char bytes[] = {1, 2, 250};
   try {
-    from_vector(std::vector<std::uint8_t>{1, 2, 250}, {3});
+    from_host(bytes, 3, DType::bool_, {3});
     FAIL() << "no DTypeError";
   } catch (const DTypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("value 2 at index 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("byte 2 at index 1"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(values(from_vector(std::vector<std::uint8_t>{0, 1, 1}, {3})), (V{0, 1, 1}));
+  EXPECT_EQ(values(from_vector(std::vector<bool>{false, true, true})), (V{0, 1, 1}));
+  EXPECT_EQ(from_vector(std::vector<bool>{true}).dtype(), DType::bool_);
 }

@@ -17,8 +17,8 @@ inline std::vector<Device> collective_devices() {
 
 // Every dtype hetero has.
 inline std::vector<DType> all_dtypes() {
-  return {DType::float32, DType::float64, DType::int32,   DType::int64,
-          DType::bool_,   DType::float16, DType::bfloat16};
+  return {DType::float32, DType::float64,  DType::int32, DType::int64, DType::bool_,
+          DType::float16, DType::bfloat16, DType::uint8, DType::int8};
 }
 
 // A tensor of `values` (exactly representable in `t`) converted to dtype `t` on `d`.

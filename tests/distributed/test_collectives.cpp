@@ -22,10 +22,12 @@ namespace {
 double value(int r, std::int64_t i, DType t, dist::ReduceOp op) {
   if (t == DType::bool_) return (i + r) % 3 == 0 ? 1 : 0;
   if (op == dist::ReduceOp::product) {
+    if (t == DType::uint8) return 1 + (i + r) % 2;  // unsigned: 2^4 at most
     constexpr double factors[] = {1, 2, -1, 0.5};
     return factors[(i + r) % (is_floating_point(t) ? 4 : 3)];
   }
   if (is_floating_point(t)) return static_cast<double>(i % 13 - 6) * 0.5 + r;
+  if (t == DType::uint8) return static_cast<double>((i % 11) * (r + 1));  // 100 at most in sums
   const double base = static_cast<double>((i % 11 - 5) * (r + 1));
   return t == DType::int64 ? base + std::ldexp(1.0, 33) * r : base;
 }

@@ -43,7 +43,7 @@ CASES = [
     ("missing_offsets", js({"a": {"dtype": "F32", "shape": [1]}}, b"\0" * 4), "missing field \"data_offsets\""),
     ("unexpected_field", js({"a": dict(t(), extra=1)}, b"\0" * 4), "unexpected field \"extra\""),
     ("unknown_dtype", js({"a": t("F33")}, b"\0" * 4), "unknown dtype"),
-    ("unsupported_dtype_u8", js({"a": t("U8", (4,))}, b"\0" * 4), "not supported"),
+    ("unsupported_dtype_u16", js({"a": t("U16", (2,))}, b"\0" * 4), "not supported"),
     ("dtype_not_string", js({"a": t(32)}, b"\0" * 4), "\"dtype\" is not a string"),
     ("shape_not_array", js({"a": dict(t(), shape=4)}, b"\0" * 4), "\"shape\" is not an array"),
     ("shape_negative", js({"a": t(shape=(-1,))}, b"\0" * 4), "non-negative integers"),
@@ -67,6 +67,7 @@ CASES = [
     ("deep_nesting", with_header(b'{"__metadata__": ' + b"[" * 5000 + b"]" * 5000 + b"}"), "nests deeper"),
     ("empty_name", js({"": t()}, b"\0" * 4), "empty name"),
     ("header_is_string_value", with_header(b'{"a": "x"}'), "entry is not a JSON object"),
+    ("bool_byte_not_0_or_1", js({"a": t("BOOL", (4,))}, b"\0\1\2\0"), "BOOL element 2 is byte 2"),
 ]
 
 

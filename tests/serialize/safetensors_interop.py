@@ -32,12 +32,15 @@ def reference():
         "mask": ("BOOL", b),
         "half": ("F16", f16),
         "bhalf": ("BF16", bf16),
+        "pixels": ("U8", np.array([0, 128, 255], dtype=np.uint8)),
+        "quantised": ("I8", np.array([[-128, 0], [1, 127]], dtype=np.int8)),
         "scalar": ("F32", np.array(42.0, dtype=np.float32)),
         "empty": ("F32", np.zeros((0, 3), dtype=np.float32)),
     }
 
 
-NUMPY = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "I32": "<i4", "BOOL": "|b1", "F16": "<f2"}
+NUMPY = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "I32": "<i4", "BOOL": "|b1", "F16": "<f2",
+         "U8": "|u1", "I8": "|i1"}
 
 
 def to_bytes(code, array):

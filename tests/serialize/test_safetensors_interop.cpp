@@ -29,6 +29,8 @@ nn::NamedTensors reference(const Device& d) {
                                   {4}, TensorOptions(d).dtype(DType::float16)));
   t.push_back("bhalf", from_vector(std::vector<float>{1.0f, -3.5f, 256.0f}, {3},
                                    TensorOptions(d).dtype(DType::bfloat16)));
+  t.push_back("pixels", from_vector(std::vector<std::uint8_t>{0, 128, 255}).to(d));
+  t.push_back("quantised", from_vector(std::vector<std::int8_t>{-128, 0, 1, 127}, {2, 2}).to(d));
   t.push_back("scalar", full({}, 42.0, d));
   t.push_back("empty", zeros({0, 3}, d));
   return t;

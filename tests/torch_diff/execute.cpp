@@ -14,9 +14,8 @@ namespace hetero::torch_diff {
 namespace {
 
 DType parse_dtype(const std::string& s) {
-  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::bool_,
-                  DType::float16, DType::bfloat16})
-    if (dtype_name(t) == s) return t;
+  for (int k = 0; k < kDTypeCount; ++k)
+    if (dtype_name(static_cast<DType>(k)) == s) return static_cast<DType>(k);
   throw std::runtime_error("torch_diff: unknown dtype " + s);
 }
 

@@ -11,8 +11,8 @@
 namespace hetero::torch_diff {
 namespace {
 
-const std::array<const char*, 7> kDtypes = {"float32", "float64", "float16", "bfloat16",
-                                            "int32",   "int64",   "bool"};
+const std::array<const char*, 9> kDtypes = {"float32", "float64", "float16", "bfloat16", "int32",
+                                            "int64",   "bool",    "uint8",   "int8"};
 const std::array<const char*, 10> kUnary = {"neg",  "exp",     "log",  "sqrt", "abs",
                                             "relu", "sigmoid", "tanh", "sin",  "cos"};
 const std::array<const char*, 6> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
@@ -55,15 +55,16 @@ class Gen {
   /// strings "nan", "inf", "-inf".
   Json value(const std::string& t, bool special) {
     if (t == "bool") return uniform(0, 1);
+    if (t == "uint8")
+      return special && chance(0.08) ? pick(std::array<int, 3>{0, 255, 128}) : uniform(0, 12);
     if (!is_float(t)) {
-      const bool i32 = t == "int32";
-      if (special && chance(0.08)) {
-        const std::int64_t lo = i32 ? std::numeric_limits<std::int32_t>::min()
-                                    : std::numeric_limits<std::int64_t>::min();
-        const std::int64_t hi = i32 ? std::numeric_limits<std::int32_t>::max()
-                                    : std::numeric_limits<std::int64_t>::max();
-        return pick(std::array<std::int64_t, 4>{lo, hi, 0, -1});
-      }
+      const std::int64_t lo = t == "int8"    ? std::numeric_limits<std::int8_t>::min()
+                              : t == "int32" ? std::numeric_limits<std::int32_t>::min()
+                                             : std::numeric_limits<std::int64_t>::min();
+      const std::int64_t hi = t == "int8"    ? std::numeric_limits<std::int8_t>::max()
+                              : t == "int32" ? std::numeric_limits<std::int32_t>::max()
+                                             : std::numeric_limits<std::int64_t>::max();
+      if (special && chance(0.08)) return pick(std::array<std::int64_t, 4>{lo, hi, 0, -1});
       return uniform(-9, 9);
     }
     if (special && chance(0.12)) {
@@ -185,8 +186,12 @@ Json cast_case(Gen& g) {
   // Float to integer is compared only in range (out of range, torch's result is undefined
   // behaviour of C++; hetero saturates: docs/semantics.md), so no special values there.
   const bool special = !(is_float(from) && !is_float(to) && to != "bool");
-  return {
-      {"op", "to"}, {"inputs", {g.input(from, g.shape(3), special)}}, {"args", {{"dtype", to}}}};
+  Json in = g.input(from, g.shape(3), special);
+  if (is_float(from) && (to == "uint8" || to == "int8"))  // into the 8-bit range
+    for (auto& v : in["values"])
+      v = to == "uint8" ? std::fmod(std::fabs(v.get<double>()), 200.0)
+                        : std::fmod(v.get<double>(), 100.0);
+  return {{"op", "to"}, {"inputs", {in}}, {"args", {{"dtype", to}}}};
 }
 
 Json matmul_case(Gen& g) {

@@ -17,7 +17,12 @@ enum class DType : std::uint8_t {
   bool_ = 4,     ///< one byte, 0 or 1
   float16 = 5,   ///< IEEE binary16 (half): 5 exponent, 10 mantissa bits; max 65504
   bfloat16 = 6,  ///< brain float: the upper 16 bits of a binary32 (8 exponent, 7 mantissa bits)
+  uint8 = 7,     ///< unsigned 8-bit, 0..255 (as torch.uint8: image bytes); plugin interface 3.2
+  int8 = 8,      ///< two's complement 8-bit, -128..127 (as torch.int8); plugin interface 3.2
 };
+
+/// Number of DType values (the enumerators are 0 .. kDTypeCount - 1).
+inline constexpr int kDTypeCount = 9;
 
 /// Size of one element in bytes.
 constexpr std::size_t element_size(DType t) noexcept {
@@ -36,6 +41,9 @@ constexpr std::size_t element_size(DType t) noexcept {
       return 2;
     case DType::bfloat16:
       return 2;
+    case DType::uint8:
+    case DType::int8:
+      return 1;
   }
   return 0;
 }
@@ -43,6 +51,11 @@ constexpr std::size_t element_size(DType t) noexcept {
 /// True for float16, bfloat16, float32 and float64.
 constexpr bool is_floating_point(DType t) noexcept {
   return t == DType::float32 || t == DType::float64 || t == DType::float16 || t == DType::bfloat16;
+}
+
+/// True for int8, uint8, int32 and int64 (not bool), as torch's is_integral(includeBool=false).
+constexpr bool is_integral(DType t) noexcept {
+  return t == DType::int32 || t == DType::int64 || t == DType::uint8 || t == DType::int8;
 }
 
 /// True for the 16-bit floating dtypes, which kernels compute in float32 (as torch on CPU).
@@ -65,6 +78,10 @@ constexpr std::string_view dtype_name(DType t) noexcept {
       return "float16";
     case DType::bfloat16:
       return "bfloat16";
+    case DType::uint8:
+      return "uint8";
+    case DType::int8:
+      return "int8";
   }
   return "unknown";
 }
@@ -72,8 +89,8 @@ constexpr std::string_view dtype_name(DType t) noexcept {
 inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
 
 /// The DType of a C++ element type T, for dispatch and from_vector<T>:
-/// float -> float32, double -> float64, int32_t -> int32, int64_t -> int64, bool and
-/// uint8_t (bool's storage) -> bool_ (and, with <hetero/sdk/half.hpp>, the SDK's storage
+/// float -> float32, double -> float64, int32_t -> int32, int64_t -> int64, bool -> bool_,
+/// uint8_t -> uint8, int8_t -> int8 (and, with <hetero/sdk/half.hpp>, the SDK's storage
 /// types Half -> float16, BFloat16 -> bfloat16). Any other T
 /// (long long, short, unsigned, char, ...) does not compile: reading it as another type's
 /// bytes would be wrong.
@@ -82,7 +99,8 @@ struct DTypeOf {
   static_assert(
       sizeof(T) == 0,
       "hetero::dtype_of<T>: T is not an element type hetero supports (float, double, std::int32_t, "
-      "std::int64_t, bool, std::uint8_t, hetero::Half, hetero::BFloat16); convert the values "
+      "std::int64_t, bool, std::uint8_t, std::int8_t, hetero::Half, hetero::BFloat16); convert the "
+      "values "
       "first");
 };
 template <>
@@ -107,7 +125,11 @@ struct DTypeOf<bool> {
 };
 template <>
 struct DTypeOf<std::uint8_t> {
-  static constexpr DType value = DType::bool_;
+  static constexpr DType value = DType::uint8;
+};
+template <>
+struct DTypeOf<std::int8_t> {
+  static constexpr DType value = DType::int8;
 };
 
 /// dtype_of<float> == DType::float32 (see DTypeOf).

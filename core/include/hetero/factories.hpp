@@ -69,14 +69,15 @@ HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> ro
                          TensorOptions options = {});
 
 /// Copies raw host elements of `src_dtype` into a new tensor of `shape`
-/// (options.dtype, default src_dtype). ShapeError when count != product of shape.
+/// (options.dtype, default src_dtype). ShapeError when count != product of shape;
+/// DTypeError when `src_dtype` is bool and a byte is neither 0 nor 1.
 HETERO_API Tensor from_host(const void* data, std::size_t count, DType src_dtype,
                             const Shape& shape, TensorOptions options = {});
 
 /// Tensor of `shape` from row-major host values (copied); dtype from T (float ->
-/// float32, double -> float64, int32_t, int64_t, bool) unless options name one.
-/// std::uint8_t values make a bool tensor and must be 0 or 1 (DTypeError naming the first
-/// other value: hetero has no uint8 dtype yet, and a byte must not silently become true).
+/// float32, double -> float64, int32_t -> int32, int64_t -> int64, uint8_t -> uint8,
+/// int8_t -> int8, bool -> bool) unless options name one, as torch.tensor. ShapeError when
+/// the count does not fill `shape`.
 template <class T>
 Tensor from_vector(std::span<const T> values, const Shape& shape, TensorOptions options = {}) {
   return from_host(values.data(), values.size(), dtype_of<T>, shape, options);
@@ -90,5 +91,11 @@ template <class T>
 Tensor from_vector(const std::vector<T>& values, TensorOptions options = {}) {
   return from_vector(values, Shape{static_cast<std::int64_t>(values.size())}, options);
 }
+/// from_vector of bools: std::vector<bool> packs bits, so the values are copied to bytes
+/// first (a bool tensor, unless options name another dtype).
+HETERO_API Tensor from_vector(const std::vector<bool>& values, const Shape& shape,
+                              TensorOptions options = {});
+/// 1-D from_vector of bools.
+HETERO_API Tensor from_vector(const std::vector<bool>& values, TensorOptions options = {});
 
 }  // namespace hetero

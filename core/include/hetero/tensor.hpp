@@ -122,8 +122,9 @@ class HETERO_API Tensor {
 
   // --- host reads (copy from the device and wait) ------------------------------------
   /// All elements in row-major order, converted to T (float, double, int32_t, int64_t,
-  /// uint8_t or bool) by the rule of every backend's cast (<hetero/sdk/element_conversion.hpp>):
-  /// floating -> integer truncates and saturates, NaN -> 0; anything -> bool/uint8_t is x != 0.
+  /// uint8_t, int8_t or bool) by the rule of every backend's cast
+  /// (<hetero/sdk/element_conversion.hpp>): floating -> integer truncates and saturates,
+  /// NaN -> 0; integer -> narrower integer wraps (as torch); anything -> bool is x != 0.
   template <class T>
   std::vector<T> to_vector() const;
   /// The single element, converted to T; ShapeError unless numel() == 1.
@@ -202,12 +203,15 @@ extern template std::vector<double> Tensor::to_vector<double>() const;
 extern template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
 extern template std::vector<std::int64_t> Tensor::to_vector<std::int64_t>() const;
 extern template std::vector<std::uint8_t> Tensor::to_vector<std::uint8_t>() const;
+extern template std::vector<std::int8_t> Tensor::to_vector<std::int8_t>() const;
 extern template std::vector<bool> Tensor::to_vector<bool>() const;
 extern template float Tensor::item<float>() const;
 extern template double Tensor::item<double>() const;
 extern template std::int32_t Tensor::item<std::int32_t>() const;
 extern template std::int64_t Tensor::item<std::int64_t>() const;
 extern template bool Tensor::item<bool>() const;
+extern template std::uint8_t Tensor::item<std::uint8_t>() const;
+extern template std::int8_t Tensor::item<std::int8_t>() const;
 
 /// Prints as PyTorch does: `tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')`,
 /// adding `device='...'` when not on cpu and `dtype=...` when not float32/int64.

@@ -19,14 +19,14 @@ struct DTypeCode {
   std::string_view code;
   DType dtype;
 };
-// The safetensors codes hetero stores. Others (U8, I8, I16, U16, U32, U64, F8_*) are
-// valid safetensors but have no hetero dtype: reported as unsupported, not unknown.
-constexpr DTypeCode kCodes[] = {{"F32", DType::float32},  {"F64", DType::float64},
-                                {"I32", DType::int32},    {"I64", DType::int64},
-                                {"BOOL", DType::bool_},   {"F16", DType::float16},
-                                {"BF16", DType::bfloat16}};
-constexpr std::string_view kOtherCodes[] = {"U8",  "I8",      "I16",     "U16", "U32",
-                                            "U64", "F8_E4M3", "F8_E5M2", "C64"};
+// The safetensors codes hetero stores. Others (I16, U16, U32, U64, F8_*, C64) are valid
+// safetensors but have no hetero dtype: reported as unsupported, not unknown.
+constexpr DTypeCode kCodes[] = {
+    {"F32", DType::float32},   {"F64", DType::float64}, {"I32", DType::int32},
+    {"I64", DType::int64},     {"BOOL", DType::bool_},  {"F16", DType::float16},
+    {"BF16", DType::bfloat16}, {"U8", DType::uint8},    {"I8", DType::int8}};
+constexpr std::string_view kOtherCodes[] = {"I16",     "U16",     "U32", "U64",
+                                            "F8_E4M3", "F8_E5M2", "C64"};
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw FormatError("safetensors file '" + file + "': " + what);

@@ -14,13 +14,18 @@ __kernel void copy(__global const ST* in, VIEW(a), __global ST* out, VIEW(o), lo
 
 #if !IS_BOOL
 // The integer rules' helpers (as elementwise_ops.hpp's): two's complement without signed
-// overflow, division without a trap.
+// overflow, division without a trap. The (UT) after the arithmetic brings char and uchar,
+// which C promotes to int, back to their width; MIN / -1 wraps for signed T only (for
+// uchar, (T)-1 is 255).
 #if !IS_FLOAT
-inline T wrap_neg(T x) { return AS_T((UT)0 - (UT)x); }
-inline T wrap_add(T x, T y) { return AS_T((UT)x + (UT)y); }
-inline T wrap_sub(T x, T y) { return AS_T((UT)x - (UT)y); }
-inline T wrap_mul(T x, T y) { return AS_T((UT)x * (UT)y); }
-inline T wrap_div(T x, T y) { return y == (T)0 ? (T)0 : (y == (T)-1 ? wrap_neg(x) : x / y); }
+inline int is_negative(T x) { return x < (T)0; }
+inline T wrap_neg(T x) { return AS_T((UT)((UT)0 - (UT)x)); }
+inline T wrap_add(T x, T y) { return AS_T((UT)((UT)x + (UT)y)); }
+inline T wrap_sub(T x, T y) { return AS_T((UT)((UT)x - (UT)y)); }
+inline T wrap_mul(T x, T y) { return AS_T((UT)((UT)x * (UT)y)); }
+inline T wrap_div(T x, T y) {
+  return y == (T)0 ? (T)0 : ((T)-1 < (T)0 && y == (T)-1 ? wrap_neg(x) : (T)(x / y));
+}
 #endif
 
 // One case per row of the op tables (op_rules.cpp); the host asks supports() first, so an

@@ -71,19 +71,20 @@ struct DeviceArray {
 };
 
 /// Values of `dtype` in a deterministic pseudo-random pattern, stored as doubles; for
-/// integers small signed values, for bool 0/1, for floats in [-2, 2) (positive when
-/// `positive`).
+/// signed integers in [-50, 50), uint8 in [0, 100), bool 0/1, floats in [-2, 2) (positive,
+/// from 1 or 0.05, when `positive`).
 std::vector<double> sample_values(DType dtype, std::int64_t n, std::uint64_t seed,
                                   bool positive = false);
-/// Packs doubles into host bytes of `dtype`.
+/// Packs doubles into host bytes of `dtype` (by convert_element: in range, exact).
 std::vector<unsigned char> pack(DType dtype, const std::vector<double>& v);
 /// Unpacks host bytes of `dtype` into doubles.
 std::vector<double> unpack(DType dtype, const std::vector<unsigned char>& bytes);
 
 /// Every dtype, and the floating ones.
 const std::vector<DType>& all_dtypes();
-/// `v` rounded to the floating dtype `t` as a backend stores it (nearest even); other
-/// dtypes unchanged.
+/// `v` as a backend stores a result of dtype `t`: rounded to nearest even for a floating
+/// dtype, wrapped modulo 2^bits for uint8, int8 and int32 (an integer `v`; 50 * 50 in int8
+/// is -60); int64 and bool unchanged.
 double round_to(DType t, double v);
 /// One unit in the last place of `t` relative to 1 (2^-23 float32, 2^-52 float64,
 /// 2^-10 float16, 2^-7 bfloat16); 0 for integer dtypes.

@@ -13,9 +13,10 @@
 
 namespace hetero {
 
-/// Calls f(T{}) with T the storage type of `t`: float, double, int32_t, int64_t,
-/// uint8_t for bool (0 or 1), Half for float16 and BFloat16 for bfloat16 (half.hpp). Throws
-/// DTypeError for a dtype without a storage type.
+/// Calls f(T{}) with T the storage type of `t`: float, double, int32_t, int64_t, bool (one
+/// byte holding 0 or 1), uint8_t, int8_t, Half for float16 and BFloat16 for bfloat16
+/// (half.hpp). Throws DTypeError for a dtype without a storage type (a value outside the
+/// enum; the core never passes a dtype newer than the plugin's interface minor).
 template <class F>
 decltype(auto) dispatch_dtype(DType t, F&& f) {
   switch (t) {
@@ -28,11 +29,15 @@ decltype(auto) dispatch_dtype(DType t, F&& f) {
     case DType::int64:
       return f(std::int64_t{});
     case DType::bool_:
-      return f(std::uint8_t{});
+      return f(bool{});
     case DType::float16:
       return f(Half{});
     case DType::bfloat16:
       return f(BFloat16{});
+    case DType::uint8:
+      return f(std::uint8_t{});
+    case DType::int8:
+      return f(std::int8_t{});
   }
   throw DTypeError("unsupported dtype " + std::to_string(static_cast<int>(t)));
 }

@@ -5,7 +5,8 @@
 /// truncates towards zero and saturates at the target's range, NaN -> 0 (C++ leaves
 /// out-of-range conversion undefined; torch's CPU result is platform-dependent there);
 /// to float16/bfloat16 rounds to nearest even from the exact value (overflow gives inf);
-/// everything else is static_cast. bool is stored as uint8_t. Host and CUDA device code.
+/// integer -> integer wraps modulo 2^bits (int64 300 -> uint8 44, as torch); everything else is
+/// static_cast. bool is stored as C++ bool (one byte, 0 or 1). Host and CUDA device code.
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -19,8 +20,8 @@ namespace hetero {
 /// One element of S converted to D by the rule above.
 template <class D, class S>
 HETERO_HOST_DEVICE inline D convert_element(S s) {
-  if constexpr (std::is_same_v<D, std::uint8_t>) {
-    return static_cast<D>(s != S(0));
+  if constexpr (std::is_same_v<D, bool>) {
+    return s != S(0);
   } else if constexpr (is_floating_storage_v<S> && std::is_integral_v<D>) {
     using C = std::conditional_t<std::is_same_v<S, double>, double, float>;
     const C x = static_cast<C>(s);
@@ -51,8 +52,8 @@ HETERO_HOST_DEVICE inline T scalar_as(const Scalar& value) {
     return T(static_cast<float>(value.f));
   else if constexpr (std::is_floating_point_v<T>)
     return static_cast<T>(value.f);
-  else if constexpr (std::is_same_v<T, std::uint8_t>)
-    return value.i != 0 ? 1 : 0;
+  else if constexpr (std::is_same_v<T, bool>)
+    return value.i != 0;
   else
     return static_cast<T>(value.i);
 }

@@ -6,9 +6,10 @@
 ///   nearest even on return): the row's floating rule with IEEE arithmetic and the C math
 ///   functions; maximum/minimum propagate a NaN in either operand (the first one when both
 ///   are NaN), relu keeps a NaN (as torch.relu);
-/// - signed integers (rows of class `signed` / `arithmetic`): the row's integer rule; + - *
-///   and negation wrap around (two's complement, no signed overflow); division truncates
-///   towards zero, x / 0 is 0 (no trap) and MIN / -1 wraps to MIN; abs(MIN) == MIN;
+/// - integers, int8, uint8, int32 and int64 (rows of class `signed` / `arithmetic`): the row's
+///   integer rule; + - * and negation wrap around modulo 2^bits (two's complement, no signed
+///   overflow: uint8 1 - 2 is 255, as torch); division truncates towards zero, x / 0 is 0
+///   (no trap) and MIN / -1 wraps to MIN; abs(MIN) == MIN; abs and relu of uint8 are x;
 /// - bool takes no arithmetic (table_defines() says false).
 /// Compile-time forms (unary_element<Op>(x)) let loops be specialised per op and
 /// vectorised; the runtime forms (unary_element(op, x)) switch once per element, for device
@@ -52,9 +53,19 @@ HETERO_HOST_DEVICE inline T wrap_mul(T x, T y) {
 }
 template <class T>
 HETERO_HOST_DEVICE inline T wrap_div(T x, T y) {
-  if (y == 0) return T(0);             // no trap
-  if (y == -1) return wrap_neg<T>(x);  // MIN / -1 wraps
+  if (y == 0) return T(0);  // no trap
+  if constexpr (std::is_signed_v<T>)
+    if (y == -1) return wrap_neg<T>(x);  // MIN / -1 wraps
   return static_cast<T>(x / y);
+}
+
+// x < 0, without a comparison an unsigned type would make pointless (compiler warnings).
+template <class T>
+HETERO_HOST_DEVICE inline bool is_negative(T x) {
+  if constexpr (std::is_signed_v<T>)
+    return x < 0;
+  else
+    return (void)x, false;
 }
 
 // One specialisation per row: the rules as functions of the compute type C.
@@ -109,9 +120,14 @@ constexpr bool supports_unary(UnaryOp op) noexcept {
 /// Whether BinaryOp `op` is defined for storage type T (every op but on bool).
 template <class T>
 constexpr bool supports_binary(BinaryOp op) noexcept {
-  if constexpr (!std::is_same_v<T, std::uint8_t>) return static_cast<int>(op) < kBinaryOpCount;
+  if constexpr (!std::is_same_v<T, bool>) return static_cast<int>(op) < kBinaryOpCount;
   return table_defines(op, dtype_of<T>);
 }
+
+/// True for the storage types of the integer dtypes (int8, uint8, int32, int64; not bool),
+/// which take the rows' integer rules.
+template <class T>
+inline constexpr bool is_integer_storage_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 /// `Op` applied to x (the row's rule for T). Only for an op T supports (supports_unary);
 /// otherwise returns x.
@@ -121,7 +137,7 @@ HETERO_HOST_DEVICE inline T unary_element(T in) {
   if constexpr (is_floating_storage_v<T>) {
     using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(in)));
-  } else if constexpr (std::is_signed_v<T>) {
+  } else if constexpr (is_integer_storage_v<T>) {
     if constexpr (op_table_detail::kUnaryDTypes[static_cast<int>(Op)] == DTypeClass::signed_ints)
       return Rule::integer(in);
     else
@@ -138,7 +154,7 @@ HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
   if constexpr (is_floating_storage_v<T>) {
     using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(a), static_cast<C>(b)));
-  } else if constexpr (std::is_signed_v<T>) {
+  } else if constexpr (is_integer_storage_v<T>) {
     return Rule::integer(a, b);
   } else {
     return a;

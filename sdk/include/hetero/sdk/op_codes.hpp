@@ -45,7 +45,8 @@ enum class RandomDistribution : std::uint8_t { uniform, normal };
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,     ///< float16, bfloat16, float32, float64
-  signed_ints,  ///< floating, int32 and int64 (the table's `signed`)
+  signed_ints,  ///< floating and the integers int8, uint8, int32, int64 (the table's `signed`;
+                ///< torch's neg and abs take uint8 too, wrapping)
   arithmetic,   ///< every dtype but bool
   every,        ///< every dtype (fill, cast)
 };
@@ -59,7 +60,7 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
     case DTypeClass::floating:
       return is_floating_point(t);
     case DTypeClass::signed_ints:
-      return is_floating_point(t) || t == DType::int32 || t == DType::int64;
+      return is_floating_point(t) || is_integral(t);
     case DTypeClass::arithmetic:
       return t != DType::bool_;
     case DTypeClass::every:
@@ -217,11 +218,20 @@ constexpr DTypeClass op_dtypes(OpRef op) noexcept {
   return DTypeClass::every;
 }
 
-/// What the tables define: `op` is a row of this build and `dtype` is in its class. The
-/// default of Backend::supports(), so a backend that implements every kernel of the tables
-/// need not override it.
+/// The interface minor that added dtype `t` (Note [Interface versions]): 0 for the dtypes
+/// of interface 3.0, 2 for uint8 and int8. The core never hands a plugin a dtype newer than
+/// the plugin's minor (its kernels would not know the storage type).
+constexpr int dtype_since(DType t) noexcept {
+  return t == DType::uint8 || t == DType::int8 ? 2 : 0;
+}
+
+/// What the tables define: `op` is a row of this build, `dtype` is a dtype of this build's
+/// minor and in the op's class. The default of Backend::supports(), so a backend that
+/// implements every kernel of the tables need not override it.
 constexpr bool table_defines(OpRef op, DType dtype) noexcept {
   if (op.family == OpFamily::random && is_half(dtype)) return false;
+  if (static_cast<int>(dtype) >= kDTypeCount || dtype_since(dtype) > HETERO_TARGET_INTERFACE_MINOR)
+    return false;
   return op_known(op) && in_class(op_dtypes(op), dtype);
 }
 

@@ -21,9 +21,10 @@
 /// - floating_rule: the result for one element `x` of a floating type (computed in float for
 ///   the 16-bit types, double for float64), in the common subset of C++ and OpenCL C: the
 ///   <cmath> / OpenCL built-in functions, arithmetic, comparisons and ?:;
-/// - integer_rule: the same for int32/int64 (`signed` rows only; HETERO_NO_INTEGER_RULE
-///   otherwise), with the wrap-around helpers wrap_neg / wrap_add / wrap_sub / wrap_mul /
-///   wrap_div of elementwise_ops.hpp and OpenCL's elementwise.cl;
+/// - integer_rule: the same for int8, uint8, int32 and int64 (`signed` rows only;
+///   HETERO_NO_INTEGER_RULE otherwise), with the helpers wrap_neg / wrap_add / wrap_sub /
+///   wrap_mul / wrap_div (wrap-around) and is_negative (false for uint8) of
+///   elementwise_ops.hpp and OpenCL's elementwise.cl;
 /// - saves: what the backward formula reads besides g: `input` (x), `output` (y) or
 ///   `nothing`;
 /// - backward: the gradient of the input as a tensor expression of g (the output's
@@ -49,7 +50,7 @@
   _(exp,     0, floating, exp(x),                 HETERO_NO_INTEGER_RULE,    output,  g * y)                \
   _(log,     0, floating, log(x),                 HETERO_NO_INTEGER_RULE,    input,   g / x)                \
   _(sqrt,    0, floating, sqrt(x),                HETERO_NO_INTEGER_RULE,    output,  g / (2.0 * y))        \
-  _(abs,     0, signed,   fabs(x),                (x < 0 ? wrap_neg(x) : x), input,   g * sign(x))          \
+  _(abs,     0, signed,   fabs(x),                (is_negative(x) ? wrap_neg(x) : x), input, g * sign(x))      \
   _(relu,    0, signed,   (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  g * nonzero_mask(y))  \
   _(sigmoid, 0, floating, 1 / (1 + exp(-x)),      HETERO_NO_INTEGER_RULE,    output,  g * y * (1.0 - y))    \
   _(tanh,    0, floating, tanh(x),                HETERO_NO_INTEGER_RULE,    output,  g * (1.0 - y * y))
