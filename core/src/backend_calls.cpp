@@ -22,7 +22,15 @@ MemoryStats memory_stats(const LoadedPlugin& p, int device) {
   return backend(p).memory_stats(device);
 }
 void empty_cache(const LoadedPlugin& p, int device) { backend(p).empty_cache(device); }
-std::string unavailable_reason(const LoadedPlugin& p) { return backend(p).unavailable_reason(); }
+std::string unavailable_reason(const LoadedPlugin& p) {
+  try {  // a status line: a throwing plugin must not take the listing down (issue #25)
+    return backend(p).unavailable_reason();
+  } catch (const std::exception& e) {
+    return std::string("unavailable_reason() threw: ") + e.what();
+  } catch (...) {
+    return "unavailable_reason() threw a non-standard exception";
+  }
+}
 
 std::unique_ptr<Buffer> allocate(const LoadedPlugin& p, int device, std::size_t bytes) {
   HETERO_INTERNAL_ASSERT(bytes > 0, "allocate of 0 bytes");

@@ -245,3 +245,18 @@ TEST(Optim, SgdMatchesTorchFormulas) {
 }
 
 }  // namespace
+
+// Issue #25: dropping a deep graph (`total = total + loss` over 200k steps, any 300k-op
+// chain) overflowed the stack at scope exit (SIGSEGV); nodes are released iteratively.
+TEST(Autograd, DroppingAVeryDeepGraphDoesNotOverflowTheStack) {
+  Tensor x = full({}, 1.0);
+  x.requires_grad_();
+  {
+    Tensor total = full({}, 0.0);
+    for (int i = 0; i < 300000; ++i) total = total + x;
+    EXPECT_TRUE(total.requires_grad());
+  }  // the chain is dropped here
+  Tensor y = x * 2.0;
+  y.backward();
+  EXPECT_EQ(x.grad().item<float>(), 2.0f);  // the leaf and new graphs still work
+}

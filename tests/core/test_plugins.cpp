@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
+
+#include <sys/stat.h>
 
 #include <hetero/hetero.hpp>
 #include <hetero/sdk/backend.hpp>
@@ -100,6 +103,64 @@ TEST(Plugins, TruncatedElfIsRefused) {
   expect_refused(p.string(), "cannot load plugin");
 }
 
+// Issue #25: cuts of the cpu plugin from 64 bytes to one byte short all crashed the
+// process (SIGBUS in the dynamic loader) from 1 KB on; each is refused before dlopen now.
+TEST(Plugins, TruncatedPluginIsRefusedAtEveryLength) {
+  std::ifstream in(HETERO_TEST_CPU_PLUGIN, std::ios::binary);
+  const std::vector<char> whole((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(whole.size(), 100000u);
+  std::vector<std::size_t> cuts{64, 200, 1000, 1024, 4096, whole.size() / 2, whole.size() - 1};
+  for (std::size_t n = 1500; n < whole.size(); n = n * 5 / 4 + 7) cuts.push_back(n);
+  const auto p = temp_dir() / "libhetero-cut.so";
+  for (std::size_t n : cuts) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc)
+        .write(whole.data(), static_cast<std::streamsize>(n));
+    try {
+      load_plugin(p.string());
+      ADD_FAILURE() << "a cut of " << n << " bytes loaded";
+    } catch (const PluginLoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos)
+          << n << ": " << e.what();
+    }
+  }
+  EXPECT_EQ((ones({2}) + ones({2})).sum().item<float>(), 4.0f);
+}
+
+// A FIFO (or a directory) named like a plugin: opening a FIFO for reading would block until
+// a writer came, hanging every program; it is refused without reading.
+TEST(Plugins, FifoAndDirectoryNamedLikePluginsAreRefusedWithoutBlocking) {
+  const auto dir = temp_dir() / "fifo_dir";
+  fs::create_directories(dir);
+  const auto fifo = dir / "libhetero-fifo.so";
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_refused(fifo.string(), "not a regular file");
+  fs::create_directories(dir / "libhetero-dir.so");
+  expect_refused((dir / "libhetero-dir.so").string(), "not a regular file");
+  ::setenv("HETERO_PLUGIN_PATH", dir.c_str(), 1);
+  unload_plugins();
+  int refused = 0;
+  for (const auto& s : backend_status())
+    if (!s.loaded && s.reason.find("not a regular file") != std::string::npos) ++refused;
+  ::unsetenv("HETERO_PLUGIN_PATH");
+  EXPECT_EQ(refused, 2);
+  EXPECT_EQ(device_count("cpu"), 1);
+  unload_plugins();
+  fs::remove_all(dir);
+}
+
+// Every call into a plugin while loading it is guarded: what it throws, standard or not,
+// becomes a PluginLoadError naming the call (before: it escaped untyped and stopped
+// discovery, and hetero-smi aborted).
+TEST(Plugins, ThrowingIdentityCallsAreRefusedNamingTheCall) {
+  expect_refused(kBadDir + "/libhetero-namethrows.so",
+                 "asking its name failed: simulated name() failure");
+  expect_refused(kBadDir + "/libhetero-reasonthrows.so",
+                 "asking why it has no device failed: simulated unavailable_reason() failure");
+  expect_refused(kBadDir + "/libhetero-infothrowsint.so",
+                 "reading its info record failed: a non-standard exception");
+}
+
 TEST(Plugins, MissingFileIsRefused) {
   EXPECT_THROW(load_plugin("/nonexistent/libhetero-none.so"), PluginLoadError);
 }
@@ -171,7 +232,7 @@ TEST(Plugins, BadPluginsInTheSearchPathDoNotStopTheOthers) {
     if (!s.loaded && s.path.find(kBadDirCanonical) == 0) ++refused;
     if (s.loaded && s.name == "cpu") cpu = true;
   }
-  EXPECT_EQ(refused, 7);
+  EXPECT_EQ(refused, 10);
   EXPECT_TRUE(cpu);
   EXPECT_EQ(device_count("cpu"), 1);
   unload_plugins();

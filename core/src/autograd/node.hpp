@@ -37,6 +37,15 @@ struct Node {
   DType dtype = DType::float32;
   Device device = Device::cpu();
   bool released = false;  // backward() ran without retain_graph
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  /// Releases the graph behind this node iteratively: a node whose last owner is this chain
+  /// gives up its `next` before it is destroyed, so dropping a 300k-op graph (`total =
+  /// total + loss` in a loop) needs no stack depth per node (issue #25; as PyTorch's
+  /// deleteNode).
+  ~Node();
 };
 
 }  // namespace hetero::detail

@@ -16,6 +16,18 @@ void set_grad_enabled(bool enabled) noexcept { grad_enabled = enabled; }
 
 namespace detail {
 
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> pending = std::move(next);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    if (n && n.use_count() == 1) {  // the last owner: n dies below, with an empty `next`
+      for (auto& child : n->next) pending.push_back(std::move(child));
+      n->next.clear();
+    }
+  }
+}
+
 bool needs_grad(std::initializer_list<const Tensor*> inputs) {
   if (!grad_enabled) return false;
   for (const Tensor* t : inputs)
