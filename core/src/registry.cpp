@@ -2,6 +2,7 @@
 #include "backend_calls.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -102,9 +103,20 @@ void Registry::discover_locked() {
   // HETERO_PLUGIN_DISCOVERY=0: only plugins loaded explicitly with load_plugin() (the
   // conformance kit tests exactly the file it was built with, even when a plugin of the
   // same name is installed).
-  if (const char* env = std::getenv("HETERO_PLUGIN_DISCOVERY"); env && std::string(env) == "0") {
-    log_info("plugin discovery disabled by HETERO_PLUGIN_DISCOVERY=0");
-    return;
+  if (const char* env = std::getenv("HETERO_PLUGIN_DISCOVERY")) {
+    std::string v(env);
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (v == "0" || v == "false" || v == "off" || v == "no") {
+      log_info("plugin discovery disabled by HETERO_PLUGIN_DISCOVERY=" + std::string(env));
+      return;
+    }
+    if (v != "1" && v != "true" && v != "on" && v != "yes" && !v.empty()) {
+      BackendStatus bad;  // said, not silently taken as "on" (issue #25)
+      bad.reason = "HETERO_PLUGIN_DISCOVERY='" + std::string(env) +
+                   "' not understood (0/false/off/no or 1/true/on/yes): discovery stays on";
+      records_.push_back(bad);
+      log_info(bad.reason);
+    }
   }
   std::vector<std::string> dirs;
   const std::string own = default_plugin_dir();

@@ -262,6 +262,21 @@ TEST(Plugins, DiscoveryCanBeTurnedOffLeavingExplicitLoads) {
   ::unsetenv("HETERO_PLUGIN_DISCOVERY");
   unload_plugins();
   EXPECT_EQ(device_count("cpu"), 1);
+  // Issue #25: "false" left discovery on. The usual spellings turn it off; others are said.
+  for (const char* off : {"false", "OFF", "no"}) {
+    ::setenv("HETERO_PLUGIN_DISCOVERY", off, 1);
+    unload_plugins();
+    EXPECT_EQ(device_count("cpu"), 0) << off;
+  }
+  ::setenv("HETERO_PLUGIN_DISCOVERY", "maybe", 1);
+  unload_plugins();
+  EXPECT_EQ(device_count("cpu"), 1);
+  bool said = false;
+  for (const auto& s : backend_status())
+    said = said || s.reason.find("HETERO_PLUGIN_DISCOVERY='maybe' not understood") == 0;
+  EXPECT_TRUE(said);
+  ::unsetenv("HETERO_PLUGIN_DISCOVERY");
+  unload_plugins();
 }
 
 TEST(Plugins, TensorsOutliveTheRegistry) {

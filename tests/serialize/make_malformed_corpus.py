@@ -67,6 +67,9 @@ CASES = [
     ("deep_nesting", with_header(b'{"__metadata__": ' + b"[" * 5000 + b"]" * 5000 + b"}"), "nests deeper"),
     ("empty_name", js({"": t()}, b"\0" * 4), "empty name"),
     ("header_is_string_value", with_header(b'{"a": "x"}'), "entry is not a JSON object"),
+    ("duplicate_field", with_header(b'{"a": {"dtype": "F32", "dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}',
+                                    b"\0" * 4), "field \"dtype\" appears twice"),
+    ("nul_padding", with_header(json.dumps({"a": t()}).encode() + b"\0" * 6, b"\0" * 4), "NUL byte"),
     ("bool_byte_not_0_or_1", js({"a": t("BOOL", (4,))}, b"\0\1\2\0"), "BOOL element 2 is byte 2"),
 ]
 

@@ -45,6 +45,8 @@ TEST_F(Serialize, RoundTripEveryDtypeAndViews) {
   t.push_back("b", tensor({0, 1, 1}).to(DType::bool_));
   t.push_back("f16", rand({7}, DType::float16));
   t.push_back("bf16", rand({7}, DType::bfloat16));
+  t.push_back("u8", from_vector(std::vector<std::uint8_t>{0, 7, 255}));
+  t.push_back("i8", from_vector(std::vector<std::int8_t>{-128, 0, 127}));
   t.push_back("scalar", full({}, 3.5));
   t.push_back("empty", zeros({0, 2}));
   save(t, dir_ / "t.safetensors");
@@ -123,6 +125,29 @@ TEST_F(Serialize, BadNamesAndMissingFile) {
   EXPECT_FALSE(fs::exists(dir_ / "dup.safetensors"));
   EXPECT_THROW(load_file(dir_ / "no_such_file.safetensors"), Error);
   EXPECT_THROW(save(dup, dir_ / "no_such_dir" / "x.safetensors"), Error);
+}
+
+// Issue #25: a tensor named __metadata__ was saved into a file load_file() refuses (the
+// parameters lost), and a non-UTF-8 name escaped as an untyped JSON exception. Both are
+// refused at save with hetero::Error, and no file is written.
+TEST_F(Serialize, ReservedAndNonUtf8NamesAreRefusedAtSave) {
+  nn::NamedTensors reserved;
+  reserved.push_back("__metadata__", zeros({1}));
+  try {
+    save(reserved, dir_ / "r.safetensors");
+    FAIL() << "saved a tensor named __metadata__";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reserved"), std::string::npos) << e.what();
+  }
+  nn::NamedTensors bad;
+  bad.push_back("w\xff", zeros({1}));
+  EXPECT_THROW(save(bad, dir_ / "u.safetensors"), Error);
+  nn::NamedTensors ok;
+  ok.push_back("w", zeros({1}));
+  EXPECT_THROW(save(ok, dir_ / "m.safetensors", {{"k", "\xc3"}}), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "r.safetensors"));
+  EXPECT_FALSE(fs::exists(dir_ / "u.safetensors"));
+  EXPECT_FALSE(fs::exists(dir_ / "m.safetensors"));
 }
 
 // A write that fails part-way (the file size limit makes write() return EFBIG) leaves

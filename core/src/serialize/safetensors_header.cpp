@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -165,23 +167,74 @@ std::map<std::string, std::string> parse_metadata(const json& v, const std::stri
   return out;
 }
 
+// A first pass over the header with nlohmann's SAX interface, before any DOM is built:
+// nesting deeper than a safetensors header has (any value inside more than 3 containers),
+// a tensor name twice (a DOM keeps the last silently) and a field twice in a tensor's entry
+// (the reference reader refuses both). Linear in the header: nlohmann's callback parser,
+// used before, rescans a parent object after each child (quadratic in the number of
+// tensors: 40k took 10 s, issue #25).
+class StructureCheck final : public nlohmann::json_sax<json> {
+ public:
+  explicit StructureCheck(const std::string& file) : file_(file) {}
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return enter(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool end_array() override { return leave(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      if (!names_.insert(k).second) fail(file_, k, "name appears twice in the header");
+      entry_ = k;
+      fields_.clear();
+    } else if (depth_ == 2 && entry_ != "__metadata__") {
+      if (std::find(fields_.begin(), fields_.end(), k) != fields_.end())
+        fail(file_, entry_, "field \"" + k.substr(0, 32) + "\" appears twice");
+      if (fields_.size() < 8) fields_.push_back(k);  // more fields fail in parse_entry
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    fail(file_, std::string("header is not valid JSON: ") + e.what());
+  }
+
+ private:
+  bool value() const {
+    if (depth_ > 3) fail(file_, "header nests deeper than a safetensors header can");
+    return true;
+  }
+  bool enter() {
+    value();
+    ++depth_;
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+  const std::string& file_;
+  int depth_ = 0;  // containers around the current event
+  std::set<std::string> names_;
+  std::string entry_;
+  std::vector<std::string> fields_;
+};
+
 json parse_json(std::string_view text, const std::string& file) {
   if (text.empty() || text.front() != '{') fail(file, "header does not start with '{'");
   if (const auto at = invalid_utf8_at(text); at != std::string_view::npos)
     fail(file, "header is not valid UTF-8 (byte " + std::to_string(at) + ")");
-  // The callback rejects duplicate tensor names (JSON parsers keep the last silently)
-  // and deep nesting before the parser builds anything from them.
-  std::set<std::string> names;
-  const auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > 3) fail(file, "header nests deeper than a safetensors header can");
-    if (event == json::parse_event_t::key && depth == 1) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (!names.insert(key).second) fail(file, key, "name appears twice in the header");
-    }
-    return true;
-  };
+  if (const auto at = text.find('\0'); at != std::string_view::npos)
+    fail(file,
+         "header has a NUL byte at byte " + std::to_string(at) + " (safetensors pads with spaces)");
+  StructureCheck check(file);
+  json::sax_parse(text.begin(), text.end(), &check);
   try {
-    return json::parse(text.begin(), text.end(), callback);
+    return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     fail(file, std::string("header is not valid JSON: ") + e.what());
   }
@@ -255,6 +308,17 @@ Header parse_file(std::string_view bytes, const std::string& file) {
 std::string make_header(const std::vector<Entry>& entries,
                         const std::map<std::string, std::string>& metadata) {
   // ordered_json keeps the tensors in offset order, as readers display them.
+  // Names and metadata must be UTF-8 (JSON text; the reader refuses anything else).
+  const auto check_utf8 = [](const std::string& s, const char* what) {
+    if (const auto at = invalid_utf8_at(s); at != std::string_view::npos)
+      throw Error(std::string("save: ") + what + " '" + s.substr(0, 64) +
+                  "' is not valid UTF-8 (byte " + std::to_string(at) + ")");
+  };
+  for (const auto& [k, v] : metadata) {
+    check_utf8(k, "metadata key");
+    check_utf8(v, "metadata value");
+  }
+  for (const auto& e : entries) check_utf8(e.name, "tensor name");
   nlohmann::ordered_json root = nlohmann::ordered_json::object();
   if (!metadata.empty()) root["__metadata__"] = metadata;
   for (const auto& e : entries)

@@ -83,6 +83,10 @@ void save(const nn::NamedTensors& tensors, const std::filesystem::path& path,
     if (name.empty()) throw Error("save('" + path.string() + "'): a tensor has an empty name");
     if (!names.insert(name).second)
       throw Error("save('" + path.string() + "'): name '" + name + "' appears twice");
+    if (name == "__metadata__")  // the file would be unreadable (issue #25)
+      throw Error("save('" + path.string() +
+                  "'): the name '__metadata__' is reserved by safetensors for the metadata; "
+                  "rename the tensor");
     detail::impl_of(t, "save");
     st::Entry e;
     e.name = name;
