@@ -161,7 +161,7 @@ namespace {
 StridedView view_base(const Tensor& t, std::size_t ndim) {
   const auto& impl = *t.impl();
   StridedView v;
-  v.buffer = impl.storage->buffer.get();
+  v.buffer = input_storage_of(*impl.storage).buffer.get();
   v.offset = impl.offset;
   v.dtype = impl.dtype;
   v.ndim = static_cast<int>(ndim);
@@ -210,7 +210,18 @@ std::string format_double(double v) {
   return s;
 }
 
-const Storage& storage_of(const Tensor& t) { return *t.impl()->storage; }
+const Storage& input_storage_of(const Storage& s) {
+  if (s.plugin->retired.load(std::memory_order_relaxed)) [[unlikely]]
+    s.stream().synchronize();  // Note [Retired plugins]
+  return s;
+}
+
+const Storage& storage_of(const Tensor& t) {
+  const Storage& s = *t.impl()->storage;
+  if (s.plugin->retired.load(std::memory_order_relaxed)) [[unlikely]]
+    default_stream_for(s.device).synchronize();  // Note [Retired plugins]
+  return s;
+}
 
 void fill(const Tensor& t, double v) {
   if (t.numel() == 0) return;

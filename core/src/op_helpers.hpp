@@ -52,7 +52,19 @@ StridedView contiguous_view_of(const Tensor& t, const Shape& shape);
 std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
 /// The storage of a defined tensor: its device, plugin and buffer (what backend_calls.hpp's
 /// kernels run on).
+///
+/// Note [Retired plugins]: tensors made before unload_plugins() keep their plugin instance
+/// (Note [Plugin lifetime]) while new tensors of the same device get a new instance, with
+/// its own queue: the two queues do not order each other's work (issue #25: (x + y).sum()
+/// of an old x and a new y read x before its fill ran). So a kernel input from a retired
+/// plugin waits for that plugin's stream first (view_of), and a kernel that runs on a
+/// retired plugin (storage_of of its output) waits for the device's current plugin first.
+/// Free on the usual path: one relaxed load per operand.
 const Storage& storage_of(const Tensor& t);
+/// The storage of a kernel input read by the kernel's own plugin, after the retired-plugin
+/// wait of Note [Retired plugins] (view_of applies it; for callers that pass buffers, as
+/// GEMM's).
+const Storage& input_storage_of(const Storage& s);
 /// Sets every element of `t` to `v` on its device (nothing for an empty tensor), converted
 /// as Backend::fill does; no range check (the public full() has it). An integer `v` stays
 /// exact for int64 (a double would round above 2^53) and wraps into narrower integers.

@@ -5,6 +5,7 @@
 // the library. Members are declared so the backend is destroyed before the library is
 // released; Storage does the same for buffers. So a library is unloaded only after the
 // last object it created is gone, and always from core code.
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,9 @@ struct LoadedPlugin {
   BackendStatus status;
   int interface_minor = 0;  // the plugin's interface minor (its info record)
   OpSupport support;        // what its backend runs, per device (built when it loads)
+  // unload_plugins() let go of it while tensors still hold it (Note [Retired plugins],
+  // op_helpers.hpp): their work is synchronised before another plugin's kernels use them.
+  std::atomic<bool> retired{false};
 
   LoadedPlugin() = default;
   LoadedPlugin(const LoadedPlugin&) = delete;

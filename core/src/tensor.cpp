@@ -127,8 +127,21 @@ void Tensor::copy_(const Tensor& src) {
                        static_cast<std::size_t>(numel()) * es);
     return;
   }
-  const Tensor local = src.to(device());
-  detail::calls::cast(*i.storage, detail::view_of(local), detail::view_of(*this));
+  Tensor local = src.to(device());
+  const auto& l = *local.impl();
+  if (l.storage == i.storage) {  // one storage: the same view is a no-op; overlap goes via a copy
+    if (l.offset == i.offset && l.strides == i.strides) return;
+    const auto last = [](const detail::TensorImpl& t) {
+      std::int64_t end = t.offset;
+      for (std::size_t d = 0; d < t.shape.size(); ++d) end += (t.shape[d] - 1) * t.strides[d];
+      return end;
+    };
+    // Element ranges that intersect: copied through a temporary, so that x.narrow(0, 1, 4)
+    // .copy_(x.narrow(0, 0, 4)) shifts and m.copy_(m.t()) transposes (torch raises there;
+    // docs/semantics.md). Before: the kernel read elements it had already overwritten.
+    if (l.offset <= last(i) && i.offset <= last(l)) local = local.clone();
+  }
+  detail::calls::cast(detail::storage_of(*this), detail::view_of(local), detail::view_of(*this));
 }
 
 void* Tensor::host_data_ptr() const {

@@ -279,6 +279,25 @@ TEST(Plugins, DiscoveryCanBeTurnedOffLeavingExplicitLoads) {
   unload_plugins();
 }
 
+// Issue #25: an old tensor (its plugin instance retired by unload_plugins()) mixed with a
+// new one gave wrong sums in 49 of 50 rounds: the new instance's queue read the old tensor
+// before the old queue had filled it. Large fills are queued on the device worker, so each
+// round races unless the core orders the two queues (Note [Retired plugins]).
+TEST(Plugins, TensorsOfARetiredPluginMixWithNewOnes) {
+  constexpr std::int64_t n = 1 << 22;
+  for (int round = 0; round < 12; ++round) {
+    Tensor x = full({n}, 1.0);
+    Tensor w = full({64, 64}, 0.5);
+    unload_plugins();
+    Tensor y = full({n}, 2.0);
+    EXPECT_EQ((x + y).sum().item<double>(), 3.0 * n) << "round " << round;
+    EXPECT_EQ((y + x).sum().item<double>(), 3.0 * n) << "round " << round;
+    x.copy_(y * 2);  // runs on the retired instance, reading the new one's output
+    EXPECT_EQ((x - y).sum().item<double>(), 2.0 * n) << "round " << round;
+    EXPECT_EQ(matmul(w, full({64, 64}, 2.0)).sum().item<double>(), 64.0 * 64 * 64) << round;
+  }
+}
+
 TEST(Plugins, TensorsOutliveTheRegistry) {
   Tensor t = arange(10).to(DType::float32);
   std::shared_ptr<Backend> handle = find_backend("cpu");

@@ -204,3 +204,24 @@ TEST(HostReads, FromVectorOfBytesIsUint8AndOfBoolsIsBool) {
   EXPECT_EQ(b.dtype(), DType::bool_);
   EXPECT_EQ(b.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1}));
 }
+
+// Issue #25: copy_ between overlapping views of one tensor smeared silently (a one-step
+// shift gave [0, 0, 0, 0, 0]; m.copy_(m.t()) was wrong). It copies as if through a
+// temporary (torch raises for these; docs/semantics.md row 13).
+TEST(CopyInPlace, OverlappingViewsCopyAsThroughATemporary) {
+  Tensor x = arange(0, 5);
+  x.narrow(0, 1, 4).copy_(x.narrow(0, 0, 4));
+  EXPECT_EQ(x.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 2, 3}));
+  Tensor y = arange(0, 5);
+  y.narrow(0, 0, 4).copy_(y.narrow(0, 1, 4));
+  EXPECT_EQ(y.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 3, 4, 4}));
+  Tensor m = arange(0, 9).view({3, 3});
+  m.copy_(m.t());
+  EXPECT_EQ(m.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 3, 6, 1, 4, 7, 2, 5, 8}));
+  Tensor z = arange(0, 4);
+  z.copy_(z);  // the same view: nothing to do
+  EXPECT_EQ(z.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  Tensor w = arange(0, 6);
+  w.narrow(0, 3, 3).copy_(w.narrow(0, 0, 3));  // disjoint ranges of one storage
+  EXPECT_EQ(w.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 0, 1, 2}));
+}
