@@ -180,17 +180,28 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
   if (integer && (std::fabs(xstart) >= 9.2e18 || std::fabs(xend) >= 9.2e18))
     throw ShapeError("arange: bounds " + detail::format_double(start) + " -> " +
                      detail::format_double(end) + " are outside int64's range");
-  if (integer) {  // integral values, converted as integers: uint8 -1 wraps to 255, as torch
-    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i)
-      v[static_cast<std::size_t>(i)] =
-          static_cast<std::int64_t>(xstart + static_cast<double>(i) * xstep);
-    return from_host(v.data(), v.size(), DType::int64, Shape{n}, options.dtype(t));
+  // The result first (OutOfMemoryError, typed, for arange(0, 1e12)), then the values in
+  // chunks of host memory: never a host vector of n elements.
+  Tensor result = empty(Shape{n}, options.dtype(t));
+  constexpr std::int64_t kChunk = std::int64_t{1} << 16;
+  for (std::int64_t lo = 0; lo < n; lo += kChunk) {
+    const std::int64_t m = std::min(kChunk, n - lo);
+    Tensor part = result.narrow(0, lo, m);
+    const TensorOptions host = TensorOptions(result.device()).dtype(t);
+    if (integer) {  // integral values, converted as integers: uint8 -1 wraps to 255, as torch
+      std::vector<std::int64_t> v(static_cast<std::size_t>(m));
+      for (std::int64_t i = 0; i < m; ++i)
+        v[static_cast<std::size_t>(i)] =
+            static_cast<std::int64_t>(xstart + static_cast<double>(lo + i) * xstep);
+      part.copy_(from_host(v.data(), v.size(), DType::int64, Shape{m}, host));
+    } else {
+      std::vector<double> v(static_cast<std::size_t>(m));
+      for (std::int64_t i = 0; i < m; ++i)
+        v[static_cast<std::size_t>(i)] = xstart + static_cast<double>(lo + i) * xstep;
+      part.copy_(from_host(v.data(), v.size(), DType::float64, Shape{m}, host));
+    }
   }
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = xstart + static_cast<double>(i) * xstep;
-  return from_host(v.data(), v.size(), DType::float64, Shape{n}, options.dtype(t));
+  return result;
 }
 }  // namespace
 

@@ -225,3 +225,17 @@ TEST(CopyInPlace, OverlappingViewsCopyAsThroughATemporary) {
   w.narrow(0, 3, 3).copy_(w.narrow(0, 0, 3));  // disjoint ranges of one storage
   EXPECT_EQ(w.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 0, 1, 2}));
 }
+
+// Issue #25: arange(0, 1e12) escaped as an untyped std::bad_alloc (a host vector of 1e12
+// values); the result is allocated first now, and the values written in chunks.
+TEST(Factories, HugeArangeIsATypedOutOfMemoryErrorAndLongOnesAreExact) {
+  EXPECT_THROW(arange(0.0, 1e12), OutOfMemoryError);
+  EXPECT_THROW(arange(std::int64_t{0}, std::int64_t{1} << 45), OutOfMemoryError);
+  const auto v = arange(0, 200001).to_vector<std::int64_t>();  // four chunks
+  ASSERT_EQ(v.size(), 200001u);
+  for (std::size_t i = 0; i < v.size(); i += 9973) EXPECT_EQ(v[i], static_cast<std::int64_t>(i));
+  EXPECT_EQ(v.back(), 200000);
+  const auto f =
+      arange(0.0, 100000.0, 0.5, TensorOptions().dtype(DType::float64)).to_vector<double>();
+  EXPECT_EQ(f[199999], 99999.5);
+}

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <csignal>
@@ -204,3 +207,56 @@ TEST_F(Serialize, HalfPrecisionRoundsToNearestEvenAndOverflowsToInf) {
 }
 
 }  // namespace
+
+namespace {
+nn::NamedTensors one_tensor(double v) {
+  nn::NamedTensors t;
+  t.push_back("w", full({2}, v));
+  return t;
+}
+double saved_value(const fs::path& p) { return load_file(p).at("w").to_vector<double>()[0]; }
+}  // namespace
+
+// Issue #25: a killed save left its hidden temporary behind for ever (49 left, 8.3 GB).
+// Temporaries carry the writer's pid; the next save of that file removes a dead writer's.
+TEST_F(Serialize, StaleTemporaryOfAKilledWriterIsRemovedByTheNextSave) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // a pid that no longer runs
+  const fs::path stale = dir_ / (".m.safetensors.tmp." + std::to_string(child) + ".AbC123");
+  const fs::path live = dir_ / (".m.safetensors.tmp." + std::to_string(::getpid()) + ".XyZ789");
+  std::ofstream(stale) << "partial";
+  std::ofstream(live) << "another writer of this process";
+  save(one_tensor(1.0), dir_ / "m.safetensors");
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));  // its writer is alive: not touched
+  EXPECT_EQ(saved_value(dir_ / "m.safetensors"), 1.0);
+}
+
+// Issue #25: save() replaced a symlink by a regular file and ignored the umask.
+TEST_F(Serialize, SymlinkIsWrittenThroughAndTheUmaskHonoured) {
+  save(one_tensor(1.0), dir_ / "real.safetensors");
+  fs::create_symlink(dir_ / "real.safetensors", dir_ / "link.safetensors");
+  save(one_tensor(2.0), dir_ / "link.safetensors");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.safetensors"));
+  EXPECT_EQ(saved_value(dir_ / "real.safetensors"), 2.0);
+  const mode_t old = ::umask(077);
+  save(one_tensor(3.0), dir_ / "private.safetensors");
+  ::umask(old);
+  EXPECT_EQ(fs::status(dir_ / "private.safetensors").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+  // An existing file keeps its mode; a read-only one is refused unless the process may
+  // write it anyway (root), as open() would.
+  fs::permissions(dir_ / "real.safetensors", fs::perms::owner_read | fs::perms::group_read);
+  if (::geteuid() == 0) {
+    save(one_tensor(4.0), dir_ / "real.safetensors");
+    EXPECT_EQ(saved_value(dir_ / "real.safetensors"), 4.0);
+  } else {
+    EXPECT_THROW(save(one_tensor(4.0), dir_ / "real.safetensors"), Error);
+    EXPECT_EQ(saved_value(dir_ / "real.safetensors"), 2.0);
+  }
+  EXPECT_EQ(fs::status(dir_ / "real.safetensors").permissions(),
+            fs::perms::owner_read | fs::perms::group_read);
+  EXPECT_THROW(save(one_tensor(5.0), dir_), Error);  // a directory is not a file
+}
