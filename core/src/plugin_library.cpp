@@ -68,6 +68,12 @@ void check_elf_file(const std::string& path) {
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) fail(path, std::string("cannot stat file: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) fail(path, "not a regular file");
+  // Whose code this is (as ld.so's secure mode and OpenSSL's module loader): owned by root
+  // or by this user, and not writable by every user.
+  if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    fail(path, "owned by uid " + std::to_string(st.st_uid) +
+                   ", neither root nor this user (chown it to load it)");
+  if ((st.st_mode & S_IWOTH) != 0) fail(path, "writable by every user (chmod o-w to load it)");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   std::array<unsigned char, 64> h{};
   if (!read_at(f.fd, 0, h.data(), h.size()) || std::memcmp(h.data(),

@@ -1,6 +1,8 @@
 #include "registry.hpp"
 #include "backend_calls.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -98,6 +100,14 @@ BackendStatus Registry::load_locked(const std::string& canonical, bool throw_on_
   }
 }
 
+namespace {
+// A directory every user may write (/tmp-like): its files are not trusted for discovery.
+bool world_writable(const std::string& dir) {
+  struct stat st {};
+  return ::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) != 0;
+}
+}  // namespace
+
 void Registry::discover_locked() {
   if (discovered_) return;
   discovered_ = true;
@@ -122,7 +132,9 @@ void Registry::discover_locked() {
   std::vector<std::string> dirs;
   const std::string own = default_plugin_dir();
   if (!own.empty() && fs::is_directory(own)) dirs.push_back(own);
-  if (const char* env = std::getenv("HETERO_PLUGIN_PATH")) {
+  // secure_getenv: a setuid/setgid program ignores the variable (as ld.so ignores
+  // LD_LIBRARY_PATH there), so it cannot be made to load a plugin of the caller's choosing.
+  if (const char* env = ::secure_getenv("HETERO_PLUGIN_PATH")) {
     for (const auto& entry : split(env, ':')) {
       if (entry.empty()) continue;  // an empty entry would mean the current directory: never
       BackendStatus bad;
@@ -133,6 +145,10 @@ void Registry::discover_locked() {
                      "current directory)";
       } else if (!fs::is_directory(entry)) {
         bad.reason = "HETERO_PLUGIN_PATH entry '" + entry + "' ignored: no such directory";
+      } else if (world_writable(entry)) {
+        bad.reason = "HETERO_PLUGIN_PATH entry '" + entry +
+                     "' ignored: the directory is writable by every user, so anyone could put a "
+                     "plugin there (chmod o-w)";
       } else {
         dirs.push_back(fs::canonical(entry).string());
         continue;

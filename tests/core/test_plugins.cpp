@@ -9,6 +9,7 @@
 #include <random>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <hetero/hetero.hpp>
 #include <hetero/sdk/backend.hpp>
@@ -159,6 +160,36 @@ TEST(Plugins, ThrowingIdentityCallsAreRefusedNamingTheCall) {
                  "asking why it has no device failed: simulated unavailable_reason() failure");
   expect_refused(kBadDir + "/libhetero-infothrowsint.so",
                  "reading its info record failed: a non-standard exception");
+}
+
+// Issue #25: plugins were loaded from a world-writable directory and from files anyone
+// could have written. Refused now, as ld.so's secure mode and OpenSSL's module loader do.
+TEST(Plugins, UntrustedPluginFilesAndDirectoriesAreRefused) {
+  const auto dir = temp_dir() / "untrusted";
+  fs::create_directories(dir);
+  const auto copy = dir / "libhetero-copy.so";
+  fs::copy_file(kBadDir + "/libhetero-badversion.so", copy, fs::copy_options::overwrite_existing);
+  fs::permissions(copy, fs::perms::others_write, fs::perm_options::add);
+  expect_refused(copy.string(), "writable by every user");
+  fs::permissions(copy, fs::perms::others_write, fs::perm_options::remove);
+  if (::geteuid() == 0) {  // only root can give a file away
+    ASSERT_EQ(::chown(copy.c_str(), 12345, 12345), 0);
+    expect_refused(copy.string(), "owned by uid 12345, neither root nor this user");
+  }
+  fs::permissions(dir, fs::perms::others_all, fs::perm_options::add);
+  ::setenv("HETERO_PLUGIN_PATH", dir.c_str(), 1);
+  unload_plugins();
+  bool said = false;
+  for (const auto& st : backend_status()) {
+    EXPECT_NE(st.path, fs::canonical(copy).string()) << "a file of a world-writable directory";
+    said = said || st.reason.find("writable by every user, so anyone could put a plugin") !=
+                       std::string::npos;
+  }
+  ::unsetenv("HETERO_PLUGIN_PATH");
+  EXPECT_TRUE(said);
+  EXPECT_EQ(device_count("cpu"), 1);
+  unload_plugins();
+  fs::remove_all(dir);
 }
 
 TEST(Plugins, MissingFileIsRefused) {
