@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (json) {
-      std::cout << to_json().dump(2) << '\n';
+      // Paths are bytes, not always UTF-8: invalid sequences print as U+FFFD, never throw.
+      std::cout << to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       return 0;
     }
     if (!plugins_only) {
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
       print_devices();
     }
     if (!devices_only) print_plugins();
-  } catch (const hetero::Error& e) {
+  } catch (const std::exception& e) {
     std::cerr << "hetero-smi: " << e.what() << '\n';
     return 2;
   }
