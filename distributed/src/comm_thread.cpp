@@ -36,8 +36,13 @@ void CommThread::abandon() noexcept {
 
 std::optional<int> CommThread::run(std::function<int()> task,
                                    std::chrono::duration<double> timeout) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  // Beyond 1e9 s (31 years; inf), no deadline: the steady_clock time point would overflow
+  // (issue #29: HETERO_DISTRIBUTED_TIMEOUT=inf made every collective time out at once).
+  const bool forever = !(timeout.count() < 1e9);
+  const auto deadline =
+      forever ? std::chrono::steady_clock::time_point::max()
+              : std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
   {
     std::lock_guard lock(mutex_);
     task_ = std::move(task);
@@ -47,8 +52,10 @@ std::optional<int> CommThread::run(std::function<int()> task,
   wake_.notify_one();
   if (!spin_for(done_)) {
     std::unique_lock lock(mutex_);
-    if (!finished_.wait_until(lock, deadline,
-                              [this] { return done_.load(std::memory_order_acquire); }))
+    const auto done = [this] { return done_.load(std::memory_order_acquire); };
+    if (forever)
+      finished_.wait(lock, done);
+    else if (!finished_.wait_until(lock, deadline, done))
       return std::nullopt;
   }
   std::lock_guard lock(mutex_);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -31,14 +32,30 @@ void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw setup_error(what, rc);
 }
 
+// The one rule for a timeout, from the options or the environment (issue #29): seconds
+// >= 0, where 0 means none (collectives on the calling thread) and inf none on the
+// communication thread; NaN and negative values are refused, not taken as "none".
+double validated_timeout(double seconds, const std::string& source) {
+  if (std::isnan(seconds) || seconds < 0)
+    throw DistributedError(fmt::format(
+        "init_process_group: {} is not a timeout: give seconds >= 0 (0: collectives on the "
+        "calling thread without a timeout; inf: no timeout)",
+        source));
+  return seconds;
+}
+
 ProcessGroupOptions with_environment(ProcessGroupOptions o) {
+  o.timeout_seconds = validated_timeout(
+      o.timeout_seconds,
+      fmt::format("ProcessGroupOptions::timeout_seconds = {}", o.timeout_seconds));
   if (const char* t = std::getenv("HETERO_DISTRIBUTED_TIMEOUT"); t && *t) {
     char* end = nullptr;
     const double seconds = std::strtod(t, &end);
     if (end == t || *end != '\0')
       throw DistributedError(fmt::format(
           "init_process_group: HETERO_DISTRIBUTED_TIMEOUT='{}' is not a number of seconds", t));
-    o.timeout_seconds = seconds;
+    o.timeout_seconds =
+        validated_timeout(seconds, fmt::format("HETERO_DISTRIBUTED_TIMEOUT='{}'", t));
   }
   if (const char* c = std::getenv("HETERO_DISTRIBUTED_CHECK"); c && *c)
     o.check_consistency = std::string(c) != "0";

@@ -2,6 +2,8 @@
 // for the whole group; odd, zero and non-contiguous shapes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <cmath>
 #include <limits>
 
@@ -299,6 +301,36 @@ TEST(ProcessGroup, UseWithoutAGroupThrowsAndAGroupCanBeMadeAgain) {
   dist::init_process_group();
   dist::all_reduce(x);
   EXPECT_EQ(x.to_vector<double>(), (std::vector<double>(2, dist::world_size())));
+}
+
+// Issue #29: HETERO_DISTRIBUTED_TIMEOUT=inf overflowed the deadline (every collective
+// longer than ~50 us failed "within inf s" and broke the group); nan was taken as "no
+// timeout". One rule now: seconds >= 0, inf is no deadline, NaN and negatives are refused.
+TEST(ProcessGroup, TimeoutIsValidatedAndInfMeansNoDeadline) {
+  const char* before = std::getenv("HETERO_DISTRIBUTED_TIMEOUT");
+  const std::string saved = before ? before : "";
+  dist::destroy_process_group();
+  for (const char* bad : {"nan", "-1", "-inf"}) {
+    ::setenv("HETERO_DISTRIBUTED_TIMEOUT", bad, 1);
+    EXPECT_THROW(dist::init_process_group(), dist::DistributedError) << bad;
+  }
+  ::unsetenv("HETERO_DISTRIBUTED_TIMEOUT");
+  EXPECT_THROW(dist::init_process_group({.timeout_seconds = std::nan("")}), dist::DistributedError);
+  EXPECT_THROW(dist::init_process_group({.timeout_seconds = -5}), dist::DistributedError);
+  for (const char* forever : {"inf", "1e300"}) {
+    ::setenv("HETERO_DISTRIBUTED_TIMEOUT", forever, 1);
+    dist::init_process_group();
+    Tensor x = full({1 << 20}, 1.0);  // milliseconds of work: past the old instant deadline
+    for (int i = 0; i < 3; ++i) dist::all_reduce(x);
+    const double w = dist::world_size();
+    EXPECT_EQ(x[12345].item<double>(), w * w * w) << forever;
+    dist::destroy_process_group();
+  }
+  if (saved.empty())
+    ::unsetenv("HETERO_DISTRIBUTED_TIMEOUT");
+  else
+    ::setenv("HETERO_DISTRIBUTED_TIMEOUT", saved.c_str(), 1);
+  dist::init_process_group();
 }
 
 TEST(ProcessGroup, JoinsAnApplicationsCommunicator) {
