@@ -22,7 +22,7 @@ struct Record {
   std::int64_t numel;
   std::uint64_t shape_hash;  // FNV-1a of every dimension
   std::int64_t other_numel;
-  std::int32_t op_hash, dtype, reduce_op, root, ndim, unused;
+  std::int32_t op_hash, dtype, reduce_op, root, ndim, seq;  // seq: Group::calls
   bool operator==(const Record& o) const { return std::memcmp(this, &o, sizeof(Record)) == 0; }
 };
 static_assert(sizeof(Record) == 80);
@@ -34,23 +34,33 @@ std::uint64_t fnv1a(const void* data, std::size_t bytes,
   return h;
 }
 
-Record describe(const CallSite& site) {
+Record describe(const CallSite& site, std::int32_t seq) {
   Record r{};
+  r.op_hash = static_cast<std::int32_t>(fnv1a(site.op, std::strlen(site.op)) & 0x7fffffff);
+  r.reduce_op = site.reduce_op;
+  r.root = site.root;
+  r.other_numel = site.other_numel;
+  r.seq = seq;
+  r.dtype = -1;
+  r.ndim = -1;  // no operand (barrier)
+  if (site.tensor == nullptr) return r;
   const Shape& shape = site.tensor->shape();
   for (std::size_t d = 0; d < std::min(shape.size(), shown_dims); ++d) r.dims[d] = shape[d];
   r.numel = site.tensor->numel();
   r.shape_hash = fnv1a(shape.data(), shape.size() * sizeof(std::int64_t));
-  r.other_numel = site.other_numel;
-  r.op_hash = static_cast<std::int32_t>(fnv1a(site.op, std::strlen(site.op)) & 0x7fffffff);
   r.dtype = static_cast<std::int32_t>(site.tensor->dtype());
-  r.reduce_op = site.reduce_op;
-  r.root = site.root;
   r.ndim = static_cast<std::int32_t>(shape.size());
   return r;
 }
 
+std::int32_t barrier_hash() { return static_cast<std::int32_t>(fnv1a("barrier", 7) & 0x7fffffff); }
+
 std::string show(const Record& r, const CallSite& mine, const Record& my_record) {
   std::string s = r.op_hash == my_record.op_hash ? mine.op : "another collective";
+  if (r.op_hash != my_record.op_hash && r.op_hash == barrier_hash()) s = "barrier";
+  if (r.seq != my_record.seq)
+    s += fmt::format(" (its call #{}, this rank's #{})", r.seq, my_record.seq);
+  if (r.ndim < 0) return s;
   s += fmt::format(" {} [", dtype_name(static_cast<DType>(r.dtype)));
   for (std::int32_t d = 0; d < std::min<std::int32_t>(r.ndim, shown_dims); ++d)
     s += fmt::format("{}{}", d ? ", " : "", r.dims[d]);
@@ -70,7 +80,7 @@ void call_checked(Group& g, const CallSite& site, std::function<int()> collectiv
     return;
   }
   constexpr int disagree = -1;
-  const Record mine = describe(site);
+  const Record mine = describe(site, g.calls);
   auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
   const int rc = g.call(site.op, [comm = g.comm, mine, all, collective = std::move(collective)] {
     const int gathered =

@@ -11,7 +11,7 @@ namespace hetero::distributed::detail {
 // What a rank says about its call of collective `op` (a name of collectives.hpp).
 struct CallSite {
   const char* op;
-  const Tensor* tensor;           // the operand whose shape and dtype must agree
+  const Tensor* tensor;           // the operand whose shape and dtype must agree (null: barrier)
   int reduce_op = -1;             // a ReduceOp, or -1
   int root = -1;                  // broadcast's root, or -1
   std::int64_t other_numel = -1;  // the other operand's element count (gather/scatter)

@@ -3,6 +3,7 @@
 // collectives make MPI calls (Group::call).
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,10 @@ struct Group {
   std::string broken;                  // why the group is unusable (after a timeout)
   NanReductions nan_ops;
   Staging staging;
+  // Collectives called on this rank, counting those that failed before communicating (a
+  // local DTypeError): the consistency check's sequence number, so that a rank whose call
+  // failed locally cannot pair its next call with a peer's previous one (issue #29).
+  std::int32_t calls = 0;
 
   // "rank R of N".
   std::string who() const;
@@ -38,8 +43,8 @@ struct Group {
   int call(const char* op, std::function<int()> task);
 };
 
-// The process group for collective `op`; DistributedError when there is none or it is
-// unusable.
+// The process group for collective `op`, counting the call (Group::calls);
+// DistributedError when there is none or it is unusable.
 Group& group(const char* op);
 
 }  // namespace hetero::distributed::detail

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "consistency.hpp"
 #include "group.hpp"
 
 namespace hetero::distributed {
@@ -118,6 +119,7 @@ Group& existing(const char* op) {
 Group& group(const char* op) {
   Group& g = existing(op);
   if (!g.broken.empty()) throw g.error(op, "the process group is unusable: " + g.broken);
+  ++g.calls;
   return g;
 }
 
@@ -178,7 +180,9 @@ int local_rank() { return detail::existing("local_rank").local_rank; }
 
 void barrier() {
   auto& g = detail::group("barrier");
-  g.call("barrier", [comm = g.comm] { return MPI_Barrier(comm); });
+  // Checked as the other collectives (issue #29: a barrier facing peers in all_reduce waited
+  // out the whole timeout instead of saying they disagree).
+  detail::call_checked(g, {"barrier", nullptr}, [comm = g.comm] { return MPI_Barrier(comm); });
 }
 
 }  // namespace hetero::distributed

@@ -333,6 +333,39 @@ TEST(ProcessGroup, TimeoutIsValidatedAndInfMeansNoDeadline) {
   dist::init_process_group();
 }
 
+// Issue #29 item 4: barrier() was not part of the consistency check, so rank 0 in
+// barrier() facing all_reduce elsewhere waited out the whole timeout. Item 5: a rank whose
+// call failed locally (DTypeError before communicating) paired its next call with its
+// peers' previous one, silently. Both are a "disagree" DistributedError on every rank now.
+TEST(ProcessGroup, BarrierAndLocallyFailedCallsTakePartInTheCheck) {
+  Tensor x = full({4}, 1.0);
+  if (dist::world_size() > 1) {
+    try {
+      if (dist::rank() == 0)
+        dist::barrier();
+      else
+        dist::all_reduce(x);
+      ADD_FAILURE() << "barrier against all_reduce went through";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+    Tensor ints = full({2}, 1.0, DType::int64);
+    if (dist::rank() == 1) EXPECT_THROW(dist::all_reduce(ints, dist::ReduceOp::avg), DTypeError);
+    try {
+      dist::all_reduce(x);  // rank 1's call #k+1 against the others' #k
+      ADD_FAILURE() << "calls of different sequence numbers paired off";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_NE(std::string(e.what()).find("call #"), std::string::npos) << e.what();
+    }
+    dist::destroy_process_group();  // the sequences differ for good: start a new group
+    dist::init_process_group();
+  }
+  dist::barrier();
+  Tensor y = full({4}, 1.0);
+  dist::all_reduce(y);
+  EXPECT_EQ(y.to_vector<double>(), std::vector<double>(4, dist::world_size()));
+}
+
 TEST(ProcessGroup, JoinsAnApplicationsCommunicator) {
   // The application owns MPI and MPI_COMM_WORLD; hetero works on a duplicate of it.
   dist::destroy_process_group();
