@@ -56,15 +56,28 @@ void broadcast_parameters(nn::Module& module, int root) {
 
 std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes) {
   NoGradGuard no_grad;
-  const auto parameters = module.parameters();
-  const auto buckets = make_buckets(parameters, bucket_bytes);
-  if (world_size() == 1) {
-    // The mean over one process is its own gradient: nothing to pack, reduce or copy
-    // back (a missing gradient still becomes zeros, as below).
-    for (Tensor p : parameters)
-      if (!p.grad().defined()) p.mutable_grad() = zeros_like(p);
-    return buckets.size();
+  // As DDP (issue #29): frozen parameters (requires_grad false) and non-floating ones
+  // (counters, which cannot require grad) take no part: not reduced, not touched.
+  std::vector<Tensor> trainable;
+  for (const Tensor& p : module.parameters())
+    if (p.requires_grad() && is_floating_point(p.dtype())) trainable.push_back(p);
+  // Which have a gradient on some rank (one small all_reduce(max) of a mask): a parameter
+  // without one on every rank keeps no gradient, as torch leaves it None (a zero gradient
+  // would make momentum and weight decay drift); one with a gradient somewhere gets the
+  // mean, a rank without one contributing zeros.
+  std::vector<std::uint8_t> has(trainable.size());
+  for (std::size_t i = 0; i < trainable.size(); ++i) has[i] = trainable[i].grad().defined() ? 1 : 0;
+  if (world_size() > 1 && !has.empty()) {
+    Tensor mask = from_vector(has);
+    all_reduce(mask, ReduceOp::max);
+    has = mask.to_vector<std::uint8_t>();
   }
+  std::vector<Tensor> reduced;
+  for (std::size_t i = 0; i < trainable.size(); ++i)
+    if (has[i]) reduced.push_back(trainable[i]);
+  const auto buckets = make_buckets(reduced, bucket_bytes);
+  // The mean over one process is its own gradient: nothing to pack, reduce or copy back.
+  if (world_size() == 1) return buckets.size();
   for (const Bucket& b : buckets) {
     const Tensor& first = b.parameters.front();
     Tensor flat = empty({b.elements}, TensorOptions(first.device()).dtype(first.dtype()));
