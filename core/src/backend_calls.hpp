@@ -54,6 +54,15 @@ inline void check_supported(const Storage& on, OpRef op, DType dtype) {
     throw_not_implemented(on, op, dtype);
 }
 
+/// Note [Retired plugins] (op_helpers.hpp): while a plugin instance that unload_plugins()
+/// let go of is still alive (tensors hold it), a kernel may read a buffer of one instance
+/// on another's queue, and the buffer's free is ordered on its own queue only. So every
+/// kernel then completes before the call returns; the usual path pays one relaxed load.
+inline void after_kernel(const Storage& on) {
+  if (retired_plugins_alive.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    on.stream().synchronize();
+}
+
 // --- kernels (checked with check_supported, then queued) --------------------------
 // Inline: every op of the core passes here, and the checks are a few compares.
 
@@ -66,6 +75,7 @@ inline void fill(const Storage& on, const StridedView& out, Scalar value) {
   check_supported(on, OpFamily::fill, out.dtype);
   check_view("fill", out);
   on.plugin->backend->fill(out, value, on.stream());
+  after_kernel(on);
 }
 
 /// Also the strided copy (equal dtypes).
@@ -75,6 +85,7 @@ inline void cast(const Storage& on, const StridedView& src, const StridedView& d
   check_view("cast", src);
   check_view("cast", dst);
   on.plugin->backend->cast(src, dst, on.stream());
+  after_kernel(on);
 }
 
 inline void unary(const Storage& on, UnaryOp op, const StridedView& in, const StridedView& out) {
@@ -82,6 +93,7 @@ inline void unary(const Storage& on, UnaryOp op, const StridedView& in, const St
   check_view("unary", in);
   check_view("unary", out);
   on.plugin->backend->unary(op, in, out, on.stream());
+  after_kernel(on);
 }
 
 inline void binary(const Storage& on, BinaryOp op, const StridedView& a, const StridedView& b,
@@ -91,6 +103,7 @@ inline void binary(const Storage& on, BinaryOp op, const StridedView& a, const S
   check_view("binary", b);
   check_view("binary", out);
   on.plugin->backend->binary(op, a, b, out, on.stream());
+  after_kernel(on);
 }
 
 inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out) {
@@ -98,6 +111,7 @@ inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const 
   check_view("reduce", in);
   check_view("reduce", out);
   on.plugin->backend->reduce(op, in, out, on.stream());
+  after_kernel(on);
 }
 
 inline void random(const Storage& on, RandomDistribution dist, const StridedView& out,
@@ -105,6 +119,7 @@ inline void random(const Storage& on, RandomDistribution dist, const StridedView
   check_supported(on, dist, out.dtype);
   check_view("random", out);
   on.plugin->backend->random(dist, out, seed, offset, on.stream());
+  after_kernel(on);
 }
 
 inline void gemm(const Storage& on, const GemmArgs& args) {
@@ -112,6 +127,7 @@ inline void gemm(const Storage& on, const GemmArgs& args) {
   HETERO_INTERNAL_ASSERT(args.m > 0 && args.n > 0 && args.k > 0 && args.batch > 0,
                          "gemm called with an empty product");
   on.plugin->backend->gemm(args, on.stream());
+  after_kernel(on);
 }
 
 }  // namespace hetero::detail::calls

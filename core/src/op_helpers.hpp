@@ -59,7 +59,10 @@ std::int64_t wrap_dim(std::int64_t d, std::int64_t ndim, const char* op);
 /// of an old x and a new y read x before its fill ran). So a kernel input from a retired
 /// plugin waits for that plugin's stream first (view_of), and a kernel that runs on a
 /// retired plugin (storage_of of its output) waits for the device's current plugin first.
-/// Free on the usual path: one relaxed load per operand.
+/// And while a retired instance lives, each kernel completes before its call returns
+/// (backend_calls.hpp's after_kernel): a buffer's free is ordered on its own instance's
+/// queue only, not on the queue of a kernel of the other instance that reads it. Free on
+/// the usual path: one relaxed load per operand and per kernel.
 const Storage& storage_of(const Tensor& t);
 /// The storage of a kernel input read by the kernel's own plugin, after the retired-plugin
 /// wait of Note [Retired plugins] (view_of applies it; for callers that pass buffers, as

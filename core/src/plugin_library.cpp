@@ -133,7 +133,13 @@ std::string or_empty(const char* s) { return s ? std::string(s) : std::string();
 
 }  // namespace
 
-LoadedPlugin::~LoadedPlugin() { backend.reset(); }
+std::atomic<int> retired_plugins_alive{0};
+
+LoadedPlugin::~LoadedPlugin() {
+  backend.reset();
+  if (retired.load(std::memory_order_acquire))
+    retired_plugins_alive.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path,
                                                         BackendStatus& status) {

@@ -36,6 +36,10 @@ struct LoadedPlugin {
   ~LoadedPlugin();
 };
 
+/// Plugin instances retired by unload_plugins() and not yet destroyed (Note [Retired
+/// plugins]): while it is not 0, every kernel completes before its call returns.
+extern std::atomic<int> retired_plugins_alive;
+
 /// Reads only the info record of the plugin at canonical `path` into `status`
 /// (name, version, ...), then checks interface version and C++ library identity.
 /// Returns the opened library. Throws PluginLoadError with the path and reason.

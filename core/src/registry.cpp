@@ -61,7 +61,10 @@ Registry& Registry::instance() {
 void Registry::reset() {
   std::lock_guard lock(mutex_);
   generation_.fetch_add(1, std::memory_order_acq_rel);
-  for (const auto& p : plugins_) p->retired.store(true, std::memory_order_release);
+  for (const auto& p : plugins_) {
+    retired_plugins_alive.fetch_add(1, std::memory_order_acq_rel);
+    p->retired.store(true, std::memory_order_release);
+  }
   plugins_.clear();
   records_.clear();
   discovered_ = false;
