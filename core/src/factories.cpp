@@ -183,11 +183,11 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
   // The result first (OutOfMemoryError, typed, for arange(0, 1e12)), then the values in
   // chunks of host memory: never a host vector of n elements.
   Tensor result = empty(Shape{n}, options.dtype(t));
+  const TensorOptions host = TensorOptions(result.device()).dtype(t);
   constexpr std::int64_t kChunk = std::int64_t{1} << 16;
   for (std::int64_t lo = 0; lo < n; lo += kChunk) {
     const std::int64_t m = std::min(kChunk, n - lo);
     Tensor part = result.narrow(0, lo, m);
-    const TensorOptions host = TensorOptions(result.device()).dtype(t);
     if (integer) {  // integral values, converted as integers: uint8 -1 wraps to 255, as torch
       std::vector<std::int64_t> v(static_cast<std::size_t>(m));
       for (std::int64_t i = 0; i < m; ++i)
@@ -260,14 +260,12 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
                      detail::shape_str(shape) + " (" + std::to_string(n) + " elements)");
   if (count > 0 && data == nullptr) throw Error("from_vector: null data");
   if (src_dtype == DType::bool_) {
-    // A bool element is one byte holding 0 or 1 (the kernels' C++ bool): any other byte is
-    // refused rather than read as an undefined bool.
-    const auto* bytes = static_cast<const unsigned char*>(data);
-    for (std::size_t k = 0; k < count; ++k)
-      if (bytes[k] > 1)
-        throw DTypeError("from_host: byte " + std::to_string(bytes[k]) + " at index " +
-                         std::to_string(k) +
-                         " is not a bool (0 or 1); pass std::uint8_t values for a uint8 tensor");
+    // Any other byte is refused rather than read as an undefined bool.
+    if (const std::size_t k = detail::first_non_bool_byte(data, count); k < count)
+      throw DTypeError("from_host: byte " +
+                       std::to_string(static_cast<const unsigned char*>(data)[k]) + " at index " +
+                       std::to_string(k) +
+                       " is not a bool (0 or 1); pass std::uint8_t values for a uint8 tensor");
   }
   const DType target = options.dtype_or(src_dtype);
   Tensor result = detail::new_tensor(shape, target, options, "from_vector");

@@ -210,6 +210,13 @@ std::string format_double(double v) {
   return s;
 }
 
+std::size_t first_non_bool_byte(const void* bytes, std::size_t count) {
+  const auto* b = static_cast<const unsigned char*>(bytes);
+  std::size_t k = 0;
+  while (k < count && b[k] <= 1) ++k;
+  return k;
+}
+
 const Storage& input_storage_of(const Storage& s) {
   if (s.plugin->retired.load(std::memory_order_relaxed)) [[unlikely]]
     s.stream().synchronize();  // Note [Retired plugins]

@@ -77,5 +77,8 @@ void fill(const Tensor& t, std::int64_t v);
 std::string shape_str(const Shape& s);
 /// `v` for an error message, with enough digits to tell it apart: "1e+10", "-2.25", "nan".
 std::string format_double(double v);
+/// The index of the first of `count` bytes that is not a bool (0 or 1: the kernels' C++
+/// bool), or `count` when all are: what from_host and load_file check bool input with.
+std::size_t first_non_bool_byte(const void* bytes, std::size_t count);
 
 }  // namespace hetero::detail

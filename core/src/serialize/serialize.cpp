@@ -125,13 +125,12 @@ nn::NamedTensors load_file(const std::filesystem::path& path, const Device& devi
     if (!f.in.read(staging.data(), static_cast<std::streamsize>(staging.size())))
       throw FormatError("safetensors file '" + path.string() + "': tensor '" + e.name +
                         "': data cannot be read (file changed or truncated while reading)");
-    if (e.dtype == DType::bool_)  // a bool is one byte holding 0 or 1 (the kernels' C++ bool)
-      for (std::size_t k = 0; k < staging.size(); ++k)
-        if (static_cast<unsigned char>(staging[k]) > 1)
-          throw FormatError("safetensors file '" + path.string() + "': tensor '" + e.name +
-                            "': BOOL element " + std::to_string(k) + " is byte " +
-                            std::to_string(static_cast<unsigned char>(staging[k])) +
-                            ", not 0 or 1");
+    if (e.dtype == DType::bool_)
+      if (const std::size_t k = detail::first_non_bool_byte(staging.data(), staging.size());
+          k < staging.size())
+        throw FormatError("safetensors file '" + path.string() + "': tensor '" + e.name +
+                          "': BOOL element " + std::to_string(k) + " is byte " +
+                          std::to_string(static_cast<unsigned char>(staging[k])) + ", not 0 or 1");
     Tensor t = detail::new_tensor(e.shape, e.dtype, Device::cpu());
     detail::write_bytes(staging.data(), *t.impl()->storage, 0, staging.size());
     out.push_back(e.name, t.to(device));
