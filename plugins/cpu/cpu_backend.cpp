@@ -87,8 +87,11 @@ CpuBackend::CpuBackend() {
   set_blas_threads(per_device);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
   const bool pooling = memory_pool_enabled();
+  // The virtual devices share the host's memory: each caches a share of the limit.
+  const std::size_t cache_limit = memory_cache_limit(total_memory_ / devices);
   for (int i = 0; i < devices; ++i)
-    devices_.push_back(std::make_shared<CpuDevice>(i, per_device, inline_limit, pooling));
+    devices_.push_back(
+        std::make_shared<CpuDevice>(i, per_device, inline_limit, pooling, cache_limit));
   g_live_backends.add(this);
 }
 
@@ -126,9 +129,7 @@ Capabilities CpuBackend::capabilities(int) const {
   return c;
 }
 
-MemoryStats CpuBackend::memory_stats(int device) const {
-  return cpu_device(device).memory().stats();
-}
+MemoryStats CpuBackend::memory_stats(int device) const { return cpu_device(device).memory_stats(); }
 
 void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cache(); }
 
@@ -137,7 +138,7 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   auto oom = [&] {
     return out_of_memory_error({"cpu:" + std::to_string(device), bytes,
                                 pages_bytes(_SC_AVPHYS_PAGES), total_memory_,
-                                d.memory().stats().reserved});
+                                d.memory_stats().reserved});
   };
   // Larger than the machine: refuse before asking malloc (overcommit would accept some).
   if (bytes > total_memory_) throw oom();

@@ -3,6 +3,13 @@
 #include <utility>
 
 namespace hetero::cpu {
+namespace {
+thread_local int t_running_work = 0;  // depth of RunningWork scopes on this thread
+}  // namespace
+
+WorkQueue::RunningWork::RunningWork() noexcept { ++t_running_work; }
+WorkQueue::RunningWork::~RunningWork() { --t_running_work; }
+bool WorkQueue::running_work() noexcept { return t_running_work > 0; }
 
 WorkQueue::~WorkQueue() { shutdown(); }
 
@@ -51,11 +58,36 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     finish_locked(error, ticket);
     return;
   }
+  if (queue_.size() >= kMaxQueued && !running_work()) {
+    wait_for_room_locked(lock);
+    if (stopped_) {  // shut down while this thread waited: run here, as above
+      lock.unlock();
+      enqueue(std::move(task));
+      return;
+    }
+  }
   queue_.emplace_back(next_ticket_locked(), std::move(task));
   if (!worker_.joinable())
     worker_ = std::thread([this] { worker(); });
   else if (!busy_)
     work_cv_.notify_one();
+}
+
+void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
+  while (queue_.size() >= kMaxQueued && !stopped_) {
+    if (!busy_) {
+      run_front_locked(lock);  // the worker is between pieces: help rather than sleep
+      continue;
+    }
+    ++waiters_;
+    done_cv_.wait(lock, [&] { return queue_.size() < kMaxQueued || !busy_ || stopped_; });
+    --waiters_;
+  }
+}
+
+std::size_t WorkQueue::queued() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size();
 }
 
 std::uint64_t WorkQueue::last_ticket() const {
@@ -107,6 +139,7 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
   std::exception_ptr error;
   try {
     ScopedKernelPool scope(pool_);
+    RunningWork running;
     task->run();
   } catch (...) {
     error = std::current_exception();

@@ -13,6 +13,13 @@
 // wait()/synchronize(), as a CUDA stream reports an asynchronous error at its next
 // synchronisation. Thread-safe: one mutex; submitters, the worker and waiters may be on
 // any threads.
+//
+// Back-pressure: at most kMaxQueued pieces of work wait in the queue; a host thread that
+// submits more blocks (running queued work itself while the worker is between pieces)
+// until there is room, as a CUDA launch queue blocks the host when full. Otherwise a loop
+// that submits faster than the device computes would queue without bound (a second of
+// `full()` calls took 80 s to drain). Work submitted while running queued work (a release
+// queued by a task) never blocks, so the queue cannot wait for itself.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -52,6 +59,7 @@ class WorkQueue {
       std::exception_ptr error;
       try {
         ScopedKernelPool scope(pool_);
+        RunningWork running;
         run_now();
       } catch (...) {
         error = std::current_exception();
@@ -62,8 +70,17 @@ class WorkQueue {
     enqueue(make_task());
   }
 
-  /// Queues `task` (after shutdown(): runs it now).
+  /// Most pieces of work waiting in the queue (not counting the one running).
+  static constexpr std::size_t kMaxQueued = 1024;
+
+  /// Queues `task` (after shutdown(): runs it now). Blocks while kMaxQueued pieces wait,
+  /// unless called from queued work.
   void enqueue(std::unique_ptr<Task> task);
+  /// Pieces of work waiting (not counting the one running). For tests and statistics.
+  std::size_t queued() const;
+  /// Whether this thread is running queued or inline work of any queue (work submitted
+  /// from there must not block on a queue).
+  static bool running_work() noexcept;
   /// The ticket of the last work submitted (0: none yet).
   std::uint64_t last_ticket() const;
   /// Whether work up to `ticket` has completed. Never blocks.
@@ -91,6 +108,15 @@ class WorkQueue {
   // Runs the first queued task with the lock released (busy_ set), then records it.
   void run_front_locked(std::unique_lock<std::mutex>& lock);
   void worker();
+  // Blocks until fewer than kMaxQueued pieces wait (or the queue stopped).
+  void wait_for_room_locked(std::unique_lock<std::mutex>& lock);
+  // Marks this thread as running work for its scope (running_work()).
+  struct RunningWork {
+    RunningWork() noexcept;
+    ~RunningWork();
+    RunningWork(const RunningWork&) = delete;
+    RunningWork& operator=(const RunningWork&) = delete;
+  };
 
   ThreadPool* pool_;
   const std::int64_t inline_limit_;

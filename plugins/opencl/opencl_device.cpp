@@ -73,7 +73,8 @@ OpenClDevice::OpenClDevice(std::shared_ptr<PlatformContext> ctx, cl_device_id de
       id(device_id),
       index(device_index),
       stream(context->get(), device_id, device_index),
-      memory(make_device_memory(context->get())) {
+      memory(make_device_memory(context->get(), static_cast<std::size_t>(device_value<cl_ulong>(
+                                                    id, CL_DEVICE_GLOBAL_MEM_SIZE)))) {
   properties.name = device_string(id, CL_DEVICE_NAME);
   properties.kind = kind_of(device_value<cl_device_type>(id, CL_DEVICE_TYPE));
   properties.total_memory =

@@ -8,7 +8,7 @@
 
 namespace hetero::opencl {
 
-std::shared_ptr<CachingAllocator> make_device_memory(cl_context context) {
+std::shared_ptr<CachingAllocator> make_device_memory(cl_context context, std::size_t total_memory) {
   return std::make_shared<CachingAllocator>(
       CachingAllocator::RawMemory{
           [context](std::size_t bytes) -> void* {
@@ -19,7 +19,7 @@ std::shared_ptr<CachingAllocator> make_device_memory(cl_context context) {
             fail(status, "clCreateBuffer", __FILE__, __LINE__);
           },
           [](void* mem, std::size_t) { clReleaseMemObject(static_cast<cl_mem>(mem)); }},
-      memory_pool_enabled());
+      memory_pool_enabled(), memory_cache_limit(total_memory));
 }
 
 std::unique_ptr<OpenClBuffer> allocate_buffer(OpenClDevice& device, std::size_t bytes,

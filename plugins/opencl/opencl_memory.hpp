@@ -16,8 +16,9 @@ namespace hetero::opencl {
 
 struct OpenClDevice;
 
-/// The pool of `context`'s memory for one device (pooling per HETERO_MEMORY_POOL).
-std::shared_ptr<CachingAllocator> make_device_memory(cl_context context);
+/// The pool of `context`'s memory for one device of `total_memory` bytes (pooling per
+/// HETERO_MEMORY_POOL, cache bounded by memory_cache_limit()).
+std::shared_ptr<CachingAllocator> make_device_memory(cl_context context, std::size_t total_memory);
 
 /// A buffer of `bytes` bytes on `device` from its pool. On OpenCL's out-of-memory codes
 /// empties the cache, waits for the device's queue and retries once, then throws

@@ -1,6 +1,8 @@
 // The CPU device's memory pool through the public API (hetero::memory_stats,
 // hetero::empty_cache): repeated allocations of one size are served from the pool, the
 // statistics add up, and HETERO_MEMORY_POOL=0 (the sanitizer runs) turns it off.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <hetero/hetero.hpp>
+#include <hetero/sdk/caching_allocator.hpp>
 
 namespace hetero {
 namespace {
@@ -77,6 +80,29 @@ TEST(MemoryPool, ReusedBlocksNeverShowTheirOldContentsToResults) {
     ASSERT_EQ(y.max().item<float>(), expected) << "iteration " << i;
     ASSERT_EQ(y.min().item<float>(), expected) << "iteration " << i;
   }
+}
+
+TEST(MemoryPool, CacheOfTheCpuDeviceStaysWithinItsLimitAsSizesGrow) {
+  // One tensor at a time from 1 to 64 MiB (issue #25 item 4): every size used to stay
+  // cached, 2 GiB reserved for one 64 MiB tensor. Note [Cache limit].
+  const Device d("cpu");
+  empty_cache(d);
+  const std::size_t limit = memory_cache_limit(device_info(d).properties.total_memory /
+                                               static_cast<std::size_t>(device_count("cpu")));
+  std::size_t most_over = 0;
+  for (std::int64_t mb = 1; mb <= 64; ++mb) {
+    Tensor t = empty({mb << 18});  // mb MiB of float32, untouched
+    t = Tensor();
+    const MemoryStats s = memory_stats(d);
+    ASSERT_LE(s.reserved, s.allocated + limit) << "after a " << mb << " MiB tensor";
+    most_over = std::max(most_over, s.reserved - s.allocated);
+  }
+  if (pooling()) {
+    EXPECT_GT(most_over, 0u) << "nothing was cached";
+  } else {
+    EXPECT_EQ(most_over, 0u);
+  }
+  empty_cache(d);
 }
 
 }  // namespace

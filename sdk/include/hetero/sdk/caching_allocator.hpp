@@ -19,17 +19,31 @@
 /// Sizes are rounded up to kRoundBytes; a cached block of S bytes serves a request of R
 /// rounded bytes when R <= S <= 2R (blocks are not split). Statistics count rounded
 /// bytes. Thread-safe: one mutex.
+///
+/// Note [Cache limit]: the cached bytes are bounded (the `cache_limit` given at
+/// construction; memory_cache_limit() reads HETERO_MEMORY_CACHE_LIMIT). A free that takes
+/// the cache past it releases the least recently cached blocks to the device until it is
+/// within it again, so `reserved <= allocated + cache_limit` always holds: a program whose
+/// tensor sizes keep changing (one growing from 1 to 64 MiB) no longer keeps every size
+/// it has seen. PyTorch's CUDA allocator bounds its cache only under pressure
+/// (garbage_collection_threshold); a host allocator shares memory with everything else on
+/// the machine, so the bound here is always on. A block larger than the limit is never
+/// cached. The out-of-memory retry (Note [Out-of-memory policy]) and empty_cache() still
+/// release everything cached.
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <list>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <hetero/device_properties.hpp>
+#include <hetero/error.hpp>
 
 namespace hetero {
 
@@ -47,42 +61,68 @@ class CachingAllocator {
     explicit operator bool() const noexcept { return ptr != nullptr; }
   };
 
-  /// Cached blocks by rounded size: a vector per size, kept when it empties, so that caching
-  /// and reusing a block of a size seen before allocates nothing. The free list of this pool
-  /// and of the cuda backend's. Not thread-safe: the owning pool's mutex guards it.
+  /// Cached blocks by rounded size and by age: take() serves the smallest size that fits,
+  /// take_oldest() gives back the least recently cached block (Note [Cache limit]). The free
+  /// list of this pool and of the cuda backend's. Not thread-safe: the owning pool's mutex
+  /// guards it. put() may throw std::bad_alloc (it then caches nothing).
   class FreeList {
    public:
     /// Removes and returns a cached block that serves a request of `size` rounded bytes
     /// (fits(), the smallest such size first); an empty Block when none does.
     Block take(std::size_t size) {
-      for (auto it = blocks_.lower_bound(size); it != blocks_.end() && fits(size, it->first);
+      for (auto it = by_size_.lower_bound(size); it != by_size_.end() && fits(size, it->first);
            ++it) {
         if (it->second.empty()) continue;
-        Block b{it->second.back(), it->first};
+        const auto entry = it->second.back();
         it->second.pop_back();
-        return b;
+        return remove(entry);
       }
       return {};
     }
-    /// Caches `block` (block.size rounded, as allocate() returns it).
-    void put(Block block) { blocks_[block.size].push_back(block.ptr); }
+    /// Removes and returns the block cached longest ago; an empty Block when none is.
+    Block take_oldest() {
+      if (by_age_.empty()) return {};
+      const auto entry = by_age_.begin();
+      auto& same_size = by_size_[entry->size];
+      same_size.erase(std::find(same_size.begin(), same_size.end(), entry));
+      return remove(entry);
+    }
+    /// Caches `block` (block.size rounded, as allocate() returns it) as the newest.
+    void put(Block block) {
+      by_age_.push_back(block);
+      try {
+        by_size_[block.size].push_back(std::prev(by_age_.end()));
+      } catch (...) {
+        by_age_.pop_back();
+        throw;
+      }
+      bytes_ += block.size;
+    }
     /// Calls f(Block) for every cached block.
     template <class F>
     void for_each(F&& f) const {
-      for (const auto& [size, ptrs] : blocks_)
-        for (void* ptr : ptrs) f(Block{ptr, size});
+      for (const Block& b : by_age_) f(b);
     }
     /// Bytes of all cached blocks.
-    std::size_t bytes() const noexcept {
-      std::size_t n = 0;
-      for (const auto& [size, ptrs] : blocks_) n += size * ptrs.size();
-      return n;
-    }
+    std::size_t bytes() const noexcept { return bytes_; }
     /// Forgets every cached block (the caller has released them).
-    void clear() noexcept { blocks_.clear(); }
+    void clear() noexcept {
+      by_age_.clear();
+      by_size_.clear();
+      bytes_ = 0;
+    }
 
    private:
-    std::map<std::size_t, std::vector<void*>> blocks_;  // rounded size -> cached handles
+    using Age = std::list<Block>::iterator;
+    Block remove(Age entry) noexcept {
+      const Block b = *entry;
+      by_age_.erase(entry);
+      bytes_ -= b.size;
+      return b;
+    }
+    std::list<Block> by_age_;                          // oldest first
+    std::map<std::size_t, std::vector<Age>> by_size_;  // rounded size -> cached blocks
+    std::size_t bytes_ = 0;
   };
 
   /// The backend's raw allocator. `allocate(bytes)` returns nullptr when the device is
@@ -95,7 +135,10 @@ class CachingAllocator {
 
   /// `pooling == false` turns the cache off: every free releases at once (what
   /// HETERO_MEMORY_POOL=0 selects, so that AddressSanitizer sees every use after free).
-  CachingAllocator(RawMemory raw, bool pooling) : raw_(std::move(raw)), pooling_(pooling) {}
+  /// `cache_limit`: the most bytes kept cached (Note [Cache limit]); the default is no bound.
+  CachingAllocator(RawMemory raw, bool pooling,
+                   std::size_t cache_limit = std::numeric_limits<std::size_t>::max())
+      : raw_(std::move(raw)), pooling_(pooling), cache_limit_(cache_limit) {}
   /// Releases the cached blocks. Blocks still held by buffers are the backend's concern.
   ~CachingAllocator() { empty_cache(); }
   CachingAllocator(const CachingAllocator&) = delete;
@@ -139,20 +182,31 @@ class CachingAllocator {
     return Block{ptr, size};
   }
 
-  /// Returns `block` (from allocate()) to the pool, or to the device when pooling is off.
-  /// Never throws.
+  /// Returns `block` (from allocate()) to the pool, or to the device when pooling is off
+  /// or caching it would pass the cache limit (the oldest cached blocks are released
+  /// first, Note [Cache limit]). Never throws.
   void free(Block block) noexcept {
     if (!block.ptr) return;
+    Block release = block;
     {
       std::lock_guard lock(mutex_);
       stats_.allocated -= block.size;
-      if (pooling_) {
-        free_.put(block);  // no allocation once the size has been seen
-        return;
+      if (pooling_ && block.size <= cache_limit_) {
+        try {
+          free_.put(block);
+          release = free_.bytes() > cache_limit_ ? free_.take_oldest() : Block{};
+        } catch (...) {
+          // No memory to remember the block: give it back instead.
+        }
       }
-      stats_.reserved -= block.size;
+      if (release) stats_.reserved -= release.size;
     }
-    raw_.release(block.ptr, block.size);
+    while (release) {
+      raw_.release(release.ptr, release.size);
+      std::lock_guard lock(mutex_);
+      release = free_.bytes() > cache_limit_ ? free_.take_oldest() : Block{};
+      if (release) stats_.reserved -= release.size;
+    }
   }
 
   /// Releases every cached block to the device (as torch.cuda.empty_cache()); returns
@@ -175,6 +229,8 @@ class CachingAllocator {
 
   /// Whether freed blocks are cached.
   bool pooling() const noexcept { return pooling_; }
+  /// The most bytes kept cached (Note [Cache limit]).
+  std::size_t cache_limit() const noexcept { return cache_limit_; }
 
  private:
   void add_allocated_locked(std::size_t size) {
@@ -184,6 +240,7 @@ class CachingAllocator {
 
   RawMemory raw_;
   const bool pooling_;
+  const std::size_t cache_limit_;
   mutable std::mutex mutex_;
   FreeList free_;
   MemoryStats stats_;
@@ -194,6 +251,33 @@ class CachingAllocator {
 inline bool memory_pool_enabled() noexcept {
   const char* v = std::getenv("HETERO_MEMORY_POOL");
   return !(v && v[0] == '0' && v[1] == '\0');
+}
+
+/// The cache limit of a device with `device_bytes` bytes of memory (0: unknown), in bytes:
+/// HETERO_MEMORY_CACHE_LIMIT when set (a byte count, optionally with a K, M or G suffix
+/// for KiB, MiB, GiB; "0" caches nothing), else an eighth of the device's memory, at most
+/// 1 GiB (1 GiB when unknown). Throws hetero::Error naming the variable when its value is
+/// malformed. Note [Cache limit].
+inline std::size_t memory_cache_limit(std::size_t device_bytes) {
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  const char* v = std::getenv("HETERO_MEMORY_CACHE_LIMIT");
+  if (!v || !*v) return device_bytes == 0 ? kGiB : std::min(kGiB, device_bytes / 8);
+  auto malformed = [v] {
+    return Error(std::string("HETERO_MEMORY_CACHE_LIMIT='") + v +
+                 "' is not a byte count (digits, optionally followed by K, M or G)");
+  };
+  std::size_t n = 0;
+  const char* p = v;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    const auto digit = static_cast<std::size_t>(*p - '0');
+    if (n > (std::numeric_limits<std::size_t>::max() - digit) / 10) throw malformed();
+    n = n * 10 + digit;
+  }
+  if (p == v) throw malformed();
+  const int shift = *p == 'K' ? 10 : *p == 'M' ? 20 : *p == 'G' ? 30 : 0;
+  if (shift) ++p;
+  if (*p != '\0' || n > (std::numeric_limits<std::size_t>::max() >> shift)) throw malformed();
+  return n << shift;
 }
 
 }  // namespace hetero
