@@ -172,38 +172,47 @@ void CpuBackend::copy_host_to_device(const void* src, Buffer& dst, std::size_t d
 void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, void* dst,
                                      std::size_t bytes, Stream& stream) {
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
-  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
-                       [from, dst, bytes] { std::memcpy(dst, from, bytes); });
+  const KernelName name{"copy to host", std::nullopt, on(stream).index()};
+  on(stream).run_sized(
+      static_cast<std::int64_t>(bytes / 4), [from, dst, bytes, name, id = buffer_id(&src)] {
+        // Writes host memory, which no poison mark follows.
+        run_kernel(name, std::array{id}, 0, [&] { std::memcpy(dst, from, bytes); });
+      });
 }
 
 void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
                                        std::size_t dst_offset, std::size_t bytes, Stream& stream) {
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
   char* to = static_cast<char*>(dst.handle()) + dst_offset;
+  const KernelName name{"copy", std::nullopt, on(stream).index()};
   on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
-                       [from, to, bytes] { std::memmove(to, from, bytes); });
+                       [from, to, bytes, name, in = buffer_id(&src), out = buffer_id(&dst)] {
+                         run_kernel(name, std::array{in}, out,
+                                    [&] { std::memmove(to, from, bytes); });
+                       });
 }
 
 // --- kernels ----------------------------------------------------------------------
 
 void CpuBackend::fill(const StridedView& out, Scalar value, Stream& stream) {
   submit_views(
-      on(stream), out.numel(), [value](const StridedView& o) { kernels::fill(o, value); }, out);
+      on(stream), "fill", out.numel(), [value](const StridedView& o) { kernels::fill(o, value); },
+      out);
 }
 void CpuBackend::cast(const StridedView& src, const StridedView& dst, Stream& stream) {
   submit_views(
-      on(stream), dst.numel(),
+      on(stream), "cast", dst.numel(),
       [](const StridedView& s, const StridedView& d) { kernels::convert(s, d); }, src, dst);
 }
 void CpuBackend::unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) {
   submit_views(
-      on(stream), out.numel(),
+      on(stream), op_name(op), out.numel(),
       [op](const StridedView& i, const StridedView& o) { kernels::unary(op, i, o); }, in, out);
 }
 void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
                         const StridedView& out, Stream& stream) {
   submit_views(
-      on(stream), out.numel(),
+      on(stream), op_name(op), out.numel(),
       [op](const StridedView& x, const StridedView& y, const StridedView& o) {
         kernels::binary(op, x, y, o);
       },
@@ -212,13 +221,13 @@ void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
 void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                         Stream& stream) {
   submit_views(
-      on(stream), in.numel(),
+      on(stream), op_name(op), in.numel(),
       [op](const StridedView& i, const StridedView& o) { kernels::reduce(op, i, o); }, in, out);
 }
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
                         std::uint64_t offset, Stream& stream) {
   submit_views(
-      on(stream), out.numel(),
+      on(stream), "random", out.numel(),
       [dist, seed, offset](const StridedView& o) { kernels::random(dist, o, seed, offset); }, out);
 }
 void CpuBackend::gemm(const GemmArgs& args, Stream& stream) {
@@ -226,9 +235,10 @@ void CpuBackend::gemm(const GemmArgs& args, Stream& stream) {
   // Cost in elementwise-element units: OpenBLAS does about 32 multiply-adds in the time
   // a strided loop takes per element, so a 100x100 product (31250) still runs inline.
   const std::int64_t cost = args.m * args.n * std::max<std::int64_t>(args.k, 1) * args.batch / 32;
+  const KernelName name{"matmul", args.dtype, on(stream).index()};
   on(stream).queue().submit(
-      cost, [&] { run(args); },
-      [&] { return std::make_unique<GemmTask<decltype(run)>>(run, args); });
+      cost, [&] { run_gemm_kernel(name, run, args); },
+      [&] { return std::make_unique<GemmTask<decltype(run)>>(name, run, args); });
 }
 
 CpuDevice& CpuBackend::cpu_device(int device) const {

@@ -4,7 +4,15 @@
 
 namespace hetero::cpu {
 
-CpuBuffer::~CpuBuffer() { device_->memory().free(block_); }
+CpuBuffer::~CpuBuffer() {
+  // A kernel still queued may yet fail and mark this allocation: forget it after that
+  // kernel, in stream order (at once when nothing is queued). Note [Poisoned buffers].
+  if (device_->queue().idle())
+    poison::forget(id());
+  else
+    device_->run_in_order([id = id()] { poison::forget(id); });
+  device_->memory().free(block_);
+}
 int CpuBuffer::device() const noexcept { return device_->index(); }
 
 }  // namespace hetero::cpu

@@ -5,21 +5,46 @@
 // HostRef: a Buffer naming host memory it does not own. Queued work points its views at
 // HostRefs it owns, so that it never reads the core's Buffer objects, which may be
 // destroyed before the work runs (the memory itself stays valid until then).
+//
+// Both are HostBuffers: they carry the id of the allocation they name, which the poison
+// marks use (Note [Poisoned buffers], poison.hpp).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/caching_allocator.hpp>
 
+#include "poison.hpp"
+
 namespace hetero::cpu {
 
 class CpuDevice;
 
-class CpuBuffer final : public Buffer {
+/// A Buffer of this plugin: host memory and the id of its allocation.
+class HostBuffer : public Buffer {
+ public:
+  /// The allocation's id (poison::next_id()).
+  std::uint64_t id() const noexcept { return id_; }
+
+ protected:
+  explicit HostBuffer(std::uint64_t id) noexcept : id_(id) {}
+
+ private:
+  std::uint64_t id_;
+};
+
+/// The allocation id of `b`, a buffer of this plugin (the core passes a backend only its
+/// own buffers); 0 for none.
+inline std::uint64_t buffer_id(const Buffer* b) noexcept {
+  return b ? static_cast<const HostBuffer*>(b)->id() : 0;
+}
+
+class CpuBuffer final : public HostBuffer {
  public:
   /// `bytes` as requested (block.size is rounded up).
   CpuBuffer(CachingAllocator::Block block, std::size_t bytes, std::shared_ptr<CpuDevice> device)
-      : block_(block), bytes_(bytes), device_(std::move(device)) {}
+      : HostBuffer(poison::next_id()), block_(block), bytes_(bytes), device_(std::move(device)) {}
   ~CpuBuffer() override;
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override;
@@ -32,10 +57,11 @@ class CpuBuffer final : public Buffer {
   std::shared_ptr<CpuDevice> device_;
 };
 
-class HostRef final : public Buffer {
+class HostRef final : public HostBuffer {
  public:
+  /// Names `b`'s memory; `b` is a buffer of this plugin.
   explicit HostRef(const Buffer& b) noexcept
-      : data_(b.handle()), bytes_(b.size()), device_(b.device()) {}
+      : HostBuffer(buffer_id(&b)), data_(b.handle()), bytes_(b.size()), device_(b.device()) {}
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return device_; }
   void* handle() const noexcept override { return data_; }

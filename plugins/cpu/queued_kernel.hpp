@@ -1,62 +1,134 @@
 #pragma once
 // Queued kernels of the CPU backend: copies of the arguments whose buffers are HostRefs
-// owned by the task (see cpu_buffer.hpp), and submission to a device's queue.
+// owned by the task (see cpu_buffer.hpp), submission to a device's queue, and what a
+// failing kernel leaves behind (Note [Poisoned buffers], poison.hpp).
 #include <array>
 #include <cstddef>
+#include <exception>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 
+#include <hetero/dtype.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 
 #include "cpu_buffer.hpp"
 #include "cpu_device.hpp"
+#include "poison.hpp"
 
 namespace hetero::cpu {
+
+/// What a kernel's failure names: "cpu:1: exp (float16) failed: ...".
+struct KernelName {
+  std::string_view op;         ///< static storage (op_name(), literals)
+  std::optional<DType> dtype;  ///< none for byte copies
+  int device = 0;
+  std::string context() const {
+    std::string s = "cpu:" + std::to_string(device) + ": " + std::string(op);
+    if (dtype) s += " (" + std::string(dtype_name(*dtype)) + ")";
+    return s + " failed: ";
+  }
+};
+
+/// Runs body() as the kernel `name` reading the allocations `inputs` and writing `output`
+/// (ids; 0 for none): an input poisoned by an earlier failure fails it, and any failure
+/// poisons `output` and is rethrown typed, with the kernel named (Note [Poisoned buffers]).
+template <std::size_t N, class Body>
+void run_kernel(const KernelName& name, const std::array<std::uint64_t, N>& inputs,
+                std::uint64_t output, Body&& body) {
+  std::exception_ptr error;
+  if (poison::any())
+    for (const std::uint64_t id : inputs)
+      if (std::exception_ptr cause = poison::of(id)) {
+        error = poison::with_context(
+            cause, name.context() + "an input is the output of a failed kernel: ");
+        break;
+      }
+  if (!error) {
+    try {
+      body();
+      return;
+    } catch (...) {
+      error = poison::with_context(std::current_exception(), name.context());
+    }
+  }
+  poison::mark(output, error);
+  std::rethrow_exception(error);
+}
+
+/// run_kernel over views: the last is the output, the others are inputs.
+template <class F, class... Views>
+void run_view_kernel(const KernelName& name, F& fn, const Views&... views) {
+  const std::array<const StridedView*, sizeof...(Views)> all{&views...};
+  std::array<std::uint64_t, sizeof...(Views) - 1> inputs{};
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) inputs[i] = buffer_id(all[i]->buffer);
+  run_kernel(name, inputs, buffer_id(all.back()->buffer), [&] { fn(views...); });
+}
 
 /// fn(views...) with each view's buffer re-pointed at a HostRef of this task.
 template <class F, std::size_t N>
 class ViewTask final : public WorkQueue::Task {
  public:
-  ViewTask(F fn, const std::array<const StridedView*, N>& views) : fn_(std::move(fn)) {
+  ViewTask(const KernelName& name, F fn, const std::array<const StridedView*, N>& views)
+      : name_(name), fn_(std::move(fn)) {
     for (std::size_t i = 0; i < N; ++i) {
       views_[i] = *views[i];
       if (views_[i].buffer) views_[i].buffer = &refs_[i].emplace(*views_[i].buffer);
     }
   }
-  void run() override { std::apply(fn_, views_); }
+  void run() override {
+    std::apply([&](const auto&... v) { run_view_kernel(name_, fn_, v...); }, views_);
+  }
 
  private:
+  KernelName name_;
   F fn_;
   std::array<StridedView, N> views_;
   std::array<std::optional<HostRef>, N> refs_;
 };
 
+/// run_kernel for a GEMM: reads a, b (and c when beta != 0), writes c.
+template <class F>
+void run_gemm_kernel(const KernelName& name, F& fn, const GemmArgs& args) {
+  run_kernel(name,
+             std::array<std::uint64_t, 3>{buffer_id(args.a), buffer_id(args.b),
+                                          args.beta != 0 ? buffer_id(args.c) : 0},
+             buffer_id(args.c), [&] { fn(args); });
+}
+
 /// fn(args) with a, b and c re-pointed at HostRefs of this task.
 template <class F>
 class GemmTask final : public WorkQueue::Task {
  public:
-  GemmTask(F fn, const GemmArgs& args) : fn_(std::move(fn)), args_(args) {
+  GemmTask(const KernelName& name, F fn, const GemmArgs& args)
+      : name_(name), fn_(std::move(fn)), args_(args) {
     Buffer** buffers[3] = {&args_.a, &args_.b, &args_.c};
     for (int i = 0; i < 3; ++i)
       if (*buffers[i]) *buffers[i] = &refs_[i].emplace(**buffers[i]);
   }
-  void run() override { fn_(args_); }
+  void run() override { run_gemm_kernel(name_, fn_, args_); }
 
  private:
+  KernelName name_;
   F fn_;
   GemmArgs args_;
   std::array<std::optional<HostRef>, 3> refs_;
 };
 
-/// Runs fn(views...) on `device`'s queue, in order (at once when small and idle).
-/// `cost` is the work in elements (multiply-adds for GEMM).
+/// Runs fn(views...) as kernel `op` on `device`'s queue, in order (at once when small and
+/// idle); the last view is the output, its dtype the one named on failure. `cost` is the
+/// work in elements.
 template <class F, class... Views>
-void submit_views(CpuDevice& device, std::int64_t cost, F fn, const Views&... views) {
+void submit_views(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
+                  const Views&... views) {
+  const KernelName name{op, std::get<sizeof...(Views) - 1>(std::tie(views...)).dtype,
+                        device.index()};
   device.queue().submit(
-      cost, [&] { fn(views...); },
+      cost, [&] { run_view_kernel(name, fn, views...); },
       [&] {
         return std::make_unique<ViewTask<F, sizeof...(Views)>>(
-            fn, std::array<const StridedView*, sizeof...(Views)>{&views...});
+            name, fn, std::array<const StridedView*, sizeof...(Views)>{&views...});
       });
 }
 

@@ -83,6 +83,8 @@ class WorkQueue {
   static bool running_work() noexcept;
   /// The ticket of the last work submitted (0: none yet).
   std::uint64_t last_ticket() const;
+  /// Whether all work submitted so far has completed (a snapshot). Never blocks.
+  bool idle() const noexcept { return reached(submitted_.load(std::memory_order_acquire)); }
   /// Whether work up to `ticket` has completed. Never blocks.
   bool reached(std::uint64_t ticket) const noexcept {
     return completed_.load(std::memory_order_acquire) >= ticket;
