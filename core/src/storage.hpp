@@ -2,7 +2,9 @@
 // Storage: one device allocation, the plugin that runs work on it, and the plugin whose
 // memory it is (Note [Plugin lifetime]). The two plugins differ only for pinned host
 // memory: a cpu tensor (run by the cpu plugin) in page-locked memory from, e.g., cuda.
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include <hetero/device.hpp>
@@ -18,6 +20,13 @@ struct Storage {
   std::unique_ptr<Buffer> buffer;
   Device device;
   bool pinned = false;  // page-locked host memory from memory_owner
+  /// Note [Saved tensor versions]: bumped by every in-place write through a tensor (copy_,
+  /// and what is built on it: optimiser steps, collectives, load into a module), as
+  /// torch's version counter, which views and detached tensors share as they share this
+  /// storage. A backward closure remembers the version of each tensor it saved and refuses
+  /// to run on a newer one (autograd/engine.cpp), instead of computing a gradient from the
+  /// new values.
+  std::atomic<std::uint64_t> version{0};
 
   Storage(std::shared_ptr<LoadedPlugin> p, std::unique_ptr<Buffer> b, Device d)
       : plugin(std::move(p)), buffer(std::move(b)), device(std::move(d)) {}

@@ -114,6 +114,7 @@ void Tensor::copy_(const Tensor& src) {
   if (src.shape() != i.shape)
     throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
                      " does not match destination shape " + detail::shape_str(i.shape));
+  ++i.storage->version;        // Note [Saved tensor versions]
   if (i.numel() == 0) return;  // Note [Empty tensors]
   if (src.device() != device() && src.dtype() == i.dtype && is_contiguous()) {
     // Between devices into a dense destination: one transfer straight into this storage

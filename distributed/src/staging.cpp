@@ -1,5 +1,6 @@
 #include "staging.hpp"
 
+#include <hetero/autograd.hpp>
 #include <hetero/devices.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -38,7 +39,10 @@ Tensor host_operand(Staging& staging, Slot slot, const Tensor& t, DType wire, bo
 }
 
 void write_back(const Tensor& host, Tensor& t) {
-  if (host.is_same(t)) return;
+  if (host.is_same(t)) {  // MPI wrote into t itself: count the write as copy_ would
+    increment_version(t);
+    return;
+  }
   t.copy_(host);
   synchronize(t.device());
 }

@@ -31,8 +31,9 @@ class Staging {
 // else a staging buffer, into which `t` is copied (and converted) when `fill`.
 Tensor host_operand(Staging& staging, Slot slot, const Tensor& t, DType wire, bool fill);
 
-// Copies `host` (from host_operand) back into `t` unless it is `t` itself, and waits for
-// the copy: the collective's result is in `t` when this returns.
+// Copies `host` (from host_operand) back into `t` unless it is `t` itself (then counts
+// the write MPI made, increment_version), and waits for the copy: the collective's result
+// is in `t` when this returns. Either way t's version moves (Note [Saved tensor versions]).
 void write_back(const Tensor& host, Tensor& t);
 
 // True when `t` is a contiguous cpu tensor of dtype `wire`: MPI can use its memory.

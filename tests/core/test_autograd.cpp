@@ -260,3 +260,85 @@ TEST(Autograd, DroppingAVeryDeepGraphDoesNotOverflowTheStack) {
   y.backward();
   EXPECT_EQ(x.grad().item<float>(), 2.0f);  // the leaf and new graphs still work
 }
+
+// Note [Saved tensor versions] (issue #25 item 14): a tensor saved for backward and then
+// written in place makes backward raise, as torch's version counter does, instead of
+// computing the gradient from the new values (before: x.grad was 5, torch raises).
+TEST(Autograd, BackwardRefusesASavedTensorWrittenInPlaceSince) {
+  Tensor x = ones({3});
+  x.requires_grad_();
+  Tensor a = full({3}, 2.0f);
+  Tensor y = (x * a).sum();  // MulBackward saves a
+  a.copy_(full({3}, 5.0f));
+  try {
+    y.backward();
+    ADD_FAILURE() << "backward used the overwritten tensor; x.grad = "
+                  << x.grad().to_vector<float>()[0];
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("MulBackward"), std::string::npos) << m;
+    EXPECT_NE(m.find("modified by an in-place operation"), std::string::npos) << m;
+    EXPECT_NE(m.find("at version 1, expected version 0"), std::string::npos) << m;
+  }
+}
+
+TEST(Autograd, VersionsAreSharedByViewsAndOnlyWritesSinceTheSaveCount) {
+  Tensor x = ones({3});
+  x.requires_grad_();
+  {  // a write through another view of the saved tensor's storage counts
+    Tensor base = full({4}, 2.0f);
+    Tensor y = (x * base.narrow(0, 1, 3)).sum();
+    base.copy_(zeros({4}));
+    EXPECT_THROW(y.backward(), Error);
+  }
+  {  // writes before the save, a clone changed after, and writes after backward are fine
+    Tensor a = full({3}, 1.0f);
+    a.copy_(full({3}, 3.0f));
+    Tensor kept = a.clone();
+    Tensor y = (x * kept).sum();
+    a.copy_(zeros({3}));
+    y.backward({}, /*retain_graph=*/true);
+    EXPECT_EQ(x.grad().to_vector<float>(), std::vector<float>({3.0f, 3.0f, 3.0f}));
+    kept.copy_(zeros({3}));
+    EXPECT_THROW(y.backward(), Error) << "the retained graph saw the new values";
+  }
+  {  // an op that saves its output (exp): writing the output is refused too
+    Tensor e = x.exp();
+    Tensor y = e.sum();
+    {
+      NoGradGuard no_grad;
+      e.detach().copy_(zeros({3}));
+    }
+    EXPECT_THROW(y.backward(), Error);
+  }
+}
+
+TEST(Autograd, AnOptimiserStepBetweenForwardAndBackwardIsRefused) {
+  // As torch: the step writes the weights MatmulBackward saved.
+  Tensor w = full({2, 2}, 1.0f);
+  w.requires_grad_();
+  Tensor x = ones({1, 2});
+  x.requires_grad_();
+  optim::SGD sgd({w}, {.lr = 0.1});
+  Tensor loss = matmul(x, w).sum();
+  w.mutable_grad() = ones({2, 2});
+  sgd.step();
+  EXPECT_THROW(loss.backward(), Error);
+}
+
+TEST(Autograd, TensorVersionCountsWritesAndIncrementVersionCountsOutsideOnes) {
+  Tensor a = zeros({4});
+  Tensor view = a.narrow(0, 1, 2);
+  EXPECT_EQ(tensor_version(a), 0u);
+  view.copy_(ones({2}));
+  EXPECT_EQ(tensor_version(a), 1u) << "views share the count, as torch";
+  EXPECT_EQ(tensor_version(a.detach()), 1u);
+  Tensor x = ones({4});
+  x.requires_grad_();
+  Tensor y = (x * a).sum();
+  increment_version(a);  // as an application's own kernel writing a's memory would
+  EXPECT_EQ(tensor_version(view), 2u);
+  EXPECT_THROW(y.backward(), Error);
+  EXPECT_THROW(tensor_version(Tensor()), Error);
+  EXPECT_THROW(increment_version(Tensor()), Error);
+}

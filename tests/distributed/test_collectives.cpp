@@ -147,6 +147,22 @@ TEST(AllReduce, NonContiguousViewIsReducedInPlace) {
   }
 }
 
+TEST(AllReduce, InPlaceReductionOfATensorSavedForBackwardIsRefused) {
+  // Issue #29 item 9: MPI wrote the sum into the saved tensor and the gradient silently
+  // used it; now the write counts (tensor_version), and backward refuses, as torch does.
+  for (const Device& d : collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    Tensor x = ones({3}, d);
+    x.requires_grad_();
+    Tensor a = full({3}, 2.0f, d);
+    Tensor y = (x * a).sum();
+    const std::uint64_t before = tensor_version(a);
+    dist::all_reduce(a);
+    EXPECT_GT(tensor_version(a), before);
+    EXPECT_THROW(y.backward(), Error);
+  }
+}
+
 TEST(AllReduce, MaxAndMinPropagateNaN) {
   const int me = dist::rank();
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -8,9 +8,13 @@
 /// accumulates into their grad(), on each leaf's own device (a copy between devices
 /// records its inverse copy, so gradients cross device boundaries as activations did).
 /// Gradients are not themselves recorded (no higher-order gradients).
+#include <cstdint>
+
 #include <hetero/export.hpp>
 
 namespace hetero {
+
+class Tensor;
 
 /// True when operations record gradients on this thread (the default).
 HETERO_API bool is_grad_enabled() noexcept;
@@ -30,5 +34,17 @@ class HETERO_API NoGradGuard {
  private:
   bool previous_;
 };
+
+/// How many in-place writes (copy_, optimiser steps, collectives, increment_version) the
+/// storage of `t` has had; views and detached tensors share the count, as
+/// torch.Tensor._version. backward() refuses a tensor saved for a gradient whose version
+/// changed since it was saved (Note [Saved tensor versions]). Throws Error when `t` is
+/// undefined.
+HETERO_API std::uint64_t tensor_version(const Tensor& t);
+/// Counts a write into `t` made outside hetero's ops (an MPI collective writing its memory
+/// in place, an application's own kernel through data_ptr), so that backward() refuses it
+/// where `t` was saved for a gradient; as torch.autograd.graph.increment_version. Throws
+/// Error when `t` is undefined.
+HETERO_API void increment_version(const Tensor& t);
 
 }  // namespace hetero

@@ -7,10 +7,13 @@
 #include <hetero/internal_assert.hpp>
 #include <hetero/ops.hpp>
 
+#include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "../op_helpers.hpp"
+#include "../storage.hpp"
 #include "node.hpp"
 
 namespace hetero {
@@ -26,6 +29,22 @@ Tensor conform(const Node& n, const Tensor& g) {
                 " on " + g.device().str() + ", expected " + detail::shape_str(n.shape) + " on " +
                 n.device.str());
   return g.dtype() == n.dtype ? g : g.to(n.dtype);
+}
+
+// Note [Saved tensor versions] (storage.hpp): a tensor the node saved that was written in
+// place since is refused, as torch's "modified by an inplace operation".
+void check_saved_versions(const Node& n) {
+  for (const detail::SavedVersion& s : n.saved) {
+    const std::uint64_t now = s.storage->version.load();
+    if (now != s.version)
+      throw Error("backward: one of the tensors " + n.name + " saved for the gradient (" +
+                  std::string(dtype_name(s.dtype)) + " " + detail::shape_str(s.shape) +
+                  ") has been modified by an in-place operation (copy_, an optimiser step, a "
+                  "collective) since: it is at version " +
+                  std::to_string(now) + ", expected version " + std::to_string(s.version) +
+                  " (as torch's version counter; clone() it before changing it, or change it "
+                  "after backward)");
+  }
 }
 
 void accumulate(std::unordered_map<Node*, Tensor>& pending, Node* n, const Tensor& g) {
@@ -100,6 +119,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
       throw Error("backward: trying to go through " + n->name +
                   " a second time; its saved tensors were freed (pass retain_graph = true to the "
                   "first backward)");
+    check_saved_versions(*n);
     const detail::Gradients grads = n->fn(g);
     HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(),
                            "backward: " + n->name + " returned " + std::to_string(grads.size()) +

@@ -5,6 +5,7 @@
 // points at the inputs' nodes; a leaf that requires grad is reached through an
 // accumulate node that adds into the leaf's AutogradMeta::grad. Nodes point backwards
 // only and save detached tensors, so the graph has no cycles.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,6 +16,17 @@
 namespace hetero::detail {
 
 struct Node;
+
+struct Storage;
+
+/// A tensor a backward closure saved, as it was when saved (Note [Saved tensor versions],
+/// storage.hpp). The closure keeps the storage alive for as long as it can run.
+struct SavedVersion {
+  const Storage* storage = nullptr;
+  std::uint64_t version = 0;
+  DType dtype = DType::float32;
+  Shape shape;
+};
 
 /// Per-tensor autograd state (absent for tensors that never required grad).
 struct AutogradMeta {
@@ -32,6 +44,7 @@ struct Node {
   std::string name;                         // "AddBackward", "AccumulateGrad"
   std::vector<std::shared_ptr<Node>> next;  // per input: its node, or null
   BackwardFn fn;                            // empty once released by backward()
+  std::vector<SavedVersion> saved;          // what fn saved, checked before it runs
   std::shared_ptr<AutogradMeta> leaf;       // set for AccumulateGrad nodes
   Shape shape;                              // of the output: incoming gradients must match
   DType dtype = DType::float32;

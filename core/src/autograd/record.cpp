@@ -4,6 +4,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "../storage.hpp"
 #include "../tensor_impl.hpp"
 
 namespace hetero {
@@ -53,10 +54,26 @@ std::shared_ptr<Node> edge_of(const Tensor& t) {
 }
 }  // namespace
 
-void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn) {
+namespace {
+thread_local SavedTensors* t_saved = nullptr;  // the innermost open collector
+}  // namespace
+
+SavedTensors::SavedTensors() noexcept : outer_(t_saved) { t_saved = this; }
+SavedTensors::~SavedTensors() { t_saved = outer_; }
+
+void SavedTensors::note(const Tensor& t) {
+  if (!t_saved || !t.defined()) return;
+  const TensorImpl& impl = *t.impl();
+  t_saved->saved_.push_back(
+      SavedVersion{impl.storage.get(), impl.storage->version.load(), impl.dtype, impl.shape});
+}
+
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
+            std::vector<SavedVersion> saved) {
   auto node = std::make_shared<Node>();
   node->name = name;
   node->fn = std::move(fn);
+  node->saved = std::move(saved);
   node->shape = out.shape();
   node->dtype = out.dtype();
   node->device = out.device();

@@ -20,8 +20,28 @@ namespace hetero::detail {
 
 /// True when grad mode is on and some input requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> inputs);
-/// Attaches a new node named `name` with `fn` to `out` (which must be a fresh tensor).
-void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn);
+/// Attaches a new node named `name` with `fn`, which saved `saved`, to `out` (which must
+/// be a fresh tensor).
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
+            std::vector<SavedVersion> saved);
+
+/// Collects, for its scope, the tensors saved() on this thread: record() opens one around
+/// make_backward(), so every closure's saved tensors reach its node. Nests.
+class SavedTensors {
+ public:
+  SavedTensors() noexcept;
+  ~SavedTensors();
+  SavedTensors(const SavedTensors&) = delete;
+  SavedTensors& operator=(const SavedTensors&) = delete;
+  /// What was saved so far, moved out.
+  std::vector<SavedVersion> take() noexcept { return std::move(saved_); }
+  /// Adds `t` (its storage and version now) to the innermost open collector, if any.
+  static void note(const Tensor& t);
+
+ private:
+  std::vector<SavedVersion> saved_;
+  SavedTensors* outer_;
+};
 
 /// Records `out` as computed from `inputs` when grad mode is on and an input requires
 /// grad. `make_backward()` returns the backward function; it is called only then, so an
@@ -34,9 +54,12 @@ Tensor record(const char* name, Tensor out,
   bool any = false;
   if (is_grad_enabled())
     for (const Tensor& t : inputs) any = any || t.requires_grad();
-  if (any)
-    attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()),
-           BackwardFn(make_backward()));
+  if (any) {
+    SavedTensors saved;
+    BackwardFn fn(make_backward());
+    attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), std::move(fn),
+           saved.take());
+  }
   return out;
 }
 
@@ -46,8 +69,12 @@ Tensor untracked(F&& f) {
   return f();
 }
 
-/// A handle for a backward closure: same storage, no autograd state (no cycles).
-inline Tensor saved(const Tensor& t) { return t.detach(); }
+/// A handle for a backward closure: same storage, no autograd state (no cycles); its
+/// version is noted for the node (Note [Saved tensor versions]).
+inline Tensor saved(const Tensor& t) {
+  SavedTensors::note(t);
+  return t.detach();
+}
 /// Sums `g` over the dimensions that broadcasting added or expanded, so that it has
 /// `shape` (the inverse of NumPy broadcasting).
 Tensor unbroadcast(const Tensor& g, const Shape& shape);

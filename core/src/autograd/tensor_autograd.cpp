@@ -1,10 +1,20 @@
 // The autograd methods of Tensor: requires_grad, grad, detach (engine.cpp: backward).
+#include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/tensor.hpp>
 
 #include "../op_helpers.hpp"
+#include "../storage.hpp"
 
 namespace hetero {
+
+std::uint64_t tensor_version(const Tensor& t) {
+  return detail::impl_of(t, "tensor_version").storage->version.load();
+}
+
+void increment_version(const Tensor& t) {
+  ++detail::impl_of(t, "increment_version").storage->version;
+}
 
 bool Tensor::requires_grad() const {
   const auto& meta = checked().autograd;
