@@ -81,7 +81,8 @@ void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.ho
 
 void all_reduce(Tensor& t, ReduceOp op) {
   constexpr const char* name = "all_reduce";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_defined(t, name, "the tensor");
   const DType wire = detail::reduction_dtype(t.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
@@ -98,7 +99,8 @@ void all_reduce(Tensor& t, ReduceOp op) {
 
 void broadcast(Tensor& t, int root) {
   constexpr const char* name = "broadcast";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_defined(t, name, "the tensor");
   if (root < 0 || root >= g.size)
     throw g.error(name, fmt::format("root {} is not a rank of a group of {}", root, g.size));
@@ -114,7 +116,8 @@ void broadcast(Tensor& t, int root) {
 
 void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   constexpr const char* name = "all_gather_into_tensor";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/true, g.size, name);
   const Tensor in =
       detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
@@ -134,7 +137,8 @@ void all_gather_into_tensor(Tensor& output, const Tensor& input) {
 
 void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
   constexpr const char* name = "all_gather";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_defined(input, name, "the input");
   check_list(outputs, input, g.size, name, "outputs");
   Shape stacked = input.shape();
@@ -147,7 +151,8 @@ void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
 
 void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   constexpr const char* name = "reduce_scatter_tensor";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
@@ -169,7 +174,8 @@ void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
 
 void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   constexpr const char* name = "reduce_scatter";
-  Group& g = detail::group(name);
+  const detail::GroupUse use(name);
+  Group& g = use.group;
   check_defined(output, name, "the output");
   check_list(inputs, output, g.size, name, "inputs");
   Shape stacked = output.shape();

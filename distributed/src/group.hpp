@@ -3,10 +3,12 @@
 // collectives make MPI calls (Group::call).
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <hetero/distributed/distributed_error.hpp>
 #include <hetero/distributed/process_group.hpp>
@@ -30,6 +32,9 @@ struct Group {
   // local DTypeError): the consistency check's sequence number, so that a rank whose call
   // failed locally cannot pair its next call with a peer's previous one (issue #29).
   std::int32_t calls = 0;
+  // The thread inside a collective of this group (none: id()), and how deeply (GroupUse).
+  std::atomic<std::thread::id> user{};
+  int user_depth = 0;  // read and written by `user` only
 
   // "rank R of N".
   std::string who() const;
@@ -46,5 +51,22 @@ struct Group {
 // The process group for collective `op`, counting the call (Group::calls);
 // DistributedError when there is none or it is unusable.
 Group& group(const char* op);
+
+// One collective's hold on the process group, for its scope: group(op), and the group
+// marked as used by this thread. A second thread calling a collective meanwhile gets a
+// DistributedError instead of interleaving its MPI calls with the first's (issue #29: it
+// segfaulted or gave wrong results; the calls of a group must come in one order on every
+// rank, which two threads of a rank cannot promise). The same thread may nest.
+class GroupUse {
+ public:
+  explicit GroupUse(const char* op);
+  ~GroupUse();
+  GroupUse(const GroupUse&) = delete;
+  GroupUse& operator=(const GroupUse&) = delete;
+  Group& group;
+};
+
+// Whether a thread other than the caller is inside a collective of `g`.
+bool used_by_another_thread(const Group& g) noexcept;
 
 }  // namespace hetero::distributed::detail

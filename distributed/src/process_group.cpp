@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "consistency.hpp"
 #include "group.hpp"
@@ -123,6 +124,38 @@ Group& group(const char* op) {
   return g;
 }
 
+namespace {
+Group& acquire(const char* op) {
+  Group& g = existing(op);
+  std::thread::id none{};
+  const std::thread::id me = std::this_thread::get_id();
+  if (!g.user.compare_exchange_strong(none, me)) {
+    if (none != me)
+      throw g.error(op,
+                    "another thread of this process is inside a collective of the process "
+                    "group; call a group's collectives from one thread at a time (their order "
+                    "must be the same on every rank, which two threads cannot promise)");
+  }
+  ++g.user_depth;
+  try {
+    return group(op);
+  } catch (...) {
+    if (--g.user_depth == 0) g.user.store(std::thread::id{});
+    throw;
+  }
+}
+}  // namespace
+
+GroupUse::GroupUse(const char* op) : group(acquire(op)) {}
+GroupUse::~GroupUse() {
+  if (--group.user_depth == 0) group.user.store(std::thread::id{});
+}
+
+bool used_by_another_thread(const Group& g) noexcept {
+  const std::thread::id user = g.user.load();
+  return user != std::thread::id{} && user != std::this_thread::get_id();
+}
+
 }  // namespace detail
 
 void init_process_group(const ProcessGroupOptions& options) {
@@ -163,6 +196,12 @@ void destroy_process_group() noexcept {
   detail::Group* g = detail::current_group;
   if (g == nullptr) return;
   detail::current_group = nullptr;
+  if (detail::used_by_another_thread(*g)) {
+    // Another thread is inside one of its collectives: left to it, MPI objects and all
+    // (as a timed-out group), rather than freed under it.
+    detail::abandoned_group = g;
+    return;
+  }
   const bool stuck = !g->broken.empty();
   detail::release_mpi_objects(*g);
   g->staging.clear();
@@ -179,7 +218,8 @@ int world_size() { return detail::existing("world_size").size; }
 int local_rank() { return detail::existing("local_rank").local_rank; }
 
 void barrier() {
-  auto& g = detail::group("barrier");
+  const detail::GroupUse use("barrier");
+  detail::Group& g = use.group;
   // Checked as the other collectives (issue #29: a barrier facing peers in all_reduce waited
   // out the whole timeout instead of saying they disagree).
   detail::call_checked(g, {"barrier", nullptr}, [comm = g.comm] { return MPI_Barrier(comm); });

@@ -2,7 +2,12 @@
 // for the whole group; odd, zero and non-contiguous shapes.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <cmath>
 #include <limits>
@@ -380,6 +385,36 @@ TEST(ProcessGroup, BarrierAndLocallyFailedCallsTakePartInTheCheck) {
   Tensor y = full({4}, 1.0);
   dist::all_reduce(y);
   EXPECT_EQ(y.to_vector<double>(), std::vector<double>(4, dist::world_size()));
+}
+
+TEST(ProcessGroup, ASecondThreadInACollectiveIsRefused) {
+  // Issue #29 item 7: two threads of rank 0 call all_reduce while the others are a second
+  // late, so both are in a collective at once. One gets a DistributedError before touching
+  // MPI (it segfaulted or summed wrongly); the other completes with the right sum.
+  if (dist::world_size() == 1) return;  // nothing waits with one rank (runs at np 2 and 3)
+  Tensor a = full({8}, 1.0), b = full({8}, 1.0);
+  if (dist::rank() == 0) {
+    std::atomic<int> refused{0}, completed{0};
+    auto call = [&](Tensor& t) {
+      try {
+        dist::all_reduce(t);
+        ++completed;
+      } catch (const dist::DistributedError& e) {
+        if (std::string(e.what()).find("another thread") != std::string::npos) ++refused;
+      }
+    };
+    std::thread first([&] { call(a); }), second([&] { call(b); });
+    first.join();
+    second.join();
+    EXPECT_EQ(refused.load(), 1);
+    EXPECT_EQ(completed.load(), 1);
+    const bool a_reduced = a.to_vector<double>()[0] != 1.0;
+    EXPECT_EQ((a_reduced ? a : b).to_vector<double>(), std::vector<double>(8, dist::world_size()));
+  } else {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    dist::all_reduce(a);
+  }
+  dist::barrier();  // the group is still in step
 }
 
 TEST(ProcessGroup, JoinsAnApplicationsCommunicator) {
