@@ -1,5 +1,7 @@
 #include "comm_thread.hpp"
 
+#include <vector>
+
 namespace hetero::distributed::detail {
 namespace {
 
@@ -30,8 +32,29 @@ CommThread::~CommThread() {
   thread_.join();
 }
 
+namespace {
+std::mutex g_abandoned_mutex;
+std::vector<CommThread*>* g_abandoned = nullptr;  // leaked with the threads it lists
+}  // namespace
+
 void CommThread::abandon() noexcept {
   if (thread_.joinable()) thread_.detach();
+  std::lock_guard lock(g_abandoned_mutex);
+  try {
+    if (!g_abandoned) g_abandoned = new std::vector<CommThread*>;
+    g_abandoned->push_back(this);
+  } catch (...) {
+    // Not remembered: the exit then finalises MPI as before (a crash is possible only if
+    // the thread is still inside MPI then).
+  }
+}
+
+bool CommThread::any_abandoned_inside_mpi() noexcept {
+  std::lock_guard lock(g_abandoned_mutex);
+  if (!g_abandoned) return false;
+  for (const CommThread* t : *g_abandoned)
+    if (!t->done_.load(std::memory_order_acquire)) return true;
+  return false;
 }
 
 std::optional<int> CommThread::run(std::function<int()> task,

@@ -36,8 +36,14 @@ class CommThread {
   std::optional<int> run(std::function<int()> task, std::chrono::duration<double> timeout);
 
   // Lets a thread stuck in a task go: it is detached, and this object must be leaked
-  // (the thread still refers to it).
+  // (the thread still refers to it); it is remembered for any_abandoned_inside_mpi().
   void abandon() noexcept;
+
+  // Whether a thread abandoned by a timeout is still inside its task (an MPI call): then
+  // MPI_Finalize must not run (issue #29: finalising under it crashed at exit, also after
+  // a new process group had been made). A late peer may yet complete the call; once it
+  // has, the thread idles outside MPI and finalising is safe. Thread-safe.
+  static bool any_abandoned_inside_mpi() noexcept;
 
  private:
   void loop();

@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "consistency.hpp"
 #include "group.hpp"
@@ -17,9 +19,17 @@ namespace detail {
 namespace {
 
 Group* current_group = nullptr;
-// A group left behind on purpose (at exit, or after a timeout): still reachable, so leak
-// checkers do not report what is left to the OS.
-Group* abandoned_group = nullptr;
+// Groups left behind on purpose (at exit, after a timeout, in use by another thread): still
+// reachable, so leak checkers do not report what is left to the OS.
+std::vector<Group*>* abandoned_groups = nullptr;
+void abandon(Group* g) noexcept {
+  try {
+    if (!abandoned_groups) abandoned_groups = new std::vector<Group*>;
+    abandoned_groups->push_back(g);
+  } catch (...) {
+    // Unlisted: only a leak checker would notice.
+  }
+}
 bool hetero_initialised_mpi = false;  // MPI_Init_thread was ours: MPI_Finalize at exit
 
 DistributedError setup_error(const char* what, int rc) {
@@ -75,22 +85,46 @@ void release_mpi_objects(Group& g) noexcept {
 // At exit: MPI_Finalize when hetero initialised MPI and no thread is stuck in it. Tensors
 // are left alone (Note [Exit without teardown], core/src/registry.cpp): the
 // staging buffers may be pinned memory of a vendor library already torn down.
+// When a communication thread abandoned by a timeout (of this group or of one destroyed
+// since) is still inside MPI, MPI is not finalised: mpirun then reports that the process
+// exited without MPI_Finalize, which is true of a job whose collective failed, rather than
+// the process crashing inside MPI_Finalize (issue #29).
 void finalize_at_exit() {
-  bool stuck = false;
   if (Group* g = current_group) {
-    stuck = !g->broken.empty();
     release_mpi_objects(*g);
-    abandoned_group = g;  // with its tensors
+    abandon(g);  // with its tensors
     current_group = nullptr;
   }
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (hetero_initialised_mpi && !finalized && !stuck) MPI_Finalize();
+  if (hetero_initialised_mpi && !finalized && !CommThread::any_abandoned_inside_mpi())
+    MPI_Finalize();
+}
+
+// Before a new group's first MPI call: waits up to the group's timeout for the threads of
+// groups that timed out to leave MPI (a late peer completes their call), and refuses when
+// one is still inside: a second thread in MPI at once is not allowed at
+// MPI_THREAD_SERIALIZED, and MPI_Comm_dup then hung (issue #29).
+void wait_for_abandoned_threads(double timeout_seconds) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  while (CommThread::any_abandoned_inside_mpi()) {
+    const double waited = std::chrono::duration<double>(clock::now() - start).count();
+    if (!(waited < timeout_seconds))
+      throw DistributedError(fmt::format(
+          "init_process_group: the communication thread of a process group that timed out is "
+          "still inside MPI after {:.1f} s more (a peer never joined that collective); MPI "
+          "cannot be used again in this process (MPI_THREAD_SERIALIZED allows one thread in MPI "
+          "at a time): end the process and restart the job",
+          waited));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
   auto g = std::make_unique<Group>();
   g->options = with_environment(options);
+  wait_for_abandoned_threads(g->options.timeout_seconds);
   check(MPI_Comm_dup(comm, &g->comm), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
   check(MPI_Comm_rank(g->comm, &g->rank), "MPI_Comm_rank");
@@ -199,14 +233,14 @@ void destroy_process_group() noexcept {
   if (detail::used_by_another_thread(*g)) {
     // Another thread is inside one of its collectives: left to it, MPI objects and all
     // (as a timed-out group), rather than freed under it.
-    detail::abandoned_group = g;
+    detail::abandon(g);
     return;
   }
   const bool stuck = !g->broken.empty();
   detail::release_mpi_objects(*g);
   g->staging.clear();
   if (stuck)
-    detail::abandoned_group = g;  // its thread may still write into its buffers
+    detail::abandon(g);  // its thread may still write into its buffers
   else
     delete g;
 }

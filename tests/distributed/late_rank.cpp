@@ -1,0 +1,57 @@
+// A process group whose collective times out on some ranks (issue #29 item 2), run by
+// run_late_rank.cmake on 3 ranks with HETERO_DISTRIBUTED_TIMEOUT=1:
+//   late:  rank 0 joins the all_reduce 2.5 s late; ranks 1 and 2 have timed out by then
+//          (their communication threads stay inside MPI until rank 0 arrives). Every rank
+//          then destroys its group and makes a new one, which works, and the process exits
+//          0 with MPI finalised (it used to crash in MPI_Finalize at times).
+//   never: rank 0 never joins; ranks 1 and 2 time out, and a new init_process_group() on
+//          them raises a DistributedError within its timeout (it hung in MPI_Comm_dup with
+//          the old thread still inside MPI). They exit without MPI_Finalize, which mpirun
+//          reports: the job did fail.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include <hetero/distributed.hpp>
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+namespace dist = hetero::distributed;
+
+int main(int argc, char** argv) {
+  const bool never = argc > 1 && std::strcmp(argv[1], "never") == 0;
+  dist::init_process_group();
+  const int me = dist::rank(), world = dist::world_size();
+  Tensor x = full({1024}, 1.0f);
+  if (me == 0) {
+    if (never) {
+      std::printf("rank 0 of %d: skipped the all_reduce\n", world);
+      std::fflush(stdout);
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  }
+  try {
+    dist::all_reduce(x);
+    std::printf("rank %d of %d: all_reduce returned %g\n", me, world, x.to_vector<float>()[0]);
+  } catch (const dist::DistributedError& e) {
+    std::printf("rank %d of %d: all_reduce timed out: %s\n", me, world, e.what());
+  }
+  std::fflush(stdout);
+  // Late mode: rank 0 arrives at 2.5 s and completes the call the others gave up on.
+  if (me != 0 && !never) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  dist::destroy_process_group();
+  try {
+    dist::init_process_group();
+  } catch (const dist::DistributedError& e) {
+    std::printf("rank %d of %d: new group refused: %s\n", me, world, e.what());
+    std::fflush(stdout);
+    return 0;
+  }
+  Tensor y = full({8}, 1.0f);
+  dist::all_reduce(y);
+  std::printf("rank %d of %d: new group all_reduce %g\n", me, world, y.to_vector<float>()[0]);
+  std::fflush(stdout);
+  return 0;
+}
