@@ -60,4 +60,43 @@ std::function<void()> exercise3(bool per_step) {
   };
 }
 
+std::function<void()> large_op(const std::string& op, bool into_out) {
+  const at::Tensor x = at::rand({4096, 4096}), y = at::rand({4096, 4096});
+  const std::vector<std::int64_t> all{0, 1};
+  if (op == "sum") {
+    at::Tensor out = at::empty({});
+    if (into_out) return [x, out, all]() mutable { at::sum_out(out, x, all); };
+    return [x] { at::Tensor r = x.sum(); };
+  }
+  if (op == "sum0" || op == "sum1") {
+    const std::int64_t dim = op == "sum0" ? 0 : 1;
+    at::Tensor out = at::empty({4096});
+    if (into_out) return [x, out, dim]() mutable { at::sum_out(out, x, {dim}); };
+    return [x, dim] { at::Tensor r = x.sum(dim); };
+  }
+  if (op == "max") {
+    at::Tensor out = at::empty({});
+    if (into_out) return [x, out, all]() mutable { at::amax_out(out, x, all); };
+    return [x] { at::Tensor r = x.max(); };
+  }
+  if (op == "max0") {
+    at::Tensor out = at::empty({4096});
+    if (into_out) return [x, out]() mutable { at::amax_out(out, x, {0}); };
+    return [x] { at::Tensor r = x.amax(0); };
+  }
+  if (op == "argmax") {
+    at::Tensor out = at::empty({}, at::kLong);
+    if (into_out) return [x, out]() mutable { at::argmax_out(out, x); };
+    return [x] { at::Tensor r = x.argmax(); };
+  }
+  if (op == "add") {
+    at::Tensor out = at::empty({4096, 4096});
+    if (into_out) return [x, y, out]() mutable { at::add_out(out, x, y); };
+    return [x, y] { at::Tensor r = x + y; };
+  }
+  at::Tensor out = at::empty({4096, 4096});  // exp
+  if (into_out) return [x, out]() mutable { at::exp_out(out, x); };
+  return [x] { at::Tensor r = x.exp(); };
+}
+
 }  // namespace bench::torch

@@ -4,6 +4,7 @@
 // `f(offsets, count, inner_strides)` is called once per innermost row with element offsets
 // of the row start. Rows are spread over the backend's ThreadPool when there are enough
 // elements.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -99,6 +100,27 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f,
     });
   } else {
     for (std::int64_t r = 0; r < rows; ++r) row(r);
+  }
+}
+
+/// Calls f(offset, count, inner_stride) serially for the pieces of rows that hold elements
+/// [begin, end) of `view` in C order (element offsets include the view's offset): a range
+/// of a reduction's sub-space, for splitting one reduction over threads.
+template <class F>
+void for_each_row_range(const StridedView& view, std::int64_t begin, std::int64_t end, F&& f) {
+  const LoopShape<1> l = make_loop<1>({&view});
+  const int inner_dim = l.ndim - 1;
+  const std::int64_t count = l.shape[inner_dim], inner = l.strides[0][inner_dim];
+  for (std::int64_t e = begin; e < end && count > 0;) {
+    const std::int64_t within = e % count;
+    const std::int64_t length = std::min(count - within, end - e);
+    std::int64_t off = view.offset + within * inner, rem = e / count;
+    for (int d = inner_dim - 1; d >= 0; --d) {
+      off += (rem % l.shape[d]) * l.strides[0][d];
+      rem /= l.shape[d];
+    }
+    f(off, length, inner);
+    e += length;
   }
 }
 

@@ -1,0 +1,127 @@
+// Reductions large enough to take the cpu backend's parallel paths (issue #26): a whole
+// tensor split over the kernel threads, and column reductions walking rows into blocks of
+// accumulators. Against a host reference: sums, means and norms within a relative 1e-12
+// (float64) or the float32 rounding of a double sum, max/min/argmax exactly, with ties
+// and NaNs placed where a thread's part or a block of columns begins or ends.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <hetero/hetero.hpp>
+
+namespace hetero {
+namespace {
+
+constexpr std::int64_t kRows = 600, kCols = 1100;  // 660k elements; 1100 columns: 3 blocks
+
+// Values with many ties: 101 distinct values, each maximum appearing many times.
+std::vector<double> values() {
+  std::vector<double> v(static_cast<std::size_t>(kRows * kCols));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 101) - 50.0;
+  return v;
+}
+
+double at(const std::vector<double>& v, std::int64_t r, std::int64_t c) {
+  return v[static_cast<std::size_t>(r * kCols + c)];
+}
+
+// max / argmax with the NaN rule (first NaN wins) over n values of f(i).
+template <class F>
+std::pair<double, std::int64_t> arg_extremum(std::int64_t n, F f, bool min) {
+  double best = f(0);
+  std::int64_t index = 0;
+  for (std::int64_t i = 1; i < n && !std::isnan(best); ++i) {
+    const double x = f(i);
+    if (std::isnan(x) || (min ? x < best : x > best)) best = x, index = i;
+  }
+  return {best, index};
+}
+
+void expect_same(double got, double want, const std::string& what) {
+  if (std::isnan(want))
+    EXPECT_TRUE(std::isnan(got)) << what << ": " << got;
+  else
+    EXPECT_EQ(got, want) << what;
+}
+
+void check(const std::vector<double>& v, DType dtype, bool transposed) {
+  SCOPED_TRACE(testing::Message() << dtype_name(dtype) << (transposed ? " transposed" : ""));
+  Tensor x = from_vector(v, {kRows, kCols}).to(dtype);
+  // The transposed case: the same matrix stored column-major, read through .t().
+  if (transposed) x = x.t().contiguous().t();
+  const bool floating = dtype == DType::float32 || dtype == DType::float64;
+  const double tol = dtype == DType::float64 ? 1e-12 : 1e-6;
+  double total = 0;
+  for (double e : v) total += e;
+  if (!std::isnan(total)) {
+    EXPECT_NEAR(x.sum().to(DType::float64).item<double>(), total, std::abs(total) * tol + 1e-9);
+    if (floating)
+      EXPECT_NEAR(x.mean().to(DType::float64).item<double>(), total / v.size(),
+                  std::abs(total / v.size()) * tol + 1e-12);
+  }
+  for (bool min : {false, true}) {
+    const auto [best, index] = arg_extremum(
+        kRows * kCols, [&](std::int64_t i) { return v[static_cast<std::size_t>(i)]; }, min);
+    expect_same((min ? x.min() : x.max()).to(DType::float64).item<double>(), best,
+                min ? "min()" : "max()");
+    if (!min) EXPECT_EQ(x.argmax().item<std::int64_t>(), index) << "argmax()";
+  }
+  // Over rows (dim 0: a column reduction) and over columns (dim 1).
+  for (std::int64_t dim : {0, 1}) {
+    const std::int64_t outputs = dim == 0 ? kCols : kRows, count = dim == 0 ? kRows : kCols;
+    auto element = [&](std::int64_t o, std::int64_t i) {
+      return dim == 0 ? at(v, i, o) : at(v, o, i);
+    };
+    const std::vector<double> sums = x.sum(dim).to(DType::float64).to_vector<double>();
+    const std::vector<double> maxes = x.max(dim).to(DType::float64).to_vector<double>();
+    const std::vector<std::int64_t> args = x.argmax(dim).to_vector<std::int64_t>();
+    const std::vector<double> mins = x.min(dim).to(DType::float64).to_vector<double>();
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      double s = 0;
+      for (std::int64_t i = 0; i < count; ++i) s += element(o, i);
+      if (!std::isnan(s))
+        ASSERT_NEAR(sums[static_cast<std::size_t>(o)], s, std::abs(s) * tol + 1e-9)
+            << "sum(" << dim << ")[" << o << "]";
+      const auto [mx, mi] = arg_extremum(
+          count, [&](std::int64_t i) { return element(o, i); }, false);
+      const auto [mn, ni] = arg_extremum(
+          count, [&](std::int64_t i) { return element(o, i); }, true);
+      expect_same(maxes[static_cast<std::size_t>(o)], mx, "max(dim)");
+      expect_same(mins[static_cast<std::size_t>(o)], mn, "min(dim)");
+      ASSERT_EQ(args[static_cast<std::size_t>(o)], mi) << "argmax(" << dim << ")[" << o << "]";
+    }
+  }
+  if (floating && !std::isnan(total)) {
+    double squares = 0;
+    for (double e : v) squares += e * e;
+    EXPECT_NEAR(x.norm().to(DType::float64).item<double>(), std::sqrt(squares),
+                std::sqrt(squares) * tol);
+  }
+}
+
+TEST(LargeReductions, MatchAHostReferenceOnEveryPath) {
+  const std::vector<double> v = values();
+  for (DType t : {DType::float64, DType::float32, DType::int64, DType::int32})
+    for (bool transposed : {false, true}) check(v, t, transposed);
+}
+
+TEST(LargeReductions, NaNsAtPartAndBlockBoundariesWinWithTheFirstIndex) {
+  std::vector<double> v = values();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Around the middle of the flat range (where two threads' parts meet), at the first
+  // column of the second block of columns, and two in one column (the first must win).
+  const std::int64_t middle = kRows * kCols / 2;
+  v[static_cast<std::size_t>(middle)] = nan;
+  v[static_cast<std::size_t>(middle + 3)] = nan;
+  v[static_cast<std::size_t>(7 * kCols + 512)] = nan;
+  v[static_cast<std::size_t>(9 * kCols + 1099)] = nan;
+  v[static_cast<std::size_t>(500 * kCols + 1099)] = nan;
+  for (DType t : {DType::float64, DType::float32})
+    for (bool transposed : {false, true}) check(v, t, transposed);
+}
+
+}  // namespace
+}  // namespace hetero
