@@ -3,8 +3,8 @@
 // allocating its result (as a user's code does). hetero always allocates (from its pool).
 // Rows: "large/OP/hetero", "large/OP/libtorch_out", "large/OP/libtorch". The reductions
 // are the ones issue #26 measured slowest (sum(0) 36x, max() 16x libtorch's time); add and
-// exp are the element-wise reference rows. Run on a quiet machine: bench/run interleaves the
-// rows at random.
+// exp are the element-wise reference rows; transpose is x.t().contiguous() (3.3x). Run on a quiet
+// machine: bench/run interleaves the rows at random.
 #include <string>
 
 #include "common.hpp"
@@ -37,6 +37,7 @@ void register_all() {
   add("argmax", [x] { return x.argmax(); });
   add("add", [x, y] { return x + y; });
   add("exp", [x] { return x.exp(); });
+  add("transpose", [x] { return x.t().contiguous(); });
 }
 
 }  // namespace

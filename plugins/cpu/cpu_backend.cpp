@@ -173,11 +173,13 @@ void CpuBackend::copy_device_to_host(const Buffer& src, std::size_t src_offset, 
                                      std::size_t bytes, Stream& stream) {
   const char* from = static_cast<const char*>(src.handle()) + src_offset;
   const KernelName name{"copy to host", std::nullopt, on(stream).index()};
-  on(stream).run_sized(
-      static_cast<std::int64_t>(bytes / 4), [from, dst, bytes, name, id = buffer_id(&src)] {
-        // Writes host memory, which no poison mark follows.
-        run_kernel(name, std::array{id}, 0, [&] { std::memcpy(dst, from, bytes); });
-      });
+  on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
+                       [from, dst, bytes, name, id = buffer_id(&src)] {
+                         // Writes host memory, which no poison mark follows.
+                         run_kernel(
+                             name, [id] { return std::array{id}; }, [] { return std::uint64_t{0}; },
+                             [&] { std::memcpy(dst, from, bytes); });
+                       });
 }
 
 void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset, Buffer& dst,
@@ -187,8 +189,9 @@ void CpuBackend::copy_device_to_device(const Buffer& src, std::size_t src_offset
   const KernelName name{"copy", std::nullopt, on(stream).index()};
   on(stream).run_sized(static_cast<std::int64_t>(bytes / 4),
                        [from, to, bytes, name, in = buffer_id(&src), out = buffer_id(&dst)] {
-                         run_kernel(name, std::array{in}, out,
-                                    [&] { std::memmove(to, from, bytes); });
+                         run_kernel(
+                             name, [in] { return std::array{in}; }, [out] { return out; },
+                             [&] { std::memmove(to, from, bytes); });
                        });
 }
 

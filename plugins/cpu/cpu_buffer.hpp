@@ -34,10 +34,11 @@ class HostBuffer : public Buffer {
   std::uint64_t id_;
 };
 
-/// The allocation id of `b`, a buffer of this plugin (the core passes a backend only its
-/// own buffers); 0 for none.
+/// The allocation id of `b`; 0 for none and for a buffer of another plugin (pinned host
+/// memory of, say, the cuda plugin runs as a cpu tensor: no poison mark follows it).
 inline std::uint64_t buffer_id(const Buffer* b) noexcept {
-  return b ? static_cast<const HostBuffer*>(b)->id() : 0;
+  const auto* own = dynamic_cast<const HostBuffer*>(b);
+  return own ? own->id() : 0;
 }
 
 class CpuBuffer final : public HostBuffer {

@@ -78,6 +78,51 @@ void fill(const StridedView& out, Scalar value) {
   });
 }
 
+namespace {
+
+// A copy whose two innermost (merged) dimensions are transposed between source and
+// destination (x.t().contiguous(), copy_ into a transposed view): dst rows are contiguous
+// where src columns are. Walked in square tiles, so that both sides stay within a few cache
+// lines per row of the tile, instead of one side striding a whole row per element (3.3x
+// libtorch's time at 4096x4096). Returns false when the layout is not such a transpose.
+template <class D, class S>
+bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedView& dst) {
+  constexpr std::int64_t kTile = 32;
+  const LoopShape<2> l = make_loop<2>({&dst, &src});
+  if (l.ndim < 2 || dst.numel() < kTile * kTile) return false;
+  const int a = l.ndim - 2, b = l.ndim - 1;
+  const auto& ds = l.strides[0];
+  const auto& ss = l.strides[1];
+  if (ds[b] != 1 || ss[a] != 1 || ss[b] == 1) return false;
+  const std::int64_t rows = l.shape[a], cols = l.shape[b];
+  const std::int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
+  std::int64_t outer = 1;
+  for (int k = 0; k < a; ++k) outer *= l.shape[k];
+  parallel_range(outer * row_tiles, kTile * cols, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t t = begin; t < end; ++t) {
+      std::int64_t rem = t / row_tiles, d_off = dst.offset, s_off = src.offset;
+      for (int k = a - 1; k >= 0; --k) {
+        const std::int64_t i = rem % l.shape[k];
+        rem /= l.shape[k];
+        d_off += i * ds[k];
+        s_off += i * ss[k];
+      }
+      const std::int64_t i0 = (t % row_tiles) * kTile, i1 = std::min(rows, i0 + kTile);
+      for (std::int64_t ct = 0; ct < col_tiles; ++ct) {
+        const std::int64_t j0 = ct * kTile, j1 = std::min(cols, j0 + kTile);
+        for (std::int64_t i = i0; i < i1; ++i) {
+          D* o = d + d_off + i * ds[a];
+          const S* in = s + s_off + i;
+          for (std::int64_t j = j0; j < j1; ++j) o[j] = convert_element<D>(in[j * ss[b]]);
+        }
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace
+
 void convert(const StridedView& src, const StridedView& dst) {
   dispatch(src.dtype, [&](auto stag) {
     using S = decltype(stag);
@@ -85,6 +130,7 @@ void convert(const StridedView& src, const StridedView& dst) {
       using D = decltype(dtag);
       const S* s = data_of<S>(src);
       D* d = data_of<D>(dst);
+      if (convert_transposed(s, d, src, dst)) return;
       for_each_row<2>({&dst, &src}, [&](auto off, std::int64_t n, auto st) {
         D* o = d + off[0];
         const S* i0 = s + off[1];

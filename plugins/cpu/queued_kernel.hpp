@@ -31,15 +31,16 @@ struct KernelName {
   }
 };
 
-/// Runs body() as the kernel `name` reading the allocations `inputs` and writing `output`
-/// (ids; 0 for none): an input poisoned by an earlier failure fails it, and any failure
-/// poisons `output` and is rethrown typed, with the kernel named (Note [Poisoned buffers]).
-template <std::size_t N, class Body>
-void run_kernel(const KernelName& name, const std::array<std::uint64_t, N>& inputs,
-                std::uint64_t output, Body&& body) {
+/// Runs body() as the kernel `name` reading the allocations `inputs()` (an array of ids)
+/// and writing `output()` (an id; 0 for none): an input poisoned by an earlier failure fails
+/// it, and any failure poisons the output and is rethrown typed, with the kernel named
+/// (Note [Poisoned buffers]). The ids are asked for only when a mark exists or the kernel
+/// failed: the common path costs one atomic load.
+template <class Inputs, class Output, class Body>
+void run_kernel(const KernelName& name, Inputs&& inputs, Output&& output, Body&& body) {
   std::exception_ptr error;
   if (poison::any())
-    for (const std::uint64_t id : inputs)
+    for (const std::uint64_t id : inputs())
       if (std::exception_ptr cause = poison::of(id)) {
         error = poison::with_context(
             cause, name.context() + "an input is the output of a failed kernel: ");
@@ -53,7 +54,7 @@ void run_kernel(const KernelName& name, const std::array<std::uint64_t, N>& inpu
       error = poison::with_context(std::current_exception(), name.context());
     }
   }
-  poison::mark(output, error);
+  poison::mark(output(), error);
   std::rethrow_exception(error);
 }
 
@@ -61,9 +62,14 @@ void run_kernel(const KernelName& name, const std::array<std::uint64_t, N>& inpu
 template <class F, class... Views>
 void run_view_kernel(const KernelName& name, F& fn, const Views&... views) {
   const std::array<const StridedView*, sizeof...(Views)> all{&views...};
-  std::array<std::uint64_t, sizeof...(Views) - 1> inputs{};
-  for (std::size_t i = 0; i + 1 < all.size(); ++i) inputs[i] = buffer_id(all[i]->buffer);
-  run_kernel(name, inputs, buffer_id(all.back()->buffer), [&] { fn(views...); });
+  run_kernel(
+      name,
+      [&] {
+        std::array<std::uint64_t, sizeof...(Views) - 1> inputs{};
+        for (std::size_t i = 0; i + 1 < all.size(); ++i) inputs[i] = buffer_id(all[i]->buffer);
+        return inputs;
+      },
+      [&] { return buffer_id(all.back()->buffer); }, [&] { fn(views...); });
 }
 
 /// fn(views...) with each view's buffer re-pointed at a HostRef of this task.
@@ -91,10 +97,13 @@ class ViewTask final : public WorkQueue::Task {
 /// run_kernel for a GEMM: reads a, b (and c when beta != 0), writes c.
 template <class F>
 void run_gemm_kernel(const KernelName& name, F& fn, const GemmArgs& args) {
-  run_kernel(name,
-             std::array<std::uint64_t, 3>{buffer_id(args.a), buffer_id(args.b),
-                                          args.beta != 0 ? buffer_id(args.c) : 0},
-             buffer_id(args.c), [&] { fn(args); });
+  run_kernel(
+      name,
+      [&] {
+        return std::array<std::uint64_t, 3>{buffer_id(args.a), buffer_id(args.b),
+                                            args.beta != 0 ? buffer_id(args.c) : 0};
+      },
+      [&] { return buffer_id(args.c); }, [&] { fn(args); });
 }
 
 /// fn(args) with a, b and c re-pointed at HostRefs of this task.

@@ -125,3 +125,44 @@ TEST(LargeReductions, NaNsAtPartAndBlockBoundariesWinWithTheFirstIndex) {
 
 }  // namespace
 }  // namespace hetero
+
+namespace hetero {
+namespace {
+
+// Transposed copies large enough for the cpu backend's tiled path (issue #26 item 4),
+// sizes not multiples of its 32x32 tiles, against a host transpose.
+TEST(LargeCopies, TransposedCopiesAndCastsMatchAHostTranspose) {
+  constexpr std::int64_t R = 1001, C = 1303;
+  std::vector<float> host(static_cast<std::size_t>(R * C));
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 8191) * 0.25f;
+  const Tensor x = from_vector(host, {R, C});
+  auto transposed_at = [&](std::int64_t i, std::int64_t j) {  // x.t()[i][j]
+    return host[static_cast<std::size_t>(j * C + i)];
+  };
+  const std::vector<float> t = x.t().contiguous().to_vector<float>();
+  const std::vector<double> h = x.t().to(DType::float64).to_vector<double>();
+  Tensor into = empty({R, C});
+  into.t().copy_(x.t().contiguous());  // a copy into a transposed view: into == x again
+  const std::vector<float> back = into.to_vector<float>();
+  for (std::int64_t i = 0; i < C; ++i)
+    for (std::int64_t j = 0; j < R; ++j) {
+      const auto k = static_cast<std::size_t>(i * R + j);
+      ASSERT_EQ(t[k], transposed_at(i, j)) << i << "," << j;
+      ASSERT_EQ(h[k], static_cast<double>(transposed_at(i, j))) << i << "," << j;
+    }
+  ASSERT_EQ(back, host);
+  // Three dimensions: the two inner ones swapped in each of 3 matrices of 101 x 133.
+  constexpr std::int64_t B = 3, M = 101, N = 133;
+  const std::vector<float> part(host.begin(), host.begin() + B * M * N);
+  const std::vector<float> swapped =
+      from_vector(part, {B, M, N}).transpose(1, 2).contiguous().to_vector<float>();
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t n = 0; n < N; ++n)
+      for (std::int64_t m = 0; m < M; ++m)
+        ASSERT_EQ(swapped[static_cast<std::size_t>((b * N + n) * M + m)],
+                  part[static_cast<std::size_t>((b * M + m) * N + n)])
+            << b << "," << n << "," << m;
+}
+
+}  // namespace
+}  // namespace hetero
