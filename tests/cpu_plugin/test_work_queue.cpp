@@ -10,23 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_device.hpp"
 #include "work_queue.hpp"
 
 namespace hetero::cpu {
 namespace {
 
-template <class F>
-class Fn final : public WorkQueue::Task {
- public:
-  explicit Fn(F f) : f_(std::move(f)) {}
-  void run() override { f_(); }
-
- private:
-  F f_;
-};
+// The plugin's own task type (cpu_device.hpp), as the device queues functions.
 template <class F>
 std::unique_ptr<WorkQueue::Task> task(F f) {
-  return std::make_unique<Fn<F>>(std::move(f));
+  return std::make_unique<FunctionTask<F>>(std::move(f));
 }
 
 // A gate the first task waits at until the test opens it.
