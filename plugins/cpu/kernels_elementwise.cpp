@@ -9,18 +9,23 @@
 #include <hetero/sdk/elementwise_ops.hpp>
 
 #include "kernels.hpp"
+#include "vector_kernels.hpp"
 
 namespace hetero::cpu::kernels {
 namespace {
 
+// Dense runs go to the vector kernels (Note [Vector kernels]) where they have the op and
+// dtype, whatever their length, so that an element's result does not depend on the size of
+// the tensor it is in; the rest runs the scalar rule `op`.
 template <class T, class Op>
-void apply_unary(const StridedView& in, const StridedView& out, Op op) {
+void apply_unary(UnaryOp code, const StridedView& in, const StridedView& out, Op op) {
   const T* src = data_of<T>(in);
   T* dst = data_of<T>(out);
   for_each_row<2>({&in, &out}, [&](auto off, std::int64_t n, auto st) {
     const T* s = src + off[0];
     T* d = dst + off[1];
     if (st[0] == 1 && st[1] == 1) {
+      if (vec::unary(code, in.dtype, s, d, n)) return;
       for (std::int64_t i = 0; i < n; ++i) d[i] = op(s[i]);
     } else {
       for (std::int64_t i = 0; i < n; ++i) d[i * st[1]] = op(s[i * st[0]]);
@@ -28,8 +33,12 @@ void apply_unary(const StridedView& in, const StridedView& out, Op op) {
   });
 }
 
+// Element-wise binary ops are exact (IEEE arithmetic, comparisons), so the vector kernels
+// give the scalar loop's results bit for bit; tiny dense tensors skip them (no dispatch).
 template <class T, class Op>
-void apply_binary(const StridedView& a, const StridedView& b, const StridedView& out, Op op) {
+void apply_binary(BinaryOp code, const StridedView& a, const StridedView& b, const StridedView& out,
+                  Op op) {
+  constexpr std::int64_t kVectorMin = 64;
   const T* pa = data_of<T>(a);
   const T* pb = data_of<T>(b);
   T* po = data_of<T>(out);
@@ -39,6 +48,7 @@ void apply_binary(const StridedView& a, const StridedView& b, const StridedView&
     const T* x = pa + a.offset;
     const T* y = pb + b.offset;
     T* o = po + out.offset;
+    if (n >= kVectorMin && vec::binary(code, out.dtype, x, 1, y, 1, o, n)) return;
     for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
     return;
   }
@@ -46,6 +56,9 @@ void apply_binary(const StridedView& a, const StridedView& b, const StridedView&
     T* o = po + off[0];
     const T* x = pa + off[1];
     const T* y = pb + off[2];
+    if (st[0] == 1 && (st[1] == 0 || st[1] == 1) && (st[2] == 0 || st[2] == 1) && n >= kVectorMin &&
+        vec::binary(code, out.dtype, x, static_cast<int>(st[1]), y, static_cast<int>(st[2]), o, n))
+      return;
     if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
       for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
     } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
@@ -135,6 +148,7 @@ void convert(const StridedView& src, const StridedView& dst) {
         D* o = d + off[0];
         const S* i0 = s + off[1];
         if (st[0] == 1 && st[1] == 1) {
+          if (vec::convert(src.dtype, dst.dtype, i0, o, n)) return;
           for (std::int64_t i = 0; i < n; ++i) o[i] = convert_element<D>(i0[i]);
         } else {
           for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = convert_element<D>(i0[i * st[1]]);
@@ -154,7 +168,7 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
                                                       " on " + std::string(dtype_name(in.dtype)));
     visit_unary(op, [&](auto c) {
       constexpr UnaryOp Op = decltype(c)::value;
-      apply_unary<T>(in, out, [](T x) { return unary_element<Op>(x); });
+      apply_unary<T>(op, in, out, [](T x) { return unary_element<Op>(x); });
     });
   });
 }
@@ -167,7 +181,7 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
                                                        std::string(dtype_name(out.dtype)));
     visit_binary(op, [&](auto c) {
       constexpr BinaryOp Op = decltype(c)::value;
-      apply_binary<T>(a, b, out, [](T x, T y) { return binary_element<Op>(x, y); });
+      apply_binary<T>(op, a, b, out, [](T x, T y) { return binary_element<Op>(x, y); });
     });
   });
 }

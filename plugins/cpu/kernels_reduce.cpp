@@ -20,6 +20,7 @@
 #include <hetero/sdk/reduction_ops.hpp>
 
 #include "kernels.hpp"
+#include "vector_kernels.hpp"
 
 namespace hetero::cpu::kernels {
 namespace {
@@ -28,6 +29,10 @@ namespace {
 // the additions do not wait on each other and the dense case vectorises.
 template <bool Square, class T>
 double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
+  if constexpr (!Square && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    double total = 0;  // dense float rows: the vector kernel's (Note [Vector kernels])
+    if (stride == 1 && vec::sum(dtype_of<T>, p, n, &total)) return total;
+  }
   double part[8] = {};
   std::int64_t i = 0;
   auto term = [](T v) {

@@ -1,0 +1,440 @@
+// The vector kernels (Note [Vector kernels], vector_kernels.hpp). Highway compiles this
+// file once per target: foreach_target.h includes it again for each, with HWY_NAMESPACE
+// naming the target, and the part under HWY_ONCE (compiled once) exports the per-target
+// functions and dispatches to the best one for the running CPU.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "vector_kernels.hpp"
+
+// clang-format off: the order of these includes is Highway's protocol.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "vector_kernels.cpp"
+#include <hwy/foreach_target.h>
+#include <hwy/highway.h>
+// clang-format on
+
+#include "sleef_x86.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetero::cpu::vec {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// Elements converted through a float32 block at a time for float16 and bfloat16 input.
+constexpr std::int64_t kBlock = 512;
+
+// Applies f(vector) -> vector to n dense elements: whole vectors, then the tail through a
+// zero-padded vector-sized buffer (the padding's results are dropped).
+template <class D, class F>
+HWY_INLINE void map1(D d, const hn::TFromD<D>* in, hn::TFromD<D>* out, std::int64_t n, F f) {
+  using T = hn::TFromD<D>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(f(hn::LoadU(d, in + i)), d, out + i);
+  if (i < n) {
+    alignas(64) T buf[HWY_MAX_BYTES / sizeof(T)] = {};
+    std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * sizeof(T));
+    hn::StoreU(f(hn::LoadU(d, buf)), d, buf);
+    std::memcpy(out + i, buf, static_cast<std::size_t>(n - i) * sizeof(T));
+  }
+}
+
+// out[i] = f(a[i * a_step], b[i * b_step]), steps 0 or 1, as map1.
+template <class D, class F>
+HWY_INLINE void map2(D d, const hn::TFromD<D>* a, int a_step, const hn::TFromD<D>* b, int b_step,
+                     hn::TFromD<D>* out, std::int64_t n, F f) {
+  using T = hn::TFromD<D>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto load = [&](const T* p, int step, std::int64_t i) {
+    return step == 0 ? hn::Set(d, *p) : hn::LoadU(d, p + i);
+  };
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(f(load(a, a_step, i), load(b, b_step, i)), d, out + i);
+  if (i < n) {
+    alignas(64) T xa[HWY_MAX_BYTES / sizeof(T)] = {};
+    alignas(64) T xb[HWY_MAX_BYTES / sizeof(T)] = {};
+    const std::size_t rest = static_cast<std::size_t>(n - i);
+    for (std::size_t k = 0; k < rest; ++k) {
+      xa[k] = a[a_step * (i + static_cast<std::int64_t>(k))];
+      xb[k] = b[b_step * (i + static_cast<std::int64_t>(k))];
+    }
+    hn::StoreU(f(hn::LoadU(d, xa), hn::LoadU(d, xb)), d, xa);
+    std::memcpy(out + i, xa, rest * sizeof(T));
+  }
+}
+
+// ---- transcendental functions: SLEEF's u10 variant of the target's width, where one exists.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#define HETERO_SLEEF_FN(fn)                                        \
+  HWY_INLINE hn::Vec512<float> Sleef_##fn(hn::Vec512<float> v) {   \
+    return hn::Vec512<float>{Sleef_##fn##f16_u10avx512f(v.raw)};   \
+  }                                                                \
+  HWY_INLINE hn::Vec512<double> Sleef_##fn(hn::Vec512<double> v) { \
+    return hn::Vec512<double>{Sleef_##fn##d8_u10avx512f(v.raw)};   \
+  }
+constexpr bool kHasMath = true;
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+#define HETERO_SLEEF_FN(fn)                                        \
+  HWY_INLINE hn::Vec256<float> Sleef_##fn(hn::Vec256<float> v) {   \
+    return hn::Vec256<float>{Sleef_##fn##f8_u10avx2(v.raw)};       \
+  }                                                                \
+  HWY_INLINE hn::Vec256<double> Sleef_##fn(hn::Vec256<double> v) { \
+    return hn::Vec256<double>{Sleef_##fn##d4_u10avx2(v.raw)};      \
+  }
+constexpr bool kHasMath = true;
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+#define HETERO_SLEEF_FN(fn)                                        \
+  HWY_INLINE hn::Vec128<float> Sleef_##fn(hn::Vec128<float> v) {   \
+    return hn::Vec128<float>{Sleef_##fn##f4_u10sse4(v.raw)};       \
+  }                                                                \
+  HWY_INLINE hn::Vec128<double> Sleef_##fn(hn::Vec128<double> v) { \
+    return hn::Vec128<double>{Sleef_##fn##d2_u10sse4(v.raw)};      \
+  }
+constexpr bool kHasMath = true;
+#else
+// No SLEEF build for this target: never called (kHasMath), only type-checked.
+#define HETERO_SLEEF_FN(fn)      \
+  template <class V>             \
+  HWY_INLINE V Sleef_##fn(V v) { \
+    return v;                    \
+  }
+constexpr bool kHasMath = false;
+#endif
+HETERO_SLEEF_FN(exp)
+HETERO_SLEEF_FN(log)
+HETERO_SLEEF_FN(tanh)
+HETERO_SLEEF_FN(sin)
+HETERO_SLEEF_FN(cos)
+#undef HETERO_SLEEF_FN
+
+// The op's vector rule on n dense elements of float or double (the scalar rules of
+// op_table.hpp, in the same arithmetic); false where there is none.
+template <class T>
+bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  switch (op) {
+    case UnaryOp::neg:
+      map1(d, in, out, n, [](V v) { return hn::Neg(v); });
+      return true;
+    case UnaryOp::abs:
+      map1(d, in, out, n, [](V v) { return hn::Abs(v); });
+      return true;
+    case UnaryOp::sqrt:
+      map1(d, in, out, n, [](V v) { return hn::Sqrt(v); });
+      return true;
+    case UnaryOp::relu:  // x <= 0 is false for NaN, which passes through; -0 gives +0
+      map1(d, in, out, n, [d](V v) { return hn::IfThenZeroElse(v <= hn::Zero(d), v); });
+      return true;
+    default:
+      break;
+  }
+  if constexpr (!kHasMath) return false;
+  switch (op) {
+    case UnaryOp::exp:
+      map1(d, in, out, n, [](V v) { return Sleef_exp(v); });
+      return true;
+    case UnaryOp::log:
+      map1(d, in, out, n, [](V v) { return Sleef_log(v); });
+      return true;
+    case UnaryOp::tanh:
+      map1(d, in, out, n, [](V v) { return Sleef_tanh(v); });
+      return true;
+    case UnaryOp::sigmoid: {  // 1 / (1 + exp(-x))
+      map1(d, in, out, n, [d](V v) {
+        const V one = hn::Set(d, T(1));
+        return one / (one + Sleef_exp(hn::Neg(v)));
+      });
+      return true;
+    }
+#if HETERO_TARGET_INTERFACE_MINOR >= 1
+    case UnaryOp::sin:
+      map1(d, in, out, n, [](V v) { return Sleef_sin(v); });
+      return true;
+    case UnaryOp::cos:
+      map1(d, in, out, n, [](V v) { return Sleef_cos(v); });
+      return true;
+#endif
+    default:
+      return false;
+  }
+}
+
+template <class T>
+bool binary_dense(BinaryOp op, const T* a, int sa, const T* b, int sb, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  switch (op) {
+    case BinaryOp::add:
+      map2(d, a, sa, b, sb, out, n, [](V x, V y) { return x + y; });
+      return true;
+    case BinaryOp::sub:
+      map2(d, a, sa, b, sb, out, n, [](V x, V y) { return x - y; });
+      return true;
+    case BinaryOp::mul:
+      map2(d, a, sa, b, sb, out, n, [](V x, V y) { return x * y; });
+      return true;
+    case BinaryOp::div:
+      map2(d, a, sa, b, sb, out, n, [](V x, V y) { return x / y; });
+      return true;
+    case BinaryOp::maximum:  // (x != x || x > y) ? x : y: a NaN on either side wins
+      map2(d, a, sa, b, sb, out, n,
+           [](V x, V y) { return hn::IfThenElse(hn::Or(hn::IsNaN(x), x > y), x, y); });
+      return true;
+    case BinaryOp::minimum:
+      map2(d, a, sa, b, sb, out, n,
+           [](V x, V y) { return hn::IfThenElse(hn::Or(hn::IsNaN(x), x < y), x, y); });
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---- conversions
+// float16 <-> float32 with F16C (AVX2 and newer); Highway's SSE4 emulation truncates.
+constexpr bool kHasF16C = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;
+
+void f16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const auto* src = reinterpret_cast<const hwy::float16_t*>(in);
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, src + i)), df, out + i);
+  if (i < n) {
+    alignas(64) hwy::float16_t buf[HWY_MAX_BYTES / 4] = {};
+    alignas(64) float res[HWY_MAX_BYTES / 4];
+    std::memcpy(buf, src + i, static_cast<std::size_t>(n - i) * 2);
+    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, buf)), df, res);
+    std::memcpy(out + i, res, static_cast<std::size_t>(n - i) * 4);
+  }
+}
+
+// NaN becomes the quiet NaN 0x7E00 with the input's sign, as the scalar rule
+// (fp16_ieee_from_fp32_value); F16C alone would keep the payload's upper bits.
+void f32_to_f16(const float* in, std::uint16_t* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  auto* dst = reinterpret_cast<hwy::float16_t*>(out);
+  const auto quiet_nan =
+      hn::BitCast(df, hn::Set(hn::RebindToUnsigned<decltype(df)>(), 0x7FC00000u));
+  auto narrow = [&](hn::Vec<decltype(df)> v) {
+    return hn::DemoteTo(dh, hn::IfThenElse(hn::IsNaN(v), hn::CopySign(quiet_nan, v), v));
+  };
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(narrow(hn::LoadU(df, in + i)), dh, dst + i);
+  if (i < n) {
+    alignas(64) float buf[HWY_MAX_BYTES / 4] = {};
+    alignas(64) hwy::float16_t res[HWY_MAX_BYTES / 4];
+    std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * 4);
+    hn::StoreU(narrow(hn::LoadU(df, buf)), dh, res);
+    std::memcpy(dst + i, res, static_cast<std::size_t>(n - i) * 2);
+  }
+}
+
+void bf16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du32;
+  const hn::Rebind<std::uint16_t, decltype(df)> du16;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  auto widen = [&](auto h) { return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, h))); };
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(widen(hn::LoadU(du16, in + i)), df, out + i);
+  for (; i < n; ++i) {
+    const std::uint32_t u = static_cast<std::uint32_t>(in[i]) << 16;
+    std::memcpy(out + i, &u, 4);
+  }
+}
+
+// Round to nearest even on the upper 16 bits, NaN as the quiet NaN 0x7FC0: the rule of
+// hetero::BFloat16::from_float (Highway 1.0's DemoteTo truncates).
+void f32_to_bf16(const float* in, std::uint16_t* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du32;
+  const hn::RebindToSigned<decltype(df)> di32;
+  const hn::Rebind<std::uint16_t, decltype(df)> du16;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  auto narrow = [&](hn::Vec<decltype(df)> v) {
+    const auto u = hn::BitCast(du32, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
+    const auto rounded = hn::ShiftRight<16>(u + hn::Set(du32, 0x7FFFu) + lsb);
+    const auto bits =
+        hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Set(du32, 0x7FC0u), rounded);
+    return hn::DemoteTo(du16, hn::BitCast(di32, bits));  // values < 2^16: exact
+  };
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(narrow(hn::LoadU(df, in + i)), du16, out + i);
+  if (i < n) {
+    alignas(64) float buf[HWY_MAX_BYTES / 4] = {};
+    alignas(64) std::uint16_t res[HWY_MAX_BYTES / 4];
+    std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * 4);
+    hn::StoreU(narrow(hn::LoadU(df, buf)), du16, res);
+    std::memcpy(out + i, res, static_cast<std::size_t>(n - i) * 2);
+  }
+}
+
+void f32_to_f64(const float* in, double* out, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::PromoteTo(dd, hn::LoadU(df, in + i)), dd, out + i);
+  for (; i < n; ++i) out[i] = static_cast<double>(in[i]);
+}
+
+void f64_to_f32(const double* in, float* out, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::DemoteTo(df, hn::LoadU(dd, in + i)), df, out + i);
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+
+// A 16-bit floating dtype's conversions to and from float32; false where this target has
+// none for it.
+bool to_f32(DType from, const void* in, float* out, std::int64_t n) {
+  const auto* p = static_cast<const std::uint16_t*>(in);
+  if (from == DType::bfloat16) return bf16_to_f32(p, out, n), true;
+  if (from == DType::float16 && kHasF16C) return f16_to_f32(p, out, n), true;
+  return false;
+}
+bool from_f32(DType to, const float* in, void* out, std::int64_t n) {
+  auto* p = static_cast<std::uint16_t*>(out);
+  if (to == DType::bfloat16) return f32_to_bf16(in, p, n), true;
+  if (to == DType::float16 && kHasF16C) return f32_to_f16(in, p, n), true;
+  return false;
+}
+
+bool ConvertImpl(DType from, DType to, const void* in, void* out, std::int64_t n) {
+  if (from == DType::float32 && to == DType::float64)
+    return f32_to_f64(static_cast<const float*>(in), static_cast<double*>(out), n), true;
+  if (from == DType::float64 && to == DType::float32)
+    return f64_to_f32(static_cast<const double*>(in), static_cast<float*>(out), n), true;
+  if (from == DType::float32 && ::hetero::is_half(to))
+    return from_f32(to, static_cast<const float*>(in), out, n);
+  if (::hetero::is_half(from) && to == DType::float32)
+    return to_f32(from, in, static_cast<float*>(out), n);
+  return false;
+}
+
+// ---- entry points
+bool UnaryImpl(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n) {
+  if (dtype == DType::float32)
+    return unary_dense(op, static_cast<const float*>(in), static_cast<float*>(out), n);
+  if (dtype == DType::float64)
+    return unary_dense(op, static_cast<const double*>(in), static_cast<double*>(out), n);
+  if (!::hetero::is_half(dtype) || (dtype == DType::float16 && !kHasF16C)) return false;
+  // 16-bit input: blocks widened to float32, the float32 rule, each result rounded once.
+  alignas(64) float block[kBlock];
+  const auto* src = static_cast<const std::uint16_t*>(in);
+  auto* dst = static_cast<std::uint16_t*>(out);
+  for (std::int64_t i = 0; i < n; i += kBlock) {
+    const std::int64_t m = std::min(kBlock, n - i);
+    to_f32(dtype, src + i, block, m);
+    if (!unary_dense(op, block, block, m)) return false;  // only on the first block
+    from_f32(dtype, block, dst + i, m);
+  }
+  return true;
+}
+
+bool BinaryImpl(BinaryOp op, DType dtype, const void* a, int sa, const void* b, int sb, void* out,
+                std::int64_t n) {
+  if (dtype == DType::float32)
+    return binary_dense(op, static_cast<const float*>(a), sa, static_cast<const float*>(b), sb,
+                        static_cast<float*>(out), n);
+  if (dtype == DType::float64)
+    return binary_dense(op, static_cast<const double*>(a), sa, static_cast<const double*>(b), sb,
+                        static_cast<double*>(out), n);
+  if (!::hetero::is_half(dtype) || (dtype == DType::float16 && !kHasF16C)) return false;
+  alignas(64) float xa[kBlock];
+  alignas(64) float xb[kBlock];
+  alignas(64) float res[kBlock];  // apart from xa and xb: a broadcast input is read throughout
+  const auto* pa = static_cast<const std::uint16_t*>(a);
+  const auto* pb = static_cast<const std::uint16_t*>(b);
+  auto* dst = static_cast<std::uint16_t*>(out);
+  for (std::int64_t i = 0; i < n; i += kBlock) {
+    const std::int64_t m = std::min(kBlock, n - i);
+    to_f32(dtype, pa + i * sa, xa, sa ? m : 1);
+    to_f32(dtype, pb + i * sb, xb, sb ? m : 1);
+    if (!binary_dense(op, xa, sa, xb, sb, res, m)) return false;  // only on the first block
+    from_f32(dtype, res, dst + i, m);
+  }
+  return true;
+}
+
+// Dense sum in double, four vector accumulators (float32 widened lane by lane), combined in
+// a fixed order.
+template <class T>
+double sum_dense(const T* in, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<T, decltype(dd)> dt;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  auto load = [&](std::int64_t i) {
+    if constexpr (sizeof(T) == 4)
+      return hn::PromoteTo(dd, hn::LoadU(dt, in + i));
+    else
+      return hn::LoadU(dd, in + i);
+  };
+  auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
+  std::int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    s0 = s0 + load(i);
+    s1 = s1 + load(i + lanes);
+    s2 = s2 + load(i + 2 * lanes);
+    s3 = s3 + load(i + 3 * lanes);
+  }
+  for (; i + lanes <= n; i += lanes) s0 = s0 + load(i);
+  alignas(64) double part[HWY_MAX_BYTES / 8];
+  hn::StoreU((s0 + s1) + (s2 + s3), dd, part);
+  double total = 0;
+  for (std::int64_t k = 0; k < lanes; ++k) total += part[k];
+  for (; i < n; ++i) total += static_cast<double>(in[i]);
+  return total;
+}
+
+bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
+  if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
+  if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;
+  return false;
+}
+
+const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace hetero::cpu::vec
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace hetero::cpu::vec {
+
+HWY_EXPORT(UnaryImpl);
+HWY_EXPORT(BinaryImpl);
+HWY_EXPORT(ConvertImpl);
+HWY_EXPORT(SumImpl);
+HWY_EXPORT(TargetNameImpl);
+
+bool unary(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(UnaryImpl)(op, dtype, in, out, n);
+}
+bool binary(BinaryOp op, DType dtype, const void* a, int a_step, const void* b, int b_step,
+            void* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(BinaryImpl)(op, dtype, a, a_step, b, b_step, out, n);
+}
+bool convert(DType from, DType to, const void* in, void* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(ConvertImpl)(from, to, in, out, n);
+}
+bool sum(DType dtype, const void* in, std::int64_t n, double* result) {
+  return HWY_DYNAMIC_DISPATCH(SumImpl)(dtype, in, n, result);
+}
+const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
+
+}  // namespace hetero::cpu::vec
+#endif

@@ -1,0 +1,44 @@
+#pragma once
+// Note [Vector kernels]: the inner loops of the cpu kernels on dense runs of elements, in
+// Google Highway (libhwy-dev), compiled once per x86 target (SSE4, AVX2, AVX-512) and
+// picked at run time for the CPU the plugin runs on (Highway's HWY_DYNAMIC_DISPATCH), so
+// one binary uses AVX-512 where it exists and still runs on a baseline x86-64.
+// exp, log, sigmoid, tanh, sin and cos come from SLEEF's 1.0-ulp functions (libsleef-dev,
+// what PyTorch's cpu kernels use); Highway's own contrib/math was measured beside it and is
+// up to 3 ulps off (tanh), beyond the differential test's bound (docs/bench/large_ops.md).
+//
+// Each entry point works on `n` elements (`n` >= 0) of arrays it does not own, returns
+// true when it wrote them, and false, without writing, where no vector path exists (that
+// op or dtype, or a target without the instructions): the caller then runs its scalar
+// loop, which gives the same element results (the SDK's rules, Note [Element-wise
+// semantics]; the transcendental functions within 1 ulp of libm's). Thread-safe: no state
+// besides Highway's chosen target. Threads are the caller's business.
+#include <cstdint>
+
+#include <hetero/dtype.hpp>
+#include <hetero/sdk/op_codes.hpp>
+
+namespace hetero::cpu::vec {
+
+/// out[i] = op(in[i]) for i < n, in `dtype` (float32 and float64; float16 and bfloat16
+/// computed in float32 and rounded once, as the scalar rule). `in` may equal `out`.
+bool unary(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n);
+
+/// out[i] = op(a[i * a_step], b[i * b_step]) for i < n, each step 0 (a broadcast scalar)
+/// or 1 (dense), in `dtype` (float32 and float64; float16 and bfloat16 through float32).
+bool binary(BinaryOp op, DType dtype, const void* a, int a_step, const void* b, int b_step,
+            void* out, std::int64_t n);
+
+/// out[i] = in[i] converted from `from` to `to` with the scalar conversion's rounding
+/// (nearest even; bfloat16 NaN as 0x7FC0): float32 <-> float16 (where the CPU has F16C),
+/// float32 <-> bfloat16, float32 <-> float64.
+bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
+
+/// Sum of in[i], i < n, of float32 (accumulated in float64) or float64, in an order fixed
+/// for a given target; false for other dtypes.
+bool sum(DType dtype, const void* in, std::int64_t n, double* result);
+
+/// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
+const char* target_name();
+
+}  // namespace hetero::cpu::vec

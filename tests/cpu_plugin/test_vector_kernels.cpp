@@ -1,0 +1,291 @@
+// The cpu plugin's vector kernels (Note [Vector kernels]) against the scalar rules they
+// replace: exact for arithmetic, comparisons, sqrt and conversions; within 1 ulp of the
+// C library for the transcendental functions. Lengths cover empty, shorter than a vector,
+// whole vectors and ragged tails, and nothing past `n` may be written.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <hetero/sdk/elementwise_ops.hpp>
+#include <hetero/sdk/half.hpp>
+
+#include "vector_kernels.hpp"
+
+namespace hetero::cpu {
+namespace {
+
+const std::vector<std::int64_t> kLengths{0, 1, 3, 8, 15, 16, 17, 31, 64, 100, 513, 1030};
+
+// Inputs with the special values first, then a spread of magnitudes and signs.
+template <class T>
+std::vector<T> inputs(std::int64_t n, unsigned seed) {
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> specials{T(0),
+                          T(-0.0),
+                          T(1),
+                          T(-1),
+                          inf,
+                          -inf,
+                          std::numeric_limits<T>::quiet_NaN(),
+                          T(0.5),
+                          T(-2.5),
+                          T(88),
+                          T(-90),
+                          std::numeric_limits<T>::denorm_min(),
+                          T(1e-30),
+                          T(3.14159),
+                          T(-700),
+                          T(1e6)};
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> mant(-1, 1);
+  std::uniform_int_distribution<int> expo(-12, 12);
+  std::vector<T> x(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    x[static_cast<std::size_t>(i)] = i < static_cast<std::int64_t>(specials.size())
+                                         ? specials[static_cast<std::size_t>(i)]
+                                         : static_cast<T>(std::ldexp(mant(gen), expo(gen)));
+  return x;
+}
+
+// Same bits, or both NaN, or (when one_ulp) neighbours.
+template <class T>
+bool close(T got, T want, bool one_ulp) {
+  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+  if (std::memcmp(&got, &want, sizeof(T)) == 0) return true;
+  return one_ulp && std::nextafter(want, got) == got;
+}
+
+// f(std::integral_constant<Op>) for every row of the tables.
+template <class F>
+void visit_all_unary_ops(F&& f) {
+  for (int k = 0; k < kUnaryOpCount; ++k) visit_unary(static_cast<UnaryOp>(k), f);
+}
+template <class F>
+void visit_all_binary_ops(F&& f) {
+  for (int k = 0; k < kBinaryOpCount; ++k) visit_binary(static_cast<BinaryOp>(k), f);
+}
+
+bool transcendental(UnaryOp op) {
+  return op != UnaryOp::neg && op != UnaryOp::abs && op != UnaryOp::relu && op != UnaryOp::sqrt;
+}
+
+// The op in long double (the exact result for the tests' purposes).
+// 1 / (1 + exp(-x)) with exp(-x) rounded to T, which overflows to inf (result 0) below
+// about -88 in float32, as in the scalar rule and torch.
+template <class T>
+long double reference(UnaryOp op, T xt) {
+  const long double x = xt;
+  switch (op) {
+    case UnaryOp::exp:
+      return std::exp(x);
+    case UnaryOp::log:
+      return std::log(x);
+    case UnaryOp::tanh:
+      return std::tanh(x);
+    case UnaryOp::sigmoid:
+      return 1 / (1 + static_cast<long double>(static_cast<T>(std::exp(-x))));
+    case UnaryOp::sin:
+      return std::sin(x);
+    case UnaryOp::cos:
+      return std::cos(x);
+    default:
+      return x;
+  }
+}
+
+// |got - exact| in units of T's spacing at exact: SLEEF's functions are within 1.0 of it;
+// sigmoid, 1 / (1 + exp(-x)) with exp's error and two more roundings, within 2.5 (libm's
+// exp in the scalar rule does no better; torch computes the same formula with SLEEF).
+template <class T>
+bool within_ulps(T got, long double exact, double bound) {
+  const T rounded = static_cast<T>(exact);
+  if (std::isnan(rounded) || std::isinf(rounded)) return close(got, rounded, false);
+  const T mag = std::fabs(rounded);
+  const T spacing = std::max(std::nextafter(mag, std::numeric_limits<T>::infinity()) - mag,
+                             std::numeric_limits<T>::denorm_min());
+  return std::fabs(static_cast<long double>(got) - exact) <= bound * spacing;
+}
+
+template <class T>
+void check_unary(DType dtype) {
+  for (std::int64_t n : kLengths) {
+    const std::vector<T> x = inputs<T>(n, static_cast<unsigned>(n));
+    visit_all_unary_ops([&](auto c) {
+      constexpr UnaryOp Op = decltype(c)::value;
+      SCOPED_TRACE(std::string(op_name(Op)) + " n=" + std::to_string(n));
+      std::vector<T> y(x.size() + 4, T(-7));
+      ASSERT_TRUE(vec::unary(Op, dtype, x.data(), y.data(), n)) << vec::target_name();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T xi = x[static_cast<std::size_t>(i)], got = y[static_cast<std::size_t>(i)];
+        if (transcendental(Op))
+          EXPECT_TRUE(within_ulps(got, reference(Op, xi), Op == UnaryOp::sigmoid ? 2.5 : 1.0))
+              << "x=" << xi << " got " << got << " exact "
+              << static_cast<double>(reference(Op, xi));
+        else
+          EXPECT_TRUE(close(got, unary_element<Op>(xi), false)) << "x=" << xi << " got " << got;
+      }
+      for (std::size_t i = x.size(); i < y.size(); ++i) EXPECT_EQ(y[i], T(-7)) << "wrote past n";
+    });
+  }
+}
+
+// Highway needs at least SSE4 on x86 for the kernels; every x86-64 CPU sold since 2008 has it.
+bool vector_target() {
+  return std::string(vec::target_name()) != "EMU128" && std::string(vec::target_name()) != "SCALAR";
+}
+
+TEST(VectorKernels, UnaryFloat32MatchesTheScalarRules) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  check_unary<float>(DType::float32);
+}
+
+TEST(VectorKernels, UnaryFloat64MatchesTheScalarRules) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  check_unary<double>(DType::float64);
+}
+
+template <class T>
+void check_binary(DType dtype) {
+  for (std::int64_t n : kLengths) {
+    const std::vector<T> a = inputs<T>(n, 1), b = inputs<T>(n + 1, 2);
+    const std::vector<T> b_shift(b.begin() + (n > 0 ? 1 : 0), b.end());  // other pairings
+    visit_all_binary_ops([&](auto c) {
+      constexpr BinaryOp Op = decltype(c)::value;
+      for (int steps = 0; steps < 3; ++steps) {
+        const int sa = steps == 1 ? 0 : 1, sb = steps == 2 ? 0 : 1;
+        SCOPED_TRACE(std::string(op_name(Op)) + " n=" + std::to_string(n) + " steps " +
+                     std::to_string(sa) + std::to_string(sb));
+        const T* pa = sa ? a.data() : b.data() + 6;        // a broadcast scalar: -inf
+        const T* pb = sb ? b_shift.data() : a.data() + 8;  // 0.5
+        std::vector<T> y(static_cast<std::size_t>(n) + 4, T(-7));
+        ASSERT_TRUE(vec::binary(Op, dtype, pa, sa, pb, sb, y.data(), n));
+        for (std::int64_t i = 0; i < n; ++i) {
+          const T want = binary_element<Op>(pa[i * sa], pb[i * sb]);
+          EXPECT_TRUE(close(y[static_cast<std::size_t>(i)], want, false))
+              << pa[i * sa] << " , " << pb[i * sb] << " got " << y[static_cast<std::size_t>(i)];
+        }
+        for (std::size_t i = static_cast<std::size_t>(n); i < y.size(); ++i) EXPECT_EQ(y[i], T(-7));
+      }
+    });
+  }
+}
+
+TEST(VectorKernels, BinaryFloat32AndFloat64AreExact) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  check_binary<float>(DType::float32);
+  check_binary<double>(DType::float64);
+}
+
+// float32 -> float16 / bfloat16 over a sweep of bit patterns (both signs, every exponent,
+// halfway cases), and every 16-bit pattern back, against hetero::Half / BFloat16.
+TEST(VectorKernels, HalfConversionsRoundAsTheScalarRule) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  std::vector<float> f;
+  for (std::uint64_t u = 0; u <= 0xFFFFFFFFull; u += 65521) {
+    float v;
+    const auto bits = static_cast<std::uint32_t>(u);
+    std::memcpy(&v, &bits, 4);
+    f.push_back(v);
+  }
+  for (std::uint32_t bits : {0x3F808000u, 0x3F818000u, 0x477FF000u, 0x477FEFFFu, 0x7F7FFFFFu,
+                             0x33000000u, 0x33000001u, 0x7FC00001u, 0xFFFFFFFFu, 0x7F800001u}) {
+    float v;
+    std::memcpy(&v, &bits, 4);
+    f.push_back(v);
+  }
+  const auto n = static_cast<std::int64_t>(f.size());
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    std::vector<std::uint16_t> h(f.size());
+    if (!vec::convert(DType::float32, t, f.data(), h.data(), n)) {
+      EXPECT_EQ(t, DType::float16) << "bfloat16 has a vector path on every target";
+      continue;  // a CPU without F16C: the scalar conversion runs
+    }
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const std::uint16_t want = t == DType::float16 ? Half(f[i]).bits : BFloat16(f[i]).bits;
+      if (h[i] != want)
+        ADD_FAILURE() << "float bits " << std::hex << std::bit_cast<std::uint32_t>(f[i]) << " -> "
+                      << h[i] << " want " << want;
+    }
+    std::vector<std::uint16_t> all(65536);
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint16_t>(i);
+    std::vector<float> back(all.size());
+    ASSERT_TRUE(vec::convert(t, DType::float32, all.data(), back.data(), 65536));
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      Half hv;
+      BFloat16 bv;
+      hv.bits = bv.bits = all[i];
+      const float want = t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
+      EXPECT_TRUE(close(back[i], want, false)) << std::hex << all[i];
+    }
+  }
+}
+
+// float16 / bfloat16 unary and binary ops compute in float32 and round once, as the rule.
+TEST(VectorKernels, SixteenBitOpsRoundOnceFromFloat32) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  const std::vector<float> x = inputs<float>(1030, 5);
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    std::vector<std::uint16_t> h(x.size()), y(x.size()), z(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      h[i] = t == DType::float16 ? Half(x[i]).bits : BFloat16(x[i]).bits;
+    auto as_float = [t](std::uint16_t bits) {
+      Half hv;
+      BFloat16 bv;
+      hv.bits = bv.bits = bits;
+      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
+    };
+    auto round = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
+    const auto n = static_cast<std::int64_t>(h.size());
+    if (!vec::unary(UnaryOp::tanh, t, h.data(), y.data(), n)) continue;  // no F16C
+    ASSERT_TRUE(vec::binary(BinaryOp::mul, t, h.data(), 0, h.data() + 7, 1, z.data(), n - 7));
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      // tanh in float32 within 1 ulp of exact, then rounded once to 16 bits: the rounding of
+      // the exact value or of one of its float32 neighbours.
+      const float exact = static_cast<float>(std::tanh(static_cast<long double>(as_float(h[i]))));
+      if (std::isnan(exact)) {
+        EXPECT_TRUE(std::isnan(as_float(y[i]))) << dtype_name(t) << " element " << i;
+      } else {
+        EXPECT_TRUE(y[i] == round(exact) || y[i] == round(std::nextafter(exact, -1.f)) ||
+                    y[i] == round(std::nextafter(exact, 1.f)))
+            << dtype_name(t) << " element " << i << ": " << as_float(y[i]) << " vs " << exact;
+      }
+      if (i + 7 < h.size()) {
+        const float prod = as_float(h[0]) * as_float(h[i + 7]);
+        EXPECT_TRUE(z[i] == round(prod) || (std::isnan(prod) && std::isnan(as_float(z[i]))))
+            << dtype_name(t) << " element " << i;
+      }
+    }
+  }
+}
+
+TEST(VectorKernels, SumAddsEveryElementOnce) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  for (std::int64_t n : kLengths) {
+    std::vector<float> f(static_cast<std::size_t>(n));
+    std::vector<double> d(f.size());
+    long double exact = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      f[static_cast<std::size_t>(i)] = static_cast<float>(i % 13) - 4.25f;
+      d[static_cast<std::size_t>(i)] = f[static_cast<std::size_t>(i)];
+      exact += f[static_cast<std::size_t>(i)];
+    }
+    double s32 = -1, s64 = -1;
+    ASSERT_TRUE(vec::sum(DType::float32, f.data(), n, &s32));
+    ASSERT_TRUE(vec::sum(DType::float64, d.data(), n, &s64));
+    EXPECT_EQ(s32, static_cast<double>(exact)) << n;  // small integers and quarters: exact
+    EXPECT_EQ(s64, static_cast<double>(exact)) << n;
+  }
+  double r = 0;
+  EXPECT_FALSE(vec::sum(DType::int32, nullptr, 0, &r));
+}
+
+}  // namespace
+}  // namespace hetero::cpu
