@@ -3,9 +3,16 @@
 // allocating its result (as a user's code does). hetero always allocates (from its pool).
 // Rows: "large/OP/hetero", "large/OP/libtorch_out", "large/OP/libtorch". The reductions
 // are the ones issue #26 measured slowest (sum(0) 36x, max() 16x libtorch's time); add and
-// exp are the element-wise reference rows; transpose is x.t().contiguous() (3.3x). Run on a quiet
-// machine: bench/run interleaves the rows at random.
+// exp are the element-wise reference rows; transpose is x.t().contiguous() (3.3x); tanh,
+// sigmoid, relu, x * 2, softmax(1) and the float16/bfloat16 casts are the rest of issue
+// #26's table; "large/add/raw" is a plain 2-thread loop (the floor of the bandwidth-bound
+// rows). Run on a quiet machine: bench/run interleaves the rows at random.
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common.hpp"
 #if HETERO_BENCH_HAVE_TORCH
@@ -15,6 +22,27 @@
 namespace {
 
 using namespace hetero;
+
+// o = x + y over n floats as a plain loop, its range split over bench::threads() threads.
+std::function<void()> raw_add(std::size_t n) {
+  auto x = std::make_shared<std::vector<float>>(n, 0.5f);
+  auto y = std::make_shared<std::vector<float>>(n, 0.25f);
+  auto o = std::make_shared<std::vector<float>>(n);
+  return [x, y, o, n] {
+    const auto parts = static_cast<std::size_t>(bench::threads());
+    auto part = [&](std::size_t p) {
+      const float* a = x->data();
+      const float* b = y->data();
+      float* out = o->data();
+      for (std::size_t i = n * p / parts, end = n * (p + 1) / parts; i < end; ++i)
+        out[i] = a[i] + b[i];
+    };
+    std::vector<std::thread> others;
+    for (std::size_t p = 1; p < parts; ++p) others.emplace_back(part, p);
+    part(0);
+    for (auto& t : others) t.join();
+  };
+}
 
 void register_all() {
   const Device d("cpu");
@@ -37,7 +65,20 @@ void register_all() {
   add("argmax", [x] { return x.argmax(); });
   add("add", [x, y] { return x + y; });
   add("exp", [x] { return x.exp(); });
+  add("tanh", [x] { return x.tanh(); });
+  add("sigmoid", [x] { return x.sigmoid(); });
+  add("relu", [x] { return x.relu(); });
+  add("mul2", [x] { return x * 2.0; });
+  add("softmax1", [x] { return softmax(x, 1); });
+  add("to_float16", [x] { return x.to(DType::float16); });
+  add("to_bfloat16", [x] { return x.to(DType::bfloat16); });
+  const Tensor h = x.to(DType::float16);
+  add("from_float16", [h] { return h.to(DType::float32); });
   add("transpose", [x] { return x.t().contiguous(); });
+  // The raw floor of the bandwidth-bound rows: the same sum written as a plain loop the
+  // compiler vectorises (the build's baseline instructions), split over bench::threads()
+  // threads, into a preallocated result.
+  bench::add("large/add/raw", raw_add(4096 * 4096));
 }
 
 }  // namespace

@@ -99,8 +99,41 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
     if (into_out) return [x, out]() mutable { out.copy_(x.t()); };
     return [x] { at::Tensor r = x.t().contiguous(); };
   }
-  at::Tensor out = at::empty({4096, 4096});  // exp
-  if (into_out) return [x, out]() mutable { at::exp_out(out, x); };
+  if (op == "to_float16" || op == "to_bfloat16") {
+    const auto t = op == "to_float16" ? at::kHalf : at::kBFloat16;
+    at::Tensor out = at::empty({4096, 4096}, t);
+    if (into_out) return [x, out]() mutable { out.copy_(x); };
+    return [x, t] { at::Tensor r = x.to(t); };
+  }
+  if (op == "from_float16") {
+    const at::Tensor h = x.to(at::kHalf);
+    at::Tensor out = at::empty({4096, 4096});
+    if (into_out) return [h, out]() mutable { out.copy_(h); };
+    return [h] { at::Tensor r = h.to(at::kFloat); };
+  }
+  if (op == "softmax1") {
+    at::Tensor out = at::empty({4096, 4096});
+    if (into_out) return [x, out]() mutable { at::_softmax_out(out, x, 1, false); };
+    return [x] { at::Tensor r = x.softmax(1); };
+  }
+  at::Tensor out = at::empty({4096, 4096});
+  if (op == "mul2") {
+    if (into_out) return [x, out]() mutable { at::mul_out(out, x, at::scalar_tensor(2.0)); };
+    return [x] { at::Tensor r = x * 2; };
+  }
+  if (op == "relu") {
+    if (into_out) return [x, out]() mutable { at::clamp_min_out(out, x, 0); };
+    return [x] { at::Tensor r = x.relu(); };
+  }
+  if (op == "tanh") {
+    if (into_out) return [x, out]() mutable { at::tanh_out(out, x); };
+    return [x] { at::Tensor r = x.tanh(); };
+  }
+  if (op == "sigmoid") {
+    if (into_out) return [x, out]() mutable { at::sigmoid_out(out, x); };
+    return [x] { at::Tensor r = x.sigmoid(); };
+  }
+  if (into_out) return [x, out]() mutable { at::exp_out(out, x); };  // exp
   return [x] { at::Tensor r = x.exp(); };
 }
 

@@ -55,6 +55,14 @@ double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
 // select each, which the compiler vectorises; builtin arithmetic types only.
 template <bool Min, class T>
 std::pair<T, bool> extreme_of(const T* p, std::int64_t n, std::int64_t stride, T start) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    double best = 0;  // dense float rows: the vector kernel's (Note [Vector kernels])
+    bool nan = false;
+    if (stride == 1 && n > 0 && vec::extreme(Min, dtype_of<T>, p, n, &best, &nan)) {
+      const T b = static_cast<T>(best);
+      return {(Min ? b < start : start < b) ? b : start, nan};
+    }
+  }
   T lane[8];
   std::uint8_t nan[8] = {};
   for (T& l : lane) l = start;

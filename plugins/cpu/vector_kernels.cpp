@@ -406,6 +406,65 @@ bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   return false;
 }
 
+// Min or max over n >= 1 dense elements in four vector accumulators, NaNs noted apart (the
+// instructions' NaN rules differ by target; the caller's rule is "any NaN wins").
+template <bool Min, class T>
+void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto pick = [](V a, V b) { return Min ? hn::Min(a, b) : hn::Max(a, b); };
+  const V first = hn::Set(d, in[0]);
+  V a0 = first, a1 = first, a2 = first, a3 = first;
+  auto nan = hn::IsNaN(first);
+  std::int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    const V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + lanes);
+    const V x2 = hn::LoadU(d, in + i + 2 * lanes), x3 = hn::LoadU(d, in + i + 3 * lanes);
+    a0 = pick(a0, x0);
+    a1 = pick(a1, x1);
+    a2 = pick(a2, x2);
+    a3 = pick(a3, x3);
+    nan = hn::Or(
+        nan, hn::Or(hn::Or(hn::IsNaN(x0), hn::IsNaN(x1)), hn::Or(hn::IsNaN(x2), hn::IsNaN(x3))));
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const V x = hn::LoadU(d, in + i);
+    a0 = pick(a0, x);
+    nan = hn::Or(nan, hn::IsNaN(x));
+  }
+  alignas(64) T part[HWY_MAX_BYTES / sizeof(T)];
+  hn::StoreU(pick(pick(a0, a1), pick(a2, a3)), d, part);
+  T best = part[0];
+  bool any_nan = !hn::AllFalse(d, nan);
+  for (std::int64_t k = 1; k < lanes; ++k)
+    best = (Min ? part[k] < best : best < part[k]) ? part[k] : best;
+  for (; i < n; ++i) {
+    const T x = in[i];
+    any_nan = any_nan || x != x;
+    best = (Min ? x < best : best < x) ? x : best;
+  }
+  *result = static_cast<double>(best);
+  *has_nan = any_nan;
+}
+
+bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* result,
+                 bool* has_nan) {
+  if (dtype == DType::float32) {
+    const auto* p = static_cast<const float*>(in);
+    return (min ? extreme_dense<true>(p, n, result, has_nan)
+                : extreme_dense<false>(p, n, result, has_nan)),
+           true;
+  }
+  if (dtype == DType::float64) {
+    const auto* p = static_cast<const double*>(in);
+    return (min ? extreme_dense<true>(p, n, result, has_nan)
+                : extreme_dense<false>(p, n, result, has_nan)),
+           true;
+  }
+  return false;
+}
+
 const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -419,6 +478,7 @@ HWY_EXPORT(UnaryImpl);
 HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(ConvertImpl);
 HWY_EXPORT(SumImpl);
+HWY_EXPORT(ExtremeImpl);
 HWY_EXPORT(TargetNameImpl);
 
 bool unary(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n) {
@@ -433,6 +493,9 @@ bool convert(DType from, DType to, const void* in, void* out, std::int64_t n) {
 }
 bool sum(DType dtype, const void* in, std::int64_t n, double* result) {
   return HWY_DYNAMIC_DISPATCH(SumImpl)(dtype, in, n, result);
+}
+bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeImpl)(min, dtype, in, n, result, has_nan);
 }
 const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
 

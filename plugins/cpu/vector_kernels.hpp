@@ -38,6 +38,11 @@ bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
 /// for a given target; false for other dtypes.
 bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 
+/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32 or float64
+/// into *result, and whether any in[i] is NaN into *has_nan (*result is then
+/// meaningless); false for other dtypes.
+bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan);
+
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

@@ -287,5 +287,34 @@ TEST(VectorKernels, SumAddsEveryElementOnce) {
   EXPECT_FALSE(vec::sum(DType::int32, nullptr, 0, &r));
 }
 
+TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
+  if (!vector_target()) GTEST_SKIP() << "no vector unit: " << vec::target_name();
+  for (std::int64_t n : kLengths) {
+    if (n == 0) continue;
+    for (std::int64_t at = 0; at < n; at += std::max<std::int64_t>(1, n / 7)) {
+      std::vector<double> d(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i)] = std::sin(double(i));
+      d[static_cast<std::size_t>(at)] = 5;  // the maximum, at every position in turn
+      const std::vector<float> f(d.begin(), d.end());
+      double r = 0;
+      bool nan = true;
+      ASSERT_TRUE(vec::extreme(false, DType::float64, d.data(), n, &r, &nan));
+      EXPECT_EQ(r, 5.0) << n << " " << at;
+      EXPECT_FALSE(nan);
+      ASSERT_TRUE(vec::extreme(false, DType::float32, f.data(), n, &r, &nan));
+      EXPECT_EQ(r, 5.0) << n << " " << at;
+      d[static_cast<std::size_t>(at)] = -5;  // now the minimum
+      ASSERT_TRUE(vec::extreme(true, DType::float64, d.data(), n, &r, &nan));
+      EXPECT_EQ(r, -5.0) << n << " " << at;
+      d[static_cast<std::size_t>(at)] = std::nan("");
+      ASSERT_TRUE(vec::extreme(true, DType::float64, d.data(), n, &r, &nan));
+      EXPECT_TRUE(nan) << n << " " << at;
+    }
+  }
+  double r = 0;
+  bool nan = false;
+  EXPECT_FALSE(vec::extreme(true, DType::int64, nullptr, 1, &r, &nan));
+}
+
 }  // namespace
 }  // namespace hetero::cpu
