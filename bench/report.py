@@ -3,7 +3,7 @@
 
 Usage: report.py DIR          (DIR holds the Google Benchmark JSON files bench/run wrote)
        report.py --gpu-only DIR (only the GPU part)
-Writes DIR/{gemm,small_ops,exercises,scaling,startup}.csv, DIR/*.png and DIR/summary.md
+Writes DIR/{gemm,small_ops,large_ops,exercises,scaling,startup}.csv, DIR/*.png and DIR/summary.md
 (the README's benchmark table), and prints every table. Where DIR has bench_gpu's output
 (gpu.txt) it also writes DIR/gpu_{gemm,ops,copies}.csv, DIR/gpu_ops.png and
 DIR/gpu_summary.md, with PyTorch (torch_gpu.txt) and libtorch C++ (libtorch_gpu.txt) on the
@@ -145,6 +145,22 @@ def main(out):
     write_csv(os.path.join(out, "small_ops.csv"), header, small_rows)
     results["small"] = {r[0]: r for r in small_rows}
 
+    # --- large tensors (issue #26) -------------------------------------------------------
+    rows, _ = load(os.path.join(out, "large_ops.json"))
+    large_rows = []
+    for op in sorted({n.split("/")[1] for n in rows if n.startswith("large/")}):
+        t = {impl: rows[f"large/{op}/{impl}"][0] * 1e3
+             for impl in ("hetero", "libtorch_out", "libtorch", "raw") if f"large/{op}/{impl}" in rows}
+        h = t.get("hetero")
+        large_rows.append([op, fmt(h, 3), fmt(t.get("libtorch_out"), 3), fmt(t.get("libtorch"), 3), fmt(t.get("raw"), 3),
+                           fmt(h / t["libtorch_out"] if h and "libtorch_out" in t else None),
+                           fmt(h / t["raw"] if h and "raw" in t else None), cv(f"large/{op}/hetero")])
+    header = ["op", "hetero_ms", "libtorch_out_ms", "libtorch_ms", "raw_ms", "hetero_over_libtorch_out",
+              "hetero_over_raw", "hetero_cv_%"]
+    table("Large tensors, 4096 x 4096 float32 (ms; ratios < 1: hetero faster)", header, large_rows)
+    write_csv(os.path.join(out, "large_ops.csv"), header, large_rows)
+    results["large"] = large_rows
+
     # --- exercises 1 and 3 --------------------------------------------------------------
     rows, _ = load(os.path.join(out, "exercises.json"))
     ex_rows = []
@@ -179,7 +195,7 @@ def main(out):
     write_csv(os.path.join(out, "startup.csv"), header, st_rows)
     results["startup"] = {r[0]: r for r in st_rows}
 
-    plots(out, plot, small_rows, sc_rows)
+    plots(out, plot, small_rows, sc_rows, large_rows)
     summary(out, results)
     gpu_report(out)
 
@@ -309,7 +325,7 @@ def gpu_plot(out, device, op_rows):
     plt.close(fig)
 
 
-def plots(out, gemm, small_rows, sc_rows):
+def plots(out, gemm, small_rows, sc_rows, large_rows):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -346,6 +362,17 @@ def plots(out, gemm, small_rows, sc_rows):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "small_ops.png"), dpi=100)
     plt.close(fig)
+    measured = [r for r in large_rows if r[5]]
+    if measured:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.bar([r[0] for r in measured], [float(r[5]) for r in measured])
+        ax.axhline(1.0, color="k", linewidth=0.8)
+        ax.set_ylabel("hetero time / libtorch *_out time")
+        ax.set_title("Large tensors (4096 x 4096 float32, 2 threads): below 1 = hetero faster")
+        ax.tick_params(axis="x", rotation=45)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "large_ops.png"), dpi=100)
+        plt.close(fig)
 
 
 def summary(out, r):
@@ -379,6 +406,17 @@ def summary(out, r):
     sc = [float(row[4]) for row in r["scaling"] if row[0].startswith("cpu")]
     add("Exercise 4 >= 1.8x on two CPU devices (two cores)", f"{fmt(min(sc))}x .. {fmt(max(sc))}x" if sc else "-",
         min(sc) >= 1.8 if sc else None)
+    large = {row[0]: row for row in r["large"] if row[5]}
+    if large:
+        worst = max(large.values(), key=lambda row: float(row[5]))
+        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)",
+            f"worst {worst[0]} {worst[5]}x; " + ", ".join(f"{k} {v[5]}x" for k, v in sorted(large.items())),
+            float(worst[5]) <= 1.0)
+        vec = [large[k] for k in ("exp", "tanh", "sigmoid") if k in large]
+        add("Large tensors: exp, tanh, sigmoid <= libtorch's time", ", ".join(f"{v[0]} {v[5]}x" for v in vec) or "-",
+            all(float(v[5]) <= 1.0 for v in vec) if vec else None)
+    else:
+        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)", "- (no libtorch)", None)
     st = r["startup"].get("hetero_list_devices")
     tn = r["startup"].get("libtorch_noop")
     add("Load plugins and list devices <= 20 ms",

@@ -269,7 +269,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                       const double x = static_cast<double>(row[j]);
                       acc[j] += x * x;
                     }
-                  else
+                  else if (!vec::accumulate(dtype_of<T>, row, acc.data(), width))
                     for (std::int64_t j = 0; j < width; ++j) acc[j] += static_cast<double>(row[j]);
                 } else {
                   for (std::int64_t j = 0; j < width; ++j) {
@@ -283,7 +283,11 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                   nan[j] = reduction_is_nan(row[j]);
                 }
               } else if (r.kind == ReductionKind::extremum) {
-                // Values only: a select per column (vectorised), NaNs noted on the side.
+                // Values only: a select per column, NaNs noted on the side -- or, in the
+                // vector kernels, kept in best[j] by the NaN-propagating binary rule.
+                const BinaryOp pick = r.min ? BinaryOp::minimum : BinaryOp::maximum;
+                if (vec::binary(pick, dtype_of<T>, row, 1, best.data(), 1, best.data(), width))
+                  continue;
                 for (std::int64_t j = 0; j < width; ++j) {
                   const T x = row[j];
                   nan[j] |= reduction_is_nan(x);
@@ -334,15 +338,18 @@ void reduce_to(const Rule& r, const T* src, const StridedView& in, const Strided
     return reduce_columns(r, src + base.offset, rows, outputs.shape[0], dst + out.offset,
                           outputs.strides[0][0]);
   }
-  for_each_row<2>({&out, &base}, [&](auto off, std::int64_t n, auto st) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      StridedView v = sub;
-      v.offset = off[1] + i * st[1];
-      Partial<T> part;
-      reduce_range(r, src, v, 0, count, part);
-      finish(r, part, count, dst + off[0] + i * st[0]);
-    }
-  });
+  for_each_row<2>(
+      {&out, &base},
+      [&](auto off, std::int64_t n, auto st) {
+        for (std::int64_t i = 0; i < n; ++i) {
+          StridedView v = sub;
+          v.offset = off[1] + i * st[1];
+          Partial<T> part;
+          reduce_range(r, src, v, 0, count, part);
+          finish(r, part, count, dst + off[0] + i * st[0]);
+        }
+      },
+      /*allow_parallel=*/true, /*work_per_element=*/count);  // each output reads `count`
 }
 
 template <class T>

@@ -55,10 +55,12 @@ LoopShape<N> make_loop(const std::array<const StridedView*, N>& views) {
 
 /// Calls f(std::array<int64_t, N> offsets, int64_t count, std::array<int64_t, N> inner)
 /// for each row, in row-major order when !allow_parallel. Offsets include each view's
-/// own offset.
+/// own offset. `work_per_element` is what f does per element, in units of one element's
+/// memory traffic (a reduction's output reads its whole reduced range): it decides
+/// whether the loop is worth spreading over threads.
 template <int N, class F>
-void for_each_row(const std::array<const StridedView*, N>& views, F&& f,
-                  bool allow_parallel = true) {
+void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool allow_parallel = true,
+                  std::int64_t work_per_element = 1) {
   const LoopShape<N> l = make_loop<N>(views);
   const int inner_dim = l.ndim - 1;
   const std::int64_t count = l.shape[inner_dim];
@@ -83,19 +85,22 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f,
   auto row = [&](std::int64_t r) { row_part(r, 0, count); };
   const ThreadPool* pool = kernel_pool();
   const std::int64_t threads = pool ? pool->size() : 1;
-  if (allow_parallel && threads > 1 && rows < threads && rows * count >= kParallelThreshold) {
+  if (allow_parallel && threads > 1 && rows < threads &&
+      rows * count * work_per_element >= kParallelThreshold) {
     // Fewer rows than threads (a dense tensor merges into one row): split rows in pieces.
-    parallel_range(rows * threads, count / threads, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t p = begin; p < end; ++p) {
-        const std::int64_t r = p / threads, q = p % threads;
-        const std::int64_t start = count * q / threads, stop = count * (q + 1) / threads;
-        if (stop > start) row_part(r, start, stop - start);
-      }
-    });
+    parallel_range(rows * threads, count / threads * work_per_element,
+                   [&](std::int64_t begin, std::int64_t end) {
+                     for (std::int64_t p = begin; p < end; ++p) {
+                       const std::int64_t r = p / threads, q = p % threads;
+                       const std::int64_t start = count * q / threads,
+                                          stop = count * (q + 1) / threads;
+                       if (stop > start) row_part(r, start, stop - start);
+                     }
+                   });
     return;
   }
   if (allow_parallel) {
-    parallel_range(rows, count, [&](std::int64_t begin, std::int64_t end) {
+    parallel_range(rows, count * work_per_element, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t r = begin; r < end; ++r) row(r);
     });
   } else {

@@ -406,6 +406,29 @@ bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   return false;
 }
 
+template <class T>
+void accumulate_dense(const T* in, double* acc, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<T, decltype(dd)> dt;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  std::int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    auto x = hn::LoadU(dt, in + j);
+    if constexpr (sizeof(T) == 4)
+      hn::StoreU(hn::LoadU(dd, acc + j) + hn::PromoteTo(dd, x), dd, acc + j);
+    else
+      hn::StoreU(hn::LoadU(dd, acc + j) + x, dd, acc + j);
+  }
+  for (; j < n; ++j) acc[j] += static_cast<double>(in[j]);
+}
+
+bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
+  if (dtype == DType::float32) return accumulate_dense(static_cast<const float*>(in), acc, n), true;
+  if (dtype == DType::float64)
+    return accumulate_dense(static_cast<const double*>(in), acc, n), true;
+  return false;
+}
+
 // Min or max over n >= 1 dense elements in four vector accumulators, NaNs noted apart (the
 // instructions' NaN rules differ by target; the caller's rule is "any NaN wins").
 template <bool Min, class T>
@@ -479,6 +502,7 @@ HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(ConvertImpl);
 HWY_EXPORT(SumImpl);
 HWY_EXPORT(ExtremeImpl);
+HWY_EXPORT(AccumulateImpl);
 HWY_EXPORT(TargetNameImpl);
 
 bool unary(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n) {
@@ -493,6 +517,9 @@ bool convert(DType from, DType to, const void* in, void* out, std::int64_t n) {
 }
 bool sum(DType dtype, const void* in, std::int64_t n, double* result) {
   return HWY_DYNAMIC_DISPATCH(SumImpl)(dtype, in, n, result);
+}
+bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateImpl)(dtype, in, acc, n);
 }
 bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
   return HWY_DYNAMIC_DISPATCH(ExtremeImpl)(min, dtype, in, n, result, has_nan);

@@ -38,6 +38,10 @@ bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
 /// for a given target; false for other dtypes.
 bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 
+/// acc[j] += in[j] for j < n, in float64, `in` of float32 or float64 (a column
+/// reduction's rows added into their accumulators); false for other dtypes.
+bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
+
 /// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32 or float64
 /// into *result, and whether any in[i] is NaN into *has_nan (*result is then
 /// meaningless); false for other dtypes.
