@@ -70,6 +70,7 @@ void register_all() {
   add("relu", [x] { return x.relu(); });
   add("mul2", [x] { return x * 2.0; });
   add("softmax1", [x] { return softmax(x, 1); });
+  add("softmax0", [x] { return softmax(x, 0); });
   add("to_float16", [x] { return x.to(DType::float16); });
   add("to_bfloat16", [x] { return x.to(DType::bfloat16); });
   const Tensor h = x.to(DType::float16);

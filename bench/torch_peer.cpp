@@ -111,10 +111,11 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
     if (into_out) return [h, out]() mutable { out.copy_(h); };
     return [h] { at::Tensor r = h.to(at::kFloat); };
   }
-  if (op == "softmax1") {
+  if (op == "softmax1" || op == "softmax0") {
+    const std::int64_t dim = op == "softmax0" ? 0 : 1;
     at::Tensor out = at::empty({4096, 4096});
-    if (into_out) return [x, out]() mutable { at::_softmax_out(out, x, 1, false); };
-    return [x] { at::Tensor r = x.softmax(1); };
+    if (into_out) return [x, out, dim]() mutable { at::_softmax_out(out, x, dim, false); };
+    return [x, dim] { at::Tensor r = x.softmax(dim); };
   }
   at::Tensor out = at::empty({4096, 4096});
   if (op == "mul2") {

@@ -122,6 +122,22 @@ inline void random(const Storage& on, RandomDistribution dist, const StridedView
   after_kernel(on);
 }
 
+/// Whether `on`'s backend runs `op` on `dtype` (for the optional families, e.g. the fused
+/// softmax, which the core composes from other kernels where the answer is no).
+inline bool runs(const Storage& on, OpRef op, DType dtype) noexcept {
+  return on.plugin->support.supports(on.device.index(), op, dtype);
+}
+
+/// The fused softmax (Backend::softmax, interface minor 3); only where runs() says yes.
+inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, const StridedView& out,
+                    int dim) {
+  check_supported(on, op, in.dtype);
+  check_view("softmax", in);
+  check_view("softmax", out);
+  on.plugin->backend->softmax(op, in, out, dim, on.stream());
+  after_kernel(on);
+}
+
 inline void gemm(const Storage& on, const GemmArgs& args) {
   check_supported(on, OpFamily::gemm, args.dtype);
   HETERO_INTERNAL_ASSERT(args.m > 0 && args.n > 0 && args.k > 0 && args.batch > 0,

@@ -11,7 +11,7 @@
 
 namespace hetero::detail {
 namespace op_support_detail {
-inline constexpr std::size_t kFamilies = static_cast<std::size_t>(OpFamily::gemm) + 1;
+inline constexpr std::size_t kFamilies = static_cast<std::size_t>(OpFamily::softmax) + 1;
 // First slot of each family: the families' op counts laid end to end.
 constexpr std::array<std::size_t, kFamilies + 1> family_offsets() {
   std::array<std::size_t, kFamilies + 1> o{};

@@ -228,11 +228,30 @@ bool softmax_input_is_empty(const Tensor& a, std::int64_t dim, const char* name)
   detail::wrap_dim(dim, a.dim(), name);
   return a.numel() == 0;
 }
+
+// The backend's fused kernel (one pass over each line for the maximum, one for the sum,
+// one to write) where it has one for the dtype; an empty tensor otherwise.
+Tensor fused_softmax(SoftmaxOp op, const Tensor& a, std::int64_t dim) {
+  const detail::Storage& on = detail::storage_of(a);
+  if (!detail::calls::runs(on, op, a.dtype())) return {};
+  Tensor out = detail::new_tensor_like(a.shape(), a.dtype(), a);
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), op_name(op).data());
+  if (a.dim() == 0) {  // a scalar is a line of one element (the kernel takes ndim >= 1)
+    const Shape line{1};
+    detail::calls::softmax(detail::storage_of(out), op, detail::view_of(a, line, {1}),
+                           detail::view_of(out, line, {1}), 0);
+    return out;
+  }
+  detail::calls::softmax(detail::storage_of(out), op, detail::view_of(a), detail::view_of(out),
+                         static_cast<int>(d));
+  return out;
+}
 }  // namespace
 
 Tensor softmax(const Tensor& a, std::int64_t dim) {
   if (softmax_input_is_empty(a, dim, "softmax")) return a.clone();
   Tensor out = untracked([&] {
+    if (Tensor fused = fused_softmax(SoftmaxOp::softmax, a, dim); fused.defined()) return fused;
     const Tensor& x = a;
     const Tensor e = exp(x - x.max(dim, true));
     return e / e.sum(dim, true);
@@ -246,6 +265,7 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
   if (softmax_input_is_empty(a, dim, "log_softmax")) return a.clone();
   Tensor out = untracked([&] {
+    if (Tensor fused = fused_softmax(SoftmaxOp::log_softmax, a, dim); fused.defined()) return fused;
     const Tensor& x = a;
     const Tensor shifted = x - x.max(dim, true);
     return shifted - log(exp(shifted).sum(dim, true));

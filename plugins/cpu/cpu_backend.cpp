@@ -227,6 +227,17 @@ void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& o
       on(stream), op_name(op), in.numel(),
       [op](const StridedView& i, const StridedView& o) { kernels::reduce(op, i, o); }, in, out);
 }
+void CpuBackend::softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim,
+                         Stream& stream) {
+  submit_views(
+      on(stream), op_name(op), in.numel(),
+      [op, dim](const StridedView& i, const StridedView& o) { kernels::softmax(op, i, o, dim); },
+      in, out);
+}
+bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
+  if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
+  return Backend::supports(op, dtype, device);
+}
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
                         std::uint64_t offset, Stream& stream) {
   submit_views(

@@ -57,6 +57,11 @@ class CpuBackend final : public Backend {
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
+  /// The fused softmax and log_softmax (kernels::softmax), on every floating dtype.
+  void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim,
+               Stream& stream) override;
+  /// The tables' ops, and the fused softmax on floating dtypes.
+  bool supports(OpRef op, DType dtype, int device) const override;
 
  private:
   CpuDevice& cpu_device(int device) const;

@@ -26,6 +26,9 @@ void convert(const StridedView& src, const StridedView& dst);
 void unary(UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);
 void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
+/// Fused softmax / log_softmax along `dim` (Backend::softmax): each line in three passes
+/// (maximum, sum of exponentials in double, result), lines spread over the kernel threads.
+void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim);
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
 }  // namespace kernels

@@ -47,6 +47,12 @@ bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
 /// meaningless); false for other dtypes.
 bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan);
 
+/// softmax (log = false) or log_softmax (log = true) of one dense line of n >= 1 elements
+/// of float32 or float64 (Backend::softmax's rule): the maximum, the sum of exp(x - max) in
+/// float64, then the result. `in` may equal `out`. False for other dtypes, or where the
+/// target has no vector exp.
+bool softmax(bool log, DType dtype, const void* in, void* out, std::int64_t n);
+
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

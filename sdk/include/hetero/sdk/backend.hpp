@@ -133,6 +133,26 @@ class Backend {
                       std::uint64_t offset, Stream& stream) = 0;
   /// Batched GEMM (see GemmArgs).
   virtual void gemm(const GemmArgs& args, Stream& stream) = 0;
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 3
+  // --- optional kernels (minor 3): called only where supports() says yes ---------------
+  /// out = softmax(in, dim) (op == softmax: exp(x - max) / sum(exp(x - max)) over each
+  /// line along `dim`) or log_softmax ((x - max) - log(sum(exp(x - max)))), as
+  /// torch.softmax / torch.log_softmax: a line holding NaN gives NaN throughout; a line of
+  /// -inf gives NaN. `in` and `out` have equal shapes (any strides, no 0 strides in out),
+  /// a floating dtype, ndim >= 1 and 0 <= dim < ndim. The default supports() says no
+  /// (table_defines), and then the core composes softmax from reduce, binary and unary; a
+  /// backend that implements this overrides both. The default throws NotImplementedError.
+  virtual void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim,
+                       Stream& stream) {
+    (void)in;
+    (void)out;
+    (void)dim;
+    (void)stream;
+    throw NotImplementedError(std::string(op_name(op)) + ": backend '" + name() +
+                              "' has no fused kernel");
+  }
+#endif
 };
 
 }  // namespace hetero

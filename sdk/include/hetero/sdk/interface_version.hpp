@@ -13,7 +13,8 @@
 /// 3: Backend::supports() added and copy_strided() folded into cast(); the op tables.
 #define HETERO_INTERFACE_VERSION_MAJOR 3
 /// 1: UnaryOp::sin. 2: DType::uint8 and DType::int8 (dtype_since, op_codes.hpp).
-#define HETERO_INTERFACE_VERSION_MINOR 2
+/// 3: Backend::softmax(), the optional fused softmax / log_softmax (OpFamily::softmax).
+#define HETERO_INTERFACE_VERSION_MINOR 3
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

@@ -42,6 +42,10 @@ inline constexpr int kReduceOpCount = 0 HETERO_FORALL_REDUCE_OPS(HETERO_OP_COUNT
 /// Distributions of Backend::random(): uniform on [0, 1), standard normal.
 enum class RandomDistribution : std::uint8_t { uniform, normal };
 
+/// The ops of Backend::softmax() (interface minor 3): softmax and log_softmax along one
+/// dimension, as torch.softmax / torch.log_softmax.
+enum class SoftmaxOp : std::uint8_t { softmax, log_softmax };
+
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,     ///< float16, bfloat16, float32, float64
@@ -71,7 +75,9 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 
 /// The families of kernels a Backend implements; each names its ops by a code (the op's
 /// enum value, 0 where the family has one op).
-enum class OpFamily : std::uint8_t { fill, cast, unary, binary, reduce, random, gemm };
+/// `softmax` (minor 3) is optional: no table defines it, so a backend runs it only where its
+/// supports() says so, and the core composes softmax from the other families elsewhere.
+enum class OpFamily : std::uint8_t { fill, cast, unary, binary, reduce, random, gemm, softmax };
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
@@ -85,6 +91,8 @@ struct OpRef {
   constexpr OpRef(ReduceOp op) : family(OpFamily::reduce), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(RandomDistribution d)
       : family(OpFamily::random), code(static_cast<std::uint8_t>(d)) {}
+  constexpr OpRef(SoftmaxOp op)  // NOLINT
+      : family(OpFamily::softmax), code(static_cast<std::uint8_t>(op)) {}
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
@@ -105,9 +113,10 @@ inline constexpr DTypeClass kReduceDTypes[] = {HETERO_FORALL_REDUCE_OPS(HETERO_O
 #undef HETERO_OP_SINCE_ROW
 #undef HETERO_OP_DTYPES_ROW
 inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast",   "unary", "binary",
-                                                    "reduce", "random", "gemm"};
+                                                    "reduce", "random", "gemm",  "softmax"};
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
-static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::gemm) + 1,
+inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
+static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::softmax) + 1,
               "kFamilyNames needs one name per OpFamily");
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
@@ -126,9 +135,11 @@ HETERO_REDUCE_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 #undef HETERO_OP_SINCE_IS_1
 }  // namespace op_table_detail
 
-/// Number of op codes of `family` (1 for fill, cast and gemm).
+/// Number of op codes of `family` (1 for fill, cast and gemm; softmax's 2 from minor 3).
 constexpr int op_count(OpFamily family) noexcept {
   switch (family) {
+    case OpFamily::softmax:
+      return HETERO_TARGET_INTERFACE_MINOR >= 3 ? 2 : 0;
     case OpFamily::unary:
       return kUnaryOpCount;
     case OpFamily::binary:
@@ -147,7 +158,7 @@ constexpr int op_count(OpFamily family) noexcept {
 
 /// Whether `op` names an op of this translation unit's tables (its code is below the count).
 constexpr bool op_known(OpRef op) noexcept {
-  return op.family <= OpFamily::gemm && op.code < op_count(op.family);
+  return op.family <= OpFamily::softmax && op.code < op_count(op.family);
 }
 
 /// The op's name as torch spells it ("exp", "maximum", "argmax"; "fill", "cast", "gemm",
@@ -163,6 +174,8 @@ constexpr std::string_view op_name(OpRef op) noexcept {
       return op_table_detail::kReduceNames[op.code];
     case OpFamily::random:
       return op_table_detail::kRandomNames[op.code];
+    case OpFamily::softmax:
+      return op_table_detail::kSoftmaxNames[op.code];
     default:
       return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
   }
@@ -192,6 +205,8 @@ constexpr int op_since(OpRef op) noexcept {
       return op_table_detail::kBinarySince[op.code];
     case OpFamily::reduce:
       return op_table_detail::kReduceSince[op.code];
+    case OpFamily::softmax:
+      return 3;
     default:
       return 0;
   }
@@ -210,6 +225,7 @@ constexpr DTypeClass op_dtypes(OpRef op) noexcept {
       return op_table_detail::kReduceDTypes[op.code];
     case OpFamily::random:
     case OpFamily::gemm:
+    case OpFamily::softmax:
       return DTypeClass::floating;
     case OpFamily::fill:
     case OpFamily::cast:
@@ -230,6 +246,7 @@ constexpr int dtype_since(DType t) noexcept {
 /// implements every kernel of the tables need not override it.
 constexpr bool table_defines(OpRef op, DType dtype) noexcept {
   if (op.family == OpFamily::random && is_half(dtype)) return false;
+  if (op.family == OpFamily::softmax) return false;  // optional: a backend opts in
   if (static_cast<int>(dtype) >= kDTypeCount || dtype_since(dtype) > HETERO_TARGET_INTERFACE_MINOR)
     return false;
   return op_known(op) && in_class(op_dtypes(op), dtype);
