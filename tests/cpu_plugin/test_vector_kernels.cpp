@@ -155,15 +155,16 @@ template <class T>
 void check_binary(DType dtype) {
   for (std::int64_t n : kLengths) {
     const std::vector<T> a = inputs<T>(n, 1), b = inputs<T>(n + 1, 2);
-    const std::vector<T> b_shift(b.begin() + (n > 0 ? 1 : 0), b.end());  // other pairings
+    const std::vector<T> b_shift(b.begin() + 1, b.end());  // other pairings
+    static const T kNegInf = -std::numeric_limits<T>::infinity(), kHalf = T(0.5);
     visit_all_binary_ops([&](auto c) {
       constexpr BinaryOp Op = decltype(c)::value;
       for (int steps = 0; steps < 3; ++steps) {
         const int sa = steps == 1 ? 0 : 1, sb = steps == 2 ? 0 : 1;
         SCOPED_TRACE(std::string(op_name(Op)) + " n=" + std::to_string(n) + " steps " +
                      std::to_string(sa) + std::to_string(sb));
-        const T* pa = sa ? a.data() : b.data() + 6;        // a broadcast scalar: -inf
-        const T* pb = sb ? b_shift.data() : a.data() + 8;  // 0.5
+        const T* pa = sa ? a.data() : &kNegInf;  // a broadcast scalar
+        const T* pb = sb ? b_shift.data() : &kHalf;
         std::vector<T> y(static_cast<std::size_t>(n) + 4, T(-7));
         ASSERT_TRUE(vec::binary(Op, dtype, pa, sa, pb, sb, y.data(), n));
         for (std::int64_t i = 0; i < n; ++i) {
