@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero::distributed against raw MPI, run under `mpirun -np N` (bench/run does -np 1 and
 // -np 2). Prints Markdown tables (rank 0):
 //  1. all_reduce(sum) of a contiguous float32 cpu tensor vs MPI_Allreduce(MPI_IN_PLACE) on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chapter's exercises 1 and 3 as benchmarks, on every device (cpu here; each CUDA
 // device where present), against libtorch on the CPU:
 // - exercise 1: 100 x {A = ones(500,500); B = ones(500,500); C = matmul(A, B)}, one wait

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GEMM, n = 64 ... 2048, float32 and float64, at this run's thread count (bench/run runs
 // HETERO_CPU_THREADS=1 and 2): hetero's matmul (result allocation, queueing, waiting for
 // it) vs raw cblas_?gemm into a preallocated output (OpenBLAS at the same thread count:

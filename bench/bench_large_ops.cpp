@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Large-tensor kernels (issue #26): 4096 x 4096 float32 (64 MiB), hetero on cpu vs
 // libtorch writing into a preallocated result (`*_out`: only the kernel) and libtorch
 // allocating its result (as a user's code does). hetero always allocates (from its pool).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exercise 4: two large matrix products on two devices at the same time vs one after the
 // other on one device. Here the devices are cpu:0 and cpu:1 (HETERO_CPU_DEVICES=2, set
 // by this program when unset: with two cores each device then has one thread); with two

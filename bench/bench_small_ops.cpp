@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small-operation overhead, ns per operation: a 2x3 float32 add with result allocation,
 // ones({2, 3}), a 2x2 float32 matmul (the fixed cost of one GEMM call: checks, result
 // allocation, dispatch) and a 100x100 one; hetero vs libtorch vs a raw loop (malloc, loop

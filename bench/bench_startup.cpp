@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Start-up: whole-process wall time of a program that loads hetero's plugins and lists
 // the devices (hetero-smi --devices), of a libtorch program that does nothing (where
 // built), and of /bin/true (the floor of starting a process), each spawned and waited for.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the benchmark programs share: the thread count of this run, the devices to run
 // on, and registration of a Google Benchmark from a closure, timed in wall-clock time

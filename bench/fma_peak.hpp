@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The machine's measured fused-multiply-add peak, the denominator of "fraction of peak"
 // in the GEMM benchmark: `threads` threads each run independent chains of the widest

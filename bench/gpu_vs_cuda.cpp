@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuda plugin against raw CUDA in the same process: GEMM through hetero (matmul,
 // result allocation included) vs raw cublasSgemm/cublasDgemm on the same device data,
 // n = 256 ... 8192; element-wise ops and reductions (result allocation included) vs raw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libtorch C++ on a CUDA device: the peer rows of bench_gpu's training section (exercise
 // 3 with item() every step; the MLP training step 256 x 64 -> 512 -> 512 -> 10) and the
 // 2x3 add, same shapes and timing method. Debian's libtorch-dev has no CUDA, so this is

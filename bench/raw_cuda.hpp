@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Raw CUDA peers of hetero's GPU operations for bench_gpu (raw_cuda.cu): what a hand-written
 // CUDA program would do, on the same device data and stream 0. Each returns after queuing

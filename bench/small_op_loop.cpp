@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The small-op loop whose instruction count (valgrind --tool=callgrind) guards the op
 // layer's fixed cost: 20,000 x (2x3 add, ones, sum, 2x2 matmul, exp) on cpu, then one
 // synchronize. Instructions, not seconds: repeatable on a loaded machine.

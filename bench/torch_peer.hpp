@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // libtorch (Debian's libtorch-dev, ATen) as the peer of the benchmarks, behind closures so
 // that only torch_peer.cpp includes its headers. Built only where libtorch is found; the

@@ -29,6 +29,9 @@ install(TARGETS hetero_core hetero_sdk hetero_base EXPORT HeteroTargets
 install(DIRECTORY base/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-base)
 install(DIRECTORY sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-sdk)
 install(DIRECTORY core/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core)
+install(FILES ${PROJECT_BINARY_DIR}/core/include/hetero/version.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core/hetero)
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero)
 install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 
 if(TARGET hetero_conformance)

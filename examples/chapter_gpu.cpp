@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "GPU" chapter of Dive into Deep Learning (5.6), step by step, in hetero.
 // Each step prints what the chapter prints. Without a GPU, try_gpu() falls back to cpu
 // as in the chapter; `--devices cpu:0,cpu:1` (with HETERO_CPU_DEVICES=2) names the two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Model parallelism, the companion article's VeryBigModule scaled down: the first half
 // of a network on one device, the second on another, the activation moved explicitly
 // between them (nothing is copied implicitly); backward() sends the gradient back across

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero-smi: what nvidia-smi shows, for every backend hetero can load: devices (name,
 // kind, memory) and plugins (path, version, loaded or why not). Exit code 0 even when no
 // GPU exists; 1 only for a usage error.
@@ -48,6 +49,9 @@ nlohmann::json to_json() {
                             {"compiler", s.compiler},
                             {"vendor_libraries", s.vendor_libraries}});
   j["gpus"] = hetero::num_gpus();
+  // Version 1 of this layout: keys are only ever added (docs/versioning.md).
+  j["schema"] = 1;
+  j["hetero_version"] = std::string(hetero::version().string);
   return j;
 }
 
@@ -105,7 +109,9 @@ int main(int argc, char** argv) {
   bool json = false;
   bool devices_only = false;
   bool plugins_only = false;
-  app.add_flag("--json", json, "print JSON for scripts (devices, plugins, gpus)");
+  app.set_version_flag("--version", "hetero-smi " + std::string(hetero::version().string));
+  app.add_flag("--json", json,
+               "print JSON for scripts (schema, hetero_version, devices, plugins, gpus)");
   app.add_flag("--devices", devices_only, "only the device table")->excludes("--json");
   app.add_flag("--plugins", plugins_only, "only the plugin section")
       ->excludes("--json", "--devices");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() of every conformance_<backend> executable (see hetero_add_backend).
 #include <hetero/conformance/conformance.hpp>
 

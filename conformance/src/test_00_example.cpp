@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The first conformance test, written out as an example for backend authors: every
 // other test in the kit follows this pattern.
 #include <hetero/conformance/conformance.hpp>

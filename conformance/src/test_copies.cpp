@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every copy direction, with unaligned byte offsets.
 #include <algorithm>
 #include <cmath>

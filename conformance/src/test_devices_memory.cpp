@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices, properties, allocation and its failure.
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unary and binary kernels against a double reference, every dtype they accept, with
 // broadcast (0) strides. Tolerance: float32 2e-6 relative + 1e-6 absolute; float64 1e-13
 // relative + 1e-13 absolute; float16 / bfloat16 (computed in float32, rounded once) one

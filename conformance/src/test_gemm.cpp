@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GEMM against a double reference: both dtypes, all transposes, shapes including 0, 1,
 // primes and non-multiples of vector widths, padded leading dimensions, batches with
 // strides (including 0: a broadcast operand), alpha and beta.

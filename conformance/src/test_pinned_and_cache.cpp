@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // empty_cache() and pinned host memory (allocate_pinned_host).
 #include <cstring>
 #include <numeric>

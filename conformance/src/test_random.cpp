@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter-based random numbers: reproducible per (seed, offset), independent of how a
 // range is split, and with the right first two moments (tolerance: 5 standard errors).
 #include <cmath>

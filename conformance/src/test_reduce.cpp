@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions against a double reference: all elements, one axis, several axes.
 // Tolerance: float32 1e-5 * sqrt(n) relative to sum|x| (accumulation order differs);
 // float64 1e-12 on the same scale; float16/bfloat16 (accumulated in float32 or wider)

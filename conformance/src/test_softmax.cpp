@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The optional fused softmax (Backend::softmax, interface minor 3), where a backend runs it
 // (runs(): a backend that does not is composed by the core and has nothing to test here),
 // against a double reference: every dimension of a 3-d shape, a transposed (strided)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream ordering under load: randomised sequences of uploads, fills, kernels, GEMMs,
 // copies within and across devices, downloads and buffer frees (whose memory the next
 // allocation may reuse while work is queued, Note [Stream-ordered reuse]) run once with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events: ordering, waits, and concurrent use from several threads.
 #include <algorithm>
 #include <array>

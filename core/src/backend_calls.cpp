@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backend_calls.hpp"
 
 #include <hetero/internal_assert.hpp>

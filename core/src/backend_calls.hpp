@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Note [One call layer]: the only code of the core that calls Backend's virtuals (the
 // loader, plugin_library.cpp, creates the backend and asks its identity; everything else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The copy ladder (one function for every direction, Note [Copy ladder]):
 //  1. same backend            -> Backend::copy_device_to_device (peer copy or the

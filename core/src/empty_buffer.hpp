@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // EmptyBuffer: the storage of every tensor without elements (Note [Empty tensors]).
 #include <hetero/sdk/buffer.hpp>

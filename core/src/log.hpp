@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // HETERO_LOG=info prints the core's diagnostic lines (plugin loading, try_gpu fallback)
 // to stderr, each prefixed "[hetero] ".

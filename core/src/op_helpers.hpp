@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers shared by the operations: validation (check, then dispatch) and the
 // translation from tensors to the plugin's StridedView.

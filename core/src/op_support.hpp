@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // OpSupport: what a loaded plugin's backend runs, asked once per device when it loads
 // (Backend::supports is a virtual call; the core asks before every kernel, so it reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-wise operations: promotion, NumPy broadcasting, then one checked backend call
 // (backend_calls.hpp). The public unary and binary functions and their autograd nodes are
 // generated from the op tables (Note [Op tables], <hetero/sdk/op_table.hpp>): a row's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul as torch.matmul: 1-D operands are promoted to matrices and the added dimension
 // removed afterwards; batch dimensions broadcast; each batch is one GEMM of the backend.
 #include <hetero/error.hpp>

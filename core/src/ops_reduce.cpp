@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions: the output view keeps the input's rank with size-1 reduced dimensions.
 #include <limits>
 

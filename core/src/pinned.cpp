@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pinned host memory (Tensor::pin_memory, factories given TensorOptions::pinned_memory):
 // page-locked host memory from the first loaded backend that has a device and offers it
 // (torch takes it from the CUDA host allocator), run as a cpu tensor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A loaded plugin: its library, the backend it created and its status record.
 // Note [Plugin lifetime]: everything the core obtains from a plugin (the backend, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Type promotion of the core's ops, as torch.promote_types and torch.result_type for
 // hetero's dtypes.

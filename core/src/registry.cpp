@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "registry.hpp"
 #include "backend_calls.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The process-wide plugin registry: discovery, status records, lookup by device.
 #include <atomic>

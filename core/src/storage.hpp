@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Storage: one device allocation, the plugin that runs work on it, and the plugin whose
 // memory it is (Note [Plugin lifetime]). The two plugins differ only for pinned host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // TensorImpl: the state behind a Tensor handle: storage, element offset, shape,
 // strides, dtype, and the autograd state.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // operator<< for tensors, following PyTorch's layout (torch/_tensor_str.py): integer-
 // valued floats print as "1.", others with 4 decimals or in scientific notation when
 // the magnitudes span more than 1e3 or exceed 1e8; elements padded to one width; rows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Updating the counters of transfer_stats.hpp (called by the copy ladder and synchronize).
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The collectives of collectives.hpp: check the call, put the operands in host memory,
 // make one MPI call, write the result back (Note [Timeouts on a blocking MPI] for how the
 // call is made).

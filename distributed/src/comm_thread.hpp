@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CommThread: the thread that makes a process group's MPI calls, so that the caller can
 // stop waiting for one after the group's timeout (Note [Timeouts on a blocking MPI]).

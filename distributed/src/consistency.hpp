@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The consistency check of collectives (ProcessGroupOptions::check_consistency): every
 // rank describes its call in a fixed-size record, the records are all-gathered, and

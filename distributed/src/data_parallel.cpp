@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // broadcast_parameters and all_reduce_gradients: DistributedDataParallel's two
 // collectives, on the tensors of a Module.
 #include <hetero/distributed/data_parallel.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Group: the state of this process's process group (one per process), and the one way
 // collectives make MPI calls (Group::call).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // init_process_group / destroy_process_group and the group's queries.
 #include <hetero/distributed/mpi.hpp>
 #include <hetero/distributed/process_group.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How a ReduceOp and a dtype become MPI arguments: the wire dtype (float16/bfloat16 are
 // reduced in float32), the MPI datatype and the MPI_Op.

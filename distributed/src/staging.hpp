@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host memory for collectives: MPI reads and writes contiguous host elements, so an
 // operand that is not a contiguous cpu tensor of the wire dtype goes through a staging

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A user's program: the chapter's try_gpu path against an installed hetero. It runs on
 // a GPU when one is present and on the cpu otherwise, with no code change.
 #include <iostream>

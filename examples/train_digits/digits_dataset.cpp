@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "digits_dataset.hpp"
 
 #include <zlib.h>

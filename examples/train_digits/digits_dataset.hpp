@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The UCI handwritten digits (examples/data/digits.csv.gz): 1797 rows of 64 pixel
 // values 0..16 and a label 0..9, read with zlib and split deterministically.

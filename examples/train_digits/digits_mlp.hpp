@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The digits model of train_digits and train_digits_ddp: an 8x8 image -> 10 class scores.
 #include <hetero/nn.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trains an MLP on the UCI handwritten digits on try_gpu(), as the chapter advises:
 // data and parameters on one device, the loss of every step accumulated on that device
 // and read once per epoch (the host-sync count is printed), then saves the parameters,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trains the digits MLP of train_digits data-parallel over the processes of `mpirun -np N`,
 // as PyTorch's DistributedDataParallel: every rank builds the model, takes rank 0's
 // parameters, trains on its shard of every global batch (DistributedSampler) on its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CpuBackend: HETERO_CPU_DEVICES=N virtual devices cpu:0..N-1 over host memory; GEMM on
 // OpenBLAS, the other kernels as strided loops (kernels_*.cpp). Each device has its own

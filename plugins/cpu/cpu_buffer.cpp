@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cpu_buffer.hpp"
 
 #include "cpu_device.hpp"

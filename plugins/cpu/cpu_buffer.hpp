@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CpuBuffer: a block of 64-byte aligned host memory from its device's pool; freeing it
 // returns the block to the pool (Note [Stream-ordered reuse], caching_allocator.hpp).

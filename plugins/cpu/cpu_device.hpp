@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CpuDevice: the state of one virtual CPU device: its kernel thread pool, its work queue
 // (behind its stream) and its memory pool. Shared by the backend, the device's buffers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CpuStream and CpuEvent: the Stream/Event interface over a CPU device's WorkQueue.
 // An event is a ticket of its queue; a stream waiting on another device's event queues

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU device's raw memory (CachingAllocator::RawMemory): 64-byte aligned host blocks.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU kernels (host loops over StridedView). Preconditions were checked by the core.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fill, convert (copy/cast), unary and binary kernels.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // random(): element i in C order takes value i of the counter-based stream defined in
 // <hetero/sdk/counter_rng.hpp>, so results depend only on (seed, offset, i), never on
 // threads, and equal those of every other backend using that header.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions; the rules are the SDK's (Note [Reduction semantics]). Three ways to walk:
 // - one output (x.sum(), x.max()): the range is split over the device's kernel threads,
 //   each reduces its part in order, and the parts are combined in order, so the result

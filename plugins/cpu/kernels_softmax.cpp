@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fused softmax / log_softmax (Backend::softmax). Each line along `dim` is read three
 // times -- its maximum, the sum of exp(x - max), the result -- instead of the five kernels
 // and three temporaries of the composition. Dense lines of float32/float64 go to the vector

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "openblas_gemm.hpp"
 
 #include <cblas.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The OpenBLAS wrapper: GEMM and thread control. The only file that includes cblas.h.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Note [Poisoned buffers]: a kernel runs after its call returned (queued work), so when it
 // fails the caller is gone. As a CUDA stream does, the failure is kept and raised, typed, at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Queued kernels of the CPU backend: copies of the arguments whose buffers are HostRefs
 // owned by the task (see cpu_buffer.hpp), submission to a device's queue, and what a

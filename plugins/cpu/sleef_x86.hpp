@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The few SLEEF 3.5 functions the vector kernels call (Note [Vector kernels]), declared
 // here because <sleef.h> declares its 256- and 512-bit functions only when the whole file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Iteration over N strided operands of one shape, row by row: dimensions that are
 // contiguous for every operand are merged (hetero::merge_dims), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ThreadPool: the worker threads one CPU device uses to split one kernel over cores.
 // Owned by the backend and joined in its destructor, so no thread runs plugin code after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vector kernels (Note [Vector kernels], vector_kernels.hpp). Highway compiles this
 // file once per target: foreach_target.h includes it again for each, with HWY_NAMESPACE
 // naming the target, and the part under HWY_ONCE (compiled once) exports the per-target

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Note [Vector kernels]: the inner loops of the cpu kernels on dense runs of elements, in
 // Google Highway (libhwy-dev), compiled once per x86 target (SSE4, AVX2, AVX-512) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // WorkQueue: the in-order queue behind one CPU device's stream. Work is run by the
 // device's own worker thread, in submission order, so the host returns as soon as work

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Backend::gemm on cuBLAS.
 #include <hetero/sdk/kernel_args.hpp>

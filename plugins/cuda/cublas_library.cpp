@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cublas_library.hpp"
 
 #include <boost/dll/shared_library.hpp>

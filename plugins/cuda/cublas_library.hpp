@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CublasLibrary: the cuBLAS entry points the cuda plugin uses, resolved from libcublas on
 // first use (Boost.DLL). Loading the plugin, which every process listing devices does,

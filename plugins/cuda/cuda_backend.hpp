@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CudaBackend: hetero::Backend on the CUDA runtime and cuBLAS. Devices are those the
 // runtime reports (so CUDA_VISIBLE_DEVICES applies); per-device state is created on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CudaBuffer (device memory from a device's CudaCachingAllocator) and PinnedHostBuffer
 // (page-locked host memory from the backend's pinned pool). Destruction returns the block

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CudaCachingAllocator: the device memory pool of one CUDA device, as PyTorch's CUDA caching
 // allocator and MXNet's pooled storage manager. Freed blocks are kept and handed out

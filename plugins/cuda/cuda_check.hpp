@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One error-check generator for every CUDA library status type. HETERO_CUDA_CHECK(call)
 // evaluates `call` once; on failure it throws a hetero::Error naming the call, file,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CudaDevice: what the backend keeps per CUDA device: its stream, its memory pool and its
 // cuBLAS handle (made from the backend's CublasLibrary, which outlives the device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CudaStream and CudaEvent: hetero::Stream / hetero::Event on cudaStream_t / cudaEvent_t.
 // Each device has one non-blocking stream (it does not synchronise with the legacy

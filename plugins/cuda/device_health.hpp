@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which CUDA devices are lost. A sticky error (cuda_check.cpp) marks its device lost;
 // every later call on that device fails fast with the original reason, while other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fence.hpp"
 
 #include "scoped_device.hpp"

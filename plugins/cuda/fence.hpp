@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Fence: events recorded on a set of CUDA streams, to know when the work queued on them
 // so far has completed (the caching allocators' guard before reusing a block).

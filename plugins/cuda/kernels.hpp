@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host-side launchers of the CUDA kernels (the .cu files). Each queues its kernel on
 // `stream` and returns without waiting; the caller has made the views' device current.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fill, convert (cast, also the strided copy), unary and binary kernels. When every view is
 // contiguous: launch_map (kernels.cuh), 16-byte vector loads and stores, one pack per
 // thread. Otherwise one thread per output element in a grid-stride loop, offsets from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // random(): element i in C order takes value i of the counter-based stream of
 // <hetero/sdk/counter_rng.hpp>, the same numbers the cpu backend gives for the same
 // (seed, offset): a seed reproduces a tensor on any device and any launch shape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions. Semantics (shared with the cpu backend and checked by the conformance kit):
 // floating sums, means and norms accumulate in double, integer sums in wrapping int64;
 // max/min/argmax: NaN is the maximum (and the minimum), ties go to the lowest index, as

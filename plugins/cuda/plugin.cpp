@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Entry points of libhetero-cuda.so.
 #include <hetero/sdk/plugin.hpp>
 

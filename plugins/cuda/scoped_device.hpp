@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ScopedDevice: makes a CUDA device current on this host thread for a scope and restores
 // the previous one (cudaSetDevice is per thread), as c10::cuda::CUDAGuard; on_device: the

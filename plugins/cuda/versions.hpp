@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Version strings of the CUDA libraries the plugin runs on (info record, device properties).
 #include <string>

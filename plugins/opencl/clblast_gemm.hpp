@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Backend::gemm on CLBlast: clblast::Gemm (batch 1) or clblast::GemmStridedBatched, in
 // row-major layout directly (CLBlast takes Layout::kRowMajor, unlike cuBLAS), with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // KernelCall — sets the arguments of one kernel launch in order and enqueues it. A fresh
 // cl_kernel per launch: clSetKernelArg is not thread-safe on a shared kernel object, and

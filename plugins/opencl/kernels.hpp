@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Backend kernels of the opencl plugin: each picks the program for its dtype(s) from
 // the device's ProgramCache (built on first use) and enqueues one launch on the device's

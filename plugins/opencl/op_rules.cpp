@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "op_rules.hpp"
 
 #include <hetero/sdk/op_codes.hpp>

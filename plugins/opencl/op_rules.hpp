@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The OpenCL C text of the op tables' rules (Note [Op tables], <hetero/sdk/op_table.hpp>),
 // put before elementwise.cl and reduce.cl, so the kernels carry no hand-numbered op list:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The OpenCL API at the version this plugin targets (1.2: in-order queues, markers and
 // barriers with wait lists; every OpenCL 1.2+ platform, PoCL included, provides it).

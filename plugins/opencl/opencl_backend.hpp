@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // OpenClBackend — hetero::Backend over every OpenCL device of every platform the ICD
 // loader finds (PoCL's CPU device on these machines): device `opencl:i` is the i-th

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // OpenClBuffer — a cl_mem of one device from its pool (opencl_memory.hpp). handle() is
 // the cl_mem; the host cannot address it (host_pointer() is null), so the core copies

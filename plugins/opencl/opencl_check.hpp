@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Error checking for OpenCL and CLBlast calls: every status other than success becomes a
 // typed hetero::Error naming the call, the file:line and the status (name and number).

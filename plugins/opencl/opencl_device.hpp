@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The state of one OpenCL platform (its context and compiled programs) and of one
 // device (its queue, memory counter and properties). Devices of one platform share the

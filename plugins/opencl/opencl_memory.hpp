@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Device memory of the opencl backend: each device's CachingAllocator over clCreateBuffer /
 // clReleaseMemObject (OpenCL keeps a released cl_mem until the commands queued on it are

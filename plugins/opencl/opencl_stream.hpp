@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // OpenClStream — hetero::Stream over one in-order cl_command_queue; OpenClEvent — a
 // marker (clEnqueueMarkerWithWaitList) in such a queue.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Entry points of libhetero-opencl.so. HETERO_PLUGIN_NAME/VERSION come from
 // hetero_add_backend().
 #include <hetero/sdk/plugin.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Programs compiled once per context and build options, then reused (clBuildProgram
 // costs milliseconds to seconds; PoCL also keeps binaries in POCL_CACHE_DIR across runs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices, memory, streams and copies of the template backend.
 #include "template_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // TemplateBackend — the smallest complete hetero backend: one device whose memory is host
 // memory (new[]), a stream that runs each piece of work as soon as it is queued, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The template backend's kernels: one plain loop each, written for reading, not speed.
 // The semantics every backend must give are in hetero/sdk/kernel_args.hpp and
 // hetero/sdk/backend.hpp; the SDK helpers used here (dispatch_dtype, convert_element,

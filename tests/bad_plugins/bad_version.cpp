@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin built against interface major 999: must be refused naming both versions.
 #include <hetero/sdk/plugin.hpp>
 

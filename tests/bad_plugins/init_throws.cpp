@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin whose initialisation throws: reported with the exception's message.
 #include "minimal_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend with one device that can do nothing: the base of the bad plugins that get as
 // far as creating a Backend. Every operation throws DeviceUnavailableError.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin whose own dependency (libhetero_test_dep.so) cannot be found at load time.
 #include <hetero/sdk/plugin.hpp>
 

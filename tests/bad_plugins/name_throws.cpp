@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin whose Backend::name() throws: refused naming the call, and discovery goes on.
 #include <stdexcept>
 

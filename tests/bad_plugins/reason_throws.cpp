@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin with no device whose unavailable_reason() throws: refused naming the call.
 #include <stdexcept>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin claiming another C++ standard library: must be refused naming both.
 #include <hetero/sdk/plugin.hpp>
 

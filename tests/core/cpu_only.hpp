@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CpuOnlyScope: for tests that assert the no-GPU behaviour (try_gpu() falling back to cpu,
 // cuda:N unavailable), on every machine: for its lifetime only the cpu backend is loaded
 // (HETERO_BACKENDS=cpu, plugins reloaded); afterwards the previous setting and plugins

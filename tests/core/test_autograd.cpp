@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Autograd: every operation with a backward is checked against central finite
 // differences in float64 (gradcheck below), plus the engine's rules (accumulation,
 // no_grad, retain_graph, leaves, devices) and the optimiser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero::CachingAllocator (the SDK's pool, used by the cpu and opencl backends) against a
 // fake device that records every allocation and release: Note [Cache limit] (the cache is
 // bounded, the least recently cached blocks go first, `reserved <= allocated + limit`) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensors without elements (Note [Empty tensors]): the core handles them before dispatch,
 // on every device, without asking a backend for memory or work.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float16 / bfloat16 through the public API: promotion, arithmetic computed in float and
 // rounded once, accumulation wider than the storage, IEEE overflow, GEMM, printing.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HETERO_INTERNAL_ASSERT: a broken invariant is an InternalError naming where and what.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions large enough to take the cpu backend's parallel paths (issue #26): a whole
 // tensor split over the kernel threads, and column reductions walking rows into blocks of
 // accumulators. Against a host reference: sums, means and norms within a relative 1e-12

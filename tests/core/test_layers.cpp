@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layers and losses: values against hand computations (PyTorch's formulas),
 // train/eval, and the companion article's criterion.cuda() case on a second device.
 #include <gtest/gtest.h>

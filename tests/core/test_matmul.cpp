@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matmul and Linear against an independent reference: a naive triple loop in double over
 // the host copies of the operands.
 #include <gtest/gtest.h>

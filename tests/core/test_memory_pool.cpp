@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU device's memory pool through the public API (hetero::memory_stats,
 // hetero::empty_cache): repeated allocations of one size are served from the pool, the
 // statistics add up, and HETERO_MEMORY_POOL=0 (the sanitizer runs) turns it off.

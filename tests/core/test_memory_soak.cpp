@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory soak (issue #25, "Done when"): random tensor sizes for a bounded number of steps on
 // one and on two cpu devices, with cross-device copies and temporaries. The process's
 // resident memory must stay within the live bytes plus what the pools may hold: each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero::merge_dims (SDK): fewer dimensions, the same elements in the same C order.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cross-device behaviour on two virtual CPU devices (HETERO_CPU_DEVICES=2, set by CTest).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The op tables (Note [Op tables], <hetero/sdk/op_table.hpp>) seen from the core: every
 // unary row has a public function whose values and gradient are right, sin and cos (the
 // rows of interface minor 1) match std::sin / std::cos, a partial backend runs what it

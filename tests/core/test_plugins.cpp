@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader: bad files are reported with path and reason, the others keep
 // working, and objects outlive the registry (Note [Plugin lifetime]).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue #24's divergences from PyTorch 1.13, one test each: each failed before its fix.
 // The expected values are torch's (tools/torch_oracle.py recomputes the general cases; these
 // are the named reproducers). Deliberate differences are in docs/semantics.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Training across two devices (run with HETERO_CPU_DEVICES=2): the companion article's
 // criterion.cuda() case, gradients moved with module.to, and model parallelism (the
 // article's VeryBigModule, scaled down): two halves on two devices, activations moved

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The uint8 and int8 dtypes (issue #24, item 2), as torch.uint8 / torch.int8: host round
 // trips, promotion, wrap-around arithmetic, reductions, full()'s range check, printing and
 // safetensors. Expected values are torch 1.13's; the differential test (tests/torch_diff)

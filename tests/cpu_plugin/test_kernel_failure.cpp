@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel of the cpu plugin that fails after its call returned (issue #25 item 9): the
 // failure is raised typed, naming the kernel, at the next synchronize of the device, and
 // its output is poisoned, so reading it back (or computing from it) raises instead of

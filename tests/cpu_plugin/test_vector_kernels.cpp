@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's vector kernels (Note [Vector kernels]) against the scalar rules they
 // replace: exact for arithmetic, comparisons, sqrt and conversions; within 1 ulp of the
 // C library for the transcendental functions. Lengths cover empty, shorter than a vector,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's WorkQueue on its own (compiled from the plugin's sources): back-pressure
 // (issue #25 item 5). A host thread that submits faster than the queue drains blocks once
 // kMaxQueued pieces wait; work submitted from queued work never blocks.

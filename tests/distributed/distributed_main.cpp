@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() of the distributed tests: every rank joins the process group and runs every
 // test (each test computes its reference for the group's size); rank 0 prints GoogleTest's
 // report, the other ranks print their failures only, prefixed with their rank. Runs

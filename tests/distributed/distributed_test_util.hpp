@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers of the distributed tests: the devices to run on and per-rank data.
 #include <cstdint>

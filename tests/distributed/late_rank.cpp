@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A process group whose collective times out on some ranks (issue #29 item 2), run by
 // run_late_rank.cmake on 3 ranks with HETERO_DISTRIBUTED_TIMEOUT=1:
 //   late:  rank 0 joins the all_reduce 2.5 s late; ranks 1 and 2 have timed out by then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A process group loses a rank: rank 1 is killed (SIGKILL) after a first all_reduce, and
 // every other rank must get a DistributedError from its next collective within the
 // group's timeout (HETERO_DISTRIBUTED_TIMEOUT), not hang, and an immediate one after.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every collective x dtype x reduction x device against a reference each rank computes
 // for the whole group; odd, zero and non-contiguous shapes.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // broadcast_parameters, all_reduce_gradients and DistributedSampler.
 #include <gtest/gtest.h>
 

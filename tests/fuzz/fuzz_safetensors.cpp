@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the safetensors reader: any bytes either validate or throw
 // FormatError; anything else (a crash, a sanitizer report, another exception type, an
 // allocation beyond -rss_limit_mb) is a finding. Built with clang by

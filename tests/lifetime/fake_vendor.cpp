@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libhetero_fake_vendor.so: a stand-in for a vendor runtime such as cuBLAS on cudart, for
 // the exit-lifetime tests. Like cudart, it registers its own teardown with atexit() at its
 // first call, so the teardown runs before the static destructors of anything created

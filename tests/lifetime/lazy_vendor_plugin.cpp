@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libhetero-lazyvendor.so: a test backend shaped like the cuda plugin's use of cuBLAS. Its
 // one device is created on first use (default_stream(0)); the device opens the vendor
 // library lazily with Boost.DLL (HETERO_TEST_FAKE_VENDOR), makes a handle, and destroys it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin lifetime at exit and on explicit unloading (docs/design/plugin-lifetime.md),
 // with a test plugin whose device holds a handle of a lazily opened vendor library that
 // tears itself down at exit, as cuBLAS on cudart does. Every test here is also a check of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libhetero-partial.so: a partial backend, as a vendor's first port would be: host memory,
 // work run when queued, and only three kernels: fill, cast (so copies) and add.
 // Backend::supports says so, the core raises NotImplementedError for every other op, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libhetero-pinnedhost.so: a test backend whose one device does nothing but provide
 // "pinned" host memory (ordinary aligned host memory here), as the cuda plugin provides
 // page-locked memory. It lets the core's pinned paths (Tensor::pin_memory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pinned host memory on a machine without a GPU: the pinnedhost test plugin provides it
 // (as the cuda plugin does on a GPU machine), so the core's paths run everywhere:
 // TensorOptions::pinned_memory on every factory, Tensor::pin_memory, what operations on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every SDK header compiles against Hetero::sdk alone (Hetero::base below it): the SDK
 // needs neither the core's headers nor its library. Built, never run.
 #include <hetero/sdk/backend.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reader against hostile input: every truncated prefix of a valid file, and the
 // hand-made malformed files of malformed/ (make_malformed_corpus.py), each of which
 // must throw FormatError naming the file and its defect — no crash, no over-allocation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero::save / load_file against an independent reader and writer
 // (safetensors_interop.py: json, struct and NumPy only, run with the first Python 3 that
 // has NumPy: /usr/bin/python3, then python3 on PATH).

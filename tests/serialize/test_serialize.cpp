@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hetero::save / load_file / load: round trips across devices and dtypes, module
 // state_dicts with map_location, name/shape mismatches, and atomic writes.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The differential test against PyTorch (issue #24): seeded random cases, each a JSON
 // object that says what to compute (op, inputs with their dtype, base shape, values and
 // views, arguments). generate.cpp makes them, execute.cpp runs one through hetero and adds

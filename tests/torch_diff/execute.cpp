@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one case (cases.hpp) through hetero: builds its inputs on the device, applies the op,
 // and records the result's dtype, shape and values (read back in float64 or int64), or the
 // error raised.

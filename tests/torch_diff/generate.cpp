@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random cases for the differential test (cases.hpp): shapes with 0-d, size-1, empty and
 // broadcast dimensions; contiguous, transposed and narrowed inputs; NaN, +-inf, -0.0, huge
 // and tiny values; arguments now and then out of range, so that error parity is tested too.

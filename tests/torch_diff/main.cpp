@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // torch_diff: writes `--cases` seeded random cases, each run through hetero on `--device`,
 // as JSON lines for torch_oracle.py (cases.hpp). With --verbose each case's id goes to
 // stderr before it runs, so a crash names its case.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file device_properties.hpp
 /// Plain data a backend reports about each of its devices (capabilities are data, one

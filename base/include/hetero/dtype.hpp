@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file dtype.hpp
 /// Element types of tensors and buffers. Header-only value type shared by core and SDK.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file error.hpp
 /// The typed errors of hetero. Every error a caller can cause derives from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file export.hpp
 /// HETERO_API marks declarations with default visibility so that their symbols and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file internal_assert.hpp
 /// HETERO_INTERNAL_ASSERT(condition, message): checks what holds unless hetero or a plugin

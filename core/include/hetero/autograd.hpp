@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file autograd.hpp
 /// Gradient mode, as torch.no_grad / torch::NoGradGuard. Reverse-mode automatic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file default_device.hpp
 /// The default device of factories (ones, zeros, ...) when none is given: cpu unless a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file device.hpp
 /// hetero::Device — a value naming one device: a backend's device type plus an index.

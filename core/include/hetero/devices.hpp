@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file devices.hpp
 /// Queries over all loaded backends: counts, try_gpu / try_all_gpus (the chapter's

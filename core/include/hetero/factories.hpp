@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file factories.hpp
 /// Tensor factories, each taking a device through TensorOptions (default: the scoped

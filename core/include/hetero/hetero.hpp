@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file hetero.hpp
 /// Everything an application needs: devices, tensors, operations, layers, plugins.
@@ -16,3 +17,4 @@
 #include <hetero/tensor.hpp>
 #include <hetero/tensor_options.hpp>
 #include <hetero/transfer_stats.hpp>
+#include <hetero/version.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file ops.hpp
 /// Tensor operations. All operands must be on one device (DeviceMismatchError naming

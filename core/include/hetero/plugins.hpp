@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file plugins.hpp
 /// Plugin discovery and status. Plugins are found in the core's own install tree

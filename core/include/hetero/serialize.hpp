@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file serialize.hpp
 /// Saving and loading tensors and module parameters in the safetensors format

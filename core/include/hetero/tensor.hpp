@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file tensor.hpp
 /// hetero::Tensor — a cheap, shared handle to a strided, typed array on one device,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file tensor_options.hpp
 /// hetero::TensorOptions — device, dtype and pinned memory of a new tensor, as

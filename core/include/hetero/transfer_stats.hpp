@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file transfer_stats.hpp
 /// Transfer and synchronisation counters per device: the chapter's warning ("copying

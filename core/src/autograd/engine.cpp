@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensor::backward: reverse-mode accumulation over the recorded graph in topological
 // order (Kahn's algorithm on the nodes reachable from the output), as
 // torch.autograd.backward. Runs with grad mode off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Note [Backward formulas]: the gradient of every differentiable op that is not a row of
 // the op tables, one named function each, in one place (as PyTorch's derivatives.yaml); the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The autograd graph (Note [Autograd], docs/design/autograd.md): each tensor produced by
 // a recorded operation holds an AutogradMeta whose grad_fn is the Node of that

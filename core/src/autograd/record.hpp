@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How operations record themselves (Note [Autograd]): compute under NoGradGuard, then
 //   return detail::record("MulBackward", out, {a, b}, [&] {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The autograd methods of Tensor: requires_grad, grad, detach (engine.cpp: backward).
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <hetero/nn/activation.hpp>
 
 #include <hetero/ops.hpp>

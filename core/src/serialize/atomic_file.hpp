@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // AtomicFile: writes a file so that readers see either the old or the complete new
 // content. The bytes go to a fresh temporary file beside the target (mkstemp, named

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The safetensors header: parsing and validation of untrusted bytes, and writing.
 // Depends only on nlohmann-json and hetero/error.hpp, so the libFuzzer target compiles it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // save / load_file / load: safetensors files (Note in safetensors_header.hpp) from and to
 // tensors on any device.
 #include <hetero/serialize.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed.hpp
 /// hetero::distributed — multi-process data parallelism on MPI, as torch.distributed:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CublasLibrary (the plugin's lazily loaded cuBLAS), from the plugin's own source: loading
 // libcublas and resolving its entry points needs no GPU, only the toolkit's library.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuda plugin's error-check generator and lost-device bookkeeping, linked from the
 // plugin's own sources: these run without a GPU (the statuses are fed in directly).
 #include <gtest/gtest.h>

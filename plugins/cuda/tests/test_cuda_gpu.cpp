@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuda plugin through the public API, compared with the cpu backend. Runs wherever a
 // CUDA device is present (skips, saying so, where none is); the conformance suite
 // (conformance.cuda) covers the Backend interface itself.

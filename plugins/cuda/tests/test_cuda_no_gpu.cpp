@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuda plugin without a usable GPU (no driver here and in CI; every device hidden by
 // CUDA_VISIBLE_DEVICES=-1 on a GPU machine): it loads, reports 0 devices and why, and
 // every GPU path falls back or fails clearly. test_cuda_gpu.cpp covers the GPU paths.

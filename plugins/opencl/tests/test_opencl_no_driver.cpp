@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The opencl plugin where no OpenCL driver exists (run with OCL_ICD_VENDORS pointing at an
 // empty directory, so the ICD loader finds no platform): it loads with 0 devices and the
 // reason, try_gpu() falls back to cpu, and using opencl:0 is a DeviceUnavailableError

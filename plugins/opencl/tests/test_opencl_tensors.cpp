@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The opencl backend through hetero's public API: tensors on opencl:0, the copy ladder
 // between cpu and opencl, the same-device rule, try_gpu's treatment of a CPU-kind OpenCL
 // device, and results equal to the cpu backend's. Needs an OpenCL device (PoCL here);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file conformance.hpp
 /// The conformance kit: one GoogleTest suite, parameterised by backend, that every

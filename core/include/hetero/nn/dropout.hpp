@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/dropout.hpp
 /// hetero::nn::Dropout — in training mode, zeroes each element with probability p and

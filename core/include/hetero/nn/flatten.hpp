@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/flatten.hpp
 /// hetero::nn::Flatten — merges dimensions [start_dim, end_dim] into one, as

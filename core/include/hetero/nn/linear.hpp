@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/linear.hpp
 /// hetero::nn::Linear — y = x W^T + b, as torch.nn.Linear.

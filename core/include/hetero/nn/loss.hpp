@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/loss.hpp
 /// Loss functions: modules called as loss(input, target) returning a 0-d tensor on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/module.hpp
 /// hetero::nn::Module — base of layers: named parameters and buffers, children, in-place

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/sequential.hpp
 /// hetero::nn::Sequential — children applied in order, named "0", "1", ... as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file optim/sgd.hpp
 /// hetero::optim::SGD — stochastic gradient descent with momentum, dampening, Nesterov

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/collectives.hpp
 /// Collectives on tensors, in place, as torch.distributed: every rank calls the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/data_parallel.hpp
 /// Data-parallel training of a Module, as torch's DistributedDataParallel does it: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/distributed_error.hpp
 /// hetero::distributed::DistributedError — what every failure of a process group throws.

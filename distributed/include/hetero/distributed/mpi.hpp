@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/mpi.hpp
 /// Joining a process group from an MPI application's own communicator. Includes <mpi.h>:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/process_group.hpp
 /// The process group: every process started by `mpirun -np N`, numbered 0..N-1, as

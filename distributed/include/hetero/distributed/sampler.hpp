@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distributed/sampler.hpp
 /// hetero::distributed::DistributedSampler — which samples of a data set each rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file backend.hpp
 /// hetero::Backend — what a plugin implements: devices, memory, streams, copies, kernels.

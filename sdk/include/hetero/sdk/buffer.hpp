@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file buffer.hpp
 /// hetero::Buffer — a block of memory on one device, owned by the backend that made it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file caching_allocator.hpp
 /// hetero::CachingAllocator — a pool of freed device-memory blocks in front of a

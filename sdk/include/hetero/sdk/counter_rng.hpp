@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file counter_rng.hpp
 /// The counter-based random stream that Backend::random() defines: value number `c` of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file sdk/device_properties.hpp
 /// DeviceProperties, Capabilities and MemoryStats now live in the base layer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file dtype_dispatch.hpp
 /// Helpers for backend kernels: run a generic lambda with the C++ storage type of a

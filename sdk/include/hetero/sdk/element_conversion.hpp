@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file element_conversion.hpp
 /// The element conversion every backend's cast/copy_strided applies (Backend::cast), in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file elementwise_ops.hpp
 /// Note [Element-wise semantics]: what UnaryOp and BinaryOp compute on one element, for

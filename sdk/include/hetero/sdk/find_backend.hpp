@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file sdk/find_backend.hpp
 /// find_backend: a loaded backend's Backend object, for backend authors' tests and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file half.hpp
 /// Storage types of DType::float16 and DType::bfloat16 for backend kernels (host code,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file host_device.hpp
 /// HETERO_HOST_DEVICE marks SDK helpers that backends call from host code and from CUDA

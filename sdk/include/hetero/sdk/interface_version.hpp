@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file interface_version.hpp
 /// The version of the plugin interface (Backend, Buffer, Stream, the op tables) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file kernel_args.hpp
 /// Arguments of the kernels a backend implements: strided views into buffers, op codes,

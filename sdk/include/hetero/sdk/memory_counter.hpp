@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file memory_counter.hpp
 /// hetero::MemoryCounter — live-byte accounting of one device for backends without a

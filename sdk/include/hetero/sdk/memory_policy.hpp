@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file memory_policy.hpp
 /// Note [Out-of-memory policy]: what every backend does when its device refuses an

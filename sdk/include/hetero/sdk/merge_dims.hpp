@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file merge_dims.hpp
 /// hetero::merge_dims — the fewest dimensions that walk some views' elements in the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file op_codes.hpp
 /// The op enums and what the tables say of each op (Note [Op tables], op_table.hpp): names,

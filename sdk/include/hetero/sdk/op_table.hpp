@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file op_table.hpp
 /// Note [Op tables]: every op of a family is one row of an X-macro list, as c10's

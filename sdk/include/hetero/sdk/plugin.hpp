@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file plugin.hpp
 /// The plugin ABI: the extern "C" info record read before anything else, the interface

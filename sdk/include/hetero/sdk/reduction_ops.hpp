@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file reduction_ops.hpp
 /// Note [Reduction semantics]: what Backend::reduce computes, written once for every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file sdk.hpp
 /// Everything a backend author includes: the interfaces and the plugin entry macro.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file stream.hpp
 /// hetero::Stream and hetero::Event — in-order queues of work on one device (as CUDA
