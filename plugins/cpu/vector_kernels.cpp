@@ -72,41 +72,34 @@ HWY_INLINE void map2(D d, const hn::TFromD<D>* a, int a_step, const hn::TFromD<D
 }
 
 // ---- transcendental functions: SLEEF's u10 variant of the target's width, where one exists.
+// The SLEEF symbols of this target's vector width: float and double variants.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-#define HETERO_SLEEF_FN(fn)                                        \
-  HWY_INLINE hn::Vec512<float> Sleef_##fn(hn::Vec512<float> v) {   \
-    return hn::Vec512<float>{Sleef_##fn##f16_u10avx512f(v.raw)};   \
-  }                                                                \
-  HWY_INLINE hn::Vec512<double> Sleef_##fn(hn::Vec512<double> v) { \
-    return hn::Vec512<double>{Sleef_##fn##d8_u10avx512f(v.raw)};   \
-  }
-constexpr bool kHasMath = true;
+#define HETERO_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
+#define HETERO_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-#define HETERO_SLEEF_FN(fn)                                        \
-  HWY_INLINE hn::Vec256<float> Sleef_##fn(hn::Vec256<float> v) {   \
-    return hn::Vec256<float>{Sleef_##fn##f8_u10avx2(v.raw)};       \
-  }                                                                \
-  HWY_INLINE hn::Vec256<double> Sleef_##fn(hn::Vec256<double> v) { \
-    return hn::Vec256<double>{Sleef_##fn##d4_u10avx2(v.raw)};      \
-  }
-constexpr bool kHasMath = true;
+#define HETERO_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
+#define HETERO_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
-#define HETERO_SLEEF_FN(fn)                                        \
-  HWY_INLINE hn::Vec128<float> Sleef_##fn(hn::Vec128<float> v) {   \
-    return hn::Vec128<float>{Sleef_##fn##f4_u10sse4(v.raw)};       \
-  }                                                                \
-  HWY_INLINE hn::Vec128<double> Sleef_##fn(hn::Vec128<double> v) { \
-    return hn::Vec128<double>{Sleef_##fn##d2_u10sse4(v.raw)};      \
-  }
+#define HETERO_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
+#define HETERO_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+#endif
+#ifdef HETERO_SLEEF_F
 constexpr bool kHasMath = true;
+#define HETERO_SLEEF_FN(fn)                                                                    \
+  HWY_INLINE hn::Vec<hn::ScalableTag<float>> Sleef_##fn(hn::Vec<hn::ScalableTag<float>> v) {   \
+    return {HETERO_SLEEF_F(fn)(v.raw)};                                                        \
+  }                                                                                            \
+  HWY_INLINE hn::Vec<hn::ScalableTag<double>> Sleef_##fn(hn::Vec<hn::ScalableTag<double>> v) { \
+    return {HETERO_SLEEF_D(fn)(v.raw)};                                                        \
+  }
 #else
 // No SLEEF build for this target: never called (kHasMath), only type-checked.
+constexpr bool kHasMath = false;
 #define HETERO_SLEEF_FN(fn)      \
   template <class V>             \
   HWY_INLINE V Sleef_##fn(V v) { \
     return v;                    \
   }
-constexpr bool kHasMath = false;
 #endif
 HETERO_SLEEF_FN(exp)
 HETERO_SLEEF_FN(log)
@@ -114,6 +107,8 @@ HETERO_SLEEF_FN(tanh)
 HETERO_SLEEF_FN(sin)
 HETERO_SLEEF_FN(cos)
 #undef HETERO_SLEEF_FN
+#undef HETERO_SLEEF_F
+#undef HETERO_SLEEF_D
 
 // The op's vector rule on n dense elements of float or double (the scalar rules of
 // op_table.hpp, in the same arithmetic); false where there is none.
@@ -505,7 +500,7 @@ HWY_INLINE hn::Vec<DD> add_widened(DD dd, hn::Vec<DD> sum, V v) {
   if constexpr (sizeof(hn::TFromV<V>) == 8) {
     return sum + v;
   } else {
-    const hn::Half<hn::DFromV<V> > dh;
+    const hn::Half<hn::DFromV<V>> dh;
     return sum + hn::PromoteTo(dd, hn::LowerHalf(dh, v)) + hn::PromoteTo(dd, hn::UpperHalf(dh, v));
   }
 }
@@ -519,7 +514,7 @@ bool softmax_dense(bool log, const T* in, T* out, std::int64_t n) {
     using V = hn::Vec<decltype(d)>;
     // The sum's lanes: float64, as many as T's for double, half as many (widened) for float.
     using DSum = std::conditional_t<sizeof(T) == 8, hn::ScalableTag<double>,
-                                    hn::Rebind<double, hn::Half<decltype(d)> > >;
+                                    hn::Rebind<double, hn::Half<decltype(d)>>>;
     const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
     double max = 0;
     bool nan = false;
