@@ -69,6 +69,30 @@ std::optional<double> binary_ref(BinaryOp op, double x, double y, bool integral)
       return std::isnan(x) ? x : std::isnan(y) ? y : std::max(x, y);
     case BinaryOp::minimum:
       return std::isnan(x) ? x : std::isnan(y) ? y : std::min(x, y);
+    case BinaryOp::eq:  // comparisons: 1 or 0 in the operands' dtype
+      return x == y ? 1 : 0;
+    case BinaryOp::ne:
+      return x != y ? 1 : 0;
+    case BinaryOp::lt:
+      return x < y ? 1 : 0;
+    case BinaryOp::le:
+      return x <= y ? 1 : 0;
+    case BinaryOp::gt:
+      return x > y ? 1 : 0;
+    case BinaryOp::ge:
+      return x >= y ? 1 : 0;
+    case BinaryOp::pow:  // integers: 1 / x^|y| truncated for y < 0; the tests keep |x|^y < 2^53
+      if (integral && y < 0) return x == 1 ? 1 : x == -1 ? (std::fmod(y, 2) != 0 ? -1 : 1) : 0;
+      return std::pow(x, y);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<double> ternary_ref(TernaryOp op, double c, double x, double y) {
+  switch (op) {
+    case TernaryOp::where:
+      return c != 0 ? x : y;
     default:
       return std::nullopt;
   }
@@ -97,6 +121,9 @@ TEST(OpTables, EveryOpHasAReference) {
   for (BinaryOp op : every_op<BinaryOp, kBinaryOpCount>())
     EXPECT_TRUE(binary_ref(op, 0.5, 0.25, false).has_value())
         << "binary op '" << op_name(op) << "' has no reference in test_elementwise.cpp";
+  for (TernaryOp op : every_op<TernaryOp, kTernaryOpCount>())
+    EXPECT_TRUE(ternary_ref(op, 1, 0.5, 0.25).has_value())
+        << "ternary op '" << op_name(op) << "' has no reference in test_elementwise.cpp";
 }
 
 TEST_P(BackendTest, UnaryOpsMatchReference) {
@@ -135,8 +162,14 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
       if (!table_defines(op, t) || !runs(op, t)) continue;
       ++cases;
       for (auto [r, c] : sizes) {
-        const auto a = sample_values(t, r * c, 7);
-        auto b = sample_values(t, c, 8, op == BinaryOp::div);
+        // pow: positive floating operands (no NaN from a negative base), small integer ones
+        // (exact in the double reference) with negative exponents among them.
+        const bool pow_op = op == BinaryOp::pow, floating = is_floating_point(t);
+        auto a = sample_values(t, r * c, 7, pow_op && floating);
+        auto b = sample_values(t, c, 8, op == BinaryOp::div || (pow_op && floating));
+        if (pow_op && !floating)
+          for (auto* v : {&a, &b})
+            for (double& e : *v) e = std::fmod(e, 4);
         DeviceArray da(backend(), 0, t, r * c, 1), db(backend(), 0, t, c, 2),
             dout(backend(), 0, t, r * c, 0);
         da.upload(pack(t, a).data());
@@ -163,6 +196,40 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
     }
   }
   if (cases == 0) GTEST_SKIP() << "the backend runs no binary op";
+}
+
+// out [r, c] = op(c, x, y): the condition a column [r, 1] broadcast over columns, x full,
+// y a row [1, c] broadcast over rows; every dtype the row defines, bool included.
+TEST_P(BackendTest, TernaryOpsMatchReferenceWithBroadcasting) {
+  int cases = 0;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> sizes{
+      {1, 1}, {1, 13}, {13, 1}, {17, 31}, {3, 4099}};
+  for (DType t : all_dtypes()) {
+    for (TernaryOp op : every_op<TernaryOp, kTernaryOpCount>()) {
+      if (!table_defines(op, t) || !runs(op, t)) continue;
+      ++cases;
+      for (auto [r, c] : sizes) {
+        const auto w = sample_values(DType::bool_, r, 9);
+        const auto x = sample_values(t, r * c, 10);
+        const auto y = sample_values(t, c, 11);
+        DeviceArray dw(backend(), 0, t, r, 1), dx(backend(), 0, t, r * c, 2),
+            dy(backend(), 0, t, c, 3), dout(backend(), 0, t, r * c, 0);
+        dw.upload(pack(t, w).data());
+        dx.upload(pack(t, x).data());
+        dy.upload(pack(t, y).data());
+        backend().ternary(op, dw.view({r, c}, {1, 0}), dx.view({r, c}), dy.view({r, c}, {0, 1}),
+                          dout.view({r, c}), stream());
+        const auto out = run_download(dout);
+        for (std::int64_t i = 0; i < r; ++i)
+          for (std::int64_t j = 0; j < c; ++j) {
+            const double e = ternary_ref(op, w[i], x[i * c + j], y[j]).value_or(NAN);
+            ASSERT_EQ(out[i * c + j], e)
+                << op_name(op) << " " << dtype_name(t) << " (" << i << "," << j << ")";
+          }
+      }
+    }
+  }
+  if (cases == 0) GTEST_SKIP() << "the backend runs no ternary op";
 }
 
 TEST_P(BackendTest, IntegerArithmeticWrapsWithoutTrapping) {

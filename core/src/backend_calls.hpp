@@ -107,6 +107,19 @@ inline void binary(const Storage& on, BinaryOp op, const StridedView& a, const S
   after_kernel(on);
 }
 
+/// A ternary row (interface minor 4); check_supported keeps it from a plugin of an older
+/// minor, whose Backend has no ternary() virtual.
+inline void ternary(const Storage& on, TernaryOp op, const StridedView& c, const StridedView& x,
+                    const StridedView& y, const StridedView& out) {
+  check_supported(on, op, out.dtype);
+  check_view("ternary", c);
+  check_view("ternary", x);
+  check_view("ternary", y);
+  check_view("ternary", out);
+  on.plugin->backend->ternary(op, c, x, y, out, on.stream());
+  after_kernel(on);
+}
+
 inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out) {
   check_supported(on, op, in.dtype);
   check_view("reduce", in);

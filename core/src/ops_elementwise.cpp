@@ -32,6 +32,10 @@ DType result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
     throw DTypeError(
         "sub: subtraction, the `-` operator, with a bool tensor is not supported (as torch); "
         "convert the bool tensor first, e.g. x.to(DType::int64)");
+  if (op == BinaryOp::pow && t == DType::bool_)
+    throw DTypeError(
+        "pow: not implemented for 'bool' (as torch); convert first, e.g. "
+        "x.to(DType::int64)");
   return t;
 }
 
@@ -69,6 +73,31 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   detail::calls::binary(
       detail::storage_of(out), op, detail::view_of(a2, shape, broadcast_strides(a2, shape)),
       detail::view_of(b2, shape, broadcast_strides(b2, shape)), detail::view_of(out));
+  return out;
+}
+
+// A comparison row: the kernel writes 1 or 0 in the promoted dtype, returned as bool (two
+// passes; the tables have no bool-output binary family). No gradient: bool results take none.
+Tensor compare(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return detail::untracked([&] {
+    Tensor r = binary(op, a, b);
+    return r.dtype() == DType::bool_ ? r : cast(r, DType::bool_);
+  });
+}
+
+// A ternary row (where): c, x and y broadcast together, all converted to the dtype `t`.
+Tensor ternary(TernaryOp op, const Tensor& c, const Tensor& x, const Tensor& y, DType t) {
+  const char* name = op_name(op).data();
+  detail::check_same_device(name, {&c, &x, &y});
+  const Shape shape = detail::broadcast_shapes(
+      name, detail::broadcast_shapes(name, c.shape(), x.shape()), y.shape());
+  Tensor out = detail::new_tensor_like(shape, t, x);
+  if (out.numel() == 0) return out;
+  const Tensor c2 = c.to(t), x2 = x.to(t), y2 = y.to(t);
+  detail::calls::ternary(
+      detail::storage_of(out), op, detail::view_of(c2, shape, broadcast_strides(c2, shape)),
+      detail::view_of(x2, shape, broadcast_strides(x2, shape)),
+      detail::view_of(y2, shape, broadcast_strides(y2, shape)), detail::view_of(out));
   return out;
 }
 
@@ -124,6 +153,16 @@ Tensor extremum_share(const Tensor& a, const Tensor& b, bool is_max) {
   return a_wins + (1.0 - a_wins - b_wins) * 0.5;
 }
 
+// pow's gradients, as torch's pow_backward_self / pow_backward_exponent: the formula, with 0
+// where y == 0 (for the base) and where x == 0 and y >= 0 (for the exponent), where the
+// formula would give 0 * inf or NaN.
+Tensor pow_grad_base(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return where(eq(b, 0.0), 0.0, g * b * pow(a, b - 1.0));
+}
+Tensor pow_grad_exponent(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return where(logical_and(eq(a, 0.0), ge(b, 0.0)), 0.0, g * pow(a, b) * log(a));
+}
+
 // What a row's backward closure keeps (the `saves` column).
 #define HETERO_KEEPS_X_input true
 #define HETERO_KEEPS_X_output false
@@ -133,6 +172,7 @@ Tensor extremum_share(const Tensor& a, const Tensor& b, bool is_max) {
 #define HETERO_KEEPS_Y_nothing false
 #define HETERO_KEEPS_AB_inputs true
 #define HETERO_KEEPS_AB_shapes false
+#define HETERO_KEEPS_AB_nothing false
 
 }  // namespace
 
@@ -158,22 +198,99 @@ namespace formulas = detail::formulas;
 HETERO_FORALL_UNARY_OPS(HETERO_DEFINE_UNARY)
 #undef HETERO_DEFINE_UNARY
 
-#define HETERO_DEFINE_BINARY(name, since, dtypes, floating_rule, integer_rule, saves, grad_a, \
-                             grad_b)                                                          \
-  Tensor name(const Tensor& lhs, const Tensor& rhs) {                                         \
-    Tensor out = untracked([&] { return binary(BinaryOp::name, lhs, rhs); });                 \
-    return record(backward_name(BinaryOp::name), out, {lhs, rhs}, [&] {                       \
-      return [a = HETERO_KEEPS_AB_##saves ? saved(lhs) : Tensor(),                            \
-              b = HETERO_KEEPS_AB_##saves ? saved(rhs) : Tensor(), sa = lhs.shape(),          \
-              sb = rhs.shape()](const Tensor& g) {                                            \
-        (void)a;                                                                              \
-        (void)b;                                                                              \
-        return Gradients{unbroadcast(grad_a, sa), unbroadcast(grad_b, sb)};                   \
-      };                                                                                      \
-    });                                                                                       \
+// A row's public function: arithmetic rows record their gradients; comparison rows return
+// bool (compare()).
+#define HETERO_DEFINE_BINARY(name, since, dtypes, ...) \
+  HETERO_DEFINE_BINARY_##dtypes(name, __VA_ARGS__)
+#define HETERO_DEFINE_BINARY_comparison(name, ...) \
+  Tensor name(const Tensor& lhs, const Tensor& rhs) { return compare(BinaryOp::name, lhs, rhs); }
+#define HETERO_DEFINE_BINARY_arithmetic(name, floating_rule, integer_rule, saves, grad_a, grad_b) \
+  Tensor name(const Tensor& lhs, const Tensor& rhs) {                                             \
+    Tensor out = untracked([&] { return binary(BinaryOp::name, lhs, rhs); });                     \
+    return record(backward_name(BinaryOp::name), out, {lhs, rhs}, [&] {                           \
+      return [a = HETERO_KEEPS_AB_##saves ? saved(lhs) : Tensor(),                                \
+              b = HETERO_KEEPS_AB_##saves ? saved(rhs) : Tensor(), sa = lhs.shape(),              \
+              sb = rhs.shape()](const Tensor& g) {                                                \
+        (void)a;                                                                                  \
+        (void)b;                                                                                  \
+        return Gradients{unbroadcast(grad_a, sa), unbroadcast(grad_b, sb)};                       \
+      };                                                                                          \
+    });                                                                                           \
   }
 HETERO_FORALL_BINARY_OPS(HETERO_DEFINE_BINARY)
 #undef HETERO_DEFINE_BINARY
+#undef HETERO_DEFINE_BINARY_comparison
+#undef HETERO_DEFINE_BINARY_arithmetic
+
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor eq(const Tensor& a, double s) { return eq(a, detail::scalar_operand(a, s)); }
+Tensor ne(const Tensor& a, double s) { return ne(a, detail::scalar_operand(a, s)); }
+Tensor lt(const Tensor& a, double s) { return lt(a, detail::scalar_operand(a, s)); }
+Tensor le(const Tensor& a, double s) { return le(a, detail::scalar_operand(a, s)); }
+Tensor gt(const Tensor& a, double s) { return gt(a, detail::scalar_operand(a, s)); }
+Tensor ge(const Tensor& a, double s) { return ge(a, detail::scalar_operand(a, s)); }
+
+Tensor pow(const Tensor& a, double exponent) {
+  const Tensor e = detail::scalar_operand(a, exponent);
+  if (e.dtype() == DType::float64) return pow(a, e);
+  // As torch's pow(Tensor, Scalar) (its scalar path): the exponent is not rounded to the
+  // result's dtype; computed in float64 and rounded once.
+  return pow(a.to(DType::float64),
+             full({}, exponent, TensorOptions().dtype(DType::float64).device(a.device())))
+      .to(e.dtype());
+}
+Tensor pow(double base, const Tensor& exponent) {
+  return pow(detail::scalar_operand(exponent, base), exponent);
+}
+namespace detail {
+Tensor pow_integral(const Tensor& a, std::int64_t exponent) {
+  impl_of(a, "pow");
+  if (exponent < 0 && (is_integral(a.dtype()) || a.dtype() == DType::bool_))
+    throw DTypeError(
+        "pow: integers to negative integer powers are not allowed (as torch); "
+        "got exponent " +
+        std::to_string(exponent) + " for a " + std::string(dtype_name(a.dtype())) +
+        " tensor; use a floating exponent");
+  const std::int64_t limit = a.dtype() == DType::int8    ? 127
+                             : a.dtype() == DType::uint8 ? 255
+                             : a.dtype() == DType::int32 ? 2147483647
+                                                         : INT64_MAX;
+  if (exponent > limit || (a.dtype() == DType::float16 && std::abs(exponent) > 65504))
+    throw ValueError("pow: exponent " + std::to_string(exponent) + " cannot be converted to " +
+                     std::string(dtype_name(a.dtype())) + " without overflow (as torch)");
+  return pow(a, scalar_operand(a, exponent));
+}
+}  // namespace detail
+
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  detail::impl_of(cond, "where");
+  if (cond.dtype() != DType::bool_)
+    throw DTypeError("where: expected the condition to be a bool tensor, got " +
+                     std::string(dtype_name(cond.dtype())) +
+                     " (as torch); compare first, e.g. x > 0");
+  detail::impl_of(x, "where");
+  detail::impl_of(y, "where");
+  const DType t = detail::result_type(x.dtype(), x.dim() == 0, y.dtype(), y.dim() == 0);
+  Tensor out = untracked([&] { return ternary(TernaryOp::where, cond, x, y, t); });
+  return record("WhereBackward", out, {cond, x, y}, [&] {
+    return [c = saved(cond), sx = x.shape(), sy = y.shape()](const Tensor& g) {
+      const Tensor zero = detail::scalar_operand(g, 0.0);
+      return Gradients{Tensor(), unbroadcast(where(c, g, zero), sx),
+                       unbroadcast(where(c, zero, g), sy)};
+    };
+  });
+}
+Tensor where(const Tensor& cond, const Tensor& x, double y) {
+  return where(cond, x, detail::scalar_operand(x, y));
+}
+Tensor where(const Tensor& cond, double x, const Tensor& y) {
+  return where(cond, detail::scalar_operand(y, x), y);
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

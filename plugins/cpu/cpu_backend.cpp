@@ -222,6 +222,15 @@ void CpuBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b,
       },
       a, b, out);
 }
+void CpuBackend::ternary(TernaryOp op, const StridedView& c, const StridedView& x,
+                         const StridedView& y, const StridedView& out, Stream& stream) {
+  submit_views(
+      on(stream), op_name(op), out.numel(),
+      [op](const StridedView& w, const StridedView& a, const StridedView& b, const StridedView& o) {
+        kernels::ternary(op, w, a, b, o);
+      },
+      c, x, y, out);
+}
 void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                         Stream& stream) {
   submit_views(

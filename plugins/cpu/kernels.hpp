@@ -26,6 +26,9 @@ void fill(const StridedView& out, Scalar value);
 void convert(const StridedView& src, const StridedView& dst);
 void unary(UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out);
+/// Backend::ternary (where): every dtype, operands broadcast to out's shape.
+void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+             const StridedView& out);
 void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
 /// Fused softmax / log_softmax along `dim` (Backend::softmax): each line in three passes
 /// (maximum, sum of exponentials in double, result), lines spread over the kernel threads.

@@ -187,4 +187,30 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
   });
 }
 
+void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+             const StridedView& out) {
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    visit_ternary(op, [&](auto code) {
+      constexpr TernaryOp Op = decltype(code)::value;
+      const T* pc = data_of<T>(c);
+      const T* px = data_of<T>(x);
+      const T* py = data_of<T>(y);
+      T* po = data_of<T>(out);
+      for_each_row<4>({&out, &c, &x, &y}, [&](auto off, std::int64_t n, auto st) {
+        T* o = po + off[0];
+        const T* cc = pc + off[1];
+        const T* xx = px + off[2];
+        const T* yy = py + off[3];
+        if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {  // dense: vectorisable
+          for (std::int64_t i = 0; i < n; ++i) o[i] = ternary_element<Op>(cc[i], xx[i], yy[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i)
+            o[i * st[0]] = ternary_element<Op>(cc[i * st[1]], xx[i * st[2]], yy[i * st[3]]);
+        }
+      });
+    });
+  });
+}
+
 }  // namespace hetero::cpu::kernels

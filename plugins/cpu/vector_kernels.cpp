@@ -188,7 +188,32 @@ bool binary_dense(BinaryOp op, const T* a, int sa, const T* b, int sb, T* out, s
       map2(d, a, sa, b, sb, out, n,
            [](V x, V y) { return hn::IfThenElse(hn::Or(hn::IsNaN(x), x < y), x, y); });
       return true;
-    default:
+    // Comparisons: 1 or 0 in T (IEEE: every comparison with NaN is false but !=).
+    case BinaryOp::eq:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenElseZero(x == y, hn::Set(d, T(1))); });
+      return true;
+    case BinaryOp::ne:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenZeroElse(x == y, hn::Set(d, T(1))); });
+      return true;
+    case BinaryOp::lt:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenElseZero(x < y, hn::Set(d, T(1))); });
+      return true;
+    case BinaryOp::le:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenElseZero(x <= y, hn::Set(d, T(1))); });
+      return true;
+    case BinaryOp::gt:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenElseZero(x > y, hn::Set(d, T(1))); });
+      return true;
+    case BinaryOp::ge:
+      map2(d, a, sa, b, sb, out, n,
+           [d](V x, V y) { return hn::IfThenElseZero(x >= y, hn::Set(d, T(1))); });
+      return true;
+    default:  // pow: the scalar rule (C pow), which a vector pow would not match bit for bit
       return false;
   }
 }

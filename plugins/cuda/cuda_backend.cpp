@@ -216,6 +216,12 @@ void CudaBackend::binary(BinaryOp op, const StridedView& a, const StridedView& b
   kernels::binary(op, a, b, out, native(stream));
 }
 
+void CudaBackend::ternary(TernaryOp op, const StridedView& c, const StridedView& x,
+                          const StridedView& y, const StridedView& out, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::ternary(op, c, x, y, out, native(stream));
+}
+
 void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                          Stream& stream) {
   CudaDevice& d = device_of(stream);

@@ -24,6 +24,9 @@ void unary(UnaryOp op, const StridedView& in, const StridedView& out, cudaStream
 /// Backend::binary.
 void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
             cudaStream_t stream);
+/// Backend::ternary (where; every dtype).
+void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+             const StridedView& out, cudaStream_t stream);
 /// Backend::reduce (paths in kernels_reduce.cu: CUB for whole inputs and rows, a coalesced
 /// kernel for columns, one block per output otherwise). Scratch memory comes from `pool`
 /// (the device's), freed in the order of `stream`.

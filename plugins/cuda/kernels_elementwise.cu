@@ -55,6 +55,16 @@ __global__ void binary_kernel(BinaryOp op, const T* a, const T* b, T* out, Offse
 }
 
 template <class T>
+__global__ void ternary_kernel(TernaryOp op, const T* c, const T* x, const T* y, T* out,
+                               OffsetCalc<4> calc, std::int64_t n) {
+  HETERO_GRID_STRIDE_LOOP(i, n) {
+    std::int64_t off[4];
+    calc.offsets(i, off);
+    out[off[0]] = ternary_element(op, c[off[1]], x[off[2]], y[off[3]]);
+  }
+}
+
+template <class T>
 struct FillWith {
   T value;
   __device__ T operator()() const { return value; }
@@ -78,6 +88,14 @@ struct ApplyBinary {
   template <class T>
   __device__ T operator()(T x, T y) const {
     return binary_element(op, x, y);
+  }
+};
+
+struct ApplyTernary {
+  TernaryOp op;
+  template <class T>
+  __device__ T operator()(T c, T x, T y) const {
+    return ternary_element(op, c, x, y);
   }
 };
 
@@ -163,6 +181,30 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
     const StridedView* views[3] = {&out, &a, &b};
     binary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(
         op, data_of<T>(a), data_of<T>(b), data_of<T>(out), make_offset_calc(views), n);
+    HETERO_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+             const StridedView& out, cudaStream_t stream) {
+  HETERO_INTERNAL_ASSERT(op_known(op),
+                         "cuda backend: ternary op " + std::to_string(static_cast<int>(op)));
+  const std::int64_t n = out.numel();
+  if (n == 0) return;
+  dispatch(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (c.is_contiguous() && x.is_contiguous() && y.is_contiguous() && out.is_contiguous()) {
+      launch_map(stream, ApplyTernary{op}, n, element_pointer<T>(out),
+                 static_cast<const T*>(element_pointer<T>(c)),
+                 static_cast<const T*>(element_pointer<T>(x)),
+                 static_cast<const T*>(element_pointer<T>(y)));
+      HETERO_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    const StridedView* views[4] = {&out, &c, &x, &y};
+    ternary_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(op, data_of<T>(c), data_of<T>(x),
+                                                            data_of<T>(y), data_of<T>(out),
+                                                            make_offset_calc(views), n);
     HETERO_CUDA_CHECK_LAUNCH();
   });
 }

@@ -181,6 +181,19 @@ void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedV
       .launch(queue(dev), out.numel());
 }
 
+void ternary(OpenClDevice& dev, TernaryOp op, const StridedView& c, const StridedView& x,
+             const StridedView& y, const StridedView& out) {
+  const auto [mc, mx, my, mo] = merged(c, x, y, out);
+  KernelCall(program(dev, "elementwise", kElementwiseSource, out.dtype), "ternary")
+      .arg(static_cast<cl_int>(op))
+      .buffer_view(mc)
+      .buffer_view(mx)
+      .buffer_view(my)
+      .buffer_view(mo)
+      .arg(static_cast<cl_long>(out.numel()))
+      .launch(queue(dev), out.numel());
+}
+
 // How a reduction splits each output's `count` elements (reduce.cl): `chunks` work items per
 // output (1: one pass), each scanning every chunks-th block of `block` elements. Two passes
 // when the outputs alone would leave the device idle (fewer than ~256 work items per

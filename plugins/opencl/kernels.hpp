@@ -17,6 +17,9 @@ void cast(OpenClDevice& dev, const StridedView& src, const StridedView& dst);
 void unary(OpenClDevice& dev, UnaryOp op, const StridedView& in, const StridedView& out);
 void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedView& b,
             const StridedView& out);
+/// Backend::ternary (where), every dtype.
+void ternary(OpenClDevice& dev, TernaryOp op, const StridedView& c, const StridedView& x,
+             const StridedView& y, const StridedView& out);
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);

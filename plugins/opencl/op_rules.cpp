@@ -8,7 +8,7 @@ namespace hetero::opencl {
 namespace {
 
 std::string make_prelude() {
-  std::string unary_float, unary_int, binary_float, binary_int, finish_float, finish_int;
+  std::string unary_float, unary_int, binary_float, binary_int, ternary, finish_float, finish_int;
   std::string is_sum = "0", is_squares = "0", is_min = "0", is_index = "0", codes;
   auto code = [](auto op) { return std::to_string(static_cast<int>(op)); };
   auto add_case = [](std::string& to, const std::string& c, const char* rule) {
@@ -25,6 +25,10 @@ std::string make_prelude() {
   add_case(binary_int, code(BinaryOp::name), #integer_rule);
   HETERO_FORALL_BINARY_OPS(HETERO_CL_BINARY)
 #undef HETERO_CL_BINARY
+#define HETERO_CL_TERNARY(name, since, dtypes, rule) \
+  add_case(ternary, code(TernaryOp::name), #rule);
+  HETERO_FORALL_TERNARY_OPS(HETERO_CL_TERNARY)
+#undef HETERO_CL_TERNARY
 #define HETERO_CL_REDUCE(name, since, dtypes, kind, finish)                                 \
   {                                                                                         \
     const std::string c = code(ReduceOp::name);                                             \
@@ -45,8 +49,8 @@ std::string make_prelude() {
   return "// Generated from the op tables (plugins/opencl/op_rules.cpp).\n" + codes +
          "#define HETERO_UNARY_FLOAT_CASES" + unary_float + "\n#define HETERO_UNARY_INT_CASES" +
          unary_int + "\n#define HETERO_BINARY_FLOAT_CASES" + binary_float +
-         "\n#define HETERO_BINARY_INT_CASES" + binary_int +
-         "\n#define HETERO_REDUCE_FINISH_FLOAT_CASES" + finish_float +
+         "\n#define HETERO_BINARY_INT_CASES" + binary_int + "\n#define HETERO_TERNARY_CASES" +
+         ternary + "\n#define HETERO_REDUCE_FINISH_FLOAT_CASES" + finish_float +
          "\n#define HETERO_REDUCE_FINISH_INT_CASES" + finish_int + "\n#define REDUCE_IS_SUM(op) (" +
          is_sum + ")\n#define REDUCE_IS_SQUARES(op) (" + is_squares +
          ")\n#define REDUCE_IS_MIN(op) (" + is_min + ")\n#define REDUCE_IS_INDEX(op) (" + is_index +

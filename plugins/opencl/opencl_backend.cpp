@@ -162,6 +162,11 @@ void OpenClBackend::binary(BinaryOp op, const StridedView& a, const StridedView&
   kernels::binary(device_of(stream), op, a, b, out);
 }
 
+void OpenClBackend::ternary(TernaryOp op, const StridedView& c, const StridedView& x,
+                            const StridedView& y, const StridedView& out, Stream& stream) {
+  kernels::ternary(device_of(stream), op, c, x, y, out);
+}
+
 void OpenClBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                            Stream& stream) {
   kernels::reduce(device_of(stream), op, in, out);

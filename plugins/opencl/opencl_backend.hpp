@@ -53,6 +53,8 @@ class OpenClBackend final : public Backend {
   void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream& stream) override;
+  void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+               const StridedView& out, Stream& stream) override;
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;

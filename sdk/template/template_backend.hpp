@@ -71,6 +71,11 @@ class TemplateBackend final : public Backend {
   void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out,
               Stream& stream) override;
+#if HETERO_TARGET_INTERFACE_MINOR >= 4  // (guarded only because hetero's tests build this
+                                        // file for minor 0 too; a plugin keeps it plain)
+  void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
+               const StridedView& out, Stream& stream) override;
+#endif
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;

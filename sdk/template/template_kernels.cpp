@@ -66,6 +66,22 @@ void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedVie
   });
 }
 
+#if HETERO_TARGET_INTERFACE_MINOR >= 4
+void TemplateBackend::ternary(TernaryOp op, const StridedView& c, const StridedView& x,
+                              const StridedView& y, const StridedView& out, Stream&) {
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pc = data_of<T>(c);
+    const T* px = data_of<T>(x);
+    const T* py = data_of<T>(y);
+    T* z = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i)
+      z[out.element_offset(i)] = ternary_element(op, pc[c.element_offset(i)],
+                                                 px[x.element_offset(i)], py[y.element_offset(i)]);
+  });
+}
+#endif
+
 void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream&) {
   const auto [starts, subspace] = reduction_views(in, out);
   const std::int64_t count = subspace.numel();

@@ -44,6 +44,12 @@ class MinimalBackend : public Backend {
     refuse();
   }
   void gemm(const GemmArgs&, Stream&) override { refuse(); }
+#if HETERO_TARGET_INTERFACE_MINOR >= 4
+  void ternary(TernaryOp, const StridedView&, const StridedView&, const StridedView&,
+               const StridedView&, Stream&) override {
+    refuse();
+  }
+#endif
 
  private:
   [[noreturn]] void refuse() const {

@@ -111,6 +111,18 @@ Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
   if (op == "div") return a / b;
   if (op == "maximum") return maximum(a, b);
   if (op == "minimum") return minimum(a, b);
+  if (op == "eq") return a == b;
+  if (op == "ne") return a != b;
+  if (op == "lt") return a < b;
+  if (op == "le") return a <= b;
+  if (op == "gt") return a > b;
+  if (op == "ge") return a >= b;
+  if (op == "pow") return pow(a, b);
+  // The grad category's differentiable compositions (generate.cpp's expression()).
+  if (op == "pow_abs") return pow(abs(a) + 0.5, b);
+  if (op == "where_gt") return where(a > b, a, b * 2.0);
+  if (op == "clamp_both")
+    return clamp(a, std::optional<Tensor>(b - 0.5), std::optional<Tensor>(b + 0.5));
   throw std::runtime_error("torch_diff: unknown binary op " + op);
 }
 
@@ -119,6 +131,13 @@ Tensor scalar_op(const std::string& op, const Tensor& x, S s, bool left) {
   if (op == "add") return left ? s + x : x + s;
   if (op == "sub") return left ? s - x : x - s;
   if (op == "mul") return left ? s * x : x * s;
+  if (op == "eq") return left ? s == x : x == s;
+  if (op == "ne") return left ? s != x : x != s;
+  if (op == "lt") return left ? s < x : x < s;
+  if (op == "le") return left ? s <= x : x <= s;
+  if (op == "gt") return left ? s > x : x > s;
+  if (op == "ge") return left ? s >= x : x >= s;
+  if (op == "pow") return left ? pow(s, x) : pow(x, s);
   return left ? s / x : x / s;
 }
 
@@ -145,6 +164,31 @@ Tensor view(const std::string& op, const Tensor& x, const Json& a) {
   if (op == "unsqueeze") return x.unsqueeze(a["dim"].get<std::int64_t>());
   if (op == "index") return x[a["index"].get<std::int64_t>()];
   return x.reshape(to_shape(a["shape"]));
+}
+
+std::optional<Number> bound(const Json& b, bool integral) {
+  if (b.is_null()) return std::nullopt;
+  if (integral) return Number(b.get<std::int64_t>());
+  return Number(b.get<double>());
+}
+
+Tensor logic(const std::string& op, const std::vector<Tensor>& in, const Json& a) {
+  if (op == "logical_and") return logical_and(in[0], in[1]);
+  if (op == "logical_or") return logical_or(in[0], in[1]);
+  if (op == "logical_xor") return logical_xor(in[0], in[1]);
+  if (op == "logical_not") return logical_not(in[0]);
+  if (op == "isnan") return isnan(in[0]);
+  if (op == "isinf") return isinf(in[0]);
+  if (op == "isfinite") return isfinite(in[0]);
+  if (op == "all") return all(in[0]);
+  if (op == "any") return any(in[0]);
+  if (op == "cat") return cat(in, a["dim"].get<std::int64_t>());
+  if (op == "stack") return stack(in, a["dim"].get<std::int64_t>());
+  if (op == "isclose")
+    return isclose(in[0], in[1], a["rtol"].get<double>(), a["atol"].get<double>(),
+                   a["equal_nan"].get<bool>());
+  const bool integral = a["integral"].get<bool>();
+  return clamp(in[0], bound(a["min"], integral), bound(a["max"], integral));
 }
 
 Tensor factory(const std::string& op, const Json& a, const Device& device) {
@@ -210,6 +254,11 @@ Json run(Json& spec, const Device& device) {
     r = matmul(in[0], in[1]);
   else if (cat == "view")
     r = view(op, in[0], args);
+  else if (cat == "where")
+    r = op == "where" ? where(in[0], in[1], in[2])
+                      : masked_fill(in[0], in[1], to_double(args["value"]));
+  else if (cat == "logic")
+    r = logic(op, in, args);
   else
     r = factory(op, args, device);
   return record(r);
@@ -222,6 +271,7 @@ std::string error_name(const Error& e) {
   if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
   if (dynamic_cast<const NotImplementedError*>(&e)) return "NotImplementedError";
   if (dynamic_cast<const DeviceMismatchError*>(&e)) return "DeviceMismatchError";
+  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
   return "Error";
 }
 

@@ -16,7 +16,10 @@ const std::array<const char*, 9> kDtypes = {"float32", "float64", "float16", "bf
                                             "int64",   "bool",    "uint8",   "int8"};
 const std::array<const char*, 10> kUnary = {"neg",  "exp",     "log",  "sqrt", "abs",
                                             "relu", "sigmoid", "tanh", "sin",  "cos"};
-const std::array<const char*, 6> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
+const std::array<const char*, 13> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum", "eq",
+                                             "ne",  "lt",  "le",  "gt",  "ge",      "pow"};
+// The binary ops with a gradient (the grad category's expressions).
+const std::array<const char*, 6> kGradBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const std::array<const char*, 6> kReduce = {"sum", "mean", "max", "min", "norm", "argmax"};
 
 bool is_float(const std::string& t) { return t.rfind("float", 0) == 0 || t == "bfloat16"; }
@@ -159,7 +162,8 @@ Json scalar_case(Gen& g) {
             : Json(g.uniform(-4, 4));
   else
     s = g.value("float64", true);
-  return {{"op", g.pick(std::array<const char*, 4>{"add", "sub", "mul", "div"})},
+  return {{"op", g.pick(std::array<const char*, 11>{"add", "sub", "mul", "div", "eq", "ne", "lt",
+                                                    "le", "gt", "ge", "pow"})},
           {"inputs", {g.input(t, g.shape(3), true)}},
           {"args", {{"scalar", s}, {"integral", integral}, {"left", g.chance(0.3)}}}};
 }
@@ -299,7 +303,9 @@ Json expression(Gen& g, int depth) {
                                                 "sin", "cos"}),
               expression(g, depth - 1)};
     case 2:
-      return {g.pick(kBinary), expression(g, depth - 1), expression(g, depth - 1)};
+      return {g.pick(std::array<const char*, 9>{"add", "sub", "mul", "div", "maximum", "minimum",
+                                                "pow_abs", "where_gt", "clamp_both"}),
+              expression(g, depth - 1), expression(g, depth - 1)};
     case 3:
       return {g.pick(std::array<const char*, 4>{"softmax", "log_softmax", "max_dim", "mean_dim"}),
               expression(g, depth - 1)};
@@ -319,6 +325,72 @@ Json grad_case(Gen& g) {
   return {{"op", "grad"}, {"inputs", {a, b}}, {"args", {{"expr", expression(g, 3)}}}};
 }
 
+// where(cond, x, y) with three broadcasting shapes (a non-bool condition now and then, which
+// both sides refuse), or masked_fill(x, mask, value).
+Json where_case(Gen& g) {
+  auto [sx, sy] = g.broadcast_pair(0.03);
+  const std::string tx = g.dtype(), ty = g.chance(0.5) ? tx : g.dtype();
+  const std::string tc =
+      g.chance(0.05) ? g.pick(std::array<const char*, 2>{"int64", "float32"}) : "bool";
+  if (g.chance(0.3)) {
+    Json value = g.chance(0.5) ? Json(g.uniform(-3, 3)) : g.value("float64", true);
+    return {{"op", "masked_fill"},
+            {"inputs", {g.input(tx, sx, true), g.input(tc, g.chance(0.7) ? sx : sy, false)}},
+            {"args", {{"value", value}}}};
+  }
+  const Json sc = g.chance(0.5) ? sx : g.shape(2);
+  return {{"op", "where"},
+          {"inputs", {g.input(tc, sc, false), g.input(tx, sx, true), g.input(ty, sy, true)}}};
+}
+
+// Logical ops, NaN tests, clamp, isclose, all/any and cat.
+Json logic_case(Gen& g) {
+  const std::string t = g.dtype();
+  const std::string op = g.pick(std::array<const char*, 13>{
+      "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
+      "clamp", "isclose", "all", "any", "cat", "stack"});
+  if (op == "logical_and" || op == "logical_or" || op == "logical_xor") {
+    auto [sa, sb] = g.broadcast_pair(0.03);
+    return {{"op", op}, {"inputs", {g.input(t, sa, true), g.input(g.dtype(), sb, true)}}};
+  }
+  if (op == "isclose") {
+    auto [sa, sb] = g.broadcast_pair(0.03);
+    const std::string tb = g.chance(0.9) ? t : g.dtype();
+    Json a = g.input(t, sa, true), b = g.input(tb, sb, true);
+    Json args = {{"rtol", g.pick(std::array<double, 3>{1e-5, 0.1, 0.0})},
+                 {"atol", g.pick(std::array<double, 3>{1e-8, 0.5, 0.0})},
+                 {"equal_nan", g.chance(0.5)}};
+    return {{"op", op}, {"inputs", {a, b}}, {"args", args}};
+  }
+  if (op == "clamp") {
+    const bool integral = g.chance(0.5);
+    auto bound = [&]() -> Json {
+      if (g.chance(0.3)) return nullptr;
+      return integral ? Json(g.uniform(-4, 4)) : Json(g.uniform(-8, 8) / 2.0 + 0.25);
+    };
+    return {{"op", op},
+            {"inputs", {g.input(t, g.shape(3), true)}},
+            {"args", {{"min", bound()}, {"max", bound()}, {"integral", integral}}}};
+  }
+  if (op == "cat" || op == "stack") {
+    const Json shape = g.shape(3);
+    const int rank = static_cast<int>(shape.size()) + (op == "stack" ? 1 : 0);
+    const int r = std::max(rank, 1);
+    const int dim = g.chance(0.05) ? r : g.uniform(-r, r - 1);
+    Json inputs = Json::array();
+    const int n = g.uniform(1, 3);
+    for (int k = 0; k < n; ++k) {
+      Json s = shape;
+      const int d = dim < 0 ? dim + r : dim;
+      if (op == "cat" && d < static_cast<int>(s.size()) && g.chance(0.7)) s[d] = g.uniform(0, 3);
+      if (g.chance(0.04) && !s.empty()) s[0] = s[0].get<int>() + 1;  // mismatch now and then
+      inputs.push_back(g.input(g.chance(0.8) ? t : g.dtype(), s, true));
+    }
+    return {{"op", op}, {"inputs", inputs}, {"args", {{"dim", dim}}}};
+  }
+  return {{"op", op}, {"inputs", {g.input(t, g.shape(3), true)}}};
+}
+
 }  // namespace
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
@@ -327,7 +399,7 @@ Json generate_case(std::uint64_t seed, std::int64_t id) {
   using Generator = Json (*)(Gen&);
   static constexpr Generator kGenerators[] = {unary_case,   binary_case, scalar_case, reduce_case,
                                               softmax_case, cast_case,   matmul_case, view_case,
-                                              factory_case, grad_case};
+                                              factory_case, grad_case,   where_case,  logic_case};
   static_assert(std::size(kGenerators) == std::size(kCategories));
   const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
   const std::string cat = kCategories[k];

@@ -70,7 +70,30 @@ def make_input(spec, as_float64=False):
 BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b, "maximum": torch.maximum, "minimum": torch.minimum,
+    # Operators, so that a Python number works on either side (2 < x, 2 ** x).
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "pow": lambda a, b: a ** b,
+    # The grad category's differentiable compositions (generate.cpp's expression()).
+    "pow_abs": lambda a, b: torch.pow(torch.abs(a) + 0.5, b),
+    "where_gt": lambda a, b: torch.where(a > b, a, b * 2.0),
+    "clamp_both": lambda a, b: torch.clamp(a, b - 0.5, b + 0.5),
 }
+
+
+def logic(op, x, a):
+    if op in ("logical_and", "logical_or", "logical_xor"):
+        return getattr(torch, op)(x[0], x[1])
+    if op in ("logical_not", "isnan", "isinf", "isfinite", "all", "any"):
+        return getattr(torch, op)(x[0])
+    if op in ("cat", "stack"):
+        return getattr(torch, op)(x, a["dim"])
+    if op == "isclose":
+        return torch.isclose(x[0], x[1], rtol=a["rtol"], atol=a["atol"], equal_nan=a["equal_nan"])
+    conv = int if a["integral"] else float
+    lo = None if a["min"] is None else conv(a["min"])
+    hi = None if a["max"] is None else conv(a["max"])
+    return torch.clamp(x[0], lo, hi)
 
 
 def reduce(op, x, a):
@@ -145,6 +168,13 @@ def compute(case, as_float64=False):
         return torch.matmul(x[0], x[1])
     if cat == "view":
         return view(op, x[0], a)
+    if cat == "where":
+        if op == "where":
+            return torch.where(x[0], x[1], x[2])
+        v = as_number(a["value"])
+        return x[0].masked_fill(x[1], int(v) if isinstance(v, int) else float(v))
+    if cat == "logic":
+        return logic(op, x, a)
     if cat == "factory":
         if op == "full":
             return torch.full(a["shape"], float(as_number(a["value"])), dtype=DTYPES[a["dtype"]])
@@ -312,18 +342,73 @@ def gradient_mask_multiplies(case, herr, expect):
 
 def int16_is_int32(case, herr, expect):
     """uint8 with int8 promotes to int16 in torch, a dtype hetero lacks: hetero computes in
-    int32. The values agree (a sum, difference or product of two 8-bit values fits 16 bits)."""
+    int32. The values agree (a sum, difference or product of two 8-bit values fits 16 bits);
+    pow, which wraps, agrees modulo 2^16."""
     if herr or expect is None or expect.dtype != torch.int16 or case["result"]["dtype"] != "int32":
         return False
+    got = dict(case["result"])
+    if case["op"] == "pow":
+        got["values"] = [((int(v) + 32768) % 65536) - 32768 for v in got["values"]]
     try:
-        compare(case, case["result"], expect.to(torch.int32), None)
+        compare(case, got, expect.to(torch.int32), None)
         return True
     except Failure:
         return False
 
 
+def masked_fill_takes_bool_masks(case, herr, expect):
+    """masked_fill with a mask that is not bool: hetero raises DTypeError (torch 2's rule);
+    torch 1.13 accepts it with a deprecation warning."""
+    return (bool(herr) and herr["type"] == "DTypeError" and expect is not None
+            and case["op"] == "masked_fill" and case["inputs"][1]["dtype"] != "bool")
+
+
+def negative_into_unsigned(case, herr, expect):
+    """A negative value into uint8 (masked_fill(x, m, -1)): hetero's overflow check (that of
+    full()) raises; torch's lets -255..-1 through, wrapped (-1 is 255)."""
+    if not herr or herr["type"] != "DTypeError" or expect is None or case["op"] != "masked_fill":
+        return False
+    v = as_number(case["args"]["value"])
+    return case["inputs"][0]["dtype"] == "uint8" and -255 <= v < 0
+
+
+def pow_exponent_in_double(case, herr, expect):
+    """x ** s with a float scalar s: hetero computes in float64 and rounds once (torch's scalar
+    path); torch's vectorised path rounds s to float32 first, up to ~8 ulps apart."""
+    if herr or expect is None or case["cat"] != "scalar" or case["op"] != "pow" or case["args"]["left"]:
+        return False
+    if case["args"]["integral"] or not expect.is_floating_point():
+        return False
+    x = make_input(case["inputs"][0])
+    want = (x.to(torch.float64) ** float(as_number(case["args"]["scalar"]))).to(expect.dtype)
+    try:
+        compare(case, case["result"], want, None)
+        return True
+    except Failure:
+        return False
+
+
+def isclose_broadcasts(case, herr, expect):
+    """isclose of operands that broadcast where the first is the smaller: torch 1.13 raises
+    "output with shape ... doesn't match the broadcast shape" (its in-place |= on the first
+    operand's shape); hetero returns the broadcast result, compared here with torch's
+    isclose of the operands broadcast first."""
+    if herr or expect is not None or case["op"] != "isclose":
+        return False
+    x = [make_input(i) for i in case["inputs"]]
+    a = case["args"]
+    try:
+        x0, x1 = torch.broadcast_tensors(x[0], x[1])
+        want = torch.isclose(x0, x1, rtol=a["rtol"], atol=a["atol"], equal_nan=a["equal_nan"])
+        compare(case, case["result"], want, None)
+        return True
+    except Exception:
+        return False
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
-              int16_is_int32]
+              int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
+              isclose_broadcasts, pow_exponent_in_double]
 
 
 def check(case):

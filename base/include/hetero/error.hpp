@@ -42,6 +42,13 @@ class HETERO_API DTypeError : public Error {
   using Error::Error;
 };
 
+/// An argument whose value is outside what the operation accepts (a negative tolerance,
+/// an empty list where tensors are needed, no bound given to clamp), as Python's ValueError.
+class HETERO_API ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An element or dimension index out of range.
 class HETERO_API IndexError : public Error {
  public:

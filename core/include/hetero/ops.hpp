@@ -9,7 +9,11 @@
 /// 0-d operand counts only when its category (bool < integer < floating) is higher than the
 /// other's. `/` of integers gives float32. Bool operands: + and maximum are logical or,
 /// * and minimum logical and (bool result), `-` raises DTypeError (as torch).
+#include <concepts>
 #include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
 
 #include <hetero/export.hpp>
 #include <hetero/tensor.hpp>
@@ -138,5 +142,178 @@ HETERO_API Tensor log_softmax(const Tensor& a, std::int64_t dim);
 
 /// Converts to `t` on the same device (always a new tensor).
 HETERO_API Tensor cast(const Tensor& a, DType t);
+
+// --- comparisons and logical ops (interface minor 4) ----------------------------------
+/// A number given to an op beside a tensor, as a Python number to torch (or c10::Scalar): an
+/// integral value stays integral (an int64 tensor clamped to 2 stays int64), a floating one
+/// promotes as `x + 2.5` does. Implicit from any arithmetic type but bool.
+class Number {
+ public:
+  template <IntegralScalar I>
+  Number(I v) : integral_(true), i_(static_cast<std::int64_t>(v)) {}  // NOLINT(implicit)
+  template <std::floating_point F>
+  Number(F v) : d_(static_cast<double>(v)) {}  // NOLINT(implicit)
+  bool is_integral() const noexcept { return integral_; }
+  std::int64_t integral() const noexcept { return i_; }
+  double floating() const noexcept { return integral_ ? static_cast<double>(i_) : d_; }
+
+ private:
+  bool integral_ = false;
+  std::int64_t i_ = 0;
+  double d_ = 0;
+};
+
+/// Element-wise comparisons, as torch.eq / ne / lt / le / gt / ge: the operands broadcast and
+/// promote as the arithmetic ops (an int32 tensor against 2.5 compares in float32; an
+/// integral scalar wraps into the tensor's dtype, uint8 < 300 compares with 44, as torch),
+/// the result is bool, with no gradient. NaN compares unequal to everything, itself
+/// included (ne is true). The rows of the op table with dtypes `comparison`.
+HETERO_API Tensor eq(const Tensor& a, const Tensor& b);
+HETERO_API Tensor ne(const Tensor& a, const Tensor& b);
+HETERO_API Tensor lt(const Tensor& a, const Tensor& b);
+HETERO_API Tensor le(const Tensor& a, const Tensor& b);
+HETERO_API Tensor gt(const Tensor& a, const Tensor& b);
+HETERO_API Tensor ge(const Tensor& a, const Tensor& b);
+
+/// x to the power y, as torch.pow: broadcasts and promotes as the arithmetic ops; integer
+/// dtypes give integers (wrapping; a negative exponent gives 1 for x == 1, +-1 for x == -1
+/// and 0 otherwise); bool with bool raises DTypeError (as torch). pow(0, 0) is 1, a
+/// negative base with a fractional exponent NaN. Gradients (as torch): y * x^(y - 1), 0
+/// where y == 0; x^y * log(x), 0 where x == 0 and y >= 0.
+HETERO_API Tensor pow(const Tensor& a, const Tensor& b);
+/// pow with a floating scalar exponent (an integer tensor gives float32, as torch). The
+/// exponent keeps double precision, as in torch's pow(Tensor, Scalar) scalar path: computed
+/// in float64 and rounded once to the result dtype (torch's vectorised path rounds the
+/// exponent to float32 first: up to ~8 ulps apart; docs/semantics.md).
+HETERO_API Tensor pow(const Tensor& a, double exponent);
+/// pow with a scalar base: the base takes the exponent tensor's dtype rules as in `s + a`.
+HETERO_API Tensor pow(double base, const Tensor& exponent);
+template <IntegralScalar I>
+Tensor pow(I base, const Tensor& exponent) {
+  return pow(detail::scalar_operand(exponent, static_cast<std::int64_t>(base)), exponent);
+}
+namespace detail {
+/// pow with an integral exponent: the tensor keeps its dtype (bool gives int64); an integer
+/// tensor with a negative exponent raises DTypeError "integers to negative integer powers
+/// are not allowed", and an exponent the dtype cannot hold (300 for int8, 2^40 for float16)
+/// ValueError (both as torch).
+HETERO_API Tensor pow_integral(const Tensor& a, std::int64_t exponent);
+}  // namespace detail
+template <IntegralScalar I>
+Tensor pow(const Tensor& a, I exponent) {
+  return detail::pow_integral(a, static_cast<std::int64_t>(exponent));
+}
+
+/// Tensor-scalar comparisons (as torch's with a Python number: the scalar is wrapped as by
+/// the arithmetic operators, detail::scalar_operand).
+HETERO_API Tensor eq(const Tensor& a, double s);
+HETERO_API Tensor ne(const Tensor& a, double s);
+HETERO_API Tensor lt(const Tensor& a, double s);
+HETERO_API Tensor le(const Tensor& a, double s);
+HETERO_API Tensor gt(const Tensor& a, double s);
+HETERO_API Tensor ge(const Tensor& a, double s);
+#define HETERO_INTEGRAL_COMPARISON(name)                        \
+  template <IntegralScalar I>                                   \
+  Tensor name(const Tensor& a, I s) {                           \
+    return name(a, detail::scalar_operand(a, std::int64_t(s))); \
+  }
+HETERO_INTEGRAL_COMPARISON(eq)
+HETERO_INTEGRAL_COMPARISON(ne)
+HETERO_INTEGRAL_COMPARISON(lt)
+HETERO_INTEGRAL_COMPARISON(le)
+HETERO_INTEGRAL_COMPARISON(gt)
+HETERO_INTEGRAL_COMPARISON(ge)
+#undef HETERO_INTEGRAL_COMPARISON
+
+/// The comparison operators, as libtorch's: `a == b` is eq(a, b), a bool tensor (not a
+/// bool: use equal() for "same shape and values", allclose() for closeness).
+HETERO_API Tensor operator==(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator!=(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator<(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator<=(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator>(const Tensor& a, const Tensor& b);
+HETERO_API Tensor operator>=(const Tensor& a, const Tensor& b);
+/// A number a comparison operator takes beside a tensor (any arithmetic type but bool).
+template <class S>
+concept ComparisonScalar = std::is_arithmetic_v<S> && !std::same_as<S, bool>;
+/// With a scalar on either side (3 < x is gt(x, 3)).
+#define HETERO_SCALAR_COMPARISON_OPERATOR(op, name, mirrored) \
+  template <ComparisonScalar S>                               \
+  Tensor operator op(const Tensor& a, S s) {                  \
+    return name(a, s);                                        \
+  }                                                           \
+  template <ComparisonScalar S>                               \
+  Tensor operator op(S s, const Tensor& a) {                  \
+    return mirrored(a, s);                                    \
+  }
+HETERO_SCALAR_COMPARISON_OPERATOR(==, eq, eq)
+HETERO_SCALAR_COMPARISON_OPERATOR(!=, ne, ne)
+HETERO_SCALAR_COMPARISON_OPERATOR(<, lt, gt)
+HETERO_SCALAR_COMPARISON_OPERATOR(<=, le, ge)
+HETERO_SCALAR_COMPARISON_OPERATOR(>, gt, lt)
+HETERO_SCALAR_COMPARISON_OPERATOR(>=, ge, le)
+#undef HETERO_SCALAR_COMPARISON_OPERATOR
+
+/// Logical ops, as torch.logical_and / or / xor / not: any dtype, an element is true when
+/// it is non-zero (NaN is true); bool result, no gradient.
+HETERO_API Tensor logical_and(const Tensor& a, const Tensor& b);
+HETERO_API Tensor logical_or(const Tensor& a, const Tensor& b);
+HETERO_API Tensor logical_xor(const Tensor& a, const Tensor& b);
+HETERO_API Tensor logical_not(const Tensor& a);
+/// NaN / +-inf / finite tests, as torch.isnan / isinf / isfinite (bool; integer and bool
+/// tensors are finite, never NaN or inf).
+HETERO_API Tensor isnan(const Tensor& a);
+HETERO_API Tensor isinf(const Tensor& a);
+HETERO_API Tensor isfinite(const Tensor& a);
+/// True (0-d bool) when every / any element is non-zero, as torch.all / torch.any; all of
+/// an empty tensor is true, any false. A uint8 tensor gives a uint8 result (as torch).
+HETERO_API Tensor all(const Tensor& a);
+HETERO_API Tensor any(const Tensor& a);
+
+/// `cond ? x : y` element by element, as torch.where: `cond` must be bool (DTypeError
+/// otherwise, as torch), the three broadcast together, x and y promote as the arithmetic
+/// ops (a 0-d operand counts only by category). Gradients: g where cond, 0 elsewhere, to
+/// x; the converse to y. The ternary table's `where` row.
+HETERO_API Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
+/// where with a scalar for y or x (wrapped as the arithmetic operators' scalars are).
+HETERO_API Tensor where(const Tensor& cond, const Tensor& x, double y);
+HETERO_API Tensor where(const Tensor& cond, double x, const Tensor& y);
+/// `value` where `mask` (bool) is true, a elsewhere, as torch.masked_fill: a's dtype (the
+/// value converted with full()'s overflow check: 2.7 into an integer tensor is 2, 300 into
+/// uint8 raises DTypeError), the shape of a and mask broadcast together. DTypeError for a
+/// mask that is not bool (torch 2's rule; 1.13 accepted others with a warning), ShapeError
+/// when the shapes do not broadcast.
+HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, double value);
+/// masked_fill with a 0-d tensor value (on a's device), which takes a gradient.
+HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+
+/// Limits every element to [min, max], as torch.clamp: minimum(maximum(x, min), max), so NaN
+/// stays NaN and min > max gives max; either bound may be absent, not both (ValueError).
+/// Bounds promote as `x + s` (an integer tensor with 2.5 gives float32). Gradient (as
+/// torch): g where min <= x <= max, else 0; to tensor bounds, g where x < min (x > max).
+HETERO_API Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max);
+HETERO_API Tensor clamp(const Tensor& a, const std::optional<Tensor>& min,
+                        const std::optional<Tensor>& max);
+
+/// |a - b| <= atol + rtol * |b| element by element, or both equal (infinities of one sign
+/// included), or both NaN when equal_nan; as torch.isclose. a and b must have one dtype
+/// (DTypeError otherwise, as torch), rtol and atol must be >= 0 (ValueError). Bool result.
+HETERO_API Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05,
+                          double atol = 1e-08, bool equal_nan = false);
+/// all(isclose(a, b, ...)), as torch.allclose (on the host: waits for the device).
+HETERO_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
+                         bool equal_nan = false);
+/// Same shape and equal elements (after promotion; NaN is never equal), as torch.equal.
+HETERO_API bool equal(const Tensor& a, const Tensor& b);
+
+// --- joining ---------------------------------------------------------------------------
+/// Concatenation along `dim` (negative counts from the end), as torch.cat: the tensors must
+/// share a device and every size but dim's (ShapeError naming the first that does not),
+/// 1-D empty tensors are skipped (as torch), the result dtype promotes over all inputs.
+/// ValueError for an empty list, ShapeError for a 0-d tensor. Gradient: each input's slice
+/// of g.
+HETERO_API Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+/// Joins tensors of one shape along a new dimension `dim` (0..ndim), as torch.stack.
+HETERO_API Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 
 }  // namespace hetero

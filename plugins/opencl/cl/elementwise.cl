@@ -26,6 +26,21 @@ inline T wrap_mul(T x, T y) { return AS_T((UT)((UT)x * (UT)y)); }
 inline T wrap_div(T x, T y) {
   return y == (T)0 ? (T)0 : ((T)-1 < (T)0 && y == (T)-1 ? wrap_neg(x) : (T)(x / y));
 }
+// Integer power by squaring, wrapping; a negative exponent gives 1 / x^|y| truncated (1 for
+// x == 1, +-1 for x == -1, else 0), as torch.pow.
+inline T wrap_pow(T x, T y) {
+  if (is_negative(y)) {
+    if (x == (T)1) return (T)1;
+    if ((T)-1 < (T)0 && x == (T)-1) return (y & (T)1) ? x : (T)1;
+    return (T)0;
+  }
+  ulong r = 1, b = (ulong)(long)x;
+  for (ulong e = (ulong)y; e != 0; e >>= 1) {
+    if (e & 1) r *= b;
+    b *= b;
+  }
+  return AS_T((UT)r);
+}
 #endif
 
 // One case per row of the op tables (op_rules.cpp); the host asks supports() first, so an
@@ -61,3 +76,17 @@ __kernel void binary(int op, __global const ST* a, VIEW(x), __global const ST* b
   FOR_EACH(i, n) STORE(out, AT(o, i), binary_op(op, LOAD(a, AT(x, i)), LOAD(b, AT(y, i))));
 }
 #endif
+
+// The ternary rows (every dtype, bool included): out = f(c, x, y).
+inline T ternary_op(int op, T c, T x, T y) {
+  switch (op) { HETERO_TERNARY_CASES }
+  return x;  // not reached
+}
+
+__kernel void ternary(int op, __global const ST* c, VIEW(w), __global const ST* a, VIEW(x),
+                      __global const ST* b, VIEW(y), __global ST* out, VIEW(o), long n) {
+  FOR_EACH(i, n) {
+    STORE(out, AT(o, i),
+          ternary_op(op, LOAD(c, AT(w, i)), LOAD(a, AT(x, i)), LOAD(b, AT(y, i))));
+  }
+}

@@ -154,6 +154,17 @@ class Backend {
                               "' has no fused kernel");
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 4
+  // --- kernels of minor 4 -------------------------------------------------------------
+  /// out = op(c, x, y) (the op's row in op_table.hpp; where: `c != 0 ? x : y`, as
+  /// torch.where with the condition already converted to the operands' dtype). c, x and y
+  /// are broadcast to out's shape (0 strides), all four of one dtype, any dtype (bool
+  /// included). Every backend of minor 4 implements it: the default supports() says yes to
+  /// every row for every dtype.
+  virtual void ternary(TernaryOp op, const StridedView& c, const StridedView& x,
+                       const StridedView& y, const StridedView& out, Stream& stream) = 0;
+#endif
 };
 
 }  // namespace hetero

@@ -69,11 +69,32 @@ HETERO_HOST_DEVICE inline bool is_negative(T x) {
     return (void)x, false;
 }
 
+// x to the power y in T, wrapping around as wrap_mul (torch's integer pow: squaring and
+// multiplying). A negative exponent gives 1 for x == 1, +-1 for x == -1 and 0 otherwise
+// (the integer part of 1 / x^|y|), as torch.pow of integer tensors.
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_pow(T x, T y) {
+  if (is_negative(y)) {
+    if (x == T(1)) return T(1);
+    if constexpr (std::is_signed_v<T>)
+      if (x == T(-1)) return (y & T(1)) ? T(-1) : T(1);
+    return T(0);
+  }
+  std::uint64_t result = 1, base = static_cast<std::uint64_t>(static_cast<std::int64_t>(x));
+  for (auto e = static_cast<std::uint64_t>(y); e != 0; e >>= 1) {
+    if (e & 1U) result *= base;
+    base *= base;
+  }
+  return wrap<T>(result);
+}
+
 // One specialisation per row: the rules as functions of the compute type C.
 template <UnaryOp Op>
 struct UnaryRule;
 template <BinaryOp Op>
 struct BinaryRule;
+template <TernaryOp Op>
+struct TernaryRule;
 
 // The rules' math functions: the <cmath> overloads for float and double (nvcc maps them to
 // its device functions in device code, expf, exp, ...).
@@ -98,6 +119,7 @@ HETERO_FORALL_UNARY_OPS(HETERO_UNARY_RULE)
   struct BinaryRule<BinaryOp::name> {                                             \
     template <class C>                                                            \
     HETERO_HOST_DEVICE static C floating(C x, C y) {                              \
+      using namespace std;                                                        \
       return static_cast<C>(floating_rule);                                       \
     }                                                                             \
     template <class C>                                                            \
@@ -107,6 +129,17 @@ HETERO_FORALL_UNARY_OPS(HETERO_UNARY_RULE)
   };
 HETERO_FORALL_BINARY_OPS(HETERO_BINARY_RULE)
 #undef HETERO_BINARY_RULE
+
+#define HETERO_TERNARY_RULE(name, since, dtypes, rule) \
+  template <>                                          \
+  struct TernaryRule<TernaryOp::name> {                \
+    template <class C>                                 \
+    HETERO_HOST_DEVICE static C apply(C c, C x, C y) { \
+      return static_cast<C>(rule);                     \
+    }                                                  \
+  };
+HETERO_FORALL_TERNARY_OPS(HETERO_TERNARY_RULE)
+#undef HETERO_TERNARY_RULE
 
 }  // namespace ops_detail
 
@@ -162,6 +195,18 @@ HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
   }
 }
 
+/// `Op` applied to (c, x, y) (the row's rule, in float for the 16-bit types); every dtype.
+template <TernaryOp Op, class T>
+HETERO_HOST_DEVICE inline T ternary_element(T c, T x, T y) {
+  using Rule = ops_detail::TernaryRule<Op>;
+  if constexpr (is_floating_storage_v<T>) {
+    using C = compute_type_t<T>;
+    return T(Rule::apply(static_cast<C>(c), static_cast<C>(x), static_cast<C>(y)));
+  } else {
+    return Rule::apply(c, x, y);
+  }
+}
+
 /// Calls f(std::integral_constant<UnaryOp, op>{}): a runtime op as a compile-time one.
 /// HETERO_INTERNAL_ASSERT for a code outside the table (the core never passes one).
 template <class F>
@@ -191,6 +236,22 @@ decltype(auto) visit_binary(BinaryOp op, F&& f) {
                                     " is not in this build's table");
 }
 
+/// Calls f(std::integral_constant<TernaryOp, op>{}) (HETERO_INTERNAL_ASSERT as visit_unary).
+template <class F>
+decltype(auto) visit_ternary(TernaryOp op, F&& f) {
+  switch (op) {
+#define HETERO_VISIT_CASE(name, ...) \
+  case TernaryOp::name:              \
+    return f(std::integral_constant<TernaryOp, TernaryOp::name>{});
+    HETERO_FORALL_TERNARY_OPS(HETERO_VISIT_CASE)
+#undef HETERO_VISIT_CASE
+    default:
+      break;
+  }
+  HETERO_INTERNAL_ASSERT(false, "ternary op code " + std::to_string(static_cast<int>(op)) +
+                                    " is not in this build's table");
+}
+
 /// The runtime form of unary_element<Op> (one switch per element). Device code cannot
 /// throw: the host checks op_known() before launching, so the end is never reached.
 template <class T>
@@ -214,6 +275,21 @@ HETERO_HOST_DEVICE inline T binary_element(BinaryOp op, T x, T y) {
     return binary_element<BinaryOp::name>(x, y);
     HETERO_FORALL_BINARY_OPS(HETERO_ELEMENT_CASE)
 #undef HETERO_ELEMENT_CASE
+  }
+  return x;  // not reached (see unary_element)
+}
+
+/// The runtime form of ternary_element<Op>.
+template <class T>
+HETERO_HOST_DEVICE inline T ternary_element(TernaryOp op, T c, T x, T y) {
+  switch (op) {
+#define HETERO_ELEMENT_CASE(name, ...) \
+  case TernaryOp::name:                \
+    return ternary_element<TernaryOp::name>(c, x, y);
+    HETERO_FORALL_TERNARY_OPS(HETERO_ELEMENT_CASE)
+#undef HETERO_ELEMENT_CASE
+    default:
+      break;
   }
   return x;  // not reached (see unary_element)
 }

@@ -15,7 +15,9 @@
 #define HETERO_INTERFACE_VERSION_MAJOR 3
 /// 1: UnaryOp::sin. 2: DType::uint8 and DType::int8 (dtype_since, op_codes.hpp).
 /// 3: Backend::softmax(), the optional fused softmax / log_softmax (OpFamily::softmax).
-#define HETERO_INTERFACE_VERSION_MINOR 3
+/// 4: the comparisons eq ne lt le gt ge and pow (BinaryOp rows), the ternary family
+/// (OpFamily::ternary, TernaryOp::where) and Backend::ternary().
+#define HETERO_INTERFACE_VERSION_MINOR 4
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

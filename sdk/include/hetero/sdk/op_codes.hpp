@@ -31,6 +31,15 @@ enum class BinaryOp : std::uint8_t { HETERO_FORALL_BINARY_OPS(HETERO_OP_ENUMERAT
 /// max/min/argmax of an empty range are rejected by the core; no backend sees an empty
 /// range.
 enum class ReduceOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };
+
+/// Element-wise functions of three operands, out = f(c, x, y): the rows of
+/// HETERO_FORALL_TERNARY_OPS (interface minor 4; where). All three and out share one dtype.
+enum class TernaryOp : std::uint8_t {
+  HETERO_FORALL_TERNARY_OPS(HETERO_OP_ENUMERATOR)
+#if HETERO_TARGET_INTERFACE_MINOR < 4
+      none_before_minor_4  // an enum needs an enumerator; never a valid code (count 0)
+#endif
+};
 #undef HETERO_OP_ENUMERATOR
 
 #define HETERO_OP_COUNT_ROW(...) +1
@@ -38,6 +47,7 @@ enum class ReduceOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERAT
 inline constexpr int kUnaryOpCount = 0 HETERO_FORALL_UNARY_OPS(HETERO_OP_COUNT_ROW);
 inline constexpr int kBinaryOpCount = 0 HETERO_FORALL_BINARY_OPS(HETERO_OP_COUNT_ROW);
 inline constexpr int kReduceOpCount = 0 HETERO_FORALL_REDUCE_OPS(HETERO_OP_COUNT_ROW);
+inline constexpr int kTernaryOpCount = 0 HETERO_FORALL_TERNARY_OPS(HETERO_OP_COUNT_ROW);
 #undef HETERO_OP_COUNT_ROW
 
 /// Distributions of Backend::random(): uniform on [0, 1), standard normal.
@@ -53,11 +63,13 @@ enum class DTypeClass : std::uint8_t {
   signed_ints,  ///< floating and the integers int8, uint8, int32, int64 (the table's `signed`;
                 ///< torch's neg and abs take uint8 too, wrapping)
   arithmetic,   ///< every dtype but bool
-  every,        ///< every dtype (fill, cast)
+  every,        ///< every dtype (fill, cast, where)
 };
 #define HETERO_DTYPES_floating ::hetero::DTypeClass::floating
 #define HETERO_DTYPES_signed ::hetero::DTypeClass::signed_ints
 #define HETERO_DTYPES_arithmetic ::hetero::DTypeClass::arithmetic
+#define HETERO_DTYPES_comparison ::hetero::DTypeClass::arithmetic
+#define HETERO_DTYPES_every ::hetero::DTypeClass::every
 
 /// Whether `t` belongs to class `c`.
 constexpr bool in_class(DTypeClass c, DType t) noexcept {
@@ -78,7 +90,18 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 /// enum value, 0 where the family has one op).
 /// `softmax` (minor 3) is optional: no table defines it, so a backend runs it only where its
 /// supports() says so, and the core composes softmax from the other families elsewhere.
-enum class OpFamily : std::uint8_t { fill, cast, unary, binary, reduce, random, gemm, softmax };
+/// `ternary` (minor 4) is a table family like unary and binary.
+enum class OpFamily : std::uint8_t {
+  fill,
+  cast,
+  unary,
+  binary,
+  reduce,
+  random,
+  gemm,
+  softmax,
+  ternary
+};
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
@@ -94,11 +117,16 @@ struct OpRef {
       : family(OpFamily::random), code(static_cast<std::uint8_t>(d)) {}
   constexpr OpRef(SoftmaxOp op)  // NOLINT
       : family(OpFamily::softmax), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(TernaryOp op)  // NOLINT
+      : family(OpFamily::ternary), code(static_cast<std::uint8_t>(op)) {}
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
 namespace op_table_detail {
 #define HETERO_OP_NAME_ROW(name, ...) #name,
+#define HETERO_OP_IS_COMPARISON_ROW(name, since, dtypes, ...) HETERO_IS_COMPARISON_##dtypes,
+#define HETERO_IS_COMPARISON_arithmetic false
+#define HETERO_IS_COMPARISON_comparison true
 #define HETERO_OP_SINCE_ROW(name, since, ...) since,
 #define HETERO_OP_DTYPES_ROW(name, since, dtypes, ...) HETERO_DTYPES_##dtypes,
 inline constexpr std::string_view kUnaryNames[] = {HETERO_FORALL_UNARY_OPS(HETERO_OP_NAME_ROW)};
@@ -110,14 +138,28 @@ inline constexpr int kReduceSince[] = {HETERO_FORALL_REDUCE_OPS(HETERO_OP_SINCE_
 inline constexpr DTypeClass kUnaryDTypes[] = {HETERO_FORALL_UNARY_OPS(HETERO_OP_DTYPES_ROW)};
 inline constexpr DTypeClass kBinaryDTypes[] = {HETERO_FORALL_BINARY_OPS(HETERO_OP_DTYPES_ROW)};
 inline constexpr DTypeClass kReduceDTypes[] = {HETERO_FORALL_REDUCE_OPS(HETERO_OP_DTYPES_ROW)};
+inline constexpr bool kBinaryIsComparison[] = {
+    HETERO_FORALL_BINARY_OPS(HETERO_OP_IS_COMPARISON_ROW)};
+#if HETERO_TARGET_INTERFACE_MINOR >= 4
+inline constexpr std::string_view kTernaryNames[] = {HETERO_FORALL_TERNARY_OPS(HETERO_OP_NAME_ROW)};
+inline constexpr int kTernarySince[] = {HETERO_FORALL_TERNARY_OPS(HETERO_OP_SINCE_ROW)};
+inline constexpr DTypeClass kTernaryDTypes[] = {HETERO_FORALL_TERNARY_OPS(HETERO_OP_DTYPES_ROW)};
+#else
+inline constexpr std::string_view kTernaryNames[] = {"unknown op"};
+inline constexpr int kTernarySince[] = {4};
+inline constexpr DTypeClass kTernaryDTypes[] = {DTypeClass::every};
+#endif
+#undef HETERO_OP_IS_COMPARISON_ROW
+#undef HETERO_IS_COMPARISON_arithmetic
+#undef HETERO_IS_COMPARISON_comparison
 #undef HETERO_OP_NAME_ROW
 #undef HETERO_OP_SINCE_ROW
 #undef HETERO_OP_DTYPES_ROW
-inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast",   "unary", "binary",
-                                                    "reduce", "random", "gemm",  "softmax"};
+inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast", "unary",   "binary", "reduce",
+                                                    "random", "gemm", "softmax", "ternary"};
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
-static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::softmax) + 1,
+static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::ternary) + 1,
               "kFamilyNames needs one name per OpFamily");
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
@@ -128,10 +170,15 @@ static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribu
   static_assert(since == 0, "op row '" #name "' is in minor group 0 but says since " #since);
 #define HETERO_OP_SINCE_IS_1(name, since, ...) \
   static_assert(since == 1, "op row '" #name "' is in minor group 1 but says since " #since);
+#define HETERO_OP_SINCE_IS_4(name, since, ...) \
+  static_assert(since == 4, "op row '" #name "' is in minor group 4 but says since " #since);
 HETERO_UNARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 HETERO_UNARY_OPS_MINOR_1(HETERO_OP_SINCE_IS_1)
 HETERO_BINARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 HETERO_REDUCE_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
+HETERO_BINARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
+HETERO_TERNARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
+#undef HETERO_OP_SINCE_IS_4
 #undef HETERO_OP_SINCE_IS_0
 #undef HETERO_OP_SINCE_IS_1
 }  // namespace op_table_detail
@@ -149,6 +196,8 @@ constexpr int op_count(OpFamily family) noexcept {
       return kReduceOpCount;
     case OpFamily::random:
       return 2;
+    case OpFamily::ternary:
+      return kTernaryOpCount;
     case OpFamily::fill:
     case OpFamily::cast:
     case OpFamily::gemm:
@@ -159,7 +208,7 @@ constexpr int op_count(OpFamily family) noexcept {
 
 /// Whether `op` names an op of this translation unit's tables (its code is below the count).
 constexpr bool op_known(OpRef op) noexcept {
-  return op.family <= OpFamily::softmax && op.code < op_count(op.family);
+  return op.family <= OpFamily::ternary && op.code < op_count(op.family);
 }
 
 /// The op's name as torch spells it ("exp", "maximum", "argmax"; "fill", "cast", "gemm",
@@ -177,6 +226,8 @@ constexpr std::string_view op_name(OpRef op) noexcept {
       return op_table_detail::kRandomNames[op.code];
     case OpFamily::softmax:
       return op_table_detail::kSoftmaxNames[op.code];
+    case OpFamily::ternary:
+      return op_table_detail::kTernaryNames[op.code];
     default:
       return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
   }
@@ -195,6 +246,17 @@ constexpr std::string_view op_name(ReduceOp op) noexcept {
   const auto i = static_cast<int>(op);
   return i < kReduceOpCount ? op_table_detail::kReduceNames[i] : "unknown op";
 }
+constexpr std::string_view op_name(TernaryOp op) noexcept {
+  const auto i = static_cast<int>(op);
+  return i < kTernaryOpCount ? op_table_detail::kTernaryNames[i] : "unknown op";
+}
+
+/// Whether a binary row is a comparison (dtypes `comparison`: the kernel writes 1 or 0 in the
+/// operands' dtype and the core returns bool).
+constexpr bool is_comparison(BinaryOp op) noexcept {
+  const auto i = static_cast<int>(op);
+  return i < kBinaryOpCount && op_table_detail::kBinaryIsComparison[i];
+}
 
 /// The interface minor that added `op` (0 for the families that predate the tables).
 constexpr int op_since(OpRef op) noexcept {
@@ -208,6 +270,8 @@ constexpr int op_since(OpRef op) noexcept {
       return op_table_detail::kReduceSince[op.code];
     case OpFamily::softmax:
       return 3;
+    case OpFamily::ternary:
+      return op_table_detail::kTernarySince[op.code];
     default:
       return 0;
   }
@@ -224,6 +288,8 @@ constexpr DTypeClass op_dtypes(OpRef op) noexcept {
       return op_table_detail::kBinaryDTypes[op.code];
     case OpFamily::reduce:
       return op_table_detail::kReduceDTypes[op.code];
+    case OpFamily::ternary:
+      return op_table_detail::kTernaryDTypes[op.code];
     case OpFamily::random:
     case OpFamily::gemm:
     case OpFamily::softmax:

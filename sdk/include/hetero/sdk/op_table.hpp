@@ -34,7 +34,12 @@
 /// Binary rows: _(name, since, dtypes, floating_rule, integer_rule, saves, grad_a, grad_b)
 /// with dtypes `arithmetic` (every dtype but bool), rules of `x` and `y`, saves `inputs`
 /// (a and b) or `shapes`, and each gradient an expression of g, a and b before it is summed
-/// back to its input's shape.
+/// back to its input's shape. dtypes `comparison` (minor 4): arithmetic dtypes, the rule
+/// gives 1 or 0 in the operands' dtype, and the core's public function returns it as bool,
+/// without a gradient (as torch.eq); saves `nothing`, gradients `no_gradient`.
+/// Ternary rows (minor 4): _(name, since, dtypes, rule) with dtypes `every` and a rule of
+/// `c`, `x` and `y` computed in the element type (float for the 16-bit types); the three
+/// operands and out share one dtype (the core converts a bool condition first).
 /// Reduction rows: _(name, since, dtypes, kind, finish) with dtypes `arithmetic` or
 /// `floating`, kind `sum` (accumulates x), `squares` (accumulates x * x), `extremum` (max or
 /// min) or `index` (the position of the maximum), and finish the result of an accumulating
@@ -73,6 +78,24 @@
   _(minimum, 0, arithmetic, (x != x || x < y) ? x : y,       (x < y ? x : y), inputs,            \
     g * extremum_share(a, b, false), g * extremum_share(b, a, false))
 
+#if HETERO_TARGET_INTERFACE_MINOR >= 4
+#define HETERO_BINARY_OPS_MINOR_4(_)                                                                \
+  _(eq,      4, comparison, (x == y ? 1 : 0),                (x == y ? 1 : 0), nothing, no_gradient, no_gradient) \
+  _(ne,      4, comparison, (x != y ? 1 : 0),                (x != y ? 1 : 0), nothing, no_gradient, no_gradient) \
+  _(lt,      4, comparison, (x < y ? 1 : 0),                 (x < y ? 1 : 0),  nothing, no_gradient, no_gradient) \
+  _(le,      4, comparison, (x <= y ? 1 : 0),                (x <= y ? 1 : 0), nothing, no_gradient, no_gradient) \
+  _(gt,      4, comparison, (x > y ? 1 : 0),                 (x > y ? 1 : 0),  nothing, no_gradient, no_gradient) \
+  _(ge,      4, comparison, (x >= y ? 1 : 0),                (x >= y ? 1 : 0), nothing, no_gradient, no_gradient) \
+  _(pow,     4, arithmetic, pow(x, y),                       wrap_pow(x, y),   inputs,            \
+    pow_grad_base(g, a, b),          pow_grad_exponent(g, a, b))
+
+#define HETERO_TERNARY_OPS_MINOR_4(_)                       \
+  _(where,  4, every,      (c != 0 ? x : y))
+#else
+#define HETERO_BINARY_OPS_MINOR_4(_)
+#define HETERO_TERNARY_OPS_MINOR_4(_)
+#endif
+
 #define HETERO_REDUCE_OPS_MINOR_0(_)                        \
   _(sum,    0, arithmetic, sum,      acc)                   \
   _(mean,   0, floating,   sum,      acc / count)           \
@@ -85,6 +108,8 @@
 /// Every unary op (the rows of every minor up to HETERO_TARGET_INTERFACE_MINOR).
 #define HETERO_FORALL_UNARY_OPS(_) HETERO_UNARY_OPS_MINOR_0(_) HETERO_UNARY_OPS_MINOR_1(_)
 /// Every binary op.
-#define HETERO_FORALL_BINARY_OPS(_) HETERO_BINARY_OPS_MINOR_0(_)
+#define HETERO_FORALL_BINARY_OPS(_) HETERO_BINARY_OPS_MINOR_0(_) HETERO_BINARY_OPS_MINOR_4(_)
+/// Every ternary op (none before minor 4).
+#define HETERO_FORALL_TERNARY_OPS(_) HETERO_TERNARY_OPS_MINOR_4(_)
 /// Every reduction.
 #define HETERO_FORALL_REDUCE_OPS(_) HETERO_REDUCE_OPS_MINOR_0(_)

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Logical ops, NaN/inf tests, masked_fill, clamp and closeness, composed from the
+// comparison rows and where (Note [Op tables]): no kernel of their own, so every backend of
+// interface minor 4 runs them.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "autograd/node.hpp"
+#include "autograd/record.hpp"
+#include "op_helpers.hpp"
+
+namespace hetero {
+namespace {
+
+using detail::untracked;
+
+// `a != 0` as bool, `a` itself when it is bool already (as torch's logical ops read x).
+Tensor truth(const Tensor& a) { return a.dtype() == DType::bool_ ? a : ne(a, 0.0); }
+
+// A bool tensor of a's shape on a's device with every element `value`.
+Tensor constant_mask(const Tensor& a, bool value) {
+  return full(a.shape(), value ? 1.0 : 0.0, TensorOptions().dtype(DType::bool_).device(a.device()));
+}
+
+}  // namespace
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return untracked([&] { return mul(truth(a), truth(b)); });  // bool * bool: logical and
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return untracked([&] { return add(truth(a), truth(b)); });  // bool + bool: logical or
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return untracked([&] { return ne(truth(a), truth(b)); });
+}
+Tensor logical_not(const Tensor& a) {
+  return untracked([&] { return eq(a, 0.0); });
+}
+
+Tensor isnan(const Tensor& a) {
+  detail::impl_of(a, "isnan");
+  if (!is_floating_point(a.dtype())) return constant_mask(a, false);
+  return untracked([&] { return ne(a, a); });
+}
+Tensor isinf(const Tensor& a) {
+  detail::impl_of(a, "isinf");
+  if (!is_floating_point(a.dtype())) return constant_mask(a, false);
+  return untracked([&] { return eq(abs(a), std::numeric_limits<double>::infinity()); });
+}
+Tensor isfinite(const Tensor& a) {
+  detail::impl_of(a, "isfinite");
+  if (!is_floating_point(a.dtype())) return constant_mask(a, true);
+  return untracked([&] { return eq(a - a, 0.0); });  // inf - inf and NaN - NaN are NaN
+}
+
+namespace {
+// all() / any(): bool, except uint8 input gives uint8 (as torch, for NumPy compatibility).
+Tensor all_or_any(const Tensor& a, bool is_all) {
+  detail::impl_of(a, is_all ? "all" : "any");
+  const DType t = a.dtype() == DType::uint8 ? DType::uint8 : DType::bool_;
+  if (a.numel() == 0)
+    return full({}, is_all ? 1.0 : 0.0, TensorOptions().dtype(t).device(a.device()));
+  return untracked([&] { return (is_all ? min(truth(a)) : max(truth(a))).to(t); });
+}
+}  // namespace
+
+Tensor all(const Tensor& a) { return all_or_any(a, true); }
+Tensor any(const Tensor& a) { return all_or_any(a, false); }
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
+  detail::impl_of(a, "masked_fill");
+  detail::impl_of(mask, "masked_fill");
+  detail::impl_of(value, "masked_fill");
+  if (mask.dtype() != DType::bool_)
+    throw DTypeError("masked_fill: expected a bool mask, got " +
+                     std::string(dtype_name(mask.dtype())) + " (as torch)");
+  if (value.dim() != 0)
+    throw ShapeError("masked_fill: expected a 0-d value tensor, got one of " +
+                     std::to_string(value.dim()) + " dimension(s) (as torch)");
+  detail::check_same_device("masked_fill", {&a, &mask, &value});
+  return where(mask, value.to(a.dtype()), a);
+}
+Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
+  detail::impl_of(a, "masked_fill");
+  // full() converts with torch's overflow check (300 into uint8 raises, 2.7 into int32 is 2).
+  return masked_fill(a, mask, full({}, value, TensorOptions().dtype(a.dtype()).device(a.device())));
+}
+
+Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  detail::impl_of(a, "clamp");
+  if (!min && !max) throw ValueError("clamp: at least one of min and max must be given (as torch)");
+  const Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
+  Tensor out = untracked([&] {
+    Tensor r = a;
+    if (lo.defined()) r = maximum(r, lo);
+    if (hi.defined()) r = minimum(r, hi);
+    return r;
+  });
+  if (!detail::needs_grad({&a, &lo, &hi})) return out;
+  // As torch's clamp_backward: g to x where min <= x <= max, to min where x < min, to max
+  // where x > max.
+  detail::SavedTensors kept;
+  detail::BackwardFn fn = [x = detail::saved(a), l = lo.defined() ? detail::saved(lo) : Tensor(),
+                           h = hi.defined() ? detail::saved(hi) : Tensor()](const Tensor& g) {
+    const Tensor zero = detail::scalar_operand(g, 0.0);
+    Tensor inside;
+    if (l.defined()) inside = ge(x, l);
+    if (h.defined()) inside = inside.defined() ? logical_and(inside, le(x, h)) : le(x, h);
+    return detail::Gradients{
+        detail::unbroadcast(where(inside, g, zero), x.shape()),
+        l.defined() ? detail::unbroadcast(where(lt(x, l), g, zero), l.shape()) : Tensor(),
+        h.defined() ? detail::unbroadcast(where(gt(x, h), g, zero), h.shape()) : Tensor()};
+  };
+  detail::attach(out, "ClampBackward", {a, lo, hi}, std::move(fn), kept.take());
+  return out;
+}
+
+Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max) {
+  detail::impl_of(a, "clamp");
+  auto operand = [&](const std::optional<Number>& n) -> std::optional<Tensor> {
+    if (!n) return std::nullopt;
+    return n->is_integral() ? detail::scalar_operand(a, n->integral())
+                            : detail::scalar_operand(a, n->floating());
+  };
+  return clamp(a, operand(min), operand(max));
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  detail::impl_of(a, "isclose");
+  detail::impl_of(b, "isclose");
+  if (a.dtype() != b.dtype())
+    throw DTypeError("isclose: expected both tensors of one dtype, got " +
+                     std::string(dtype_name(a.dtype())) + " and " +
+                     std::string(dtype_name(b.dtype())) + " (as torch)");
+  if (!(rtol >= 0)) throw ValueError("isclose: rtol must be >= 0, got " + std::to_string(rtol));
+  if (!(atol >= 0)) throw ValueError("isclose: atol must be >= 0, got " + std::to_string(atol));
+  return untracked([&] {
+    // As torch.isclose: equal elements (infinities of one sign), NaN pairs when equal_nan,
+    // and finite |a - b| <= atol + rtol * |b|.
+    Tensor close = eq(a, b);
+    if (equal_nan && is_floating_point(a.dtype()))
+      close = logical_or(close, logical_and(ne(a, a), ne(b, b)));
+    if (rtol == 0 && atol == 0) return close;
+    // Integer and bool operands compute the errors in float32 (no wrap-around in a - b).
+    const bool exact = !is_floating_point(a.dtype());
+    const Tensor x = exact ? a.to(DType::float32) : a;
+    const Tensor y = exact ? b.to(DType::float32) : b;
+    const Tensor allowed = abs(y * rtol) + atol;
+    const Tensor actual = abs(x - y);
+    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
+  });
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item<bool>();
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  detail::impl_of(a, "equal");
+  detail::impl_of(b, "equal");
+  detail::check_same_device("equal", {&a, &b});
+  if (a.shape() != b.shape()) return false;
+  return all(eq(a, b)).item<bool>();
+}
+
+}  // namespace hetero
