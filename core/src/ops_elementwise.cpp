@@ -34,7 +34,7 @@ DType result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
         "convert the bool tensor first, e.g. x.to(DType::int64)");
   if (op == BinaryOp::pow && t == DType::bool_)
     throw DTypeError(
-        "pow: not implemented for 'bool' (as torch); convert first, e.g. "
+        "pow: bool tensors take no power (torch raises too); convert first, e.g. "
         "x.to(DType::int64)");
   return t;
 }

@@ -60,9 +60,8 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
       offset += n;
     }
   }
-  std::vector<const Tensor*> inputs(parts.begin(), parts.end());
   bool grad = false;
-  for (const Tensor* t : inputs) grad = grad || detail::needs_grad({t});
+  for (const Tensor* t : parts) grad = grad || detail::needs_grad({t});
   if (!grad) return out;
   std::vector<std::int64_t> sizes;
   std::vector<DType> dtypes;
