@@ -3,9 +3,11 @@
 /// @file nn.hpp
 /// The neural-network layers.
 #include <hetero/nn/activation.hpp>
+#include <hetero/nn/conv.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/flatten.hpp>
 #include <hetero/nn/linear.hpp>
 #include <hetero/nn/loss.hpp>
 #include <hetero/nn/module.hpp>
+#include <hetero/nn/pooling.hpp>
 #include <hetero/nn/sequential.hpp>

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file conv.hpp
+/// 2-d convolution and pooling over NCHW tensors, as torch.nn.functional.conv2d,
+/// max_pool2d, avg_pool2d and adaptive_avg_pool2d (Note [Convolution as GEMM] in
+/// core/src/window_views.hpp: the core builds them from the backends' strided copy, GEMM,
+/// reductions and element-wise kernels, so every backend runs them with no kernel of its
+/// own). Shapes: input [N, C, H, W] or unbatched [C, H, W] (the result is then unbatched
+/// too); all sizes in elements. Gradients flow to input, weight and bias (first order only:
+/// a gradient of these gradients is not recorded).
+#include <cstdint>
+#include <optional>
+
+#include <hetero/export.hpp>
+#include <hetero/tensor.hpp>
+
+namespace hetero {
+
+/// A (height, width) pair of a window parameter: one number for both, or {h, w}, as
+/// torch's `int or tuple` arguments.
+struct Size2 {
+  std::int64_t h = 0, w = 0;
+  Size2(std::int64_t both) : h(both), w(both) {}  // NOLINT(google-explicit-constructor)
+  Size2(std::int64_t height, std::int64_t width) : h(height), w(width) {}
+};
+
+/// Cross-correlation of `input` [N, C, H, W] with `weight` [O, C / groups, KH, KW] plus
+/// `bias` [O] (undefined: none), as torch.nn.functional.conv2d. Output [N, O, OH, OW] with
+/// OH = (H + 2 padding.h - dilation.h (KH - 1) - 1) / stride.h + 1 (floor), OW alike.
+/// Input, weight and bias share one floating dtype (float16 and bfloat16 accumulate in
+/// float32 in the backends' GEMM) and one device.
+/// Throws ShapeError for a wrong rank, channel count, bias shape or a kernel larger than
+/// the padded input (torch's messages); ValueError for stride or dilation < 1, padding < 0
+/// or groups < 1 (or channels not divisible by groups); DTypeError for mixed or integer
+/// dtypes (torch runs integer convolutions on its cpu; hetero does not);
+/// DeviceMismatchError across devices.
+HETERO_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                         Size2 stride = 1, Size2 padding = 0, Size2 dilation = 1,
+                         std::int64_t groups = 1);
+
+/// Maximum over each KH x KW window, as torch.nn.functional.max_pool2d: `stride` defaults
+/// to `kernel`; `padding` (implicit -inf, at most half the kernel) on both sides; with
+/// `ceil_mode` the last window may hang over the end when it starts inside the input or
+/// its left padding (torch's rule). A window holding NaN gives NaN. The gradient goes to
+/// the first maximal element of each window (row-major in the window; torch's cpu kernel
+/// picks the last NaN where a window has several). Floating dtypes only
+/// (NotImplementedError otherwise, as torch). ShapeError / ValueError as conv2d, and
+/// "Output size is too small" when a dimension would be empty.
+HETERO_API Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride = {},
+                             Size2 padding = 0, Size2 dilation = 1, bool ceil_mode = false);
+
+/// Mean over each KH x KW window, as torch.nn.functional.avg_pool2d: zero padding, counted
+/// in the divisor when `count_include_pad` (windows hanging over the end in `ceil_mode`
+/// are not), or the element count divides when `divisor_override` is set (> 0). Floating
+/// dtypes only (torch also averages int64 with integer division; hetero raises
+/// NotImplementedError). Errors as max_pool2d.
+HETERO_API Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride = {},
+                             Size2 padding = 0, bool ceil_mode = false,
+                             bool count_include_pad = true,
+                             std::optional<std::int64_t> divisor_override = {});
+
+/// Mean over windows that tile the input into `output_size` cells, as
+/// torch.nn.functional.adaptive_avg_pool2d: cell i of a dimension of size H covers
+/// [floor(i H / OH), ceil((i + 1) H / OH)). Computed as A_h x A_w^T with averaging
+/// matrices (two GEMMs). Floating dtypes; output sizes >= 1 (ValueError otherwise).
+HETERO_API Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
+
+}  // namespace hetero

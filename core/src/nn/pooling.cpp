@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <hetero/nn/pooling.hpp>
+
+namespace hetero::nn {
+
+MaxPool2d::MaxPool2d(Size2 kernel_size, MaxPool2dOptions options)
+    : kernel_(kernel_size), o_(options) {}
+
+Tensor MaxPool2d::forward(const Tensor& x) {
+  return max_pool2d(x, kernel_, o_.stride, o_.padding, o_.dilation, o_.ceil_mode);
+}
+
+AvgPool2d::AvgPool2d(Size2 kernel_size, AvgPool2dOptions options)
+    : kernel_(kernel_size), o_(options) {}
+
+Tensor AvgPool2d::forward(const Tensor& x) {
+  return avg_pool2d(x, kernel_, o_.stride, o_.padding, o_.ceil_mode, o_.count_include_pad,
+                    o_.divisor_override);
+}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& x) { return adaptive_avg_pool2d(x, size_); }
+
+}  // namespace hetero::nn

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// max_pool2d, avg_pool2d and adaptive_avg_pool2d as torch.nn.functional's, over strided
+// window views (Note [Convolution as GEMM], window_views.hpp). Checks and messages follow
+// torch 1.13's (aten/src/ATen/native/Pool.h).
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <hetero/autograd.hpp>
+#include <hetero/conv.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "autograd/node.hpp"
+#include "autograd/record.hpp"
+#include "op_helpers.hpp"
+#include "window_views.hpp"
+
+namespace hetero {
+namespace {
+
+struct PoolGeometry {
+  std::int64_t n, c, h, w, oh, ow;
+  detail::Window2d win;
+};
+
+void check_floating(const Tensor& x, const char* op) {
+  if (!is_floating_point(x.dtype()))
+    throw NotImplementedError(std::string("\"") + op + "\" not implemented for '" +
+                              std::string(dtype_name(x.dtype())) + "' (floating dtypes only)");
+}
+
+Tensor batched(const Tensor& x, const char* op) {
+  detail::impl_of(x, op);
+  if (x.dim() != 3 && x.dim() != 4)
+    throw ShapeError(std::string(op) +
+                     ": expected a 3D (unbatched) or 4D (batched) input, got size " +
+                     detail::shape_str(x.shape()));
+  for (std::int64_t d = x.dim() - 3; d < x.dim(); ++d)
+    if (x.size(d) == 0)
+      throw ShapeError(std::string(op) +
+                       ": expected input with non-zero sizes in its channel and "
+                       "spatial dimensions, got size " +
+                       detail::shape_str(x.shape()));
+  return x.dim() == 3 ? x.unsqueeze(0) : x;
+}
+
+PoolGeometry check_pool(const Tensor& x4, const char* op, Size2 kernel, std::optional<Size2> stride,
+                        Size2 padding, Size2 dilation, bool ceil_mode) {
+  const Size2 s = stride.value_or(kernel);
+  if (kernel.h < 1 || kernel.w < 1)
+    throw ValueError(std::string(op) + ": kernel size should be greater than zero, got [" +
+                     std::to_string(kernel.h) + ", " + std::to_string(kernel.w) + "]");
+  if (s.h < 1 || s.w < 1)
+    throw ValueError(std::string(op) + ": stride should be greater than zero, got [" +
+                     std::to_string(s.h) + ", " + std::to_string(s.w) + "]");
+  if (dilation.h < 1 || dilation.w < 1)
+    throw ValueError(std::string(op) + ": dilation should be greater than zero");
+  if (padding.h < 0 || padding.w < 0 || padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
+    throw ValueError(
+        std::string(op) + ": pad should be at most half of kernel size, but got pad=[" +
+        std::to_string(padding.h) + ", " + std::to_string(padding.w) + "] and kernel_size=[" +
+        std::to_string(kernel.h) + ", " + std::to_string(kernel.w) + "]");
+  PoolGeometry g{x4.size(0), x4.size(1), x4.size(2), x4.size(3), 0, 0, {}};
+  g.oh = detail::pooled_size(g.h, kernel.h, padding.h, s.h, dilation.h, ceil_mode);
+  g.ow = detail::pooled_size(g.w, kernel.w, padding.w, s.w, dilation.w, ceil_mode);
+  if (g.oh < 1 || g.ow < 1)
+    throw ShapeError(std::string(op) + ": given input size: (" + std::to_string(g.c) + "x" +
+                     std::to_string(g.h) + "x" + std::to_string(g.w) +
+                     "). Calculated output size: (" + std::to_string(g.c) + "x" +
+                     std::to_string(g.oh) + "x" + std::to_string(g.ow) +
+                     "). Output size is too small");
+  g.win = {kernel.h, kernel.w, s.h, s.w, padding.h, padding.w, dilation.h, dilation.w};
+  // ceil_mode's last window may reach past the right padding: pad that far too.
+  g.win.extra_h = std::max<std::int64_t>(
+      0, (g.oh - 1) * s.h + dilation.h * (kernel.h - 1) + 1 - (g.h + 2 * padding.h));
+  g.win.extra_w = std::max<std::int64_t>(
+      0, (g.ow - 1) * s.w + dilation.w * (kernel.w - 1) + 1 - (g.w + 2 * padding.w));
+  return g;
+}
+
+// x4 padded for the windows of `g` with `value`, or x4 itself when nothing is padded.
+Tensor padded(const Tensor& x4, const PoolGeometry& g, double value) {
+  const detail::Window2d& w = g.win;
+  if (!w.ph && !w.pw && !w.extra_h && !w.extra_w) return x4;
+  return detail::pad2d(x4, w.ph, w.ph + w.extra_h, w.pw, w.pw + w.extra_w, value);
+}
+
+// The gradient of the padded input, cut back to x4's [N, C, H, W].
+Tensor unpad(const Tensor& dxp, const PoolGeometry& g) {
+  const detail::Window2d& w = g.win;
+  if (dxp.size(2) == g.h && dxp.size(3) == g.w) return dxp;
+  return dxp.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
+}
+
+std::int64_t padded_h(const PoolGeometry& g) { return g.h + 2 * g.win.ph + g.win.extra_h; }
+std::int64_t padded_w(const PoolGeometry& g) { return g.w + 2 * g.win.pw + g.win.extra_w; }
+
+// The divisor of each output cell of avg_pool2d, [OH, OW], by torch's rule
+// (AvgPoolKernel.cpp): the window clipped to the padded input (count_include_pad) or to
+// the input itself.
+Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor& like) {
+  const detail::Window2d& w = g.win;
+  std::vector<double> d(static_cast<std::size_t>(g.oh * g.ow));
+  for (std::int64_t i = 0; i < g.oh; ++i)
+    for (std::int64_t j = 0; j < g.ow; ++j) {
+      std::int64_t h0 = i * w.sh - w.ph, w0 = j * w.sw - w.pw;
+      std::int64_t h1 = std::min(h0 + w.kh, g.h + w.ph), w1 = std::min(w0 + w.kw, g.w + w.pw);
+      const std::int64_t pool = (h1 - h0) * (w1 - w0);
+      h0 = std::max<std::int64_t>(h0, 0);
+      w0 = std::max<std::int64_t>(w0, 0);
+      h1 = std::min(h1, g.h);
+      w1 = std::min(w1, g.w);
+      d[static_cast<std::size_t>(i * g.ow + j)] =
+          static_cast<double>(count_include_pad ? pool : (h1 - h0) * (w1 - w0));
+    }
+  return from_vector(d, {g.oh, g.ow}, like.device()).to(like.dtype());
+}
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
+                  Size2 dilation, bool ceil_mode) {
+  const Tensor x4 = batched(input, "max_pool2d");
+  check_floating(input, "max_pool2d");
+  const PoolGeometry g = check_pool(x4, "max_pool2d", kernel, stride, padding, dilation, ceil_mode);
+  const std::int64_t kk = g.win.kh * g.win.kw;
+  const bool grad = detail::needs_grad({&input});
+  Tensor out, index;
+  {
+    NoGradGuard no_grad;
+    const Tensor xp = padded(x4, g, -std::numeric_limits<double>::infinity());
+    // [N, C, KH, KW, OH, OW] -> dense [N, C, OH, OW, KH * KW]: each window one line.
+    const Tensor win = detail::window_view(xp, g.win, g.oh, g.ow);
+    const Tensor lines =
+        detail::strided_view(win, {g.n, g.c, g.oh, g.ow, g.win.kh, g.win.kw},
+                             {win.strides()[0], win.strides()[1], win.strides()[4],
+                              win.strides()[5], win.strides()[2], win.strides()[3]},
+                             win.impl()->offset)
+            .contiguous()
+            .view({g.n, g.c, g.oh, g.ow, kk});
+    const Tensor y = max(lines, 4);
+    if (grad) index = argmax(lines, 4);
+    out = input.dim() == 4 ? y : y.squeeze(0);
+  }
+  if (!grad) return out;
+  detail::BackwardFn fn = [g, kk, index, unbatched = input.dim() == 3](const Tensor& grad) {
+    const Tensor g4 = unbatched ? grad.unsqueeze(0) : grad;
+    // Each window's gradient on its arg-max element, zero elsewhere, then folded back.
+    const Tensor hit = eq(index.unsqueeze(4), arange(kk, TensorOptions(index.device())));
+    const Tensor lines = where(hit, g4.unsqueeze(4), 0.0).contiguous();  // [N, C, OH, OW, KK]
+    const auto& s = lines.strides();
+    const Tensor cols = detail::strided_view(lines, {g.n, g.c, g.win.kh, g.win.kw, g.oh, g.ow},
+                                             {s[0], s[1], g.win.kw, 1, s[2], s[3]}, 0);
+    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g);
+    return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
+  };
+  detail::attach(out, "MaxPool2DWithIndicesBackward", {input}, std::move(fn), {});
+  return out;
+}
+
+Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
+                  bool ceil_mode, bool count_include_pad,
+                  std::optional<std::int64_t> divisor_override) {
+  const Tensor x4 = batched(input, "avg_pool2d");
+  check_floating(input, "avg_pool2d");
+  const PoolGeometry g = check_pool(x4, "avg_pool2d", kernel, stride, padding, 1, ceil_mode);
+  if (divisor_override && *divisor_override <= 0)
+    throw ValueError("avg_pool2d: divisor must be not zero, got " +
+                     std::to_string(*divisor_override));
+  Tensor out, divisor;
+  {
+    NoGradGuard no_grad;
+    const Tensor xp = padded(x4, g, 0.0);
+    const Tensor sums = detail::window_view(xp, g.win, g.oh, g.ow).sum(2).sum(2);  // [N, C, OH, OW]
+    if (divisor_override)
+      divisor = full({}, static_cast<double>(*divisor_override),
+                     TensorOptions(x4.device()).dtype(x4.dtype()));
+    else if (count_include_pad && !g.win.extra_h && !g.win.extra_w)
+      divisor = full({}, static_cast<double>(g.win.kh * g.win.kw),
+                     TensorOptions(x4.device()).dtype(x4.dtype()));
+    else
+      divisor = avg_divisors(g, count_include_pad, x4);
+    const Tensor y = sums / divisor;
+    out = input.dim() == 4 ? y : y.squeeze(0);
+  }
+  if (!detail::needs_grad({&input})) return out;
+  detail::BackwardFn fn = [g, divisor, unbatched = input.dim() == 3](const Tensor& grad) {
+    const Tensor share = ((unbatched ? grad.unsqueeze(0) : grad) / divisor).contiguous();
+    const auto& s = share.strides();
+    // Every element of a window receives the window's share: the share seen with 0 strides
+    // over the kernel dimensions.
+    const Tensor cols = detail::strided_view(share, {g.n, g.c, g.win.kh, g.win.kw, g.oh, g.ow},
+                                             {s[0], s[1], 0, 0, s[2], s[3]}, share.impl()->offset);
+    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g);
+    return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
+  };
+  detail::attach(out, "AvgPool2DBackward", {input}, std::move(fn), {});
+  return out;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
+  const Tensor x4 = batched(input, "adaptive_avg_pool2d");
+  check_floating(input, "adaptive_avg_pool2d");
+  if (output_size.h < 1 || output_size.w < 1)
+    throw ValueError("adaptive_avg_pool2d: output size must be positive, got [" +
+                     std::to_string(output_size.h) + ", " + std::to_string(output_size.w) + "]");
+  // Row i of the [out, in] averaging matrix: 1 / count over [floor(i in / out), ceil((i + 1) in /
+  // out)).
+  const auto averaging = [&](std::int64_t in, std::int64_t out) {
+    std::vector<double> a(static_cast<std::size_t>(out * in), 0.0);
+    for (std::int64_t i = 0; i < out; ++i) {
+      const std::int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
+      for (std::int64_t j = start; j < end; ++j)
+        a[static_cast<std::size_t>(i * in + j)] = 1.0 / static_cast<double>(end - start);
+    }
+    return from_vector(a, {out, in}, input.device()).to(input.dtype());
+  };
+  const Tensor ah = averaging(x4.size(2), output_size.h);
+  const Tensor aw = averaging(x4.size(3), output_size.w);
+  // Differentiable through matmul's own gradient.
+  return matmul(matmul(ah, input), aw.t());
+}
+
+}  // namespace hetero

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strided window views and their adjoint (Note [Convolution as GEMM], window_views.hpp).
+#include "window_views.hpp"
+
+#include <hetero/autograd.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "op_helpers.hpp"
+#include "tensor_impl.hpp"
+
+namespace hetero::detail {
+
+Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
+                    std::int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>(*t.impl());
+  impl->autograd = nullptr;
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  return Tensor(std::move(impl));
+}
+
+Tensor pad2d(const Tensor& x, std::int64_t top, std::int64_t bottom, std::int64_t left,
+             std::int64_t right, double value) {
+  NoGradGuard no_grad;
+  const Shape& s = x.shape();
+  const std::int64_t h = s[2], w = s[3];
+  Tensor out = full({s[0], s[1], h + top + bottom, w + left + right}, value,
+                    TensorOptions(x.device()).dtype(x.dtype()));
+  if (x.numel() > 0) out.narrow(2, top, h).narrow(3, left, w).copy_(x);
+  return out;
+}
+
+Tensor window_view(const Tensor& xp, const Window2d& w, std::int64_t oh, std::int64_t ow) {
+  const Shape& s = xp.shape();
+  const auto& st = xp.strides();
+  return strided_view(xp, {s[0], s[1], w.kh, w.kw, oh, ow},
+                      {st[0], st[1], w.dh * st[2], w.dw * st[3], w.sh * st[2], w.sw * st[3]},
+                      xp.impl()->offset);
+}
+
+Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std::int64_t wp) {
+  NoGradGuard no_grad;
+  const Shape& s = cols.shape();
+  const std::int64_t n = s[0], c = s[1], oh = s[4], ow = s[5];
+  Tensor out = zeros({n, c, hp, wp}, TensorOptions(cols.device()).dtype(cols.dtype()));
+  if (out.numel() == 0 || cols.numel() == 0) return out;
+  // Windows overlap along a dimension when the stride is shorter than the dilated kernel.
+  const bool overlap = w.sh < w.dh * (w.kh - 1) + 1 || w.sw < w.dw * (w.kw - 1) + 1;
+  const auto& cs = cols.strides();
+  const std::int64_t base = cols.impl()->offset;
+  for (std::int64_t i = 0; i < w.kh; ++i)
+    for (std::int64_t j = 0; j < w.kw; ++j) {
+      const Tensor part = strided_view(cols, {n, c, oh, ow}, {cs[0], cs[1], cs[4], cs[5]},
+                                       base + i * cs[2] + j * cs[3]);
+      Tensor place = strided_view(out, {n, c, oh, ow}, {c * hp * wp, hp * wp, w.sh * wp, w.sw},
+                                  i * w.dh * wp + j * w.dw);
+      // Without overlap every element of `out` is written at most once, by this copy.
+      place.copy_(overlap ? place + part : part);
+    }
+  return out;
+}
+
+std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t stride,
+                         std::int64_t dil, bool ceil_mode) {
+  const std::int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  // Floor division (span may be negative: then the output is empty or negative).
+  std::int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+}  // namespace hetero::detail

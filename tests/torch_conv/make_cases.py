@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Random conv2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
+(Debian's python3-torch), written as one safetensors file for test_torch_conv: per case
+`<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
+`<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
+under `<i>`. Usage: make_cases.py OUT.safetensors [SEED] [CASES]."""
+import json
+import random
+import struct
+import sys
+
+import torch
+
+DTYPES = {torch.float32: "F32", torch.float64: "F64"}
+
+
+def conv_case(r):
+    groups = r.choice([1, 1, 1, 2, 3])
+    c, o = groups * r.randint(1, 3), groups * r.randint(1, 2)
+    kh, kw = r.randint(1, 4), r.randint(1, 4)
+    stride = [r.randint(1, 3), r.randint(1, 3)]
+    pad = [r.randint(0, 2), r.randint(0, 2)]
+    dil = [r.randint(1, 2), r.randint(1, 2)]
+    bad = r.random() < 0.05  # sizes torch may refuse: hetero must refuse them too
+    h = r.randint(1 if bad else max(1, dil[0] * (kh - 1) + 1 - 2 * pad[0]), 9)
+    w = r.randint(1 if bad else max(1, dil[1] * (kw - 1) + 1 - 2 * pad[1]), 9)
+    n = r.choice([0, 1, 2, 3]) if r.random() < 0.9 else None  # None: unbatched
+    shape = [c, h, w] if n is None else [n, c, h, w]
+    args = {"op": "conv2d", "stride": stride, "padding": pad, "dilation": dil, "groups": groups,
+            "bias": r.random() < 0.7}
+    return shape, [o, c // groups, kh, kw], args
+
+
+def pool_case(r, op):
+    kh, kw = r.randint(1, 4), r.randint(1, 4)
+    stride = [r.randint(1, 3), r.randint(1, 3)] if r.random() < 0.7 else None
+    bad = r.random() < 0.05  # padding or sizes torch may refuse
+    pad = [r.randint(0, kh if bad else kh // 2), r.randint(0, kw if bad else kw // 2)]
+    args = {"op": op, "kernel": [kh, kw], "stride": stride, "padding": pad,
+            "ceil_mode": r.random() < 0.4}
+    dil = [1, 1]
+    if op == "max_pool2d":
+        dil = [r.randint(1, 2), r.randint(1, 2)]
+        args["dilation"] = dil
+    else:
+        args["count_include_pad"] = r.random() < 0.6
+        args["divisor_override"] = r.randint(1, 5) if r.random() < 0.2 else None
+    h = r.randint(1 if bad else max(1, dil[0] * (kh - 1) + 1 - 2 * pad[0]), 9)
+    w = r.randint(1 if bad else max(1, dil[1] * (kw - 1) + 1 - 2 * pad[1]), 9)
+    n = r.choice([1, 2, 3]) if r.random() < 0.9 else None
+    return ([r.randint(1, 3), h, w] if n is None else [n, r.randint(1, 3), h, w]), args
+
+
+def empty_window(size, k, stride, pad, dil, ceil_mode):
+    """Whether a max_pool2d window along one dimension holds padding only: torch 1.13's cpu
+    kernel then writes the gradient at index -1, corrupting memory (it checks pad <= k / 2,
+    not against the dilated kernel), so such cases are not generated."""
+    span = size + 2 * pad - dil * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return any(all(not 0 <= o * stride - pad + i * dil < size for i in range(k)) for o in range(out))
+
+
+def adaptive_case(r):
+    h, w = r.randint(1, 9), r.randint(1, 9)
+    args = {"op": "adaptive_avg_pool2d", "output_size": [r.randint(1, h + 2), r.randint(1, w + 2)]}
+    n = r.choice([1, 2]) if r.random() < 0.9 else None
+    return ([r.randint(1, 3), h, w] if n is None else [n, r.randint(1, 3), h, w]), args
+
+
+def run(args, x, w, b):
+    F = torch.nn.functional
+    op = args["op"]
+    if op == "conv2d":
+        return F.conv2d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "max_pool2d":
+        return F.max_pool2d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
+                            args["ceil_mode"])
+    if op == "avg_pool2d":
+        return F.avg_pool2d(x, args["kernel"], args["stride"], args["padding"], args["ceil_mode"],
+                            args["count_include_pad"], args["divisor_override"])
+    return F.adaptive_avg_pool2d(x, args["output_size"])
+
+
+def main():
+    out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 400
+    r = random.Random(seed)
+    torch.manual_seed(seed)
+    tensors, meta = {}, {}
+    for i in range(count):
+        dtype = r.choice([torch.float32, torch.float64])
+        kind = r.choice(["conv2d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
+        w = b = None
+        if kind == "conv2d":
+            xs, ws, args = conv_case(r)
+            w = torch.randn(ws, dtype=dtype, requires_grad=True)
+            if args["bias"]:
+                b = torch.randn(ws[0], dtype=dtype, requires_grad=True)
+        elif kind == "adaptive_avg_pool2d":
+            xs, args = adaptive_case(r)
+        else:
+            while True:
+                xs, args = pool_case(r, kind)
+                d, st = args.get("dilation", [1, 1]), args["stride"] or args["kernel"]
+                if any(args["padding"][j] > args["kernel"][j] // 2 for j in range(2)):
+                    break  # torch refuses it before running
+                if not any(empty_window(xs[-2 + j], args["kernel"][j], st[j], args["padding"][j],
+                                        d[j], args["ceil_mode"]) for j in range(2)):
+                    break
+        x = torch.randn(xs, dtype=dtype, requires_grad=True)
+        try:
+            y = run(args, x, w, b)
+        except RuntimeError as e:  # a geometry torch refuses: hetero must refuse it too
+            args["error"] = str(e)
+            y = None
+        meta[str(i)] = json.dumps(args)
+        named = {"x": x, "w": w, "b": b}
+        if y is not None:
+            gy = torch.randn(y.shape, dtype=dtype)
+            y.backward(gy)
+            named.update({"gy": gy, "y": y, "gx": x.grad,
+                          "gw": None if w is None else w.grad, "gb": None if b is None else b.grad})
+        for k, t in named.items():
+            if t is not None:
+                tensors[f"{i}.{k}"] = t.detach().contiguous()
+    write_safetensors(out, tensors, meta)
+
+
+def write_safetensors(path, tensors, meta):
+    header, blobs, offset = {"__metadata__": meta}, [], 0
+    for name, t in tensors.items():
+        data = t.numpy().tobytes()
+        header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+if __name__ == "__main__":
+    main()

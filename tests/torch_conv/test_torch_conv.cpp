@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d against PyTorch: make_cases.py
+// (run by run_torch_conv.sh with Debian's python3-torch) writes random cases with torch's
+// outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
+// values, gradients of input, weight and bias, and an error wherever torch raised one.
+// Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of up to 108 terms of
+// randn values), 1e-10 float64.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+
+Size2 size2(const nlohmann::json& j) {
+  return {j[0].get<std::int64_t>(), j[1].get<std::int64_t>()};
+}
+
+std::optional<Size2> optional_size2(const nlohmann::json& j) {
+  if (j.is_null()) return std::nullopt;
+  return size2(j);
+}
+
+Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const std::string op = a["op"];
+  if (op == "conv2d")
+    return conv2d(x, w, b, size2(a["stride"]), size2(a["padding"]), size2(a["dilation"]),
+                  a["groups"].get<std::int64_t>());
+  if (op == "max_pool2d")
+    return max_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
+                      size2(a["dilation"]), a["ceil_mode"].get<bool>());
+  if (op == "avg_pool2d") {
+    std::optional<std::int64_t> divisor;
+    if (!a["divisor_override"].is_null()) divisor = a["divisor_override"].get<std::int64_t>();
+    return avg_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
+                      a["ceil_mode"].get<bool>(), a["count_include_pad"].get<bool>(), divisor);
+  }
+  return adaptive_avg_pool2d(x, size2(a["output_size"]));
+}
+
+// The largest |got - want| / (1 + |want|), with got and want of one shape (ShapeError-free).
+double worst(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  if (got.shape() != want.shape()) return INFINITY;
+  const auto g = got.cpu().to_vector<double>(), w = want.cpu().to_vector<double>();
+  double err = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    err = std::max(err, std::isnan(g[i]) ? INFINITY : std::abs(g[i] - w[i]) / (1 + std::abs(w[i])));
+  return err;
+}
+
+}  // namespace
+
+TEST(TorchConv, EveryCaseMatchesTorch) {
+  const char* path = std::getenv("HETERO_TORCH_CONV_CASES");
+  ASSERT_NE(path, nullptr) << "run through run_torch_conv.sh (HETERO_TORCH_CONV_CASES unset)";
+  const char* dev_name = std::getenv("HETERO_TEST_DEVICE");
+  const Device dev(dev_name ? dev_name : "cpu");
+  const nn::NamedTensors file = load_file(path, dev);
+  const Metadata meta = load_metadata(path);
+  int checked = 0, errors = 0;
+  for (const auto& [key, text] : meta) {
+    const nlohmann::json a = nlohmann::json::parse(text);
+    SCOPED_TRACE("case " + key + ": " + text);
+    const auto get = [&](const char* what) {
+      const std::string name = key + "." + what;
+      return file.contains(name) ? file.at(name) : Tensor();
+    };
+    Tensor x = get("x").clone().requires_grad_(), w = get("w"), b = get("b");
+    if (w.defined()) w = w.clone().requires_grad_();
+    if (b.defined()) b = b.clone().requires_grad_();
+    if (a.contains("error")) {
+      EXPECT_THROW(run(a, x, w, b), Error);
+      ++errors;
+      continue;
+    }
+    try {
+      const Tensor y = run(a, x, w, b);
+      const double tol = x.dtype() == DType::float64 ? 1e-10 : 1e-4;
+      EXPECT_EQ(y.dtype(), x.dtype());
+      EXPECT_LE(worst(y, get("y")), tol) << "output";
+      y.backward(get("gy"));
+      EXPECT_LE(worst(x.grad(), get("gx")), tol) << "input gradient";
+      if (w.defined()) {
+        EXPECT_LE(worst(w.grad(), get("gw")), tol) << "weight gradient";
+      }
+      if (b.defined()) {
+        EXPECT_LE(worst(b.grad(), get("gb")), tol) << "bias gradient";
+      }
+      ++checked;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "threw " << e.what();
+    }
+  }
+  EXPECT_GT(checked, 100);
+  std::printf("torch_conv: %d cases matched torch on %s, %d refused as torch refuses\n", checked,
+              dev.str().c_str(), errors);
+}
