@@ -13,7 +13,7 @@ namespace hetero::nn {
 
 /// Options of MaxPool2d (torch's defaults; stride unset means the kernel size).
 struct MaxPool2dOptions {
-  std::optional<Size2> stride;
+  std::optional<Size2> stride = std::nullopt;
   Size2 padding = 0;
   Size2 dilation = 1;
   bool ceil_mode = false;
@@ -32,11 +32,11 @@ class HETERO_API MaxPool2d : public Module {
 
 /// Options of AvgPool2d (torch's defaults; stride unset means the kernel size).
 struct AvgPool2dOptions {
-  std::optional<Size2> stride;
+  std::optional<Size2> stride = std::nullopt;
   Size2 padding = 0;
   bool ceil_mode = false;
   bool count_include_pad = true;
-  std::optional<std::int64_t> divisor_override;
+  std::optional<std::int64_t> divisor_override = std::nullopt;
 };
 
 /// avg_pool2d(x, kernel_size, ...); throws as avg_pool2d.
