@@ -140,3 +140,53 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
 }
 
 }  // namespace bench::torch
+
+namespace bench::torch {
+
+std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
+                                  std::int64_t k, std::int64_t padding) {
+  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(),
+             w = at::rand({o, c, k, k}).requires_grad_(), b = at::rand({o}).requires_grad_();
+  return [x, w, b, padding]() mutable {
+    at::Tensor y = at::conv2d(x, w, b, 1, padding);
+    y.backward(at::ones_like(y));
+    x.mutable_grad().reset();
+    w.mutable_grad().reset();
+    b.mutable_grad().reset();
+  };
+}
+
+std::function<void()> lenet_step(std::int64_t batch) {
+  struct LeNet {
+    std::vector<at::Tensor> p;  // c1 w b, c2 w b, f1 w b, f2 w b, f3 w b
+  };
+  auto net = std::make_shared<LeNet>();
+  for (const auto& s : std::vector<std::vector<std::int64_t>>{{6, 1, 5, 5},
+                                                              {6},
+                                                              {16, 6, 5, 5},
+                                                              {16},
+                                                              {120, 400},
+                                                              {120},
+                                                              {84, 120},
+                                                              {84},
+                                                              {10, 84},
+                                                              {10}})
+    net->p.push_back((at::rand(s) * 0.2 - 0.1).requires_grad_());
+  at::Tensor x = at::rand({batch, 1, 28, 28}), y = at::randint(0, 10, {batch});
+  return [net, x, y] {
+    auto& p = net->p;
+    at::Tensor h = at::avg_pool2d(at::sigmoid(at::conv2d(x, p[0], p[1], 1, 2)), 2, 2);
+    h = at::avg_pool2d(at::sigmoid(at::conv2d(h, p[2], p[3])), 2, 2).flatten(1);
+    h = at::sigmoid(at::linear(h, p[4], p[5]));
+    h = at::sigmoid(at::linear(h, p[6], p[7]));
+    at::Tensor loss = at::cross_entropy_loss(at::linear(h, p[8], p[9]), y);
+    loss.backward();
+    at::NoGradGuard no_grad;
+    for (auto& t : p) {
+      t.sub_(t.grad() * 0.9);
+      t.mutable_grad().reset();
+    }
+  };
+}
+
+}  // namespace bench::torch
