@@ -49,7 +49,7 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
 double worst(const Tensor& got, const Tensor& want) {
   EXPECT_EQ(got.shape(), want.shape());
   if (got.shape() != want.shape()) return INFINITY;
-  const auto g = got.cpu().to_vector<double>(), w = want.cpu().to_vector<double>();
+  const auto g = got.to_vector<double>(), w = want.to_vector<double>();
   double err = 0;
   for (std::size_t i = 0; i < g.size(); ++i)
     err = std::max(err, std::isnan(g[i]) ? INFINITY : std::abs(g[i] - w[i]) / (1 + std::abs(w[i])));
