@@ -198,6 +198,39 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
   if (cases == 0) GTEST_SKIP() << "the backend runs no binary op";
 }
 
+// out = a op b with out the very view a (Backend::binary allows it: an in-place update, as
+// torch's add_): a strided [r, c] view (every other column of a wider buffer), b broadcast.
+TEST_P(BackendTest, BinaryIntoItsFirstOperandInPlace) {
+  int cases = 0;
+  const std::int64_t r = 7, c = 301;
+  for (DType t : floating_dtypes()) {
+    if (!runs(BinaryOp::add, t)) continue;
+    ++cases;
+    const auto a = sample_values(t, r * 2 * c, 9);
+    const auto b = sample_values(t, c, 10);
+    DeviceArray da(backend(), 0, t, r * 2 * c, 1), db(backend(), 0, t, c, 0);
+    da.upload(pack(t, a).data());
+    db.upload(pack(t, b).data());
+    for (const std::vector<std::int64_t>& strides :
+         {std::vector<std::int64_t>{2 * c, 2}, std::vector<std::int64_t>{}}) {
+      const StridedView v = da.view({r, c}, strides);
+      backend().binary(BinaryOp::add, v, db.view({r, c}, {0, 1}), v, stream());
+    }
+    const auto y = run_download(da);
+    for (std::int64_t i = 0; i < r * 2 * c; ++i) {
+      // Elements of the strided view got b twice (once through each view), the others once
+      // where the dense [r, c] view covers them.
+      const std::int64_t row = i / (2 * c), col = i % (2 * c);
+      double e = a[i];
+      if (col % 2 == 0) e = round_to(t, e + b[col / 2]);
+      if (i < r * c) e = round_to(t, e + b[i % c]);
+      ASSERT_NEAR(y[i], e, tol(t, e) + 4 * epsilon(t) * std::abs(e))
+          << dtype_name(t) << " element " << i << " (row " << row << ")";
+    }
+  }
+  if (cases == 0) GTEST_SKIP() << "the backend runs no floating add";
+}
+
 // out [r, c] = op(c, x, y): the condition a column [r, 1] broadcast over columns, x full,
 // y a row [1, c] broadcast over rows; every dtype the row defines, bool included.
 TEST_P(BackendTest, TernaryOpsMatchReferenceWithBroadcasting) {

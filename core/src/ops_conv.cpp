@@ -94,26 +94,32 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
   return g;
 }
 
-// The im2col matrix of x4: [N, C * KH * KW, OH * OW], dense.
+// The im2col matrix of x4, channel-major: [C * KH * KW, N * OH * OW], dense, so that the whole
+// batch is one GEMM per group (W [O, C KH KW] times it), as the GEMM route of cuDNN and
+// PyTorch's slow_conv2d; its rows of one group are a contiguous block.
 Tensor im2col(const Tensor& x4, const ConvGeometry& g) {
   const detail::Window2d& w = g.win;
   const Tensor xp = (w.ph || w.pw) ? detail::pad2d(x4, w.ph, w.ph, w.pw, w.pw, 0.0) : x4;
-  return detail::window_view(xp, w, g.oh, g.ow)
+  const Tensor win = detail::window_view(xp, w, g.oh, g.ow);  // [N, C, KH, KW, OH, OW]
+  const auto& s = win.strides();
+  return detail::strided_view(win, {g.c, w.kh, w.kw, g.n, g.oh, g.ow},
+                              {s[1], s[2], s[3], s[0], s[4], s[5]}, win.impl()->offset)
       .contiguous()
-      .view({g.n, g.c * w.kh * w.kw, g.oh * g.ow});
+      .view({g.c * w.kh * w.kw, g.n * g.oh * g.ow});
 }
 
-// Per group: a [rows_a, ...] weight block times the matching rows of `cols`, joined along dim 1.
-Tensor grouped_matmul(const Tensor& wm, const Tensor& cols, std::int64_t groups,
-                      bool weight_transposed) {
-  if (groups == 1) return matmul(weight_transposed ? wm.t() : wm, cols);
-  const std::int64_t wrows = wm.size(0) / groups, crows = cols.size(1) / groups;
+// Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T with
+// `transpose_b`), joined along dim 0; a and b are split into `groups` equal row blocks.
+Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
+                      std::int64_t groups) {
+  const auto op = [](const Tensor& t, bool tr) { return tr ? t.t() : t; };
+  if (groups == 1) return matmul(op(a, transpose_a), op(b, transpose_b));
+  const std::int64_t ra = a.size(0) / groups, rb = b.size(0) / groups;
   std::vector<Tensor> parts;
-  for (std::int64_t i = 0; i < groups; ++i) {
-    const Tensor wg = wm.narrow(0, i * wrows, wrows);
-    parts.push_back(matmul(weight_transposed ? wg.t() : wg, cols.narrow(1, i * crows, crows)));
-  }
-  return cat(parts, 1);
+  for (std::int64_t i = 0; i < groups; ++i)
+    parts.push_back(
+        matmul(op(a.narrow(0, i * ra, ra), transpose_a), op(b.narrow(0, i * rb, rb), transpose_b)));
+  return cat(parts, 0);
 }
 
 }  // namespace
@@ -127,38 +133,40 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   {
     NoGradGuard no_grad;
     const Tensor x4 = batched ? input : input.unsqueeze(0);
-    cols = im2col(x4, g);
+    cols = im2col(x4, g);  // [C KH KW, N OH OW]
     wm = weight.reshape({g.o, k});
-    Tensor y = grouped_matmul(wm, cols, groups, false);  // [N, O, OH * OW]
-    if (bias.defined()) y = y + bias.reshape({1, g.o, 1});
-    y = y.view({g.n, g.o, g.oh, g.ow});
-    out = batched ? y : y.squeeze(0);
+    // [O, N OH OW] seen as [N, O, OH OW]; the bias add (or a copy) writes it out dense.
+    const Tensor y = grouped_matmul(wm, false, cols, false, groups)
+                         .view({g.o, g.n, g.oh * g.ow})
+                         .transpose(0, 1);
+    const Tensor dense = bias.defined() ? y + bias.reshape({1, g.o, 1}) : y.contiguous();
+    out = dense.view(batched ? Shape{g.n, g.o, g.oh, g.ow} : Shape{g.o, g.oh, g.ow});
   }
   const bool need_x = detail::needs_grad({&input}), need_w = detail::needs_grad({&weight}),
              need_b = bias.defined() && detail::needs_grad({&bias});
   if (!need_x && !need_w && !need_b) return out;
   detail::SavedTensors saved;
-  detail::BackwardFn fn = [g, k, batched, need_x, need_w, need_b, wm = detail::saved(wm),
+  detail::BackwardFn fn = [g, batched, need_x, need_w, need_b, wm = detail::saved(wm),
                            cols = need_w ? cols : Tensor(),
                            wshape = weight.shape()](const Tensor& grad) {
-    const Tensor g3 = grad.reshape({g.n, g.o, g.oh * g.ow});
+    // The output's gradient channel-major, [O, N OH OW], as the forward GEMM produced it.
+    const Tensor gt = grad.reshape({g.n, g.o, g.oh * g.ow})
+                          .transpose(0, 1)
+                          .contiguous()
+                          .view({g.o, g.n * g.oh * g.ow});
     detail::Gradients grads(3);
-    if (need_b) grads[2] = g3.sum(2).sum(0);
-    if (need_w) {
-      // dW = sum over the batch of g3 cols^T, per group.
-      const std::int64_t og = g.o / g.groups;
-      std::vector<Tensor> parts;
-      for (std::int64_t i = 0; i < g.groups; ++i)
-        parts.push_back(
-            matmul(g3.narrow(1, i * og, og), cols.narrow(1, i * k, k).transpose(1, 2)).sum(0));
-      grads[1] = (g.groups == 1 ? parts[0] : cat(parts, 0)).reshape(wshape);
-    }
+    if (need_b) grads[2] = gt.sum(1);
+    // dW = gt cols^T and dcols = W^T gt, per group.
+    if (need_w) grads[1] = grouped_matmul(gt, false, cols, true, g.groups).reshape(wshape);
     if (need_x) {
-      // dX = fold(W^T g3): the adjoint of im2col, then the padding cut off.
+      // dX = fold(dcols): the adjoint of im2col, then the padding cut off.
       const detail::Window2d& w = g.win;
-      const Tensor dcols =
-          grouped_matmul(wm, g3, g.groups, true).view({g.n, g.c, w.kh, w.kw, g.oh, g.ow});
-      Tensor dx = detail::fold_windows(dcols, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
+      const Tensor dcols = grouped_matmul(wm, true, gt, false, g.groups);  // [C KH KW, N OH OW]
+      const std::int64_t l = g.oh * g.ow, s_c = w.kh * w.kw * g.n * l;
+      const Tensor cols6 =
+          detail::strided_view(dcols, {g.n, g.c, w.kh, w.kw, g.oh, g.ow},
+                               {l, s_c, w.kw * g.n * l, g.n * l, g.ow, 1}, dcols.impl()->offset);
+      Tensor dx = detail::fold_windows(cols6, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
       if (w.ph || w.pw) dx = dx.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
       grads[0] = batched ? dx : dx.squeeze(0);
     }

@@ -174,7 +174,7 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   {
     NoGradGuard no_grad;
     const Tensor xp = padded(x4, g, 0.0);
-    const Tensor sums = detail::window_view(xp, g.win, g.oh, g.ow).sum(2).sum(2);  // [N, C, OH, OW]
+    const Tensor sums = detail::window_sum(xp, g.win, g.oh, g.ow);  // [N, C, OH, OW]
     if (divisor_override)
       divisor = full({}, static_cast<double>(*divisor_override),
                      TensorOptions(x4.device()).dtype(x4.dtype()));

@@ -6,6 +6,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "tensor_impl.hpp"
 
@@ -40,6 +41,26 @@ Tensor window_view(const Tensor& xp, const Window2d& w, std::int64_t oh, std::in
                       xp.impl()->offset);
 }
 
+namespace {
+// Slice (i, j) of the kernel dimensions of a 6-d window tensor: [N, C, OH, OW].
+Tensor kernel_slice(const Tensor& cols, std::int64_t i, std::int64_t j) {
+  const Shape& s = cols.shape();
+  const auto& st = cols.strides();
+  return strided_view(cols, {s[0], s[1], s[4], s[5]}, {st[0], st[1], st[4], st[5]},
+                      cols.impl()->offset + i * st[2] + j * st[3]);
+}
+}  // namespace
+
+Tensor window_sum(const Tensor& xp, const Window2d& w, std::int64_t oh, std::int64_t ow) {
+  NoGradGuard no_grad;
+  const Tensor win = window_view(xp, w, oh, ow);
+  Tensor sum = kernel_slice(win, 0, 0).contiguous();
+  for (std::int64_t i = 0; i < w.kh; ++i)
+    for (std::int64_t j = 0; j < w.kw; ++j)
+      if (i || j) sum = sum + kernel_slice(win, i, j);
+  return sum;
+}
+
 Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std::int64_t wp) {
   NoGradGuard no_grad;
   const Shape& s = cols.shape();
@@ -48,16 +69,18 @@ Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std:
   if (out.numel() == 0 || cols.numel() == 0) return out;
   // Windows overlap along a dimension when the stride is shorter than the dilated kernel.
   const bool overlap = w.sh < w.dh * (w.kh - 1) + 1 || w.sw < w.dw * (w.kw - 1) + 1;
-  const auto& cs = cols.strides();
-  const std::int64_t base = cols.impl()->offset;
   for (std::int64_t i = 0; i < w.kh; ++i)
     for (std::int64_t j = 0; j < w.kw; ++j) {
-      const Tensor part = strided_view(cols, {n, c, oh, ow}, {cs[0], cs[1], cs[4], cs[5]},
-                                       base + i * cs[2] + j * cs[3]);
+      const Tensor part = kernel_slice(cols, i, j);
       Tensor place = strided_view(out, {n, c, oh, ow}, {c * hp * wp, hp * wp, w.sh * wp, w.sw},
                                   i * w.dh * wp + j * w.dw);
-      // Without overlap every element of `out` is written at most once, by this copy.
-      place.copy_(overlap ? place + part : part);
+      // Without overlap every element of `out` is written at most once, by this copy; with
+      // it, the slice is added in place (Backend::binary allows out to be the view `a`).
+      if (overlap)
+        calls::binary(storage_of(out), BinaryOp::add, view_of(place), view_of(part),
+                      view_of(place));
+      else
+        place.copy_(part);
     }
   return out;
 }

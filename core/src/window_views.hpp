@@ -36,6 +36,11 @@ Tensor pad2d(const Tensor& x, std::int64_t top, std::int64_t bottom, std::int64_
 /// The windows of xp [N, C, Hp, Wp] (any strides) as a view [N, C, KH, KW, OH, OW].
 Tensor window_view(const Tensor& xp, const Window2d& w, std::int64_t oh, std::int64_t ow);
 
+/// The sum over each window of xp [N, C, Hp, Wp]: [N, C, OH, OW], as KH * KW - 1 element-wise
+/// adds of the windows' strided slices (a reduction over the view's two kernel dimensions
+/// reads it in a far worse order).
+Tensor window_sum(const Tensor& xp, const Window2d& w, std::int64_t oh, std::int64_t ow);
+
 /// The adjoint of window_view: `cols` [N, C, KH, KW, OH, OW] (any strides, 0 included)
 /// summed into a new zero tensor [N, C, hp, wp] of cols' dtype, on cols' device.
 Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std::int64_t wp);

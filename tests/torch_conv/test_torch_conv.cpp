@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d against PyTorch: make_cases.py
-// (run by run_torch_conv.sh with Debian's python3-torch) writes random cases with torch's
+// (run by run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's
 // outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
 // values, gradients of input, weight and bias, and an error wherever torch raised one.
 // Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of up to 108 terms of
@@ -59,8 +59,8 @@ double worst(const Tensor& got, const Tensor& want) {
 }  // namespace
 
 TEST(TorchConv, EveryCaseMatchesTorch) {
-  const char* path = std::getenv("HETERO_TORCH_CONV_CASES");
-  ASSERT_NE(path, nullptr) << "run through run_torch_conv.sh (HETERO_TORCH_CONV_CASES unset)";
+  const char* path = std::getenv("HETERO_TORCH_CASES");
+  ASSERT_NE(path, nullptr) << "run through run_torch_cases.sh (HETERO_TORCH_CASES unset)";
   const char* dev_name = std::getenv("HETERO_TEST_DEVICE");
   const Device dev(dev_name ? dev_name : "cpu");
   const nn::NamedTensors file = load_file(path, dev);

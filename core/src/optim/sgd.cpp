@@ -5,10 +5,12 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "state_entries.hpp"
+
 namespace hetero::optim {
 
 SGD::SGD(std::vector<Tensor> params, SGDOptions options)
-    : params_(std::move(params)), momentum_(params_.size()), options_(options) {
+    : Optimizer(std::move(params), "SGD"), momentum_(params_.size()), options_(options) {
   if (!(options.lr > 0)) throw Error("SGD: lr must be positive, got " + std::to_string(options.lr));
   if (options.momentum < 0)
     throw Error("SGD: momentum must be >= 0, got " + std::to_string(options.momentum));
@@ -16,9 +18,6 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options)
     throw Error("SGD: weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
   if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
     throw Error("SGD: Nesterov momentum needs momentum > 0 and dampening = 0");
-  for (const auto& p : params_)
-    if (!p.defined() || !p.requires_grad())
-      throw Error("SGD: every parameter must be a tensor that requires grad");
 }
 
 void SGD::step() {
@@ -38,8 +37,21 @@ void SGD::step() {
   }
 }
 
-void SGD::zero_grad() {
-  for (auto& p : params_) p.mutable_grad() = Tensor();
+nn::NamedTensors SGD::state_dict() const {
+  nn::NamedTensors out;
+  for (std::size_t i = 0; i < momentum_.size(); ++i)
+    if (momentum_[i].defined())
+      out.push_back("state." + std::to_string(i) + ".momentum_buffer", momentum_[i]);
+  return out;
+}
+
+void SGD::load_state_dict(const nn::NamedTensors& state) {
+  const auto entries = detail::split_state(state, params_, {"momentum_buffer"}, "SGD");
+  std::vector<Tensor> momentum(params_.size());
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (auto it = entries[i].find("momentum_buffer"); it != entries[i].end())
+      momentum[i] = detail::adopt(it->second, params_[i]);
+  momentum_ = std::move(momentum);
 }
 
 }  // namespace hetero::optim

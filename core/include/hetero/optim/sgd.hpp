@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <hetero/export.hpp>
+#include <hetero/optim/optimizer.hpp>
 #include <hetero/tensor.hpp>
 
 namespace hetero::optim {
@@ -26,18 +27,18 @@ struct SGDOptions {
   bool nesterov = false;    ///< needs momentum > 0 and dampening == 0
 };
 
-class HETERO_API SGD {
+class HETERO_API SGD : public Optimizer {
  public:
   /// Keeps handles to `params` (e.g. module.parameters()). Error for an invalid option.
   SGD(std::vector<Tensor> params, SGDOptions options);
   /// One update of every parameter that has a gradient (others are skipped).
-  void step();
-  /// Clears every parameter's gradient (undefined), as zero_grad(set_to_none=True).
-  void zero_grad();
+  void step() override;
+  /// "state.<i>.momentum_buffer" for each parameter with a momentum buffer (as torch).
+  nn::NamedTensors state_dict() const override;
+  void load_state_dict(const nn::NamedTensors& state) override;
   const SGDOptions& options() const noexcept { return options_; }
 
  private:
-  std::vector<Tensor> params_;
   std::vector<Tensor> momentum_;
   SGDOptions options_;
 };

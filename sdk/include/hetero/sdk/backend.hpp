@@ -121,6 +121,10 @@ class Backend {
   /// equal dtypes.
   virtual void unary(UnaryOp op, const StridedView& in, const StridedView& out, Stream& stream) = 0;
   /// out = a op b; a and b already broadcast to out's shape (0 strides), equal dtypes.
+  /// `out` may be the very view `a` (same buffer, offset, shape and strides): an in-place
+  /// update, as torch's add_ (the core's convolution gradient accumulates so); each element
+  /// is then read before it is written. Any other overlap between out and an input does not
+  /// occur.
   virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
                       const StridedView& out, Stream& stream) = 0;
   /// Reduction of `in` into `out` (see ReduceOp for the layout rule; Note [Reduction

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file optim/adam.hpp
+/// hetero::optim::Adam and AdamW, as torch.optim.Adam / AdamW (Kingma and Ba 2015; Loshchilov
+/// and Hutter 2019), the update of torch 1.13's single-tensor path, per parameter p with
+/// gradient g at step t (counted from 1):
+///   Adam:  g = g + weight_decay * p                 (L2 penalty, when weight_decay != 0)
+///   AdamW: p = p * (1 - lr * weight_decay)          (decoupled weight decay)
+///   m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g * g
+///   v_max = max(v_max, v) with amsgrad, and v_max replaces v below
+///   p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+/// State per parameter (state_dict names): "exp_avg" (m), "exp_avg_sq" (v), "max_exp_avg_sq"
+/// (amsgrad only), "step" (a 0-d float32 tensor, as torch), on the parameter's device. The
+/// step count is kept on the host, so step() waits for no device.
+#include <cstdint>
+#include <vector>
+
+#include <hetero/export.hpp>
+#include <hetero/optim/optimizer.hpp>
+
+namespace hetero::optim {
+
+/// Hyper-parameters of Adam (torch.optim.Adam's defaults).
+struct AdamOptions {
+  double lr = 1e-3;                   ///< > 0
+  double beta1 = 0.9, beta2 = 0.999;  ///< each in [0, 1)
+  double eps = 1e-8;                  ///< >= 0
+  double weight_decay = 0;            ///< >= 0
+  bool amsgrad = false;
+};
+
+class HETERO_API Adam : public Optimizer {
+ public:
+  /// Keeps handles to `params`. Error for an invalid option (naming it) or a parameter that
+  /// is undefined or does not require grad.
+  Adam(std::vector<Tensor> params, AdamOptions options = {});
+  void step() override;
+  nn::NamedTensors state_dict() const override;
+  void load_state_dict(const nn::NamedTensors& state) override;
+  const AdamOptions& options() const noexcept { return options_; }
+
+ protected:
+  Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* who);
+
+ private:
+  struct State {
+    Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
+    std::int64_t step = 0;  // on the host: the update needs no device read for it
+  };
+  std::vector<State> state_;
+  AdamOptions options_;
+  bool decoupled_;
+};
+
+/// Adam with decoupled weight decay (torch.optim.AdamW): options as Adam's, but
+/// weight_decay defaults to 1e-2 and multiplies the parameter by (1 - lr weight_decay)
+/// before the update instead of adding to the gradient.
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+  bool amsgrad = false;
+};
+
+class HETERO_API AdamW : public Adam {
+ public:
+  AdamW(std::vector<Tensor> params, AdamWOptions options = {});
+};
+
+}  // namespace hetero::optim
