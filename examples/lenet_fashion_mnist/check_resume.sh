@@ -11,4 +11,5 @@ common=(--limit 1024 --test-limit 256 --batch-size 128 --quiet "$@")
 "$bin" "${common[@]}" --epochs 1 --checkpoint "$dir/resumed.safetensors"
 "$bin" "${common[@]}" --epochs 2 --checkpoint "$dir/resumed.safetensors" --resume
 cmp "$dir/straight.safetensors" "$dir/resumed.safetensors"
+cmp "$dir/straight.safetensors.optimizer" "$dir/resumed.safetensors.optimizer"
 echo "check_resume: the resumed run's parameters equal the uninterrupted run's"

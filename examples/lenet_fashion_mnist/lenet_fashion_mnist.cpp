@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // D2L's LeNet on Fashion-MNIST on try_gpu() (chapter "Convolutional Neural Networks"): SGD
-// at the book's hyperparameters (lr 0.9, batch 256, 10 epochs, cross entropy), a progress
-// bar and per-epoch loss, training and test accuracy, a checkpoint after every epoch (the
-// parameters and the epoch, safetensors) and --resume from it. The training order of
+// at the book's hyperparameters (lr 0.9, batch 256, 10 epochs, cross entropy), or Adam
+// (--optimizer adam, lr 1e-3 unless --lr), a progress bar and per-epoch loss, training and
+// test accuracy, a checkpoint after every epoch (FILE: the parameters and the epoch;
+// FILE.optimizer: the optimiser's state_dict and the epoch, written first; safetensors) and
+// --resume from it. The training order of
 // epoch e is a permutation drawn from mt19937_64(seed + e), so a resumed run replays the
 // same minibatches and ends with the same parameters as an uninterrupted one.
 //
 //   lenet_fashion_mnist [--epochs 10] [--batch-size 256] [--lr 0.9] [--data DIR]
-//                       [--limit N] [--test-limit N] [--checkpoint FILE] [--resume]
+//                       [--optimizer sgd|adam] [--limit N] [--test-limit N]
+//                       [--checkpoint FILE] [--resume]
 //                       [--min-accuracy A] [--device cuda:0] [--quiet] [--expect-loss-drop]
 // Exit status 1 when the test accuracy is below --min-accuracy, or with --expect-loss-drop
 // when an epoch's last tenth of steps did not have a lower mean loss than its first; 2 for bad
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -74,13 +78,16 @@ int main(int argc, char** argv) {
   CLI::App app{"Train D2L's LeNet on Fashion-MNIST on try_gpu()"};
   int epochs = 10;
   std::int64_t batch_size = 256, limit = 0, test_limit = 0;
-  double lr = 0.9, min_accuracy = 0;
-  std::string data = fashion_mnist::kDebianDir, checkpoint, device_name;
+  double lr = 0, min_accuracy = 0;
+  std::string data = fashion_mnist::kDebianDir, checkpoint, device_name, optimizer = "sgd";
   bool resume = false, quiet = false, expect_drop = false;
   std::uint64_t seed = 0;
   app.add_option("--epochs", epochs, "passes over the training set")->check(CLI::PositiveNumber);
   app.add_option("--batch-size", batch_size, "minibatch size")->check(CLI::PositiveNumber);
-  app.add_option("--lr", lr, "SGD learning rate")->check(CLI::PositiveNumber);
+  app.add_option("--lr", lr, "learning rate (default: 0.9 for sgd, 1e-3 for adam)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", optimizer, "sgd (D2L's) or adam")
+      ->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--data", data, "directory of the four IDX files");
   app.add_option("--limit", limit, "train on the first N samples only (0: all)")
       ->check(CLI::NonNegativeNumber);
@@ -113,14 +120,28 @@ int main(int argc, char** argv) {
     manual_seed(seed);
     nn::Sequential net = lenet::make();
     net.to(dev);
+    std::unique_ptr<optim::Optimizer> opt;
+    if (optimizer == "adam")
+      opt = std::make_unique<optim::Adam>(net.parameters(),
+                                          optim::AdamOptions{.lr = lr > 0 ? lr : 1e-3});
+    else
+      opt = std::make_unique<optim::SGD>(net.parameters(),
+                                         optim::SGDOptions{.lr = lr > 0 ? lr : 0.9});
+    const std::string optimizer_file = checkpoint + ".optimizer";
     int first_epoch = 1;
     if (resume) {
+      const std::string epoch = load_metadata(checkpoint).at("epoch");
+      const Metadata om = load_metadata(optimizer_file);
+      if (om.count("epoch") == 0 || om.at("epoch") != epoch || om.count("optimizer") == 0 ||
+          om.at("optimizer") != optimizer)
+        throw std::runtime_error(optimizer_file + " does not hold the " + optimizer +
+                                 " state of epoch " + epoch + " of " + checkpoint);
       load(net, checkpoint, dev);
-      first_epoch = std::stoi(load_metadata(checkpoint).at("epoch")) + 1;
+      opt->load_state_dict(load_file(optimizer_file, dev));
+      first_epoch = std::stoi(epoch) + 1;
       std::printf("resumed from %s after epoch %d\n", checkpoint.c_str(), first_epoch - 1);
     }
     nn::CrossEntropyLoss criterion(Tensor(), /*check_targets=*/false);  // labels checked on reading
-    optim::SGD sgd(net.parameters(), {.lr = lr});
     const bool bar = !quiet && isatty(STDERR_FILENO);
     const std::int64_t n = train.size(), steps = (n + batch_size - 1) / batch_size;
     double accuracy = 0;
@@ -143,9 +164,9 @@ int main(int argc, char** argv) {
         const auto [x, y] = batch(train, order, first, len, dev);
         const Tensor logits = net(x);
         const Tensor loss = criterion(logits, y);
-        sgd.zero_grad();
+        opt->zero_grad();
         loss.backward();
-        sgd.step();
+        opt->step();
         loss_sum = loss_sum + loss.detach() * static_cast<double>(len);
         if (step < tenth) head = head + loss.detach();
         if (step >= steps - tenth) tail = tail + loss.detach();
@@ -167,8 +188,12 @@ int main(int argc, char** argv) {
                   last);
       dropped = dropped && last < first;
       std::fflush(stdout);
-      if (!checkpoint.empty())
+      if (!checkpoint.empty()) {
+        // The optimiser's state first: a checkpoint names an epoch only once both are written.
+        save(opt->state_dict(), optimizer_file,
+             {{"epoch", std::to_string(epoch)}, {"optimizer", optimizer}});
         save(net, checkpoint, {{"epoch", std::to_string(epoch)}, {"model", "d2l-lenet"}});
+      }
     }
     if (first_epoch > epochs) {
       net.eval();
