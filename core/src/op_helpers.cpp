@@ -253,4 +253,14 @@ void fill(const Tensor& t, std::int64_t v) {
               Scalar{static_cast<double>(v), t.dtype() == DType::bool_ ? (v != 0 ? 1 : 0) : v});
 }
 
+Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
+                    std::int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>(*t.impl());
+  impl->autograd = nullptr;
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  return Tensor(std::move(impl));
+}
+
 }  // namespace hetero::detail

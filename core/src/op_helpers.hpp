@@ -42,6 +42,10 @@ Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like);
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.
 const TensorImpl& impl_of(const Tensor& t, const char* op);
+/// A view of `t`'s storage with the given shape, element strides and element offset (as
+/// torch.as_strided); not recorded by autograd. The caller keeps it inside the storage.
+Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
+                    std::int64_t offset);
 /// The view of a tensor.
 StridedView view_of(const Tensor& t);
 /// The view of a tensor with its shape/strides replaced (same storage and offset).

@@ -12,16 +12,6 @@
 
 namespace hetero::detail {
 
-Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
-                    std::int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>(*t.impl());
-  impl->autograd = nullptr;
-  impl->shape = std::move(shape);
-  impl->strides = std::move(strides);
-  impl->offset = offset;
-  return Tensor(std::move(impl));
-}
-
 Tensor pad2d(const Tensor& x, std::int64_t top, std::int64_t bottom, std::int64_t left,
              std::int64_t right, double value) {
   NoGradGuard no_grad;

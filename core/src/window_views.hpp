@@ -14,6 +14,8 @@
 
 #include <hetero/tensor.hpp>
 
+#include "op_helpers.hpp"  // strided_view
+
 namespace hetero::detail {
 
 /// The window geometry of one 2-d op: kernel, stride, padding (top/left; bottom/right is
@@ -22,11 +24,6 @@ struct Window2d {
   std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
   std::int64_t extra_h = 0, extra_w = 0;
 };
-
-/// A view of `t`'s storage with the given shape, element strides and element offset (as
-/// torch.as_strided); not recorded by autograd. The caller keeps it inside the storage.
-Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
-                    std::int64_t offset);
 
 /// x [N, C, H, W] inside a new tensor filled with `value`: `top`/`left` rows/columns
 /// before, `bottom`/`right` after. Not recorded.

@@ -150,6 +150,13 @@ Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {
   if (op == "max") return all ? max(x) : max(x, dim, keep);
   if (op == "min") return all ? min(x) : min(x, dim, keep);
   if (op == "norm") return norm(x);
+  if (op == "argmin") return all ? argmin(x) : argmin(x, dim, keep);
+  if (op == "var" || op == "std") {
+    const auto c = args["correction"].get<std::int64_t>();
+    if (op == "var") return all ? var(x, c) : var(x, dim, c, keep);
+    return all ? hetero::std(x, c) : hetero::std(x, dim, c, keep);
+  }
+  if (op == "logsumexp") return logsumexp(x, dim, keep);
   return all ? argmax(x) : argmax(x, dim, keep);
 }
 
@@ -163,6 +170,10 @@ Tensor view(const std::string& op, const Tensor& x, const Json& a) {
   if (op == "squeeze") return x.squeeze(a["dim"].get<std::int64_t>());
   if (op == "unsqueeze") return x.unsqueeze(a["dim"].get<std::int64_t>());
   if (op == "index") return x[a["index"].get<std::int64_t>()];
+  if (op == "permute") return x.permute(a["dims"].get<std::vector<std::int64_t>>());
+  if (op == "flatten")
+    return x.flatten(a["start"].get<std::int64_t>(), a["end"].get<std::int64_t>());
+  if (op == "expand") return x.expand(to_shape(a["shape"]));
   return x.reshape(to_shape(a["shape"]));
 }
 
@@ -212,6 +223,10 @@ Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (op == "log_softmax") return log_softmax(a, last);
   if (op == "max_dim") return max(a, last, true);
   if (op == "mean_dim") return mean(a, last, true);
+  // Population variance (correction 0): a last dimension of size 1 gives 0, not NaN.
+  if (op == "var_dim") return var(a, last, 0, true);
+  if (op == "std_dim") return hetero::std(a, last, 0, true);
+  if (op == "logsumexp_dim") return logsumexp(a, last, true);
   if (op == "sqrt_abs") return sqrt(abs(a) + 0.5);
   if (op == "log_abs") return log(abs(a) + 0.5);
   return unary(op, a);

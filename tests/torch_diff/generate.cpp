@@ -20,7 +20,8 @@ const std::array<const char*, 13> kBinary = {"add", "sub", "mul", "div", "maximu
                                              "ne",  "lt",  "le",  "gt",  "ge",      "pow"};
 // The binary ops with a gradient (the grad category's expressions).
 const std::array<const char*, 6> kGradBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
-const std::array<const char*, 6> kReduce = {"sum", "mean", "max", "min", "norm", "argmax"};
+const std::array<const char*, 10> kReduce = {"sum",    "mean",   "max", "min", "norm",
+                                             "argmax", "argmin", "var", "std", "logsumexp"};
 
 bool is_float(const std::string& t) { return t.rfind("float", 0) == 0 || t == "bfloat16"; }
 
@@ -174,7 +175,10 @@ Json reduce_case(Gen& g) {
   const int rank = static_cast<int>(shape.size());
   Json args = {{"all", g.chance(0.3)}, {"keepdim", g.chance(0.5)}};
   args["dim"] = g.chance(0.05) ? rank + 1 : g.uniform(-std::max(rank, 1), std::max(rank, 1) - 1);
-  return {{"op", g.pick(kReduce)}, {"inputs", {g.input(t, shape, true)}}, {"args", args}};
+  const std::string op = g.pick(kReduce);
+  if (op == "var" || op == "std") args["correction"] = g.uniform(0, 2);
+  if (op == "logsumexp") args["all"] = false;  // torch.logsumexp needs a dim
+  return {{"op", op}, {"inputs", {g.input(t, shape, true)}}, {"args", args}};
 }
 
 Json softmax_case(Gen& g) {
@@ -239,8 +243,9 @@ Json view_case(Gen& g) {
   const Json shape = g.shape(4);
   const int rank = static_cast<int>(shape.size());
   const int r = std::max(rank, 1);
-  const std::string op = g.pick(std::array<const char*, 7>{"transpose", "t", "narrow", "squeeze",
-                                                           "unsqueeze", "index", "reshape"});
+  const std::string op =
+      g.pick(std::array<const char*, 10>{"transpose", "t", "narrow", "squeeze", "unsqueeze",
+                                         "index", "reshape", "permute", "flatten", "expand"});
   Json args;
   if (op == "transpose")
     args = {{"d0", g.uniform(-r, r - (g.chance(0.05) ? 0 : 1))}, {"d1", g.uniform(-r, r - 1)}};
@@ -253,6 +258,31 @@ Json view_case(Gen& g) {
   if (op == "squeeze") args = {{"dim", g.uniform(-r, r - (g.chance(0.05) ? 0 : 1))}};
   if (op == "unsqueeze") args = {{"dim", g.uniform(-rank - 1, rank)}};
   if (op == "index") args = {{"index", g.uniform(-3, 3)}};
+  if (op == "permute") {  // a permutation of the dims, now and then one repeated or missing
+    std::vector<int> dims(static_cast<std::size_t>(rank));
+    for (int d = 0; d < rank; ++d) dims[static_cast<std::size_t>(d)] = d;
+    for (int d = rank - 1; d > 0; --d)
+      std::swap(dims[static_cast<std::size_t>(d)], dims[static_cast<std::size_t>(g.uniform(0, d))]);
+    Json j = Json::array();
+    for (int d : dims) j.push_back(g.chance(0.2) ? d - rank : d);
+    if (g.chance(0.05) && rank > 0) j[0] = j.size() > 1 ? j[1] : Json(rank);
+    if (g.chance(0.03)) j.push_back(0);
+    args = {{"dims", j}};
+  }
+  if (op == "flatten") {
+    const int a = g.uniform(-r, r - 1), b = g.uniform(-r, r - 1);
+    args = {{"start", a}, {"end", b}};
+  }
+  if (op == "expand") {  // new leading dims, -1 keeps, size-1 dims grow; now and then a mismatch
+    Json to = Json::array();
+    for (int k = g.uniform(0, 2); k > 0; --k) to.push_back(g.uniform(0, 3));
+    for (const auto& d : shape) {
+      const auto size = d.get<std::int64_t>();
+      to.push_back(g.chance(0.3) ? Json(-1) : size == 1 ? Json(g.uniform(0, 3)) : Json(size));
+    }
+    if (g.chance(0.05) && !to.empty()) to[0] = g.uniform(-1, 4);
+    args = {{"shape", to}};
+  }
   if (op == "reshape") {
     // The elements in one row, or in two with the first dimension's size, or -1.
     std::int64_t n = 1;
@@ -307,7 +337,8 @@ Json expression(Gen& g, int depth) {
                                                 "pow_abs", "where_gt", "clamp_both"}),
               expression(g, depth - 1), expression(g, depth - 1)};
     case 3:
-      return {g.pick(std::array<const char*, 4>{"softmax", "log_softmax", "max_dim", "mean_dim"}),
+      return {g.pick(std::array<const char*, 7>{"softmax", "log_softmax", "max_dim", "mean_dim",
+                                                "var_dim", "std_dim", "logsumexp_dim"}),
               expression(g, depth - 1)};
     default:
       return {g.pick(std::array<const char*, 2>{"sqrt_abs", "log_abs"}), expression(g, depth - 1)};

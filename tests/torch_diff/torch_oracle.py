@@ -73,7 +73,7 @@ BINARY = {
     # Operators, so that a Python number works on either side (2 < x, 2 ** x).
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
-    "pow": lambda a, b: a ** b,
+    "pow": lambda a, b: torch.pow(a, b),  # as libtorch's torch::pow (`300 ** x` refuses what it wraps)
     # The grad category's differentiable compositions (generate.cpp's expression()).
     "pow_abs": lambda a, b: torch.pow(torch.abs(a) + 0.5, b),
     "where_gt": lambda a, b: torch.where(a > b, a, b * 2.0),
@@ -99,8 +99,15 @@ def logic(op, x, a):
 def reduce(op, x, a):
     if op == "norm":
         return x.norm()
+    if op in ("var", "std"):
+        fn = getattr(torch, op)
+        if a["all"]:
+            return fn(x, None, correction=a["correction"])
+        return fn(x, a["dim"], correction=a["correction"], keepdim=a["keepdim"])
+    if op == "logsumexp":
+        return torch.logsumexp(x, a["dim"], keepdim=a["keepdim"])
     fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.max, "min": torch.min,
-          "argmax": torch.argmax}[op]
+          "argmax": torch.argmax, "argmin": torch.argmin}[op]
     if a["all"]:
         return fn(x)
     r = fn(x, a["dim"], keepdim=a["keepdim"])
@@ -120,6 +127,12 @@ def view(op, x, a):
         return x.unsqueeze(a["dim"])
     if op == "index":
         return x[a["index"]]
+    if op == "permute":
+        return x.permute(a["dims"])
+    if op == "flatten":
+        return torch.flatten(x, a["start"], a["end"])
+    if op == "expand":
+        return x.expand(a["shape"])
     return x.reshape(a["shape"])
 
 
@@ -139,6 +152,10 @@ def evaluate(e, x0, x1):
         return torch.amax(a, last, keepdim=True)
     if op == "mean_dim":
         return a.mean(last, keepdim=True)
+    if op in ("var_dim", "std_dim"):
+        return getattr(torch, op[:3])(a, last, correction=0, keepdim=True)
+    if op == "logsumexp_dim":
+        return torch.logsumexp(a, last, keepdim=True)
     if op == "sqrt_abs":
         return torch.sqrt(torch.abs(a) + 0.5)
     if op == "log_abs":
@@ -240,6 +257,8 @@ def reduction_slack(case, dtype):
     n = max(len(inputs[0]), 1)
     if cat == "softmax":
         return 4 * n * eps * (1 + (max(finite[0], default=0.0) if op == "log_softmax" else 0))
+    if op == "logsumexp":  # m + log(sum(exp(x - m))): as log_softmax's (m cancels)
+        return 4 * n * eps * (1 + max(finite[0], default=0.0))
     if op in ("sum", "mean", "norm"):
         return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
     return 0.0
@@ -298,13 +317,13 @@ TORCH_LACKS = ("not implemented for 'Half'", "not implemented for 'BFloat16'")
 # --- documented differences: each is a row of docs/semantics.md (the names match) ----------
 def torch_skips_dtype_check(case, herr, expect):
     """torch returns early, before its dtype check, for empty input to softmax/log_softmax and
-    for argmax whose reduced extent is 0 or 1; hetero raises DTypeError there as elsewhere."""
+    for argmax/argmin whose reduced extent is 0 or 1; hetero raises DTypeError there as elsewhere."""
     if not herr or herr["type"] != "DTypeError" or expect is None:
         return False
     x = make_input(case["inputs"][0])
     if case["cat"] == "softmax":
         return x.numel() == 0
-    if case["cat"] == "reduce" and case["op"] == "argmax":
+    if case["cat"] == "reduce" and case["op"] in ("argmax", "argmin"):
         a = case["args"]
         extent = x.numel() if a["all"] or x.dim() == 0 else x.shape[a["dim"]]
         return x.numel() == 0 or extent <= 1

@@ -127,6 +127,26 @@ HETERO_API Tensor norm(const Tensor& a);
 /// maximum. DTypeError for bool (as torch).
 HETERO_API Tensor argmax(const Tensor& a);
 HETERO_API Tensor argmax(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Index (int64) of the first minimum, as torch.argmin: NaN is the minimum; computed as the
+/// argmax of an order-reversing map (-x for floats, -x - 1 = ~x for signed integers, 255 - x
+/// for uint8), exact for every value. Errors as argmax.
+HETERO_API Tensor argmin(const Tensor& a);
+HETERO_API Tensor argmin(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Variance sum((x - mean)^2) / max(0, N - correction) over all elements or along `dim`, as
+/// torch.var (correction 1: Bessel's; 0: the population variance; N - correction <= 0 gives
+/// inf or NaN, as torch). Floating dtypes (DTypeError otherwise: "std and var only support
+/// floating point"). Gradient as torch's: 2 (x - mean) / (N - correction).
+HETERO_API Tensor var(const Tensor& a, std::int64_t correction = 1);
+HETERO_API Tensor var(const Tensor& a, std::int64_t dim, std::int64_t correction,
+                      bool keepdim = false);
+/// sqrt(var(...)), as torch.std; its gradient is 0 where the result is 0 (torch's rule).
+HETERO_API Tensor std(const Tensor& a, std::int64_t correction = 1);
+HETERO_API Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction,
+                      bool keepdim = false);
+/// log(sum(exp(x))) along `dim`, computed stably as m + log(sum(exp(x - m))) with m the
+/// maximum (0 where it is infinite), as torch.logsumexp: integer and bool input gives
+/// float32; an empty reduction gives -inf. Gradient softmax(x) g.
+HETERO_API Tensor logsumexp(const Tensor& a, std::int64_t dim, bool keepdim = false);
 
 /// Matrix product as torch.matmul: 1-D x 1-D is a dot product, 2-D x 2-D a GEMM, and
 /// batched for more dimensions with broadcast batch dimensions. Floating dtypes only, and

@@ -120,6 +120,19 @@ class HETERO_API Tensor {
   Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
   /// The i-th slice along dimension 0 (a view); IndexError when out of range.
   Tensor operator[](std::int64_t i) const;
+  /// The dimensions reordered: result dimension i is this tensor's dims[i] (a view), as
+  /// torch.Tensor.permute; negative dims count from the end. ShapeError unless dims has one
+  /// entry per dimension, IndexError for one out of range, ValueError for a repeated one.
+  Tensor permute(const std::vector<std::int64_t>& dims) const;
+  /// Dimensions start_dim..end_dim merged into one, as torch.flatten (a view when
+  /// contiguous, else a copy); a 0-D tensor becomes [1]. IndexError for a dimension out of
+  /// range, ValueError when start_dim comes after end_dim.
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+  /// This tensor broadcast to `shape` without copying (0 strides), as torch.Tensor.expand:
+  /// new dimensions are added in front, -1 keeps a dimension's size, and only size-1
+  /// dimensions grow. ShapeError naming both shapes otherwise. The gradient sums over the
+  /// broadcast dimensions. Writing into an expanded view writes one element several times.
+  Tensor expand(const Shape& shape) const;
 
   // --- host reads (copy from the device and wait) ------------------------------------
   /// All elements in row-major order, converted to T (float, double, int32_t, int64_t,

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reductions composed from others, as torch's: argmin (argmax of an order-reversing map),
+// var and std (two passes over the mean), logsumexp (shifted by the maximum). var and
+// logsumexp are differentiable through their parts; std adds torch's rule at 0.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include <hetero/autograd.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "autograd/record.hpp"
+#include "backend_calls.hpp"
+#include "op_helpers.hpp"
+
+namespace hetero {
+namespace {
+
+// An order-reversing map of `a` that is exact for every value of its dtype: the first maximum
+// of the result is the first minimum of `a` (NaN included: -NaN is NaN).
+Tensor reversed_order(const Tensor& a) {
+  NoGradGuard no_grad;
+  switch (a.dtype()) {
+    case DType::uint8:
+      return 255 - a;  // uint8 stays uint8: the integral scalar keeps the dtype
+    case DType::int8:
+    case DType::int32:
+    case DType::int64:
+      return -a - 1;  // ~a: wrapping arithmetic makes it exact at the type's minimum too
+    default:
+      return -a;  // floating: exact; bool reaches argmax's refusal unchanged
+  }
+}
+
+Tensor reversed_or_self(const Tensor& a) {
+  detail::impl_of(a, "argmin");
+  return a.dtype() == DType::bool_ ? a : reversed_order(a);
+}
+
+void check_floating(const Tensor& a, const char* op) {
+  detail::impl_of(a, op);
+  if (!is_floating_point(a.dtype()))
+    throw DTypeError(std::string(op) + ": std and var only support floating point dtypes, got " +
+                     std::string(dtype_name(a.dtype())) + " (as torch)");
+}
+
+// The dtype variance is computed in: float64 where the device runs it (squares of float32
+// values near 1e38 overflow float32; torch's cpu kernel accumulates in double), else the
+// input's.
+DType wide_dtype(const Tensor& a) {
+  const detail::Storage& on = detail::storage_of(a);
+  const bool f64 = detail::calls::runs(on, OpFamily::cast, DType::float64) &&
+                   detail::calls::runs(on, BinaryOp::mul, DType::float64) &&
+                   detail::calls::runs(on, BinaryOp::sub, DType::float64) &&
+                   detail::calls::runs(on, ReduceOp::sum, DType::float64);
+  return f64 ? DType::float64 : a.dtype();
+}
+
+// sum((x - mean)^2) / max(0, count - correction), with `mean` and the sum over `dim` (or all),
+// in wide_dtype (the caller converts the result back).
+Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_t correction,
+                bool keepdim, const char* op) {
+  check_floating(a_in, op);
+  const Tensor a = a_in.to(wide_dtype(a_in));
+  const std::int64_t count =
+      dim ? (a.dim() == 0 ? 1 : a.size(detail::wrap_dim(*dim, a.dim(), op))) : a.numel();
+  const Tensor centred = dim ? a - mean(a, *dim, true) : a - mean(a);
+  const Tensor squares = centred * centred;
+  const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
+  return sums / static_cast<double>(std::max<std::int64_t>(0, count - correction));
+}
+
+// sqrt(v), whose gradient is 0 where the result is 0 (torch's std_backward) instead of NaN.
+Tensor root(const Tensor& v) {
+  const Tensor out = detail::untracked([&] { return sqrt(v); });
+  return detail::record("StdBackward", out, {v}, [&] {
+    return [y = detail::saved(out)](const Tensor& g) {
+      return detail::Gradients{where(eq(y, 0.0), 0.0, g / (2 * y))};
+    };
+  });
+}
+
+}  // namespace
+
+Tensor argmin(const Tensor& a) { return argmax(reversed_or_self(a)); }
+Tensor argmin(const Tensor& a, std::int64_t dim, bool keepdim) {
+  return argmax(reversed_or_self(a), dim, keepdim);
+}
+
+Tensor var(const Tensor& a, std::int64_t correction) {
+  return variance(a, std::nullopt, correction, false, "var").to(a.dtype());
+}
+Tensor var(const Tensor& a, std::int64_t dim, std::int64_t correction, bool keepdim) {
+  return variance(a, dim, correction, keepdim, "var").to(a.dtype());
+}
+// The root in the wide dtype too: the variance of float32 values may exceed float32's range.
+Tensor std(const Tensor& a, std::int64_t correction) {
+  return root(variance(a, std::nullopt, correction, false, "std")).to(a.dtype());
+}
+Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction, bool keepdim) {
+  return root(variance(a, dim, correction, keepdim, "std")).to(a.dtype());
+}
+
+Tensor logsumexp(const Tensor& a_in, std::int64_t dim, bool keepdim) {
+  detail::impl_of(a_in, "logsumexp");
+  // Integers and bool give float32 (as torch); 16-bit floats are computed in float32 and
+  // rounded once at the end, as every 16-bit op of hetero.
+  const DType out_dtype = is_floating_point(a_in.dtype()) ? a_in.dtype() : DType::float32;
+  const bool narrow = out_dtype == DType::float16 || out_dtype == DType::bfloat16;
+  const Tensor a = a_in.to(narrow ? DType::float32 : out_dtype);
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "logsumexp");
+  if (a.dim() > 0 && a.size(d) == 0) {  // an empty sum: log(0)
+    Shape shape = a.shape();
+    if (keepdim)
+      shape[static_cast<std::size_t>(d)] = 1;
+    else
+      shape.erase(shape.begin() + d);
+    return full(shape, -INFINITY, TensorOptions(a.device()).dtype(out_dtype));
+  }
+  // The shift m (no gradient: the result does not depend on it), 0 where it is infinite, so
+  // that all -inf gives -inf and a +inf gives +inf instead of NaN.
+  const Tensor m = detail::untracked([&] {
+    const Tensor mx = max(a, d, true);
+    return where(isinf(mx), 0.0, mx);
+  });
+  const Tensor r = log(sum(exp(a - m), d, true)) + m;
+  return (keepdim || a.dim() == 0 ? r.reshape(keepdim ? r.shape() : Shape{}) : r.squeeze(d))
+      .to(out_dtype);
+}
+
+}  // namespace hetero
