@@ -343,3 +343,64 @@ TEST(Autograd, TensorVersionCountsWritesAndIncrementVersionCountsOutsideOnes) {
   EXPECT_THROW(tensor_version(Tensor()), Error);
   EXPECT_THROW(increment_version(Tensor()), Error);
 }
+
+// Issue #27's ops: convolution, pooling, new views, statistics and LayerNorm.
+TEST(Gradcheck, ConvolutionAndPooling) {
+  gradcheck(
+      [](auto& x) {
+        return conv2d(x[0], x[1], x[2], {2, 1}, {1, 2}, {1, 2}, 1);
+      },
+      {values({2, 2, 5, 6}, 1), values({3, 2, 2, 3}, 2), values({3}, 3)});
+  gradcheck([](auto& x) { return conv2d(x[0], x[1], Tensor(), 1, 0, 1, 2); },
+            {values({4, 4, 4}, 4), values({2, 2, 3, 2}, 5)});  // unbatched, groups 2
+  gradcheck(
+      [](auto& x) {
+        return avg_pool2d(x[0], {3, 2}, Size2{2, 2}, {1, 1}, true, false);
+      },
+      {values({1, 2, 7, 6}, 6)});
+  gradcheck(
+      [](auto& x) {
+        return max_pool2d(x[0], 2, Size2{1, 2}, 1, 1, true);
+      },
+      {values({2, 1, 5, 5}, 7)});
+  gradcheck([](auto& x) { return adaptive_avg_pool2d(x[0], {3, 2}); }, {values({1, 2, 7, 5}, 8)});
+}
+
+TEST(Gradcheck, PermuteExpandFlatten) {
+  gradcheck(
+      [](auto& x) {
+        return x[0].permute({2, 0, 1}) * x[1];
+      },
+      {values({2, 3, 4}, 1), values({4, 2, 3}, 2)});
+  gradcheck(
+      [](auto& x) {
+        return x[0].expand({2, 3, 4}) * x[1];
+      },
+      {values({3, 1}, 3), values({2, 3, 4}, 4)});
+  gradcheck(
+      [](auto& x) {
+        return x[0].permute({1, 0, 2}).flatten(1) * 2.0;
+      },
+      {values({2, 3, 4}, 5)});
+}
+
+TEST(Gradcheck, VarStdLogsumexpLayerNorm) {
+  gradcheck([](auto& x) { return var(x[0], 1, 1, true); }, {values({3, 4}, 1)});
+  gradcheck([](auto& x) { return var(x[0], 0); }, {values({3, 4}, 2)});
+  gradcheck([](auto& x) { return hetero::std(x[0], 0, 2, false); }, {values({5, 3}, 3)});
+  gradcheck([](auto& x) { return logsumexp(x[0], -1, false); }, {values({3, 4}, 4)});
+  nn::LayerNorm ln({3, 4}, 1e-5, true, DType::float64);
+  {
+    NoGradGuard no_grad;
+    ln.weight().copy_(values({3, 4}, 5));
+    ln.bias().copy_(values({3, 4}, 6));
+  }
+  gradcheck([&](auto& x) { return ln(x[0]); }, {values({2, 3, 4}, 7)}, 1e-5);
+  // The affine parameters' gradients too, as inputs of the same formula.
+  gradcheck(
+      [](auto& x) {
+        const Tensor c = x[0] - mean(x[0], -1, true);
+        return c / sqrt(var(x[0], -1, 0, true) + 1e-5) * x[1] + x[2];
+      },
+      {values({2, 4}, 8), values({4}, 9), values({4}, 10)});
+}

@@ -6,6 +6,7 @@
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/flatten.hpp>
+#include <hetero/nn/layer_norm.hpp>
 #include <hetero/nn/linear.hpp>
 #include <hetero/nn/loss.hpp>
 #include <hetero/nn/module.hpp>

@@ -7,5 +7,7 @@ namespace hetero::nn {
 
 Tensor ReLU::forward(const Tensor& x) { return relu(x); }
 Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
+Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
+Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim_); }
 
 }  // namespace hetero::nn

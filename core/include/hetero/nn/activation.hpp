@@ -2,6 +2,8 @@
 #pragma once
 /// @file nn/activation.hpp
 /// Parameter-free activation layers.
+#include <cstdint>
+
 #include <hetero/nn/module.hpp>
 
 namespace hetero::nn {
@@ -16,6 +18,23 @@ class HETERO_API ReLU : public Module {
 class HETERO_API Sigmoid : public Module {
  public:
   Tensor forward(const Tensor& x) override;
+};
+
+/// tanh(x) elementwise, as torch.nn.Tanh. Any shape; integer input gives float32.
+class HETERO_API Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+};
+
+/// softmax(x, dim), as torch.nn.Softmax(dim): along `dim` (negative counts from the end);
+/// throws as softmax().
+class HETERO_API Softmax : public Module {
+ public:
+  explicit Softmax(std::int64_t dim) : dim_(dim) {}
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  std::int64_t dim_;
 };
 
 }  // namespace hetero::nn

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <hetero/nn/layer_norm.hpp>
+
+#include <sstream>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+namespace hetero::nn {
+namespace {
+std::string str(const Shape& s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+}  // namespace
+
+LayerNorm::LayerNorm(Shape normalized_shape, double eps, bool elementwise_affine,
+                     TensorOptions options)
+    : shape_(std::move(normalized_shape)), eps_(eps), affine_(elementwise_affine) {
+  if (shape_.empty()) throw ValueError("LayerNorm: normalized_shape must not be empty");
+  for (auto d : shape_)
+    if (d <= 0)
+      throw ValueError("LayerNorm: normalized_shape " + str(shape_) + " must be positive");
+  if (!(eps >= 0)) throw ValueError("LayerNorm: eps must be >= 0, got " + std::to_string(eps));
+  if (affine_) {
+    const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
+    register_parameter("weight", ones(shape_, o));
+    register_parameter("bias", zeros(shape_, o));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& x_in) {
+  const auto k = static_cast<std::int64_t>(shape_.size());
+  if (!x_in.defined() || x_in.dim() < k ||
+      !std::equal(shape_.begin(), shape_.end(), x_in.shape().end() - k))
+    throw ShapeError("LayerNorm: expected input with trailing shape " + str(shape_) + ", got " +
+                     (x_in.defined() ? str(x_in.shape()) : std::string("undefined")));
+  if (!is_floating_point(x_in.dtype()))
+    throw DTypeError("LayerNorm: expected a floating input, got " +
+                     std::string(dtype_name(x_in.dtype())));
+  const DType t = x_in.dtype();
+  const bool narrow = t == DType::float16 || t == DType::bfloat16;
+  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
+  // The normalised dimensions as one: [..., n].
+  const Tensor flat = x.flatten(x.dim() - k, x.dim() - 1);
+  const Tensor centred = flat - mean(flat, -1, true);
+  const Tensor variance = mean(centred * centred, -1, true);
+  Tensor y = (centred / sqrt(variance + eps_)).reshape(x.shape());
+  if (affine_) y = y * weight().to(y.dtype()) + bias().to(y.dtype());
+  return narrow ? y.to(t) : y;
+}
+
+}  // namespace hetero::nn

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The next chapter's layers and views (issue #27): LayerNorm, Tanh and Softmax against
+// their formulas, Conv2d's and the pools' shapes and initialisation, and the refusals of
+// permute, expand and flatten (as torch's). Values and gradients against torch are in
+// torch_conv.* and the differential test; gradients against finite differences in
+// test_autograd.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+TEST(CnnLayers, LayerNormNormalisesTheTrailingDimensions) {
+  nn::LayerNorm ln({2, 3});
+  const Tensor x = arange(0.0, 12.0).reshape({2, 2, 3}) * 1.5 + 0.25;
+  const auto y = ln(x).to_vector<double>();
+  ASSERT_EQ(y.size(), 12u);
+  // Each group of 6 is an arithmetic run with step 1.5: mean 0 and biased variance 1 after.
+  for (int g = 0; g < 2; ++g) {
+    double m = 0, v = 0;
+    for (int i = 0; i < 6; ++i) m += y[static_cast<std::size_t>(g * 6 + i)] / 6;
+    for (int i = 0; i < 6; ++i) v += std::pow(y[static_cast<std::size_t>(g * 6 + i)] - m, 2) / 6;
+    EXPECT_NEAR(m, 0, 1e-6);
+    EXPECT_NEAR(v, 1, 1e-4);  // eps 1e-5 over a variance of 6.5625
+  }
+  EXPECT_EQ(ln.named_parameters().size(), 2u);
+  EXPECT_THROW(ln(zeros({2, 3, 2})), ShapeError);
+  EXPECT_THROW(ln(zeros({2, 3}, DType::int64)), DTypeError);
+  EXPECT_THROW(nn::LayerNorm(Shape{}), ValueError);
+  EXPECT_THROW(nn::LayerNorm({0}), ValueError);
+  nn::LayerNorm plain({3}, 1e-5, false);
+  EXPECT_EQ(plain.named_parameters().size(), 0u);
+  EXPECT_EQ(ln(x.to(DType::bfloat16)).dtype(), DType::bfloat16);
+}
+
+TEST(CnnLayers, TanhAndSoftmaxLayers) {
+  const Tensor x = tensor({-1.0, 0.5, 2.0});
+  EXPECT_TRUE(allclose(nn::Tanh()(x), tanh(x)));
+  EXPECT_TRUE(allclose(nn::Softmax(0)(x), softmax(x, 0)));
+  EXPECT_THROW(nn::Softmax(1)(x), IndexError);
+}
+
+TEST(CnnLayers, Conv2dAndPoolShapesAndInitialisation) {
+  manual_seed(3);
+  nn::Conv2d conv(4, 6, {3, 2}, {.stride = 2, .padding = {1, 0}, .groups = 2});
+  EXPECT_EQ(conv.weight().shape(), (Shape{6, 2, 3, 2}));
+  EXPECT_EQ(conv.bias().shape(), (Shape{6}));
+  const double bound = 1 / std::sqrt(2.0 * 3 * 2);  // fan_in = 4 / 2 * 3 * 2
+  EXPECT_LE(conv.weight().abs().max().item<double>(), bound);
+  EXPECT_EQ(conv(zeros({5, 4, 9, 8})).shape(), (Shape{5, 6, 5, 4}));
+  EXPECT_EQ(conv(zeros({4, 9, 8})).shape(), (Shape{6, 5, 4}));   // unbatched
+  EXPECT_THROW(conv(zeros({5, 3, 9, 8})), ShapeError);           // channels
+  EXPECT_THROW(nn::Conv2d(4, 6, 3, {.groups = 4}), ValueError);  // 6 % 4
+  EXPECT_THROW(nn::Conv2d(0, 6, 3), ValueError);
+  EXPECT_EQ(nn::MaxPool2d(2)(zeros({1, 3, 7, 7})).shape(), (Shape{1, 3, 3, 3}));
+  EXPECT_EQ(nn::MaxPool2d(2, {.ceil_mode = true})(zeros({1, 3, 7, 7})).shape(),
+            (Shape{1, 3, 4, 4}));
+  EXPECT_EQ(nn::AvgPool2d(3, {.stride = 1, .padding = 1})(zeros({2, 5, 5})).shape(),
+            (Shape{2, 5, 5}));
+  EXPECT_EQ(nn::AdaptiveAvgPool2d({1, 1})(ones({2, 3, 5, 4})).shape(), (Shape{2, 3, 1, 1}));
+  EXPECT_THROW(max_pool2d(zeros({1, 1, 4, 4}, DType::int64), 2), NotImplementedError);
+  EXPECT_THROW(avg_pool2d(zeros({1, 1, 4, 4}), 2, std::nullopt, 2), ValueError);  // pad > k / 2
+  EXPECT_THROW(conv2d(zeros({1, 1, 4, 4}), zeros({1, 1, 5, 5})), ShapeError);
+  EXPECT_THROW(conv2d(zeros({1, 1, 4, 4}), zeros({1, 1, 2, 2}, DType::float64)), DTypeError);
+  EXPECT_THROW(conv2d(zeros({1, 1, 4, 4}), zeros({1, 1, 2, 2}), {}, 0), ValueError);
+}
+
+TEST(CnnLayers, ViewsRefuseWhatTorchRefuses) {
+  const Tensor x = zeros({2, 3});
+  EXPECT_EQ(x.permute({1, 0}).shape(), (Shape{3, 2}));
+  EXPECT_EQ(x.permute({-1, 0}).strides(), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_THROW(x.permute({0}), ShapeError);
+  EXPECT_THROW(x.permute({0, 0}), ValueError);
+  EXPECT_THROW(x.permute({0, 2}), IndexError);
+  EXPECT_EQ(x.expand({4, 2, -1}).shape(), (Shape{4, 2, 3}));
+  EXPECT_EQ(x.expand({4, 2, -1}).strides(), (std::vector<std::int64_t>{0, 3, 1}));
+  EXPECT_THROW(x.expand({2, 4}), ShapeError);
+  EXPECT_THROW(x.expand({3}), ShapeError);
+  EXPECT_THROW(x.expand({-1, 2, 3}), ShapeError);
+  EXPECT_EQ(zeros({2, 3, 4}).flatten(1).shape(), (Shape{2, 12}));
+  EXPECT_EQ(full({}, 1.0).flatten().shape(), (Shape{1}));
+  EXPECT_THROW(x.flatten(1, 0), ValueError);
+  EXPECT_THROW(x.flatten(2), IndexError);
+}
+
+TEST(CnnLayers, ArgminVarStdLogsumexpEdges) {
+  // argmin is exact at the dtype's extremes (the order-reversing maps do not overflow).
+  const Tensor i64 =
+      from_vector(std::vector<std::int64_t>{5, INT64_MIN, INT64_MAX, INT64_MIN}, {4});
+  EXPECT_EQ(argmin(i64).item<std::int64_t>(), 1);
+  EXPECT_EQ(argmin(from_vector(std::vector<std::uint8_t>{7, 255, 0, 0}, {4})).item<std::int64_t>(),
+            2);
+  EXPECT_EQ(argmin(tensor({1.0, NAN, -INFINITY})).item<std::int64_t>(), 1);  // NaN is the minimum
+  EXPECT_THROW(argmin(tensor({1, 0}).to(DType::bool_)), DTypeError);
+  EXPECT_TRUE(std::isnan(var(tensor({2.0})).item<double>()));  // N - correction = 0
+  EXPECT_FLOAT_EQ(var(tensor({1.0, 2.0, 4.0}), 0).item<float>(), 14.0f / 9.0f);  // float32
+  EXPECT_THROW(var(tensor({1, 2})), DTypeError);
+  // float32 values whose squares overflow float32: computed in float64.
+  EXPECT_NEAR(hetero::std(tensor({-2.5e38f, 0.0f}), 1).item<double>(), 1.7677669e38, 1e32);
+  EXPECT_EQ(logsumexp(tensor({1, 2}), 0).dtype(), DType::float32);
+  EXPECT_EQ(logsumexp(tensor({-INFINITY, -INFINITY}), 0).item<double>(), -INFINITY);
+  EXPECT_EQ(logsumexp(tensor({INFINITY, 1.0}), 0).item<double>(), INFINITY);
+  EXPECT_EQ(logsumexp(zeros({0, 3}), 0).shape(), (Shape{3}));
+  EXPECT_EQ(logsumexp(zeros({0, 3}), 0).max().item<double>(), -INFINITY);
+}
