@@ -106,6 +106,8 @@ HETERO_SLEEF_FN(log)
 HETERO_SLEEF_FN(tanh)
 HETERO_SLEEF_FN(sin)
 HETERO_SLEEF_FN(cos)
+HETERO_SLEEF_FN(log1p)
+HETERO_SLEEF_FN(expm1)
 #undef HETERO_SLEEF_FN
 #undef HETERO_SLEEF_F
 #undef HETERO_SLEEF_D
@@ -129,6 +131,11 @@ bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
     case UnaryOp::relu:  // x <= 0 is false for NaN, which passes through; -0 gives +0
       map1(d, in, out, n, [d](V v) { return hn::IfThenZeroElse(v <= hn::Zero(d), v); });
       return true;
+#if HETERO_TARGET_INTERFACE_MINOR >= 5
+    case UnaryOp::rsqrt:  // 1 / sqrt(x), both correctly rounded: the scalar rule bit for bit
+      map1(d, in, out, n, [d](V v) { return hn::Set(d, T(1)) / hn::Sqrt(v); });
+      return true;
+#endif
     default:
       break;
   }
@@ -156,6 +163,14 @@ bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
       return true;
     case UnaryOp::cos:
       map1(d, in, out, n, [](V v) { return Sleef_cos(v); });
+      return true;
+#endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 5
+    case UnaryOp::log1p:
+      map1(d, in, out, n, [](V v) { return Sleef_log1p(v); });
+      return true;
+    case UnaryOp::expm1:
+      map1(d, in, out, n, [](V v) { return Sleef_expm1(v); });
       return true;
 #endif
     default:

@@ -101,6 +101,9 @@ Tensor unary(const std::string& op, const Tensor& x) {
   if (op == "tanh") return tanh(x);
   if (op == "sin") return sin(x);
   if (op == "cos") return cos(x);
+  if (op == "log1p") return log1p(x);
+  if (op == "expm1") return expm1(x);
+  if (op == "rsqrt") return rsqrt(x);
   throw std::runtime_error("torch_diff: unknown unary op " + op);
 }
 

@@ -14,8 +14,9 @@ namespace {
 
 const std::array<const char*, 9> kDtypes = {"float32", "float64", "float16", "bfloat16", "int32",
                                             "int64",   "bool",    "uint8",   "int8"};
-const std::array<const char*, 10> kUnary = {"neg",  "exp",     "log",  "sqrt", "abs",
-                                            "relu", "sigmoid", "tanh", "sin",  "cos"};
+const std::array<const char*, 13> kUnary = {"neg",   "exp",     "log",  "sqrt", "abs",
+                                            "relu",  "sigmoid", "tanh", "sin",  "cos",
+                                            "log1p", "expm1",   "rsqrt"};
 const std::array<const char*, 13> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum", "eq",
                                              "ne",  "lt",  "le",  "gt",  "ge",      "pow"};
 // The binary ops with a gradient (the grad category's expressions).
@@ -329,8 +330,8 @@ Json expression(Gen& g, int depth) {
   switch (g.uniform(0, 4)) {
     case 0:
     case 1:
-      return {g.pick(std::array<const char*, 8>{"neg", "exp", "abs", "relu", "sigmoid", "tanh",
-                                                "sin", "cos"}),
+      return {g.pick(std::array<const char*, 9>{"neg", "exp", "abs", "relu", "sigmoid", "tanh",
+                                                "sin", "cos", "expm1"}),
               expression(g, depth - 1)};
     case 2:
       return {g.pick(std::array<const char*, 9>{"add", "sub", "mul", "div", "maximum", "minimum",

@@ -109,6 +109,12 @@ HETERO_API Tensor tanh(const Tensor& a);
 /// sin(x) and cos(x), x in radians; gradients cos(x) and -sin(x).
 HETERO_API Tensor sin(const Tensor& a);
 HETERO_API Tensor cos(const Tensor& a);
+/// log(1 + x), exp(x) - 1 (accurate near 0, as torch.log1p / torch.expm1) and 1 / sqrt(x)
+/// (torch.rsqrt); floating dtypes, integer input gives float32 (interface minor 5). Gradients
+/// g / (1 + x), g (y + 1) and -g y^3 / 2.
+HETERO_API Tensor log1p(const Tensor& a);
+HETERO_API Tensor expm1(const Tensor& a);
+HETERO_API Tensor rsqrt(const Tensor& a);
 
 /// Sum of all elements (0-D), or along `dim` (negative counts from the end).
 HETERO_API Tensor sum(const Tensor& a);

@@ -17,7 +17,7 @@
 /// 3: Backend::softmax(), the optional fused softmax / log_softmax (OpFamily::softmax).
 /// 4: the comparisons eq ne lt le gt ge and pow (BinaryOp rows), the ternary family
 /// (OpFamily::ternary, TernaryOp::where) and Backend::ternary().
-#define HETERO_INTERFACE_VERSION_MINOR 4
+#define HETERO_INTERFACE_VERSION_MINOR 5
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

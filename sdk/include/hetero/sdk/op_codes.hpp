@@ -172,12 +172,16 @@ static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribu
   static_assert(since == 1, "op row '" #name "' is in minor group 1 but says since " #since);
 #define HETERO_OP_SINCE_IS_4(name, since, ...) \
   static_assert(since == 4, "op row '" #name "' is in minor group 4 but says since " #since);
+#define HETERO_OP_SINCE_IS_5(name, since, ...) \
+  static_assert(since == 5, "op row '" #name "' is in minor group 5 but says since " #since);
 HETERO_UNARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 HETERO_UNARY_OPS_MINOR_1(HETERO_OP_SINCE_IS_1)
 HETERO_BINARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 HETERO_REDUCE_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
 HETERO_BINARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
 HETERO_TERNARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
+HETERO_UNARY_OPS_MINOR_5(HETERO_OP_SINCE_IS_5)
+#undef HETERO_OP_SINCE_IS_5
 #undef HETERO_OP_SINCE_IS_4
 #undef HETERO_OP_SINCE_IS_0
 #undef HETERO_OP_SINCE_IS_1

@@ -67,6 +67,14 @@
 #else
 #define HETERO_UNARY_OPS_MINOR_1(_)
 #endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 5
+#define HETERO_UNARY_OPS_MINOR_5(_)                                                                 \
+  _(log1p,   5, floating, log1p(x),               HETERO_NO_INTEGER_RULE,    input,   g / (1.0 + x))        \
+  _(expm1,   5, floating, expm1(x),               HETERO_NO_INTEGER_RULE,    output,  g * (y + 1.0))        \
+  _(rsqrt,   5, floating, 1 / sqrt(x),            HETERO_NO_INTEGER_RULE,    output,  -0.5 * g * y * y * y)
+#else
+#define HETERO_UNARY_OPS_MINOR_5(_)
+#endif
 
 #define HETERO_BINARY_OPS_MINOR_0(_)                                                                \
   _(add,     0, arithmetic, x + y,                           wrap_add(x, y), shapes, g,     g)      \
@@ -106,7 +114,8 @@
 // clang-format on
 
 /// Every unary op (the rows of every minor up to HETERO_TARGET_INTERFACE_MINOR).
-#define HETERO_FORALL_UNARY_OPS(_) HETERO_UNARY_OPS_MINOR_0(_) HETERO_UNARY_OPS_MINOR_1(_)
+#define HETERO_FORALL_UNARY_OPS(_) \
+  HETERO_UNARY_OPS_MINOR_0(_) HETERO_UNARY_OPS_MINOR_1(_) HETERO_UNARY_OPS_MINOR_5(_)
 /// Every binary op.
 #define HETERO_FORALL_BINARY_OPS(_) HETERO_BINARY_OPS_MINOR_0(_) HETERO_BINARY_OPS_MINOR_4(_)
 /// Every ternary op (none before minor 4).
