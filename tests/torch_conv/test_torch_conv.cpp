@@ -15,7 +15,10 @@
 
 #include <hetero/hetero.hpp>
 
+#include "../torch_cases.hpp"
+
 using namespace hetero;
+using hetero::torch_cases::worst;
 
 namespace {
 
@@ -45,26 +48,13 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
   return adaptive_avg_pool2d(x, size2(a["output_size"]));
 }
 
-// The largest |got - want| / (1 + |want|), with got and want of one shape (ShapeError-free).
-double worst(const Tensor& got, const Tensor& want) {
-  EXPECT_EQ(got.shape(), want.shape());
-  if (got.shape() != want.shape()) return INFINITY;
-  const auto g = got.to_vector<double>(), w = want.to_vector<double>();
-  double err = 0;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    err = std::max(err, std::isnan(g[i]) ? INFINITY : std::abs(g[i] - w[i]) / (1 + std::abs(w[i])));
-  return err;
-}
-
 }  // namespace
 
 TEST(TorchConv, EveryCaseMatchesTorch) {
-  const char* path = std::getenv("HETERO_TORCH_CASES");
-  ASSERT_NE(path, nullptr) << "run through run_torch_cases.sh (HETERO_TORCH_CASES unset)";
-  const char* dev_name = std::getenv("HETERO_TEST_DEVICE");
-  const Device dev(dev_name ? dev_name : "cpu");
-  const nn::NamedTensors file = load_file(path, dev);
-  const Metadata meta = load_metadata(path);
+  const torch_cases::Cases cases = torch_cases::load_cases();
+  const Device& dev = cases.device;
+  const nn::NamedTensors& file = cases.tensors;
+  const Metadata& meta = cases.meta;
   int checked = 0, errors = 0;
   for (const auto& [key, text] : meta) {
     const nlohmann::json a = nlohmann::json::parse(text);
@@ -85,8 +75,10 @@ TEST(TorchConv, EveryCaseMatchesTorch) {
       const Tensor y = run(a, x, w, b);
       const double tol = x.dtype() == DType::float64 ? 1e-10 : 1e-4;
       EXPECT_EQ(y.dtype(), x.dtype());
+      EXPECT_EQ(y.shape(), get("y").shape());
       EXPECT_LE(worst(y, get("y")), tol) << "output";
       y.backward(get("gy"));
+      EXPECT_EQ(x.grad().shape(), x.shape());
       EXPECT_LE(worst(x.grad(), get("gx")), tol) << "input gradient";
       if (w.defined()) {
         EXPECT_LE(worst(w.grad(), get("gw")), tol) << "weight gradient";

@@ -17,7 +17,10 @@
 
 #include <hetero/hetero.hpp>
 
+#include "../torch_cases.hpp"
+
 using namespace hetero;
+using hetero::torch_cases::worst;
 
 namespace {
 
@@ -47,26 +50,13 @@ std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vecto
                                                             .amsgrad = o["amsgrad"]});
 }
 
-double worst(const Tensor& got, const Tensor& want) {
-  EXPECT_EQ(got.numel(), want.numel());
-  if (got.numel() != want.numel()) return INFINITY;
-  const auto g = got.to(DType::float64).to_vector<double>(),
-             w = want.to(DType::float64).to_vector<double>();
-  double err = 0;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    err = std::max(err, std::isnan(g[i]) ? INFINITY : std::abs(g[i] - w[i]) / (1 + std::abs(w[i])));
-  return err;
-}
-
 }  // namespace
 
 TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
-  const char* path = std::getenv("HETERO_TORCH_CASES");
-  ASSERT_NE(path, nullptr) << "run through run_torch_cases.sh (HETERO_TORCH_CASES unset)";
-  const char* dev_name = std::getenv("HETERO_TEST_DEVICE");
-  const Device dev(dev_name ? dev_name : "cpu");
-  const nn::NamedTensors file = load_file(path, dev);
-  const Metadata meta = load_metadata(path);
+  const torch_cases::Cases cases = torch_cases::load_cases();
+  const Device& dev = cases.device;
+  const nn::NamedTensors& file = cases.tensors;
+  const Metadata& meta = cases.meta;
   const auto state_path = std::filesystem::temp_directory_path() /
                           ("hetero_torch_optim_" + std::to_string(::getpid()) + ".safetensors");
   int checked = 0;
