@@ -237,7 +237,8 @@ TEST_P(BackendTest, BinaryIntoItsFirstOperandInPlace) {
           << dtype_name(t) << " element " << i << " (row " << row << ")";
     }
   }
-  if (cases == 0) GTEST_SKIP() << "the backend runs no floating add";
+  // A backend with no floating add passes with no cases; run() lists the pairs it lacks.
+  if (cases == 0) SUCCEED() << "the backend runs no floating add";
 }
 
 // out [r, c] = op(c, x, y): the condition a column [r, 1] broadcast over columns, x full,

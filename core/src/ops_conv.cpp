@@ -18,10 +18,6 @@
 namespace hetero {
 namespace {
 
-std::string pair_str(Size2 p) {
-  return "[" + std::to_string(p.h) + ", " + std::to_string(p.w) + "]";
-}
-
 struct ConvGeometry {
   std::int64_t n, c, h, w, o, groups, oh, ow;
   detail::Window2d win;
@@ -57,11 +53,14 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
                                      : "") +
                      " should be the same (as torch)");
   if (stride.h < 1 || stride.w < 1)
-    throw ValueError("conv2d: non-positive stride is not supported, got " + pair_str(stride));
+    throw ValueError("conv2d: non-positive stride is not supported, got " +
+                     detail::size2_str(stride));
   if (dilation.h < 1 || dilation.w < 1)
-    throw ValueError("conv2d: dilation should be greater than zero, got " + pair_str(dilation));
+    throw ValueError("conv2d: dilation should be greater than zero, got " +
+                     detail::size2_str(dilation));
   if (padding.h < 0 || padding.w < 0)
-    throw ValueError("conv2d: negative padding is not supported, got " + pair_str(padding));
+    throw ValueError("conv2d: negative padding is not supported, got " +
+                     detail::size2_str(padding));
   if (groups < 1)
     throw ValueError("conv2d: non-positive groups is not supported, got " + std::to_string(groups));
   const Tensor x4 = x.dim() == 3 ? x.unsqueeze(0) : x;

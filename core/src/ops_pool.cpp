@@ -51,18 +51,16 @@ PoolGeometry check_pool(const Tensor& x4, const char* op, Size2 kernel, std::opt
                         Size2 padding, Size2 dilation, bool ceil_mode) {
   const Size2 s = stride.value_or(kernel);
   if (kernel.h < 1 || kernel.w < 1)
-    throw ValueError(std::string(op) + ": kernel size should be greater than zero, got [" +
-                     std::to_string(kernel.h) + ", " + std::to_string(kernel.w) + "]");
+    throw ValueError(std::string(op) + ": kernel size should be greater than zero, got " +
+                     detail::size2_str(kernel));
   if (s.h < 1 || s.w < 1)
-    throw ValueError(std::string(op) + ": stride should be greater than zero, got [" +
-                     std::to_string(s.h) + ", " + std::to_string(s.w) + "]");
+    throw ValueError(std::string(op) + ": stride should be greater than zero, got " +
+                     detail::size2_str(s));
   if (dilation.h < 1 || dilation.w < 1)
     throw ValueError(std::string(op) + ": dilation should be greater than zero");
   if (padding.h < 0 || padding.w < 0 || padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
-    throw ValueError(
-        std::string(op) + ": pad should be at most half of kernel size, but got pad=[" +
-        std::to_string(padding.h) + ", " + std::to_string(padding.w) + "] and kernel_size=[" +
-        std::to_string(kernel.h) + ", " + std::to_string(kernel.w) + "]");
+    throw ValueError(std::string(op) + ": pad should be at most half of kernel size, but got pad=" +
+                     detail::size2_str(padding) + " and kernel_size=" + detail::size2_str(kernel));
   PoolGeometry g{x4.size(0), x4.size(1), x4.size(2), x4.size(3), 0, 0, {}};
   g.oh = detail::pooled_size(g.h, kernel.h, padding.h, s.h, dilation.h, ceil_mode);
   g.ow = detail::pooled_size(g.w, kernel.w, padding.w, s.w, dilation.w, ceil_mode);
@@ -205,8 +203,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const Tensor x4 = batched(input, "adaptive_avg_pool2d");
   check_floating(input, "adaptive_avg_pool2d");
   if (output_size.h < 1 || output_size.w < 1)
-    throw ValueError("adaptive_avg_pool2d: output size must be positive, got [" +
-                     std::to_string(output_size.h) + ", " + std::to_string(output_size.w) + "]");
+    throw ValueError("adaptive_avg_pool2d: output size must be positive, got " +
+                     detail::size2_str(output_size));
   // Row i of the [out, in] averaging matrix: 1 / count over [floor(i in / out), ceil((i + 1) in /
   // out)).
   const auto averaging = [&](std::int64_t in, std::int64_t out) {

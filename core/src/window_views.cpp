@@ -75,6 +75,8 @@ Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std:
   return out;
 }
 
+std::string size2_str(Size2 p) { return shape_str({p.h, p.w}); }
+
 std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t stride,
                          std::int64_t dil, bool ceil_mode) {
   const std::int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);

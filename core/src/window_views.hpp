@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <string>
+
+#include <hetero/conv.hpp>
 #include <hetero/tensor.hpp>
 
 #include "op_helpers.hpp"  // strided_view
@@ -41,6 +44,9 @@ Tensor window_sum(const Tensor& xp, const Window2d& w, std::int64_t oh, std::int
 /// The adjoint of window_view: `cols` [N, C, KH, KW, OH, OW] (any strides, 0 included)
 /// summed into a new zero tensor [N, C, hp, wp] of cols' dtype, on cols' device.
 Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std::int64_t wp);
+
+/// "[h, w]", for the messages of conv2d and the pools.
+std::string size2_str(Size2 p);
 
 /// Output size of a pooling window along one dimension, as torch's pooling_output_shape:
 /// floor((in + 2 pad - dil (k - 1) - 1 [+ stride - 1 in ceil_mode]) / stride) + 1, less one

@@ -1,29 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/nn/layer_norm.hpp>
 
-#include <sstream>
 #include <string>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
-namespace hetero::nn {
-namespace {
-std::string str(const Shape& s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
-}  // namespace
+#include "../op_helpers.hpp"
 
+namespace hetero::nn {
 LayerNorm::LayerNorm(Shape normalized_shape, double eps, bool elementwise_affine,
                      TensorOptions options)
     : shape_(std::move(normalized_shape)), eps_(eps), affine_(elementwise_affine) {
   if (shape_.empty()) throw ValueError("LayerNorm: normalized_shape must not be empty");
   for (auto d : shape_)
     if (d <= 0)
-      throw ValueError("LayerNorm: normalized_shape " + str(shape_) + " must be positive");
+      throw ValueError("LayerNorm: normalized_shape " + detail::shape_str(shape_) +
+                       " must be positive");
   if (!(eps >= 0)) throw ValueError("LayerNorm: eps must be >= 0, got " + std::to_string(eps));
   if (affine_) {
     const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
@@ -36,8 +30,9 @@ Tensor LayerNorm::forward(const Tensor& x_in) {
   const auto k = static_cast<std::int64_t>(shape_.size());
   if (!x_in.defined() || x_in.dim() < k ||
       !std::equal(shape_.begin(), shape_.end(), x_in.shape().end() - k))
-    throw ShapeError("LayerNorm: expected input with trailing shape " + str(shape_) + ", got " +
-                     (x_in.defined() ? str(x_in.shape()) : std::string("undefined")));
+    throw ShapeError("LayerNorm: expected input with trailing shape " + detail::shape_str(shape_) +
+                     ", got " +
+                     (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
   if (!is_floating_point(x_in.dtype()))
     throw DTypeError("LayerNorm: expected a floating input, got " +
                      std::string(dtype_name(x_in.dtype())));
