@@ -152,6 +152,35 @@ inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, cons
   after_kernel(on);
 }
 
+/// Backend::gather (interface minor 6; check_supported keeps it from an older plugin). The
+/// caller (ops_index.cpp) has checked shapes and the index range.
+inline void gather(const Storage& on, const StridedView& src, const StridedView& index, int dim,
+                   const StridedView& out) {
+  check_supported(on, OpFamily::gather, out.dtype);
+  check_view("gather", src);
+  check_view("gather", index);
+  check_view("gather", out);
+  HETERO_INTERNAL_ASSERT(
+      index.dtype == DType::int64 && src.dtype == out.dtype && dim >= 0 && dim < out.ndim,
+      "gather called with a bad index, dtype or dim");
+  on.plugin->backend->gather(src, index, dim, out, on.stream());
+  after_kernel(on);
+}
+
+/// Backend::scatter_add (interface minor 6), into `out` in place.
+inline void scatter_add(const Storage& on, const StridedView& out, const StridedView& index,
+                        int dim, const StridedView& src) {
+  check_supported(on, OpFamily::scatter_add, out.dtype);
+  check_view("scatter_add", out);
+  check_view("scatter_add", index);
+  check_view("scatter_add", src);
+  HETERO_INTERNAL_ASSERT(
+      index.dtype == DType::int64 && src.dtype == out.dtype && dim >= 0 && dim < out.ndim,
+      "scatter_add called with a bad index, dtype or dim");
+  on.plugin->backend->scatter_add(out, index, dim, src, on.stream());
+  after_kernel(on);
+}
+
 inline void gemm(const Storage& on, const GemmArgs& args) {
   check_supported(on, OpFamily::gemm, args.dtype);
   HETERO_INTERNAL_ASSERT(args.m > 0 && args.n > 0 && args.k > 0 && args.batch > 0,

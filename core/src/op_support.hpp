@@ -12,7 +12,7 @@
 
 namespace hetero::detail {
 namespace op_support_detail {
-inline constexpr std::size_t kFamilies = static_cast<std::size_t>(OpFamily::ternary) + 1;
+inline constexpr std::size_t kFamilies = static_cast<std::size_t>(kLastOpFamily) + 1;
 // First slot of each family: the families' op counts laid end to end.
 constexpr std::array<std::size_t, kFamilies + 1> family_offsets() {
   std::array<std::size_t, kFamilies + 1> o{};

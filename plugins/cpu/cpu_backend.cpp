@@ -244,6 +244,24 @@ void CpuBackend::softmax(SoftmaxOp op, const StridedView& in, const StridedView&
       [op, dim](const StridedView& i, const StridedView& o) { kernels::softmax(op, i, o, dim); },
       in, out);
 }
+void CpuBackend::gather(const StridedView& src, const StridedView& index, int dim,
+                        const StridedView& out, Stream& stream) {
+  submit_views(
+      on(stream), "gather", out.numel(),
+      [dim](const StridedView& s, const StridedView& i, const StridedView& o) {
+        kernels::gather(s, i, dim, o);
+      },
+      src, index, out);
+}
+void CpuBackend::scatter_add(const StridedView& out, const StridedView& index, int dim,
+                             const StridedView& src, Stream& stream) {
+  submit_views(
+      on(stream), "scatter_add", src.numel(),
+      [dim](const StridedView& o, const StridedView& i, const StridedView& s) {
+        kernels::scatter_add(o, i, dim, s);
+      },
+      out, index, src);
+}
 bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
   return Backend::supports(op, dtype, device);

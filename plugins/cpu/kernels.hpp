@@ -35,6 +35,11 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
 void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim);
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
+/// Backend::gather: an element-wise loop over out (kernels_index.cpp).
+void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out);
+/// Backend::scatter_add: blocks of fibers over the kernel threads, each fiber in order
+/// along dim (deterministic).
+void scatter_add(const StridedView& out, const StridedView& index, int dim, const StridedView& src);
 }  // namespace kernels
 
 }  // namespace hetero::cpu

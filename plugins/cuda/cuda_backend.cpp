@@ -222,6 +222,18 @@ void CudaBackend::ternary(TernaryOp op, const StridedView& c, const StridedView&
   kernels::ternary(op, c, x, y, out, native(stream));
 }
 
+void CudaBackend::gather(const StridedView& src, const StridedView& index, int dim,
+                         const StridedView& out, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::gather(src, index, dim, out, native(stream));
+}
+
+void CudaBackend::scatter_add(const StridedView& out, const StridedView& index, int dim,
+                              const StridedView& src, Stream& stream) {
+  ScopedDevice guard(device_of(stream).index());
+  kernels::scatter_add(out, index, dim, src, native(stream));
+}
+
 void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                          Stream& stream) {
   CudaDevice& d = device_of(stream);

@@ -32,6 +32,12 @@ void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const Str
 /// (the device's), freed in the order of `stream`.
 void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCachingAllocator& pool,
             cudaStream_t stream);
+/// Backend::gather (every dtype; kernels_index.cu).
+void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out,
+            cudaStream_t stream);
+/// Backend::scatter_add (every dtype): one thread per fiber, deterministic.
+void scatter_add(const StridedView& out, const StridedView& index, int dim, const StridedView& src,
+                 cudaStream_t stream);
 /// Backend::random on the counter-based stream of <hetero/sdk/counter_rng.hpp>.
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset, cudaStream_t stream);

@@ -194,6 +194,36 @@ void ternary(OpenClDevice& dev, TernaryOp op, const StridedView& c, const Stride
       .launch(queue(dev), out.numel());
 }
 
+void gather(OpenClDevice& dev, const StridedView& src, const StridedView& index, int dim,
+            const StridedView& out) {
+  const GatherViews g = gather_views(src, out, dim);
+  const auto [mo, mx, ms] = merged(out, index, g.start);
+  KernelCall(program(dev, "index", kIndexSource, out.dtype), "gather")
+      .buffer_view(ms)
+      .buffer_view(mx)
+      .buffer_view(mo)
+      .arg(static_cast<cl_long>(g.dim_stride))
+      .arg(static_cast<cl_long>(out.numel()))
+      .launch(queue(dev), out.numel());
+}
+
+void scatter_add(OpenClDevice& dev, const StridedView& out, const StridedView& index, int dim,
+                 const StridedView& src) {
+  const ScatterFibers f = scatter_fibers(out, index, src, dim);
+  const auto [mo, mx, ms] = merged(f.out, f.index, f.src);
+  const std::int64_t fibers = f.out.numel();
+  KernelCall(program(dev, "index", kIndexSource, out.dtype), "scatter_add")
+      .buffer_view(mo)
+      .buffer_view(mx)
+      .buffer_view(ms)
+      .arg(static_cast<cl_long>(f.length))
+      .arg(static_cast<cl_long>(f.out_stride))
+      .arg(static_cast<cl_long>(f.index_stride))
+      .arg(static_cast<cl_long>(f.src_stride))
+      .arg(static_cast<cl_long>(fibers))
+      .launch(queue(dev), fibers);
+}
+
 // How a reduction splits each output's `count` elements (reduce.cl): `chunks` work items per
 // output (1: one pass), each scanning every chunks-th block of `block` elements. Two passes
 // when the outputs alone would leave the device idle (fewer than ~256 work items per

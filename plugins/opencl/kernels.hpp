@@ -20,6 +20,12 @@ void binary(OpenClDevice& dev, BinaryOp op, const StridedView& a, const StridedV
 /// Backend::ternary (where), every dtype.
 void ternary(OpenClDevice& dev, TernaryOp op, const StridedView& c, const StridedView& x,
              const StridedView& y, const StridedView& out);
+/// Backend::gather (every dtype; cl/index.cl).
+void gather(OpenClDevice& dev, const StridedView& src, const StridedView& index, int dim,
+            const StridedView& out);
+/// Backend::scatter_add (every dtype): one work item per fiber, deterministic.
+void scatter_add(OpenClDevice& dev, const StridedView& out, const StridedView& index, int dim,
+                 const StridedView& src);
 void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);

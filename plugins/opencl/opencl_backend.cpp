@@ -167,6 +167,16 @@ void OpenClBackend::ternary(TernaryOp op, const StridedView& c, const StridedVie
   kernels::ternary(device_of(stream), op, c, x, y, out);
 }
 
+void OpenClBackend::gather(const StridedView& src, const StridedView& index, int dim,
+                           const StridedView& out, Stream& stream) {
+  kernels::gather(device_of(stream), src, index, dim, out);
+}
+
+void OpenClBackend::scatter_add(const StridedView& out, const StridedView& index, int dim,
+                                const StridedView& src, Stream& stream) {
+  kernels::scatter_add(device_of(stream), out, index, dim, src);
+}
+
 void OpenClBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                            Stream& stream) {
   kernels::reduce(device_of(stream), op, in, out);

@@ -76,6 +76,12 @@ class TemplateBackend final : public Backend {
   void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
                const StridedView& out, Stream& stream) override;
 #endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 6
+  void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out,
+              Stream& stream) override;
+  void scatter_add(const StridedView& out, const StridedView& index, int dim,
+                   const StridedView& src, Stream& stream) override;
+#endif
   void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;

@@ -82,6 +82,41 @@ void TemplateBackend::ternary(TernaryOp op, const StridedView& c, const StridedV
 }
 #endif
 
+#if HETERO_TARGET_INTERFACE_MINOR >= 6
+void TemplateBackend::gather(const StridedView& src, const StridedView& index, int dim,
+                             const StridedView& out, Stream&) {
+  const GatherViews g = gather_views(src, out, dim);
+  const auto* idx = data_of<std::int64_t>(index);
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = data_of<T>(src);
+    T* o = data_of<T>(out);
+    for (std::int64_t i = 0; i < out.numel(); ++i)
+      o[out.element_offset(i)] =
+          s[g.start.element_offset(i) + idx[index.element_offset(i)] * g.dim_stride];
+  });
+}
+
+void TemplateBackend::scatter_add(const StridedView& out, const StridedView& index, int dim,
+                                  const StridedView& src, Stream&) {
+  const ScatterFibers f = scatter_fibers(out, index, src, dim);
+  const auto* idx = data_of<std::int64_t>(index);
+  dispatch_dtype(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* o = data_of<T>(out);
+    const T* s = data_of<T>(src);
+    for (std::int64_t k = 0; k < f.out.numel(); ++k) {  // one fiber at a time, in order
+      const std::int64_t oo = f.out.element_offset(k), io = f.index.element_offset(k),
+                         so = f.src.element_offset(k);
+      for (std::int64_t i = 0; i < f.length; ++i) {
+        T& target = o[oo + idx[io + i * f.index_stride] * f.out_stride];
+        target = scatter_add_element(target, s[so + i * f.src_stride]);
+      }
+    }
+  });
+}
+#endif
+
 void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream&) {
   const auto [starts, subspace] = reduction_views(in, out);
   const std::int64_t count = subspace.numel();

@@ -50,6 +50,15 @@ class MinimalBackend : public Backend {
     refuse();
   }
 #endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 6
+  void gather(const StridedView&, const StridedView&, int, const StridedView&, Stream&) override {
+    refuse();
+  }
+  void scatter_add(const StridedView&, const StridedView&, int, const StridedView&,
+                   Stream&) override {
+    refuse();
+  }
+#endif
 
  private:
   [[noreturn]] void refuse() const {

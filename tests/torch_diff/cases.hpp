@@ -19,19 +19,19 @@ namespace hetero::torch_diff {
 using Json = nlohmann::json;
 
 /// The case categories, in the order the generator cycles through them.
-inline constexpr const char* kCategories[] = {"unary",   "binary", "scalar", "reduce",
-                                              "softmax", "cast",   "matmul", "view",
-                                              "factory", "grad",   "where",  "logic"};
+inline constexpr const char* kCategories[] = {"unary", "binary", "scalar", "reduce",  "softmax",
+                                              "cast",  "matmul", "view",   "factory", "grad",
+                                              "where", "logic",  "index"};
 
 /// Case number `id` of the stream seeded with `seed` (the same id and seed give the same
-/// case on every run); category kCategories[id % 12], made by generate.cpp's generator of
+/// case on every run); category kCategories[id % 13], made by generate.cpp's generator of
 /// the same position.
 Json generate_case(std::uint64_t seed, std::int64_t id);
 
 /// Runs `spec` on `device` and returns it with "result": {"dtype", "shape", "values"} (and
-/// "grads" for the grad category), or "error": the hetero::Error subclass's name and
-/// message. Never throws for a hetero::Error; any other exception is reported as error
-/// "untyped" (a defect the oracle fails).
+/// "grads" for the grad category and index cases with args "backward"), or "error": the
+/// hetero::Error subclass's name and message. Never throws for a hetero::Error; any other exception
+/// is reported as error "untyped" (a defect the oracle fails).
 Json execute_case(const Json& spec, const Device& device);
 
 }  // namespace hetero::torch_diff

@@ -4,6 +4,7 @@
 // error raised.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <typeinfo>
 
@@ -215,6 +216,20 @@ Tensor factory(const std::string& op, const Json& a, const Device& device) {
   return arange(a["start"].get<double>(), a["end"].get<double>(), a["step"].get<double>(), o);
 }
 
+// The index category (generate.cpp's index_case): in = input, index[, src] (embedding:
+// indices, weight).
+Tensor indexing(const std::string& op, const std::vector<Tensor>& in, const Json& a) {
+  if (op == "embedding") {
+    std::optional<std::int64_t> pad;
+    if (a.contains("padding_idx")) pad = a["padding_idx"].get<std::int64_t>();
+    return embedding(in[0], in[1], pad);
+  }
+  const std::int64_t dim = a["dim"].get<std::int64_t>();
+  if (op == "gather") return gather(in[0], dim, in[1]);
+  if (op == "index_select") return index_select(in[0], dim, in[1]);
+  return scatter_add(in[0], dim, in[1], in[2]);
+}
+
 // The grad category's expression (generate.cpp's expression()).
 Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (e.is_number()) return e.get<int>() == 0 ? x0 : x1;
@@ -251,8 +266,22 @@ Json run(Json& spec, const Device& device) {
     r["grads"] = grads;
     return r;
   }
+  if (cat == "index" && args["backward"].get<bool>()) {
+    // The gradient of sum(y * y) for every floating input (the index stays without one).
+    for (auto& x : in)
+      if (is_floating_point(x.dtype())) x = x.contiguous().requires_grad_();
+    const Tensor y = indexing(op, in, args);
+    (y * y).sum().backward();
+    Json r = record(y.detach());
+    Json grads = Json::array();
+    for (const auto& x : in) grads.push_back(x.grad().defined() ? values_of(x.grad()) : Json());
+    r["grads"] = grads;
+    return r;
+  }
   Tensor r;
-  if (cat == "unary")
+  if (cat == "index")
+    r = indexing(op, in, args);
+  else if (cat == "unary")
     r = unary(op, in[0]);
   else if (cat == "binary")
     r = binary(op, in[0], in[1]);

@@ -423,15 +423,79 @@ Json logic_case(Gen& g) {
   return {{"op", op}, {"inputs", {g.input(t, g.shape(3), true)}}};
 }
 
+// gather, scatter_add, index_select and embedding: indices mostly in range (now and then one
+// out of it, a wrong index dtype or rank, or a dim out of range, which both sides refuse),
+// and for float32/float64 inputs the gradient of sum(y * y) now and then.
+Json index_case(Gen& g) {
+  const std::string op =
+      g.pick(std::array<const char*, 4>{"gather", "scatter_add", "index_select", "embedding"});
+  const auto index_input = [&](const Json& shape, std::int64_t range) {
+    std::int64_t n = 1;
+    for (const auto& d : shape) n *= d.get<std::int64_t>();
+    Json values = Json::array();
+    for (std::int64_t i = 0; i < n; ++i)
+      values.push_back(g.chance(0.01)
+                           ? (g.chance(0.5) ? -1 : range)
+                           : g.uniform(0, static_cast<int>(std::max<std::int64_t>(range, 1)) - 1));
+    const std::string t = g.chance(0.05) ? "int32" : "int64";
+    return Json{{"dtype", t}, {"base", shape}, {"values", values}, {"views", Json::array()}};
+  };
+  if (op == "embedding") {
+    const int rows = g.uniform(1, 6), width = g.uniform(1, 4);
+    Json weight = g.input(g.chance(0.8) ? "float32" : "float64", Json::array({rows, width}), false);
+    Json args = {{"backward", g.chance(0.6)}};
+    if (g.chance(0.3)) args["padding_idx"] = g.uniform(-rows, rows - 1);
+    return {{"op", op}, {"inputs", {index_input(g.shape(2), rows), weight}}, {"args", args}};
+  }
+  const std::string t =
+      g.chance(0.5) ? g.pick(std::array<const char*, 2>{"float32", "float64"}) : g.dtype();
+  Json shape = g.shape(3);
+  const int rank = std::max(static_cast<int>(shape.size()), 1);
+  const int dim = g.chance(0.03) ? rank : g.uniform(-rank, rank - 1);
+  const int d = dim < 0 ? dim + rank : std::min(dim, rank - 1);
+  const auto size = [&](int k) {
+    return shape.empty() ? std::int64_t{1} : shape[static_cast<std::size_t>(k)].get<std::int64_t>();
+  };
+  Json args = {{"dim", dim},
+               {"backward", t.rfind("float", 0) == 0 && t != "float16" && g.chance(0.5)}};
+  Json input = g.input(t, shape, true);
+  if (op == "index_select") {
+    Json ishape = g.chance(0.05) ? Json::array({2, 2}) : Json::array({g.uniform(0, 6)});
+    if (g.chance(0.1)) ishape = Json::array();
+    // A 0-d input with other than one index: torch 1.13 writes the extra elements beyond its
+    // 0-d result, or returns an uninitialised one for none (hetero raises IndexError, as
+    // torch 2; docs/semantics.md), so such cases are not generated.
+    if (shape.empty()) ishape = g.chance(0.5) ? Json::array() : Json::array({1});
+    return {{"op", op}, {"inputs", {input, index_input(ishape, size(d))}}, {"args", args}};
+  }
+  // gather / scatter_add: index of the input's rank, no larger than the input apart from dim
+  // (now and then larger: both refuse it).
+  Json ishape = Json::array();
+  for (int k = 0; k < static_cast<int>(shape.size()); ++k)
+    ishape.push_back(k == d ? g.uniform(0, 5)
+                            : g.uniform(0, static_cast<int>(size(k)) + (g.chance(0.03) ? 1 : 0)));
+  // scatter_add into an input with no elements along dim: torch 1.13 skips its index check
+  // and writes out of bounds (heap corruption; hetero raises IndexError, docs/semantics.md),
+  // so the index is empty along dim there.
+  if (op == "scatter_add" && size(d) == 0 && !ishape.empty())
+    ishape[static_cast<std::size_t>(d)] = 0;
+  Json index = index_input(ishape, size(d));
+  if (op == "gather") return {{"op", op}, {"inputs", {input, index}}, {"args", args}};
+  Json sshape = ishape;
+  if (g.chance(0.2) && !sshape.empty()) sshape[0] = sshape[0].get<int>() + 1;  // src larger
+  Json src = g.input(g.chance(0.95) ? t : g.dtype(), sshape, true);
+  return {{"op", op}, {"inputs", {input, index, src}}, {"args", args}};
+}
+
 }  // namespace
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
   Gen g(seed, id);
   // The generators in kCategories' order.
   using Generator = Json (*)(Gen&);
-  static constexpr Generator kGenerators[] = {unary_case,   binary_case, scalar_case, reduce_case,
-                                              softmax_case, cast_case,   matmul_case, view_case,
-                                              factory_case, grad_case,   where_case,  logic_case};
+  static constexpr Generator kGenerators[] = {
+      unary_case, binary_case,  scalar_case, reduce_case, softmax_case, cast_case, matmul_case,
+      view_case,  factory_case, grad_case,   where_case,  logic_case,   index_case};
   static_assert(std::size(kGenerators) == std::size(kCategories));
   const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
   const std::string cat = kCategories[k];

@@ -5,6 +5,7 @@
 #include <hetero/nn/activation.hpp>
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/dropout.hpp>
+#include <hetero/nn/embedding.hpp>
 #include <hetero/nn/flatten.hpp>
 #include <hetero/nn/layer_norm.hpp>
 #include <hetero/nn/linear.hpp>

@@ -342,4 +342,40 @@ HETERO_API Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 /// Joins tensors of one shape along a new dimension `dim` (0..ndim), as torch.stack.
 HETERO_API Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 
+// --- indexing along one dimension (backend kernels of plugin interface 3.6) -------------
+// Every index is checked before a kernel runs: one read of the indices' minimum and
+// maximum, which waits for the device (torch's cuda kernels assert on the device instead).
+// A 0-d input or index counts as 1-D of one element, as torch's.
+
+/// out[i][j][k] = input[index[i][j][k]][j][k] for dim 0 (and so on), as torch.gather: index
+/// is int64 (DTypeError otherwise) with input's number of dimensions and index.size(d) <=
+/// input.size(d) for d != dim (ShapeError); the result has index's shape and input's dtype
+/// (any dtype). IndexError for an index outside [0, input.size(dim)) or a dim out of range;
+/// DeviceMismatchError unless both are on one device. Gradient (input): scatter_add of g
+/// into zeros.
+HETERO_API Tensor gather(const Tensor& input, std::int64_t dim, const Tensor& index);
+/// A copy of input with src's elements added where index points, as torch.scatter_add
+/// (input[index[i][j]][j] += src[i][j] for dim 0): index int64 with input's number of
+/// dimensions, index.size(d) <= src.size(d) for every d and <= input.size(d) for d != dim
+/// (ShapeError); src's dtype equal to input's (DTypeError), any dtype (integers wrap, bool
+/// adds as logical or). Deterministic on every backend: each element receives its additions
+/// in order along dim. IndexError for an index outside [0, input.size(dim)). Gradients:
+/// input g, src gather(g, dim, index) (zero where src extends beyond index).
+HETERO_API Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index,
+                              const Tensor& src);
+/// The slices of input along dim at the positions `index` (1-D or 0-d, int32 or int64; a
+/// position may repeat), as torch.index_select: input's shape with size(dim) =
+/// index.numel(). DTypeError for another index dtype, IndexError for an index of 2 or more
+/// dimensions or outside [0, input.size(dim)). Gradient: the slices of g added back at
+/// their positions (scatter_add).
+HETERO_API Tensor index_select(const Tensor& input, std::int64_t dim, const Tensor& index);
+/// Rows of `weight` [num_embeddings, embedding_dim] at `indices` (int32 or int64, any
+/// shape), as torch.nn.functional.embedding: shape indices.shape + [embedding_dim].
+/// `padding_idx` (negative counts from the end) takes no gradient. DTypeError for other
+/// index dtypes, ShapeError unless weight is 2-D, IndexError for an index outside [0,
+/// num_embeddings), ValueError for padding_idx out of range. Gradient (weight): g's rows
+/// added at their indices (scatter_add), deterministic.
+HETERO_API Tensor embedding(const Tensor& indices, const Tensor& weight,
+                            std::optional<std::int64_t> padding_idx = std::nullopt);
+
 }  // namespace hetero

@@ -169,6 +169,33 @@ class Backend {
   virtual void ternary(TernaryOp op, const StridedView& c, const StridedView& x,
                        const StridedView& y, const StridedView& out, Stream& stream) = 0;
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 6
+  // --- kernels of minor 6: indexing along one dimension --------------------------------
+  /// out[p] = src[p with p[dim] replaced by index[p]] for every position p of out, as
+  /// torch.gather (and, with an index expanded along the other dimensions, index_select and
+  /// embedding). `src`, `index` and `out` have one ndim >= 1 and 0 <= dim < ndim; `index`
+  /// (int64) and `out` have equal shapes (index may have 0 strides); src.shape[d] ==
+  /// out.shape[d] for every d != dim (the core narrows src); src.shape[dim] >= 1 is the
+  /// range of the indices, every one in [0, src.shape[dim]) (the core checked them). src
+  /// and out share one dtype, any dtype; a copy, no arithmetic. gather_views() in
+  /// kernel_args.hpp gives the views to walk. Every backend of minor 6 implements it.
+  virtual void gather(const StridedView& src, const StridedView& index, int dim,
+                      const StridedView& out, Stream& stream) = 0;
+  /// out[p with p[dim] replaced by index[p]] += src[p] for every position p of index, in
+  /// place, as torch.Tensor.scatter_add_ (the gradient of gather, index_select and
+  /// embedding). `out`, `index` and `src` have one ndim >= 1 and 0 <= dim < ndim; `index`
+  /// (int64, may have 0 strides) and `src` have equal shapes; out.shape[d] == index.shape[d]
+  /// for every d != dim (the core narrows out); every index in [0, out.shape[dim]) (checked
+  /// by the core). `out` has no 0 strides and overlaps neither input. out and src share one
+  /// dtype, any dtype: integers wrap around, bool adds as logical or, float16 and bfloat16
+  /// add in float and round after every addition (as torch's cpu kernel). Deterministic:
+  /// each element of out receives its additions in increasing position along `dim`
+  /// (scatter_fibers() in kernel_args.hpp: a fiber per position of the other dimensions,
+  /// fibers writing disjoint elements, so they may run in parallel without atomics).
+  virtual void scatter_add(const StridedView& out, const StridedView& index, int dim,
+                           const StridedView& src, Stream& stream) = 0;
+#endif
 };
 
 }  // namespace hetero

@@ -207,6 +207,21 @@ HETERO_HOST_DEVICE inline T ternary_element(T c, T x, T y) {
   }
 }
 
+/// acc + x as Backend::scatter_add adds (interface minor 6): in float for the 16-bit types
+/// (rounded to T after the addition), wrapping around for integers, logical or for bool
+/// (as torch's scatter_add_ of bool tensors).
+template <class T>
+HETERO_HOST_DEVICE inline T scatter_add_element(T acc, T x) {
+  if constexpr (is_floating_storage_v<T>) {
+    using C = compute_type_t<T>;
+    return T(static_cast<C>(acc) + static_cast<C>(x));
+  } else if constexpr (is_integer_storage_v<T>) {
+    return ops_detail::wrap_add(acc, x);
+  } else {
+    return acc || x;
+  }
+}
+
 /// Calls f(std::integral_constant<UnaryOp, op>{}): a runtime op as a compile-time one.
 /// HETERO_INTERNAL_ASSERT for a code outside the table (the core never passes one).
 template <class F>

@@ -16,8 +16,10 @@
 /// 1: UnaryOp::sin. 2: DType::uint8 and DType::int8 (dtype_since, op_codes.hpp).
 /// 3: Backend::softmax(), the optional fused softmax / log_softmax (OpFamily::softmax).
 /// 4: the comparisons eq ne lt le gt ge and pow (BinaryOp rows), the ternary family
-/// (OpFamily::ternary, TernaryOp::where) and Backend::ternary().
-#define HETERO_INTERFACE_VERSION_MINOR 5
+/// (OpFamily::ternary, TernaryOp::where) and Backend::ternary(). 5: UnaryOp::log1p, expm1,
+/// rsqrt. 6: the index kernels Backend::gather() and Backend::scatter_add()
+/// (OpFamily::gather, OpFamily::scatter_add).
+#define HETERO_INTERFACE_VERSION_MINOR 6
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

@@ -84,6 +84,45 @@ inline ReductionViews reduction_views(const StridedView& in, const StridedView& 
   return r;
 }
 
+/// What a gather kernel walks (Backend::gather): `start`, the source seen with out's shape
+/// and stride 0 along dim (element p of it is where p's line of src begins), and the source's
+/// stride along dim; element p of out is then src[start(p) + index[p] * dim_stride]. out,
+/// index and start have one shape, so they merge and split over threads as any
+/// element-wise loop.
+struct GatherViews {
+  StridedView start;
+  std::int64_t dim_stride = 0;
+};
+inline GatherViews gather_views(const StridedView& src, const StridedView& out, int dim) {
+  GatherViews g{src, src.strides[dim]};
+  g.start.shape[dim] = out.shape[dim];
+  g.start.strides[dim] = 0;
+  return g;
+}
+
+/// What a scatter_add kernel walks (Backend::scatter_add): one fiber per position of the
+/// dimensions other than dim. `out`, `index` and `src` are the three views with extent 1
+/// along dim (their shared shape is the fiber space: element f of each is where fiber f
+/// starts); along a fiber, position i reads index[index_off + i * index_stride] and
+/// src[src_off + i * src_stride] and adds into out[out_off + index * out_stride], for i in
+/// [0, length) in order. Distinct fibers write distinct elements of out.
+struct ScatterFibers {
+  StridedView out, index, src;
+  std::int64_t length = 0;
+  std::int64_t out_stride = 0, index_stride = 0, src_stride = 0;
+};
+inline ScatterFibers scatter_fibers(const StridedView& out, const StridedView& index,
+                                    const StridedView& src, int dim) {
+  ScatterFibers f{
+      out, index, src, index.shape[dim], out.strides[dim], index.strides[dim], src.strides[dim]};
+  for (StridedView* v : {&f.out, &f.index, &f.src}) {
+    v->shape = index.shape;
+    v->shape[dim] = 1;
+    v->strides[dim] = 0;
+  }
+  return f;
+}
+
 /// Batched row-major GEMM: for b in [0, batch): C_b = alpha * op(A_b) * op(B_b) + beta * C_b
 /// with op(A_b) of shape m x k, op(B_b) k x n, C_b m x n, all row-major, as
 /// cblas_?gemm(CblasRowMajor, ...). `trans_a` means A_b is stored k x m. Leading

@@ -90,7 +90,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 /// enum value, 0 where the family has one op).
 /// `softmax` (minor 3) is optional: no table defines it, so a backend runs it only where its
 /// supports() says so, and the core composes softmax from the other families elsewhere.
-/// `ternary` (minor 4) is a table family like unary and binary.
+/// `ternary` (minor 4) is a table family like unary and binary. `gather` and `scatter_add`
+/// (minor 6) are one kernel each, for every dtype (Backend::gather, Backend::scatter_add).
 enum class OpFamily : std::uint8_t {
   fill,
   cast,
@@ -100,8 +101,12 @@ enum class OpFamily : std::uint8_t {
   random,
   gemm,
   softmax,
-  ternary
+  ternary,
+  gather,
+  scatter_add
 };
+/// The last OpFamily (the families are numbered 0 to kLastOpFamily).
+inline constexpr OpFamily kLastOpFamily = OpFamily::scatter_add;
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
@@ -155,11 +160,12 @@ inline constexpr DTypeClass kTernaryDTypes[] = {DTypeClass::every};
 #undef HETERO_OP_NAME_ROW
 #undef HETERO_OP_SINCE_ROW
 #undef HETERO_OP_DTYPES_ROW
-inline constexpr std::string_view kFamilyNames[] = {"fill",   "cast", "unary",   "binary", "reduce",
-                                                    "random", "gemm", "softmax", "ternary"};
+inline constexpr std::string_view kFamilyNames[] = {"fill",    "cast",   "unary",      "binary",
+                                                    "reduce",  "random", "gemm",       "softmax",
+                                                    "ternary", "gather", "scatter_add"};
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
-static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(OpFamily::ternary) + 1,
+static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(kLastOpFamily) + 1,
               "kFamilyNames needs one name per OpFamily");
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
@@ -202,6 +208,9 @@ constexpr int op_count(OpFamily family) noexcept {
       return 2;
     case OpFamily::ternary:
       return kTernaryOpCount;
+    case OpFamily::gather:
+    case OpFamily::scatter_add:
+      return HETERO_TARGET_INTERFACE_MINOR >= 6 ? 1 : 0;
     case OpFamily::fill:
     case OpFamily::cast:
     case OpFamily::gemm:
@@ -212,7 +221,7 @@ constexpr int op_count(OpFamily family) noexcept {
 
 /// Whether `op` names an op of this translation unit's tables (its code is below the count).
 constexpr bool op_known(OpRef op) noexcept {
-  return op.family <= OpFamily::ternary && op.code < op_count(op.family);
+  return op.family <= kLastOpFamily && op.code < op_count(op.family);
 }
 
 /// The op's name as torch spells it ("exp", "maximum", "argmax"; "fill", "cast", "gemm",
@@ -276,12 +285,16 @@ constexpr int op_since(OpRef op) noexcept {
       return 3;
     case OpFamily::ternary:
       return op_table_detail::kTernarySince[op.code];
+    case OpFamily::gather:
+    case OpFamily::scatter_add:
+      return 6;
     default:
       return 0;
   }
 }
 
-/// The dtypes the tables define `op` for (the `dtypes` column; fill and cast: every dtype;
+/// The dtypes the tables define `op` for (the `dtypes` column; fill, cast, gather and
+/// scatter_add: every dtype;
 /// random and gemm: floating, though random() is asked for float32 and float64 only: the
 /// core draws the 16-bit types in float32 and casts, see table_defines).
 constexpr DTypeClass op_dtypes(OpRef op) noexcept {
@@ -300,6 +313,8 @@ constexpr DTypeClass op_dtypes(OpRef op) noexcept {
       return DTypeClass::floating;
     case OpFamily::fill:
     case OpFamily::cast:
+    case OpFamily::gather:
+    case OpFamily::scatter_add:
       return DTypeClass::every;
   }
   return DTypeClass::every;
