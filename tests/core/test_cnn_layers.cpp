@@ -105,3 +105,27 @@ TEST(CnnLayers, ArgminVarStdLogsumexpEdges) {
   EXPECT_EQ(logsumexp(zeros({0, 3}), 0).shape(), (Shape{3}));
   EXPECT_EQ(logsumexp(zeros({0, 3}), 0).max().item<double>(), -INFINITY);
 }
+
+// prod's values, dtypes and its gradient where elements are 0 (the differential test's
+// gradient leaves have no zeros); expected values from torch 1.13.
+TEST(CnnLayers, ProdDtypesIdentityAndGradientAtZeros) {
+  Tensor x = from_vector(std::vector<double>{2, 0, 3, 4, 0, 0, 5, 1, 1, 2, 3, -4}, {3, 4})
+                 .requires_grad_();
+  const Tensor y = prod(x, 1);
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 0, -24}));
+  y.backward(from_vector(std::vector<double>{1, 2, 3}, {3}));
+  EXPECT_EQ(x.grad().to_vector<double>(),
+            (std::vector<double>{0, 24, 0, 0, 0, 0, 0, 0, -72, -36, -24, 18}));
+  Tensor v = from_vector(std::vector<double>{2, 0, 3}, {3}).requires_grad_();
+  prod(v).backward();
+  EXPECT_EQ(v.grad().to_vector<double>(), (std::vector<double>{0, 6, 0}));
+  // Integers and bool give int64, wrapping; an empty reduction gives 1.
+  const Tensor i8 = from_vector(std::vector<std::int64_t>{100, 100, 3, 4}, {2, 2}).to(DType::int8);
+  EXPECT_EQ(prod(i8, 0).dtype(), DType::int64);
+  EXPECT_EQ(prod(i8, 0).to_vector<std::int64_t>(), (std::vector<std::int64_t>{300, 400}));
+  EXPECT_EQ(prod(arange(1, 30)).item<std::int64_t>(), -7055958792655077376);
+  EXPECT_EQ(prod(zeros({0, 3}), 0).to_vector<float>(), (std::vector<float>{1, 1, 1}));
+  EXPECT_EQ(prod(zeros({0})).item<float>(), 1.0f);
+  EXPECT_EQ(prod(tensor({1.5f, 2.0f}).to(DType::float16)).dtype(), DType::float16);
+  EXPECT_THROW(prod(x, 2), IndexError);
+}

@@ -161,6 +161,7 @@ Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {
     return all ? hetero::std(x, c) : hetero::std(x, dim, c, keep);
   }
   if (op == "logsumexp") return logsumexp(x, dim, keep);
+  if (op == "prod") return all ? prod(x) : prod(x, dim, keep);
   return all ? argmax(x) : argmax(x, dim, keep);
 }
 
@@ -245,6 +246,7 @@ Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (op == "var_dim") return var(a, last, 0, true);
   if (op == "std_dim") return hetero::std(a, last, 0, true);
   if (op == "logsumexp_dim") return logsumexp(a, last, true);
+  if (op == "prod_dim") return prod(a, last, true);
   if (op == "sqrt_abs") return sqrt(abs(a) + 0.5);
   if (op == "log_abs") return log(abs(a) + 0.5);
   return unary(op, a);

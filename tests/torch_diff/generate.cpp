@@ -21,8 +21,8 @@ const std::array<const char*, 13> kBinary = {"add", "sub", "mul", "div", "maximu
                                              "ne",  "lt",  "le",  "gt",  "ge",      "pow"};
 // The binary ops with a gradient (the grad category's expressions).
 const std::array<const char*, 6> kGradBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
-const std::array<const char*, 10> kReduce = {"sum",    "mean",   "max", "min", "norm",
-                                             "argmax", "argmin", "var", "std", "logsumexp"};
+const std::array<const char*, 11> kReduce = {"sum",    "mean", "max", "min",       "norm", "argmax",
+                                             "argmin", "var",  "std", "logsumexp", "prod"};
 
 bool is_float(const std::string& t) { return t.rfind("float", 0) == 0 || t == "bfloat16"; }
 
@@ -338,8 +338,8 @@ Json expression(Gen& g, int depth) {
                                                 "pow_abs", "where_gt", "clamp_both"}),
               expression(g, depth - 1), expression(g, depth - 1)};
     case 3:
-      return {g.pick(std::array<const char*, 7>{"softmax", "log_softmax", "max_dim", "mean_dim",
-                                                "var_dim", "std_dim", "logsumexp_dim"}),
+      return {g.pick(std::array<const char*, 8>{"softmax", "log_softmax", "max_dim", "mean_dim",
+                                                "var_dim", "std_dim", "logsumexp_dim", "prod_dim"}),
               expression(g, depth - 1)};
     default:
       return {g.pick(std::array<const char*, 2>{"sqrt_abs", "log_abs"}), expression(g, depth - 1)};

@@ -116,6 +116,8 @@ def reduce(op, x, a):
         return fn(x, a["dim"], correction=a["correction"], keepdim=a["keepdim"])
     if op == "logsumexp":
         return torch.logsumexp(x, a["dim"], keepdim=a["keepdim"])
+    if op == "prod":
+        return torch.prod(x) if a["all"] else torch.prod(x, a["dim"], keepdim=a["keepdim"])
     fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.max, "min": torch.min,
           "argmax": torch.argmax, "argmin": torch.argmin}[op]
     if a["all"]:
@@ -166,6 +168,8 @@ def evaluate(e, x0, x1):
         return getattr(torch, op[:3])(a, last, correction=0, keepdim=True)
     if op == "logsumexp_dim":
         return torch.logsumexp(a, last, keepdim=True)
+    if op == "prod_dim":
+        return torch.prod(a, last, keepdim=True)
     if op == "sqrt_abs":
         return torch.sqrt(torch.abs(a) + 0.5)
     if op == "log_abs":
@@ -277,6 +281,9 @@ def reduction_slack(case, dtype):
         return 4 * n * eps * (1 + (max(finite[0], default=0.0) if op == "log_softmax" else 0))
     if op == "logsumexp":  # m + log(sum(exp(x - m))): as log_softmax's (m cancels)
         return 4 * n * eps * (1 + max(finite[0], default=0.0))
+    if op == "prod":  # n roundings of a product no larger than that of max(|v|, 1)
+        big = math.prod(max(v, 1.0) for v in finite[0]) if finite else 1.0
+        return 2 * n * eps * big
     if op in ("sum", "mean", "norm"):
         return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
     return 0.0

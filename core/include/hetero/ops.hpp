@@ -153,6 +153,15 @@ HETERO_API Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction
 /// maximum (0 where it is infinite), as torch.logsumexp: integer and bool input gives
 /// float32; an empty reduction gives -inf. Gradient softmax(x) g.
 HETERO_API Tensor logsumexp(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// Product of all elements (0-d), as torch.prod: bool and integer input gives int64
+/// (wrapping around on overflow), floating input its dtype (float16 and bfloat16 computed in
+/// float32 and rounded once); 1 for an empty tensor. Halves multiplied pairwise (element-wise
+/// mul on every backend; deterministic for a given size). Gradient (floating): the product
+/// of the other elements, exact where elements are 0 (torch's prod_backward).
+HETERO_API Tensor prod(const Tensor& a);
+/// Product along `dim` (negative counts from the end; IndexError out of range), as
+/// torch.prod(a, dim, keepdim); 1 where the reduced extent is 0.
+HETERO_API Tensor prod(const Tensor& a, std::int64_t dim, bool keepdim = false);
 
 /// Matrix product as torch.matmul: 1-D x 1-D is a dot product, 2-D x 2-D a GEMM, and
 /// batched for more dimensions with broadcast batch dimensions. Floating dtypes only, and
