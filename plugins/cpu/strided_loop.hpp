@@ -83,7 +83,31 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
     }
     f(off, length, inner);
   };
-  auto row = [&](std::int64_t r) { row_part(r, 0, count); };
+  // Whole rows [begin, end) in order: the first row's offsets by division, then an odometer
+  // over the outer dimensions (an add per operand per row, a carry now and then), so that
+  // short rows (im2col's, 10 elements) do not pay a division per dimension each.
+  auto whole_rows = [&](std::int64_t begin, std::int64_t end) {
+    if (begin >= end) return;
+    std::array<std::int64_t, kMaxDims> at{};
+    std::array<std::int64_t, N> off{};
+    for (int k = 0; k < N; ++k) off[k] = views[k]->offset;
+    std::int64_t rem = begin;
+    for (int d = inner_dim - 1; d >= 0; --d) {
+      at[d] = rem % l.shape[d];
+      rem /= l.shape[d];
+      for (int k = 0; k < N; ++k) off[k] += at[d] * l.strides[k][d];
+    }
+    for (std::int64_t r = begin;;) {
+      f(off, count, inner);
+      if (++r == end) return;
+      for (int d = inner_dim - 1; d >= 0; --d) {
+        for (int k = 0; k < N; ++k) off[k] += l.strides[k][d];
+        if (++at[d] < l.shape[d]) break;
+        for (int k = 0; k < N; ++k) off[k] -= l.shape[d] * l.strides[k][d];
+        at[d] = 0;
+      }
+    }
+  };
   const ThreadPool* pool = kernel_pool();
   const std::int64_t threads = pool ? pool->size() : 1;
   if (allow_parallel && threads > 1 && rows < threads &&
@@ -100,13 +124,10 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
                    });
     return;
   }
-  if (allow_parallel) {
-    parallel_range(rows, count * work_per_element, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) row(r);
-    });
-  } else {
-    for (std::int64_t r = 0; r < rows; ++r) row(r);
-  }
+  if (allow_parallel)
+    parallel_range(rows, count * work_per_element, whole_rows);
+  else
+    whole_rows(0, rows);
 }
 
 /// Calls f(offset, count, inner_stride) serially for the pieces of rows that hold elements
