@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/sdk/counter_rng.hpp>
 
 namespace hetero::conformance {
 
@@ -59,6 +60,55 @@ TEST_P(BackendTest, RandomMomentsAreRight) {
     EXPECT_NEAR(sg / dn, 0.0, 5 / std::sqrt(dn));
     EXPECT_NEAR(sg2 / dn, 1.0, 5 * std::sqrt(2.0 / dn));
   }
+}
+
+}  // namespace hetero::conformance
+
+namespace hetero::conformance {
+
+// The stream itself: Philox4x32-10 (Random123's known-answer vector for a zero counter and
+// key), and streams of different seeds that are not shifted copies of one another (the
+// SplitMix-based stream before it had mix(62089090, c) == mix(0, c - 47100553222)).
+TEST(CounterRng, IsPhiloxAndSeedsAreIndependent) {
+  EXPECT_EQ(rng::mix(0, 0), 0xe169c58d6627e8d5ULL);
+  int same = 0;
+  for (std::uint64_t c = 47100553222ULL; c < 47100553222ULL + 1000; ++c)
+    same += rng::mix(62089090, c) == rng::mix(0, c - 47100553222ULL);
+  EXPECT_EQ(same, 0);
+}
+
+// Every backend draws the SDK's stream: uniform bit for bit (the top bits of rng::mix), normal
+// within rounding of its log and cos (Box-Muller in double), for float32 and float64.
+TEST_P(BackendTest, RandomIsTheSdkStream) {
+  int ran = 0;
+  for (DType t : {DType::float32, DType::float64})
+    for (auto dist : {RandomDistribution::uniform, RandomDistribution::normal}) {
+      if (!runs(dist, t)) continue;
+      ++ran;
+      const std::int64_t n = 257;
+      const std::uint64_t seed = 0x123456789ULL, offset = 1000003;
+      DeviceArray a(backend(), 0, t, n);
+      backend().random(dist, a.view({n}), seed, offset, stream());
+      std::vector<unsigned char> raw(static_cast<std::size_t>(n) * element_size(t));
+      a.download(raw.data());
+      const auto got = unpack(t, raw);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto u = static_cast<std::uint64_t>(i);
+        const double want =
+            dist == RandomDistribution::normal
+                ? (t == DType::float32 ? static_cast<float>(rng::normal_at(seed, offset, u))
+                                       : rng::normal_at(seed, offset, u))
+                : (t == DType::float32
+                       ? static_cast<double>(rng::uniform_at<float>(seed, offset, u))
+                       : rng::uniform_at<double>(seed, offset, u));
+        const double tol =
+            dist == RandomDistribution::uniform ? 0.0 : (t == DType::float32 ? 2e-6 : 1e-12);
+        ASSERT_LE(std::abs(got[static_cast<std::size_t>(i)] - want), tol * (1 + std::abs(want)))
+            << dtype_name(t) << (dist == RandomDistribution::uniform ? " uniform" : " normal")
+            << " element " << i;
+      }
+    }
+  if (ran == 0) SUCCEED() << "backend '" << GetParam() << "' draws no random numbers";
 }
 
 }  // namespace hetero::conformance

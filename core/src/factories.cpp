@@ -18,19 +18,9 @@ namespace {
 
 using detail::fill;
 
-// Per-device counter-based generator state (Philox-style: the backend maps
-// (seed, offset + i) to element i, so a draw only advances the offset).
-struct GeneratorState {
-  std::mutex mutex;
-  std::uint64_t seed = 67280421310721ULL;  // PyTorch's default seed
-  std::unordered_map<Device, std::uint64_t> offsets;
-};
-GeneratorState& generators() {
-  static GeneratorState g;
-  return g;
-}
-
-Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& options) {
+// Draws from `gen`, or from the default generator of the result's device.
+Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& options,
+              Generator* gen) {
   const char* op = dist == RandomDistribution::uniform ? "rand" : "randn";
   const DType t = options.dtype_or(DType::float32);
   if (!is_floating_point(t))
@@ -42,7 +32,7 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
   // type and never 1 (as torch's uniform for these types; rounding could give 1).
   if (is_half(t)) {
     Tensor result = detail::new_tensor(shape, t, options, op);
-    Tensor draw = random(dist, shape, options.dtype(DType::float32).pinned_memory(false));
+    Tensor draw = random(dist, shape, options.dtype(DType::float32).pinned_memory(false), gen);
     if (dist == RandomDistribution::uniform) {
       const double scale = t == DType::float16 ? 2048.0 : 256.0;
       draw = (draw * scale).to(DType::int32).to(DType::float32) * (1.0 / scale);
@@ -53,15 +43,10 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
   Tensor out = detail::new_tensor(shape, t, options, op);
   const auto n = static_cast<std::uint64_t>(out.numel());
   if (n == 0) return out;
-  std::uint64_t seed = 0, offset = 0;
-  {
-    auto& g = generators();
-    std::lock_guard lock(g.mutex);
-    seed = g.seed;
-    auto& off = g.offsets[out.device()];
-    offset = off;
-    off += 2 * n;  // normal draws use two counters per element
-  }
+  // normal draws use two counters per element; uniform ones reserve as many, so that
+  // the offsets do not depend on the distribution.
+  const GeneratorState at = (gen ? *gen : default_generator(out.device())).reserve(2 * n);
+  const std::uint64_t seed = at.seed, offset = at.offset;
   detail::calls::random(detail::storage_of(out), dist, detail::view_of(out), seed, offset);
   return out;
 }
@@ -221,17 +206,17 @@ Tensor arange(std::int64_t end, TensorOptions options) {
 }
 
 Tensor rand(const Shape& shape, TensorOptions options) {
-  return random(RandomDistribution::uniform, shape, options);
+  return random(RandomDistribution::uniform, shape, options, nullptr);
 }
 Tensor randn(const Shape& shape, TensorOptions options) {
-  return random(RandomDistribution::normal, shape, options);
+  return random(RandomDistribution::normal, shape, options, nullptr);
 }
 
-void manual_seed(std::uint64_t seed) {
-  auto& g = generators();
-  std::lock_guard lock(g.mutex);
-  g.seed = seed;
-  g.offsets.clear();
+Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
+  return random(RandomDistribution::uniform, shape, options, &generator);
+}
+Tensor randn(const Shape& shape, Generator& generator, TensorOptions options) {
+  return random(RandomDistribution::normal, shape, options, &generator);
 }
 
 Tensor tensor(std::initializer_list<int> v, TensorOptions o) {

@@ -48,6 +48,37 @@ TEST(Tensor, RandomIsReproducibleAfterManualSeed) {
   EXPECT_THROW(rand({2}, DType::int64), DTypeError);
 }
 
+// Generator objects (as torch.Generator): their own stream, save/restore of the state, and
+// independence from manual_seed and the default generators.
+TEST(Tensor, GeneratorsHaveTheirOwnStateAndRestoreIt) {
+  Generator g(7);
+  EXPECT_EQ(g.initial_seed(), 7u);
+  const GeneratorState start = g.get_state();
+  EXPECT_EQ(start, (GeneratorState{7, 0}));
+  const auto a = rand({50}, g).to_vector<float>();
+  const GeneratorState after = g.get_state();
+  EXPECT_EQ(after.offset, 100u);  // two counters per element
+  manual_seed(1);                 // the default generators only
+  const auto b = randn({50}, g, DType::float64).to_vector<double>();
+  g.set_state(start);
+  EXPECT_EQ(rand({50}, g).to_vector<float>(), a);
+  EXPECT_EQ(randn({50}, g, DType::float64).to_vector<double>(), b);
+  g.set_state(after);
+  EXPECT_EQ(randn({50}, g, DType::float64).to_vector<double>(), b);
+  // Another seed: another stream (Philox keys, not shifted copies).
+  Generator h(8);
+  EXPECT_NE(rand({50}, h).to_vector<float>(), a);
+  g.manual_seed(7);
+  EXPECT_EQ(g.get_state(), start);
+  // The default generator of cpu draws what rand() draws, and manual_seed rewinds it.
+  manual_seed(5);
+  EXPECT_EQ(default_generator(Device::cpu()).get_state(), (GeneratorState{5, 0}));
+  const auto c = rand({10}).to_vector<float>();
+  Generator same(5);
+  EXPECT_EQ(rand({10}, same).to_vector<float>(), c);
+  EXPECT_THROW(default_generator(Device("cpu:7")), InvalidDeviceError);
+}
+
 TEST(Tensor, ToSharesStorageAndCopyToAllocates) {
   Tensor Z = ones({2, 3});
   // Buffers handed out: from the device or from the pool.

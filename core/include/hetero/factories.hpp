@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <hetero/export.hpp>
+#include <hetero/generator.hpp>
 #include <hetero/tensor.hpp>
 
 namespace hetero {
@@ -47,15 +48,22 @@ Tensor arange(I start, I end, I step = 1, TensorOptions options = {}) {
 }
 /// [0, end) in steps of 1, int64 unless options name a dtype.
 HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
-/// Uniform on [0, 1) (float32 default; floating dtypes), from the device's generator (see
-/// manual_seed). float16/bfloat16 values are k * 2^-11 / k * 2^-8 (the top bits of a float32
-/// draw), never 1, as torch. DTypeError for integer dtypes.
+/// Uniform on [0, 1) (float32 default; floating dtypes), from the device's default generator
+/// (see manual_seed; the stream is Philox4x32-10, <hetero/generator.hpp>). float16/bfloat16 values
+/// are k * 2^-11 / k * 2^-8 (the top bits of a float32 draw), never 1, as torch. DTypeError for
+/// integer dtypes.
 HETERO_API Tensor rand(const Shape& shape, TensorOptions options = {});
 /// Standard normal (float32 default; floating dtypes; float16/bfloat16 rounded from a
 /// float32 draw). DTypeError for integer dtypes.
 HETERO_API Tensor randn(const Shape& shape, TensorOptions options = {});
-/// Seeds the random generators of all devices (as torch.manual_seed): the same seed
-/// gives the same numbers on a device for the same sequence of calls. Thread-safe.
+/// rand drawing from `generator` instead of the device's default (as torch.rand(...,
+/// generator=g)): the same generator state gives the same numbers on every device.
+HETERO_API Tensor rand(const Shape& shape, Generator& generator, TensorOptions options = {});
+/// randn drawing from `generator`.
+HETERO_API Tensor randn(const Shape& shape, Generator& generator, TensorOptions options = {});
+/// Seeds the default generators of all devices (default_generator(), <hetero/generator.hpp>;
+/// as torch.manual_seed) and rewinds their streams: the same seed gives the same numbers on a
+/// device for the same sequence of calls. Thread-safe.
 HETERO_API void manual_seed(std::uint64_t seed);
 
 /// 1-D tensor from values, as torch.tensor: integers give int64, floating values float32.

@@ -10,6 +10,7 @@
 #include <hetero/dtype.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/generator.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>

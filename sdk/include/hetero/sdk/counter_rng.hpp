@@ -3,13 +3,19 @@
 /// @file counter_rng.hpp
 /// The counter-based random stream that Backend::random() defines: value number `c` of
 /// the stream for `seed` is a pure function of (seed, c), so any backend, any thread
-/// count and any launch shape give the same numbers (the idea of Philox, Salmon et al.,
-/// SC'11; the mixing function here is the SplitMix64 finaliser, Steele, Lea & Flood,
-/// OOPSLA'14, applied twice). Usable from host code and from CUDA device code.
+/// count and any launch shape give the same numbers. The function is Philox4x32-10 (Salmon,
+/// Moraes, Dror and Shaw, SC'11), from Random123 (`librandom123-dev`, header-only; the
+/// generator of cuRAND's and PyTorch's CUDA RNG): the seed is the 64-bit key and the counter
+/// the low half of the 128-bit counter, so streams of different seeds are independent (the
+/// key schedule), not shifted copies of one another. Usable from host code and from CUDA
+/// device code; the OpenCL backend transcribes it (cl/random.cl) and conformance
+/// `RandomIsTheSdkStream` checks every backend against this header bit for bit.
 ///
 /// Element i of a random() call with `offset` takes:
 /// - uniform: counter offset + i, mapped to [0, 1) with the type's full mantissa;
 /// - normal:  counters offset + 2i and offset + 2i + 1, Box-Muller (cosine branch).
+#include <Random123/philox.h>
+
 #include <cmath>
 #include <cstdint>
 
@@ -17,17 +23,15 @@
 
 namespace hetero::rng {
 
-/// 64 random bits for counter `counter` of the stream `seed`.
+/// 64 random bits for counter `counter` of the stream `seed`: words 0 (low) and 1 (high) of
+/// philox4x32_10(counter = {lo(counter), hi(counter), 0, 0}, key = {lo(seed), hi(seed)}).
 HETERO_HOST_DEVICE inline std::uint64_t mix(std::uint64_t seed, std::uint64_t counter) {
-  std::uint64_t z =
-      seed * 0x9E3779B97F4A7C15ULL + counter * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
-  for (int round = 0; round < 2; ++round) {
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-  }
-  return z;
+  const philox4x32_ctr_t c = {
+      {static_cast<std::uint32_t>(counter), static_cast<std::uint32_t>(counter >> 32), 0u, 0u}};
+  const philox4x32_key_t k = {
+      {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
+  const philox4x32_ctr_t r = philox4x32_R(10, c, k);
+  return (static_cast<std::uint64_t>(r.v[1]) << 32) | r.v[0];
 }
 
 /// float in [0, 1) from the top 24 bits.
