@@ -9,6 +9,7 @@
 #   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
 #                                          exported targets, HeteroAddBackend.cmake
 #   share/hetero/conformance_main.cpp      main() of conformance executables
+#   lib/pkgconfig/hetero.pc, hetero-sdk.pc the same for pkg-config users
 include(CMakePackageConfigHelpers)
 
 set(HETERO_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Hetero")
@@ -31,7 +32,7 @@ install(DIRECTORY sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-sd
 install(DIRECTORY core/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core)
 install(FILES ${PROJECT_BINARY_DIR}/core/include/hetero/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core/hetero)
-install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero)
+install(FILES LICENSE THIRD_PARTY_NOTICES.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero)
 install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 
 if(TARGET hetero_conformance)
@@ -60,6 +61,15 @@ configure_package_config_file(cmake/HeteroConfig.cmake.in
 # breaking changes there; the plugin ABI has its own version check at load time.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/HeteroConfigVersion.cmake"
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+# pkg-config files beside the CMake package, relocatable through ${pcfiledir}.
+file(RELATIVE_PATH HETERO_PC_PREFIX_FROM_PCDIR "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" HETERO_PC_PREFIX_FROM_PCDIR "${HETERO_PC_PREFIX_FROM_PCDIR}")
+foreach(_pc hetero hetero-sdk)
+  configure_file(cmake/${_pc}.pc.in "${PROJECT_BINARY_DIR}/pkgconfig/${_pc}.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/pkgconfig/${_pc}.pc"
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
+
 install(FILES
   "${PROJECT_BINARY_DIR}/HeteroConfig.cmake"
   "${PROJECT_BINARY_DIR}/HeteroConfigVersion.cmake"

@@ -36,6 +36,8 @@ void print_device_listing() {
 
 int main(int argc, char** argv) {
   CLI::App app{"The GPU chapter of Dive into Deep Learning, in hetero"};
+  app.set_version_flag("--version",
+                       "chapter_gpu (hetero " + std::string(hetero::version().string) + ")");
   std::vector<std::string> device_names;
   app.add_option("--devices", device_names,
                  "two devices to use in place of try_gpu() and try_gpu(1), e.g. cpu:0,cpu:1")

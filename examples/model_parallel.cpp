@@ -40,6 +40,8 @@ class VeryBigModule : public nn::Module {
 int main(int argc, char** argv) {
   CLI::App app{
       "Model parallelism: the front half of a network on one device, the back half on another"};
+  app.set_version_flag("--version",
+                       "model_parallel (hetero " + std::string(hetero::version().string) + ")");
   std::vector<std::string> device_names;
   app.add_option("--devices", device_names,
                  "the two devices, e.g. cuda:0,cpu (default: two GPUs, else cpu:0,cpu:1)")

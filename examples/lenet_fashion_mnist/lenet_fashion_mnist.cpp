@@ -76,6 +76,8 @@ void progress(int epoch, std::int64_t done, std::int64_t total) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Train D2L's LeNet on Fashion-MNIST on try_gpu()"};
+  app.set_version_flag(
+      "--version", "lenet_fashion_mnist (hetero " + std::string(hetero::version().string) + ")");
   int epochs = 10;
   std::int64_t batch_size = 256, limit = 0, test_limit = 0;
   double lr = 0, min_accuracy = 0;

@@ -48,6 +48,8 @@ std::int64_t correct(nn::Module& net, const DeviceData& data) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Train an MLP on the UCI handwritten digits on try_gpu(), save, reload elsewhere"};
+  app.set_version_flag("--version",
+                       "train_digits (hetero " + std::string(hetero::version().string) + ")");
   int epochs = 30;
   std::int64_t batch = 32;
   double lr = 0.05, momentum = 0.9, min_accuracy = 0.95;

@@ -79,6 +79,8 @@ bool replicas_identical(nn::Module& net) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Train the digits MLP data-parallel over the processes of mpirun"};
+  app.set_version_flag("--version",
+                       "train_digits_ddp (hetero " + std::string(hetero::version().string) + ")");
   int epochs = 30;
   std::int64_t batch = 32;
   double lr = 0.05, momentum = 0.9, min_accuracy = 0.95;
