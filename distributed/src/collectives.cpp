@@ -90,9 +90,12 @@ void all_reduce(Tensor& t, ReduceOp op) {
   const Tensor host = detail::host_operand(g.staging, Slot::input, t, wire, /*fill=*/true);
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
-  detail::call_checked(g, {name, &t, static_cast<int>(op)}, [=, comm = g.comm, keep = host] {
-    return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
-  });
+  detail::call_checked(
+      g, {name, &t, static_cast<int>(op)},
+      [=, comm = g.comm, keep = host] {
+        return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
+      },
+      host);
   if (op == ReduceOp::avg)
     detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(host, t);
@@ -109,9 +112,12 @@ void broadcast(Tensor& t, int root) {
   const Tensor host = detail::host_operand(g.staging, Slot::input, t, t.dtype(), /*fill=*/sender);
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
-  detail::call_checked(g, {name, &t, -1, root}, [=, comm = g.comm, keep = host] {
-    return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm);
-  });
+  detail::call_checked(
+      g, {name, &t, -1, root},
+      [=, comm = g.comm, keep = host] {
+        return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm);
+      },
+      host);
   if (!sender) detail::write_back(host, t);
 }
 
@@ -129,10 +135,12 @@ void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   const void* from = data_of(in);
   void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  detail::call_checked(g, {name, &input, -1, -1, output.numel()},
-                       [=, comm = g.comm, keep_in = in, keep_out = out] {
-                         return MPI_Allgather(from, n, type, to, n, type, comm);
-                       });
+  detail::call_checked(
+      g, {name, &input, -1, -1, output.numel()},
+      [=, comm = g.comm, keep_in = in, keep_out = out] {
+        return MPI_Allgather(from, n, type, to, n, type, comm);
+      },
+      out);
   detail::write_back(out, output);
 }
 
@@ -163,11 +171,12 @@ void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   const int n = mpi_count(out.numel(), name);
   const void* from = data_of(in);
   void* to = data_of(out);
-  detail::call_checked(g, {name, &input, static_cast<int>(op), -1, output.numel()},
-                       [=, comm = g.comm, keep_in = in, keep_out = out] {
-                         return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire),
-                                                         mop, comm);
-                       });
+  detail::call_checked(
+      g, {name, &input, static_cast<int>(op), -1, output.numel()},
+      [=, comm = g.comm, keep_in = in, keep_out = out] {
+        return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+      },
+      out);
   if (op == ReduceOp::avg)
     detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
   detail::write_back(out, output);

@@ -75,22 +75,26 @@ std::string show(const Record& r, const CallSite& mine, const Record& my_record)
 
 }  // namespace
 
-void call_checked(Group& g, const CallSite& site, std::function<int()> collective) {
+void call_checked(Group& g, const CallSite& site, std::function<int()> collective,
+                  const Tensor& written) {
   if (!g.options.check_consistency) {
-    g.call(site.op, std::move(collective));
+    g.call(site.op, std::move(collective), written);
     return;
   }
   constexpr int disagree = -1;
   const Record mine = describe(site, g.calls);
   auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
-  const int rc = g.call(site.op, [comm = g.comm, mine, all, collective = std::move(collective)] {
-    const int gathered =
-        MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(), sizeof(Record), MPI_BYTE, comm);
-    if (gathered != MPI_SUCCESS) return gathered;
-    if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; }))
-      return disagree;
-    return collective();
-  });
+  const int rc = g.call(
+      site.op,
+      [comm = g.comm, mine, all, collective = std::move(collective)] {
+        const int gathered = MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(),
+                                           sizeof(Record), MPI_BYTE, comm);
+        if (gathered != MPI_SUCCESS) return gathered;
+        if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; }))
+          return disagree;
+        return collective();
+      },
+      written);
   if (rc != disagree) return;
   // Group the ranks by what they called, in rank order of first appearance.
   std::string listing;

@@ -22,6 +22,7 @@ struct CallSite {
 // check's all-gather (when the group's check is on), then `collective` only when every
 // rank's call matches; otherwise DistributedError on every rank. One hand-over to the
 // communication thread per collective, not two.
-void call_checked(Group& g, const CallSite& site, std::function<int()> collective);
+void call_checked(Group& g, const CallSite& site, std::function<int()> collective,
+                  const Tensor& written = {});
 
 }  // namespace hetero::distributed::detail

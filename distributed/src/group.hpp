@@ -45,8 +45,11 @@ struct Group {
   // one, and returns its result: MPI_SUCCESS, or a negative code of the caller's own.
   // DistributedError naming MPI's error when it returns an MPI error code, and after the
   // timeout (the group then becomes unusable, Note [Timeouts on a blocking MPI]). `task`
-  // keeps alive what MPI reads and writes (captured tensor handles).
-  int call(const char* op, std::function<int()> task);
+  // keeps alive what MPI reads and writes (captured tensor handles). `written`: the tensor
+  // whose memory MPI writes, when it may be a user's; after a timeout it is given new
+  // memory (relocate_storage), so the late completion of the abandoned call writes memory
+  // no tensor sees (issue #29 item 3).
+  int call(const char* op, std::function<int()> task, const Tensor& written = {});
 };
 
 // The process group for collective `op`, counting the call (Group::calls);

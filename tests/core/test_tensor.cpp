@@ -271,3 +271,26 @@ TEST(Factories, HugeArangeIsATypedOutOfMemoryErrorAndLongOnesAreExact) {
       arange(0.0, 100000.0, 0.5, TensorOptions().dtype(DType::float64)).to_vector<double>();
   EXPECT_EQ(f[199999], 99999.5);
 }
+
+// relocate_storage (issue #29 item 3): the tensor and its views move to new memory with the
+// same values; the old memory stays with the returned owner, and writes into it reach no
+// tensor.
+TEST(Tensor, RelocateStorageMovesEveryViewAndKeepsTheOldMemoryWithItsOwner) {
+  Tensor x = arange(0, 8, 1, DType::float32);
+  Tensor view = x.narrow(0, 2, 3);
+  auto* old = static_cast<float*>(x.host_data_ptr());
+  const auto version = tensor_version(x);
+  std::shared_ptr<void> owner = relocate_storage(x);
+  ASSERT_NE(owner, nullptr);
+  EXPECT_NE(x.host_data_ptr(), static_cast<void*>(old));
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_GT(tensor_version(x), version);
+  old[2] = 99.0f;  // what a late foreign write does: the old memory is still allocated
+  EXPECT_EQ(view.to_vector<float>(), (std::vector<float>{2, 3, 4}));
+  view.copy_(full({3}, -1.0f));  // the views write the new memory
+  EXPECT_EQ(x.to_vector<float>()[2], -1.0f);
+  EXPECT_EQ(old[3], 3.0f);
+  owner.reset();
+  EXPECT_EQ(relocate_storage(zeros({0})), nullptr);
+  EXPECT_THROW(relocate_storage(Tensor{}), Error);
+}

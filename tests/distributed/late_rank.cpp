@@ -2,9 +2,11 @@
 // A process group whose collective times out on some ranks (issue #29 item 2), run by
 // run_late_rank.cmake on 3 ranks with HETERO_DISTRIBUTED_TIMEOUT=1:
 //   late:  rank 0 joins the all_reduce 2.5 s late; ranks 1 and 2 have timed out by then
-//          (their communication threads stay inside MPI until rank 0 arrives). Every rank
-//          then destroys its group and makes a new one, which works, and the process exits
-//          0 with MPI finalised (it used to crash in MPI_Finalize at times).
+//          (their communication threads stay inside MPI until rank 0 arrives). Their tensor
+//          must not change when the abandoned call completes (item 3: it used to become 3,
+//          written after the error). Every rank then destroys its group and makes a new one,
+//          which works, and the process exits 0 with MPI finalised (it used to crash in
+//          MPI_Finalize at times).
 //   never: rank 0 never joins; ranks 1 and 2 time out, and a new init_process_group() on
 //          them raises a DistributedError within its timeout (it hung in MPI_Comm_dup with
 //          the old thread still inside MPI). They exit without MPI_Finalize, which mpirun
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include <hetero/distributed.hpp>
 #include <hetero/hetero.hpp>
@@ -33,15 +36,23 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   }
+  std::vector<float> at_error;
   try {
     dist::all_reduce(x);
     std::printf("rank %d of %d: all_reduce returned %g\n", me, world, x.to_vector<float>()[0]);
   } catch (const dist::DistributedError& e) {
     std::printf("rank %d of %d: all_reduce timed out: %s\n", me, world, e.what());
+    at_error = x.to_vector<float>();
   }
   std::fflush(stdout);
   // Late mode: rank 0 arrives at 2.5 s and completes the call the others gave up on.
-  if (me != 0 && !never) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  if (me != 0 && !never) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    const bool same = x.to_vector<float>() == at_error;
+    std::printf("rank %d of %d: the tensor after the late completion: %s (x[0] = %g)\n", me, world,
+                same ? "unchanged" : "WRITTEN", x.to_vector<float>()[0]);
+    std::fflush(stdout);
+  }
   dist::destroy_process_group();
   try {
     dist::init_process_group();

@@ -15,6 +15,7 @@
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/relocate_storage.hpp>
 #include <hetero/serialize.hpp>
 #include <hetero/tensor.hpp>
 #include <hetero/tensor_options.hpp>
