@@ -6,6 +6,7 @@
 #   lib/libhetero_distributed.so*          Hetero::distributed (where MPI was found)
 #   lib/hetero/plugins/libhetero-*.so      backends (installed by hetero_add_backend)
 #   bin/hetero-smi                         RUNPATH $ORIGIN/../lib
+#   bin/hetero-conformance                 the conformance kit for a prebuilt plugin
 #   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
 #                                          exported targets, HeteroAddBackend.cmake
 #   share/hetero/conformance_main.cpp      main() of conformance executables
@@ -52,6 +53,11 @@ endif()
 
 install(TARGETS hetero-smi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 set_target_properties(hetero-smi PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+if(TARGET hetero-conformance)
+  install(TARGETS hetero-conformance RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  set_target_properties(hetero-conformance PROPERTIES
+    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+endif()
 
 configure_package_config_file(cmake/HeteroConfig.cmake.in
   "${PROJECT_BINARY_DIR}/HeteroConfig.cmake"

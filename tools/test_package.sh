@@ -4,7 +4,8 @@
 # and out of tree, as a third party would:
 #   1. builds and runs the application example (examples/app), and, where hetero was
 #      built with MPI, a small Hetero::distributed program under mpirun -np 2;
-#   2. builds the template backend (sdk/template) and runs its conformance;
+#   2. builds the template backend (sdk/template) and runs its conformance, then the
+#      installed hetero-conformance against the built plugin file;
 #   3. builds the OpenCL backend (plugins/opencl, CLBlast) and runs its conformance
 #      suite on PoCL (one and two devices) and its tensor tests;
 #   4. installs the OpenCL plugin into the moved prefix, shows hetero-smi there, and runs
@@ -128,6 +129,10 @@ fi
 echo "== sdk/template: out-of-tree plugin + conformance kit"
 configure sdk/template template
 ctest --test-dir "$out/template" --output-on-failure
+
+echo "== the installed hetero-conformance against the prebuilt template plugin"
+"$prefix/bin/hetero-conformance" --plugin "$out/template/lib/hetero/plugins/libhetero-template.so" \
+  --filter '*Gather*:*IndexSelect*:*RandomIsTheSdkStream*:*UnaryOps*'
 
 echo "== plugins/opencl: out-of-tree plugin on CLBlast, conformance on PoCL"
 configure plugins/opencl opencl

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <hetero/conformance/conformance.hpp>
@@ -67,20 +68,43 @@ int report_unsupported(int rc, const std::string& backend) {
 }
 }  // namespace
 
-int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path) {
+namespace {
+// Loads the plugin and says so; the loaded status, or nullopt (printed) when it failed.
+std::optional<BackendStatus> load_and_report(const std::string& plugin_path) {
   try {
     const BackendStatus s = load_plugin(plugin_path);
-    std::cout << "[conformance] backend '" << backend << "' from " << s.path << ": "
+    std::cout << "[conformance] backend '" << s.name << "' from " << s.path << ": "
               << (s.loaded ? "loaded" : "not loaded") << ", " << s.devices << " device(s)"
               << (s.reason.empty() ? "" : " (" + s.reason + ")") << "\n";
+    return s;
   } catch (const Error& e) {
     std::cerr << "[conformance] " << e.what() << "\n";
-    return 1;
+    return std::nullopt;
   }
+}
+
+int run_suite(int argc, char** argv, const std::string& backend) {
   // The suite's parameter generator runs inside InitGoogleTest: register first.
   registered().push_back(backend);
   ::testing::InitGoogleTest(&argc, argv);
   return report_unsupported(RUN_ALL_TESTS(), backend);
+}
+}  // namespace
+
+int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path) {
+  if (!load_and_report(plugin_path)) return 1;
+  return run_suite(argc, argv, backend);
+}
+
+int run_plugin(int argc, char** argv, const std::string& plugin_path) {
+  const auto s = load_and_report(plugin_path);
+  if (!s) return 2;
+  if (!s->loaded || s->name.empty()) {
+    std::cerr << "[conformance] " << plugin_path << ": the plugin did not load"
+              << (s->reason.empty() ? "" : ": " + s->reason) << "\n";
+    return 2;
+  }
+  return run_suite(argc, argv, s->name);
 }
 
 void BackendTest::SetUp() {

@@ -23,6 +23,11 @@ namespace hetero::conformance {
 /// Loads the plugin at `plugin_path` (HETERO_BACKENDS may restrict discovery to it),
 /// registers the suite for `backend` and runs every test. Returns the gtest exit code.
 int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path);
+/// The same for a prebuilt plugin whose backend name is not known in advance (the
+/// hetero-conformance tool): loads `plugin_path`, takes the backend's name from its info
+/// record and runs the suite for it. Returns 2, having printed why, when the plugin does
+/// not load or has no device name; else the gtest exit code.
+int run_plugin(int argc, char** argv, const std::string& plugin_path);
 
 /// Backends the suite is instantiated for (set by run()).
 std::vector<std::string> backends_under_test();
