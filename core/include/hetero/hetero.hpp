@@ -11,6 +11,7 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/generator.hpp>
+#include <hetero/interop.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>

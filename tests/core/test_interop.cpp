@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// from_blob and DLPack (issue #28): foreign memory as tensors without a copy, the deleter run
+// once when the last view is gone, and the refusals. The round trips through PyTorch and
+// NumPy are interop.dlpack_torch_numpy (tests/interop/).
+#include <gtest/gtest.h>
+
+#include <dlpack/dlpack.h>
+
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+TEST(Interop, FromBlobSharesTheMemoryAndCallsTheDeleterOnceAtTheEnd) {
+  std::vector<float> data{1, 2, 3, 4, 5, 6};
+  int deleted = 0;
+  {
+    Tensor t = from_blob(data.data(), {2, 3}, DType::float32, Device::cpu(), [&](void* p) {
+      EXPECT_EQ(p, data.data());
+      ++deleted;
+    });
+    Tensor column = t.narrow(1, 1, 1);
+    t = Tensor{};
+    EXPECT_EQ(column.to_vector<float>(), (std::vector<float>{2, 5}));
+    column.copy_(full({2, 1}, 9.0f));
+    synchronize(Device::cpu());
+    EXPECT_EQ(data[1], 9.0f);
+    EXPECT_EQ(data[4], 9.0f);
+    EXPECT_EQ(deleted, 0);  // the view still holds the memory
+  }
+  EXPECT_EQ(deleted, 1);
+  // Strides (a transposed view of the block) and a broadcast dimension.
+  const Tensor tr = from_blob(data.data(), {3, 2}, {1, 3}, DType::float32);
+  EXPECT_EQ(tr.to_vector<float>(), (std::vector<float>{1, 4, 9, 9, 3, 6}));
+  const Tensor rows = from_blob(data.data(), {2, 3}, {0, 1}, DType::float32);
+  EXPECT_EQ(rows.sum().item<float>(), 2 * (1 + 9 + 3));
+  // Refusals, each without calling the deleter.
+  int called = 0;
+  auto count = [&](void*) { ++called; };
+  EXPECT_THROW(from_blob(data.data(), {2, 3}, {3, -1}, DType::float32, Device::cpu(), count),
+               ValueError);
+  EXPECT_THROW(from_blob(data.data(), {2, 3}, {3}, DType::float32, Device::cpu(), count),
+               ValueError);
+  EXPECT_THROW(from_blob(nullptr, {2}, DType::float32, Device::cpu(), count), ValueError);
+  EXPECT_THROW(from_blob(data.data(), {2}, DType::float32, Device("cuda:0"), count), Error);
+  EXPECT_EQ(called, 0);
+  EXPECT_EQ(from_blob(nullptr, {0, 3}, DType::float32).numel(), 0);
+}
+
+TEST(Interop, DlpackRoundTripSharesMemoryAndReleasesOnce) {
+  Tensor x = arange(0, 12, 1, DType::float64).reshape({3, 4});
+  const Tensor view = x.narrow(1, 1, 2);
+  DLManagedTensor* m = to_dlpack(view);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->dl_tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(m->dl_tensor.ndim, 2);
+  EXPECT_EQ(m->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(m->dl_tensor.dtype.bits, 64);
+  EXPECT_EQ(m->dl_tensor.strides[0], 4);
+  EXPECT_EQ(m->dl_tensor.byte_offset, 0u);
+  EXPECT_EQ(*static_cast<double*>(m->dl_tensor.data), 1.0);  // the view's first element
+  {
+    Tensor back = from_dlpack(m);  // owns m now
+    EXPECT_EQ(back.to_vector<double>(), view.to_vector<double>());
+    back.copy_(zeros({3, 2}, DType::float64));
+  }
+  EXPECT_EQ(x.sum().item<double>(), 0 + 3 + 4 + 7 + 8 + 11);  // the write reached x
+  // bool goes as uint8 (DLPack 0.6 has no bool code, as torch 1.13).
+  DLManagedTensor* b = to_dlpack(full({2}, 1.0, DType::bool_));
+  EXPECT_EQ(b->dl_tensor.dtype.code, kDLUInt);
+  EXPECT_EQ(from_dlpack(b).dtype(), DType::uint8);
+  // A dtype hetero lacks: DTypeError, and the producer's deleter still runs.
+  static int released = 0;
+  DLManagedTensor odd{};
+  odd.dl_tensor.dtype = {kDLInt, 16, 1};
+  odd.dl_tensor.device = {kDLCPU, 0};
+  odd.deleter = [](DLManagedTensor*) { ++released; };
+  EXPECT_THROW(from_dlpack(&odd), DTypeError);
+  EXPECT_EQ(released, 1);
+  odd.dl_tensor.dtype = {kDLFloat, 32, 1};
+  odd.dl_tensor.device = {kDLCUDA, 0};
+  EXPECT_THROW(from_dlpack(&odd), NotImplementedError);
+  EXPECT_EQ(released, 2);
+  EXPECT_THROW(from_dlpack(nullptr), ValueError);
+}
