@@ -152,31 +152,34 @@ inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, cons
   after_kernel(on);
 }
 
-/// Backend::gather (interface minor 6; check_supported keeps it from an older plugin). The
-/// caller (ops_index.cpp) has checked shapes and the index range.
+/// What the index kernels (interface minor 6) are promised: the op in the plugin's minor
+/// and supported (check_supported keeps them from an older plugin), non-empty views, an
+/// int64 index, one dtype and dim in range; the caller (ops_index.cpp) checked shapes and
+/// the index range.
+inline void check_index_kernel(const Storage& on, OpFamily family, const StridedView& data,
+                               const StridedView& index, int dim, const StridedView& other) {
+  const char* what = family == OpFamily::gather ? "gather" : "scatter_add";
+  check_supported(on, family, data.dtype);
+  check_view(what, data);
+  check_view(what, index);
+  check_view(what, other);
+  HETERO_INTERNAL_ASSERT(
+      index.dtype == DType::int64 && data.dtype == other.dtype && dim >= 0 && dim < data.ndim,
+      std::string(what) + " called with a bad index, dtype or dim");
+}
+
+/// Backend::gather.
 inline void gather(const Storage& on, const StridedView& src, const StridedView& index, int dim,
                    const StridedView& out) {
-  check_supported(on, OpFamily::gather, out.dtype);
-  check_view("gather", src);
-  check_view("gather", index);
-  check_view("gather", out);
-  HETERO_INTERNAL_ASSERT(
-      index.dtype == DType::int64 && src.dtype == out.dtype && dim >= 0 && dim < out.ndim,
-      "gather called with a bad index, dtype or dim");
+  check_index_kernel(on, OpFamily::gather, out, index, dim, src);
   on.plugin->backend->gather(src, index, dim, out, on.stream());
   after_kernel(on);
 }
 
-/// Backend::scatter_add (interface minor 6), into `out` in place.
+/// Backend::scatter_add, into `out` in place.
 inline void scatter_add(const Storage& on, const StridedView& out, const StridedView& index,
                         int dim, const StridedView& src) {
-  check_supported(on, OpFamily::scatter_add, out.dtype);
-  check_view("scatter_add", out);
-  check_view("scatter_add", index);
-  check_view("scatter_add", src);
-  HETERO_INTERNAL_ASSERT(
-      index.dtype == DType::int64 && src.dtype == out.dtype && dim >= 0 && dim < out.ndim,
-      "scatter_add called with a bad index, dtype or dim");
+  check_index_kernel(on, OpFamily::scatter_add, out, index, dim, src);
   on.plugin->backend->scatter_add(out, index, dim, src, on.stream());
   after_kernel(on);
 }

@@ -107,6 +107,17 @@ void check_same_rank(const char* op, const Tensor& input, const Tensor& index) {
                      " (as torch)");
 }
 
+// The prelude of index_select and embedding: both defined, on one device, an int32 or
+// int64 index (as torch).
+void check_integer_index(const char* op, const Tensor& input, const Tensor& index) {
+  detail::impl_of(input, op);
+  detail::impl_of(index, op);
+  detail::check_same_device(op, {&input, &index});
+  if (index.dtype() != DType::int64 && index.dtype() != DType::int32)
+    throw DTypeError(std::string(op) + ": expected an index of dtype int32 or int64, got " +
+                     std::string(dtype_name(index.dtype())) + " (as torch)");
+}
+
 void check_int64_index(const char* op, const Tensor& index) {
   if (index.dtype() != DType::int64)
     throw DTypeError(std::string(op) + ": expected dtype int64 for index, got " +
@@ -180,12 +191,7 @@ Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, c
 }
 
 Tensor index_select(const Tensor& input, std::int64_t dim, const Tensor& index) {
-  detail::impl_of(input, "index_select");
-  detail::impl_of(index, "index_select");
-  detail::check_same_device("index_select", {&input, &index});
-  if (index.dtype() != DType::int64 && index.dtype() != DType::int32)
-    throw DTypeError("index_select: expected dtype int32 or int64 for index, got " +
-                     std::string(dtype_name(index.dtype())) + " (as torch)");
+  check_integer_index("index_select", input, index);
   if (index.dim() > 1)
     throw IndexError("index_select: index is supposed to be a vector, got shape " +
                      shape_str(index.shape()) + " (as torch)");
@@ -205,12 +211,7 @@ Tensor index_select(const Tensor& input, std::int64_t dim, const Tensor& index) 
 
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
-  detail::impl_of(indices, "embedding");
-  detail::impl_of(weight, "embedding");
-  detail::check_same_device("embedding", {&indices, &weight});
-  if (indices.dtype() != DType::int64 && indices.dtype() != DType::int32)
-    throw DTypeError("embedding: expected indices of dtype int32 or int64, got " +
-                     std::string(dtype_name(indices.dtype())) + " (as torch)");
+  check_integer_index("embedding", weight, indices);
   if (weight.dim() != 2)
     throw ShapeError("embedding: weight must be 2-D [num_embeddings, embedding_dim], got " +
                      shape_str(weight.shape()));
