@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <hetero/config.hpp>
+#include <hetero/environment.hpp>
 #include <hetero/hetero.hpp>
 
 namespace {
@@ -102,6 +104,29 @@ void print_plugins() {
   }
 }
 
+// The configuration table (config.hpp) with each variable's effective value: as a text
+// table, or as README's markdown (test tools.readme_config_table compares the two).
+void print_environment(bool markdown) {
+  namespace config = hetero::config;
+  if (markdown) {
+    fmt::print("| variable | type | default | meaning |\n|---|---|---|---|\n");
+    for (const config::Variable& v : config::kVariables) {
+      std::string type(config::type_text(v.type));
+      if (v.type == config::Type::integer) type += fmt::format(" in [{}, {}]", v.min, v.max);
+      fmt::print("| `{}` | {} | {} | {} |\n", v.name, type, v.default_text, v.meaning);
+    }
+    return;
+  }
+  for (const config::Variable& v : config::kVariables) {
+    const auto value = config::raw(v.name);
+    std::string shown = value ? "'" + *value + "'" : fmt::format("unset: {}", v.default_text);
+    if (value)
+      if (const std::string why = config::problem(v, *value); !why.empty())
+        shown += fmt::format("  MALFORMED, default {} applies", v.default_text);
+    fmt::print("{:<27} {}\n", v.name, shown);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,9 +140,15 @@ int main(int argc, char** argv) {
   app.add_flag("--devices", devices_only, "only the device table")->excludes("--json");
   app.add_flag("--plugins", plugins_only, "only the plugin section")
       ->excludes("--json", "--devices");
+  bool env = false, markdown = false;
+  app.add_flag("--env", env,
+               "the HETERO_* configuration: every variable and its effective value (malformed "
+               "values marked); with --markdown, the table of variables README shows")
+      ->excludes("--json", "--devices", "--plugins");
+  app.add_flag("--markdown", markdown, "with --env: the table as markdown");
   app.footer(
       "Exit status: 0 (also when no GPU exists), 1 for a usage error, 2 when hetero itself fails.\n"
-      "Environment: HETERO_PLUGIN_PATH, HETERO_BACKENDS, HETERO_CPU_DEVICES, "
+      "Environment: the HETERO_* variables (hetero-smi --env lists them) and "
       "CUDA_VISIBLE_DEVICES.");
   try {
     app.parse(argc, argv);
@@ -125,6 +156,11 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 1;  // --help is success; any usage error is 1
   }
   try {
+    if (env) {
+      print_environment(markdown);
+      for (const std::string& p : hetero::environment_problems()) fmt::print("warning: {}\n", p);
+      return 0;
+    }
     if (json) {
       // Paths are bytes, not always UTF-8: invalid sequences print as U+FFFD, never throw.
       std::cout << to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string_view>
 
+#include <hetero/config.hpp>
 #include <hetero/error.hpp>
 
 #include "backend_calls.hpp"
@@ -36,8 +37,7 @@ std::string no_gpu_reason(int wanted) {
 }
 
 Device fallback_to_cpu(int i) {
-  const char* req = std::getenv("HETERO_REQUIRE_GPU");
-  if (req && std::string_view(req) == "1")
+  if (config::flag("HETERO_REQUIRE_GPU", false))
     throw DeviceUnavailableError("HETERO_REQUIRE_GPU=1: " + no_gpu_reason(i));
   static std::once_flag once;
   if (detail::log_enabled())

@@ -1,26 +1,92 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "log.hpp"
 
-#include <cstdlib>
+#include <atomic>
 #include <iostream>
 #include <mutex>
-#include <string_view>
 
-namespace hetero::detail {
+#include <hetero/config.hpp>
 
-bool log_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("HETERO_LOG");
-    return v && (std::string_view(v) == "info" || std::string_view(v) == "debug");
-  }();
-  return on;
+namespace hetero {
+namespace {
+
+// HETERO_LOG, read once; a malformed value is warned about by the environment check
+// (environment_check.cpp) and leaves the default, warn.
+LogLevel initial_level() noexcept {
+  try {
+    const auto v = config::raw("HETERO_LOG");
+    if (!v) return LogLevel::warn;
+    const std::string l = config::detail::lower(*v);
+    if (l == "error") return LogLevel::error;
+    if (l == "info") return LogLevel::info;
+    if (l == "debug") return LogLevel::debug;
+  } catch (...) {
+  }
+  return LogLevel::warn;
 }
 
-void log_info(const std::string& message) {
-  if (!log_enabled()) return;
-  static std::mutex m;
-  std::lock_guard lock(m);
-  std::cerr << "[hetero] " << message << '\n';
+std::atomic<int>& level_store() noexcept {
+  static std::atomic<int> level{static_cast<int>(initial_level())};
+  return level;
 }
 
-}  // namespace hetero::detail
+struct Sink {
+  std::mutex mutex;
+  LogCallback callback;
+};
+Sink& sink() {
+  static auto* s = new Sink;  // never destroyed: messages may come at exit
+  return *s;
+}
+
+}  // namespace
+
+std::string_view log_level_name(LogLevel level) noexcept {
+  switch (level) {
+    case LogLevel::error:
+      return "error";
+    case LogLevel::warn:
+      return "warn";
+    case LogLevel::info:
+      return "info";
+    case LogLevel::debug:
+      return "debug";
+  }
+  return "?";
+}
+
+void set_log_callback(LogCallback callback) {
+  Sink& s = sink();
+  std::lock_guard lock(s.mutex);
+  s.callback = std::move(callback);
+}
+
+void set_log_level(LogLevel level) noexcept {
+  level_store().store(static_cast<int>(level), std::memory_order_relaxed);
+}
+
+LogLevel log_level() noexcept {
+  return static_cast<LogLevel>(level_store().load(std::memory_order_relaxed));
+}
+
+namespace detail {
+
+bool log_enabled(LogLevel level) noexcept {
+  return static_cast<int>(level) <= level_store().load(std::memory_order_relaxed);
+}
+
+void log(LogLevel level, const std::string& message) noexcept {
+  if (!log_enabled(level)) return;
+  try {
+    Sink& s = sink();
+    std::lock_guard lock(s.mutex);
+    if (s.callback)
+      s.callback(level, message);
+    else
+      std::cerr << "[hetero] " << log_level_name(level) << ": " << message << '\n';
+  } catch (...) {  // a callback that throws loses its message, not the caller's work
+  }
+}
+
+}  // namespace detail
+}  // namespace hetero

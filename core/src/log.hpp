@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// HETERO_LOG=info prints the core's diagnostic lines (plugin loading, try_gpu fallback)
-// to stderr, each prefixed "[hetero] ".
+// The core's side of <hetero/log.hpp>: level checks and the calls that log.
 #include <string>
 
+#include <hetero/log.hpp>
+
 namespace hetero::detail {
-/// True when HETERO_LOG is "info" or "debug".
-bool log_enabled();
-/// Prints `message` when log_enabled(). Thread-safe.
-void log_info(const std::string& message);
+/// True when messages of `level` are printed (cheap: one atomic load).
+bool log_enabled(LogLevel level = LogLevel::info) noexcept;
+/// Logs `message` at `level` (dropped below the current level). Thread-safe; never throws.
+void log(LogLevel level, const std::string& message) noexcept;
+/// log(LogLevel::info, message), the core's diagnostics (plugin loading, try_gpu fallback).
+inline void log_info(const std::string& message) noexcept { log(LogLevel::info, message); }
+/// log(LogLevel::warn, message).
+inline void log_warn(const std::string& message) noexcept { log(LogLevel::warn, message); }
 }  // namespace hetero::detail

@@ -17,6 +17,9 @@
 #include <hetero/error.hpp>
 #include <hetero/sdk/find_backend.hpp>
 
+#include <hetero/config.hpp>
+
+#include "environment_check.hpp"
 #include "log.hpp"
 
 namespace hetero::detail {
@@ -37,11 +40,8 @@ bool is_plugin_file_name(const std::string& f) {
 
 // HETERO_BACKENDS=cpu,opencl; empty or unset: all.
 bool backend_allowed(const std::string& name) {
-  const char* env = std::getenv("HETERO_BACKENDS");
-  if (!env || !*env) return true;
-  for (const auto& n : split(env, ','))
-    if (n == name) return true;
-  return false;
+  const auto allowed = config::list("HETERO_BACKENDS");
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), name) != allowed.end();
 }
 
 }  // namespace
@@ -115,10 +115,12 @@ bool world_writable(const std::string& dir) {
 void Registry::discover_locked() {
   if (discovered_) return;
   discovered_ = true;
+  check_environment();  // unknown HETERO_* names and malformed values, said once
   // HETERO_PLUGIN_DISCOVERY=0: only plugins loaded explicitly with load_plugin() (the
   // conformance kit tests exactly the file it was built with, even when a plugin of the
   // same name is installed).
-  if (const char* env = std::getenv("HETERO_PLUGIN_DISCOVERY")) {
+  if (const auto raw = config::raw("HETERO_PLUGIN_DISCOVERY")) {
+    const char* env = raw->c_str();
     std::string v(env);
     std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
     if (v == "0" || v == "false" || v == "off" || v == "no") {
@@ -138,8 +140,8 @@ void Registry::discover_locked() {
   if (!own.empty() && fs::is_directory(own)) dirs.push_back(own);
   // secure_getenv: a setuid/setgid program ignores the variable (as ld.so ignores
   // LD_LIBRARY_PATH there), so it cannot be made to load a plugin of the caller's choosing.
-  if (const char* env = ::secure_getenv("HETERO_PLUGIN_PATH")) {
-    for (const auto& entry : split(env, ':')) {
+  if (const auto env = config::raw("HETERO_PLUGIN_PATH", /*secure=*/true)) {
+    for (const auto& entry : split(*env, ':')) {
       if (entry.empty()) continue;  // an empty entry would mean the current directory: never
       BackendStatus bad;
       bad.path = entry;
@@ -188,6 +190,18 @@ void Registry::discover_locked() {
       load_locked(path, false);
     }
   }
+  // A name in HETERO_BACKENDS that no plugin provides is said, not silently ignored.
+  std::string found;
+  auto provided = [&](const std::string& name) {
+    for (const auto& p : plugins_)
+      if (p->status.name == name) return true;
+    return false;
+  };
+  for (const auto& p : plugins_) found += (found.empty() ? "" : ", ") + p->status.name;
+  for (const auto& name : config::list("HETERO_BACKENDS"))
+    if (!provided(name))
+      log_warn("HETERO_BACKENDS names '" + name + "', which no plugin found provides (loaded: " +
+               (found.empty() ? std::string("none") : found) + ")");
 }
 
 std::vector<std::shared_ptr<LoadedPlugin>> Registry::loaded() {
@@ -244,7 +258,16 @@ std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
     if (p) cache = Cache{generation, d.type(), p};
   }
   if (!p) {
-    std::string why = "no loaded plugin provides device type '" + d.type() + "'";
+    // Say what is there and what to set (issue #28): the loaded types, and the variables
+    // that decide which plugins load.
+    std::string loaded;
+    for (const auto& r : reg.status())
+      if (r.loaded) loaded += (loaded.empty() ? "" : ", ") + r.name;
+    std::string why = "no loaded plugin provides device type '" + d.type() +
+                      "' (loaded: " + (loaded.empty() ? std::string("none") : loaded) +
+                      "; a plugin libhetero-" + d.type() +
+                      ".so is found beside libhetero_core.so or in HETERO_PLUGIN_PATH, "
+                      "unless HETERO_BACKENDS leaves it out)";
     for (const auto& r : reg.status())
       if (r.name == d.type()) why = r.reason;
     throw DeviceUnavailableError("device " + d.str() + " is unavailable: " + why);
@@ -255,7 +278,12 @@ std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
                                  "' has no devices (" + p->status.reason + ")");
   if (d.index() >= n)
     throw InvalidDeviceError("device " + d.str() + " does not exist: backend '" + d.type() +
-                             "' has " + std::to_string(n) + " device(s)");
+                             "' has " + std::to_string(n) + " device(s)" +
+                             (d.is_cpu()
+                                  ? " (HETERO_CPU_DEVICES=" + std::to_string(d.index() + 1) +
+                                        " before the first use of hetero makes " +
+                                        std::to_string(d.index() + 1) + " virtual cpu devices)"
+                                  : std::string()));
   return p;
 }
 

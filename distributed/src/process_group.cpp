@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // init_process_group / destroy_process_group and the group's queries.
+#include <hetero/config.hpp>
 #include <hetero/distributed/mpi.hpp>
 #include <hetero/distributed/process_group.hpp>
 
@@ -61,7 +62,8 @@ ProcessGroupOptions with_environment(ProcessGroupOptions o) {
   o.timeout_seconds = validated_timeout(
       o.timeout_seconds,
       fmt::format("ProcessGroupOptions::timeout_seconds = {}", o.timeout_seconds));
-  if (const char* t = std::getenv("HETERO_DISTRIBUTED_TIMEOUT"); t && *t) {
+  if (const auto raw = config::raw("HETERO_DISTRIBUTED_TIMEOUT")) {
+    const char* t = raw->c_str();
     char* end = nullptr;
     const double seconds = std::strtod(t, &end);
     if (end == t || *end != '\0')
@@ -70,8 +72,7 @@ ProcessGroupOptions with_environment(ProcessGroupOptions o) {
     o.timeout_seconds =
         validated_timeout(seconds, fmt::format("HETERO_DISTRIBUTED_TIMEOUT='{}'", t));
   }
-  if (const char* c = std::getenv("HETERO_DISTRIBUTED_CHECK"); c && *c)
-    o.check_consistency = std::string(c) != "0";
+  o.check_consistency = config::flag("HETERO_DISTRIBUTED_CHECK", o.check_consistency);
   return o;
 }
 

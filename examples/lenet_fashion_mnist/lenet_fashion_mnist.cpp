@@ -17,6 +17,8 @@
 // arguments, a missing data set (the message names its Debian package) or a bad checkpoint.
 #include <CLI/CLI.hpp>
 
+#include "../cli_checks.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -84,17 +86,18 @@ int main(int argc, char** argv) {
   std::string data = fashion_mnist::kDebianDir, checkpoint, device_name, optimizer = "sgd";
   bool resume = false, quiet = false, expect_drop = false;
   std::uint64_t seed = 0;
-  app.add_option("--epochs", epochs, "passes over the training set")->check(CLI::PositiveNumber);
-  app.add_option("--batch-size", batch_size, "minibatch size")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", epochs, "passes over the training set")
+      ->check(hetero::examples::positive());
+  app.add_option("--batch-size", batch_size, "minibatch size")->check(hetero::examples::positive());
   app.add_option("--lr", lr, "learning rate (default: 0.9 for sgd, 1e-3 for adam)")
-      ->check(CLI::PositiveNumber);
+      ->check(hetero::examples::positive());
   app.add_option("--optimizer", optimizer, "sgd (D2L's) or adam")
       ->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--data", data, "directory of the four IDX files");
   app.add_option("--limit", limit, "train on the first N samples only (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(hetero::examples::non_negative());
   app.add_option("--test-limit", test_limit, "test on the first N samples only (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(hetero::examples::non_negative());
   app.add_option("--checkpoint", checkpoint,
                  "save the parameters and epoch here after every epoch");
   app.add_flag("--resume", resume, "continue from --checkpoint");

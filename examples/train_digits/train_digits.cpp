@@ -12,6 +12,8 @@
 // disagrees; 2 for bad arguments or data.
 #include <CLI/CLI.hpp>
 
+#include "../cli_checks.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -57,10 +59,11 @@ int main(int argc, char** argv) {
   std::string params = (std::filesystem::temp_directory_path() / "digits_mlp.safetensors").string();
   std::string reload_name;
   bool item_per_step = false;
-  app.add_option("--epochs", epochs, "passes over the training split")->check(CLI::PositiveNumber);
-  app.add_option("--batch-size", batch, "minibatch size")->check(CLI::PositiveNumber);
-  app.add_option("--lr", lr, "SGD learning rate")->check(CLI::PositiveNumber);
-  app.add_option("--momentum", momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
+  app.add_option("--epochs", epochs, "passes over the training split")
+      ->check(hetero::examples::positive());
+  app.add_option("--batch-size", batch, "minibatch size")->check(hetero::examples::positive());
+  app.add_option("--lr", lr, "SGD learning rate")->check(hetero::examples::positive());
+  app.add_option("--momentum", momentum, "SGD momentum")->check(hetero::examples::non_negative());
   app.add_option("--data", data_path, "digits.csv.gz");
   app.add_option("--params", params, "where to save the parameters (safetensors)");
   app.add_option("--reload-device", reload_name,

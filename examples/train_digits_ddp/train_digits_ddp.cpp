@@ -13,6 +13,8 @@
 // below --min-accuracy; 2 for bad arguments, data or a failed process group.
 #include <CLI/CLI.hpp>
 
+#include "../cli_checks.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -85,11 +87,12 @@ int main(int argc, char** argv) {
   std::int64_t batch = 32;
   double lr = 0.05, momentum = 0.9, min_accuracy = 0.95;
   std::string data_path = HETERO_DIGITS_CSV;
-  app.add_option("--epochs", epochs, "passes over the training split")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", epochs, "passes over the training split")
+      ->check(hetero::examples::positive());
   app.add_option("--batch-size", batch, "global minibatch size, split over the ranks")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--lr", lr, "SGD learning rate")->check(CLI::PositiveNumber);
-  app.add_option("--momentum", momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
+      ->check(hetero::examples::positive());
+  app.add_option("--lr", lr, "SGD learning rate")->check(hetero::examples::positive());
+  app.add_option("--momentum", momentum, "SGD momentum")->check(hetero::examples::non_negative());
   app.add_option("--data", data_path, "digits.csv.gz");
   app.add_option("--min-accuracy", min_accuracy, "exit 1 below this test accuracy");
   CLI11_PARSE(app, argc, argv);

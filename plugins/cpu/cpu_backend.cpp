@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_backend.hpp"
+#include <hetero/config.hpp>
 
 #include <unistd.h>
 
@@ -21,15 +22,10 @@
 namespace hetero::cpu {
 namespace {
 
-int env_int(const char* name, int fallback, int lo, int hi) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (*end != '\0' || n < lo || n > hi)
-    throw Error(std::string(name) + "='" + v + "' is not an integer in [" + std::to_string(lo) +
-                ", " + std::to_string(hi) + "]");
-  return static_cast<int>(n);
+// A count from the configuration table (config.hpp: the range is the table's); Error naming
+// the variable and its range when malformed.
+int env_int(const char* name, int fallback) {
+  return static_cast<int>(config::integer(name, fallback));
 }
 
 std::string cpu_model() {
@@ -80,11 +76,11 @@ LiveBackends g_live_backends;
 }  // namespace
 
 CpuBackend::CpuBackend() {
-  const int devices = env_int("HETERO_CPU_DEVICES", 1, 1, 64);
+  const int devices = env_int("HETERO_CPU_DEVICES", 1);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = env_int("HETERO_CPU_THREADS", cores, 1, 4096);
+  const int threads = env_int("HETERO_CPU_THREADS", cores);
   const int per_device = std::max(1, threads / devices);
-  const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 20, 0, 1 << 30);
+  const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 20);
   set_blas_threads(per_device);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
   const bool pooling = memory_pool_enabled();

@@ -8,10 +8,12 @@
 #include <hetero/device.hpp>
 #include <hetero/devices.hpp>
 #include <hetero/dtype.hpp>
+#include <hetero/environment.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/generator.hpp>
 #include <hetero/interop.hpp>
+#include <hetero/log.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>

@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include <hetero/config.hpp>
 #include <hetero/device_properties.hpp>
 #include <hetero/error.hpp>
 
@@ -247,11 +248,15 @@ class CachingAllocator {
   MemoryStats stats_;
 };
 
-/// Whether backends should pool freed memory: false when HETERO_MEMORY_POOL is "0" (for
-/// AddressSanitizer runs, where a pool would hide a use after free), true otherwise.
+/// Whether backends should pool freed memory: false when HETERO_MEMORY_POOL is off (0,
+/// false, off, no: for AddressSanitizer runs, where a pool would hide a use after free),
+/// true otherwise (a malformed value keeps the pool; the core warns about it).
 inline bool memory_pool_enabled() noexcept {
-  const char* v = std::getenv("HETERO_MEMORY_POOL");
-  return !(v && v[0] == '0' && v[1] == '\0');
+  try {
+    return config::flag("HETERO_MEMORY_POOL", true);
+  } catch (...) {
+    return true;
+  }
 }
 
 /// The cache limit of a device with `device_bytes` bytes of memory (0: unknown), in bytes:
@@ -261,24 +266,8 @@ inline bool memory_pool_enabled() noexcept {
 /// malformed. Note [Cache limit].
 inline std::size_t memory_cache_limit(std::size_t device_bytes) {
   constexpr std::size_t kGiB = std::size_t{1} << 30;
-  const char* v = std::getenv("HETERO_MEMORY_CACHE_LIMIT");
-  if (!v || !*v) return device_bytes == 0 ? kGiB : std::min(kGiB, device_bytes / 8);
-  auto malformed = [v] {
-    return Error(std::string("HETERO_MEMORY_CACHE_LIMIT='") + v +
-                 "' is not a byte count (digits, optionally followed by K, M or G)");
-  };
-  std::size_t n = 0;
-  const char* p = v;
-  for (; *p >= '0' && *p <= '9'; ++p) {
-    const auto digit = static_cast<std::size_t>(*p - '0');
-    if (n > (std::numeric_limits<std::size_t>::max() - digit) / 10) throw malformed();
-    n = n * 10 + digit;
-  }
-  if (p == v) throw malformed();
-  const int shift = *p == 'K' ? 10 : *p == 'M' ? 20 : *p == 'G' ? 30 : 0;
-  if (shift) ++p;
-  if (*p != '\0' || n > (std::numeric_limits<std::size_t>::max() >> shift)) throw malformed();
-  return n << shift;
+  if (const auto limit = config::bytes("HETERO_MEMORY_CACHE_LIMIT")) return *limit;
+  return device_bytes == 0 ? kGiB : std::min(kGiB, device_bytes / 8);
 }
 
 }  // namespace hetero

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file config.hpp
+/// Note [Configuration table]: every HETERO_* environment variable, its type, default and
+/// meaning, in one table, and the one parser of each type. The core, the plugins and
+/// hetero::distributed read their variables through these functions (header-only, so the
+/// plugins, which must not link the core, share them); the core checks the whole
+/// environment once, when it first looks for plugins, and warns through its log
+/// (<hetero/log.hpp>) about unknown HETERO_* names and malformed values, instead of
+/// ignoring them; `hetero-smi --env` prints the effective configuration, and README's table
+/// is its `--markdown` output (test tools.readme_config_table).
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <hetero/error.hpp>
+
+namespace hetero::config {
+
+/// How a variable's value is read.
+enum class Type : std::uint8_t {
+  flag,     ///< 1/true/on/yes or 0/false/off/no (any case)
+  integer,  ///< a decimal integer in the row's range
+  list,     ///< comma-separated names
+  paths,    ///< colon-separated absolute directories
+  level,    ///< error, warn, info or debug
+  bytes,    ///< digits, optionally followed by K, M or G (KiB, MiB, GiB)
+  seconds,  ///< a number >= 0, or inf
+};
+
+/// One row of the table.
+struct Variable {
+  std::string_view name;
+  Type type;
+  std::string_view default_text;  ///< what applies when unset, in words
+  std::string_view meaning;
+  std::int64_t min = 0, max = 0;  ///< integer rows: the accepted range
+};
+
+// clang-format off
+/// The table: every variable hetero reads, in the order hetero-smi --env prints them.
+inline constexpr Variable kVariables[] = {
+  {"HETERO_BACKENDS", Type::list, "every plugin found",
+   "backends to load, e.g. cpu,opencl; a name no plugin provides is warned about"},
+  {"HETERO_PLUGIN_PATH", Type::paths, "none",
+   "directories searched for plugins besides lib/hetero/plugins beside libhetero_core.so "
+   "(ignored by setuid programs)"},
+  {"HETERO_PLUGIN_DISCOVERY", Type::flag, "1",
+   "0: load only the plugins an application loads with load_plugin()"},
+  {"HETERO_LOG", Type::level, "warn",
+   "the least severe log messages printed: error, warn, info or debug"},
+  {"HETERO_REQUIRE_GPU", Type::flag, "0",
+   "1: try_gpu() raises DeviceUnavailableError instead of falling back to cpu"},
+  {"HETERO_CPU_DEVICES", Type::integer, "1", "virtual cpu devices (cpu:0 ... cpu:N-1)", 1, 64},
+  {"HETERO_CPU_THREADS", Type::integer, "the hardware threads",
+   "kernel threads of the cpu backend, shared by its devices", 1, 4096},
+  {"HETERO_CPU_INLINE_LIMIT", Type::integer, "1048576",
+   "cpu work of fewer elements runs on the calling thread (0: all on the device's worker)",
+   0, 1 << 30},
+  {"HETERO_MEMORY_POOL", Type::flag, "1",
+   "0: no caching allocator (every free returns memory at once; for sanitizers)"},
+  {"HETERO_MEMORY_CACHE_LIMIT", Type::bytes, "1/8 of the device's memory, at most 1G",
+   "cached free memory per device"},
+  {"HETERO_DISTRIBUTED_TIMEOUT", Type::seconds, "1800",
+   "seconds a collective may take before the process group fails (0: no timeout)"},
+  {"HETERO_DISTRIBUTED_CHECK", Type::flag, "1",
+   "0: no check that every rank calls the same collective"},
+};
+// clang-format on
+
+/// The row of `name`, or nullptr.
+constexpr const Variable* find(std::string_view name) noexcept {
+  for (const Variable& v : kVariables)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+/// The type's name and accepted values, for messages and the table.
+constexpr std::string_view type_text(Type t) noexcept {
+  switch (t) {
+    case Type::flag:
+      return "flag: 0/1, false/true, off/on, no/yes";
+    case Type::integer:
+      return "integer";
+    case Type::list:
+      return "comma-separated names";
+    case Type::paths:
+      return "colon-separated absolute directories";
+    case Type::level:
+      return "error, warn, info or debug";
+    case Type::bytes:
+      return "bytes, optionally with K, M or G";
+    case Type::seconds:
+      return "seconds >= 0, or inf";
+  }
+  return "";
+}
+
+/// The variable's value, or nullopt when unset or empty. `secure`: nullopt in setuid and
+/// setgid programs too (secure_getenv), for variables that choose code to load.
+inline std::optional<std::string> raw(std::string_view name, bool secure = false) {
+  const std::string n(name);
+  const char* v = secure ? ::secure_getenv(n.c_str()) : std::getenv(n.c_str());
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+namespace detail {
+inline std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+inline std::string quoted(std::string_view name, const std::string& value) {
+  return std::string(name) + "='" + value + "'";
+}
+}  // namespace detail
+
+/// Why `value` is not a valid value of variable `v` ("" when it is).
+inline std::string problem(const Variable& v, const std::string& value) {
+  const std::string bad = detail::quoted(v.name, value) + " is not ";
+  switch (v.type) {
+    case Type::flag: {
+      const std::string l = detail::lower(value);
+      if (l == "0" || l == "1" || l == "false" || l == "true" || l == "off" || l == "on" ||
+          l == "no" || l == "yes")
+        return {};
+      return bad + "a flag (0/1, false/true, off/on, no/yes)";
+    }
+    case Type::integer: {
+      errno = 0;
+      char* end = nullptr;
+      const long long n = std::strtoll(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || errno == ERANGE || n < v.min || n > v.max)
+        return bad + "an integer in [" + std::to_string(v.min) + ", " + std::to_string(v.max) + "]";
+      return {};
+    }
+    case Type::level: {
+      const std::string l = detail::lower(value);
+      if (l == "error" || l == "warn" || l == "info" || l == "debug") return {};
+      return bad + "a log level (error, warn, info or debug)";
+    }
+    case Type::bytes: {
+      std::size_t i = 0;
+      while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+      const bool ok =
+          i > 0 && (i == value.size() || (i + 1 == value.size() &&
+                                          (value[i] == 'K' || value[i] == 'M' || value[i] == 'G')));
+      return ok && i <= 18 ? std::string() : bad + "a byte count (digits, optionally K, M or G)";
+    }
+    case Type::seconds: {
+      char* end = nullptr;
+      const double s = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(s >= 0))
+        return bad + "a number of seconds >= 0 (or inf)";
+      return {};
+    }
+    case Type::list:
+    case Type::paths:
+      return {};
+  }
+  return {};
+}
+
+/// A flag's value: `fallback` when unset or malformed (the core warns about the latter).
+inline bool flag(std::string_view name, bool fallback) {
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr || !problem(*row, *v).empty()) return fallback;
+  const std::string l = detail::lower(*v);
+  return l == "1" || l == "true" || l == "on" || l == "yes";
+}
+
+/// An integer's value: `fallback` when unset; Error naming the variable and its range when
+/// malformed (a count that cannot be guessed).
+inline std::int64_t integer(std::string_view name, std::int64_t fallback) {
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr) return fallback;
+  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
+  return std::strtoll(v->c_str(), nullptr, 10);
+}
+
+/// A list's names (empty entries dropped); empty when unset.
+inline std::vector<std::string> list(std::string_view name, char separator = ',',
+                                     bool secure = false) {
+  std::vector<std::string> out;
+  const auto v = raw(name, secure);
+  if (!v) return out;
+  std::string item;
+  for (char c : *v + separator) {
+    if (c != separator) {
+      item += c;
+    } else if (!item.empty()) {
+      out.push_back(item);
+      item.clear();
+    }
+  }
+  return out;
+}
+
+/// A byte count: nullopt when unset; Error naming the variable when malformed.
+inline std::optional<std::size_t> bytes(std::string_view name) {
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr) return std::nullopt;
+  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
+  const char last = v->back();
+  const int shift = last == 'K' ? 10 : last == 'M' ? 20 : last == 'G' ? 30 : 0;
+  const std::size_t n = std::strtoull(v->c_str(), nullptr, 10);
+  if (n > (std::numeric_limits<std::size_t>::max() >> shift))
+    throw Error(detail::quoted(name, *v) + " is too large a byte count");
+  return n << shift;
+}
+
+/// Seconds: nullopt when unset; Error naming the variable when malformed or NaN.
+inline std::optional<double> seconds(std::string_view name) {
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr) return std::nullopt;
+  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
+  return std::strtod(v->c_str(), nullptr);
+}
+
+}  // namespace hetero::config

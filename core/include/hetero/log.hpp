@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file log.hpp
+/// hetero's log: messages with a level, printed to stderr as "[hetero] warn: ..." or handed
+/// to a callback the application installs (as ggml_log_set / llama_log_set). The level
+/// starts from HETERO_LOG (error, warn, info or debug; default warn: malformed or unknown
+/// HETERO_* variables are said, not ignored), and set_log_level() changes it.
+#include <functional>
+#include <string_view>
+
+#include <hetero/export.hpp>
+
+namespace hetero {
+
+/// Severity, most severe first.
+enum class LogLevel { error, warn, info, debug };
+
+/// "error", "warn", "info", "debug".
+HETERO_API std::string_view log_level_name(LogLevel level) noexcept;
+
+/// Receives each message at or above the level (the message without a prefix or newline).
+/// Called from whichever thread logs, one message at a time (hetero serialises calls).
+using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
+
+/// Installs `callback` for every later message; an empty one restores the default (stderr).
+/// Thread-safe.
+HETERO_API void set_log_callback(LogCallback callback);
+/// Messages less severe than `level` are dropped. Thread-safe.
+HETERO_API void set_log_level(LogLevel level) noexcept;
+/// The current level (HETERO_LOG until set_log_level()).
+HETERO_API LogLevel log_level() noexcept;
+
+}  // namespace hetero

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The configuration table's parsers and the environment check (issue #28): malformed and
+// unknown HETERO_* variables are said, with the default that applies; the log's levels and
+// callback.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <hetero/config.hpp>
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+// Sets a variable for one test.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  const char* name_;
+};
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+  for (const auto& l : lines)
+    if (l.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST(Config, EveryTypeParsesAndRefusesAsDocumented) {
+  {
+    ScopedEnv e("HETERO_REQUIRE_GPU", "Yes");
+    EXPECT_TRUE(config::flag("HETERO_REQUIRE_GPU", false));
+  }
+  {
+    ScopedEnv e("HETERO_REQUIRE_GPU", "maybe");  // malformed: the fallback
+    EXPECT_FALSE(config::flag("HETERO_REQUIRE_GPU", false));
+    EXPECT_TRUE(mentions(environment_problems(), "HETERO_REQUIRE_GPU='maybe' is not a flag"));
+  }
+  {
+    ScopedEnv e("HETERO_CPU_DEVICES", "65");
+    EXPECT_THROW(config::integer("HETERO_CPU_DEVICES", 1), Error);
+    EXPECT_TRUE(mentions(environment_problems(), "is not an integer in [1, 64]"));
+  }
+  {
+    ScopedEnv e("HETERO_MEMORY_CACHE_LIMIT", "3M");
+    EXPECT_EQ(config::bytes("HETERO_MEMORY_CACHE_LIMIT"), std::size_t{3} << 20);
+  }
+  {
+    ScopedEnv e("HETERO_DISTRIBUTED_TIMEOUT", "nan");
+    EXPECT_THROW(config::seconds("HETERO_DISTRIBUTED_TIMEOUT"), Error);
+  }
+  {
+    ScopedEnv e("HETERO_BACKENDS", "cpu,,opencl");
+    EXPECT_EQ(config::list("HETERO_BACKENDS"), (std::vector<std::string>{"cpu", "opencl"}));
+  }
+  {
+    ScopedEnv e("HETERO_LOG", "verbose");
+    EXPECT_TRUE(mentions(environment_problems(),
+                         "HETERO_LOG='verbose' is not a log level (error, warn, info or debug); "
+                         "the default applies (warn)"));
+  }
+  {
+    ScopedEnv e("HETERO_CPU_DEVICEZ", "2");
+    EXPECT_TRUE(mentions(environment_problems(),
+                         "unknown variable HETERO_CPU_DEVICEZ is ignored (did you mean "
+                         "HETERO_CPU_DEVICES?)"));
+  }
+  // Every row names a variable once, with a meaning and a default.
+  for (const config::Variable& v : config::kVariables) {
+    EXPECT_EQ(config::find(v.name), &v);
+    EXPECT_FALSE(v.meaning.empty()) << v.name;
+    EXPECT_FALSE(v.default_text.empty()) << v.name;
+  }
+}
+
+TEST(Log, LevelsFilterAndTheCallbackReceives) {
+  std::vector<std::pair<LogLevel, std::string>> seen;
+  const LogLevel before = log_level();
+  set_log_callback([&](LogLevel l, std::string_view m) { seen.emplace_back(l, std::string(m)); });
+  set_log_level(LogLevel::info);
+  EXPECT_EQ(log_level(), LogLevel::info);
+  // try_gpu's fallback is an info message where no GPU exists.
+  if (num_gpus() == 0) {
+    (void)try_gpu(5);
+    bool info = false;
+    for (const auto& [l, m] : seen) info = info || (l == LogLevel::info);
+    EXPECT_TRUE(info || seen.empty());  // said once per process: an earlier test may have
+  }
+  set_log_level(LogLevel::error);
+  seen.clear();
+  (void)try_gpu(6);
+  EXPECT_TRUE(seen.empty());
+  set_log_callback({});
+  set_log_level(before);
+  EXPECT_EQ(log_level_name(LogLevel::debug), "debug");
+}
