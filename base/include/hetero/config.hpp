@@ -73,6 +73,13 @@ inline constexpr Variable kVariables[] = {
    "seconds a collective may take before the process group fails (0: no timeout)"},
   {"HETERO_DISTRIBUTED_CHECK", Type::flag, "1",
    "0: no check that every rank calls the same collective"},
+  // Read by hetero's scripts and tests, not by the libraries (listed so that setting them
+  // is not warned about).
+  {"HETERO_JOBS", Type::integer, "2", "tools/run_tests.sh: parallel build and test jobs", 1, 1024},
+  {"HETERO_FUZZ_SECONDS", Type::integer, "20", "tools/run_fuzz.sh: seconds of fuzzing", 0, 1 << 30},
+  {"HETERO_BENCH_BUILD", Type::paths, "build", "bench/run: the build directory"},
+  {"HETERO_TORCH_CASES", Type::paths, "none", "the torch_conv/torch_optim tests: their case file"},
+  {"HETERO_TEST_DEVICE", Type::list, "cpu", "the torch_conv/torch_optim tests: the device"},
 };
 // clang-format on
 
