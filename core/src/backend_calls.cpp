@@ -35,6 +35,7 @@ std::string unavailable_reason(const LoadedPlugin& p) {
 
 std::unique_ptr<Buffer> allocate(const LoadedPlugin& p, int device, std::size_t bytes) {
   HETERO_INTERNAL_ASSERT(bytes > 0, "allocate of 0 bytes");
+  const prof::Scope trace("alloc", "allocate", nullptr, nullptr, bytes);
   return backend(p).allocate(device, bytes);
 }
 std::unique_ptr<Buffer> allocate_pinned_host(const LoadedPlugin& p, std::size_t bytes) {
@@ -46,15 +47,18 @@ Stream& default_stream(const LoadedPlugin& p, int device) {
 }
 
 void copy_device_to_host(const Storage& src, std::size_t src_offset, void* dst, std::size_t bytes) {
+  const prof::Scope trace("copy", "device_to_host", &src, nullptr, bytes);
   backend(*src.plugin).copy_device_to_host(*src.buffer, src_offset, dst, bytes, src.stream());
 }
 void copy_host_to_device(const void* src, const Storage& dst, std::size_t dst_offset,
                          std::size_t bytes) {
+  const prof::Scope trace("copy", "host_to_device", &dst, nullptr, bytes);
   backend(*dst.plugin).copy_host_to_device(src, *dst.buffer, dst_offset, bytes, dst.stream());
 }
 void copy_device_to_device(const Storage& src, std::size_t src_offset, const Storage& dst,
                            std::size_t dst_offset, std::size_t bytes) {
   HETERO_INTERNAL_ASSERT(src.plugin == dst.plugin, "device-to-device copy between two backends");
+  const prof::Scope trace("copy", "device_to_device", &dst, nullptr, bytes);
   backend(*dst.plugin)
       .copy_device_to_device(*src.buffer, src_offset, *dst.buffer, dst_offset, bytes, dst.stream());
 }

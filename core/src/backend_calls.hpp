@@ -20,6 +20,7 @@
 #include <hetero/sdk/backend.hpp>
 
 #include "plugin_library.hpp"
+#include "profiler_record.hpp"
 #include "storage.hpp"
 
 namespace hetero::detail::calls {
@@ -75,6 +76,7 @@ inline void check_view(const char* what, const StridedView& v) {
 inline void fill(const Storage& on, const StridedView& out, Scalar value) {
   check_supported(on, OpFamily::fill, out.dtype);
   check_view("fill", out);
+  const prof::Scope trace("kernel", "fill", &on, &out);
   on.plugin->backend->fill(out, value, on.stream());
   after_kernel(on);
 }
@@ -85,6 +87,7 @@ inline void cast(const Storage& on, const StridedView& src, const StridedView& d
   check_supported(on, OpFamily::cast, dst.dtype);
   check_view("cast", src);
   check_view("cast", dst);
+  const prof::Scope trace("kernel", src.dtype == dst.dtype ? "copy_strided" : "cast", &on, &dst);
   on.plugin->backend->cast(src, dst, on.stream());
   after_kernel(on);
 }
@@ -93,6 +96,7 @@ inline void unary(const Storage& on, UnaryOp op, const StridedView& in, const St
   check_supported(on, op, in.dtype);
   check_view("unary", in);
   check_view("unary", out);
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
   on.plugin->backend->unary(op, in, out, on.stream());
   after_kernel(on);
 }
@@ -103,6 +107,7 @@ inline void binary(const Storage& on, BinaryOp op, const StridedView& a, const S
   check_view("binary", a);
   check_view("binary", b);
   check_view("binary", out);
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
   on.plugin->backend->binary(op, a, b, out, on.stream());
   after_kernel(on);
 }
@@ -116,6 +121,7 @@ inline void ternary(const Storage& on, TernaryOp op, const StridedView& c, const
   check_view("ternary", x);
   check_view("ternary", y);
   check_view("ternary", out);
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
   on.plugin->backend->ternary(op, c, x, y, out, on.stream());
   after_kernel(on);
 }
@@ -124,6 +130,7 @@ inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const 
   check_supported(on, op, in.dtype);
   check_view("reduce", in);
   check_view("reduce", out);
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
   on.plugin->backend->reduce(op, in, out, on.stream());
   after_kernel(on);
 }
@@ -132,6 +139,7 @@ inline void random(const Storage& on, RandomDistribution dist, const StridedView
                    std::uint64_t seed, std::uint64_t offset) {
   check_supported(on, dist, out.dtype);
   check_view("random", out);
+  const prof::Scope trace("kernel", op_name(dist), &on, &out);
   on.plugin->backend->random(dist, out, seed, offset, on.stream());
   after_kernel(on);
 }
@@ -148,6 +156,7 @@ inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, cons
   check_supported(on, op, in.dtype);
   check_view("softmax", in);
   check_view("softmax", out);
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
   on.plugin->backend->softmax(op, in, out, dim, on.stream());
   after_kernel(on);
 }
@@ -172,6 +181,7 @@ inline void check_index_kernel(const Storage& on, OpFamily family, const Strided
 inline void gather(const Storage& on, const StridedView& src, const StridedView& index, int dim,
                    const StridedView& out) {
   check_index_kernel(on, OpFamily::gather, out, index, dim, src);
+  const prof::Scope trace("kernel", "gather", &on, &out);
   on.plugin->backend->gather(src, index, dim, out, on.stream());
   after_kernel(on);
 }
@@ -180,6 +190,7 @@ inline void gather(const Storage& on, const StridedView& src, const StridedView&
 inline void scatter_add(const Storage& on, const StridedView& out, const StridedView& index,
                         int dim, const StridedView& src) {
   check_index_kernel(on, OpFamily::scatter_add, out, index, dim, src);
+  const prof::Scope trace("kernel", "scatter_add", &on, &out);
   on.plugin->backend->scatter_add(out, index, dim, src, on.stream());
   after_kernel(on);
 }
@@ -188,6 +199,11 @@ inline void gemm(const Storage& on, const GemmArgs& args) {
   check_supported(on, OpFamily::gemm, args.dtype);
   HETERO_INTERNAL_ASSERT(args.m > 0 && args.n > 0 && args.k > 0 && args.batch > 0,
                          "gemm called with an empty product");
+  StridedView shape;  // what the trace shows: [batch, m, n]
+  shape.dtype = args.dtype;
+  shape.ndim = 3;
+  shape.shape = {args.batch, args.m, args.n};
+  const prof::Scope trace("kernel", "gemm", &on, &shape);
   on.plugin->backend->gemm(args, on.stream());
   after_kernel(on);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "copy.hpp"
 
+#include "profiler_record.hpp"
+
 #include <cstring>
 
 #include "backend_calls.hpp"
@@ -49,7 +51,10 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     // Rung 2: the source is host memory; the destination backend uploads it. Memory the
     // destination backend pinned itself is uploaded asynchronously: that backend keeps
     // the block alive until the copy is done (Backend::allocate_pinned_host).
-    src.stream().synchronize();
+    {
+      const prof::Scope wait("sync", "synchronize", &src);
+      src.stream().synchronize();
+    }
     count_host_sync(src.device);
     const char* from = static_cast<const char*>(host) + src_offset;
     if (src.pinned && src.memory_owner == dst.plugin) {
@@ -62,7 +67,10 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
   }
   if (void* host = dst.buffer->host_pointer()) {
     // Rung 3: the destination is host memory; the source backend downloads into it.
-    dst.stream().synchronize();
+    {
+      const prof::Scope wait("sync", "synchronize", &dst);
+      dst.stream().synchronize();
+    }
     count_host_sync(dst.device);
     read_bytes(src, src_offset, static_cast<char*>(host) + dst_offset, bytes);
     return;

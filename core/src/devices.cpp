@@ -10,6 +10,7 @@
 
 #include "backend_calls.hpp"
 #include "log.hpp"
+#include "profiler_record.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
 
@@ -92,7 +93,10 @@ MemoryStats memory_stats(const Device& d) {
 void empty_cache(const Device& d) { detail::calls::empty_cache(*detail::plugin_for(d), d.index()); }
 
 void synchronize(const Device& d) {
-  detail::default_stream_for(d).synchronize();
+  {
+    const detail::prof::Scope wait("sync", "synchronize " + d.str());
+    detail::default_stream_for(d).synchronize();
+  }
   detail::count_host_sync(d);
 }
 

@@ -21,6 +21,7 @@
 
 #include "environment_check.hpp"
 #include "log.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero::detail {
 namespace fs = std::filesystem;
@@ -115,7 +116,8 @@ bool world_writable(const std::string& dir) {
 void Registry::discover_locked() {
   if (discovered_) return;
   discovered_ = true;
-  check_environment();  // unknown HETERO_* names and malformed values, said once
+  check_environment();             // unknown HETERO_* names and malformed values, said once
+  prof::start_from_environment();  // HETERO_PROFILE
   // HETERO_PLUGIN_DISCOVERY=0: only plugins loaded explicitly with load_plugin() (the
   // conformance kit tests exactly the file it was built with, even when a plugin of the
   // same name is installed).

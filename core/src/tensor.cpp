@@ -15,6 +15,7 @@
 #include "backend_calls.hpp"
 #include "copy.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "registry.hpp"
 #include "transfer_counters.hpp"
 
@@ -154,7 +155,10 @@ void* Tensor::host_data_ptr() const {
   if (host == nullptr)
     throw InvalidDeviceError("host_data_ptr: the memory of a tensor on " + storage.device.str() +
                              " is not host memory; copy the tensor to cpu first");
-  storage.stream().synchronize();
+  {
+    const detail::prof::Scope wait("sync", "synchronize", &storage);
+    storage.stream().synchronize();
+  }
   detail::count_host_sync(storage.device);
   return static_cast<char*>(host) + static_cast<std::size_t>(i.offset) * element_size(i.dtype);
 }

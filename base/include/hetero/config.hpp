@@ -57,6 +57,9 @@ inline constexpr Variable kVariables[] = {
    "0: load only the plugins an application loads with load_plugin()"},
   {"HETERO_LOG", Type::level, "warn",
    "the least severe log messages printed: error, warn, info or debug"},
+  {"HETERO_PROFILE", Type::paths, "none",
+   "a file: record a profile (hetero::profiler) from the first use of hetero to exit and "
+   "write it there as Chrome trace JSON"},
   {"HETERO_REQUIRE_GPU", Type::flag, "0",
    "1: try_gpu() raises DeviceUnavailableError instead of falling back to cpu"},
   {"HETERO_CPU_DEVICES", Type::integer, "1", "virtual cpu devices (cpu:0 ... cpu:N-1)", 1, 64},

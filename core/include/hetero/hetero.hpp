@@ -18,6 +18,7 @@
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>
 #include <hetero/plugins.hpp>
+#include <hetero/profiler.hpp>
 #include <hetero/relocate_storage.hpp>
 #include <hetero/serialize.hpp>
 #include <hetero/tensor.hpp>

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file profiler.hpp
+/// hetero::profiler — a trace of what hetero did, as torch.profiler: every kernel, copy,
+/// allocation and host wait, with its device, shape, dtype, bytes and duration, plus the
+/// application's own named ranges (Range, as torch.profiler.record_function), written as
+/// Chrome trace JSON (chrome://tracing, ui.perfetto.dev) and summarised as a table of the
+/// ops by total time (as key_averages().table()).
+///
+/// How durations are measured (Note [Profiling kernels]): while recording, the core waits
+/// for each kernel's stream after queueing it (as CUDA_LAUNCH_BLOCKING=1), so a kernel's
+/// duration is its run time on the device plus the queueing cost, and the events of one
+/// host thread never overlap (ranges contain the kernels they run). The price: no overlap of
+/// host and device work while recording. Not recording costs one relaxed atomic load per
+/// kernel.
+///
+/// HETERO_PROFILE=trace.json records from the first use of hetero to the process's exit
+/// and writes the trace there (and the summary to the log, at info level).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <hetero/export.hpp>
+
+namespace hetero::profiler {
+
+/// One recorded event: a complete span on one host thread.
+struct Event {
+  std::string name;          ///< "matmul" for a range; the op for a kernel ("exp", "gemm", ...)
+  std::string category;      ///< "range", "kernel", "copy", "alloc" or "sync"
+  std::string device;        ///< "cpu:0", "cuda:1"; empty for a range
+  std::string shape;         ///< the output's shape for a kernel ("[2, 3]"); empty otherwise
+  std::string dtype;         ///< the output's dtype for a kernel; empty otherwise
+  std::uint64_t bytes = 0;   ///< copies and allocations
+  double start_us = 0;       ///< microseconds since the recording started
+  double duration_us = 0;    ///< microseconds
+  std::uint32_t thread = 0;  ///< host thread, numbered from 0 in order of first event
+};
+
+/// Starts recording (clearing what an earlier recording kept). Thread-safe.
+HETERO_API void start();
+/// Stops recording and returns the events, sorted by start time. Thread-safe.
+HETERO_API std::vector<Event> stop();
+/// Whether a recording is on.
+HETERO_API bool is_recording() noexcept;
+
+/// Writes `events` as Chrome trace JSON ({"traceEvents": [...]}: complete events "ph": "X"
+/// with ts/dur in microseconds, one track per host thread, device/shape/dtype/bytes in
+/// "args") to `path`, atomically (a temporary file renamed; nothing is left on failure).
+/// Throws Error naming the path when it cannot be written.
+HETERO_API void write_chrome_trace(const std::vector<Event>& events, const std::string& path);
+/// A table of the `top` names with the most total time, per category: count, total,
+/// mean and share of the recording (as torch.profiler's key_averages().table()).
+HETERO_API std::string summary(const std::vector<Event>& events, std::size_t top = 15);
+
+/// A named span of the application's own (as torch.profiler.record_function): recorded,
+/// with what runs inside it, while a recording is on; nothing otherwise.
+class HETERO_API Range {
+ public:
+  explicit Range(std::string name);
+  ~Range();
+  Range(const Range&) = delete;
+  Range& operator=(const Range&) = delete;
+
+ private:
+  std::string name_;
+  double start_us_ = -1;
+};
+
+/// Records for its scope and, when `path` is not empty, writes the trace there at the end
+/// (errors go to the log: a destructor does not throw). events() gives what it recorded.
+class HETERO_API Session {
+ public:
+  explicit Session(std::string path = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  /// Stops the recording (if this session's is still on) and returns its events.
+  const std::vector<Event>& events();
+
+ private:
+  std::string path_;
+  std::vector<Event> events_;
+  bool stopped_ = false;
+};
+
+}  // namespace hetero::profiler

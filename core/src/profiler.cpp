@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+// The profiler's recording, Chrome trace writer and summary (<hetero/profiler.hpp>).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <hetero/config.hpp>
+#include <hetero/error.hpp>
+#include <hetero/profiler.hpp>
+
+#include "log.hpp"
+#include "profiler_record.hpp"
+
+namespace hetero {
+namespace detail::prof {
+
+std::atomic<bool> g_recording{false};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Recorder {
+  std::mutex mutex;
+  Clock::time_point origin = Clock::now();
+  std::vector<profiler::Event> events;
+  std::unordered_map<std::thread::id, std::uint32_t> threads;
+};
+Recorder& recorder() {
+  static auto* r = new Recorder;  // never destroyed: events may come at exit
+  return *r;
+}
+
+}  // namespace
+
+double now_us() noexcept {
+  return std::chrono::duration<double, std::micro>(Clock::now() - recorder().origin).count();
+}
+
+void add(profiler::Event e) noexcept {
+  try {
+    Recorder& r = recorder();
+    std::lock_guard lock(r.mutex);
+    if (!recording()) return;
+    const auto [it, fresh] =
+        r.threads.emplace(std::this_thread::get_id(), static_cast<std::uint32_t>(r.threads.size()));
+    e.thread = it->second;
+    r.events.push_back(std::move(e));
+  } catch (...) {
+  }
+}
+
+std::string shape_of(const StridedView& v) {
+  std::string s = "[";
+  for (int d = 0; d < v.ndim; ++d) s += (d ? ", " : "") + std::to_string(v.shape[d]);
+  return s + "]";
+}
+
+Scope::Scope(const char* category, std::string_view name, const Storage* storage,
+             const StridedView* out, std::uint64_t bytes) noexcept {
+  if (!recording()) return;
+  try {
+    active_ = true;
+    storage_ = storage;
+    event_.category = category;
+    event_.name = std::string(name);
+    if (storage != nullptr) event_.device = storage->device.str();
+    if (out != nullptr) {
+      event_.shape = shape_of(*out);
+      event_.dtype = std::string(dtype_name(out->dtype));
+    }
+    event_.bytes = bytes;
+    event_.start_us = now_us();
+  } catch (...) {
+    active_ = false;
+  }
+}
+
+Scope::~Scope() {
+  if (!active_) return;
+  try {
+    if (storage_ != nullptr) storage_->stream().synchronize();
+  } catch (...) {  // the kernel's error surfaces at the caller's next wait
+  }
+  event_.duration_us = now_us() - event_.start_us;
+  add(std::move(event_));
+}
+
+}  // namespace detail::prof
+
+namespace profiler {
+
+void start() {
+  auto& r = detail::prof::recorder();
+  std::lock_guard lock(r.mutex);
+  r.events.clear();
+  r.threads.clear();
+  r.origin = std::chrono::steady_clock::now();
+  detail::prof::g_recording.store(true);
+}
+
+std::vector<Event> stop() {
+  auto& r = detail::prof::recorder();
+  std::lock_guard lock(r.mutex);
+  detail::prof::g_recording.store(false);
+  std::vector<Event> out = std::move(r.events);
+  r.events.clear();
+  // By start, and a containing span before what it contains (longer first on a tie).
+  std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) {
+    if (a.start_us != b.start_us) return a.start_us < b.start_us;
+    return a.duration_us > b.duration_us;
+  });
+  return out;
+}
+
+bool is_recording() noexcept { return detail::prof::recording(); }
+
+void write_chrome_trace(const std::vector<Event>& events, const std::string& path) {
+  nlohmann::json trace_events = nlohmann::json::array();
+  std::map<std::uint32_t, bool> threads;
+  for (const Event& e : events) {
+    threads[e.thread] = true;
+    nlohmann::json args = nlohmann::json::object();
+    if (!e.device.empty()) args["device"] = e.device;
+    if (!e.shape.empty()) args["shape"] = e.shape;
+    if (!e.dtype.empty()) args["dtype"] = e.dtype;
+    if (e.bytes != 0) args["bytes"] = e.bytes;
+    trace_events.push_back({{"name", e.name},
+                            {"cat", e.category},
+                            {"ph", "X"},
+                            {"ts", e.start_us},
+                            {"dur", e.duration_us},
+                            {"pid", 0},
+                            {"tid", e.thread},
+                            {"args", args}});
+  }
+  trace_events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "hetero"}}}});
+  for (const auto& [t, unused] : threads)
+    trace_events.push_back({{"name", "thread_name"},
+                            {"ph", "M"},
+                            {"pid", 0},
+                            {"tid", t},
+                            {"args", {{"name", fmt::format("host thread {}", t)}}}});
+  const nlohmann::json doc = {{"traceEvents", trace_events}, {"displayTimeUnit", "ms"}};
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error("profiler: cannot write the trace to '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error("profiler: cannot write the trace to '" + path + "': " + ec.message());
+  }
+}
+
+std::string summary(const std::vector<Event>& events, std::size_t top) {
+  struct Row {
+    std::string category, name;
+    std::size_t count = 0;
+    double total = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Row> rows;
+  double span = 0;
+  for (const Event& e : events) {
+    Row& r = rows[{e.category, e.name}];
+    r.category = e.category;
+    r.name = e.name;
+    ++r.count;
+    r.total += e.duration_us;
+    span = std::max(span, e.start_us + e.duration_us);
+  }
+  std::vector<Row> sorted;
+  for (auto& [key, r] : rows) sorted.push_back(r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Row& a, const Row& b) { return a.total > b.total; });
+  if (sorted.size() > top) sorted.resize(top);
+  std::string out = fmt::format("{:<8} {:<24} {:>8} {:>14} {:>12} {:>8}\n", "kind", "name", "calls",
+                                "total (us)", "mean (us)", "share");
+  for (const Row& r : sorted)
+    out += fmt::format("{:<8} {:<24} {:>8} {:>14.1f} {:>12.2f} {:>7.1f}%\n", r.category, r.name,
+                       r.count, r.total, r.total / static_cast<double>(r.count),
+                       span > 0 ? 100.0 * r.total / span : 0.0);
+  out += fmt::format("{} events over {:.1f} us\n", events.size(), span);
+  return out;
+}
+
+Range::Range(std::string name) : name_(std::move(name)) {
+  if (detail::prof::recording()) start_us_ = detail::prof::now_us();
+}
+
+Range::~Range() {
+  if (start_us_ < 0) return;
+  Event e;
+  e.name = name_;
+  e.category = "range";
+  e.start_us = start_us_;
+  e.duration_us = detail::prof::now_us() - start_us_;
+  detail::prof::add(std::move(e));
+}
+
+Session::Session(std::string path) : path_(std::move(path)) { start(); }
+
+const std::vector<Event>& Session::events() {
+  if (!stopped_) {
+    events_ = stop();
+    stopped_ = true;
+  }
+  return events_;
+}
+
+Session::~Session() {
+  events();
+  if (path_.empty()) return;
+  try {
+    write_chrome_trace(events_, path_);
+  } catch (const std::exception& e) {
+    detail::log_warn(e.what());
+  }
+}
+
+}  // namespace profiler
+
+namespace detail::prof {
+
+// HETERO_PROFILE=path: record from the first use of hetero to exit (registry.cpp calls
+// this once, when it first looks for plugins).
+void start_from_environment() noexcept {
+  try {
+    const auto path = config::raw("HETERO_PROFILE");
+    if (!path) return;
+    static std::string* target = new std::string(*path);
+    profiler::start();
+    std::atexit([] {
+      try {
+        const auto events = profiler::stop();
+        profiler::write_chrome_trace(events, *target);
+        log_info("profile written to " + *target + ":\n" + profiler::summary(events));
+      } catch (const std::exception& e) {
+        log_warn(std::string("HETERO_PROFILE: ") + e.what());
+      }
+    });
+  } catch (...) {
+  }
+}
+
+}  // namespace detail::prof
+}  // namespace hetero

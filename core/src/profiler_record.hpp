@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The core's side of <hetero/profiler.hpp>: the switch every kernel call tests, the clock,
+// and the scope that times and records one event (Note [Profiling kernels]).
+#include <atomic>
+#include <string>
+
+#include <hetero/profiler.hpp>
+#include <hetero/sdk/kernel_args.hpp>
+
+#include "storage.hpp"
+
+namespace hetero::detail::prof {
+
+extern std::atomic<bool> g_recording;
+
+/// One relaxed load: the cost of profiling when it is off.
+inline bool recording() noexcept { return g_recording.load(std::memory_order_relaxed); }
+/// Microseconds since the recording started.
+double now_us() noexcept;
+/// Adds an event (thread and start filled in by the caller). Thread-safe; never throws.
+void add(profiler::Event e) noexcept;
+/// HETERO_PROFILE: starts a recording written at exit (once, from registry.cpp).
+void start_from_environment() noexcept;
+/// "[2, 3]" of a view.
+std::string shape_of(const StridedView& v);
+
+/// Times its scope and records it as an event of `category` when a recording is on. With
+/// `storage`, it waits for that storage's stream at the end first (a kernel: its device
+/// time, Note [Profiling kernels]).
+class Scope {
+ public:
+  Scope(const char* category, std::string_view name, const Storage* storage = nullptr,
+        const StridedView* out = nullptr, std::uint64_t bytes = 0) noexcept;
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  bool active_ = false;
+  const Storage* storage_ = nullptr;
+  profiler::Event event_;
+};
+
+}  // namespace hetero::detail::prof

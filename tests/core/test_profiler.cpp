@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// The profiler (issue #28): what a recording holds for a small training step, its Chrome
+// trace's structure (complete events with their fields, ranges containing their kernels,
+// events of a thread in time order without partial overlaps), the summary, and that nothing
+// is recorded when it is off.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+TEST(Profiler, RecordsKernelsCopiesAllocationsSyncsAndRanges) {
+  nn::Linear layer(8, 4);
+  const Tensor x = randn({16, 8});
+  profiler::start();
+  {
+    profiler::Range step("train_step");
+    Tensor loss = (layer.forward(x) * 2.0).sum();
+    loss.backward();
+    (void)loss.item<float>();
+  }
+  const auto events = profiler::stop();
+  EXPECT_FALSE(profiler::is_recording());
+  std::set<std::string> categories, kernels;
+  const profiler::Event* step = nullptr;
+  for (const auto& e : events) {
+    categories.insert(e.category);
+    if (e.category == "kernel") {
+      kernels.insert(e.name);
+      EXPECT_FALSE(e.device.empty());
+      EXPECT_FALSE(e.dtype.empty()) << e.name;
+      EXPECT_EQ(e.shape.front(), '[') << e.name;
+    }
+    if (e.name == "train_step") step = &e;
+    EXPECT_GE(e.duration_us, 0.0);
+  }
+  EXPECT_TRUE(categories.count("kernel") && categories.count("alloc") && categories.count("copy") &&
+              categories.count("range"));
+  EXPECT_TRUE(kernels.count("gemm")) << "the Linear layer's product";
+  EXPECT_TRUE(kernels.count("mul"));
+  ASSERT_NE(step, nullptr);
+  // The range contains the kernels run inside it (same thread).
+  for (const auto& e : events)
+    if (e.category == "kernel" && e.thread == step->thread) {
+      EXPECT_GE(e.start_us, step->start_us - 1e-3);
+      EXPECT_LE(e.start_us + e.duration_us, step->start_us + step->duration_us + 1e-3);
+    }
+  const std::string table = profiler::summary(events);
+  EXPECT_NE(table.find("gemm"), std::string::npos);
+  EXPECT_NE(table.find("calls"), std::string::npos);
+  // Off: nothing recorded.
+  (void)(x * 3.0).sum().item<float>();
+  EXPECT_TRUE(profiler::stop().empty());
+}
+
+TEST(Profiler, ChromeTraceIsWellFormedAndMonotonicPerThread) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hetero_test_profile.json").string();
+  {
+    profiler::Session session(path);
+    profiler::Range outer("outer");
+    Tensor a = rand({64, 64});
+    for (int i = 0; i < 3; ++i) {
+      profiler::Range inner("inner");
+      a = a.matmul(a) * 0.5;
+    }
+    (void)a.sum().item<float>();
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good());
+  const auto doc = nlohmann::json::parse(in);
+  const auto& trace = doc.at("traceEvents");
+  ASSERT_GT(trace.size(), 10u);
+  std::map<int, std::vector<std::pair<double, double>>> spans;  // per thread: [start, end)
+  for (const auto& e : trace) {
+    if (e.at("ph") == "M") continue;  // names of the process and threads
+    EXPECT_EQ(e.at("ph"), "X");
+    for (const char* field : {"name", "cat", "ts", "dur", "pid", "tid", "args"})
+      EXPECT_TRUE(e.contains(field)) << field;
+    spans[e.at("tid").get<int>()].emplace_back(
+        e.at("ts").get<double>(), e.at("ts").get<double>() + e.at("dur").get<double>());
+  }
+  // In time order; two spans of a thread either nest or follow each other (no partial
+  // overlap), which chrome://tracing and Perfetto need to draw them stacked.
+  for (auto& [tid, list] : spans) {
+    for (std::size_t i = 1; i < list.size(); ++i) EXPECT_LE(list[i - 1].first, list[i].first);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (std::size_t j = i + 1; j < list.size() && list[j].first < list[i].second - 1e-3; ++j)
+        EXPECT_LE(list[j].second, list[i].second + 1e-3) << "spans " << i << " and " << j;
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(profiler::write_chrome_trace({}, "/nonexistent_dir/trace.json"), Error);
+}
