@@ -180,6 +180,16 @@ inline std::string problem(const Variable& v, const std::string& value) {
   return {};
 }
 
+/// The value of a row's variable when set and well formed: nullopt when unset (or not a
+/// row); Error naming the variable, value and what is accepted when malformed.
+inline std::optional<std::string> checked(std::string_view name) {
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr) return std::nullopt;
+  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
+  return v;
+}
+
 /// A flag's value: `fallback` when unset or malformed (the core warns about the latter).
 inline bool flag(std::string_view name, bool fallback) {
   const auto v = raw(name);
@@ -192,11 +202,8 @@ inline bool flag(std::string_view name, bool fallback) {
 /// An integer's value: `fallback` when unset; Error naming the variable and its range when
 /// malformed (a count that cannot be guessed).
 inline std::int64_t integer(std::string_view name, std::int64_t fallback) {
-  const auto v = raw(name);
-  const Variable* row = find(name);
-  if (!v || row == nullptr) return fallback;
-  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
-  return std::strtoll(v->c_str(), nullptr, 10);
+  const auto v = checked(name);
+  return v ? std::strtoll(v->c_str(), nullptr, 10) : fallback;
 }
 
 /// A list's names (empty entries dropped); empty when unset.
@@ -219,10 +226,8 @@ inline std::vector<std::string> list(std::string_view name, char separator = ','
 
 /// A byte count: nullopt when unset; Error naming the variable when malformed.
 inline std::optional<std::size_t> bytes(std::string_view name) {
-  const auto v = raw(name);
-  const Variable* row = find(name);
-  if (!v || row == nullptr) return std::nullopt;
-  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
+  const auto v = checked(name);
+  if (!v) return std::nullopt;
   const char last = v->back();
   const int shift = last == 'K' ? 10 : last == 'M' ? 20 : last == 'G' ? 30 : 0;
   const std::size_t n = std::strtoull(v->c_str(), nullptr, 10);
@@ -233,11 +238,8 @@ inline std::optional<std::size_t> bytes(std::string_view name) {
 
 /// Seconds: nullopt when unset; Error naming the variable when malformed or NaN.
 inline std::optional<double> seconds(std::string_view name) {
-  const auto v = raw(name);
-  const Variable* row = find(name);
-  if (!v || row == nullptr) return std::nullopt;
-  if (const std::string why = problem(*row, *v); !why.empty()) throw Error(why);
-  return std::strtod(v->c_str(), nullptr);
+  const auto v = checked(name);
+  return v ? std::optional<double>(std::strtod(v->c_str(), nullptr)) : std::nullopt;
 }
 
 }  // namespace hetero::config
