@@ -11,6 +11,7 @@
 
 #include "backend_calls.hpp"
 #include "copy.hpp"
+#include "default_generators.hpp"
 #include "op_helpers.hpp"
 
 namespace hetero {
@@ -45,7 +46,7 @@ Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& 
   if (n == 0) return out;
   // normal draws use two counters per element; uniform ones reserve as many, so that
   // the offsets do not depend on the distribution.
-  const GeneratorState at = (gen ? *gen : default_generator(out.device())).reserve(2 * n);
+  const GeneratorState at = (gen ? *gen : detail::device_generator(out.device())).reserve(2 * n);
   const std::uint64_t seed = at.seed, offset = at.offset;
   detail::calls::random(detail::storage_of(out), dist, detail::view_of(out), seed, offset);
   return out;

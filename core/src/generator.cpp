@@ -6,6 +6,7 @@
 
 #include <hetero/factories.hpp>
 
+#include "default_generators.hpp"
 #include "registry.hpp"
 
 namespace hetero {
@@ -53,13 +54,21 @@ DefaultGenerators& defaults() {
 
 }  // namespace
 
-Generator& default_generator(const Device& device) {
-  (void)detail::plugin_for(device);  // InvalidDeviceError for a device that does not exist
+namespace detail {
+
+Generator& device_generator(const Device& device) {
   auto& d = defaults();
   std::lock_guard lock(d.mutex);
   auto& g = d.by_device[device];
   if (!g) g = std::make_unique<Generator>(d.seed);
   return *g;
+}
+
+}  // namespace detail
+
+Generator& default_generator(const Device& device) {
+  (void)detail::plugin_for(device);  // InvalidDeviceError for a device that does not exist
+  return detail::device_generator(device);
 }
 
 void manual_seed(std::uint64_t seed) {

@@ -39,6 +39,18 @@ bool is_plugin_file_name(const std::string& f) {
   return f.rfind("libhetero-", 0) == 0 && f.size() > 13 && f.ends_with(".so");
 }
 
+// Where the configuration table has a HETERO_<TYPE>_DEVICES row (the cpu backend's virtual
+// devices), what to set for `d` to exist; empty otherwise (the core names no backend).
+std::string devices_hint(const Device& d) {
+  std::string name = "HETERO_" + d.type() + "_DEVICES";
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (config::find(name) == nullptr) return {};
+  const std::string n = std::to_string(d.index() + 1);
+  return " (" + name + "=" + n + " before the first use of hetero makes " + n + " virtual " +
+         d.type() + " devices)";
+}
+
 // HETERO_BACKENDS=cpu,opencl; empty or unset: all.
 bool backend_allowed(const std::string& name) {
   const auto allowed = config::list("HETERO_BACKENDS");
@@ -280,12 +292,7 @@ std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {
                                  "' has no devices (" + p->status.reason + ")");
   if (d.index() >= n)
     throw InvalidDeviceError("device " + d.str() + " does not exist: backend '" + d.type() +
-                             "' has " + std::to_string(n) + " device(s)" +
-                             (d.is_cpu()
-                                  ? " (HETERO_CPU_DEVICES=" + std::to_string(d.index() + 1) +
-                                        " before the first use of hetero makes " +
-                                        std::to_string(d.index() + 1) + " virtual cpu devices)"
-                                  : std::string()));
+                             "' has " + std::to_string(n) + " device(s)" + devices_hint(d));
   return p;
 }
 
