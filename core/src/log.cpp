@@ -89,4 +89,11 @@ void log(LogLevel level, const std::string& message) noexcept {
 }
 
 }  // namespace detail
+
+void log_message(LogLevel level, std::string_view message) noexcept {
+  try {
+    detail::log(level, std::string(message));
+  } catch (...) {  // out of memory copying the message: dropped
+  }
+}
 }  // namespace hetero

@@ -3,12 +3,15 @@
 #include <hetero/config.hpp>
 #include <hetero/distributed/mpi.hpp>
 #include <hetero/distributed/process_group.hpp>
+#include <hetero/log.hpp>
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +36,7 @@ void abandon(Group* g) noexcept {
   }
 }
 bool hetero_initialised_mpi = false;  // MPI_Init_thread was ours: MPI_Finalize at exit
+CommThread* mpi_thread = nullptr;     // the thread that called MPI_Init_thread (null: the main)
 
 DistributedError setup_error(const char* what, int rc) {
   char text[MPI_MAX_ERROR_STRING] = {};
@@ -97,10 +101,20 @@ void finalize_at_exit() {
     abandon(g);  // with its tensors
     current_group = nullptr;
   }
-  int finalized = 0;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (hetero_initialised_mpi && !finalized && !CommThread::any_abandoned_inside_mpi())
+  if (!hetero_initialised_mpi || !initialized || finalized ||
+      CommThread::any_abandoned_inside_mpi())
+    return;
+  if (mpi_thread == nullptr) {
     MPI_Finalize();
+    return;
+  }
+  // On the thread that initialised MPI (it waits for the others' MPI_Finalize, as on the
+  // main thread: mpirun ends a job whose peer exits without it).
+  (void)mpi_thread->run([] { return MPI_Finalize(); },
+                        std::chrono::duration<double>(std::numeric_limits<double>::infinity()));
 }
 
 // Before a new group's first MPI call: waits up to the group's timeout for the threads of
@@ -123,23 +137,126 @@ void wait_for_abandoned_threads(double timeout_seconds) {
   }
 }
 
+// What the set-up task of a group writes (kept by the task: a set-up abandoned at its
+// deadline writes here later, never into a freed group).
+struct SetUp {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1, local_rank = 0;
+  int check_votes[2] = {0, 0};  // how many ranks asked for the consistency check / not
+  const char* step = "";        // the MPI call that failed
+};
+
+// The group's collective set-up: duplicate the communicator, find this rank's place, and
+// agree on the consistency check (issue #29: ranks that differ in HETERO_DISTRIBUTED_CHECK
+// made different MPI calls for every collective and deadlocked; it is on for all when any
+// rank asks for it). Returns an MPI code; `s->step` names the call that failed.
+int set_up(MPI_Comm parent, bool check, const std::shared_ptr<SetUp>& s) {
+  auto step = [&](const char* name, int rc) {
+    s->step = name;
+    return rc;
+  };
+  int rc = step("MPI_Comm_dup", MPI_Comm_dup(parent, &s->comm));
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+  if ((rc = step("MPI_Comm_rank", MPI_Comm_rank(s->comm, &s->rank))) != MPI_SUCCESS) return rc;
+  if ((rc = step("MPI_Comm_size", MPI_Comm_size(s->comm, &s->size))) != MPI_SUCCESS) return rc;
+  MPI_Comm local = MPI_COMM_NULL;
+  rc = step("MPI_Comm_split_type",
+            MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &local));
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm_rank(local, &s->local_rank);
+  MPI_Comm_free(&local);
+  s->check_votes[0] = check ? 1 : 0;
+  s->check_votes[1] = check ? 0 : 1;
+  return step("MPI_Allreduce",
+              MPI_Allreduce(MPI_IN_PLACE, s->check_votes, 2, MPI_INT, MPI_SUM, s->comm));
+}
+
+// A DistributedError for set-up work that did not end within the deadline.
+DistributedError setup_timeout(const char* what, double timeout_seconds) {
+  return DistributedError(fmt::format(
+      "init_process_group: {} did not complete within {} s (the group's timeout, "
+      "HETERO_DISTRIBUTED_TIMEOUT): a peer process has not joined: it exited or was killed "
+      "before init_process_group (under mpirun --enable-recovery), or is stuck before it; a "
+      "later init_process_group waits up to its timeout for that call to complete, else "
+      "end the process and restart the job",
+      what, timeout_seconds));
+}
+
 void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
   auto g = std::make_unique<Group>();
-  g->options = with_environment(options);
+  g->options = options;
   wait_for_abandoned_threads(g->options.timeout_seconds);
-  check(MPI_Comm_dup(comm, &g->comm), "MPI_Comm_dup");
-  MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
-  check(MPI_Comm_rank(g->comm, &g->rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(g->comm, &g->size), "MPI_Comm_size");
-  MPI_Comm local = MPI_COMM_NULL;
-  check(MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &local),
-        "MPI_Comm_split_type");
-  MPI_Comm_rank(local, &g->local_rank);
-  MPI_Comm_free(&local);
-  g->nan_ops.create();
   if (g->options.timeout_seconds > 0 && thread_level >= MPI_THREAD_SERIALIZED)
     g->thread = std::make_unique<CommThread>();
+  // The set-up is collective: on the communication thread, under the group's deadline
+  // (issue #29: a rank that never called init_process_group hung the others forever).
+  auto s = std::make_shared<SetUp>();
+  const bool check = g->options.check_consistency;
+  int rc = MPI_SUCCESS;
+  if (g->thread) {
+    const auto result = g->thread->run([comm, check, s] { return set_up(comm, check, s); },
+                                       std::chrono::duration<double>(g->options.timeout_seconds));
+    if (!result) {
+      g->thread->abandon();  // inside MPI for good: leaked with `s`
+      (void)g->thread.release();
+      throw setup_timeout("the process group's set-up (MPI_Comm_dup of the communicator)",
+                          g->options.timeout_seconds);
+    }
+    rc = *result;
+  } else {
+    rc = set_up(comm, check, s);
+  }
+  if (rc != MPI_SUCCESS) {
+    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+    throw setup_error(s->step, rc);
+  }
+  g->comm = s->comm;
+  g->rank = s->rank;
+  g->size = s->size;
+  g->local_rank = s->local_rank;
+  const auto [asked, declined] = s->check_votes;
+  if (asked > 0 && declined > 0) {
+    g->options.check_consistency = true;
+    log_message(LogLevel::warn,
+                fmt::format("rank {} of {}: HETERO_DISTRIBUTED_CHECK differs between ranks ({} "
+                            "on, {} off): the consistency check is on for every rank",
+                            g->rank, g->size, asked, declined));
+  }
+  g->nan_ops.create();
   current_group = g.release();
+}
+
+// Initialises MPI (MPI_THREAD_SERIALIZED) for init_process_group(). With a timeout, on a
+// thread of its own under the group's deadline (issue #29: MPI_Init_thread waits for
+// every process of the job; one killed before it, under mpirun --enable-recovery, hung the
+// others forever); that thread also finalises MPI at exit (MPI's "should be the thread
+// that initialised it"). Returns the thread level MPI provides.
+int start_mpi(double timeout_seconds) {
+  static bool at_exit_registered = false;
+  if (!at_exit_registered) {
+    std::atexit(finalize_at_exit);
+    at_exit_registered = true;
+  }
+  hetero_initialised_mpi = true;  // also when it completes late, after a timeout
+  if (!(timeout_seconds > 0)) {
+    int level = MPI_THREAD_SINGLE;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &level), "MPI_Init_thread");
+    return level;
+  }
+  // Leaked: it stays for MPI_Finalize, and after a timeout it is inside MPI for good.
+  mpi_thread = new CommThread;
+  auto level = std::make_shared<int>(MPI_THREAD_SINGLE);
+  const auto rc = mpi_thread->run(
+      [level] { return MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, level.get()); },
+      std::chrono::duration<double>(timeout_seconds));
+  if (!rc) {
+    mpi_thread->abandon();
+    throw setup_timeout("MPI_Init_thread", timeout_seconds);
+  }
+  check(*rc, "MPI_Init_thread");
+  // MPI_THREAD_SERIALIZED lets any thread call MPI, one at a time: the caller goes on.
+  return *level;
 }
 
 Group& existing(const char* op) {
@@ -199,21 +316,20 @@ void init_process_group(const ProcessGroupOptions& options) {
     throw DistributedError(
         "init_process_group: this process already has a process group; destroy_process_group() "
         "first");
+  const ProcessGroupOptions o = detail::with_environment(options);
+  // A late MPI_Init_thread of an earlier timed-out call may complete meanwhile.
+  detail::wait_for_abandoned_threads(o.timeout_seconds);
   int initialized = 0, finalized = 0, level = MPI_THREAD_SINGLE;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (finalized)
     throw DistributedError(
         "init_process_group: MPI was finalised in this process and cannot start again");
-  if (!initialized) {
-    detail::check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &level),
-                  "MPI_Init_thread");
-    detail::hetero_initialised_mpi = true;
-    std::atexit(detail::finalize_at_exit);
-  } else {
+  if (!initialized)
+    level = detail::start_mpi(o.timeout_seconds);
+  else
     MPI_Query_thread(&level);
-  }
-  detail::start(MPI_COMM_WORLD, options, level);
+  detail::start(MPI_COMM_WORLD, o, level);
 }
 
 void init_process_group(MPI_Comm comm, const ProcessGroupOptions& options) {
@@ -225,7 +341,7 @@ void init_process_group(MPI_Comm comm, const ProcessGroupOptions& options) {
   MPI_Initialized(&initialized);
   if (!initialized) throw DistributedError("init_process_group(MPI_Comm): MPI is not initialised");
   MPI_Query_thread(&level);
-  detail::start(comm, options, level);
+  detail::start(comm, detail::with_environment(options), level);
 }
 
 void destroy_process_group() noexcept {

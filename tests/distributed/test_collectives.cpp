@@ -388,6 +388,31 @@ TEST(ProcessGroup, BarrierAndLocallyFailedCallsTakePartInTheCheck) {
   EXPECT_EQ(y.to_vector<double>(), std::vector<double>(4, dist::world_size()));
 }
 
+// Issue #29 item 9: HETERO_DISTRIBUTED_CHECK set differently per rank made the ranks make
+// different MPI calls for every collective (deadlock). init_process_group agrees on it:
+// on for every rank when any asks, so a mismatch is still a "disagree" error everywhere.
+TEST(ProcessGroup, RanksAgreeOnTheConsistencyCheck) {
+  if (std::getenv("HETERO_DISTRIBUTED_CHECK") != nullptr) GTEST_SKIP() << "set by the caller";
+  const int me = dist::rank();
+  dist::destroy_process_group();
+  dist::init_process_group({.check_consistency = me == 0});
+  Tensor x = full({3}, 1.0);
+  dist::all_reduce(x);
+  EXPECT_EQ(x.to_vector<double>(), std::vector<double>(3, dist::world_size()));
+  if (dist::world_size() > 1) {
+    Tensor y = full({me == 0 ? 2 : 5}, 1.0);
+    try {
+      dist::all_reduce(y);
+      ADD_FAILURE() << "shapes [2] and [5] were reduced together";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+  }
+  dist::destroy_process_group();
+  dist::init_process_group();
+  dist::barrier();
+}
+
 TEST(ProcessGroup, ASecondThreadInACollectiveIsRefused) {
   // Issue #29 item 7: two threads of rank 0 call all_reduce while the others are a second
   // late, so both are in a collective at once. One gets a DistributedError before touching

@@ -29,5 +29,9 @@ HETERO_API void set_log_callback(LogCallback callback);
 HETERO_API void set_log_level(LogLevel level) noexcept;
 /// The current level (HETERO_LOG until set_log_level()).
 HETERO_API LogLevel log_level() noexcept;
+/// Logs `message` at `level` through hetero's log (dropped below the current level), for
+/// the libraries built on the core (hetero::distributed) and applications that want their
+/// messages beside hetero's. Thread-safe; never throws.
+HETERO_API void log_message(LogLevel level, std::string_view message) noexcept;
 
 }  // namespace hetero

@@ -26,8 +26,12 @@ struct ProcessGroupOptions {
 /// Joins the group of the processes `mpirun` started (MPI_COMM_WORLD), initialising
 /// MPI (MPI_THREAD_SERIALIZED) unless the application already did; a process started
 /// without mpirun is a group of one. MPI errors are returned, not fatal
-/// (MPI_ERRORS_RETURN on the group's own communicator). DistributedError when a group
-/// already exists or MPI fails to start. To join an existing MPI_Comm, see
+/// (MPI_ERRORS_RETURN on the group's own communicator). MPI's start-up and the group's
+/// set-up wait for every process of the job, under the group's timeout (on a thread, as
+/// collectives): DistributedError when a peer has not joined within it (killed or stuck
+/// before init_process_group), when a group already exists, or when MPI fails to start.
+/// The ranks agree on check_consistency: on for every rank when any rank asks for it
+/// (a warning is logged when they differ). To join an existing MPI_Comm, see
 /// <hetero/distributed/mpi.hpp>.
 HETERO_API void init_process_group(const ProcessGroupOptions& options = {});
 
