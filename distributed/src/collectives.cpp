@@ -16,6 +16,7 @@
 #include "group.hpp"
 #include "reduction.hpp"
 #include "staging.hpp"
+#include "work_state.hpp"
 
 namespace hetero::distributed {
 namespace {
@@ -78,30 +79,36 @@ void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, 
 // 0).
 void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.host_data_ptr(); }
 
-}  // namespace
+using State = std::shared_ptr<detail::WorkState>;
 
-void all_reduce(Tensor& t, ReduceOp op) {
+// Each collective once, launched: blocking = launched, then waited for while the group is
+// still held (Note [Timeouts on a blocking MPI]); `async`: its staging buffers are its
+// own, not the group's reused ones.
+
+State all_reduce_launch(Tensor& t, ReduceOp op, bool async) {
   constexpr const char* name = "all_reduce";
   const detail::GroupUse use(name);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
   const DType wire = detail::reduction_dtype(t.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
-  const Tensor host = detail::host_operand(g.staging, Slot::input, t, wire, /*fill=*/true);
+  const Tensor host =
+      detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, wire, /*fill=*/true);
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
-  detail::call_checked(
+  const int world = g.size;
+  return detail::launch_work(
       g, {name, &t, static_cast<int>(op)},
       [=, comm = g.comm, keep = host] {
-        return MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
+        const int rc = MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
+        if (rc == MPI_SUCCESS && op == ReduceOp::avg)
+          detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, world);
+        return rc;
       },
-      host);
-  if (op == ReduceOp::avg)
-    detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, g.size);
-  detail::write_back(host, t);
+      host, [host, t]() mutable { detail::write_back(host, t); });
 }
 
-void broadcast(Tensor& t, int root) {
+State broadcast_launch(Tensor& t, int root, bool async) {
   constexpr const char* name = "broadcast";
   const detail::GroupUse use(name);
   Group& g = use.group;
@@ -109,42 +116,44 @@ void broadcast(Tensor& t, int root) {
   if (root < 0 || root >= g.size)
     throw g.error(name, fmt::format("root {} is not a rank of a group of {}", root, g.size));
   const bool sender = g.rank == root;
-  const Tensor host = detail::host_operand(g.staging, Slot::input, t, t.dtype(), /*fill=*/sender);
+  const Tensor host = detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, t.dtype(),
+                                           /*fill=*/sender);
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
-  detail::call_checked(
+  return detail::launch_work(
       g, {name, &t, -1, root},
       [=, comm = g.comm, keep = host] {
         return MPI_Bcast(data, n, detail::mpi_datatype(host.dtype()), root, comm);
       },
-      host);
-  if (!sender) detail::write_back(host, t);
+      host,
+      [host, t, sender]() mutable {
+        if (!sender) detail::write_back(host, t);
+      });
 }
 
-void all_gather_into_tensor(Tensor& output, const Tensor& input) {
+State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool async) {
   constexpr const char* name = "all_gather_into_tensor";
   const detail::GroupUse use(name);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/true, g.size, name);
-  const Tensor in =
-      detail::host_operand(g.staging, Slot::input, input, input.dtype(), /*fill=*/true);
+  detail::Staging* staging = async ? nullptr : &g.staging;
+  const Tensor in = detail::host_operand(staging, Slot::input, input, input.dtype(), /*fill=*/true);
   const Tensor out =
-      detail::host_operand(g.staging, Slot::output, output, output.dtype(), /*fill=*/false);
+      detail::host_operand(staging, Slot::output, output, output.dtype(), /*fill=*/false);
   const int n = mpi_count(in.numel(), name);
   mpi_count(out.numel(), name);
   const void* from = data_of(in);
   void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  detail::call_checked(
+  return detail::launch_work(
       g, {name, &input, -1, -1, output.numel()},
       [=, comm = g.comm, keep_in = in, keep_out = out] {
         return MPI_Allgather(from, n, type, to, n, type, comm);
       },
-      out);
-  detail::write_back(out, output);
+      out, [out, output]() mutable { detail::write_back(out, output); });
 }
 
-void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
+State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool async) {
   constexpr const char* name = "all_gather";
   const detail::GroupUse use(name);
   Group& g = use.group;
@@ -152,37 +161,45 @@ void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
   check_list(outputs, input, g.size, name, "outputs");
   Shape stacked = input.shape();
   stacked.insert(stacked.begin(), g.size);
-  Tensor gathered = g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
-  all_gather_into_tensor(gathered, input);
-  for (int r = 0; r < g.size; ++r)
-    detail::write_back(gathered[r], outputs[static_cast<std::size_t>(r)]);
+  Tensor gathered = async ? detail::host_buffer(input.dtype(), stacked, Device::cpu())
+                          : g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
+  State state = all_gather_into_tensor_launch(gathered, input, async);
+  state->complete = [first = std::move(state->complete), gathered, outputs]() mutable {
+    first();
+    for (std::size_t r = 0; r < outputs.size(); ++r)
+      detail::write_back(gathered[static_cast<std::int64_t>(r)], outputs[r]);
+  };
+  return state;
 }
 
-void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
+State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp op, bool async) {
   constexpr const char* name = "reduce_scatter_tensor";
   const detail::GroupUse use(name);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
-  const Tensor in = detail::host_operand(g.staging, Slot::input, input, wire, /*fill=*/true);
-  const Tensor out = detail::host_operand(g.staging, Slot::output, output, wire, /*fill=*/false);
+  detail::Staging* staging = async ? nullptr : &g.staging;
+  const Tensor in = detail::host_operand(staging, Slot::input, input, wire, /*fill=*/true);
+  const Tensor out = detail::host_operand(staging, Slot::output, output, wire, /*fill=*/false);
   mpi_count(in.numel(), name);
   const int n = mpi_count(out.numel(), name);
   const void* from = data_of(in);
   void* to = data_of(out);
-  detail::call_checked(
+  const int world = g.size;
+  return detail::launch_work(
       g, {name, &input, static_cast<int>(op), -1, output.numel()},
       [=, comm = g.comm, keep_in = in, keep_out = out] {
-        return MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+        const int rc = MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
+        if (rc == MPI_SUCCESS && op == ReduceOp::avg)
+          detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, world);
+        return rc;
       },
-      out);
-  if (op == ReduceOp::avg)
-    detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, g.size);
-  detail::write_back(out, output);
+      out, [out, output]() mutable { detail::write_back(out, output); });
 }
 
-void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
+                            bool async) {
   constexpr const char* name = "reduce_scatter";
   const detail::GroupUse use(name);
   Group& g = use.group;
@@ -190,12 +207,63 @@ void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp 
   check_list(inputs, output, g.size, name, "inputs");
   Shape stacked = output.shape();
   stacked.insert(stacked.begin(), g.size);
-  Tensor packed = g.staging.buffer(Slot::packed, output.dtype(), stacked, Device::cpu());
+  Tensor packed = async ? detail::host_buffer(output.dtype(), stacked, Device::cpu())
+                        : g.staging.buffer(Slot::packed, output.dtype(), stacked, Device::cpu());
   for (int r = 0; r < g.size; ++r) {
     Tensor row = packed[r];
     row.copy_(inputs[static_cast<std::size_t>(r)]);
   }
-  reduce_scatter_tensor(output, packed, op);
+  return reduce_scatter_tensor_launch(output, packed, op, async);
+}
+
+// Runs a launched collective to completion while `name`'s hold on the group stays (no
+// other thread's collective can come between the launch and the wait).
+template <class Launch>
+void blocking(const char* name, Launch launch) {
+  const detail::GroupUse hold(name, /*new_call=*/false);
+  Work(launch()).wait();
+}
+
+}  // namespace
+
+void all_reduce(Tensor& t, ReduceOp op) {
+  blocking("all_reduce", [&] { return all_reduce_launch(t, op, false); });
+}
+Work all_reduce(Tensor& t, ReduceOp op, AsyncOp) { return Work(all_reduce_launch(t, op, true)); }
+
+void broadcast(Tensor& t, int root) {
+  blocking("broadcast", [&] { return broadcast_launch(t, root, false); });
+}
+Work broadcast(Tensor& t, int root, AsyncOp) { return Work(broadcast_launch(t, root, true)); }
+
+void all_gather_into_tensor(Tensor& output, const Tensor& input) {
+  blocking("all_gather_into_tensor",
+           [&] { return all_gather_into_tensor_launch(output, input, false); });
+}
+Work all_gather_into_tensor(Tensor& output, const Tensor& input, AsyncOp) {
+  return Work(all_gather_into_tensor_launch(output, input, true));
+}
+
+void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
+  blocking("all_gather", [&] { return all_gather_launch(outputs, input, false); });
+}
+Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, AsyncOp) {
+  return Work(all_gather_launch(outputs, input, true));
+}
+
+void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
+  blocking("reduce_scatter_tensor",
+           [&] { return reduce_scatter_tensor_launch(output, input, op, false); });
+}
+Work reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, AsyncOp) {
+  return Work(reduce_scatter_tensor_launch(output, input, op, true));
+}
+
+void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  blocking("reduce_scatter", [&] { return reduce_scatter_launch(output, inputs, op, false); });
+}
+Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op, AsyncOp) {
+  return Work(reduce_scatter_launch(output, inputs, op, true));
 }
 
 }  // namespace hetero::distributed

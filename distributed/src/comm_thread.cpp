@@ -9,14 +9,15 @@ namespace {
 // How long each side spins (yielding) before it sleeps (Note [Timeouts on a blocking MPI]).
 constexpr auto spin_time = std::chrono::microseconds(50);
 
-// Spins until `flag` is set or spin_time has passed; true when it was set.
-bool spin_for(const std::atomic<bool>& flag) {
+// Spins until `ready()` or spin_time has passed; true when it became ready.
+template <class Ready>
+bool spin_for(Ready ready) {
   const auto until = std::chrono::steady_clock::now() + spin_time;
   do {
-    if (flag.load(std::memory_order_acquire)) return true;
+    if (ready()) return true;
     std::this_thread::yield();
   } while (std::chrono::steady_clock::now() < until);
-  return flag.load(std::memory_order_acquire);
+  return ready();
 }
 
 }  // namespace
@@ -54,52 +55,67 @@ bool CommThread::any_abandoned_inside_mpi() noexcept {
   std::lock_guard lock(g_abandoned_mutex);
   if (!g_abandoned) return false;
   for (const CommThread* t : *g_abandoned)
-    if (!t->done_.load(std::memory_order_acquire)) return true;
+    if (!t->idle()) return true;
   return false;
 }
 
-std::optional<int> CommThread::run(std::function<int()> task,
-                                   std::chrono::duration<double> timeout) {
-  // Beyond 1e9 s (31 years; inf), no deadline: the steady_clock time point would overflow
-  // (issue #29: HETERO_DISTRIBUTED_TIMEOUT=inf made every collective time out at once).
-  const bool forever = !(timeout.count() < 1e9);
-  const auto deadline =
-      forever ? std::chrono::steady_clock::time_point::max()
-              : std::chrono::steady_clock::now() +
-                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+std::chrono::steady_clock::time_point CommThread::deadline_after(
+    std::chrono::duration<double> timeout) noexcept {
+  if (!(timeout.count() < 1e9)) return std::chrono::steady_clock::time_point::max();
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+}
+
+std::shared_ptr<CommThread::Job> CommThread::post(std::function<int()> task) {
+  auto job = std::make_shared<Job>();
+  job->task = std::move(task);
+  std::vector<std::shared_ptr<Job>> released;  // destroyed here, after the lock
   {
     std::lock_guard lock(mutex_);
-    task_ = std::move(task);
-    done_.store(false, std::memory_order_relaxed);
-    posted_.store(true, std::memory_order_release);
+    released.swap(finished_jobs_);
+    queue_.push_back(job);
+    pending_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_one();
-  if (!spin_for(done_)) {
+  return job;
+}
+
+std::optional<int> CommThread::wait(const Job& job,
+                                    std::chrono::steady_clock::time_point deadline) {
+  const auto done = [&job] { return job.done.load(std::memory_order_acquire); };
+  if (!spin_for(done)) {
     std::unique_lock lock(mutex_);
-    const auto done = [this] { return done_.load(std::memory_order_acquire); };
-    if (forever)
+    if (deadline == std::chrono::steady_clock::time_point::max())
       finished_.wait(lock, done);
     else if (!finished_.wait_until(lock, deadline, done))
       return std::nullopt;
   }
-  std::lock_guard lock(mutex_);
-  return result_;
+  return job.result;
+}
+
+std::optional<int> CommThread::run(std::function<int()> task,
+                                   std::chrono::duration<double> timeout) {
+  const auto deadline = deadline_after(timeout);
+  const auto job = post(std::move(task));
+  return wait(*job, deadline);
 }
 
 void CommThread::loop() {
   for (;;) {
-    spin_for(posted_);
+    spin_for([this] { return pending_.load(std::memory_order_acquire) > 0; });
     std::unique_lock lock(mutex_);
-    wake_.wait(lock, [this] { return posted_.load(std::memory_order_acquire) || stop_; });
-    if (!posted_.load(std::memory_order_acquire)) return;  // stop_
-    posted_.store(false, std::memory_order_relaxed);
+    wake_.wait(lock, [this] { return !queue_.empty() || stop_; });
+    if (queue_.empty()) return;  // stop_
+    std::shared_ptr<Job> job = std::move(queue_.front());
+    queue_.pop_front();
     lock.unlock();
-    const int result = task_();
+    job->result = job->task();
     lock.lock();
-    result_ = result;
-    done_.store(true, std::memory_order_release);
+    job->done.store(true, std::memory_order_release);
+    finished_jobs_.push_back(std::move(job));
+    pending_.fetch_sub(1, std::memory_order_release);
     lock.unlock();
-    finished_.notify_one();
+    finished_.notify_all();
   }
 }
 

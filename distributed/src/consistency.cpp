@@ -56,8 +56,8 @@ Record describe(const CallSite& site, std::int32_t seq) {
 
 std::int32_t barrier_hash() { return static_cast<std::int32_t>(fnv1a("barrier", 7) & 0x7fffffff); }
 
-std::string show(const Record& r, const CallSite& mine, const Record& my_record) {
-  std::string s = r.op_hash == my_record.op_hash ? mine.op : "another collective";
+std::string show(const Record& r, const char* my_op, const Record& my_record) {
+  std::string s = r.op_hash == my_record.op_hash ? my_op : "another collective";
   if (r.op_hash != my_record.op_hash && r.op_hash == barrier_hash()) s = "barrier";
   if (r.seq != my_record.seq)
     s += fmt::format(" (its call #{}, this rank's #{})", r.seq, my_record.seq);
@@ -75,40 +75,60 @@ std::string show(const Record& r, const CallSite& mine, const Record& my_record)
 
 }  // namespace
 
-void call_checked(Group& g, const CallSite& site, std::function<int()> collective,
-                  const Tensor& written) {
+struct CheckRecords {
+  const char* op;
+  Record mine;
+  std::vector<Record> all;
+};
+
+namespace {
+constexpr int disagree = -1;
+}  // namespace
+
+CheckedCall::CheckedCall(Group& g, const CallSite& site, std::function<int()> collective,
+                         const Tensor& written) {
   if (!g.options.check_consistency) {
-    g.call(site.op, std::move(collective), written);
+    call_ = g.launch(site.op, std::move(collective), written);
     return;
   }
-  constexpr int disagree = -1;
-  const Record mine = describe(site, g.calls);
-  auto all = std::make_shared<std::vector<Record>>(static_cast<std::size_t>(g.size));
-  const int rc = g.call(
+  records_ = std::make_shared<CheckRecords>(
+      CheckRecords{site.op, describe(site, g.calls), std::vector<Record>(g.size)});
+  call_ = g.launch(
       site.op,
-      [comm = g.comm, mine, all, collective = std::move(collective)] {
-        const int gathered = MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all->data(),
+      [comm = g.comm, r = records_, collective = std::move(collective)] {
+        const int gathered = MPI_Allgather(&r->mine, sizeof(Record), MPI_BYTE, r->all.data(),
                                            sizeof(Record), MPI_BYTE, comm);
         if (gathered != MPI_SUCCESS) return gathered;
-        if (!std::all_of(all->begin(), all->end(), [&](const Record& r) { return r == (*all)[0]; }))
+        if (!std::all_of(r->all.begin(), r->all.end(),
+                         [&](const Record& x) { return x == r->all[0]; }))
           return disagree;
         return collective();
       },
       written);
-  if (rc != disagree) return;
+}
+
+void CheckedCall::finish(Group& g) {
+  const int rc = g.finish(call_);
+  if (rc != disagree || !records_) return;
   // Group the ranks by what they called, in rank order of first appearance.
+  const std::vector<Record>& all = records_->all;
   std::string listing;
-  std::vector<bool> shown(all->size());
-  for (std::size_t i = 0; i < all->size(); ++i) {
+  std::vector<bool> shown(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
     if (shown[i]) continue;
     std::vector<std::size_t> same;
-    for (std::size_t j = i; j < all->size(); ++j)
-      if (!shown[j] && (*all)[j] == (*all)[i]) same.push_back(j), shown[j] = true;
+    for (std::size_t j = i; j < all.size(); ++j)
+      if (!shown[j] && all[j] == all[i]) same.push_back(j), shown[j] = true;
     listing +=
         fmt::format("{}{} {}: {}", listing.empty() ? "" : "; ", same.size() > 1 ? "ranks" : "rank",
-                    fmt::join(same, ", "), show((*all)[i], site, mine));
+                    fmt::join(same, ", "), show(all[i], records_->op, records_->mine));
   }
-  throw g.error(site.op, "the ranks disagree on this collective: " + listing);
+  throw g.error(records_->op, "the ranks disagree on this collective: " + listing);
+}
+
+void call_checked(Group& g, const CallSite& site, std::function<int()> collective,
+                  const Tensor& written) {
+  CheckedCall(g, site, std::move(collective), written).finish(g);
 }
 
 }  // namespace hetero::distributed::detail

@@ -3,6 +3,9 @@
 // The consistency check of collectives (ProcessGroupOptions::check_consistency): every
 // rank describes its call in a fixed-size record, the records are all-gathered, and
 // when they differ every rank throws the same DistributedError, which lists them.
+#include <functional>
+#include <memory>
+
 #include <hetero/tensor.hpp>
 
 #include "group.hpp"
@@ -18,10 +21,27 @@ struct CallSite {
   std::int64_t other_numel = -1;  // the other operand's element count (gather/scatter)
 };
 
-// Runs `collective` (MPI calls) for `site` in one task on the group's thread: first the
-// check's all-gather (when the group's check is on), then `collective` only when every
-// rank's call matches; otherwise DistributedError on every rank. One hand-over to the
-// communication thread per collective, not two.
+struct CheckRecords;  // the ranks' descriptions of a call (consistency.cpp)
+
+// A collective launched with the check (when the group's check is on): first the check's
+// all-gather, then `collective` only when every rank's call matches, in one task on the
+// group's thread (one hand-over per collective, not two).
+class CheckedCall {
+ public:
+  CheckedCall(Group& g, const CallSite& site, std::function<int()> collective,
+              const Tensor& written = {});
+  // Waits for the call (Group::finish): DistributedError on every rank when the ranks'
+  // calls differ, listing them; MPI errors and the timeout as Group::finish. Once.
+  void finish(Group& g);
+  // Whether finish() would not wait (the MPI work is done, or ran on the caller's thread).
+  bool done() const noexcept { return !call_.job || call_.job->done.load(); }
+
+ private:
+  PendingCall call_;
+  std::shared_ptr<CheckRecords> records_;  // null: the check is off
+};
+
+// CheckedCall(g, site, collective, written).finish(g): a blocking collective.
 void call_checked(Group& g, const CallSite& site, std::function<int()> collective,
                   const Tensor& written = {});
 

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include <hetero/relocate_storage.hpp>
@@ -30,43 +32,79 @@ DistributedError Group::error(const char* op, const std::string& what) const {
 }
 
 int Group::call(const char* op, std::function<int()> task, const Tensor& written) {
-  int rc = MPI_SUCCESS;
+  PendingCall pending = launch(op, std::move(task), written);
+  return finish(pending);
+}
+
+PendingCall Group::launch(const char* op, std::function<int()> task, const Tensor& written) {
+  PendingCall p;
+  p.op = op;
   if (!thread) {
-    rc = task();
-  } else {
+    p.result = task();
+    return p;
+  }
+  // Forget the calls known to be done (their tensors are safe).
+  std::erase_if(outstanding, [](const auto& o) { return o.first->done.load(); });
+  p.deadline = CommThread::deadline_after(std::chrono::duration<double>(options.timeout_seconds));
+  p.job = thread->post(std::move(task));
+  if (written.defined()) outstanding.emplace_back(p.job, written);
+  return p;
+}
+
+int Group::finish(PendingCall& p) {
+  if (p.job) {
+    if (!broken.empty() && !p.job->done.load())
+      throw error(p.op, "the process group is unusable: " + broken);
     const auto result =
-        thread->run(std::move(task), std::chrono::duration<double>(options.timeout_seconds));
+        p.job->done.load() ? std::optional<int>(p.job->result) : thread->wait(*p.job, p.deadline);
     if (!result) {
-      // Note [Timeouts on a blocking MPI]: the thread stays in MPI; leak it with its task.
+      // Note [Timeouts on a blocking MPI]: the thread stays in MPI; leak it with its tasks.
       thread->abandon();
       (void)thread.release();
       std::string memory_note;
-      if (written.defined()) {
+      for (auto& [job, tensor] : outstanding) {
+        if (job->done.load()) continue;
         try {
-          keep_forever(relocate_storage(written));
+          keep_forever(relocate_storage(tensor));
         } catch (const Error& e) {  // out of memory: the late write would reach the tensor
           memory_note = fmt::format(
               "; its tensor could not be moved to new memory ({}) and may still be written",
               e.what());
         }
       }
-      broken = fmt::format("{} did not complete within {} s", op, options.timeout_seconds);
+      outstanding.clear();
+      broken = fmt::format("{} did not complete within {} s", p.op, options.timeout_seconds);
       throw error(
-          op, fmt::format(
-                  "did not complete within {} s (the group's timeout, HETERO_DISTRIBUTED_TIMEOUT): "
-                  "a peer process exited or is stuck; the process group is now unusable{}",
-                  options.timeout_seconds, memory_note));
+          p.op,
+          fmt::format(
+              "did not complete within {} s (the group's timeout, HETERO_DISTRIBUTED_TIMEOUT): "
+              "a peer process exited or is stuck; the process group is now unusable{}",
+              options.timeout_seconds, memory_note));
     }
-    rc = *result;
+    p.result = *result;
+    p.job.reset();
   }
+  const int rc = p.result;
   if (rc > MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    throw error(op,
+    throw error(p.op,
                 fmt::format("MPI failed: {}", std::string(text, static_cast<std::size_t>(length))));
   }
   return rc;
+}
+
+bool Group::drain() {
+  if (!thread || !broken.empty()) return broken.empty();
+  const auto deadline =
+      CommThread::deadline_after(std::chrono::duration<double>(options.timeout_seconds));
+  while (!thread->idle()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  outstanding.clear();
+  return true;
 }
 
 }  // namespace hetero::distributed::detail

@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <hetero/distributed/distributed_error.hpp>
 #include <hetero/distributed/process_group.hpp>
@@ -19,6 +21,14 @@
 #include "staging.hpp"
 
 namespace hetero::distributed::detail {
+
+// A collective's MPI work, launched by Group::launch.
+struct PendingCall {
+  const char* op = "";
+  std::shared_ptr<CommThread::Job> job;  // null: it ran on the caller's thread
+  int result = 0;                        // its result, when it ran on the caller's thread
+  std::chrono::steady_clock::time_point deadline;
+};
 
 struct Group {
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate, with MPI_ERRORS_RETURN
@@ -43,13 +53,28 @@ struct Group {
   DistributedError error(const char* op, const std::string& what) const;
   // Runs `task`, MPI calls for collective `op`, on the communication thread when there is
   // one, and returns its result: MPI_SUCCESS, or a negative code of the caller's own.
-  // DistributedError naming MPI's error when it returns an MPI error code, and after the
-  // timeout (the group then becomes unusable, Note [Timeouts on a blocking MPI]). `task`
-  // keeps alive what MPI reads and writes (captured tensor handles). `written`: the tensor
-  // whose memory MPI writes, when it may be a user's; after a timeout it is given new
-  // memory (relocate_storage), so the late completion of the abandoned call writes memory
-  // no tensor sees (issue #29 item 3).
+  // launch() then finish(): see them.
   int call(const char* op, std::function<int()> task, const Tensor& written = {});
+  // Posts `task` to the communication thread behind the calls launched before it, with a
+  // deadline of the group's timeout from now; without a thread, runs it now. `task` keeps
+  // alive what MPI reads and writes (captured tensor handles). `written`: the tensor whose
+  // memory MPI writes, when it may be a user's; after a timeout it is given new memory
+  // (relocate_storage), so the late completion of the abandoned call writes memory no
+  // tensor sees (issue #29 item 3).
+  PendingCall launch(const char* op, std::function<int()> task, const Tensor& written = {});
+  // Waits for `call` and returns its result: MPI_SUCCESS, or a negative code of the
+  // caller's own. DistributedError naming MPI's error when it returns an MPI error code,
+  // and after the deadline: the group then becomes unusable (Note [Timeouts on a blocking
+  // MPI]), and every call still pending has its tensor moved to new memory.
+  int finish(PendingCall& call);
+  // Waits, up to the group's timeout, for every launched call to complete (before the
+  // group is destroyed); false when one is still inside MPI.
+  bool drain();
+
+  // Calls launched and not yet known to be done, with the tensors they write.
+  std::vector<std::pair<std::shared_ptr<CommThread::Job>, Tensor>> outstanding;
+  // This group's number among the groups of the process (Work checks it is still current).
+  std::uint64_t id = 0;
 };
 
 // The process group for collective `op`, counting the call (Group::calls);
@@ -63,7 +88,9 @@ Group& group(const char* op);
 // rank, which two threads of a rank cannot promise). The same thread may nest.
 class GroupUse {
  public:
-  explicit GroupUse(const char* op);
+  // `new_call` false: a hold for waiting on (or around) a call already counted: the group
+  // need only exist (not be usable), and Group::calls does not move.
+  explicit GroupUse(const char* op, bool new_call = true);
   ~GroupUse();
   GroupUse(const GroupUse&) = delete;
   GroupUse& operator=(const GroupUse&) = delete;

@@ -18,6 +18,7 @@
 
 #include "consistency.hpp"
 #include "group.hpp"
+#include "work_state.hpp"
 
 namespace hetero::distributed {
 namespace detail {
@@ -82,6 +83,13 @@ ProcessGroupOptions with_environment(ProcessGroupOptions o) {
 
 // Frees the group's MPI objects (not after a timeout: a thread is still inside MPI).
 void release_mpi_objects(Group& g) noexcept {
+  // Asynchronous collectives still queued or running get the group's timeout to complete;
+  // one still inside MPI after it leaves the group as a timeout does.
+  if (g.broken.empty() && !g.drain()) {
+    g.thread->abandon();
+    (void)g.thread.release();
+    g.broken = "it was destroyed while a collective was still inside MPI";
+  }
   if (!g.broken.empty()) return;
   g.thread.reset();
   g.nan_ops.free();
@@ -224,6 +232,8 @@ void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) 
                             g->rank, g->size, asked, declined));
   }
   g->nan_ops.create();
+  static std::uint64_t groups_made = 0;
+  g->id = ++groups_made;
   current_group = g.release();
 }
 
@@ -278,7 +288,7 @@ Group& group(const char* op) {
 }
 
 namespace {
-Group& acquire(const char* op) {
+Group& acquire(const char* op, bool new_call) {
   Group& g = existing(op);
   std::thread::id none{};
   const std::thread::id me = std::this_thread::get_id();
@@ -290,6 +300,7 @@ Group& acquire(const char* op) {
                     "must be the same on every rank, which two threads cannot promise)");
   }
   ++g.user_depth;
+  if (!new_call) return g;
   try {
     return group(op);
   } catch (...) {
@@ -299,7 +310,7 @@ Group& acquire(const char* op) {
 }
 }  // namespace
 
-GroupUse::GroupUse(const char* op) : group(acquire(op)) {}
+GroupUse::GroupUse(const char* op, bool new_call) : group(acquire(op, new_call)) {}
 GroupUse::~GroupUse() {
   if (--group.user_depth == 0) group.user.store(std::thread::id{});
 }
@@ -354,8 +365,8 @@ void destroy_process_group() noexcept {
     detail::abandon(g);
     return;
   }
-  const bool stuck = !g->broken.empty();
   detail::release_mpi_objects(*g);
+  const bool stuck = !g->broken.empty();
   g->staging.clear();
   if (stuck)
     detail::abandon(g);  // its thread may still write into its buffers
@@ -369,12 +380,22 @@ int rank() { return detail::existing("rank").rank; }
 int world_size() { return detail::existing("world_size").size; }
 int local_rank() { return detail::existing("local_rank").local_rank; }
 
-void barrier() {
+namespace {
+std::shared_ptr<detail::WorkState> barrier_launch() {
   const detail::GroupUse use("barrier");
   detail::Group& g = use.group;
   // Checked as the other collectives (issue #29: a barrier facing peers in all_reduce waited
   // out the whole timeout instead of saying they disagree).
-  detail::call_checked(g, {"barrier", nullptr}, [comm = g.comm] { return MPI_Barrier(comm); });
+  return detail::launch_work(
+      g, {"barrier", nullptr}, [comm = g.comm] { return MPI_Barrier(comm); }, {}, [] {});
 }
+}  // namespace
+
+void barrier() {
+  const detail::GroupUse hold("barrier", /*new_call=*/false);
+  Work(barrier_launch()).wait();
+}
+
+Work barrier(AsyncOp) { return Work(barrier_launch()); }
 
 }  // namespace hetero::distributed

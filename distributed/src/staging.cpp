@@ -8,6 +8,18 @@
 
 namespace hetero::distributed::detail {
 
+Tensor host_buffer(DType dtype, const Shape& shape, const Device& for_device) {
+  const TensorOptions options = TensorOptions(Device::cpu()).dtype(dtype);
+  if (!for_device.is_cpu()) {
+    try {
+      return empty(shape, options.pinned_memory(true));
+    } catch (const DeviceUnavailableError&) {
+      // No backend offers pinned memory: pageable staging, still correct.
+    }
+  }
+  return empty(shape, options);
+}
+
 Tensor Staging::buffer(Slot slot, DType dtype, const Shape& shape, const Device& for_device) {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
@@ -15,15 +27,7 @@ Tensor Staging::buffer(Slot slot, DType dtype, const Shape& shape, const Device&
   Tensor& cached = cache_[{slot, dtype, want_pinned}];
   if (!cached.defined() || cached.numel() < n) {
     cached = Tensor();  // free the smaller one first
-    const TensorOptions options = TensorOptions(Device::cpu()).dtype(dtype);
-    if (want_pinned) {
-      try {
-        cached = empty({n}, options.pinned_memory(true));
-      } catch (const DeviceUnavailableError&) {
-        // No backend offers pinned memory: pageable staging, still correct.
-      }
-    }
-    if (!cached.defined()) cached = empty({n}, options);
+    cached = host_buffer(dtype, {n}, for_device);
   }
   return cached.narrow(0, 0, n).view(shape);
 }
@@ -32,9 +36,10 @@ bool is_host_operand(const Tensor& t, DType wire) {
   return t.device().is_cpu() && t.dtype() == wire && t.is_contiguous();
 }
 
-Tensor host_operand(Staging& staging, Slot slot, const Tensor& t, DType wire, bool fill) {
+Tensor host_operand(Staging* staging, Slot slot, const Tensor& t, DType wire, bool fill) {
   if (is_host_operand(t, wire)) return t;
-  Tensor host = staging.buffer(slot, wire, t.shape(), t.device());
+  Tensor host = staging ? staging->buffer(slot, wire, t.shape(), t.device())
+                        : host_buffer(wire, t.shape(), t.device());
   if (fill) host.copy_(t);
   return host;
 }

@@ -28,9 +28,14 @@ class Staging {
   std::map<std::tuple<Slot, DType, bool>, Tensor> cache_;
 };
 
+// A new contiguous cpu tensor of `shape` and `dtype`, pinned when `for_device` is not cpu
+// and a loaded backend offers pinned memory; its contents are undefined.
+Tensor host_buffer(DType dtype, const Shape& shape, const Device& for_device);
+
 // `t`'s elements as a contiguous cpu tensor of dtype `wire`: `t` itself when it is one,
-// else a staging buffer, into which `t` is copied (and converted) when `fill`.
-Tensor host_operand(Staging& staging, Slot slot, const Tensor& t, DType wire, bool fill);
+// else a staging buffer (`staging`'s, or a new one when null: an asynchronous collective
+// owns its buffers), into which `t` is copied (and converted) when `fill`.
+Tensor host_operand(Staging* staging, Slot slot, const Tensor& t, DType wire, bool fill);
 
 // Copies `host` (from host_operand) back into `t` unless it is `t` itself (then counts
 // the write MPI made, increment_version), and waits for the copy: the collective's result

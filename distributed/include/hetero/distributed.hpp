@@ -11,3 +11,4 @@
 #include <hetero/distributed/distributed_error.hpp>
 #include <hetero/distributed/process_group.hpp>
 #include <hetero/distributed/sampler.hpp>
+#include <hetero/distributed/work.hpp>

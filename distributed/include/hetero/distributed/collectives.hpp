@@ -14,6 +14,7 @@
 /// Limits: at most 2^31 - 1 elements per tensor (MPI's int counts).
 #include <vector>
 
+#include <hetero/distributed/work.hpp>
 #include <hetero/export.hpp>
 #include <hetero/tensor.hpp>
 
@@ -27,32 +28,46 @@ enum class ReduceOp { sum, avg, product, max, min };
 /// Replaces `t` on every rank by the element-wise reduction of all ranks' `t`, as
 /// torch.distributed.all_reduce. avg of an integer or bool tensor: DTypeError.
 HETERO_API void all_reduce(Tensor& t, ReduceOp op = ReduceOp::sum);
+/// all_reduce launched asynchronously: `t` holds the result once the Work completes.
+HETERO_API Work all_reduce(Tensor& t, ReduceOp op, AsyncOp);
 
 /// Replaces `t` on every rank by rank `root`'s `t`, as torch.distributed.broadcast.
 /// DistributedError when `root` is not a rank of the group.
 HETERO_API void broadcast(Tensor& t, int root = 0);
+/// broadcast launched asynchronously.
+HETERO_API Work broadcast(Tensor& t, int root, AsyncOp);
 
 /// Fills outputs[r] with rank r's `input`, as torch.distributed.all_gather. `outputs`
 /// holds world_size() tensors of input's shape and dtype (any devices); ShapeError /
 /// DTypeError otherwise.
 HETERO_API void all_gather(std::vector<Tensor>& outputs, const Tensor& input);
+/// all_gather launched asynchronously (the Work keeps handles to `outputs`' tensors).
+HETERO_API Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, AsyncOp);
 
 /// Writes rank r's `input` into elements [r * n, (r + 1) * n) of `output` (row-major,
 /// n = input.numel()), as torch.distributed.all_gather_into_tensor: `output` is, e.g.,
 /// [world_size * d0, d1, ...] or [world_size, d0, d1, ...]. ShapeError unless
 /// output.numel() == world_size() * n; DTypeError unless the dtypes match.
 HETERO_API void all_gather_into_tensor(Tensor& output, const Tensor& input);
+/// all_gather_into_tensor launched asynchronously.
+HETERO_API Work all_gather_into_tensor(Tensor& output, const Tensor& input, AsyncOp);
 
 /// Reduces inputs[r] over all ranks into rank r's `output`, as
 /// torch.distributed.reduce_scatter. `inputs` holds world_size() tensors of output's
 /// shape and dtype (any devices).
 HETERO_API void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
                                ReduceOp op = ReduceOp::sum);
+/// reduce_scatter launched asynchronously (`inputs` are copied into a buffer of the Work's
+/// at the call: they may change afterwards).
+HETERO_API Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
+                               AsyncOp);
 
 /// Reduces `input` (world_size() * output.numel() elements, row-major) over all ranks
 /// and writes block r of the result into rank r's `output`, as
 /// torch.distributed.reduce_scatter_tensor.
 HETERO_API void reduce_scatter_tensor(Tensor& output, const Tensor& input,
                                       ReduceOp op = ReduceOp::sum);
+/// reduce_scatter_tensor launched asynchronously.
+HETERO_API Work reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, AsyncOp);
 
 }  // namespace hetero::distributed

@@ -4,6 +4,7 @@
 /// The process group: every process started by `mpirun -np N`, numbered 0..N-1, as
 /// torch.distributed's default group. One group per process; not thread-safe: call
 /// collectives from one thread at a time, in the same order on every rank.
+#include <hetero/distributed/work.hpp>
 #include <hetero/export.hpp>
 
 namespace hetero::distributed {
@@ -54,5 +55,7 @@ HETERO_API int local_rank();
 
 /// Returns when every rank has called it (MPI_Barrier). DistributedError on failure.
 HETERO_API void barrier();
+/// barrier launched asynchronously: the Work completes when every rank has called it.
+HETERO_API Work barrier(AsyncOp);
 
 }  // namespace hetero::distributed

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Work (work.hpp): waiting for a launched collective and completing it on the caller's side.
+#include <hetero/distributed/process_group.hpp>
+#include <hetero/distributed/work.hpp>
+
+#include "group.hpp"
+#include "work_state.hpp"
+
+namespace hetero::distributed {
+namespace detail {
+
+bool WorkState::ready() const noexcept { return finished || !call || call->done(); }
+
+std::shared_ptr<WorkState> launch_work(Group& g, const CallSite& site,
+                                       std::function<int()> collective, const Tensor& written,
+                                       std::function<void()> complete) {
+  auto w = std::make_shared<WorkState>();
+  w->group_id = g.id;
+  w->call.emplace(g, site, std::move(collective), written);
+  w->complete = std::move(complete);
+  return w;
+}
+
+}  // namespace detail
+
+Work::Work() = default;
+Work::Work(std::shared_ptr<detail::WorkState> state) noexcept : state_(std::move(state)) {}
+
+void Work::wait() {
+  if (!state_) return;
+  detail::WorkState& w = *state_;
+  if (!w.finished) {
+    try {
+      const DistributedError destroyed(
+          "wait: the process group this collective was launched on was destroyed before the "
+          "collective was waited for; its result was not written");
+      if (!is_initialized()) throw destroyed;
+      const detail::GroupUse use("wait", /*new_call=*/false);
+      if (use.group.id != w.group_id) throw destroyed;
+      w.call->finish(use.group);
+      w.complete();
+    } catch (...) {
+      w.error = std::current_exception();
+    }
+    w.finished = true;
+    w.call.reset();
+    w.complete = nullptr;
+  }
+  if (w.error) std::rethrow_exception(w.error);
+}
+
+bool Work::is_completed() noexcept {
+  if (!state_) return true;
+  if (!state_->ready()) return false;
+  try {
+    wait();
+  } catch (...) {  // kept in the state: wait() throws it
+  }
+  return true;
+}
+
+}  // namespace hetero::distributed
