@@ -404,3 +404,71 @@ TEST(Gradcheck, VarStdLogsumexpLayerNorm) {
       },
       {values({2, 4}, 8), values({4}, 9), values({4}, 10)});
 }
+
+// --- hooks (hooks.hpp) -----------------------------------------------------------------
+
+// torch 1.13: a = [1, 2, 3] (hook: g * 2), x = a * a (hook: g * 10), x.sum().backward()
+// gives a.grad = [40, 80, 120].
+TEST(AutogradHooks, RegisterHookReplacesTheGradientAsTorch) {
+  Tensor a = from_vector<float>({1, 2, 3}).requires_grad_();
+  a.register_hook([](const Tensor& g) { return g * 2.0; });
+  Tensor x = a * a;
+  x.register_hook([](const Tensor& g) { return g * 10.0; });
+  x.sum().backward();
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{40, 80, 120}));
+}
+
+TEST(AutogradHooks, PostAccumulateHookRunsOncePerPassAfterTheSum) {
+  Tensor a = from_vector<double>({1, 2}).requires_grad_();
+  int calls = 0;
+  std::vector<double> seen;
+  a.register_post_accumulate_grad_hook([&](Tensor& leaf) {
+    ++calls;
+    seen = leaf.grad().to_vector<double>();
+  });
+  // a reaches the loss through three ops: one accumulation of 2a + 3 + 1 per pass.
+  ((a * a).sum() + (a * 3.0).sum() + a.sum()).backward();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen, (std::vector<double>{6, 8}));
+  ((a * a).sum() + a.sum()).backward();  // accumulates: 6 + 3, 8 + 5
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(seen, (std::vector<double>{9, 13}));
+}
+
+TEST(AutogradHooks, RemovedHooksAreNotCalledAndHooksDoNotKeepTheLeaf) {
+  Tensor a = from_vector<float>({1, 2}).requires_grad_();
+  int grad_calls = 0, post_calls = 0;
+  HookHandle h1 = a.register_hook([&](const Tensor&) {
+    ++grad_calls;
+    return Tensor();
+  });
+  HookHandle h2 = a.register_post_accumulate_grad_hook([&](Tensor&) { ++post_calls; });
+  const long owners = a.impl().use_count();
+  (a * a).sum().backward();
+  EXPECT_EQ(grad_calls, 1);
+  EXPECT_EQ(post_calls, 1);
+  h1.remove();
+  h2.remove();
+  h2.remove();  // idempotent
+  (a * a).sum().backward();
+  EXPECT_EQ(grad_calls, 1);
+  EXPECT_EQ(post_calls, 1);
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{4, 8}));
+  EXPECT_EQ(a.impl().use_count(), owners);
+}
+
+TEST(AutogradHooks, MisuseRaisesError) {
+  Tensor plain = from_vector<float>({1, 2});
+  EXPECT_THROW(plain.register_hook([](const Tensor& g) { return g; }), Error);
+  EXPECT_THROW(plain.register_post_accumulate_grad_hook([](Tensor&) {}), Error);
+  Tensor a = from_vector<float>({1, 2}).requires_grad_();
+  Tensor y = a * 2.0;
+  EXPECT_THROW(y.register_post_accumulate_grad_hook([](Tensor&) {}), Error);
+  y.register_hook([](const Tensor&) { return zeros({3}); });  // wrong shape
+  try {
+    y.sum().backward();
+    ADD_FAILURE() << "a hook's wrong shape went through";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("hook"), std::string::npos) << e.what();
+  }
+}

@@ -55,9 +55,9 @@ TEST(DataParallel, GradientsBecomeTheMeanOverRanks) {
         b.mutable_grad() = Tensor();
       }
       const std::size_t buckets = dist::all_reduce_gradients(net, bucket_bytes);
-      // 48+12 | 24+8 bytes at 64; in a group of one, the last bias has a gradient on no
-      // rank and takes no part (one bucket fewer at 1 byte).
-      EXPECT_EQ(buckets, bucket_bytes == 1 ? (world == 1 ? 3u : 4u) : bucket_bytes == 64 ? 2u : 1u);
+      // 48+12 | 24+8 bytes at 64; every trainable parameter has its place in a bucket
+      // (Note [Gradient buckets]), also one no rank has a gradient for.
+      EXPECT_EQ(buckets, bucket_bytes == 1 ? 4u : bucket_bytes == 64 ? 2u : 1u);
 
       // The reference: every rank's gradients, computed here.
       std::map<std::string, std::vector<double>> sum;
@@ -113,7 +113,7 @@ TEST(DataParallel, FrozenUnusedAndIntegerParametersAreLeftAlone) {
   Mixed m;
   m(full({3}, static_cast<double>(me + 1))).sum().backward();
   const std::size_t buckets = dist::all_reduce_gradients(m);
-  EXPECT_EQ(buckets, 1u);  // the weight only
+  EXPECT_EQ(buckets, 1u);  // the weight and the unused bias (its presence element says none)
   EXPECT_FALSE(m.param("frozen").grad().defined());
   EXPECT_FALSE(m.param("counter").grad().defined());
   EXPECT_FALSE(m.param("unused").grad().defined());

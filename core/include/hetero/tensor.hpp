@@ -19,6 +19,7 @@
 #include <hetero/device.hpp>
 #include <hetero/dtype.hpp>
 #include <hetero/export.hpp>
+#include <hetero/hooks.hpp>
 #include <hetero/tensor_options.hpp>
 
 namespace hetero {
@@ -203,6 +204,17 @@ class HETERO_API Tensor {
   /// backward through a freed graph throws Error. Blocks only where a gradient formula
   /// reads on the host (none do). Error when this tensor does not require grad.
   void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  /// Registers `hook` to see (and maybe replace) the gradient with respect to this tensor
+  /// each time backward() computes it, as torch.Tensor.register_hook (hooks.hpp). For a
+  /// leaf it runs before the gradient is accumulated into grad(). Error when this tensor
+  /// does not require grad.
+  HookHandle register_hook(GradHook hook);
+  /// Registers `hook` to run once per backward() pass after this leaf's gradient has been
+  /// accumulated into grad(), as torch.Tensor.register_post_accumulate_grad_hook: how
+  /// DistributedDataParallel starts reducing a gradient while backward goes on. The hook
+  /// holds no reference to this tensor. Error when this tensor is not a leaf that requires
+  /// grad.
+  HookHandle register_post_accumulate_grad_hook(PostAccumulateGradHook hook);
 
   /// The implementation (for the core and tests).
   const std::shared_ptr<detail::TensorImpl>& impl() const noexcept { return impl_; }

@@ -54,9 +54,31 @@ void accumulate(std::unordered_map<Node*, Tensor>& pending, Node* n, const Tenso
   if (!inserted) it->second = it->second + c;
 }
 
-void run_leaf(Node& n, const Tensor& g) {
+// Runs the active `hooks` on `g` in order, each seeing the previous one's result
+// (Tensor::register_hook). A snapshot: a hook may register another.
+Tensor run_hooks(std::vector<detail::Hook<GradHook>> hooks, const Node& n, Tensor g) {
+  for (const auto& h : hooks) {
+    if (!*h.active) continue;
+    const Tensor r = h.fn(g);
+    if (!r.defined()) continue;
+    if (r.shape() != g.shape() || r.device() != g.device())
+      throw Error("backward: a hook on the gradient of " + n.name + " returned shape " +
+                  detail::shape_str(r.shape()) + " on " + r.device().str() + ", expected " +
+                  detail::shape_str(g.shape()) + " on " + g.device().str());
+    g = r.dtype() == g.dtype() ? r : r.to(g.dtype());
+  }
+  return g;
+}
+
+// Accumulates a leaf's gradient for this pass, between its hooks.
+void run_leaf(Node& n, const Tensor& incoming) {
   auto& meta = *n.leaf;
+  const Tensor g = meta.hooks.empty() ? incoming : run_hooks(meta.hooks, n, incoming);
   meta.grad = meta.grad.defined() ? meta.grad + g : g.clone();
+  if (meta.post_accumulate_hooks.empty()) return;
+  const auto post = meta.post_accumulate_hooks;  // a snapshot, as run_hooks
+  for (const auto& h : post)
+    if (*h.active) h.fn();
 }
 
 }  // namespace
@@ -82,7 +104,10 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
                      " for a tensor of shape " + detail::shape_str(shape()));
   detail::check_same_device("backward", {this, &seed});
   if (!meta->grad_fn) {  // a leaf: its gradient is the seed
-    meta->grad = meta->grad.defined() ? meta->grad + seed.to(dtype()) : seed.to(dtype()).clone();
+    Node leaf;
+    leaf.name = "AccumulateGrad";
+    leaf.leaf = meta;
+    run_leaf(leaf, seed.to(dtype()));
     return;
   }
   // Dependencies: how many edges from reachable nodes point at each node.
@@ -121,7 +146,8 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
                   " a second time; its saved tensors were freed (pass retain_graph = true to the "
                   "first backward)");
     check_saved_versions(*n);
-    const detail::Gradients grads = n->fn(g);
+    const detail::Gradients grads =
+        n->fn(n->pre_hooks.empty() ? g : run_hooks(n->pre_hooks, *n, g));
     HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(),
                            "backward: " + n->name + " returned " + std::to_string(grads.size()) +
                                " gradients for " + std::to_string(n->next.size()) + " inputs");

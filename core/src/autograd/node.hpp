@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,26 @@ struct SavedVersion {
   Shape shape;
 };
 
+/// A registered hook with its on/off switch (HookHandle::remove turns it off).
+template <class Fn>
+struct Hook {
+  std::shared_ptr<bool> active;
+  Fn fn;
+};
+
 /// Per-tensor autograd state (absent for tensors that never required grad).
 struct AutogradMeta {
   bool requires_grad = false;
   Tensor grad;                    // accumulated by backward(); undefined until then
   std::shared_ptr<Node> grad_fn;  // null for leaves
+  // A leaf's: run on its gradient before it is accumulated / after it was.
+  std::vector<Hook<GradHook>> hooks;
+  std::vector<Hook<std::function<void()>>> post_accumulate_hooks;  // bound to the leaf
+  // A leaf's one AccumulateGrad node while a graph uses it (as torch's grad_accumulator_):
+  // the engine then accumulates the leaf once per pass, however many ops used it, which
+  // post-accumulate hooks rely on. Guarded by `mutex` (threads may record ops on one leaf).
+  std::weak_ptr<Node> grad_accumulator;
+  std::mutex mutex;
 };
 
 /// The gradients of a node's inputs, in input order (undefined: no gradient).
@@ -46,6 +62,7 @@ struct Node {
   std::vector<std::shared_ptr<Node>> next;  // per input: its node, or null
   BackwardFn fn;                            // empty once released by backward()
   std::vector<SavedVersion> saved;          // what fn saved, checked before it runs
+  std::vector<Hook<GradHook>> pre_hooks;    // a non-leaf tensor's hooks, on its gradient
   std::shared_ptr<AutogradMeta> leaf;       // set for AccumulateGrad nodes
   Shape shape;                              // of the output: incoming gradients must match
   DType dtype = DType::float32;

@@ -39,18 +39,24 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs) {
 
 namespace {
 // The node that receives the gradient of `t`: its grad_fn, or for a leaf that requires
-// grad a fresh AccumulateGrad into its meta; null when `t` takes no gradient.
+// grad its AccumulateGrad node (one per leaf while a graph holds it); null when `t` takes
+// no gradient.
 std::shared_ptr<Node> edge_of(const Tensor& t) {
   if (!t.defined()) return nullptr;
   const auto& meta = t.impl()->autograd;
   if (!meta || !meta->requires_grad) return nullptr;
   if (meta->grad_fn) return meta->grad_fn;
+  std::lock_guard lock(meta->mutex);
+  if (auto acc = meta->grad_accumulator.lock();
+      acc && acc->shape == t.shape() && acc->dtype == t.dtype() && acc->device == t.device())
+    return acc;
   auto acc = std::make_shared<Node>();
   acc->name = "AccumulateGrad";
   acc->leaf = meta;
   acc->shape = t.shape();
   acc->dtype = t.dtype();
   acc->device = t.device();
+  meta->grad_accumulator = acc;
   return acc;
 }
 }  // namespace

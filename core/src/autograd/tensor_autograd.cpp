@@ -6,6 +6,7 @@
 
 #include "../op_helpers.hpp"
 #include "../storage.hpp"
+#include "node.hpp"
 
 namespace hetero {
 
@@ -57,6 +58,43 @@ bool Tensor::is_leaf() const {
 std::string Tensor::grad_fn_name() const {
   const auto& meta = checked().autograd;
   return meta && meta->grad_fn ? meta->grad_fn->name : std::string();
+}
+
+HookHandle Tensor::register_hook(GradHook hook) {
+  const auto& meta = checked().autograd;
+  if (!meta || !meta->requires_grad)
+    throw Error(
+        "register_hook: cannot register a hook on a tensor that does not require grad "
+        "(call requires_grad_() on it or on a leaf it depends on)");
+  if (!hook) throw Error("register_hook: the hook is empty");
+  auto active = std::make_shared<bool>(true);
+  detail::Hook<GradHook> h{active, std::move(hook)};
+  if (meta->grad_fn)
+    meta->grad_fn->pre_hooks.push_back(std::move(h));
+  else
+    meta->hooks.push_back(std::move(h));
+  return HookHandle(std::move(active));
+}
+
+HookHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
+  const auto& meta = checked().autograd;
+  if (!meta || !meta->requires_grad || meta->grad_fn)
+    throw Error(
+        "register_post_accumulate_grad_hook: only a leaf that requires grad accumulates a "
+        "gradient; this tensor " +
+        std::string(meta && meta->grad_fn ? "is the result of " + meta->grad_fn->name
+                                          : "does not require grad"));
+  if (!hook) throw Error("register_post_accumulate_grad_hook: the hook is empty");
+  auto active = std::make_shared<bool>(true);
+  // Bound to the leaf weakly: the leaf's meta holds the hook, which must not hold the leaf.
+  std::weak_ptr<detail::TensorImpl> leaf = impl_;
+  meta->post_accumulate_hooks.push_back({active, [leaf, hook = std::move(hook)] {
+                                           if (auto impl = leaf.lock()) {
+                                             Tensor t(std::move(impl));
+                                             hook(t);
+                                           }
+                                         }});
+  return HookHandle(std::move(active));
 }
 
 Tensor Tensor::detach() const {

@@ -8,6 +8,7 @@
 /// under `mpirun -np N`.
 #include <hetero/distributed/collectives.hpp>
 #include <hetero/distributed/data_parallel.hpp>
+#include <hetero/distributed/distributed_data_parallel.hpp>
 #include <hetero/distributed/distributed_error.hpp>
 #include <hetero/distributed/process_group.hpp>
 #include <hetero/distributed/sampler.hpp>

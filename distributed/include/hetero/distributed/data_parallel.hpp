@@ -13,8 +13,8 @@
 ///     sgd.step();
 ///   }
 ///
-/// Gradients are averaged after backward(), not overlapped with it (the autograd engine
-/// has no per-parameter hooks).
+/// Here gradients are averaged after backward(); DistributedDataParallel
+/// (distributed_data_parallel.hpp) overlaps the averaging with backward().
 #include <cstddef>
 
 #include <hetero/export.hpp>
@@ -33,14 +33,16 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// Replaces each parameter's gradient by the mean of all ranks' gradients. Gradients
 /// are packed into flat buckets of at most `bucket_bytes` (one per run of parameters
 /// of the same device and dtype; a larger parameter gets a bucket of its own), each
-/// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing. As DDP,
-/// frozen parameters (requires_grad false) and non-floating ones are left alone, and a
-/// parameter without a gradient on any rank keeps none (torch's None); one without a
-/// gradient on this rank only contributes zeros and receives the mean (one small
-/// all_reduce of a mask finds out which). Returns the number of buckets (gradient
-/// all_reduce calls; in a group of one process, where the mean is the gradient itself,
-/// nothing is packed or reduced and the gradients stay as they are). DistributedError
-/// without a group.
+/// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing (Note
+/// [Gradient buckets], distributed/src/gradient_reducer.hpp). As DDP, frozen parameters
+/// (requires_grad false) and non-floating ones are left alone, and a parameter without a
+/// gradient on any rank keeps none (torch's None); one without a gradient on this rank
+/// only contributes zeros and receives the mean (each bucket carries one presence element
+/// per parameter, so no extra collective finds out which). Returns the number of buckets
+/// (gradient all_reduce calls; in a group of one process, where the mean is the gradient
+/// itself, nothing is packed or reduced and the gradients stay as they are).
+/// DistributedError without a group. DistributedDataParallel
+/// (distributed_data_parallel.hpp) does the same overlapped with backward().
 HETERO_API std::size_t all_reduce_gradients(nn::Module& module,
                                             std::size_t bucket_bytes = default_bucket_bytes);
 

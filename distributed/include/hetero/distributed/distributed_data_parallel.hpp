@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file distributed/distributed_data_parallel.hpp
+/// DistributedDataParallel: data-parallel training with the gradient reduction overlapped
+/// with backward(), as torch.nn.parallel.DistributedDataParallel. Each trainable parameter
+/// gets a post-accumulate-grad hook (hooks.hpp); when every gradient of a bucket is ready,
+/// the bucket's all_reduce(avg) is launched asynchronously (work.hpp) while backward goes
+/// on computing earlier layers' gradients. wait() before the optimiser step completes it.
+///
+///   dist::DistributedDataParallel ddp(net);      // broadcasts rank 0's parameters
+///   for (batch of this rank's shard) {
+///     loss = criterion(net(x), y); sgd.zero_grad();
+///     loss.backward();                           // buckets are reduced meanwhile
+///     ddp.wait();                                // every gradient is the mean now
+///     sgd.step();
+///   }
+///
+/// Buckets follow reverse parameter order (Note [Gradient buckets],
+/// distributed/src/gradient_reducer.hpp), of at most `bucket_bytes` each, and are launched
+/// in order on every rank. Frozen parameters (requires_grad false) and non-floating ones
+/// take no part; a parameter without a gradient on any rank keeps none, one without a
+/// gradient on this rank only receives the mean, as all_reduce_gradients. Results are
+/// those of all_reduce_gradients, bit for bit.
+#include <cstddef>
+#include <memory>
+
+#include <hetero/distributed/data_parallel.hpp>
+#include <hetero/export.hpp>
+#include <hetero/nn/module.hpp>
+
+namespace hetero::distributed {
+
+/// How DistributedDataParallel buckets and starts.
+struct DataParallelOptions {
+  /// Upper bound of a bucket's gradient bytes, as DDP's bucket_cap_mb (25 MiB).
+  std::size_t bucket_bytes = default_bucket_bytes;
+  /// The rank whose parameters and buffers every replica starts from (broadcast_parameters).
+  int root = 0;
+};
+
+/// Data parallelism over the process group with overlapped gradient reduction (see the
+/// file comment). Not copyable; `module` must outlive it and keep its parameters (the
+/// hooks are on those tensors). Call its methods, backward() included, from the thread
+/// that calls the group's collectives.
+class HETERO_API DistributedDataParallel {
+ public:
+  /// Broadcasts rank options.root's parameters and buffers to every rank
+  /// (broadcast_parameters) and registers the gradient hooks. DistributedError without a
+  /// process group or when the ranks' modules differ.
+  explicit DistributedDataParallel(nn::Module& module, const DataParallelOptions& options = {});
+  /// Removes the hooks; collectives still in flight complete in order. Never throws.
+  ~DistributedDataParallel();
+  DistributedDataParallel(const DistributedDataParallel&) = delete;
+  DistributedDataParallel& operator=(const DistributedDataParallel&) = delete;
+
+  /// The wrapped module (run it directly: `ddp.module().forward(x)` or the module itself).
+  nn::Module& module() noexcept;
+
+  /// Completes the reduction of the gradients of the backward() passes since the last
+  /// wait(): launches the buckets backward did not (parameters unused on this rank), waits
+  /// for all, and writes each mean into its parameter's grad(). Call it once per step on
+  /// every rank, after backward() and before the optimiser step (torch does this at the
+  /// end of backward). Inside no_sync() it does nothing. DistributedError as all_reduce.
+  void wait();
+
+  /// While a NoSync lives, backward() only accumulates this rank's gradients (no
+  /// communication), as DDP.no_sync(): for gradient accumulation. The first backward()
+  /// after it reduces the accumulated gradients. Must not outlive its
+  /// DistributedDataParallel. Nests.
+  class HETERO_API NoSync {
+   public:
+    ~NoSync();
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    friend class DistributedDataParallel;
+    explicit NoSync(int* depth) noexcept;
+    int* depth_;
+  };
+  /// A NoSync guard (see there).
+  [[nodiscard]] NoSync no_sync();
+
+  /// How many buckets the gradients are reduced in (all_reduce calls per step).
+  std::size_t bucket_count() const noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace hetero::distributed

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "gradient_reducer.hpp"
+
+#include <fmt/format.h>
+
+#include <hetero/autograd.hpp>
+#include <hetero/distributed/collectives.hpp>
+#include <hetero/distributed/process_group.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+
+namespace hetero::distributed::detail {
+
+std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Module& module) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const auto& [name, p] : module.named_parameters())
+    if (p.requires_grad() && is_floating_point(p.dtype())) out.emplace_back(name, p);
+  return out;
+}
+
+GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> parameters,
+                                 std::size_t bucket_bytes)
+    : distributed_(world_size() > 1) {
+  for (auto& [name, t] : parameters) {
+    const bool fits =
+        !buckets_.empty() &&
+        params_[buckets_.back().params.front()].tensor.device() == t.device() &&
+        params_[buckets_.back().params.front()].tensor.dtype() == t.dtype() &&
+        (static_cast<std::size_t>(buckets_.back().elements) + static_cast<std::size_t>(t.numel())) *
+                element_size(t.dtype()) <=
+            bucket_bytes;
+    if (!fits) buckets_.emplace_back();
+    Bucket& b = buckets_.back();
+    Param p{std::move(name), t, buckets_.size() - 1, b.elements, b.params.size()};
+    b.params.push_back(params_.size());
+    b.elements += t.numel();
+    params_.push_back(std::move(p));
+  }
+  if (!distributed_) return;  // the mean over one process is its own gradient
+  for (Bucket& b : buckets_) {
+    const Tensor& first = params_[b.params.front()].tensor;
+    b.flat = empty({b.elements + static_cast<std::int64_t>(b.params.size())},
+                   TensorOptions(first.device()).dtype(first.dtype()));
+    b.pending = b.params.size();
+    b.present.assign(b.params.size(), 0.0);
+  }
+}
+
+Tensor GradientReducer::slot(const Param& p) const {
+  return buckets_[p.bucket].flat.narrow(0, p.offset, p.tensor.numel()).view(p.tensor.shape());
+}
+
+void GradientReducer::fill(Param& p, bool has_gradient) {
+  Tensor s = slot(p);
+  s.copy_(has_gradient ? p.tensor.grad() : zeros_like(s));
+  Bucket& b = buckets_[p.bucket];
+  b.present[p.index] = has_gradient ? 1.0 : 0.0;
+  p.ready = true;
+  --b.pending;
+}
+
+void GradientReducer::launch_in_order() {
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
+    Bucket& b = buckets_[next_launch_++];
+    Tensor flags = b.flat.narrow(0, b.elements, static_cast<std::int64_t>(b.params.size()));
+    flags.copy_(from_vector(b.present));
+    b.work = all_reduce(b.flat, ReduceOp::avg, async_op);
+    b.launched = true;
+  }
+}
+
+void GradientReducer::mark_ready(std::size_t i) {
+  if (!distributed_) return;
+  NoGradGuard no_grad;
+  Param& p = params_.at(i);
+  if (p.ready)
+    throw Error(fmt::format(
+        "DistributedDataParallel: parameter '{}' received a gradient twice before wait(): "
+        "call wait() after each backward(), or run the passes that accumulate under no_sync()",
+        p.name));
+  if (!p.tensor.grad().defined()) return;  // (a hook fires only after accumulating)
+  fill(p, true);
+  launch_in_order();
+}
+
+void GradientReducer::finish() {
+  if (!distributed_) return;
+  NoGradGuard no_grad;
+  struct Reset {
+    GradientReducer* r;
+    ~Reset() { r->reset(); }
+  } reset_at_end{this};
+  for (Param& p : params_)
+    if (!p.ready) fill(p, p.tensor.grad().defined());
+  launch_in_order();
+  for (Bucket& b : buckets_) b.work.wait();
+  for (Bucket& b : buckets_) {
+    const std::vector<double> flags =
+        b.flat.narrow(0, b.elements, static_cast<std::int64_t>(b.params.size()))
+            .to(DType::float64)
+            .to_vector<double>();
+    for (std::size_t k = 0; k < b.params.size(); ++k) {
+      Param& p = params_[b.params[k]];
+      if (!(flags[k] > 0)) continue;  // no rank had a gradient: it keeps none
+      const Tensor mean = slot(p);
+      if (p.tensor.grad().defined())
+        p.tensor.mutable_grad().copy_(mean);
+      else
+        p.tensor.mutable_grad() = mean.clone();
+    }
+  }
+}
+
+void GradientReducer::reset() noexcept {
+  for (Param& p : params_) p.ready = false;
+  for (Bucket& b : buckets_) {
+    b.pending = b.params.size();
+    b.launched = false;
+    b.work = Work();
+  }
+  next_launch_ = 0;
+}
+
+}  // namespace hetero::distributed::detail
