@@ -87,15 +87,31 @@ void all_reduce_table(int rounds) {
   }
 }
 
-void training_step_table(int rounds, const Device& d) {
+// One MLP training step four ways, alternated in rounds: no gradient averaging (the
+// compute alone); all_reduce_gradients after backward (sequential); DistributedDataParallel
+// (buckets reduced while backward runs, issue #29); and the floor: the compute plus one raw
+// MPI_Allreduce of the same gradient bytes from a ready flat buffer (no packing, no check).
+void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, std::int64_t hidden,
+                         int hidden_layers) {
   const int world = dist::world_size();
   const std::int64_t batch = 128;
-  manual_seed(0);
-  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
-                     nn::Linear(512, 10)};
-  net.to(d);
+  auto make = [&] {
+    manual_seed(0);
+    nn::Sequential net;
+    net.push_back(std::make_shared<nn::Linear>(64, hidden));
+    net.push_back(std::make_shared<nn::ReLU>());
+    for (int l = 1; l < hidden_layers; ++l) {
+      net.push_back(std::make_shared<nn::Linear>(hidden, hidden));
+      net.push_back(std::make_shared<nn::ReLU>());
+    }
+    net.push_back(std::make_shared<nn::Linear>(hidden, 10));
+    net.to(d);
+    return net;
+  };
+  nn::Sequential net = make(), overlapped = make();
   dist::broadcast_parameters(net);
-  optim::SGD sgd(net.parameters(), {.lr = 0.01});
+  dist::DistributedDataParallel ddp(overlapped, {.bucket_bytes = bucket_bytes});
+  optim::SGD sgd(net.parameters(), {.lr = 0.01}), sgd_ddp(overlapped.parameters(), {.lr = 0.01});
   nn::CrossEntropyLoss criterion;
   const Tensor x = randn({batch, 64}, d);
   std::vector<std::int64_t> labels(static_cast<std::size_t>(batch));
@@ -103,33 +119,42 @@ void training_step_table(int rounds, const Device& d) {
   const Tensor y = from_vector(labels, {batch}, d);
   std::int64_t parameters = 0;
   for (const Tensor& p : net.parameters()) parameters += p.numel();
-  auto step = [&](bool sync) {
-    const Tensor loss = criterion(net(x), y);
-    sgd.zero_grad();
+  std::vector<float> flat(static_cast<std::size_t>(parameters), 1.0f);
+  enum class Sync { none, sequential, ddp, raw };
+  auto step = [&](Sync sync) {
+    nn::Module& m = sync == Sync::ddp ? static_cast<nn::Module&>(overlapped) : net;
+    optim::SGD& opt = sync == Sync::ddp ? sgd_ddp : sgd;
+    const Tensor loss = criterion(m.forward(x), y);
+    opt.zero_grad();
     loss.backward();
-    if (sync) dist::all_reduce_gradients(net);
-    sgd.step();
+    if (sync == Sync::sequential) dist::all_reduce_gradients(net, bucket_bytes);
+    if (sync == Sync::ddp) ddp.wait();
+    if (sync == Sync::raw)
+      MPI_Allreduce(MPI_IN_PLACE, flat.data(), static_cast<int>(flat.size()), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+    opt.step();
     synchronize(d);
   };
-  std::vector<double> with, without;
-  for (int r = 0; r < rounds; ++r) {
-    with.push_back(seconds_per_call([&] { step(true); }, 20));
-    without.push_back(seconds_per_call([&] { step(false); }, 20));
-  }
-  const double tw = median(with), to = median(without);
+  std::vector<double> t[4];
+  for (int r = 0; r < rounds; ++r)
+    for (Sync s : {Sync::none, Sync::sequential, Sync::ddp, Sync::raw})
+      t[static_cast<int>(s)].push_back(seconds_per_call([&] { step(s); }, 20));
+  const double none = median(t[0]), seq = median(t[1]), ov = median(t[2]), raw = median(t[3]);
   if (dist::rank() == 0) {
     std::printf(
-        "\n### Data-parallel step, MLP 64-512-512-10 (%lld parameters, %.2f MiB of float32 "
-        "gradients), "
-        "batch %lld per rank on %s\n\n",
-        static_cast<long long>(parameters), static_cast<double>(parameters) * 4 / (1 << 20),
-        static_cast<long long>(batch), d.str().c_str());
+        "\n### Data-parallel step, MLP 64-%lldx%d-10 (%lld parameters, %.2f MiB of float32 "
+        "gradients), batch %lld per rank on %s, buckets of %.2f MiB (%zu)\n\n",
+        static_cast<long long>(hidden), hidden_layers, static_cast<long long>(parameters),
+        static_cast<double>(parameters) * 4 / (1 << 20), static_cast<long long>(batch),
+        d.str().c_str(), static_cast<double>(bucket_bytes) / (1 << 20), ddp.bucket_count());
     std::printf(
-        "| processes | step | step without all_reduce_gradients | gradient averaging | samples/s "
-        "(all ranks) |\n");
-    std::printf("|---:|---:|---:|---:|---:|\n");
-    std::printf("| %d | %.3f ms | %.3f ms | %.3f ms (%.0f%%) | %.0f |\n", world, tw * 1e3, to * 1e3,
-                (tw - to) * 1e3, 100 * (tw - to) / tw, static_cast<double>(batch * world) / tw);
+        "| processes | step, no averaging | all_reduce_gradients after backward | "
+        "DistributedDataParallel (overlapped) | floor: step + raw MPI_Allreduce | "
+        "sequential / floor | DDP / floor | samples/s with DDP (all ranks) |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("| %d | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.2f | %.2f | %.0f |\n", world,
+                none * 1e3, seq * 1e3, ov * 1e3, raw * 1e3, raw / seq, raw / ov,
+                static_cast<double>(batch * world) / ov);
   }
 }
 
@@ -146,7 +171,13 @@ int main(int argc, char** argv) {
   try {
     dist::init_process_group();
     all_reduce_table(rounds);
-    training_step_table(rounds, Device(device));
+    // One bucket (DDP's 25 MiB default) and buckets of a quarter of the gradients, which
+    // the overlap needs to have several to start while backward runs.
+    training_step_table(rounds, Device(device), dist::default_bucket_bytes, 512, 2);
+    training_step_table(rounds, Device(device), std::size_t{300} << 10, 512, 2);
+    // Deeper: each layer's backward is long enough to hide a bucket's all_reduce behind.
+    training_step_table(rounds, Device(device), dist::default_bucket_bytes, 1024, 6);
+    training_step_table(rounds, Device(device), std::size_t{4} << 20, 1024, 6);
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {

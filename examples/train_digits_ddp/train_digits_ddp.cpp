@@ -2,7 +2,9 @@
 // Trains the digits MLP of train_digits data-parallel over the processes of `mpirun -np N`,
 // as PyTorch's DistributedDataParallel: every rank builds the model, takes rank 0's
 // parameters, trains on its shard of every global batch (DistributedSampler) on its own
-// device (try_gpu(local_rank)), and averages the gradients before each SGD step. At the
+// device (try_gpu(local_rank)), and averages the gradients while backward runs
+// (DistributedDataParallel: bucket all-reduces launched from gradient hooks), waiting for
+// them before each SGD step. At the
 // end it checks that the parameters are bit-identical on every rank and prints the test
 // accuracy, which matches the single-process run within noise.
 //
@@ -110,10 +112,11 @@ int main(int argc, char** argv) {
                 static_cast<long long>(per_rank_batch * world), dev.str().c_str());
 
     manual_seed(static_cast<std::uint64_t>(
-        me));  // different on purpose: broadcast_parameters makes them equal
+        me));  // different on purpose: DistributedDataParallel broadcasts rank 0's
     nn::Sequential net = digits::make_mlp();
     net.to(dev);
-    dist::broadcast_parameters(net, 0);
+    // Broadcasts rank 0's parameters; its hooks reduce gradients while backward runs.
+    dist::DistributedDataParallel ddp(net);
     nn::CrossEntropyLoss criterion;
     optim::SGD sgd(net.parameters(), {.lr = lr, .momentum = momentum});
     auto sampler =
@@ -132,7 +135,7 @@ int main(int argc, char** argv) {
         const Tensor loss = criterion(net(x), y);
         sgd.zero_grad();
         loss.backward();
-        dist::all_reduce_gradients(net);
+        ddp.wait();  // every gradient is the mean over the ranks now
         sgd.step();
         loss_sum = loss_sum + loss.detach() * static_cast<double>(len);
       }
