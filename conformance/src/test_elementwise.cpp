@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 #include <hetero/sdk/op_codes.hpp>
 
 namespace hetero::conformance {
@@ -150,11 +151,15 @@ TEST_P(BackendTest, UnaryOpsMatchReference) {
         in.upload(pack(t, x).data());
         backend().unary(op, in.view(shape), out.view(shape), stream());
         const auto y = run_download(out);
+        std::vector<double> expected(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) {
           double e = unary_ref(op, x[i]).value_or(NAN);
           if (!is_floating_point(t)) e = round_to(t, e);  // uint8 neg wraps
-          ASSERT_NEAR(y[i], e, tol(t, e)) << op_name(op) << " " << dtype_name(t) << " i=" << i;
+          expected[static_cast<std::size_t>(i)] = e;
         }
+        ASSERT_THAT(y,
+                    ElementsNear(expected, [t](double e) { return tol(t, e); }, shape, {{"x", x}}))
+            << op_name(op) << " " << dtype_name(t);
       }
     }
   }
@@ -185,13 +190,17 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
         db.upload(pack(t, b).data());
         backend().binary(op, da.view({r, c}), db.view({r, c}, {0, 1}), dout.view({r, c}), stream());
         const auto y = run_download(dout);
+        std::vector<double> expected(static_cast<std::size_t>(r * c)), b_row(expected.size());
         for (std::int64_t i = 0; i < r; ++i)
           for (std::int64_t j = 0; j < c; ++j) {
-            double e = binary_ref(op, a[i * c + j], b[j], !is_floating_point(t)).value_or(NAN);
-            e = round_to(t, e);
-            ASSERT_NEAR(y[i * c + j], e, tol(t, e))
-                << op_name(op) << " " << dtype_name(t) << " (" << i << "," << j << ")";
+            const double e =
+                binary_ref(op, a[i * c + j], b[j], !is_floating_point(t)).value_or(NAN);
+            expected[static_cast<std::size_t>(i * c + j)] = round_to(t, e);
+            b_row[static_cast<std::size_t>(i * c + j)] = b[j];
           }
+        ASSERT_THAT(y, ElementsNear(expected, [t](double e) { return tol(t, e); }, {r, c},
+                                    {{"a", a}, {"b (broadcast over rows)", b_row}}))
+            << op_name(op) << " " << dtype_name(t);
         // And the other operand broadcast: a scalar (ndim 0 semantics via all-zero strides).
         if (r * c > 0) {
           backend().binary(op, db.view({r, c}, {0, 0}), da.view({r, c}), dout.view({r, c}),

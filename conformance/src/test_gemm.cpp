@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 
 namespace hetero::conformance {
 namespace {
@@ -65,6 +66,7 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
   // the result on top of float32's accumulation error.
   const bool half = t == DType::float16 || t == DType::bfloat16;
   const double eps = t == DType::float64 ? 1e-12 : 1e-5;
+  std::vector<double> got, expected, tolerances;
   for (std::int64_t b = 0; b < c.batch; ++b)
     for (std::int64_t i = 0; i < c.m; ++i)
       for (std::int64_t j = 0; j < c.n; ++j) {
@@ -80,10 +82,14 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
         const double tol =
             eps * std::sqrt(static_cast<double>(std::max<std::int64_t>(c.k, 1))) * mag +
             eps * std::abs(c.beta * old) + (half ? epsilon(t) * std::abs(e) + 1e-6 : 0) + 1e-30;
-        ASSERT_NEAR(C[b * sc + i * ldc + j], e, tol)
-            << dtype_name(t) << " m=" << c.m << " n=" << c.n << " k=" << c.k << " batch=" << c.batch
-            << " ta=" << c.ta << " tb=" << c.tb << " at (" << b << "," << i << "," << j << ")";
+        got.push_back(C[b * sc + i * ldc + j]);
+        expected.push_back(e);
+        tolerances.push_back(tol);
       }
+  ASSERT_THAT(got, ElementsNear(expected, tolerances, {c.batch, c.m, c.n}))
+      << "gemm " << dtype_name(t) << " C[batch " << c.batch << ", m " << c.m << ", n " << c.n
+      << "] = " << c.alpha << " * op(A) op(B) + " << c.beta << " * C, k " << c.k
+      << (c.ta ? ", A transposed" : "") << (c.tb ? ", B transposed" : "");
   // Padding between rows is untouched.
   for (std::int64_t b = 0; b < c.batch; ++b)
     for (std::int64_t i = 0; i < c.m; ++i)

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 #include <hetero/sdk/reduction_ops.hpp>
 
 namespace hetero::conformance {
@@ -43,6 +44,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
           std::vector<unsigned char> raw(static_cast<std::size_t>(on) * element_size(odt));
           out.download(raw.data());
           const auto y = unpack(odt, raw);
+          std::vector<double> expected, tolerances;
           for (std::int64_t i0 = 0; i0 < os[0]; ++i0)
             for (std::int64_t i1 = 0; i1 < os[1]; ++i1)
               for (std::int64_t i2 = 0; i2 < os[2]; ++i2) {
@@ -93,11 +95,14 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                                     : t == DType::float64 ? 1e-12 * abs_acc + 1e-12
                                     : half ? scale * abs_acc + epsilon(t) * std::abs(e) + 1e-6
                                            : 0;
-                ASSERT_NEAR(y[static_cast<std::size_t>((i0 * os[1] + i1) * os[2] + i2)], e,
-                            op == ReduceOp::argmax ? 0 : t_ol)
-                    << "op " << int(op) << " " << dtype_name(t) << " shape " << s[0] << "x" << s[1]
-                    << "x" << s[2] << " mask " << m[0] << m[1] << m[2];
+                expected.push_back(e);
+                tolerances.push_back(op == ReduceOp::argmax ? 0 : t_ol);
               }
+          ASSERT_THAT(y, ElementsNear(expected, tolerances, os))
+              << op_name(op) << " " << dtype_name(t) << " of shape [" << s[0] << ", " << s[1]
+              << ", " << s[2] << "] over dims " << (m[0] ? "0 " : "") << (m[1] ? "1 " : "")
+              << (m[2] ? "2" : "") << " (output shape [" << os[0] << ", " << os[1] << ", " << os[2]
+              << "], input: sample_values(seed 21))";
         }
     }
 }

@@ -4,14 +4,12 @@
 // call is made).
 #include <hetero/distributed/collectives.hpp>
 
-#include <fmt/format.h>
-
-#include <climits>
 #include <string>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 
+#include "collective_args.hpp"
 #include "consistency.hpp"
 #include "group.hpp"
 #include "reduction.hpp"
@@ -24,62 +22,12 @@ namespace {
 using detail::Group;
 using detail::Slot;
 
-std::string shape_text(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-
-// MPI counts are int.
-int mpi_count(std::int64_t n, const char* op) {
-  if (n > INT_MAX)
-    throw ShapeError(fmt::format("{}: {} elements exceed MPI's count limit of {}; split the tensor",
-                                 op, n, INT_MAX));
-  return static_cast<int>(n);
-}
-
-void check_defined(const Tensor& t, const char* op, const char* what) {
-  if (!t.defined()) throw Error(fmt::format("{}: {} is an undefined tensor", op, what));
-}
-
-void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  if (a.dtype() != b.dtype())
-    throw DTypeError(fmt::format("{}: the input is {} but the output is {}", op,
-                                 dtype_name(a.dtype()), dtype_name(b.dtype())));
-}
-
-// One of `input` and `output` (the output when `output_stacked`) holds one block of the
-// other's element count per rank, of the same dtype: all_gather_into_tensor's output,
-// reduce_scatter_tensor's input.
-void check_stacked(const Tensor& input, const Tensor& output, bool output_stacked, int world,
-                   const char* op) {
-  check_defined(input, op, "the input");
-  check_defined(output, op, "the output");
-  check_same_dtype(input, output, op);
-  const Tensor& stacked = output_stacked ? output : input;
-  const Tensor& block = output_stacked ? input : output;
-  if (stacked.numel() != world * block.numel())
-    throw ShapeError(
-        fmt::format("{}: {} has shape {} ({} elements), expected {} ranks x {} = {} elements", op,
-                    output_stacked ? "the output" : "the input", shape_text(stacked.shape()),
-                    stacked.numel(), world, block.numel(), world * block.numel()));
-}
-
-void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op,
-                const char* what) {
-  if (static_cast<int>(list.size()) != world)
-    throw ShapeError(fmt::format("{}: {} holds {} tensors, the group has {} ranks", op, what,
-                                 list.size(), world));
-  for (std::size_t r = 0; r < list.size(); ++r) {
-    check_defined(list[r], op, what);
-    if (list[r].shape() != like.shape())
-      throw ShapeError(fmt::format("{}: {}[{}] has shape {}, expected {}", op, what, r,
-                                   shape_text(list[r].shape()), shape_text(like.shape())));
-    check_same_dtype(like, list[r], op);
-  }
-}
-
-// The element pointer of a host operand (nullptr for no elements: MPI accepts it with a count of
-// 0).
-void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.host_data_ptr(); }
-
-using State = std::shared_ptr<detail::WorkState>;
+using detail::check_defined;
+using detail::check_list;
+using detail::check_stacked;
+using detail::data_of;
+using detail::mpi_count;
+using detail::State;
 
 // Each collective once, launched: blocking = launched, then waited for while the group is
 // still held (Note [Timeouts on a blocking MPI]); `async`: its staging buffers are its
@@ -113,8 +61,7 @@ State broadcast_launch(Tensor& t, int root, bool async) {
   const detail::GroupUse use(name);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
-  if (root < 0 || root >= g.size)
-    throw g.error(name, fmt::format("root {} is not a rank of a group of {}", root, g.size));
+  detail::check_rank(g, root, name, "root");
   const bool sender = g.rank == root;
   const Tensor host = detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, t.dtype(),
                                            /*fill=*/sender);
@@ -216,51 +163,44 @@ State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, R
   return reduce_scatter_tensor_launch(output, packed, op, async);
 }
 
-// Runs a launched collective to completion while `name`'s hold on the group stays (no
-// other thread's collective can come between the launch and the wait).
-template <class Launch>
-void blocking(const char* name, Launch launch) {
-  const detail::GroupUse hold(name, /*new_call=*/false);
-  Work(launch()).wait();
-}
-
 }  // namespace
 
 void all_reduce(Tensor& t, ReduceOp op) {
-  blocking("all_reduce", [&] { return all_reduce_launch(t, op, false); });
+  detail::blocking("all_reduce", [&] { return all_reduce_launch(t, op, false); });
 }
 Work all_reduce(Tensor& t, ReduceOp op, AsyncOp) { return Work(all_reduce_launch(t, op, true)); }
 
 void broadcast(Tensor& t, int root) {
-  blocking("broadcast", [&] { return broadcast_launch(t, root, false); });
+  detail::blocking("broadcast", [&] { return broadcast_launch(t, root, false); });
 }
 Work broadcast(Tensor& t, int root, AsyncOp) { return Work(broadcast_launch(t, root, true)); }
 
 void all_gather_into_tensor(Tensor& output, const Tensor& input) {
-  blocking("all_gather_into_tensor",
-           [&] { return all_gather_into_tensor_launch(output, input, false); });
+  detail::blocking("all_gather_into_tensor",
+                   [&] { return all_gather_into_tensor_launch(output, input, false); });
 }
 Work all_gather_into_tensor(Tensor& output, const Tensor& input, AsyncOp) {
   return Work(all_gather_into_tensor_launch(output, input, true));
 }
 
 void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  blocking("all_gather", [&] { return all_gather_launch(outputs, input, false); });
+  detail::blocking("all_gather", [&] { return all_gather_launch(outputs, input, false); });
 }
 Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, AsyncOp) {
   return Work(all_gather_launch(outputs, input, true));
 }
 
 void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
-  blocking("reduce_scatter_tensor",
-           [&] { return reduce_scatter_tensor_launch(output, input, op, false); });
+  detail::blocking("reduce_scatter_tensor",
+                   [&] { return reduce_scatter_tensor_launch(output, input, op, false); });
 }
 Work reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, AsyncOp) {
   return Work(reduce_scatter_tensor_launch(output, input, op, true));
 }
 
 void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  blocking("reduce_scatter", [&] { return reduce_scatter_launch(output, inputs, op, false); });
+  detail::blocking("reduce_scatter",
+                   [&] { return reduce_scatter_launch(output, inputs, op, false); });
 }
 Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op, AsyncOp) {
   return Work(reduce_scatter_launch(output, inputs, op, true));

@@ -86,9 +86,9 @@ constexpr int disagree = -1;
 }  // namespace
 
 CheckedCall::CheckedCall(Group& g, const CallSite& site, std::function<int()> collective,
-                         const Tensor& written) {
-  if (!g.options.check_consistency) {
-    call_ = g.launch(site.op, std::move(collective), written);
+                         const Tensor& written, double timeout_seconds) {
+  if (!g.options.check_consistency || !site.checked) {
+    call_ = g.launch(site.op, std::move(collective), written, timeout_seconds);
     return;
   }
   records_ = std::make_shared<CheckRecords>(
@@ -104,7 +104,7 @@ CheckedCall::CheckedCall(Group& g, const CallSite& site, std::function<int()> co
           return disagree;
         return collective();
       },
-      written);
+      written, timeout_seconds);
 }
 
 void CheckedCall::finish(Group& g) {

@@ -19,6 +19,7 @@ struct CallSite {
   int reduce_op = -1;             // a ReduceOp, or -1
   int root = -1;                  // broadcast's root, or -1
   std::int64_t other_numel = -1;  // the other operand's element count (gather/scatter)
+  bool checked = true;            // false: never checked (point-to-point, monitored_barrier)
 };
 
 struct CheckRecords;  // the ranks' descriptions of a call (consistency.cpp)
@@ -28,8 +29,9 @@ struct CheckRecords;  // the ranks' descriptions of a call (consistency.cpp)
 // group's thread (one hand-over per collective, not two).
 class CheckedCall {
  public:
+  // `timeout_seconds` < 0: the group's timeout (Group::launch).
   CheckedCall(Group& g, const CallSite& site, std::function<int()> collective,
-              const Tensor& written = {});
+              const Tensor& written = {}, double timeout_seconds = -1);
   // Waits for the call (Group::finish): DistributedError on every rank when the ranks'
   // calls differ, listing them; MPI errors and the timeout as Group::finish. Once.
   void finish(Group& g);

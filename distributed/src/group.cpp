@@ -36,7 +36,8 @@ int Group::call(const char* op, std::function<int()> task, const Tensor& written
   return finish(pending);
 }
 
-PendingCall Group::launch(const char* op, std::function<int()> task, const Tensor& written) {
+PendingCall Group::launch(const char* op, std::function<int()> task, const Tensor& written,
+                          double timeout_seconds) {
   PendingCall p;
   p.op = op;
   if (!thread) {
@@ -45,7 +46,8 @@ PendingCall Group::launch(const char* op, std::function<int()> task, const Tenso
   }
   // Forget the calls known to be done (their tensors are safe).
   std::erase_if(outstanding, [](const auto& o) { return o.first->done.load(); });
-  p.deadline = CommThread::deadline_after(std::chrono::duration<double>(options.timeout_seconds));
+  p.deadline = CommThread::deadline_after(std::chrono::duration<double>(
+      timeout_seconds < 0 ? options.timeout_seconds : timeout_seconds));
   p.job = thread->post(std::move(task));
   if (written.defined()) outstanding.emplace_back(p.job, written);
   return p;

@@ -43,6 +43,7 @@ struct Group {
   // local DTypeError): the consistency check's sequence number, so that a rank whose call
   // failed locally cannot pair its next call with a peer's previous one (issue #29).
   std::int32_t calls = 0;
+  std::int32_t monitored_barriers = 0;  // monitored_barrier's calls: its message tags
   // The thread inside a collective of this group (none: id()), and how deeply (GroupUse).
   std::atomic<std::thread::id> user{};
   int user_depth = 0;  // read and written by `user` only
@@ -61,7 +62,9 @@ struct Group {
   // memory MPI writes, when it may be a user's; after a timeout it is given new memory
   // (relocate_storage), so the late completion of the abandoned call writes memory no
   // tensor sees (issue #29 item 3).
-  PendingCall launch(const char* op, std::function<int()> task, const Tensor& written = {});
+  // `timeout_seconds` < 0: the group's (options.timeout_seconds).
+  PendingCall launch(const char* op, std::function<int()> task, const Tensor& written = {},
+                     double timeout_seconds = -1);
   // Waits for `call` and returns its result: MPI_SUCCESS, or a negative code of the
   // caller's own. DistributedError naming MPI's error when it returns an MPI error code,
   // and after the deadline: the group then becomes unusable (Note [Timeouts on a blocking

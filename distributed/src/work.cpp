@@ -13,10 +13,10 @@ bool WorkState::ready() const noexcept { return finished || !call || call->done(
 
 std::shared_ptr<WorkState> launch_work(Group& g, const CallSite& site,
                                        std::function<int()> collective, const Tensor& written,
-                                       std::function<void()> complete) {
+                                       std::function<void()> complete, double timeout_seconds) {
   auto w = std::make_shared<WorkState>();
   w->group_id = g.id;
-  w->call.emplace(g, site, std::move(collective), written);
+  w->call.emplace(g, site, std::move(collective), written, timeout_seconds);
   w->complete = std::move(complete);
   return w;
 }

@@ -27,6 +27,6 @@ struct WorkState {
 // runs on the thread that waits for it, once it succeeded.
 std::shared_ptr<WorkState> launch_work(Group& g, const CallSite& site,
                                        std::function<int()> collective, const Tensor& written,
-                                       std::function<void()> complete);
+                                       std::function<void()> complete, double timeout_seconds = -1);
 
 }  // namespace hetero::distributed::detail

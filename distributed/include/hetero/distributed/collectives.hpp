@@ -70,4 +70,45 @@ HETERO_API void reduce_scatter_tensor(Tensor& output, const Tensor& input,
 /// reduce_scatter_tensor launched asynchronously.
 HETERO_API Work reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, AsyncOp);
 
+// --- one root ---------------------------------------------------------------------
+
+/// Reduces `t` over all ranks into rank `dst`'s `t`, as torch.distributed.reduce; the
+/// other ranks' `t` is left as it was. DistributedError when `dst` is not a rank.
+HETERO_API void reduce(Tensor& t, int dst, ReduceOp op = ReduceOp::sum);
+/// reduce launched asynchronously.
+HETERO_API Work reduce(Tensor& t, int dst, ReduceOp op, AsyncOp);
+
+/// Fills outputs[r] on rank `dst` with rank r's `input`, as torch.distributed.gather: on
+/// `dst`, `outputs` holds world_size() tensors of input's shape and dtype (any devices);
+/// on every other rank it must be empty (ShapeError otherwise, as torch).
+HETERO_API void gather(const Tensor& input, std::vector<Tensor>& outputs, int dst = 0);
+/// gather launched asynchronously.
+HETERO_API Work gather(const Tensor& input, std::vector<Tensor>& outputs, int dst, AsyncOp);
+
+/// Writes rank `src`'s inputs[r] into rank r's `output`, as torch.distributed.scatter: on
+/// `src`, `inputs` holds world_size() tensors of output's shape and dtype; on every other
+/// rank it must be empty.
+HETERO_API void scatter(Tensor& output, const std::vector<Tensor>& inputs, int src = 0);
+/// scatter launched asynchronously (`inputs` are copied at the call).
+HETERO_API Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp);
+
+// --- every rank to every rank --------------------------------------------------------
+
+/// Splits `input` along its first dimension into world_size() equal blocks, sends block r
+/// to rank r, and writes the block received from rank r into block r of `output` (row-major),
+/// as torch.distributed.all_to_all_single with equal splits. ShapeError when the first
+/// dimension does not divide by world_size() (or `input` is 0-d) or the element counts
+/// differ; DTypeError when the dtypes do. Uneven splits are not supported.
+HETERO_API void all_to_all_single(Tensor& output, const Tensor& input);
+/// all_to_all_single launched asynchronously.
+HETERO_API Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp);
+
+/// Sends inputs[r] to rank r and receives rank r's tensor into outputs[r], as
+/// torch.distributed.all_to_all, for lists of world_size() tensors of one shape and dtype
+/// (ShapeError / DTypeError otherwise; tensors of different shapes are not supported).
+HETERO_API void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs);
+/// all_to_all launched asynchronously (`inputs` are copied at the call).
+HETERO_API Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                           AsyncOp);
+
 }  // namespace hetero::distributed

@@ -57,5 +57,14 @@ HETERO_API int local_rank();
 HETERO_API void barrier();
 /// barrier launched asynchronously: the Work completes when every rank has called it.
 HETERO_API Work barrier(AsyncOp);
+/// A barrier that names the ranks that did not reach it, as
+/// torch.distributed.monitored_barrier(wait_all_ranks=True): rank 0 waits up to
+/// `timeout_seconds` (< 0: the group's timeout) for every other rank, then throws
+/// DistributedError "rank(s) ... did not arrive within T s", and every rank that did
+/// arrive throws the same list; a rank to which rank 0 does not answer within
+/// 2 * timeout_seconds + 1 s throws saying so.
+/// Point-to-point messages, outside the consistency check; the group stays usable. For
+/// debugging where a rank is stuck: it costs 2 (world_size - 1) messages through rank 0.
+HETERO_API void monitored_barrier(double timeout_seconds = -1);
 
 }  // namespace hetero::distributed

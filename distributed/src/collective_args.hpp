@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What the collectives share: argument checks that throw before any communication, MPI's
+// int counts, host pointers, and running a launched collective to completion.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <hetero/distributed/work.hpp>
+#include <hetero/tensor.hpp>
+
+#include "group.hpp"
+#include "work_state.hpp"
+
+namespace hetero::distributed::detail {
+
+using State = std::shared_ptr<WorkState>;
+
+// "[2, 3]".
+std::string shape_text(const Shape& s);
+// `n` as an MPI count (int); ShapeError beyond INT_MAX.
+int mpi_count(std::int64_t n, const char* op);
+// Error when `t` is undefined ("<op>: <what> is an undefined tensor").
+void check_defined(const Tensor& t, const char* op, const char* what);
+// DTypeError unless `a` and `b` have one dtype.
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
+// One of `input` and `output` (the output when `output_stacked`) holds one block of the
+// other's element count per rank, of the same dtype: all_gather_into_tensor's output,
+// reduce_scatter_tensor's input. ShapeError / DTypeError otherwise.
+void check_stacked(const Tensor& input, const Tensor& output, bool output_stacked, int world,
+                   const char* op);
+// `list` holds `world` defined tensors of like's shape and dtype.
+void check_list(const std::vector<Tensor>& list, const Tensor& like, int world, const char* op,
+                const char* what);
+// DistributedError unless `root` is a rank of `g` (`what`: "root", "dst", "src").
+void check_rank(const Group& g, int root, const char* op, const char* what);
+// The element pointer of a host operand (nullptr for no elements: MPI accepts it with a
+// count of 0).
+void* data_of(const Tensor& host);
+
+// Runs a launched collective to completion while `name`'s hold on the group stays (no
+// other thread's collective can come between the launch and the wait).
+template <class Launch>
+void blocking(const char* name, Launch launch) {
+  const GroupUse hold(name, /*new_call=*/false);
+  Work(launch()).wait();
+}
+
+}  // namespace hetero::distributed::detail

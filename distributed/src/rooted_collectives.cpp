@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// reduce, gather and scatter: the collectives with one root (collectives.hpp), as
+// torch.distributed's; and all_to_all_single / all_to_all.
+#include <hetero/distributed/collectives.hpp>
+
+#include <fmt/format.h>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+
+#include "collective_args.hpp"
+#include "consistency.hpp"
+#include "group.hpp"
+#include "reduction.hpp"
+#include "staging.hpp"
+#include "work_state.hpp"
+
+namespace hetero::distributed {
+namespace {
+
+using detail::check_defined;
+using detail::data_of;
+using detail::Group;
+using detail::mpi_count;
+using detail::Slot;
+using detail::State;
+
+// The root's list (world tensors of like's shape and dtype); other ranks pass an empty one,
+// as torch ("must not be specified on non-destination ranks").
+void check_root_list(const Group& g, const std::vector<Tensor>& list, const Tensor& like, bool root,
+                     const char* op, const char* what) {
+  if (root) {
+    detail::check_list(list, like, g.size, op, what);
+  } else if (!list.empty()) {
+    throw ShapeError(
+        fmt::format("{}: {} must be empty on a rank other than the root ({} "
+                    "tensors given on rank {})",
+                    op, what, list.size(), g.rank));
+  }
+}
+
+State reduce_launch(Tensor& t, int dst, ReduceOp op, bool async) {
+  constexpr const char* name = "reduce";
+  const detail::GroupUse use(name);
+  Group& g = use.group;
+  check_defined(t, name, "the tensor");
+  detail::check_rank(g, dst, name, "dst");
+  const DType wire = detail::reduction_dtype(t.dtype());
+  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
+  const bool root = g.rank == dst;
+  const Tensor host =
+      detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, wire, /*fill=*/true);
+  const int n = mpi_count(host.numel(), name);
+  void* data = data_of(host);
+  const int world = g.size;
+  return detail::launch_work(
+      g, {name, &t, static_cast<int>(op), dst},
+      [=, comm = g.comm, keep = host] {
+        const MPI_Datatype type = detail::mpi_datatype(wire);
+        const int rc = root ? MPI_Reduce(MPI_IN_PLACE, data, n, type, mop, dst, comm)
+                            : MPI_Reduce(data, nullptr, n, type, mop, dst, comm);
+        if (rc == MPI_SUCCESS && root && op == ReduceOp::avg)
+          detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, world);
+        return rc;
+      },
+      root ? host : Tensor(),
+      [host, t, root]() mutable {
+        if (root) detail::write_back(host, t);  // elsewhere MPI only read it
+      });
+}
+
+State gather_launch(const Tensor& input, std::vector<Tensor>& outputs, int dst, bool async) {
+  constexpr const char* name = "gather";
+  const detail::GroupUse use(name);
+  Group& g = use.group;
+  check_defined(input, name, "the input");
+  detail::check_rank(g, dst, name, "dst");
+  const bool root = g.rank == dst;
+  check_root_list(g, outputs, input, root, name, "outputs");
+  Shape stacked = input.shape();
+  stacked.insert(stacked.begin(), g.size);
+  const Tensor in = detail::host_operand(async ? nullptr : &g.staging, Slot::input, input,
+                                         input.dtype(), /*fill=*/true);
+  Tensor gathered;
+  if (root)
+    gathered = async ? detail::host_buffer(input.dtype(), stacked, Device::cpu())
+                     : g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
+  const int n = mpi_count(in.numel(), name);
+  if (root) mpi_count(gathered.numel(), name);
+  const void* from = data_of(in);
+  void* to = root ? data_of(gathered) : nullptr;
+  const MPI_Datatype type = detail::mpi_datatype(input.dtype());
+  return detail::launch_work(
+      g, {name, &input, -1, dst},
+      [=, comm = g.comm, keep_in = in, keep_out = gathered] {
+        return MPI_Gather(from, n, type, to, n, type, dst, comm);
+      },
+      gathered,
+      [gathered, outputs, root]() mutable {
+        if (!root) return;
+        for (std::size_t r = 0; r < outputs.size(); ++r)
+          detail::write_back(gathered[static_cast<std::int64_t>(r)], outputs[r]);
+      });
+}
+
+State scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, int src, bool async) {
+  constexpr const char* name = "scatter";
+  const detail::GroupUse use(name);
+  Group& g = use.group;
+  check_defined(output, name, "the output");
+  detail::check_rank(g, src, name, "src");
+  const bool root = g.rank == src;
+  check_root_list(g, inputs, output, root, name, "inputs");
+  Shape stacked = output.shape();
+  stacked.insert(stacked.begin(), g.size);
+  Tensor packed;
+  if (root) {
+    packed = async ? detail::host_buffer(output.dtype(), stacked, Device::cpu())
+                   : g.staging.buffer(Slot::packed, output.dtype(), stacked, Device::cpu());
+    for (int r = 0; r < g.size; ++r) {
+      Tensor row = packed[r];
+      row.copy_(inputs[static_cast<std::size_t>(r)]);
+    }
+  }
+  const Tensor out = detail::host_operand(async ? nullptr : &g.staging, Slot::output, output,
+                                          output.dtype(), /*fill=*/false);
+  const int n = mpi_count(out.numel(), name);
+  if (root) mpi_count(packed.numel(), name);
+  const void* from = root ? data_of(packed) : nullptr;
+  void* to = data_of(out);
+  const MPI_Datatype type = detail::mpi_datatype(output.dtype());
+  return detail::launch_work(
+      g, {name, &output, -1, src},
+      [=, comm = g.comm, keep_in = packed, keep_out = out] {
+        return MPI_Scatter(from, n, type, to, n, type, src, comm);
+      },
+      out, [out, output]() mutable { detail::write_back(out, output); });
+}
+
+State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async) {
+  constexpr const char* name = "all_to_all_single";
+  const detail::GroupUse use(name);
+  Group& g = use.group;
+  check_defined(input, name, "the input");
+  check_defined(output, name, "the output");
+  detail::check_same_dtype(input, output, name);
+  if (input.dim() == 0 || input.shape()[0] % g.size != 0)
+    throw ShapeError(
+        fmt::format("{}: the input's first dimension ({}) must split into {} equal "
+                    "blocks, one per rank",
+                    name, detail::shape_text(input.shape()), g.size));
+  if (output.numel() != input.numel())
+    throw ShapeError(fmt::format("{}: the output has shape {} ({} elements), the input {} ({})",
+                                 name, detail::shape_text(output.shape()), output.numel(),
+                                 detail::shape_text(input.shape()), input.numel()));
+  detail::Staging* staging = async ? nullptr : &g.staging;
+  const Tensor in = detail::host_operand(staging, Slot::input, input, input.dtype(), true);
+  const Tensor out = detail::host_operand(staging, Slot::output, output, output.dtype(), false);
+  const int block = mpi_count(in.numel() / g.size, name);
+  mpi_count(in.numel(), name);
+  const void* from = data_of(in);
+  void* to = data_of(out);
+  const MPI_Datatype type = detail::mpi_datatype(input.dtype());
+  return detail::launch_work(
+      g, {name, &input, -1, -1, output.numel()},
+      [=, comm = g.comm, keep_in = in, keep_out = out] {
+        return MPI_Alltoall(from, block, type, to, block, type, comm);
+      },
+      out, [out, output]() mutable { detail::write_back(out, output); });
+}
+
+State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                        bool async) {
+  constexpr const char* name = "all_to_all";
+  const detail::GroupUse use(name);
+  Group& g = use.group;
+  if (inputs.empty())
+    throw ShapeError(
+        fmt::format("{}: inputs holds no tensors, the group has {} ranks", name, g.size));
+  check_defined(inputs[0], name, "inputs");
+  detail::check_list(inputs, inputs[0], g.size, name, "inputs");
+  detail::check_list(outputs, inputs[0], g.size, name, "outputs");
+  Shape stacked = inputs[0].shape();
+  stacked.insert(stacked.begin(), g.size);
+  const DType dtype = inputs[0].dtype();
+  Tensor packed = async ? detail::host_buffer(dtype, stacked, Device::cpu())
+                        : g.staging.buffer(Slot::packed, dtype, stacked, Device::cpu());
+  for (int r = 0; r < g.size; ++r) {
+    Tensor row = packed[r];
+    row.copy_(inputs[static_cast<std::size_t>(r)]);
+  }
+  Tensor received = detail::host_buffer(dtype, stacked, Device::cpu());
+  State state = all_to_all_single_launch(received, packed, async);
+  state->complete = [first = std::move(state->complete), received, outputs]() mutable {
+    first();
+    for (std::size_t r = 0; r < outputs.size(); ++r)
+      detail::write_back(received[static_cast<std::int64_t>(r)], outputs[r]);
+  };
+  return state;
+}
+
+}  // namespace
+
+void reduce(Tensor& t, int dst, ReduceOp op) {
+  detail::blocking("reduce", [&] { return reduce_launch(t, dst, op, false); });
+}
+Work reduce(Tensor& t, int dst, ReduceOp op, AsyncOp) {
+  return Work(reduce_launch(t, dst, op, true));
+}
+
+void gather(const Tensor& input, std::vector<Tensor>& outputs, int dst) {
+  detail::blocking("gather", [&] { return gather_launch(input, outputs, dst, false); });
+}
+Work gather(const Tensor& input, std::vector<Tensor>& outputs, int dst, AsyncOp) {
+  return Work(gather_launch(input, outputs, dst, true));
+}
+
+void scatter(Tensor& output, const std::vector<Tensor>& inputs, int src) {
+  detail::blocking("scatter", [&] { return scatter_launch(output, inputs, src, false); });
+}
+Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp) {
+  return Work(scatter_launch(output, inputs, src, true));
+}
+
+void all_to_all_single(Tensor& output, const Tensor& input) {
+  detail::blocking("all_to_all_single",
+                   [&] { return all_to_all_single_launch(output, input, false); });
+}
+Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp) {
+  return Work(all_to_all_single_launch(output, input, true));
+}
+
+void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
+  detail::blocking("all_to_all", [&] { return all_to_all_launch(outputs, inputs, false); });
+}
+Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, AsyncOp) {
+  return Work(all_to_all_launch(outputs, inputs, true));
+}
+
+}  // namespace hetero::distributed

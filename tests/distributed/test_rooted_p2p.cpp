@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// reduce, gather, scatter, all_to_all(_single), send/recv and monitored_barrier, against
+// references every rank computes for the whole group.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hetero/distributed.hpp>
+
+#include "distributed_test_util.hpp"
+
+using namespace hetero;
+namespace dist = hetero::distributed;
+
+namespace {
+
+// Rank r's element i.
+double value(int r, std::int64_t i) { return static_cast<double>(r * 100 + i % 7); }
+
+Tensor rank_tensor(int r, std::int64_t n, DType t, const Device& d) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = value(r, i);
+  return from_vector(v, {n}).to(t).to(d);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(Rooted, ReduceIntoEveryRootLeavesTheOthersAlone) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices())
+    for (DType t : {DType::float32, DType::int64, DType::float16})
+      for (int dst = 0; dst < world; ++dst) {
+        SCOPED_TRACE(testing::Message() << d << " " << dtype_name(t) << " dst " << dst);
+        Tensor x = rank_tensor(me, 9, t, d);
+        dist::reduce(x, dst, dist::ReduceOp::sum);
+        const auto got = x.to_vector<double>();
+        for (std::int64_t i = 0; i < 9; ++i) {
+          double expected = value(me, i);
+          if (me == dst) {
+            expected = 0;
+            for (int r = 0; r < world; ++r) expected += value(r, i);
+          }
+          EXPECT_EQ(got[static_cast<std::size_t>(i)], expected) << i;
+        }
+      }
+  Tensor y = full({3}, static_cast<double>(me));
+  dist::reduce(y, 0, dist::ReduceOp::max, dist::async_op).wait();
+  if (me == 0) EXPECT_EQ(y.to_vector<double>(), std::vector<double>(3, world - 1.0));
+  EXPECT_THROW(dist::reduce(y, world), dist::DistributedError);
+}
+
+TEST(Rooted, GatherAndScatterThroughEveryRoot) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices())
+    for (int root = 0; root < world; ++root) {
+      SCOPED_TRACE(testing::Message() << d << " root " << root);
+      std::vector<Tensor> outs;
+      if (me == root)
+        for (int r = 0; r < world; ++r) outs.push_back(empty({5}, TensorOptions(d)));
+      dist::gather(rank_tensor(me, 5, DType::float32, d), outs, root);
+      for (int r = 0; r < static_cast<int>(outs.size()); ++r)
+        EXPECT_EQ(outs[static_cast<std::size_t>(r)].to_vector<double>(),
+                  rank_tensor(r, 5, DType::float64, Device::cpu()).to_vector<double>());
+      std::vector<Tensor> ins;
+      if (me == root)
+        for (int r = 0; r < world; ++r) ins.push_back(rank_tensor(r, 4, DType::int32, d));
+      Tensor out = empty({4}, TensorOptions(d).dtype(DType::int32)).t();  // any layout
+      dist::scatter(out, ins, root);
+      EXPECT_EQ(out.to_vector<double>(),
+                rank_tensor(me, 4, DType::float64, Device::cpu()).to_vector<double>());
+    }
+  // The list belongs to the root only; a wrong count is refused before communicating.
+  std::vector<Tensor> wrong{empty({5})};
+  if (world > 1) {
+    EXPECT_THROW(dist::gather(full({5}, 1.0), wrong, me == 0 ? 1 : 0), ShapeError);
+  }
+  std::vector<Tensor> short_list;
+  EXPECT_THROW(dist::gather(full({5}, 1.0), short_list, me), ShapeError);
+  dist::barrier();
+}
+
+TEST(AllToAll, SingleAndListMatchTheTransposedBlocks) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    // Rank me's block r holds 100 * me + 10 * r + k.
+    std::vector<double> v;
+    for (int r = 0; r < world; ++r)
+      for (int k = 0; k < 6; ++k) v.push_back(100 * me + 10 * r + k);
+    const Tensor input = from_vector(v, {world * 2, 3}).to(d);
+    Tensor output = empty({world * 2, 3}, TensorOptions(d).dtype(DType::float64));
+    dist::all_to_all_single(output, input);
+    const auto got = output.to_vector<double>();
+    for (int r = 0; r < world; ++r)
+      for (int k = 0; k < 6; ++k)
+        EXPECT_EQ(got[static_cast<std::size_t>(r * 6 + k)], 100 * r + 10 * me + k) << r << " " << k;
+    std::vector<Tensor> ins, outs;
+    for (int r = 0; r < world; ++r) {
+      ins.push_back(full({2}, static_cast<double>(10 * me + r), d));
+      outs.push_back(empty({2}, TensorOptions(d)));
+    }
+    dist::all_to_all(outs, ins, dist::async_op).wait();
+    for (int r = 0; r < world; ++r)
+      EXPECT_EQ(outs[static_cast<std::size_t>(r)].to_vector<double>(),
+                std::vector<double>(2, 10 * r + me));
+  }
+  Tensor odd = empty({world * 2 + 1}), out = empty({world * 2 + 1});
+  if (world > 1) EXPECT_THROW(dist::all_to_all_single(out, odd), ShapeError);
+  dist::barrier();
+}
+
+TEST(PointToPoint, RingAnySourceAndMismatchedMessages) {
+  const int me = dist::rank(), world = dist::world_size();
+  if (world == 1) GTEST_SKIP() << "needs two processes (mpirun -np 2)";
+  const int next = (me + 1) % world, prev = (me + world - 1) % world;
+  for (const Device& d : test::collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    Tensor mine = rank_tensor(me, 6, DType::float32, d), got = empty({2, 3}, TensorOptions(d));
+    if (me % 2 == 0) {
+      dist::send(mine, next, 3);
+      EXPECT_EQ(dist::recv(got, prev, 3), prev);
+    } else {
+      EXPECT_EQ(dist::recv(got, prev, 3), prev);
+      dist::send(mine, next, 3);
+    }
+    EXPECT_EQ(got.to_vector<double>(),
+              rank_tensor(prev, 6, DType::float64, Device::cpu()).to_vector<double>());
+  }
+  // From any rank: rank 0 hears from every other.
+  if (me == 0) {
+    std::set<int> sources;
+    for (int i = 1; i < world; ++i) {
+      Tensor t = empty({1});
+      const int from = dist::recv(t, dist::any_source, 9);
+      EXPECT_EQ(t.item<double>(), from);
+      sources.insert(from);
+    }
+    EXPECT_EQ(sources.size(), static_cast<std::size_t>(world - 1));
+  } else {
+    dist::send(full({1}, static_cast<double>(me)), 0, 9);
+  }
+  // A message that does not fit is consumed and refused, not truncated.
+  if (me == 1) {
+    dist::send(full({3}, 1.0, DType::float64), 0, 5);
+    dist::send(full({4}, 2.0), 0, 5);
+    dist::send(full({3}, 3.0), 0, 5);
+  } else if (me == 0) {
+    Tensor t = full({3}, -1.0);
+    EXPECT_THROW(dist::recv(t, 1, 5), DTypeError);
+    EXPECT_THROW(dist::recv(t, 1, 5), ShapeError);
+    EXPECT_EQ(t.to_vector<float>(), std::vector<float>(3, -1.0f));
+    dist::recv(t, 1, 5);
+    EXPECT_EQ(t.to_vector<float>(), std::vector<float>(3, 3.0f));
+  }
+  Tensor t = full({1}, 0.0);
+  EXPECT_THROW(dist::send(t, me, 0), dist::DistributedError);
+  EXPECT_THROW(dist::send(t, world, 0), dist::DistributedError);
+  EXPECT_THROW(dist::send(t, next, 20000), dist::DistributedError);
+  dist::barrier();
+}
+
+TEST(MonitoredBarrier, NamesTheRankThatIsLate) {
+  const int me = dist::rank(), world = dist::world_size();
+  dist::monitored_barrier(10);  // everyone comes
+  if (world == 1) return;
+  const int late = world - 1;
+  if (me == late) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    try {
+      dist::monitored_barrier(0.5);
+      ADD_FAILURE() << "the late rank passed";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_TRUE(contains(e.what(), "rank 0 did not answer")) << e.what();
+    }
+  } else {
+    try {
+      dist::monitored_barrier(0.5);
+      ADD_FAILURE() << "monitored_barrier passed without rank " << late;
+    } catch (const dist::DistributedError& e) {
+      EXPECT_TRUE(contains(e.what(), "rank " + std::to_string(late) + " did not arrive"))
+          << e.what();
+    }
+  }
+  dist::barrier();  // the group is still usable and in step
+  dist::monitored_barrier(10);
+}
