@@ -2,6 +2,9 @@
 // A process group whose collective times out on some ranks (issue #29 item 2), run by
 // run_late_rank.cmake on 3 ranks with HETERO_DISTRIBUTED_TIMEOUT=1:
 //   late:  rank 0 joins the all_reduce 2.5 s late; ranks 1 and 2 have timed out by then
+//          (two asynchronous all_reduces in flight: the first times out, the second,
+//          queued behind it, fails as the group is unusable, and neither tensor is written
+//          when rank 0 completes both later)
 //          (their communication threads stay inside MPI until rank 0 arrives). Their tensor
 //          must not change when the abandoned call completes (item 3: it used to become 3,
 //          written after the error). Every rank then destroys its group and makes a new one,
@@ -37,19 +40,31 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   }
-  std::vector<float> at_error;
+  // Two collectives in flight: the first times out, the second was queued behind it.
+  Tensor x2 = full({16}, 1.0f);
+  std::vector<float> at_error, at_error2;
+  dist::Work first = dist::all_reduce(x, dist::ReduceOp::sum, dist::async_op);
+  dist::Work second = dist::all_reduce(x2, dist::ReduceOp::sum, dist::async_op);
   try {
-    dist::all_reduce(x);
+    first.wait();
     std::printf("rank %d of %d: all_reduce returned %g\n", me, world, x.to_vector<float>()[0]);
   } catch (const dist::DistributedError& e) {
     std::printf("rank %d of %d: all_reduce timed out: %s\n", me, world, e.what());
     at_error = x.to_vector<float>();
   }
+  try {
+    second.wait();
+    std::printf("rank %d of %d: the second all_reduce returned %g\n", me, world,
+                x2.to_vector<float>()[0]);
+  } catch (const dist::DistributedError& e) {
+    std::printf("rank %d of %d: the second all_reduce failed: %s\n", me, world, e.what());
+    at_error2 = x2.to_vector<float>();
+  }
   std::fflush(stdout);
   // Late mode: rank 0 arrives at 2.5 s and completes the call the others gave up on.
   if (me != 0 && !never) {
     std::this_thread::sleep_for(std::chrono::milliseconds(3000));
-    const bool same = x.to_vector<float>() == at_error;
+    const bool same = x.to_vector<float>() == at_error && x2.to_vector<float>() == at_error2;
     std::printf("rank %d of %d: the tensor after the late completion: %s (x[0] = %g)\n", me, world,
                 same ? "unchanged" : "WRITTEN", x.to_vector<float>()[0]);
     std::fflush(stdout);
