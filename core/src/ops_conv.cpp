@@ -13,6 +13,7 @@
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "window_views.hpp"
 
 namespace hetero {
@@ -125,6 +126,7 @@ Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool t
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
               Size2 padding, Size2 dilation, std::int64_t groups) {
+  const detail::prof::Scope op_scope("conv2d", input);
   const ConvGeometry g = check_conv(input, weight, bias, stride, padding, dilation, groups);
   const bool batched = input.dim() == 4;
   const std::int64_t k = g.c / groups * g.win.kh * g.win.kw;

@@ -16,6 +16,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "promotion.hpp"
 
 namespace hetero {
@@ -51,6 +52,7 @@ std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = op_name(op).data();  // a string literal of the table
+  const detail::prof::Scope op_scope(name, a);
   detail::check_same_device(name, {&a, &b});
   const DType result = result_dtype(op, a, b);
   if (result == DType::bool_) return binary(op, a.to(DType::int64), b.to(DType::int64)).to(result);
@@ -79,6 +81,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 // A comparison row: the kernel writes 1 or 0 in the promoted dtype, returned as bool (two
 // passes; the tables have no bool-output binary family). No gradient: bool results take none.
 Tensor compare(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const detail::prof::Scope op_scope(op_name(op), a);
   return detail::untracked([&] {
     Tensor r = binary(op, a, b);
     return r.dtype() == DType::bool_ ? r : cast(r, DType::bool_);
@@ -88,6 +91,7 @@ Tensor compare(BinaryOp op, const Tensor& a, const Tensor& b) {
 // A ternary row (where): c, x and y broadcast together, all converted to the dtype `t`.
 Tensor ternary(TernaryOp op, const Tensor& c, const Tensor& x, const Tensor& y, DType t) {
   const char* name = op_name(op).data();
+  const detail::prof::Scope op_scope(name, x);
   detail::check_same_device(name, {&c, &x, &y});
   const Shape shape = detail::broadcast_shapes(
       name, detail::broadcast_shapes(name, c.shape(), x.shape()), y.shape());
@@ -105,6 +109,7 @@ Tensor ternary(TernaryOp op, const Tensor& c, const Tensor& x, const Tensor& y, 
 // `signed` row raises for bool, as torch (-b, abs(b), relu(b)).
 Tensor unary(UnaryOp op, const Tensor& a) {
   const char* name = op_name(op).data();
+  const detail::prof::Scope op_scope(name, a);
   detail::impl_of(a, name);
   DType t = a.dtype();
   if (op_dtypes(op) == DTypeClass::floating && !is_floating_point(t)) t = DType::float32;
@@ -367,6 +372,7 @@ Tensor fused_softmax(SoftmaxOp op, const Tensor& a, std::int64_t dim) {
 }  // namespace
 
 Tensor softmax(const Tensor& a, std::int64_t dim) {
+  const detail::prof::Scope op_scope("softmax", a);
   if (softmax_input_is_empty(a, dim, "softmax")) return a.clone();
   Tensor out = untracked([&] {
     if (Tensor fused = fused_softmax(SoftmaxOp::softmax, a, dim); fused.defined()) return fused;
@@ -381,6 +387,7 @@ Tensor softmax(const Tensor& a, std::int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor& a, std::int64_t dim) {
+  const detail::prof::Scope op_scope("log_softmax", a);
   if (softmax_input_is_empty(a, dim, "log_softmax")) return a.clone();
   Tensor out = untracked([&] {
     if (Tensor fused = fused_softmax(SoftmaxOp::log_softmax, a, dim); fused.defined()) return fused;

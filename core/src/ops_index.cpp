@@ -17,6 +17,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -127,6 +128,7 @@ void check_int64_index(const char* op, const Tensor& index) {
 }  // namespace
 
 Tensor gather(const Tensor& input, std::int64_t dim, const Tensor& index) {
+  const detail::prof::Scope op_scope("gather", input);
   detail::impl_of(input, "gather");
   detail::impl_of(index, "gather");
   detail::check_same_device("gather", {&input, &index});
@@ -145,6 +147,7 @@ Tensor gather(const Tensor& input, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, const Tensor& src) {
+  const detail::prof::Scope op_scope("scatter_add", input);
   detail::impl_of(input, "scatter_add");
   detail::impl_of(index, "scatter_add");
   detail::impl_of(src, "scatter_add");
@@ -191,6 +194,7 @@ Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, c
 }
 
 Tensor index_select(const Tensor& input, std::int64_t dim, const Tensor& index) {
+  const detail::prof::Scope op_scope("index_select", input);
   check_integer_index("index_select", input, index);
   if (index.dim() > 1)
     throw IndexError("index_select: index is supposed to be a vector, got shape " +
@@ -211,6 +215,7 @@ Tensor index_select(const Tensor& input, std::int64_t dim, const Tensor& index) 
 
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
+  const detail::prof::Scope op_scope("embedding", weight);
   check_integer_index("embedding", weight, indices);
   if (weight.dim() != 2)
     throw ShapeError("embedding: weight must be 2-D [num_embeddings, embedding_dim], got " +

@@ -11,11 +11,13 @@
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "promotion.hpp"
 
 namespace hetero {
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  const detail::prof::Scope op_scope("cat", tensors.empty() ? Tensor() : tensors[0]);
   if (tensors.empty()) throw ValueError("cat: expected a non-empty list of tensors (as torch)");
   // As torch: a 1-D tensor with no elements is skipped (legacy), 0-d tensors are refused.
   std::vector<const Tensor*> parts;
@@ -86,6 +88,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  const detail::prof::Scope op_scope("stack", tensors.empty() ? Tensor() : tensors[0]);
   if (tensors.empty()) throw ValueError("stack: expected a non-empty list of tensors (as torch)");
   detail::impl_of(tensors[0], "stack");
   const Shape& shape = tensors[0].shape();

@@ -13,6 +13,7 @@
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -131,6 +132,7 @@ Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> m
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  const detail::prof::Scope op_scope("isclose", a);
   detail::impl_of(a, "isclose");
   detail::impl_of(b, "isclose");
   if (a.dtype() != b.dtype())

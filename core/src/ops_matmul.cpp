@@ -8,6 +8,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -177,6 +178,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  const detail::prof::Scope op_scope("matmul", a);
   Tensor out;
   {
     NoGradGuard no_grad;

@@ -16,6 +16,7 @@
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "window_views.hpp"
 
 namespace hetero {
@@ -121,6 +122,7 @@ Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor&
 
 Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
                   Size2 dilation, bool ceil_mode) {
+  const detail::prof::Scope op_scope("max_pool2d", input);
   const Tensor x4 = batched(input, "max_pool2d");
   check_floating(input, "max_pool2d");
   const PoolGeometry g = check_pool(x4, "max_pool2d", kernel, stride, padding, dilation, ceil_mode);
@@ -162,6 +164,7 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
 Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
                   bool ceil_mode, bool count_include_pad,
                   std::optional<std::int64_t> divisor_override) {
+  const detail::prof::Scope op_scope("avg_pool2d", input);
   const Tensor x4 = batched(input, "avg_pool2d");
   check_floating(input, "avg_pool2d");
   const PoolGeometry g = check_pool(x4, "avg_pool2d", kernel, stride, padding, 1, ceil_mode);
@@ -200,6 +203,7 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
+  const detail::prof::Scope op_scope("adaptive_avg_pool2d", input);
   const Tensor x4 = batched(input, "adaptive_avg_pool2d");
   check_floating(input, "adaptive_avg_pool2d");
   if (output_size.h < 1 || output_size.w < 1)

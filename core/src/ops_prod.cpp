@@ -12,6 +12,7 @@
 
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -58,6 +59,7 @@ Tensor prod_gradient(const Tensor& g, const Tensor& x, const Tensor& y,
 }
 
 Tensor prod_impl(const Tensor& a, std::optional<std::int64_t> dim, bool keepdim) {
+  const detail::prof::Scope op_scope("prod", a);
   detail::impl_of(a, "prod");
   const std::int64_t rank = a.dim() == 0 ? 1 : a.dim();
   const std::optional<std::int64_t> d =

@@ -10,6 +10,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -68,6 +69,7 @@ Tensor as_input_dtype(ReduceOp op, const Tensor& a, Tensor r) {
 }
 
 Tensor reduce_all(ReduceOp op, const Tensor& a) {
+  const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
   check_nonempty(op, a, in.numel());
@@ -76,6 +78,7 @@ Tensor reduce_all(ReduceOp op, const Tensor& a) {
 }
 
 Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
+  const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
   if (in.dim() == 0) {

@@ -15,6 +15,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
@@ -105,6 +106,7 @@ Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction, bool keep
 }
 
 Tensor logsumexp(const Tensor& a_in, std::int64_t dim, bool keepdim) {
+  const detail::prof::Scope op_scope("logsumexp", a_in);
   detail::impl_of(a_in, "logsumexp");
   // Integers and bool give float32 (as torch); 16-bit floats are computed in float32 and
   // rounded once at the end, as every 16-bit op of hetero.

@@ -70,30 +70,50 @@ Scope::Scope(const char* category, std::string_view name, const Storage* storage
              const StridedView* out, std::uint64_t bytes) noexcept {
   if (!recording()) return;
   try {
-    active_ = true;
+    event_.emplace();
     storage_ = storage;
-    event_.category = category;
-    event_.name = std::string(name);
-    if (storage != nullptr) event_.device = storage->device.str();
+    event_->category = category;
+    event_->name = std::string(name);
+    if (storage != nullptr) event_->device = storage->device.str();
     if (out != nullptr) {
-      event_.shape = shape_of(*out);
-      event_.dtype = std::string(dtype_name(out->dtype));
+      event_->shape = shape_of(*out);
+      event_->dtype = std::string(dtype_name(out->dtype));
     }
-    event_.bytes = bytes;
-    event_.start_us = now_us();
+    event_->bytes = bytes;
+    event_->start_us = now_us();
   } catch (...) {
-    active_ = false;
+    event_.reset();
+  }
+}
+
+Scope::Scope(std::string_view op, const Tensor& operand) noexcept {
+  if (!recording()) return;
+  try {
+    event_.emplace();
+    event_->category = "op";
+    event_->name = std::string(op);
+    if (operand.defined()) {
+      event_->device = operand.device().str();
+      std::string s = "[";
+      for (std::size_t d = 0; d < operand.shape().size(); ++d)
+        s += (d ? ", " : "") + std::to_string(operand.shape()[d]);
+      event_->shape = s + "]";
+      event_->dtype = std::string(dtype_name(operand.dtype()));
+    }
+    event_->start_us = now_us();
+  } catch (...) {
+    event_.reset();
   }
 }
 
 Scope::~Scope() {
-  if (!active_) return;
+  if (!event_) return;
   try {
     if (storage_ != nullptr) storage_->stream().synchronize();
   } catch (...) {  // the kernel's error surfaces at the caller's next wait
   }
-  event_.duration_us = now_us() - event_.start_us;
-  add(std::move(event_));
+  event_->duration_us = now_us() - event_->start_us;
+  add(std::move(*event_));
 }
 
 }  // namespace detail::prof

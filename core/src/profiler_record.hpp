@@ -3,10 +3,12 @@
 // The core's side of <hetero/profiler.hpp>: the switch every kernel call tests, the clock,
 // and the scope that times and records one event (Note [Profiling kernels]).
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include <hetero/profiler.hpp>
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/tensor.hpp>
 
 #include "storage.hpp"
 
@@ -32,14 +34,17 @@ class Scope {
  public:
   Scope(const char* category, std::string_view name, const Storage* storage = nullptr,
         const StridedView* out = nullptr, std::uint64_t bytes = 0) noexcept;
+  /// An op of the public API (category "op", as torch.profiler's aten:: events): its span
+  /// holds the kernels, copies and allocations it causes; device, shape and dtype are its
+  /// first operand's (as record_shapes=True).
+  Scope(std::string_view op, const Tensor& operand) noexcept;
   ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
  private:
-  bool active_ = false;
   const Storage* storage_ = nullptr;
-  profiler::Event event_;
+  std::optional<profiler::Event> event_;  // engaged while recording: nothing built when off
 };
 
 }  // namespace hetero::detail::prof

@@ -60,6 +60,37 @@ TEST(Profiler, RecordsKernelsCopiesAllocationsSyncsAndRanges) {
   EXPECT_TRUE(profiler::stop().empty());
 }
 
+// Issue #28: ops of the API are events too, holding the kernels they run (torch.profiler's
+// aten:: events): conv2d its gemm, softmax its kernel, sum its reduction.
+TEST(Profiler, OpsContainTheirKernels) {
+  const Tensor x = randn({2, 3, 8, 8}), w = randn({4, 3, 3, 3});
+  profiler::start();
+  const Tensor y = conv2d(x, w);
+  const Tensor p = softmax(y.flatten(1), 1);
+  (void)p.sum().item<float>();
+  const auto events = profiler::stop();
+  const profiler::Event* conv = nullptr;
+  std::set<std::string> ops;
+  for (const auto& e : events)
+    if (e.category == "op") {
+      ops.insert(e.name);
+      if (e.name == "conv2d") conv = &e;
+    }
+  EXPECT_TRUE(ops.count("softmax") && ops.count("sum")) << testing::PrintToString(ops);
+  ASSERT_NE(conv, nullptr) << testing::PrintToString(ops);
+  EXPECT_EQ(conv->shape, "[2, 3, 8, 8]");
+  EXPECT_EQ(conv->dtype, "float32");
+  EXPECT_EQ(conv->device, x.device().str());
+  int gemms_inside = 0;
+  for (const auto& e : events)
+    if (e.category == "kernel" && e.name == "gemm" && e.thread == conv->thread &&
+        e.start_us >= conv->start_us - 1e-3 &&
+        e.start_us + e.duration_us <= conv->start_us + conv->duration_us + 1e-3)
+      ++gemms_inside;
+  EXPECT_GE(gemms_inside, 1);
+  EXPECT_NE(profiler::summary(events).find("conv2d"), std::string::npos);
+}
+
 TEST(Profiler, ChromeTraceIsWellFormedAndMonotonicPerThread) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "hetero_test_profile.json").string();

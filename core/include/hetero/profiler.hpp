@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file profiler.hpp
-/// hetero::profiler — a trace of what hetero did, as torch.profiler: every kernel, copy,
-/// allocation and host wait, with its device, shape, dtype, bytes and duration, plus the
+/// hetero::profiler — a trace of what hetero did, as torch.profiler: the ops of the API
+/// (conv2d, matmul, softmax, the element-wise and reduction ops, ...; nested where one is
+/// built from others, as aten:: events), every kernel, copy, allocation and host wait,
+/// with its device, shape, dtype, bytes and duration, plus the
 /// application's own named ranges (Range, as torch.profiler.record_function), written as
 /// Chrome trace JSON (chrome://tracing, ui.perfetto.dev) and summarised as a table of the
 /// ops by total time (as key_averages().table()).
@@ -26,11 +28,11 @@ namespace hetero::profiler {
 
 /// One recorded event: a complete span on one host thread.
 struct Event {
-  std::string name;          ///< "matmul" for a range; the op for a kernel ("exp", "gemm", ...)
-  std::string category;      ///< "range", "kernel", "copy", "alloc" or "sync"
+  std::string name;          ///< a range's name; the op ("conv2d", "exp") or kernel ("gemm")
+  std::string category;      ///< "op", "range", "kernel", "copy", "alloc" or "sync"
   std::string device;        ///< "cpu:0", "cuda:1"; empty for a range
-  std::string shape;         ///< the output's shape for a kernel ("[2, 3]"); empty otherwise
-  std::string dtype;         ///< the output's dtype for a kernel; empty otherwise
+  std::string shape;         ///< a kernel's output shape, an op's first operand's ("[2, 3]")
+  std::string dtype;         ///< a kernel's output dtype, an op's first operand's
   std::uint64_t bytes = 0;   ///< copies and allocations
   double start_us = 0;       ///< microseconds since the recording started
   double duration_us = 0;    ///< microseconds
