@@ -42,8 +42,8 @@ void* data_of(const Tensor& host);
 // Runs a launched collective to completion while `name`'s hold on the group stays (no
 // other thread's collective can come between the launch and the wait).
 template <class Launch>
-void blocking(const char* name, Launch launch) {
-  const GroupUse hold(name, /*new_call=*/false);
+void blocking(const char* name, Launch launch, Group* target = nullptr) {
+  const GroupUse hold(name, /*new_call=*/false, target);
   Work(launch()).wait();
 }
 

@@ -3,6 +3,7 @@
 // make one MPI call, write the result back (Note [Timeouts on a blocking MPI] for how the
 // call is made).
 #include <hetero/distributed/collectives.hpp>
+#include <hetero/distributed/new_group.hpp>
 
 #include <string>
 
@@ -33,9 +34,9 @@ using detail::State;
 // still held (Note [Timeouts on a blocking MPI]); `async`: its staging buffers are its
 // own, not the group's reused ones.
 
-State all_reduce_launch(Tensor& t, ReduceOp op, bool async) {
+State all_reduce_launch(Tensor& t, ReduceOp op, bool async, detail::Group* target) {
   constexpr const char* name = "all_reduce";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
   const DType wire = detail::reduction_dtype(t.dtype());
@@ -56,9 +57,9 @@ State all_reduce_launch(Tensor& t, ReduceOp op, bool async) {
       host, [host, t]() mutable { detail::write_back(host, t); });
 }
 
-State broadcast_launch(Tensor& t, int root, bool async) {
+State broadcast_launch(Tensor& t, int root, bool async, detail::Group* target) {
   constexpr const char* name = "broadcast";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
   detail::check_rank(g, root, name, "root");
@@ -78,9 +79,10 @@ State broadcast_launch(Tensor& t, int root, bool async) {
       });
 }
 
-State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool async) {
+State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool async,
+                                    detail::Group* target) {
   constexpr const char* name = "all_gather_into_tensor";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/true, g.size, name);
   detail::Staging* staging = async ? nullptr : &g.staging;
@@ -100,9 +102,10 @@ State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool as
       out, [out, output]() mutable { detail::write_back(out, output); });
 }
 
-State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool async) {
+State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool async,
+                        detail::Group* target) {
   constexpr const char* name = "all_gather";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(input, name, "the input");
   check_list(outputs, input, g.size, name, "outputs");
@@ -110,7 +113,7 @@ State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool 
   stacked.insert(stacked.begin(), g.size);
   Tensor gathered = async ? detail::host_buffer(input.dtype(), stacked, Device::cpu())
                           : g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
-  State state = all_gather_into_tensor_launch(gathered, input, async);
+  State state = all_gather_into_tensor_launch(gathered, input, async, target);
   state->complete = [first = std::move(state->complete), gathered, outputs]() mutable {
     first();
     for (std::size_t r = 0; r < outputs.size(); ++r)
@@ -119,9 +122,10 @@ State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool 
   return state;
 }
 
-State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp op, bool async) {
+State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp op, bool async,
+                                   detail::Group* target) {
   constexpr const char* name = "reduce_scatter_tensor";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
@@ -146,9 +150,9 @@ State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp
 }
 
 State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
-                            bool async) {
+                            bool async, detail::Group* target) {
   constexpr const char* name = "reduce_scatter";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(output, name, "the output");
   check_list(inputs, output, g.size, name, "inputs");
@@ -160,50 +164,112 @@ State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, R
     Tensor row = packed[r];
     row.copy_(inputs[static_cast<std::size_t>(r)]);
   }
-  return reduce_scatter_tensor_launch(output, packed, op, async);
+  return reduce_scatter_tensor_launch(output, packed, op, async, target);
 }
 
 }  // namespace
 
 void all_reduce(Tensor& t, ReduceOp op) {
-  detail::blocking("all_reduce", [&] { return all_reduce_launch(t, op, false); });
+  detail::blocking("all_reduce", [&] { return all_reduce_launch(t, op, false, nullptr); });
 }
-Work all_reduce(Tensor& t, ReduceOp op, AsyncOp) { return Work(all_reduce_launch(t, op, true)); }
+Work all_reduce(Tensor& t, ReduceOp op, AsyncOp) {
+  return Work(all_reduce_launch(t, op, true, nullptr));
+}
 
 void broadcast(Tensor& t, int root) {
-  detail::blocking("broadcast", [&] { return broadcast_launch(t, root, false); });
+  detail::blocking("broadcast", [&] { return broadcast_launch(t, root, false, nullptr); });
 }
-Work broadcast(Tensor& t, int root, AsyncOp) { return Work(broadcast_launch(t, root, true)); }
+Work broadcast(Tensor& t, int root, AsyncOp) {
+  return Work(broadcast_launch(t, root, true, nullptr));
+}
 
 void all_gather_into_tensor(Tensor& output, const Tensor& input) {
   detail::blocking("all_gather_into_tensor",
-                   [&] { return all_gather_into_tensor_launch(output, input, false); });
+                   [&] { return all_gather_into_tensor_launch(output, input, false, nullptr); });
 }
 Work all_gather_into_tensor(Tensor& output, const Tensor& input, AsyncOp) {
-  return Work(all_gather_into_tensor_launch(output, input, true));
+  return Work(all_gather_into_tensor_launch(output, input, true, nullptr));
 }
 
 void all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  detail::blocking("all_gather", [&] { return all_gather_launch(outputs, input, false); });
+  detail::blocking("all_gather", [&] { return all_gather_launch(outputs, input, false, nullptr); });
 }
 Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, AsyncOp) {
-  return Work(all_gather_launch(outputs, input, true));
+  return Work(all_gather_launch(outputs, input, true, nullptr));
 }
 
 void reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
   detail::blocking("reduce_scatter_tensor",
-                   [&] { return reduce_scatter_tensor_launch(output, input, op, false); });
+                   [&] { return reduce_scatter_tensor_launch(output, input, op, false, nullptr); });
 }
 Work reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op, AsyncOp) {
-  return Work(reduce_scatter_tensor_launch(output, input, op, true));
+  return Work(reduce_scatter_tensor_launch(output, input, op, true, nullptr));
 }
 
 void reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   detail::blocking("reduce_scatter",
-                   [&] { return reduce_scatter_launch(output, inputs, op, false); });
+                   [&] { return reduce_scatter_launch(output, inputs, op, false, nullptr); });
 }
 Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op, AsyncOp) {
-  return Work(reduce_scatter_launch(output, inputs, op, true));
+  return Work(reduce_scatter_launch(output, inputs, op, true, nullptr));
+}
+
+// --- ProcessGroup (new_group.hpp): the same launches on the group's own communicator ----
+
+void ProcessGroup::all_reduce(Tensor& t, ReduceOp op) {
+  detail::Group* g = member("all_reduce");
+  detail::blocking(
+      "all_reduce", [&] { return all_reduce_launch(t, op, false, g); }, g);
+}
+Work ProcessGroup::all_reduce(Tensor& t, ReduceOp op, AsyncOp) {
+  return Work(all_reduce_launch(t, op, true, member("all_reduce")));
+}
+void ProcessGroup::broadcast(Tensor& t, int root) {
+  detail::Group* g = member("broadcast");
+  const int r = group_rank_of(root, "broadcast");
+  detail::blocking(
+      "broadcast", [&] { return broadcast_launch(t, r, false, g); }, g);
+}
+Work ProcessGroup::broadcast(Tensor& t, int root, AsyncOp) {
+  detail::Group* g = member("broadcast");
+  return Work(broadcast_launch(t, group_rank_of(root, "broadcast"), true, g));
+}
+void ProcessGroup::all_gather_into_tensor(Tensor& output, const Tensor& input) {
+  detail::Group* g = member("all_gather_into_tensor");
+  detail::blocking(
+      "all_gather_into_tensor",
+      [&] { return all_gather_into_tensor_launch(output, input, false, g); }, g);
+}
+Work ProcessGroup::all_gather_into_tensor(Tensor& output, const Tensor& input, AsyncOp) {
+  return Work(all_gather_into_tensor_launch(output, input, true, member("all_gather_into_tensor")));
+}
+void ProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
+  detail::Group* g = member("all_gather");
+  detail::blocking(
+      "all_gather", [&] { return all_gather_launch(outputs, input, false, g); }, g);
+}
+Work ProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input, AsyncOp) {
+  return Work(all_gather_launch(outputs, input, true, member("all_gather")));
+}
+void ProcessGroup::reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op) {
+  detail::Group* g = member("reduce_scatter_tensor");
+  detail::blocking(
+      "reduce_scatter_tensor",
+      [&] { return reduce_scatter_tensor_launch(output, input, op, false, g); }, g);
+}
+Work ProcessGroup::reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op,
+                                         AsyncOp) {
+  return Work(
+      reduce_scatter_tensor_launch(output, input, op, true, member("reduce_scatter_tensor")));
+}
+void ProcessGroup::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
+  detail::Group* g = member("reduce_scatter");
+  detail::blocking(
+      "reduce_scatter", [&] { return reduce_scatter_launch(output, inputs, op, false, g); }, g);
+}
+Work ProcessGroup::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
+                                  AsyncOp) {
+  return Work(reduce_scatter_launch(output, inputs, op, true, member("reduce_scatter")));
 }
 
 }  // namespace hetero::distributed

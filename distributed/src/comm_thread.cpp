@@ -40,6 +40,7 @@ std::vector<CommThread*>* g_abandoned = nullptr;  // leaked with the threads it 
 }  // namespace
 
 void CommThread::abandon() noexcept {
+  abandoned_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.detach();
   std::lock_guard lock(g_abandoned_mutex);
   try {
@@ -49,6 +50,18 @@ void CommThread::abandon() noexcept {
     // Not remembered: the exit then finalises MPI as before (a crash is possible only if
     // the thread is still inside MPI then).
   }
+}
+
+void CommThread::abandon(std::shared_ptr<CommThread>& owner) noexcept {
+  if (!owner) return;
+  owner->abandon();
+  try {
+    (void)new std::shared_ptr<CommThread>(owner);  // never destroyed: the thread uses it
+  } catch (...) {
+    // Out of memory: the last reference may go with the last group; its destructor then
+    // finds the thread detached and returns.
+  }
+  owner.reset();
 }
 
 bool CommThread::any_abandoned_inside_mpi() noexcept {

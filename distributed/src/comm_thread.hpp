@@ -59,6 +59,11 @@ class CommThread {
   // Lets a thread stuck in a task go: it is detached, and this object must be leaked
   // (the thread still refers to it); it is remembered for any_abandoned_inside_mpi().
   void abandon() noexcept;
+  // abandon(), then `owner` gives up its reference without destroying the object (one
+  // reference is leaked): for the handle a process group holds.
+  static void abandon(std::shared_ptr<CommThread>& owner) noexcept;
+  // Whether abandon() was called: process groups sharing this thread are then unusable.
+  bool abandoned() const noexcept { return abandoned_.load(std::memory_order_acquire); }
 
   // Whether a thread abandoned by a timeout is still inside its tasks (MPI calls): then
   // MPI_Finalize must not run (issue #29: finalising under it crashed at exit, also after
@@ -82,6 +87,7 @@ class CommThread {
   // task's captured tensors are never destroyed on the communication thread.
   std::vector<std::shared_ptr<Job>> finished_jobs_;
   std::atomic<int> pending_{0};  // posted and not done; read while spinning
+  std::atomic<bool> abandoned_{false};
   bool stop_ = false;
   std::thread thread_;
 };

@@ -44,6 +44,11 @@ PendingCall Group::launch(const char* op, std::function<int()> task, const Tenso
     p.result = task();
     return p;
   }
+  if (thread->abandoned() && broken.empty())  // another group's call timed out on it
+    broken =
+        "the communication thread it shares with another process group is stuck in a "
+        "collective that timed out";
+  if (!broken.empty()) throw error(op, "the process group is unusable: " + broken);
   // Forget the calls known to be done (their tensors are safe).
   std::erase_if(outstanding, [](const auto& o) { return o.first->done.load(); });
   p.deadline = CommThread::deadline_after(std::chrono::duration<double>(
@@ -55,14 +60,17 @@ PendingCall Group::launch(const char* op, std::function<int()> task, const Tenso
 
 int Group::finish(PendingCall& p) {
   if (p.job) {
+    if (thread && thread->abandoned() && broken.empty())
+      broken =
+          "the communication thread it shares with another process group is stuck in a "
+          "collective that timed out";
     if (!broken.empty() && !p.job->done.load())
       throw error(p.op, "the process group is unusable: " + broken);
     const auto result =
         p.job->done.load() ? std::optional<int>(p.job->result) : thread->wait(*p.job, p.deadline);
     if (!result) {
       // Note [Timeouts on a blocking MPI]: the thread stays in MPI; leak it with its tasks.
-      thread->abandon();
-      (void)thread.release();
+      CommThread::abandon(thread);
       std::string memory_note;
       for (auto& [job, tensor] : outstanding) {
         if (job->done.load()) continue;

@@ -35,8 +35,11 @@ struct Group {
   int rank = 0, size = 1, local_rank = 0;
   bool owns_mpi = false;  // init_process_group() initialised MPI: finalise it
   ProcessGroupOptions options;
-  std::unique_ptr<CommThread> thread;  // null: calls run on the caller's thread
-  std::string broken;                  // why the group is unusable (after a timeout)
+  // Null: calls run on the caller's thread. Shared by every group of the process (the world
+  // group's and new_group's), so that their MPI calls are made one at a time, in the
+  // order they were launched (MPI_THREAD_SERIALIZED).
+  std::shared_ptr<CommThread> thread;
+  std::string broken;  // why the group is unusable (after a timeout)
   NanReductions nan_ops;
   Staging staging;
   // Collectives called on this rank, counting those that failed before communicating (a
@@ -80,9 +83,9 @@ struct Group {
   std::uint64_t id = 0;
 };
 
-// The process group for collective `op`, counting the call (Group::calls);
-// DistributedError when there is none or it is unusable.
-Group& group(const char* op);
+// The process group for collective `op` (`target`, or the default group when null),
+// counting the call (Group::calls); DistributedError when there is none or it is unusable.
+Group& group(const char* op, Group* target = nullptr);
 
 // One collective's hold on the process group, for its scope: group(op), and the group
 // marked as used by this thread. A second thread calling a collective meanwhile gets a
@@ -93,12 +96,28 @@ class GroupUse {
  public:
   // `new_call` false: a hold for waiting on (or around) a call already counted: the group
   // need only exist (not be usable), and Group::calls does not move.
-  explicit GroupUse(const char* op, bool new_call = true);
+  // `target`: the group (null: the process's default group, init_process_group's).
+  explicit GroupUse(const char* op, bool new_call = true, Group* target = nullptr);
   ~GroupUse();
   GroupUse(const GroupUse&) = delete;
   GroupUse& operator=(const GroupUse&) = delete;
   Group& group;
 };
+
+// A new group on a duplicate of `comm` (collective over its processes, under the options'
+// timeout on the shared communication thread when `thread_level` allows one): rank, size,
+// local rank, the agreed consistency check. `free_parent`: `comm` is freed once duplicated.
+// DistributedError when the set-up fails or times out.
+std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& options,
+                                  int thread_level, bool free_parent);
+
+// Frees `g` (destroy_process_group, the last ProcessGroup handle): waits for its pending
+// calls, frees its MPI objects and deletes it; leaks it instead while a collective of it is
+// still inside MPI (or another thread's), or after MPI_Finalize.
+void retire(Group* g) noexcept;
+
+// The live group numbered `id` (Group::id), or null once it was retired.
+Group* find_group(std::uint64_t id) noexcept;
 
 // Whether a thread other than the caller is inside a collective of `g`.
 bool used_by_another_thread(const Group& g) noexcept;

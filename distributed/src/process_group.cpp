@@ -2,6 +2,7 @@
 // init_process_group / destroy_process_group and the group's queries.
 #include <hetero/config.hpp>
 #include <hetero/distributed/mpi.hpp>
+#include <hetero/distributed/new_group.hpp>
 #include <hetero/distributed/process_group.hpp>
 #include <hetero/log.hpp>
 
@@ -14,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "consistency.hpp"
@@ -25,6 +27,12 @@ namespace detail {
 namespace {
 
 Group* current_group = nullptr;
+// Every group not yet retired, by Group::id (Work finds its group here). Leaked: groups may
+// be retired from static destructors.
+std::unordered_map<std::uint64_t, Group*>& live_groups() {
+  static auto* live = new std::unordered_map<std::uint64_t, Group*>;
+  return *live;
+}
 // Groups left behind on purpose (at exit, after a timeout, in use by another thread): still
 // reachable, so leak checkers do not report what is left to the OS.
 std::vector<Group*>* abandoned_groups = nullptr;
@@ -86,8 +94,7 @@ void release_mpi_objects(Group& g) noexcept {
   // Asynchronous collectives still queued or running get the group's timeout to complete;
   // one still inside MPI after it leaves the group as a timeout does.
   if (g.broken.empty() && !g.drain()) {
-    g.thread->abandon();
-    (void)g.thread.release();
+    CommThread::abandon(g.thread);
     g.broken = "it was destroyed while a collective was still inside MPI";
   }
   if (!g.broken.empty()) return;
@@ -145,6 +152,18 @@ void wait_for_abandoned_threads(double timeout_seconds) {
   }
 }
 
+// The communication thread of the process's groups: one, shared, so that their MPI calls
+// never overlap (MPI_THREAD_SERIALIZED); a new one once the last was abandoned or freed.
+std::shared_ptr<CommThread> shared_comm_thread() {
+  static std::weak_ptr<CommThread> current;
+  auto t = current.lock();
+  if (!t || t->abandoned()) {
+    t = std::make_shared<CommThread>();
+    current = t;
+  }
+  return t;
+}
+
 // What the set-up task of a group writes (kept by the task: a set-up abandoned at its
 // deadline writes here later, never into a freed group).
 struct SetUp {
@@ -158,12 +177,14 @@ struct SetUp {
 // agree on the consistency check (issue #29: ranks that differ in HETERO_DISTRIBUTED_CHECK
 // made different MPI calls for every collective and deadlocked; it is on for all when any
 // rank asks for it). Returns an MPI code; `s->step` names the call that failed.
-int set_up(MPI_Comm parent, bool check, const std::shared_ptr<SetUp>& s) {
+// `free_parent`: `parent` is new_group's split communicator, freed once duplicated.
+int set_up(MPI_Comm parent, bool check, bool free_parent, const std::shared_ptr<SetUp>& s) {
   auto step = [&](const char* name, int rc) {
     s->step = name;
     return rc;
   };
   int rc = step("MPI_Comm_dup", MPI_Comm_dup(parent, &s->comm));
+  if (free_parent) MPI_Comm_free(&parent);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
   if ((rc = step("MPI_Comm_rank", MPI_Comm_rank(s->comm, &s->rank))) != MPI_SUCCESS) return rc;
@@ -191,29 +212,32 @@ DistributedError setup_timeout(const char* what, double timeout_seconds) {
       what, timeout_seconds));
 }
 
-void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
+}  // namespace
+
+std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& options,
+                                  int thread_level, bool free_parent) {
   auto g = std::make_unique<Group>();
   g->options = options;
   wait_for_abandoned_threads(g->options.timeout_seconds);
   if (g->options.timeout_seconds > 0 && thread_level >= MPI_THREAD_SERIALIZED)
-    g->thread = std::make_unique<CommThread>();
+    g->thread = shared_comm_thread();
   // The set-up is collective: on the communication thread, under the group's deadline
   // (issue #29: a rank that never called init_process_group hung the others forever).
   auto s = std::make_shared<SetUp>();
   const bool check = g->options.check_consistency;
   int rc = MPI_SUCCESS;
   if (g->thread) {
-    const auto result = g->thread->run([comm, check, s] { return set_up(comm, check, s); },
-                                       std::chrono::duration<double>(g->options.timeout_seconds));
+    const auto result = g->thread->run(
+        [comm, check, free_parent, s] { return set_up(comm, check, free_parent, s); },
+        std::chrono::duration<double>(g->options.timeout_seconds));
     if (!result) {
-      g->thread->abandon();  // inside MPI for good: leaked with `s`
-      (void)g->thread.release();
+      CommThread::abandon(g->thread);  // inside MPI for good: leaked with `s`
       throw setup_timeout("the process group's set-up (MPI_Comm_dup of the communicator)",
                           g->options.timeout_seconds);
     }
     rc = *result;
   } else {
-    rc = set_up(comm, check, s);
+    rc = set_up(comm, check, free_parent, s);
   }
   if (rc != MPI_SUCCESS) {
     if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
@@ -234,7 +258,19 @@ void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) 
   g->nan_ops.create();
   static std::uint64_t groups_made = 0;
   g->id = ++groups_made;
-  current_group = g.release();
+  live_groups()[g->id] = g.get();
+  return g;
+}
+
+Group* find_group(std::uint64_t id) noexcept {
+  const auto it = live_groups().find(id);
+  return it == live_groups().end() ? nullptr : it->second;
+}
+
+namespace {
+
+void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
+  current_group = make_group(comm, options, thread_level, /*free_parent=*/false).release();
 }
 
 // Initialises MPI (MPI_THREAD_SERIALIZED) for init_process_group(). With a timeout, on a
@@ -280,16 +316,16 @@ Group& existing(const char* op) {
 
 }  // namespace
 
-Group& group(const char* op) {
-  Group& g = existing(op);
+Group& group(const char* op, Group* target) {
+  Group& g = target ? *target : existing(op);
   if (!g.broken.empty()) throw g.error(op, "the process group is unusable: " + g.broken);
   ++g.calls;
   return g;
 }
 
 namespace {
-Group& acquire(const char* op, bool new_call) {
-  Group& g = existing(op);
+Group& acquire(const char* op, bool new_call, Group* target) {
+  Group& g = target ? *target : existing(op);
   std::thread::id none{};
   const std::thread::id me = std::this_thread::get_id();
   if (!g.user.compare_exchange_strong(none, me)) {
@@ -302,7 +338,7 @@ Group& acquire(const char* op, bool new_call) {
   ++g.user_depth;
   if (!new_call) return g;
   try {
-    return group(op);
+    return group(op, &g);
   } catch (...) {
     if (--g.user_depth == 0) g.user.store(std::thread::id{});
     throw;
@@ -310,7 +346,8 @@ Group& acquire(const char* op, bool new_call) {
 }
 }  // namespace
 
-GroupUse::GroupUse(const char* op, bool new_call) : group(acquire(op, new_call)) {}
+GroupUse::GroupUse(const char* op, bool new_call, Group* target)
+    : group(acquire(op, new_call, target)) {}
 GroupUse::~GroupUse() {
   if (--group.user_depth == 0) group.user.store(std::thread::id{});
 }
@@ -359,20 +396,33 @@ void destroy_process_group() noexcept {
   detail::Group* g = detail::current_group;
   if (g == nullptr) return;
   detail::current_group = nullptr;
-  if (detail::used_by_another_thread(*g)) {
-    // Another thread is inside one of its collectives: left to it, MPI objects and all
-    // (as a timed-out group), rather than freed under it.
-    detail::abandon(g);
+  detail::retire(g);
+}
+
+namespace detail {
+void retire(Group* g) noexcept {
+  live_groups().erase(g->id);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) {  // a group outliving MPI (a static handle): nothing to free any more
+    abandon(g);
     return;
   }
-  detail::release_mpi_objects(*g);
+  if (used_by_another_thread(*g)) {
+    // Another thread is inside one of its collectives: left to it, MPI objects and all
+    // (as a timed-out group), rather than freed under it.
+    abandon(g);
+    return;
+  }
+  release_mpi_objects(*g);
   const bool stuck = !g->broken.empty();
   g->staging.clear();
   if (stuck)
-    detail::abandon(g);  // its thread may still write into its buffers
+    abandon(g);  // its thread may still write into its buffers
   else
     delete g;
 }
+}  // namespace detail
 
 bool is_initialized() noexcept { return detail::current_group != nullptr; }
 
@@ -381,8 +431,8 @@ int world_size() { return detail::existing("world_size").size; }
 int local_rank() { return detail::existing("local_rank").local_rank; }
 
 namespace {
-std::shared_ptr<detail::WorkState> barrier_launch() {
-  const detail::GroupUse use("barrier");
+std::shared_ptr<detail::WorkState> barrier_launch(detail::Group* target) {
+  const detail::GroupUse use("barrier", true, target);
   detail::Group& g = use.group;
   // Checked as the other collectives (issue #29: a barrier facing peers in all_reduce waited
   // out the whole timeout instead of saying they disagree).
@@ -393,9 +443,17 @@ std::shared_ptr<detail::WorkState> barrier_launch() {
 
 void barrier() {
   const detail::GroupUse hold("barrier", /*new_call=*/false);
-  Work(barrier_launch()).wait();
+  Work(barrier_launch(nullptr)).wait();
 }
 
-Work barrier(AsyncOp) { return Work(barrier_launch()); }
+Work barrier(AsyncOp) { return Work(barrier_launch(nullptr)); }
+
+void ProcessGroup::barrier() {
+  detail::Group* g = member("barrier");
+  const detail::GroupUse hold("barrier", /*new_call=*/false, g);
+  Work(barrier_launch(g)).wait();
+}
+
+Work ProcessGroup::barrier(AsyncOp) { return Work(barrier_launch(member("barrier"))); }
 
 }  // namespace hetero::distributed

@@ -2,6 +2,7 @@
 // reduce, gather and scatter: the collectives with one root (collectives.hpp), as
 // torch.distributed's; and all_to_all_single / all_to_all.
 #include <hetero/distributed/collectives.hpp>
+#include <hetero/distributed/new_group.hpp>
 
 #include <fmt/format.h>
 
@@ -39,9 +40,9 @@ void check_root_list(const Group& g, const std::vector<Tensor>& list, const Tens
   }
 }
 
-State reduce_launch(Tensor& t, int dst, ReduceOp op, bool async) {
+State reduce_launch(Tensor& t, int dst, ReduceOp op, bool async, detail::Group* target) {
   constexpr const char* name = "reduce";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
   detail::check_rank(g, dst, name, "dst");
@@ -69,9 +70,10 @@ State reduce_launch(Tensor& t, int dst, ReduceOp op, bool async) {
       });
 }
 
-State gather_launch(const Tensor& input, std::vector<Tensor>& outputs, int dst, bool async) {
+State gather_launch(const Tensor& input, std::vector<Tensor>& outputs, int dst, bool async,
+                    detail::Group* target) {
   constexpr const char* name = "gather";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(input, name, "the input");
   detail::check_rank(g, dst, name, "dst");
@@ -103,9 +105,10 @@ State gather_launch(const Tensor& input, std::vector<Tensor>& outputs, int dst, 
       });
 }
 
-State scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, int src, bool async) {
+State scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, int src, bool async,
+                     detail::Group* target) {
   constexpr const char* name = "scatter";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(output, name, "the output");
   detail::check_rank(g, src, name, "src");
@@ -137,9 +140,10 @@ State scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, int src,
       out, [out, output]() mutable { detail::write_back(out, output); });
 }
 
-State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async) {
+State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async,
+                               detail::Group* target) {
   constexpr const char* name = "all_to_all_single";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(input, name, "the input");
   check_defined(output, name, "the output");
@@ -169,10 +173,10 @@ State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async) 
       out, [out, output]() mutable { detail::write_back(out, output); });
 }
 
-State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                        bool async) {
+State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, bool async,
+                        detail::Group* target) {
   constexpr const char* name = "all_to_all";
-  const detail::GroupUse use(name);
+  const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   if (inputs.empty())
     throw ShapeError(
@@ -190,7 +194,7 @@ State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>&
     row.copy_(inputs[static_cast<std::size_t>(r)]);
   }
   Tensor received = detail::host_buffer(dtype, stacked, Device::cpu());
-  State state = all_to_all_single_launch(received, packed, async);
+  State state = all_to_all_single_launch(received, packed, async, target);
   state->complete = [first = std::move(state->complete), received, outputs]() mutable {
     first();
     for (std::size_t r = 0; r < outputs.size(); ++r)
@@ -202,39 +206,90 @@ State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>&
 }  // namespace
 
 void reduce(Tensor& t, int dst, ReduceOp op) {
-  detail::blocking("reduce", [&] { return reduce_launch(t, dst, op, false); });
+  detail::blocking("reduce", [&] { return reduce_launch(t, dst, op, false, nullptr); });
 }
 Work reduce(Tensor& t, int dst, ReduceOp op, AsyncOp) {
-  return Work(reduce_launch(t, dst, op, true));
+  return Work(reduce_launch(t, dst, op, true, nullptr));
 }
 
 void gather(const Tensor& input, std::vector<Tensor>& outputs, int dst) {
-  detail::blocking("gather", [&] { return gather_launch(input, outputs, dst, false); });
+  detail::blocking("gather", [&] { return gather_launch(input, outputs, dst, false, nullptr); });
 }
 Work gather(const Tensor& input, std::vector<Tensor>& outputs, int dst, AsyncOp) {
-  return Work(gather_launch(input, outputs, dst, true));
+  return Work(gather_launch(input, outputs, dst, true, nullptr));
 }
 
 void scatter(Tensor& output, const std::vector<Tensor>& inputs, int src) {
-  detail::blocking("scatter", [&] { return scatter_launch(output, inputs, src, false); });
+  detail::blocking("scatter", [&] { return scatter_launch(output, inputs, src, false, nullptr); });
 }
 Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp) {
-  return Work(scatter_launch(output, inputs, src, true));
+  return Work(scatter_launch(output, inputs, src, true, nullptr));
 }
 
 void all_to_all_single(Tensor& output, const Tensor& input) {
   detail::blocking("all_to_all_single",
-                   [&] { return all_to_all_single_launch(output, input, false); });
+                   [&] { return all_to_all_single_launch(output, input, false, nullptr); });
 }
 Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp) {
-  return Work(all_to_all_single_launch(output, input, true));
+  return Work(all_to_all_single_launch(output, input, true, nullptr));
 }
 
 void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  detail::blocking("all_to_all", [&] { return all_to_all_launch(outputs, inputs, false); });
+  detail::blocking("all_to_all",
+                   [&] { return all_to_all_launch(outputs, inputs, false, nullptr); });
 }
 Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, AsyncOp) {
-  return Work(all_to_all_launch(outputs, inputs, true));
+  return Work(all_to_all_launch(outputs, inputs, true, nullptr));
+}
+
+// --- ProcessGroup (new_group.hpp) ------------------------------------------------------
+
+void ProcessGroup::reduce(Tensor& t, int dst, ReduceOp op) {
+  detail::Group* g = member("reduce");
+  const int r = group_rank_of(dst, "reduce");
+  detail::blocking(
+      "reduce", [&] { return reduce_launch(t, r, op, false, g); }, g);
+}
+Work ProcessGroup::reduce(Tensor& t, int dst, ReduceOp op, AsyncOp) {
+  detail::Group* g = member("reduce");
+  return Work(reduce_launch(t, group_rank_of(dst, "reduce"), op, true, g));
+}
+void ProcessGroup::gather(const Tensor& input, std::vector<Tensor>& outputs, int dst) {
+  detail::Group* g = member("gather");
+  const int r = group_rank_of(dst, "gather");
+  detail::blocking(
+      "gather", [&] { return gather_launch(input, outputs, r, false, g); }, g);
+}
+Work ProcessGroup::gather(const Tensor& input, std::vector<Tensor>& outputs, int dst, AsyncOp) {
+  detail::Group* g = member("gather");
+  return Work(gather_launch(input, outputs, group_rank_of(dst, "gather"), true, g));
+}
+void ProcessGroup::scatter(Tensor& output, const std::vector<Tensor>& inputs, int src) {
+  detail::Group* g = member("scatter");
+  const int r = group_rank_of(src, "scatter");
+  detail::blocking(
+      "scatter", [&] { return scatter_launch(output, inputs, r, false, g); }, g);
+}
+Work ProcessGroup::scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp) {
+  detail::Group* g = member("scatter");
+  return Work(scatter_launch(output, inputs, group_rank_of(src, "scatter"), true, g));
+}
+void ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input) {
+  detail::Group* g = member("all_to_all_single");
+  detail::blocking(
+      "all_to_all_single", [&] { return all_to_all_single_launch(output, input, false, g); }, g);
+}
+Work ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input, AsyncOp) {
+  return Work(all_to_all_single_launch(output, input, true, member("all_to_all_single")));
+}
+void ProcessGroup::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
+  detail::Group* g = member("all_to_all");
+  detail::blocking(
+      "all_to_all", [&] { return all_to_all_launch(outputs, inputs, false, g); }, g);
+}
+Work ProcessGroup::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                              AsyncOp) {
+  return Work(all_to_all_launch(outputs, inputs, true, member("all_to_all")));
 }
 
 }  // namespace hetero::distributed

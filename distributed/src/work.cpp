@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Work (work.hpp): waiting for a launched collective and completing it on the caller's side.
-#include <hetero/distributed/process_group.hpp>
 #include <hetero/distributed/work.hpp>
 
 #include "group.hpp"
@@ -34,9 +33,9 @@ void Work::wait() {
       const DistributedError destroyed(
           "wait: the process group this collective was launched on was destroyed before the "
           "collective was waited for; its result was not written");
-      if (!is_initialized()) throw destroyed;
-      const detail::GroupUse use("wait", /*new_call=*/false);
-      if (use.group.id != w.group_id) throw destroyed;
+      detail::Group* g = detail::find_group(w.group_id);
+      if (g == nullptr) throw destroyed;
+      const detail::GroupUse use("wait", /*new_call=*/false, g);
       w.call->finish(use.group);
       w.complete();
     } catch (...) {

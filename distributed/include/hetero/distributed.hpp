@@ -10,6 +10,7 @@
 #include <hetero/distributed/data_parallel.hpp>
 #include <hetero/distributed/distributed_data_parallel.hpp>
 #include <hetero/distributed/distributed_error.hpp>
+#include <hetero/distributed/new_group.hpp>
 #include <hetero/distributed/point_to_point.hpp>
 #include <hetero/distributed/process_group.hpp>
 #include <hetero/distributed/sampler.hpp>

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// new_group: collectives among some ranks, roots named by their default-group rank,
+// non-members, and a list the ranks disagree on.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <hetero/distributed.hpp>
+
+#include "distributed_test_util.hpp"
+
+using namespace hetero;
+namespace dist = hetero::distributed;
+
+TEST(NewGroup, EvenRanksReduceAmongThemselves) {
+  const int me = dist::rank(), world = dist::world_size();
+  std::vector<int> evens;
+  for (int r = world - 1; r >= 0; --r)  // any order: the group's follows the default group's
+    if (r % 2 == 0) evens.push_back(r);
+  dist::ProcessGroup g = dist::new_group(evens);
+  ASSERT_EQ(g.is_member(), me % 2 == 0);
+  if (!g.is_member()) {
+    Tensor t = full({2}, 1.0);
+    EXPECT_THROW(g.all_reduce(t), dist::DistributedError);
+    EXPECT_THROW((void)g.rank(), dist::DistributedError);
+    dist::barrier();
+    return;
+  }
+  EXPECT_EQ(g.rank(), me / 2);
+  EXPECT_EQ(g.size(), static_cast<int>(evens.size()));
+  EXPECT_EQ(g.ranks().front(), 0);
+  double sum = 0;
+  for (int r : evens) sum += r + 1;
+  for (const Device& d : test::collective_devices()) {
+    Tensor t = full({5}, static_cast<double>(me + 1), d);
+    dist::Work w = g.all_reduce(t, dist::ReduceOp::sum, dist::async_op);
+    Tensor everyone = full({1}, 1.0, d);
+    w.wait();
+    EXPECT_EQ(t.to_vector<double>(), std::vector<double>(5, sum)) << d;
+    // Roots are default-group ranks: the last even rank broadcasts.
+    Tensor b = full({3}, static_cast<double>(me), d);
+    g.broadcast(b, evens.front());
+    EXPECT_EQ(b.to_vector<double>(), std::vector<double>(3, evens.front()));
+    std::vector<Tensor> all(static_cast<std::size_t>(g.size()));
+    for (auto& a : all) a = empty({1}, TensorOptions(d));
+    g.all_gather(all, full({1}, static_cast<double>(me), d));
+    for (int k = 0; k < g.size(); ++k)
+      EXPECT_EQ(all[static_cast<std::size_t>(k)].item<double>(),
+                g.ranks()[static_cast<std::size_t>(k)]);
+  }
+  Tensor t = full({1}, 1.0);
+  if (world > 1) EXPECT_THROW(g.broadcast(t, 1), dist::DistributedError);  // 1 is not a member
+  g.barrier();
+  dist::barrier();
+}
+
+TEST(NewGroup, DefaultAndSubgroupCollectivesInterleave) {
+  const int me = dist::rank(), world = dist::world_size();
+  dist::ProcessGroup all = dist::new_group([&] {
+    std::vector<int> v;
+    for (int r = 0; r < world; ++r) v.push_back(r);
+    return v;
+  }());
+  ASSERT_TRUE(all.is_member());
+  Tensor a = full({4}, 1.0), b = full({4}, 2.0);
+  dist::Work wa = dist::all_reduce(a, dist::ReduceOp::sum, dist::async_op);
+  all.all_reduce(b);  // queued behind the default group's, on the one thread
+  wa.wait();
+  EXPECT_EQ(a.to_vector<double>(), std::vector<double>(4, world));
+  EXPECT_EQ(b.to_vector<double>(), std::vector<double>(4, 2.0 * world));
+  (void)me;
+}
+
+TEST(NewGroup, BadListsAreRefused) {
+  const int me = dist::rank(), world = dist::world_size();
+  EXPECT_THROW(dist::new_group({world}), dist::DistributedError);
+  EXPECT_THROW(dist::new_group({0, 0}), dist::DistributedError);
+  EXPECT_THROW(dist::new_group({}), dist::DistributedError);
+  if (world > 1) {
+    try {
+      (void)dist::new_group({me == 0 ? 0 : 1});
+      ADD_FAILURE() << "ranks passing different lists made a group";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+  }
+  dist::barrier();
+}
