@@ -48,6 +48,8 @@ std::vector<std::string> unsupported_pairs() {
   return {unsupported().begin(), unsupported().end()};
 }
 
+int BackendTest::interface_minor() const { return plugin_minor(GetParam()); }
+
 bool BackendTest::runs(OpRef op, DType dtype) {
   if (op_since(op) <= plugin_minor(GetParam()) && backend().supports(op, dtype, 0)) return true;
   std::lock_guard lock(unsupported_mutex());
@@ -136,6 +138,12 @@ void DeviceArray::download(void* host) {
                                static_cast<std::size_t>(count) * element_size(dtype),
                                backend->default_stream(device));
   backend->default_stream(device).synchronize();
+}
+
+std::vector<double> DeviceArray::values() {
+  std::vector<unsigned char> raw(static_cast<std::size_t>(count) * element_size(dtype));
+  download(raw.data());
+  return unpack(dtype, raw);
 }
 
 StridedView DeviceArray::view(const std::vector<std::int64_t>& shape,

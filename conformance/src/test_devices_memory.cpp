@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 
 namespace hetero::conformance {
 
@@ -53,6 +56,44 @@ TEST_P(BackendTest, AllocationBeyondMemoryThrowsAndDeviceStaysUsable) {
   }
   auto ok = backend().allocate(0, 1024);  // still usable
   EXPECT_EQ(ok->size(), 1024u);
+}
+
+// Backend::adopt (interface 3.7, optional): memory the backend did not allocate, used in
+// place. The "foreign" memory here is a buffer of the backend's own, so the test needs no
+// vendor API: kernels through the adopted Buffer write the original's memory, and
+// destroying the adopted Buffer calls the owner's release exactly once (and frees
+// nothing: the original stays usable). A backend that does not adopt returns nullptr and
+// must not call the release.
+TEST_P(BackendTest, AdoptedMemoryIsUsedInPlaceAndReleasedOnce) {
+  if (interface_minor() < 7) {  // not in the plugin's vtable
+    std::printf("backend '%s' predates Backend::adopt (interface minor %d < 7)\n",
+                backend().name().c_str(), interface_minor());
+    return;
+  }
+  constexpr std::int64_t n = 257;
+  DeviceArray original(backend(), 0, DType::float32, n);
+  int released = 0;
+  auto adopted = backend().adopt(0, original.buffer->handle(), original.buffer->size(),
+                                 [&released] { ++released; });
+  if (!adopted) {
+    EXPECT_EQ(released, 0) << "a backend that does not adopt called the release";
+    std::printf("backend '%s' does not adopt foreign memory (Backend::adopt is optional)\n",
+                backend().name().c_str());
+    return;
+  }
+  EXPECT_EQ(adopted->handle(), original.buffer->handle());
+  EXPECT_EQ(adopted->size(), original.buffer->size());
+  EXPECT_EQ(adopted->device(), 0);
+  StridedView v = original.view({n});
+  v.buffer = adopted.get();
+  backend().fill(v, Scalar{2.5, 2}, stream());
+  const auto through_original = original.values();
+  EXPECT_THAT(through_original, ElementsEqual(std::vector<double>(n, 2.5), {n}));
+  EXPECT_EQ(released, 0);
+  adopted.reset();
+  EXPECT_EQ(released, 1);
+  backend().fill(original.view({n}), Scalar{-1.0, -1}, stream());  // still the backend's
+  EXPECT_THAT(original.values(), ElementsEqual(std::vector<double>(n, -1.0), {n}));
 }
 
 }  // namespace hetero::conformance

@@ -113,11 +113,7 @@ std::vector<Op> every_op() {
   return ops;
 }
 
-std::vector<double> run_download(DeviceArray& a) {
-  std::vector<unsigned char> raw(static_cast<std::size_t>(a.count) * element_size(a.dtype));
-  a.download(raw.data());
-  return unpack(a.dtype, raw);
-}
+std::vector<double> run_download(DeviceArray& a) { return a.values(); }
 
 }  // namespace
 

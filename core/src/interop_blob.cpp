@@ -8,6 +8,7 @@
 #include <hetero/interop.hpp>
 
 #include "op_helpers.hpp"
+#include "plugin_library.hpp"
 #include "registry.hpp"
 #include "storage.hpp"
 
@@ -37,10 +38,6 @@ class ForeignBuffer final : public Buffer {
 
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides_in,
                  DType dtype, const Device& device, BlobDeleter deleter) {
-  if (!device.is_cpu())
-    throw NotImplementedError("from_blob: memory of " + device.str() +
-                              " needs its backend to adopt foreign memory, which plugin "
-                              "interface 3.6 has no call for; only cpu memory is supported");
   const std::int64_t numel = detail::checked_numel(shape);
   std::vector<std::int64_t> strides =
       strides_in.empty() ? detail::contiguous_strides(shape) : strides_in;
@@ -58,7 +55,24 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
   if (data == nullptr && numel > 0) throw ValueError("from_blob: data is null");
   const std::size_t bytes = static_cast<std::size_t>(extent) * element_size(dtype);
   auto plugin = detail::plugin_for(device);  // may throw: before the buffer owns the deleter
-  auto buffer = std::make_unique<ForeignBuffer>(data, bytes, std::move(deleter));
+  std::unique_ptr<Buffer> buffer;
+  if (device.is_cpu()) {
+    buffer = std::make_unique<ForeignBuffer>(data, bytes, std::move(deleter));
+  } else {
+    // Device memory: only its backend can run kernels on it (Backend::adopt, minor 7).
+    const std::string who = "backend '" + plugin->status.name + "' (plugin interface " +
+                            plugin->status.interface_version + ")";
+    if (plugin->interface_minor < 7)
+      throw NotImplementedError("from_blob: memory of " + device.str() + ": " + who +
+                                " predates Backend::adopt (3.7), which imports foreign memory");
+    auto release = [data, d = std::move(deleter)]() {
+      if (d) d(data);
+    };
+    buffer = plugin->backend->adopt(device.index(), data, bytes, std::move(release));
+    if (!buffer)
+      throw NotImplementedError("from_blob: memory of " + device.str() + ": " + who +
+                                " does not adopt memory it did not allocate");
+  }
   auto storage = std::make_shared<detail::Storage>(std::move(plugin), std::move(buffer), device);
   const Tensor flat = detail::contiguous_tensor(std::move(storage), {extent}, dtype);
   return detail::strided_view(flat, shape, std::move(strides), 0);

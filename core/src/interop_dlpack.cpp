@@ -114,11 +114,13 @@ Tensor from_dlpack(DLManagedTensor* managed) {
   };
   try {
     const DLTensor& dl = managed->dl_tensor;
-    if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
-      throw NotImplementedError(
-          "from_dlpack: DLPack device type " + std::to_string(dl.device.device_type) +
-          " (only kDLCPU and kDLCUDAHost memory can be adopted in plugin interface 3.6; "
-          "kDLCUDA needs the cuda backend to adopt foreign memory)");
+    Device device = Device::cpu();
+    if (dl.device.device_type == kDLCUDA)
+      device = Device("cuda", dl.device.device_id);  // adopted by the cuda backend
+    else if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
+      throw NotImplementedError("from_dlpack: DLPack device type " +
+                                std::to_string(dl.device.device_type) +
+                                " (kDLCPU, kDLCUDAHost and kDLCUDA memory can be imported)");
     const DType dtype = from_dl_dtype(dl.dtype);
     if (dl.ndim < 0 || (dl.ndim > 0 && dl.shape == nullptr))
       throw ValueError("from_dlpack: ndim " + std::to_string(dl.ndim) + " without a shape");
@@ -126,7 +128,7 @@ Tensor from_dlpack(DLManagedTensor* managed) {
     std::vector<std::int64_t> strides;
     if (dl.strides != nullptr) strides.assign(dl.strides, dl.strides + dl.ndim);
     auto* data = static_cast<char*>(dl.data) + dl.byte_offset;
-    return from_blob(data, shape, strides, dtype, Device::cpu(), release);
+    return from_blob(data, shape, strides, dtype, device, release);
   } catch (...) {
     release(nullptr);
     throw;

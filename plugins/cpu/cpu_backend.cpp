@@ -130,6 +130,13 @@ MemoryStats CpuBackend::memory_stats(int device) const { return cpu_device(devic
 
 void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cache(); }
 
+std::unique_ptr<Buffer> CpuBackend::adopt(int device, void* handle, std::size_t bytes,
+                                          std::function<void()> release) {
+  cpu_device(device);  // InvalidDeviceError out of range
+  return std::make_unique<AdoptedBuffer>(handle, bytes, devices_[static_cast<std::size_t>(device)],
+                                         std::move(release));
+}
+
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   CpuDevice& d = cpu_device(device);
   auto oom = [&] {

@@ -16,4 +16,14 @@ CpuBuffer::~CpuBuffer() {
 }
 int CpuBuffer::device() const noexcept { return device_->index(); }
 
+AdoptedBuffer::~AdoptedBuffer() {
+  try {
+    device_->stream().synchronize();  // the owner gets its memory back once nothing uses it
+  } catch (...) {  // a failed kernel: its error surfaces at the caller's next wait
+  }
+  if (release_) release_();
+}
+
+int AdoptedBuffer::device() const noexcept { return device_->index(); }
+
 }  // namespace hetero::cpu

@@ -11,6 +11,7 @@
 // marks use (Note [Poisoned buffers], poison.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include <hetero/sdk/buffer.hpp>
@@ -57,6 +58,31 @@ class CpuBuffer final : public HostBuffer {
   CachingAllocator::Block block_;
   std::size_t bytes_;
   std::shared_ptr<CpuDevice> device_;
+};
+
+/// Host memory another library owns, adopted without a copy (Backend::adopt): no pool, no
+/// poison id; destruction waits for the device's queued work, then calls the owner's
+/// release.
+class AdoptedBuffer final : public HostBuffer {
+ public:
+  AdoptedBuffer(void* data, std::size_t bytes, std::shared_ptr<CpuDevice> device,
+                std::function<void()> release)
+      : HostBuffer(0),
+        data_(data),
+        bytes_(bytes),
+        device_(std::move(device)),
+        release_(std::move(release)) {}
+  ~AdoptedBuffer() override;
+  std::size_t size() const noexcept override { return bytes_; }
+  int device() const noexcept override;
+  void* handle() const noexcept override { return data_; }
+  void* host_pointer() const noexcept override { return data_; }
+
+ private:
+  void* data_;
+  std::size_t bytes_;
+  std::shared_ptr<CpuDevice> device_;
+  std::function<void()> release_;
 };
 
 class HostRef final : public HostBuffer {

@@ -135,6 +135,12 @@ std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
   return std::make_unique<CudaBuffer>(d.allocator(), block, bytes, index);
 }
 
+std::unique_ptr<Buffer> CudaBackend::adopt(int index, void* handle, std::size_t bytes,
+                                           std::function<void()> release) {
+  (void)device(index);  // InvalidDeviceError / DeviceUnavailableError as allocate()
+  return std::make_unique<CudaBuffer>(handle, bytes, index, std::move(release));
+}
+
 void CudaBackend::empty_cache(int index) { device(index).allocator().empty_cache(); }
 
 std::unique_ptr<Buffer> CudaBackend::allocate_pinned_host(std::size_t bytes) {

@@ -29,6 +29,8 @@ class CudaBackend final : public Backend {
   MemoryStats memory_stats(int device) const override;
 
   std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
+  std::unique_ptr<Buffer> adopt(int device, void* handle, std::size_t bytes,
+                                std::function<void()> release) override;
   void empty_cache(int device) override;
   std::unique_ptr<Buffer> allocate_pinned_host(std::size_t bytes) override;
   Stream& default_stream(int device) override;

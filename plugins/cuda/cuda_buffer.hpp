@@ -3,6 +3,7 @@
 // CudaBuffer (device memory from a device's CudaCachingAllocator) and PinnedHostBuffer
 // (page-locked host memory from the backend's pinned pool). Destruction returns the block
 // to its pool, fenced against every stream other than the device's own that used it.
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -16,8 +17,12 @@ class CudaBuffer final : public Buffer {
  public:
   CudaBuffer(CudaCachingAllocator& pool, CudaCachingAllocator::Block block, std::size_t bytes,
              int device)
-      : pool_(pool), block_(block), bytes_(bytes), device_(device) {}
-  ~CudaBuffer() override { pool_.free(block_, foreign_streams_); }
+      : pool_(&pool), block_(block), bytes_(bytes), device_(device) {}
+  /// Device memory another library owns (Backend::adopt): no pool; destruction waits for
+  /// the device's work (cudaDeviceSynchronize), then calls `release`.
+  CudaBuffer(void* ptr, std::size_t bytes, int device, std::function<void()> release)
+      : block_{ptr, bytes}, bytes_(bytes), device_(device), release_(std::move(release)) {}
+  ~CudaBuffer() override;
 
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return device_; }
@@ -32,10 +37,11 @@ class CudaBuffer final : public Buffer {
   }
 
  private:
-  CudaCachingAllocator& pool_;
+  CudaCachingAllocator* pool_ = nullptr;  // null: adopted memory
   CudaCachingAllocator::Block block_;
   std::size_t bytes_;
   int device_;
+  std::function<void()> release_;  // adopted memory: the owner's deleter
   mutable std::mutex mutex_;
   mutable std::vector<StreamRef> foreign_streams_;
 };

@@ -79,8 +79,11 @@ TEST(Interop, DlpackRoundTripSharesMemoryAndReleasesOnce) {
   EXPECT_THROW(from_dlpack(&odd), DTypeError);
   EXPECT_EQ(released, 1);
   odd.dl_tensor.dtype = {kDLFloat, 32, 1};
-  odd.dl_tensor.device = {kDLCUDA, 0};
+  odd.dl_tensor.device = {kDLOpenCL, 0};  // no import path for OpenCL memory
   EXPECT_THROW(from_dlpack(&odd), NotImplementedError);
   EXPECT_EQ(released, 2);
+  odd.dl_tensor.device = {kDLCUDA, 0};  // imported through the cuda backend's adopt: not null
+  EXPECT_THROW(from_dlpack(&odd), ValueError);
+  EXPECT_EQ(released, 3);
   EXPECT_THROW(from_dlpack(nullptr), ValueError);
 }

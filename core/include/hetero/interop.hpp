@@ -25,9 +25,11 @@ using BlobDeleter = std::function<void(void*)>;
 /// `strides` (empty: contiguous row-major; >= 0, 0 for a broadcast dimension), `dtype`.
 /// `deleter`, when given, is called once the last tensor (or view) using the memory is
 /// gone; without one the caller keeps the memory alive longer than every such tensor.
-/// Writes through the tensor write the memory. The device must be cpu (host memory,
-/// pageable or pinned): other devices need their backend to adopt foreign memory, which
-/// plugin interface 3.6 has no call for (NotImplementedError). ValueError for a null
+/// Writes through the tensor write the memory. On cpu, host memory (pageable or pinned);
+/// on another device, memory of that device (a device pointer for cuda), which its backend
+/// adopts (Backend::adopt, plugin interface 3.7; it waits for the work queued on the memory
+/// before calling the deleter); NotImplementedError naming the backend when it does not
+/// adopt foreign memory (OpenCL) or predates 3.7. ValueError for a null
 /// `data` with elements, negative strides or a strides/shape length mismatch;
 /// ShapeError for a bad shape. The deleter is not called when this throws.
 HETERO_API Tensor from_blob(void* data, const Shape& shape,
@@ -48,10 +50,12 @@ HETERO_API Tensor from_blob(void* data, const Shape& shape, DType dtype,
 HETERO_API DLManagedTensor* to_dlpack(const Tensor& t);
 /// A tensor over a DLPack tensor's memory, as torch.utils.dlpack.from_dlpack: takes
 /// ownership of `managed` (calls its deleter when the last tensor using it is gone, or
-/// at once when this throws). kDLCPU and kDLCUDAHost memory become cpu tensors; strides
+/// at once when this throws). kDLCPU and kDLCUDAHost memory become cpu tensors, kDLCUDA
+/// memory a tensor on cuda:device_id (from_blob on that device: Backend::adopt); strides
 /// NULL means row-major; byte_offset is honoured. DTypeError for a dtype hetero lacks
-/// (complex, int16, lanes != 1, ...), NotImplementedError for other devices (kDLCUDA needs
-/// the cuda backend to adopt foreign memory), ValueError for null or negative strides.
+/// (complex, int16, lanes != 1, ...), NotImplementedError for other device types,
+/// DeviceUnavailableError for a cuda device hetero cannot use, ValueError for null or
+/// negative strides.
 HETERO_API Tensor from_dlpack(DLManagedTensor* managed);
 
 }  // namespace hetero

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include <hetero/hetero.hpp>
+#include <hetero/interop.hpp>
+
+#include <dlpack/dlpack.h>
 
 using namespace hetero;
 
@@ -258,4 +261,37 @@ TEST_F(CudaGpu, EveryReductionPathMatchesCpu) {
       }
     }
   }
+}
+
+// Issue #28: DLPack import of cuda memory (Backend::adopt, interface 3.7): the round trip
+// shares the device memory, kernels run on the imported tensor, and the producer's deleter
+// runs once, after the last use.
+TEST_F(CudaGpu, DlpackImportOfDeviceMemoryIsZeroCopy) {
+  Tensor original = arange(0, 12, 1, TensorOptions(gpu).dtype(DType::float32)).view({3, 4});
+  DLManagedTensor* exported = to_dlpack(original);
+  ASSERT_EQ(exported->dl_tensor.device.device_type, kDLCUDA);
+  void* const pointer = exported->dl_tensor.data;
+  {
+    Tensor imported = from_dlpack(exported);
+    EXPECT_EQ(imported.device(), gpu);
+    EXPECT_EQ((imported * 2.0).sum().item<double>(), 132.0);
+    Tensor view = imported.narrow(0, 1, 1);
+    view.copy_(zeros({1, 4}, gpu));  // written through the import: seen by the original
+    EXPECT_EQ(original.sum().item<double>(), 66.0 - (4 + 5 + 6 + 7));
+    DLManagedTensor* again = to_dlpack(imported);
+    EXPECT_EQ(again->dl_tensor.data, pointer);
+    again->deleter(again);
+  }
+  // From a raw device pointer with a deleter (as torch.from_blob on cuda).
+  int released = 0;
+  DLManagedTensor* keep = to_dlpack(original);  // keeps the memory alive for the blob
+  {
+    Tensor blob = from_blob(keep->dl_tensor.data, {12}, DType::float32, gpu, [&](void*) {
+      ++released;
+      keep->deleter(keep);
+    });
+    EXPECT_EQ(blob.sum().item<double>(), original.sum().item<double>());
+    EXPECT_EQ(released, 0);
+  }
+  EXPECT_EQ(released, 1);
 }

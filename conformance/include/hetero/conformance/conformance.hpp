@@ -53,6 +53,9 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   /// interface minor and Backend::supports says yes. When not, records the pair (see
   /// above) and returns false.
   bool runs(OpRef op, DType dtype);
+  /// The plugin interface minor the backend under test was built for (its info record):
+  /// calls newer than it are not in the plugin's vtable and must not be made.
+  int interface_minor() const;
 
   std::shared_ptr<Backend> backend_;
 };
@@ -65,6 +68,8 @@ struct DeviceArray {
   void upload(const void* host);
   /// Downloads the elements (after synchronising the stream).
   void download(void* host);
+  /// Downloads the elements and unpacks them as doubles (unpack()).
+  std::vector<double> values();
   /// A view of `shape` with contiguous strides at element offset `pad` (or custom strides).
   StridedView view(const std::vector<std::int64_t>& shape,
                    std::vector<std::int64_t> strides = {}) const;

@@ -26,6 +26,7 @@
 ///   HETERO_INTERNAL_ASSERT (<hetero/internal_assert.hpp>), which throws InternalError.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -195,6 +196,26 @@ class Backend {
   /// fibers writing disjoint elements, so they may run in parallel without atomics).
   virtual void scatter_add(const StridedView& out, const StridedView& index, int dim,
                            const StridedView& src, Stream& stream) = 0;
+#endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 7
+  // --- memory of minor 7 ----------------------------------------------------------------
+  /// A Buffer over `bytes` bytes of `device`'s memory at `handle` that this backend did not
+  /// allocate (a device pointer for CUDA, a host pointer for cpu): another library's tensor
+  /// imported without a copy (from_dlpack, from_blob on this device), as torch's
+  /// from_blob on cuda. Kernels and copies use it as any buffer of the backend. When the
+  /// Buffer is destroyed, the backend waits for the work queued on the memory and then
+  /// calls `release` once (the owner's deleter; may be empty). Optional: the default
+  /// returns nullptr (the core then raises NotImplementedError naming the backend), and
+  /// `release` is then not called. Throws InvalidDeviceError for a device out of range.
+  virtual std::unique_ptr<Buffer> adopt(int device, void* handle, std::size_t bytes,
+                                        std::function<void()> release) {
+    (void)device;
+    (void)handle;
+    (void)bytes;
+    (void)release;
+    return nullptr;
+  }
 #endif
 };
 

@@ -18,8 +18,9 @@
 /// 4: the comparisons eq ne lt le gt ge and pow (BinaryOp rows), the ternary family
 /// (OpFamily::ternary, TernaryOp::where) and Backend::ternary(). 5: UnaryOp::log1p, expm1,
 /// rsqrt. 6: the index kernels Backend::gather() and Backend::scatter_add()
-/// (OpFamily::gather, OpFamily::scatter_add).
-#define HETERO_INTERFACE_VERSION_MINOR 6
+/// (OpFamily::gather, OpFamily::scatter_add). 7: Backend::adopt(), the optional wrapping of
+/// device memory the backend did not allocate (DLPack import, from_blob on a device).
+#define HETERO_INTERFACE_VERSION_MINOR 7
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core
