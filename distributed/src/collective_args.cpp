@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collective_args.hpp"
 
+#include "reduction.hpp"
+#include "staging.hpp"
+
 #include <fmt/format.h>
 
 #include <climits>
@@ -62,6 +65,54 @@ void* data_of(const Tensor& host) { return host.numel() == 0 ? nullptr : host.ho
 void check_rank(const Group& g, int root, const char* op, const char* what) {
   if (root < 0 || root >= g.size)
     throw g.error(op, fmt::format("{} {} is not a rank of a group of {}", what, root, g.size));
+}
+
+State launch_reduction(const char* name, Tensor& t, ReduceOp op, int root, bool async,
+                       Group* target) {
+  const GroupUse use(name, true, target);
+  Group& g = use.group;
+  check_defined(t, name, "the tensor");
+  if (root >= 0) check_rank(g, root, name, "dst");
+  const DType wire = reduction_dtype(t.dtype());
+  const MPI_Op mop = mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
+  const bool receives = root < 0 || g.rank == root;
+  const bool is_root = root >= 0 && g.rank == root;
+  const Tensor host = host_operand(async ? nullptr : &g.staging, Slot::input, t, wire, true);
+  const int n = mpi_count(host.numel(), name);
+  void* data = data_of(host);
+  const int world = g.size;
+  return launch_work(
+      g, {name, &t, static_cast<int>(op), root},
+      [=, comm = g.comm, keep = host] {
+        const MPI_Datatype type = mpi_datatype(wire);
+        const int rc = root < 0  ? MPI_Allreduce(MPI_IN_PLACE, data, n, type, mop, comm)
+                       : is_root ? MPI_Reduce(MPI_IN_PLACE, data, n, type, mop, root, comm)
+                                 : MPI_Reduce(data, nullptr, n, type, mop, root, comm);
+        if (rc == MPI_SUCCESS && receives && op == ReduceOp::avg)
+          divide_by_world_size(data, static_cast<std::size_t>(n), wire, world);
+        return rc;
+      },
+      receives ? host : Tensor(),
+      [host, t, receives]() mutable {
+        if (receives) write_back(host, t);  // elsewhere MPI only read it
+      });
+}
+
+State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor& output, DType wire,
+                    bool async, InOutCall call) {
+  Staging* staging = async ? nullptr : &g.staging;
+  const Tensor in = host_operand(staging, Slot::input, input, wire, /*fill=*/true);
+  const Tensor out = host_operand(staging, Slot::output, output, wire, /*fill=*/false);
+  const int in_count = mpi_count(in.numel(), site.op);
+  const int out_count = mpi_count(out.numel(), site.op);
+  const void* from = data_of(in);
+  void* to = data_of(out);
+  return launch_work(
+      g, site,
+      [=, comm = g.comm, keep_in = in, keep_out = out, call = std::move(call)] {
+        return call(from, to, in_count, out_count, comm);
+      },
+      out, [out, output]() mutable { write_back(out, output); });
 }
 
 }  // namespace hetero::distributed::detail

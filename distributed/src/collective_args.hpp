@@ -3,13 +3,16 @@
 // What the collectives share: argument checks that throw before any communication, MPI's
 // int counts, host pointers, and running a launched collective to completion.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <hetero/distributed/collectives.hpp>
 #include <hetero/distributed/work.hpp>
 #include <hetero/tensor.hpp>
 
+#include "consistency.hpp"
 #include "group.hpp"
 #include "work_state.hpp"
 
@@ -38,6 +41,25 @@ void check_rank(const Group& g, int root, const char* op, const char* what);
 // The element pointer of a host operand (nullptr for no elements: MPI accepts it with a
 // count of 0).
 void* data_of(const Tensor& host);
+
+// The MPI call of a collective with an input and an output buffer: `from` and `to` are
+// their host memory (nullptr for no elements), `in_count` and `out_count` their element
+// counts.
+using InOutCall =
+    std::function<int(const void* from, void* to, int in_count, int out_count, MPI_Comm comm)>;
+
+// Launches a collective reading `input` and writing `output` through host operands of dtype
+// `wire` (staged through buffers of the Work's own when `async`, else the group's), and
+// writing `output` back once it succeeded: all_gather_into_tensor, reduce_scatter_tensor,
+// all_to_all_single. MPI's count limit checked on both.
+State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor& output, DType wire,
+                    bool async, InOutCall call);
+
+// Launches the in-place reduction of `t` over the group: into every rank's `t` when
+// `root` < 0 (all_reduce), else into rank `root`'s only (reduce; the others' `t` is only
+// read). `name` is the collective's; it holds the group (GroupUse) itself.
+State launch_reduction(const char* name, Tensor& t, ReduceOp op, int root, bool async,
+                       Group* target);
 
 // Runs a launched collective to completion while `name`'s hold on the group stays (no
 // other thread's collective can come between the launch and the wait).

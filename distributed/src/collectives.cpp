@@ -35,26 +35,7 @@ using detail::State;
 // own, not the group's reused ones.
 
 State all_reduce_launch(Tensor& t, ReduceOp op, bool async, detail::Group* target) {
-  constexpr const char* name = "all_reduce";
-  const detail::GroupUse use(name, true, target);
-  Group& g = use.group;
-  check_defined(t, name, "the tensor");
-  const DType wire = detail::reduction_dtype(t.dtype());
-  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
-  const Tensor host =
-      detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, wire, /*fill=*/true);
-  const int n = mpi_count(host.numel(), name);
-  void* data = data_of(host);
-  const int world = g.size;
-  return detail::launch_work(
-      g, {name, &t, static_cast<int>(op)},
-      [=, comm = g.comm, keep = host] {
-        const int rc = MPI_Allreduce(MPI_IN_PLACE, data, n, detail::mpi_datatype(wire), mop, comm);
-        if (rc == MPI_SUCCESS && op == ReduceOp::avg)
-          detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, world);
-        return rc;
-      },
-      host, [host, t]() mutable { detail::write_back(host, t); });
+  return detail::launch_reduction("all_reduce", t, op, /*root=*/-1, async, target);
 }
 
 State broadcast_launch(Tensor& t, int root, bool async, detail::Group* target) {
@@ -85,21 +66,12 @@ State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool as
   const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/true, g.size, name);
-  detail::Staging* staging = async ? nullptr : &g.staging;
-  const Tensor in = detail::host_operand(staging, Slot::input, input, input.dtype(), /*fill=*/true);
-  const Tensor out =
-      detail::host_operand(staging, Slot::output, output, output.dtype(), /*fill=*/false);
-  const int n = mpi_count(in.numel(), name);
-  mpi_count(out.numel(), name);
-  const void* from = data_of(in);
-  void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  return detail::launch_work(
-      g, {name, &input, -1, -1, output.numel()},
-      [=, comm = g.comm, keep_in = in, keep_out = out] {
-        return MPI_Allgather(from, n, type, to, n, type, comm);
-      },
-      out, [out, output]() mutable { detail::write_back(out, output); });
+  return detail::launch_in_out(g, {name, &input, -1, -1, output.numel()}, input, output,
+                               input.dtype(), async,
+                               [type](const void* from, void* to, int n, int, MPI_Comm comm) {
+                                 return MPI_Allgather(from, n, type, to, n, type, comm);
+                               });
 }
 
 State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool async,
@@ -130,23 +102,15 @@ State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp
   check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
   const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
-  detail::Staging* staging = async ? nullptr : &g.staging;
-  const Tensor in = detail::host_operand(staging, Slot::input, input, wire, /*fill=*/true);
-  const Tensor out = detail::host_operand(staging, Slot::output, output, wire, /*fill=*/false);
-  mpi_count(in.numel(), name);
-  const int n = mpi_count(out.numel(), name);
-  const void* from = data_of(in);
-  void* to = data_of(out);
   const int world = g.size;
-  return detail::launch_work(
-      g, {name, &input, static_cast<int>(op), -1, output.numel()},
-      [=, comm = g.comm, keep_in = in, keep_out = out] {
+  return detail::launch_in_out(
+      g, {name, &input, static_cast<int>(op), -1, output.numel()}, input, output, wire, async,
+      [=](const void* from, void* to, int, int n, MPI_Comm comm) {
         const int rc = MPI_Reduce_scatter_block(from, to, n, detail::mpi_datatype(wire), mop, comm);
         if (rc == MPI_SUCCESS && op == ReduceOp::avg)
           detail::divide_by_world_size(to, static_cast<std::size_t>(n), wire, world);
         return rc;
-      },
-      out, [out, output]() mutable { detail::write_back(out, output); });
+      });
 }
 
 State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,

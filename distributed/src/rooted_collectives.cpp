@@ -41,33 +41,7 @@ void check_root_list(const Group& g, const std::vector<Tensor>& list, const Tens
 }
 
 State reduce_launch(Tensor& t, int dst, ReduceOp op, bool async, detail::Group* target) {
-  constexpr const char* name = "reduce";
-  const detail::GroupUse use(name, true, target);
-  Group& g = use.group;
-  check_defined(t, name, "the tensor");
-  detail::check_rank(g, dst, name, "dst");
-  const DType wire = detail::reduction_dtype(t.dtype());
-  const MPI_Op mop = detail::mpi_op(op, wire, g.nan_ops, name);
-  const bool root = g.rank == dst;
-  const Tensor host =
-      detail::host_operand(async ? nullptr : &g.staging, Slot::input, t, wire, /*fill=*/true);
-  const int n = mpi_count(host.numel(), name);
-  void* data = data_of(host);
-  const int world = g.size;
-  return detail::launch_work(
-      g, {name, &t, static_cast<int>(op), dst},
-      [=, comm = g.comm, keep = host] {
-        const MPI_Datatype type = detail::mpi_datatype(wire);
-        const int rc = root ? MPI_Reduce(MPI_IN_PLACE, data, n, type, mop, dst, comm)
-                            : MPI_Reduce(data, nullptr, n, type, mop, dst, comm);
-        if (rc == MPI_SUCCESS && root && op == ReduceOp::avg)
-          detail::divide_by_world_size(data, static_cast<std::size_t>(n), wire, world);
-        return rc;
-      },
-      root ? host : Tensor(),
-      [host, t, root]() mutable {
-        if (root) detail::write_back(host, t);  // elsewhere MPI only read it
-      });
+  return detail::launch_reduction("reduce", t, op, dst, async, target);
 }
 
 State gather_launch(const Tensor& input, std::vector<Tensor>& outputs, int dst, bool async,
@@ -157,20 +131,13 @@ State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async,
     throw ShapeError(fmt::format("{}: the output has shape {} ({} elements), the input {} ({})",
                                  name, detail::shape_text(output.shape()), output.numel(),
                                  detail::shape_text(input.shape()), input.numel()));
-  detail::Staging* staging = async ? nullptr : &g.staging;
-  const Tensor in = detail::host_operand(staging, Slot::input, input, input.dtype(), true);
-  const Tensor out = detail::host_operand(staging, Slot::output, output, output.dtype(), false);
-  const int block = mpi_count(in.numel() / g.size, name);
-  mpi_count(in.numel(), name);
-  const void* from = data_of(in);
-  void* to = data_of(out);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
-  return detail::launch_work(
-      g, {name, &input, -1, -1, output.numel()},
-      [=, comm = g.comm, keep_in = in, keep_out = out] {
-        return MPI_Alltoall(from, block, type, to, block, type, comm);
-      },
-      out, [out, output]() mutable { detail::write_back(out, output); });
+  const int world = g.size;
+  return detail::launch_in_out(
+      g, {name, &input, -1, -1, output.numel()}, input, output, input.dtype(), async,
+      [type, world](const void* from, void* to, int n, int, MPI_Comm comm) {
+        return MPI_Alltoall(from, n / world, type, to, n / world, type, comm);
+      });
 }
 
 State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, bool async,
