@@ -56,7 +56,10 @@ void CommThread::abandon(std::shared_ptr<CommThread>& owner) noexcept {
   if (!owner) return;
   owner->abandon();
   try {
-    (void)new std::shared_ptr<CommThread>(owner);  // never destroyed: the thread uses it
+    // Kept for good (and reachable, for leak checkers): the thread still uses the object.
+    static auto* kept = new std::vector<std::shared_ptr<CommThread>>;
+    std::lock_guard lock(g_abandoned_mutex);
+    kept->push_back(owner);
   } catch (...) {
     // Out of memory: the last reference may go with the last group; its destructor then
     // finds the thread detached and returns.
