@@ -99,7 +99,7 @@ State launch_reduction(const char* name, Tensor& t, ReduceOp op, int root, bool 
 }
 
 State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor& output, DType wire,
-                    bool async, InOutCall call) {
+                    bool async, InOutCall call, std::function<void()> before_write_back) {
   Staging* staging = async ? nullptr : &g.staging;
   const Tensor in = host_operand(staging, Slot::input, input, wire, /*fill=*/true);
   const Tensor out = host_operand(staging, Slot::output, output, wire, /*fill=*/false);
@@ -112,7 +112,11 @@ State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor&
       [=, comm = g.comm, keep_in = in, keep_out = out, call = std::move(call)] {
         return call(from, to, in_count, out_count, comm);
       },
-      out, [out, output]() mutable { write_back(out, output); });
+      out,
+      [out, output, before = std::move(before_write_back)]() mutable {
+        if (before) before();
+        write_back(out, output);
+      });
 }
 
 }  // namespace hetero::distributed::detail

@@ -51,9 +51,10 @@ using InOutCall =
 // Launches a collective reading `input` and writing `output` through host operands of dtype
 // `wire` (staged through buffers of the Work's own when `async`, else the group's), and
 // writing `output` back once it succeeded: all_gather_into_tensor, reduce_scatter_tensor,
-// all_to_all_single. MPI's count limit checked on both.
+// all_to_all_single. MPI's count limit checked on both. `before_write_back` (may throw)
+// runs first on the waiting thread: a check of what the call learnt.
 State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor& output, DType wire,
-                    bool async, InOutCall call);
+                    bool async, InOutCall call, std::function<void()> before_write_back = {});
 
 // Launches the in-place reduction of `t` over the group: into every rank's `t` when
 // `root` < 0 (all_reduce), else into rank `root`'s only (reduce; the others' `t` is only

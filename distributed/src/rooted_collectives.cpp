@@ -5,6 +5,7 @@
 #include <hetero/distributed/new_group.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -140,6 +141,99 @@ State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async,
       });
 }
 
+// What the uneven all_to_all_single's task learns: the rows each peer sends this rank.
+struct SplitExchange {
+  std::vector<std::int64_t> peer_sends;
+  bool any_mismatch = false;  // on some rank, a peer's rows differ from what it expects
+};
+
+// The splits of `t` (rows along dim 0) for `world` ranks: checked locally.
+void check_splits(const std::vector<std::int64_t>& splits, const Tensor& t, int world,
+                  const char* op, const char* what) {
+  if (static_cast<int>(splits.size()) != world)
+    throw ShapeError(fmt::format("{}: {} has {} entries, the group has {} ranks", op, what,
+                                 splits.size(), world));
+  std::int64_t total = 0;
+  for (std::int64_t n : splits) {
+    if (n < 0) throw ShapeError(fmt::format("{}: {} holds {} (negative)", op, what, n));
+    total += n;
+  }
+  if (total != t.shape()[0])
+    throw ShapeError(fmt::format("{}: {} sum to {} rows, the tensor has {} ({})", op, what, total,
+                                 t.shape()[0], detail::shape_text(t.shape())));
+}
+
+State all_to_all_uneven_launch(Tensor& output, const Tensor& input,
+                               const std::vector<std::int64_t>& output_splits,
+                               const std::vector<std::int64_t>& input_splits, bool async,
+                               detail::Group* target) {
+  constexpr const char* name = "all_to_all_single";
+  const detail::GroupUse use(name, true, target);
+  Group& g = use.group;
+  check_defined(input, name, "the input");
+  check_defined(output, name, "the output");
+  detail::check_same_dtype(input, output, name);
+  if (input.dim() == 0 || output.dim() == 0 ||
+      Shape(input.shape().begin() + 1, input.shape().end()) !=
+          Shape(output.shape().begin() + 1, output.shape().end()))
+    throw ShapeError(
+        fmt::format("{}: the input {} and the output {} must be at least 1-d with "
+                    "equal dimensions after the first",
+                    name, detail::shape_text(input.shape()), detail::shape_text(output.shape())));
+  check_splits(input_splits, input, g.size, name, "input_split_sizes");
+  check_splits(output_splits, output, g.size, name, "output_split_sizes");
+  std::int64_t row = 1;
+  for (std::size_t d = 1; d < input.shape().size(); ++d) row *= input.shape()[d];
+  // Element counts and displacements per rank (MPI's ints).
+  const auto counts = [&](const std::vector<std::int64_t>& splits, std::vector<int>& count,
+                          std::vector<int>& displ) {
+    std::int64_t at = 0;
+    for (std::int64_t n : splits) {
+      count.push_back(mpi_count(n * row, name));
+      displ.push_back(mpi_count(at, name));
+      at += n * row;
+    }
+  };
+  std::vector<int> send_count, send_displ, recv_count, recv_displ;
+  counts(input_splits, send_count, send_displ);
+  counts(output_splits, recv_count, recv_displ);
+  auto exchange = std::make_shared<SplitExchange>();
+  // The shapes may differ between ranks: the check compares the dtype only.
+  const Tensor dtype_probe = empty({0}, TensorOptions(Device::cpu()).dtype(input.dtype()));
+  const MPI_Datatype type = detail::mpi_datatype(input.dtype());
+  return detail::launch_in_out(
+      g, {name, &dtype_probe}, input, output, input.dtype(), async,
+      [=](const void* from, void* to, int, int, MPI_Comm comm) {
+        // What every peer sends this rank must be what this rank expects: one small
+        // all-to-all of the splits and an agreement, before any element moves.
+        exchange->peer_sends.resize(input_splits.size());
+        int rc = MPI_Alltoall(input_splits.data(), 1, MPI_INT64_T, exchange->peer_sends.data(), 1,
+                              MPI_INT64_T, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        int bad = exchange->peer_sends != output_splits ? 1 : 0;
+        rc = MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        if (bad) {
+          exchange->any_mismatch = true;
+          return MPI_SUCCESS;
+        }
+        return MPI_Alltoallv(from, send_count.data(), send_displ.data(), type, to,
+                             recv_count.data(), recv_displ.data(), type, comm);
+      },
+      [exchange, output_splits, who = g.who()] {
+        if (!exchange->any_mismatch) return;
+        for (std::size_t r = 0; r < output_splits.size(); ++r)
+          if (exchange->peer_sends[r] != output_splits[r])
+            throw DistributedError(fmt::format(
+                "{}: all_to_all_single: rank {} sends {} rows, this rank's output_split_sizes "
+                "expects {}; nothing was exchanged",
+                who, r, exchange->peer_sends[r], output_splits[r]));
+        throw DistributedError(fmt::format(
+            "{}: all_to_all_single: the split sizes of other ranks disagree; nothing was exchanged",
+            who));
+      });
+}
+
 State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, bool async,
                         detail::Group* target) {
   constexpr const char* name = "all_to_all";
@@ -199,6 +293,21 @@ void all_to_all_single(Tensor& output, const Tensor& input) {
 }
 Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp) {
   return Work(all_to_all_single_launch(output, input, true, nullptr));
+}
+
+void all_to_all_single(Tensor& output, const Tensor& input,
+                       const std::vector<std::int64_t>& output_split_sizes,
+                       const std::vector<std::int64_t>& input_split_sizes) {
+  detail::blocking("all_to_all_single", [&] {
+    return all_to_all_uneven_launch(output, input, output_split_sizes, input_split_sizes, false,
+                                    nullptr);
+  });
+}
+Work all_to_all_single(Tensor& output, const Tensor& input,
+                       const std::vector<std::int64_t>& output_split_sizes,
+                       const std::vector<std::int64_t>& input_split_sizes, AsyncOp) {
+  return Work(all_to_all_uneven_launch(output, input, output_split_sizes, input_split_sizes, true,
+                                       nullptr));
 }
 
 void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {

@@ -117,6 +117,56 @@ TEST(AllToAll, SingleAndListMatchTheTransposedBlocks) {
   dist::barrier();
 }
 
+// Uneven splits (torch's output_split_sizes / input_split_sizes): rank me sends me + r + 1
+// rows of 2 columns to rank r, rows holding 100 * me + r; so rank r receives me + r + 1
+// rows from each `me`.
+TEST(AllToAll, UnevenSplitsAndSplitsThatDisagree) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    std::vector<std::int64_t> in_splits, out_splits;
+    std::vector<double> v;
+    for (int r = 0; r < world; ++r) {
+      in_splits.push_back(me + r + 1);
+      out_splits.push_back(r + me + 1);
+      for (int k = 0; k < 2 * (me + r + 1); ++k) v.push_back(100 * me + r);
+    }
+    std::int64_t in_rows = 0, out_rows = 0;
+    for (int r = 0; r < world; ++r) in_rows += in_splits[static_cast<std::size_t>(r)];
+    for (int r = 0; r < world; ++r) out_rows += out_splits[static_cast<std::size_t>(r)];
+    const Tensor input = from_vector(v, {in_rows, 2}).to(d);
+    Tensor output = empty({out_rows, 2}, TensorOptions(d).dtype(DType::float64));
+    dist::all_to_all_single(output, input, out_splits, in_splits);
+    std::vector<double> expected;
+    for (int r = 0; r < world; ++r)
+      for (int k = 0; k < 2 * (r + me + 1); ++k) expected.push_back(100 * r + me);
+    EXPECT_EQ(output.to_vector<double>(), expected);
+  }
+  // Locally wrong splits: ShapeError before communicating.
+  Tensor in = empty({3, 2}), out = empty({3, 2});
+  std::vector<std::int64_t> bad(static_cast<std::size_t>(world), 0);
+  bad[0] = 2;  // sums to 2, the tensor has 3 rows
+  EXPECT_THROW(dist::all_to_all_single(out, in, bad, bad), ShapeError);
+  if (world > 1) {
+    // Rank 0 expects one row more from rank 1 than rank 1 sends: every rank throws, and
+    // no output is written.
+    std::vector<std::int64_t> splits(static_cast<std::size_t>(world), 1);
+    std::vector<std::int64_t> expects = splits;
+    if (me == 0) expects = {0, 2};
+    if (me == 0) expects.resize(static_cast<std::size_t>(world), 1);
+    Tensor send = full({world, 2}, 5.0);
+    Tensor recv = full({world, 2}, -1.0);
+    try {
+      dist::all_to_all_single(recv, send, expects, splits);
+      ADD_FAILURE() << "splits that disagree were exchanged";
+    } catch (const dist::DistributedError& e) {
+      if (me == 0) EXPECT_TRUE(contains(e.what(), "rank 0 sends 1 rows")) << e.what();
+    }
+    EXPECT_EQ(recv.to_vector<double>(), std::vector<double>(2 * world, -1.0));
+  }
+  dist::barrier();
+}
+
 TEST(PointToPoint, RingAnySourceAndMismatchedMessages) {
   const int me = dist::rank(), world = dist::world_size();
   if (world == 1) GTEST_SKIP() << "needs two processes (mpirun -np 2)";

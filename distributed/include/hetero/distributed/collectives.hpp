@@ -12,6 +12,7 @@
 /// ShapeError / DTypeError for local arguments, thrown before any communication (the
 /// other ranks then wait in the collective until they time out).
 /// Limits: at most 2^31 - 1 elements per tensor (MPI's int counts).
+#include <cstdint>
 #include <vector>
 
 #include <hetero/distributed/work.hpp>
@@ -98,10 +99,26 @@ HETERO_API Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int s
 /// to rank r, and writes the block received from rank r into block r of `output` (row-major),
 /// as torch.distributed.all_to_all_single with equal splits. ShapeError when the first
 /// dimension does not divide by world_size() (or `input` is 0-d) or the element counts
-/// differ; DTypeError when the dtypes do. Uneven splits are not supported.
+/// differ; DTypeError when the dtypes do. Uneven splits: the overload below.
 HETERO_API void all_to_all_single(Tensor& output, const Tensor& input);
 /// all_to_all_single launched asynchronously.
 HETERO_API Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp);
+
+/// all_to_all_single with uneven splits, as torch's output_split_sizes and
+/// input_split_sizes: rows (along the first dimension) input_split_sizes[r] go to rank r,
+/// and output_split_sizes[r] rows come from rank r, in rank order. Each list has
+/// world_size() entries >= 0 summing to its tensor's first dimension; input and output
+/// have equal dimensions after the first and one dtype (ShapeError / DTypeError, before
+/// communicating). Before any element moves the ranks exchange their splits: when what a
+/// rank sends differs from what its peer expects, every rank throws DistributedError (the
+/// rank naming the first mismatch it sees) and no tensor is written.
+HETERO_API void all_to_all_single(Tensor& output, const Tensor& input,
+                                  const std::vector<std::int64_t>& output_split_sizes,
+                                  const std::vector<std::int64_t>& input_split_sizes);
+/// The uneven all_to_all_single launched asynchronously.
+HETERO_API Work all_to_all_single(Tensor& output, const Tensor& input,
+                                  const std::vector<std::int64_t>& output_split_sizes,
+                                  const std::vector<std::int64_t>& input_split_sizes, AsyncOp);
 
 /// Sends inputs[r] to rank r and receives rank r's tensor into outputs[r], as
 /// torch.distributed.all_to_all, for lists of world_size() tensors of one shape and dtype
