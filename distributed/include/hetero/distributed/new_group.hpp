@@ -30,8 +30,9 @@ struct Group;
 
 /// A group of ranks (see the file comment). Copies share the group; the group's MPI
 /// communicator is freed when the last copy goes. Methods as the free functions of
-/// collectives.hpp and process_group.hpp; DistributedError from any of them on a rank
-/// that is not a member, or when a root is not a member.
+/// collectives.hpp and process_group.hpp (all_to_all_single with equal splits only);
+/// DistributedError from any of them on a rank that is not a member, or when a root is
+/// not a member.
 class HETERO_API ProcessGroup {
  public:
   /// No group (what non-members get).
