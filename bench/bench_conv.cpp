@@ -50,7 +50,7 @@ void register_all() {
                       [[maybe_unused]] std::function<void()> torch_op) {
     bench::add("conv/" + name + "/hetero", std::move(hetero_op));
 #if HETERO_BENCH_HAVE_TORCH
-    bench::add("conv/" + name + "/libtorch", std::move(torch_op));
+    bench::add_peer("conv/" + name + "/libtorch", std::move(torch_op));
 #endif
   };
   std::function<void()> none;

@@ -72,9 +72,9 @@ void register_device(const Device& d) {
 int main(int argc, char** argv) {
 #if HETERO_BENCH_HAVE_TORCH
   bench::torch::set_threads(bench::threads());
-  bench::add("exercise1/matmul_500/cpu/libtorch", bench::torch::exercise1());
-  bench::add("exercise3/item_per_step/cpu/libtorch", bench::torch::exercise3(true));
-  bench::add("exercise3/device_log/cpu/libtorch", bench::torch::exercise3(false));
+  bench::add_peer("exercise1/matmul_500/cpu/libtorch", bench::torch::exercise1());
+  bench::add_peer("exercise3/item_per_step/cpu/libtorch", bench::torch::exercise3(true));
+  bench::add_peer("exercise3/device_log/cpu/libtorch", bench::torch::exercise3(false));
 #endif
   for (const Device& d : bench::devices()) register_device(d);
   return bench::run(argc, argv);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // GEMM, n = 64 ... 2048, float32 and float64, at this run's thread count (bench/run runs
 // HETERO_CPU_THREADS=1 and 2): hetero's matmul (result allocation, queueing, waiting for
-// it) vs raw cblas_?gemm into a preallocated output (OpenBLAS at the same thread count:
-// hetero sets it) vs libtorch's matmul. Counters: FLOP/s; the context carries the
+// it) vs raw cblas_?gemm into a preallocated output (OpenBLAS at the same thread count,
+// bench::PeerBlasThreads) vs libtorch's matmul. Counters: FLOP/s; the context carries the
 // measured FMA peak, so bench/report.py gives the fraction of peak and the ratios.
 #include <cblas.h>
 
@@ -43,6 +43,7 @@ void register_size(std::int64_t n) {
   }));
   bench::timed(benchmark::RegisterBenchmark((tag + "cblas").c_str(), [n](benchmark::State& state) {
     std::vector<T> A = rand({n, n}, dtype_of<T>).template to_vector<T>(), B = A, C(A.size());
+    const bench::PeerBlasThreads blas;
     for (auto _ : state) {
       if constexpr (sizeof(T) == 4)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(),
@@ -58,6 +59,7 @@ void register_size(std::int64_t n) {
   bench::timed(
       benchmark::RegisterBenchmark((tag + "libtorch").c_str(), [n, f64](benchmark::State& state) {
         auto op = bench::torch::gemm(n, f64);
+        const bench::PeerBlasThreads blas;
         for (auto _ : state) op();
         state.counters["flops"] = flops(n);
       }));
@@ -105,7 +107,7 @@ bool gemm_is_correct() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  (void)hetero::all_devices();  // loads the cpu plugin, which sets OpenBLAS's thread count
+  (void)hetero::all_devices();  // loads the cpu plugin, which sets OpenBLAS single-threaded
   if (!gemm_is_correct<float>() || !gemm_is_correct<double>()) return 1;
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
   const int t = bench::threads();

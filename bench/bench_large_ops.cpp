@@ -54,8 +54,8 @@ void register_all() {
       synchronize(d);
     });
 #if HETERO_BENCH_HAVE_TORCH
-    bench::add("large/" + op + "/libtorch_out", bench::torch::large_op(op, true));
-    bench::add("large/" + op + "/libtorch", bench::torch::large_op(op, false));
+    bench::add_peer("large/" + op + "/libtorch_out", bench::torch::large_op(op, true));
+    bench::add_peer("large/" + op + "/libtorch", bench::torch::large_op(op, false));
 #endif
   };
   add("sum", [x] { return x.sum(); });

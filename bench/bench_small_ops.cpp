@@ -61,14 +61,14 @@ void register_all() {
     benchmark::DoNotOptimize(c);
     std::free(c);
   });
-  bench::add("small/matmul_2x2/raw", [] {
+  bench::add_peer("small/matmul_2x2/raw", [] {
     static float a[4] = {1, 2, 3, 4}, b[4] = {4, 3, 2, 1};
     float* c = raw_alloc(4);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
     benchmark::DoNotOptimize(c);
     std::free(c);
   });
-  bench::add("small/matmul_100/raw", [a = rand({100, 100}).to_vector<float>()] {
+  bench::add_peer("small/matmul_100/raw", [a = rand({100, 100}).to_vector<float>()] {
     float* c = raw_alloc(100 * 100);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 100, 100, 100, 1.0f, a.data(), 100,
                 a.data(), 100, 0.0f, c, 100);
@@ -76,10 +76,10 @@ void register_all() {
     std::free(c);
   });
 #if HETERO_BENCH_HAVE_TORCH
-  bench::add("small/add_2x3/libtorch", bench::torch::add_2x3());
-  bench::add("small/ones_2x3/libtorch", bench::torch::ones_2x3());
-  bench::add("small/matmul_2x2/libtorch", bench::torch::matmul_2x2());
-  bench::add("small/matmul_100/libtorch", bench::torch::matmul_100());
+  bench::add_peer("small/add_2x3/libtorch", bench::torch::add_2x3());
+  bench::add_peer("small/ones_2x3/libtorch", bench::torch::ones_2x3());
+  bench::add_peer("small/matmul_2x2/libtorch", bench::torch::matmul_2x2());
+  bench::add_peer("small/matmul_100/libtorch", bench::torch::matmul_100());
 #endif
 }
 

@@ -4,6 +4,7 @@
 // on, and registration of a Google Benchmark from a closure, timed in wall-clock time
 // (hetero's work is asynchronous: every hetero iteration ends with synchronize()).
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -42,6 +43,30 @@ inline benchmark::internal::Benchmark* timed(benchmark::internal::Benchmark* b) 
 inline benchmark::internal::Benchmark* add(const std::string& name, std::function<void()> op) {
   return timed(
       benchmark::RegisterBenchmark(name.c_str(), [op = std::move(op)](benchmark::State& state) {
+        for (auto _ : state) op();
+      }));
+}
+
+/// OpenBLAS at this run's thread count for a peer's loop (raw cblas, libtorch, which calls
+/// the same OpenBLAS), the previous count restored after: hetero's cpu plugin keeps OpenBLAS
+/// single-threaded and splits GEMMs over its own kernel threads (Note [GEMM on the kernel
+/// pool]), so a peer left at that setting would run on one core.
+class PeerBlasThreads {
+ public:
+  PeerBlasThreads() : previous_(openblas_get_num_threads()) { openblas_set_num_threads(threads()); }
+  ~PeerBlasThreads() { openblas_set_num_threads(previous_); }
+  PeerBlasThreads(const PeerBlasThreads&) = delete;
+  PeerBlasThreads& operator=(const PeerBlasThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+/// add() for a peer's row: `op` runs under PeerBlasThreads.
+inline benchmark::internal::Benchmark* add_peer(const std::string& name, std::function<void()> op) {
+  return timed(
+      benchmark::RegisterBenchmark(name.c_str(), [op = std::move(op)](benchmark::State& state) {
+        const PeerBlasThreads blas;
         for (auto _ : state) op();
       }));
 }

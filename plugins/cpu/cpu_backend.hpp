@@ -8,7 +8,8 @@
 // Threads: HETERO_CPU_THREADS (default: all cores) are split evenly between the devices;
 // each device runs its kernels and its GEMMs on max(1, THREADS / DEVICES) threads, so
 // two devices on two cores compute at once, one thread each, and one device uses both.
-// OpenBLAS's thread count is global: it is set to the per-device count.
+// OpenBLAS runs single-threaded: a GEMM is split over the device's kernel threads
+// (Note [GEMM on the kernel pool], openblas_gemm.cpp).
 #include <memory>
 #include <vector>
 

@@ -5,32 +5,65 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <hetero/sdk/buffer.hpp>
 #include <hetero/sdk/half.hpp>
 
-#include <vector>
-
-#include "strided_loop.hpp"
+#include "thread_pool.hpp"
 
 namespace hetero::cpu {
 namespace {
 
-template <class T, class Fn>
-void run(const GemmArgs& a, Fn gemm_fn) {
-  T* A = static_cast<T*>(a.a->handle()) + a.a_offset;
-  T* B = static_cast<T*>(a.b->handle()) + a.b_offset;
-  T* C = static_cast<T*>(a.c->handle()) + a.c_offset;
-  for (std::int64_t b = 0; b < a.batch; ++b) {
-    T* c = C + b * a.stride_c;
-    // Row-major data passed with CblasRowMajor: OpenBLAS applies the transpose identity
-    // C^T = B^T A^T itself, so lda/ldb/ldc are the row strides of the row-major matrices.
-    gemm_fn(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans,
-            a.trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.m),
-            static_cast<blasint>(a.n), static_cast<blasint>(a.k), static_cast<T>(a.alpha),
-            A + b * a.stride_a, static_cast<blasint>(a.lda), B + b * a.stride_b,
-            static_cast<blasint>(a.ldb), static_cast<T>(a.beta), c, static_cast<blasint>(a.ldc));
-  }
+// Note [GEMM on the kernel pool]: OpenBLAS runs single-threaded (set_blas_threads(1) at
+// start-up) and one GEMM is split over the device's kernel threads here, each part one
+// cblas call: batches, else column blocks of C, else row blocks, else (a small C with a
+// long inner dimension, conv2d's weight gradient) blocks of k whose partial products are
+// added in part order. OpenBLAS's own workers would spin (sched_yield) for a while after
+// every call, competing for the cores with the kernel threads that run the next op; one
+// set of threads does both now. Splitting m, n or the batch leaves every element's sum as
+// one call computes it; splitting k changes the rounding, deterministically for a given
+// thread count (as OpenBLAS's and torch's own threaded reductions).
+
+/// One row-major GEMM (or a batch of them) on host pointers, in elements.
+template <class T>
+struct Problem {
+  bool ta = false, tb = false;
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  double alpha = 1, beta = 0;
+  const T* a = nullptr;
+  std::int64_t lda = 0, sa = 0;
+  const T* b = nullptr;
+  std::int64_t ldb = 0, sb = 0;
+  T* c = nullptr;
+  std::int64_t ldc = 0, sc = 0;
+};
+
+template <class T>
+Problem<T> problem_of(const GemmArgs& g) {
+  return {g.trans_a, g.trans_b,  g.m,
+          g.n,       g.k,        g.batch,
+          g.alpha,   g.beta,     static_cast<const T*>(g.a->handle()) + g.a_offset,
+          g.lda,     g.stride_a, static_cast<const T*>(g.b->handle()) + g.b_offset,
+          g.ldb,     g.stride_b, static_cast<T*>(g.c->handle()) + g.c_offset,
+          g.ldc,     g.stride_c};
+}
+
+CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+// Row-major data passed with CblasRowMajor: OpenBLAS applies the transpose identity
+// C^T = B^T A^T itself, so lda/ldb/ldc are the row strides of the row-major matrices.
+void call(const Problem<float>& p, const float* a, const float* b, float* c) {
+  cblas_sgemm(CblasRowMajor, trans(p.ta), trans(p.tb), static_cast<blasint>(p.m),
+              static_cast<blasint>(p.n), static_cast<blasint>(p.k), static_cast<float>(p.alpha), a,
+              static_cast<blasint>(p.lda), b, static_cast<blasint>(p.ldb),
+              static_cast<float>(p.beta), c, static_cast<blasint>(p.ldc));
+}
+void call(const Problem<double>& p, const double* a, const double* b, double* c) {
+  cblas_dgemm(CblasRowMajor, trans(p.ta), trans(p.tb), static_cast<blasint>(p.m),
+              static_cast<blasint>(p.n), static_cast<blasint>(p.k), p.alpha, a,
+              static_cast<blasint>(p.lda), b, static_cast<blasint>(p.ldb), p.beta, c,
+              static_cast<blasint>(p.ldc));
 }
 
 // rows x cols row-major matrix at `src` (row stride ld) <-> dense float (row stride cols).
@@ -45,28 +78,155 @@ void narrow(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t
     for (std::int64_t j = 0; j < cols; ++j) dst[i * ld + j] = H(src[i * cols + j]);
 }
 
+template <class T>
+void run_serial(const Problem<T>& p) {
+  for (std::int64_t i = 0; i < p.batch; ++i)
+    call(p, p.a + i * p.sa, p.b + i * p.sb, p.c + i * p.sc);
+}
+
 // float16 / bfloat16: each batch's operands widened to float32, one cblas_sgemm
 // (float32 accumulation, as torch on CPU), the result rounded to nearest even.
 template <class H>
-void run_half(const GemmArgs& a) {
-  const H* A = static_cast<const H*>(a.a->handle()) + a.a_offset;
-  const H* B = static_cast<const H*>(a.b->handle()) + a.b_offset;
-  H* C = static_cast<H*>(a.c->handle()) + a.c_offset;
-  const std::int64_t ar = a.trans_a ? a.k : a.m, ac = a.trans_a ? a.m : a.k;
-  const std::int64_t br = a.trans_b ? a.n : a.k, bc = a.trans_b ? a.k : a.n;
+void run_serial_half(const Problem<H>& p) {
+  const std::int64_t ar = p.ta ? p.k : p.m, ac = p.ta ? p.m : p.k;
+  const std::int64_t br = p.tb ? p.n : p.k, bc = p.tb ? p.k : p.n;
   std::vector<float> fa(static_cast<std::size_t>(ar * ac)), fb(static_cast<std::size_t>(br * bc)),
-      fc(static_cast<std::size_t>(a.m * a.n));
-  for (std::int64_t b = 0; b < a.batch; ++b) {
-    H* c = C + b * a.stride_c;
-    if (a.beta != 0) widen(c, a.m, a.n, a.ldc, fc.data());
-    widen(A + b * a.stride_a, ar, ac, a.lda, fa.data());
-    widen(B + b * a.stride_b, br, bc, a.ldb, fb.data());
-    cblas_sgemm(CblasRowMajor, a.trans_a ? CblasTrans : CblasNoTrans,
-                a.trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.m),
-                static_cast<blasint>(a.n), static_cast<blasint>(a.k), static_cast<float>(a.alpha),
-                fa.data(), static_cast<blasint>(ac), fb.data(), static_cast<blasint>(bc),
-                static_cast<float>(a.beta), fc.data(), static_cast<blasint>(a.n));
-    narrow(fc.data(), a.m, a.n, a.ldc, c);
+      fc(static_cast<std::size_t>(p.m * p.n));
+  Problem<float> f{p.ta, p.tb, p.m,     p.n, p.k, 1,       p.alpha, p.beta, nullptr,
+                   ac,   0,    nullptr, bc,  0,   nullptr, p.n,     0};
+  for (std::int64_t i = 0; i < p.batch; ++i) {
+    H* c = p.c + i * p.sc;
+    if (p.beta != 0) widen(c, p.m, p.n, p.ldc, fc.data());
+    widen(p.a + i * p.sa, ar, ac, p.lda, fa.data());
+    widen(p.b + i * p.sb, br, bc, p.ldb, fb.data());
+    call(f, fa.data(), fb.data(), fc.data());
+    narrow(fc.data(), p.m, p.n, p.ldc, c);
+  }
+}
+
+template <class T>
+void run_part(const Problem<T>& p) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    run_serial(p);
+  else
+    run_serial_half(p);
+}
+
+enum class Split { none, batch, n, m, k };
+
+/// Multiply-adds below which a GEMM stays on one thread (OpenBLAS's own threshold is of
+/// the same order: 4 * 65536).
+constexpr std::int64_t kParallelMacs = std::int64_t{1} << 18;
+/// Column blocks start at multiples of this many elements (a 64-byte line of float32), so
+/// that the parts write no common cache line of C.
+constexpr std::int64_t kColumnAlign = 16;
+
+template <class T>
+Split choose_split(const Problem<T>& p, std::int64_t parts) {
+  if (parts < 2 || p.m * p.n * std::max<std::int64_t>(p.k, 1) * p.batch < kParallelMacs)
+    return Split::none;
+  if (p.batch >= parts) return Split::batch;
+  if (p.batch == 1) {
+    if (p.n >= p.m && p.n >= parts * kColumnAlign) return Split::n;
+    if (p.m >= parts * 4) return Split::m;
+    if (p.n >= parts * kColumnAlign) return Split::n;
+    constexpr bool exact_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+    if (exact_type && p.k >= parts * 256) return Split::k;
+  }
+  return Split::none;
+}
+
+/// Part `i` of `parts` of p along `split` (empty when the range is).
+template <class T>
+Problem<T> part_of(const Problem<T>& p, Split split, std::int64_t i, std::int64_t parts) {
+  Problem<T> q = p;
+  const auto range = [&](std::int64_t extent, std::int64_t align) {
+    const auto at = [&](std::int64_t j) {
+      const std::int64_t e = extent * j / parts;
+      return j == parts ? extent : std::min(extent, (e + align - 1) / align * align);
+    };
+    return std::pair{at(i), at(i + 1)};
+  };
+  switch (split) {
+    case Split::batch: {
+      const auto [lo, hi] = range(p.batch, 1);
+      q.batch = hi - lo;
+      q.a += lo * p.sa;
+      q.b += lo * p.sb;
+      q.c += lo * p.sc;
+      break;
+    }
+    case Split::n: {
+      const auto [lo, hi] = range(p.n, kColumnAlign);
+      q.n = hi - lo;
+      q.b += p.tb ? lo * p.ldb : lo;
+      q.c += lo;
+      break;
+    }
+    case Split::m: {
+      const auto [lo, hi] = range(p.m, 1);
+      q.m = hi - lo;
+      q.a += p.ta ? lo : lo * p.lda;
+      q.c += lo * p.ldc;
+      break;
+    }
+    case Split::k: {
+      const auto [lo, hi] = range(p.k, 1);
+      q.k = hi - lo;
+      q.a += p.ta ? lo * p.lda : lo;
+      q.b += p.tb ? lo : lo * p.ldb;
+      break;
+    }
+    case Split::none:
+      break;
+  }
+  return q;
+}
+
+template <class T>
+void run_split_k(const Problem<T>& p, ThreadPool& pool);
+
+template <class T>
+void run(const GemmArgs& args) {
+  const Problem<T> p = problem_of<T>(args);
+  ThreadPool* pool = kernel_pool();
+  const std::int64_t parts = pool ? pool->size() : 1;
+  const Split split = choose_split(p, parts);
+  if (split == Split::none) return run_part(p);
+  if (split != Split::k) {
+    pool->parallel_for(parts, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        const Problem<T> q = part_of(p, split, i, parts);
+        if (q.batch > 0 && q.m > 0 && q.n > 0) run_part(q);
+      }
+    });
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) run_split_k(p, *pool);
+}
+
+// Split k: part 0 into C (with beta), the others into dense scratch, added in part order.
+template <class T>
+void run_split_k(const Problem<T>& p, ThreadPool& pool) {
+  const std::int64_t parts = pool.size(), mn = p.m * p.n;
+  std::vector<T> partial(static_cast<std::size_t>(mn * (parts - 1)));
+  pool.parallel_for(parts, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      Problem<T> q = part_of(p, Split::k, i, parts);
+      if (i > 0) {
+        q.c = partial.data() + (i - 1) * mn;
+        q.ldc = p.n;
+        q.beta = 0;
+      }
+      run_part(q);
+    }
+  });
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    T* row = p.c + i * p.ldc;
+    for (std::int64_t j = 1; j < parts; ++j) {
+      const T* add = partial.data() + (j - 1) * mn + i * p.n;
+      for (std::int64_t x = 0; x < p.n; ++x) row[x] += add[x];
+    }
   }
 }
 
@@ -75,13 +235,13 @@ void run_half(const GemmArgs& a) {
 void gemm(const GemmArgs& a) {
   switch (a.dtype) {
     case DType::float64:
-      return run<double>(a, cblas_dgemm);
+      return run<double>(a);
     case DType::float16:
-      return run_half<Half>(a);
+      return run<Half>(a);
     case DType::bfloat16:
-      return run_half<BFloat16>(a);
+      return run<BFloat16>(a);
     default:
-      return run<float>(a, cblas_sgemm);
+      return run<float>(a);
   }
 }
 

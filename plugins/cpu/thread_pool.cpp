@@ -1,10 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "thread_pool.hpp"
 
+#include <chrono>
+
 namespace hetero::cpu {
 namespace {
 thread_local ThreadPool* t_pool = nullptr;
 thread_local bool t_inside = false;
+
+// Note [Pool hand-off]: waking a thread asleep on a condition variable takes 10-40 us on a
+// virtual machine (a futex wake through the hypervisor), as long as a 128^3 GEMM half or a
+// 1 MiB copy half. So a worker that finished a chunk, and a caller waiting for its
+// workers, first spin for up to kSpin on the atomics (a pause per turn), and only then
+// sleep; the next kernel of a sequence finds its workers awake. kSpin is short beside
+// OpenBLAS's own worker spin (2^28 cycles, ~80 ms, with sched_yield), which hetero no longer
+// uses (Note [GEMM on the kernel pool]), so an idle device gives its cores back at once.
+constexpr std::chrono::microseconds kSpin{50};
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Spins until done() or kSpin has passed; returns done().
+template <class F>
+bool spin_until(F&& done) {
+  if (done()) return true;
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int turn = 1;; ++turn) {
+    cpu_relax();
+    if (done()) return true;
+    if (turn % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
 }  // namespace
 
 ThreadPool* kernel_pool() noexcept { return t_pool; }
@@ -18,7 +47,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_.notify_all();
   for (auto& t : workers_) t.join();
@@ -27,24 +56,26 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::worker(int index) {
   std::uint64_t seen = 0;
   for (;;) {
-    const std::function<void(std::int64_t, std::int64_t)>* job;
-    std::int64_t n;
-    {
+    const auto ready = [&] {
+      return stop_.load(std::memory_order_acquire) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(ready)) {
       std::unique_lock lock(mutex_);
-      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      job = job_;
-      n = n_;
+      start_.wait(lock, ready);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
+    const std::function<void(std::int64_t, std::int64_t)>* job = job_;
+    const std::int64_t n = n_;
     const std::int64_t parts = size();
     const std::int64_t begin = n * index / parts, end = n * (index + 1) / parts;
     t_inside = true;
     if (begin < end) (*job)(begin, end);
     t_inside = false;
-    {
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard lock(mutex_);  // the caller may be between its check and its wait
+      done_.notify_one();
     }
   }
 }
@@ -57,19 +88,23 @@ void ThreadPool::parallel_for(std::int64_t n,
     return;
   }
   std::lock_guard call(call_mutex_);
+  job_ = &fn;
+  n_ = n;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
+    // Under the mutex, so that a worker between its check and its wait cannot miss it.
     std::lock_guard lock(mutex_);
-    job_ = &fn;
-    n_ = n;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_acq_rel);
   }
   start_.notify_all();
   t_inside = true;
   fn(0, n / size());  // the caller's share: chunk 0
   t_inside = false;
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return pending_ == 0; });
+  const auto finished = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(finished)) {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, finished);
+  }
   job_ = nullptr;
 }
 

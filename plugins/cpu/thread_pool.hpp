@@ -4,6 +4,7 @@
 // Owned by the backend and joined in its destructor, so no thread runs plugin code after
 // the plugin is unloaded (OpenMP's pool cannot promise that: libgomp is not safe to
 // dlclose while its workers idle).
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -23,7 +24,8 @@ class ThreadPool {
 
   /// Runs fn(begin, end) over [0, n) split in contiguous chunks, one per thread, and
   /// returns when all are done. Calls from several threads are serialised; a call from
-  /// inside a running parallel_for runs serially.
+  /// inside a running parallel_for runs serially. Handing work over spins for up to
+  /// kSpin before sleeping (Note [Pool hand-off]).
   void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn);
   int size() const noexcept { return static_cast<int>(workers_.size()) + 1; }
 
@@ -31,14 +33,15 @@ class ThreadPool {
   void worker(int index);
 
   std::mutex call_mutex_;  // one parallel_for at a time
-  std::mutex mutex_;
+  std::mutex mutex_;       // guards sleeping on start_/done_ (the atomics are read without it)
   std::condition_variable start_, done_;
   std::vector<std::thread> workers_;
+  // Written by parallel_for before generation_ is published (release), read after it.
   const std::function<void(std::int64_t, std::int64_t)>* job_ = nullptr;
   std::int64_t n_ = 0;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
 };
 
 /// The pool the kernels running on this thread use (nullptr: run serially). Each CPU

@@ -45,6 +45,36 @@ TEST(Matmul, MatchesNaiveReferenceAtOddSizes) {
   }
 }
 
+// Products large enough for the cpu plugin to split them over its kernel threads (Note [GEMM
+// on the kernel pool]): by columns (wide C), by rows (tall C), by the inner dimension (a
+// small C, as conv2d's weight gradient) and by batch; transposed operands; float32,
+// float64 and float16. On one core nothing is split and the same references hold.
+TEST(Matmul, ProductsSplitOverKernelThreadsMatchTheReference) {
+  manual_seed(9);
+  for (auto [m, k, n] : std::vector<std::array<std::int64_t, 3>>{
+           {8, 70, 1001}, {1001, 70, 8}, {5, 20011, 7}, {3, 600, 2}, {200, 37, 300}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+    Tensor a = randn({m, k}), b = randn({k, n});
+    const auto ref = naive_matmul(a.to_vector<double>(), b.to_vector<double>(), m, k, n);
+    const double scale = std::sqrt(static_cast<double>(k));
+    expect_close(matmul(a, b).to_vector<double>(), ref, 1e-5 * scale);
+    expect_close(matmul(a.t().contiguous().t(), b.t().contiguous().t()).to_vector<double>(), ref,
+                 1e-5 * scale);
+    expect_close(matmul(a.to(DType::float64), b.to(DType::float64)).to_vector<double>(), ref,
+                 1e-12 * scale);
+    if (k < 1000)
+      expect_close(matmul(a.to(DType::float16), b.to(DType::float16)).to_vector<double>(), ref,
+                   2e-3 * scale);
+  }
+  // A batch of products, split by batch entries.
+  Tensor a = randn({5, 60, 70}), b = randn({5, 70, 80});
+  const Tensor c = matmul(a, b);
+  for (std::int64_t i = 0; i < 5; ++i)
+    expect_close(c[i].to_vector<double>(),
+                 naive_matmul(a[i].to_vector<double>(), b[i].to_vector<double>(), 60, 70, 80),
+                 1e-4);
+}
+
 TEST(Matmul, BatchedBroadcastAndVectors) {
   manual_seed(6);
   Tensor a = randn({3, 4, 5}), b = randn({5, 2});
