@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d of the core (Note [Convolution as
 // GEMM]: composed from the backend's strided copy, GEMM, reductions and element-wise
-// kernels) on the backend under test, against direct loops in double: outputs and the
-// gradients of input, weight and bias, for strides, padding, dilation, groups, ceil_mode
-// and count_include_pad. Tolerance: 1e-4 (float32) / 1e-10 (float64) relative to 1 + |want|.
+// kernels, or the backend's own Backend::conv2d where it has one) on the backend under test,
+// against direct loops in double: outputs and the gradients of input, weight and bias, for strides,
+// padding, dilation, groups, ceil_mode and count_include_pad. Tolerance: 1e-4 (float32) / 1e-10
+// (float64) relative to 1 + |want|.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -122,7 +123,12 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
     const std::vector<Geo> convs{{2, 3, 7, 6, 4, 3, 2, 1, 1, 0, 0, 1, 1, 1, 0, 0},
                                  {1, 4, 9, 8, 6, 3, 3, 2, 3, 1, 2, 2, 1, 2, 0, 0},
                                  {3, 2, 5, 5, 2, 5, 5, 1, 1, 2, 2, 1, 1, 2, 0, 0},
-                                 {2, 1, 28, 28, 6, 5, 5, 1, 1, 2, 2, 1, 1, 1, 0, 0}};
+                                 {2, 1, 28, 28, 6, 5, 5, 1, 1, 2, 2, 1, 1, 1, 0, 0},
+                                 // More images than one block of a backend that cuts the batch
+                                 // (the cpu's Backend::conv2d: 4 of these per block, the last
+                                 // block of one), and groups, strides and dilation over several.
+                                 {37, 6, 14, 14, 16, 5, 5, 1, 1, 0, 0, 1, 1, 1, 0, 0},
+                                 {23, 4, 17, 15, 6, 3, 4, 2, 1, 1, 3, 2, 1, 2, 0, 0}};
     for (Geo g : convs) {
       g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
       g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;

@@ -161,6 +161,22 @@ inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, cons
   after_kernel(on);
 }
 
+/// The convolution kernels (Backend::conv2d, interface minor 8); only where runs() says yes.
+/// The caller (ops_conv.cpp) checked the geometry and made the operands dense.
+inline void conv2d(const Storage& on, Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
+                   const StridedView& b, const StridedView& out) {
+  check_supported(on, op, out.dtype);
+  check_view("conv2d", a);
+  check_view("conv2d", b);
+  check_view("conv2d", out);
+  HETERO_INTERNAL_ASSERT(a.is_contiguous() && b.is_contiguous() && out.is_contiguous() &&
+                             a.dtype == out.dtype && b.dtype == out.dtype,
+                         "conv2d called with operands that are not dense or of two dtypes");
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
+  on.plugin->backend->conv2d(op, args, a, b, out, on.stream());
+  after_kernel(on);
+}
+
 /// What the index kernels (interface minor 6) are promised: the op in the plugin's minor
 /// and supported (check_supported keeps them from an older plugin), non-empty views, an
 /// int64 index, one dtype and dim in range; the caller (ops_index.cpp) checked shapes and

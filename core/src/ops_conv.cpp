@@ -12,6 +12,7 @@
 
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
@@ -122,6 +123,67 @@ Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool t
   return cat(parts, 0);
 }
 
+// The backend's convolution kernels (Backend::conv2d, interface minor 8), where it has all
+// three for the dtype and the tensors have elements (the composition handles the empty cases).
+bool backend_convolves(const Tensor& x4, const ConvGeometry& g) {
+  const detail::Storage& on = detail::storage_of(x4);
+  const DType t = x4.dtype();
+  return g.n > 0 && g.c > 0 && g.o > 0 && g.oh > 0 && g.ow > 0 && g.h > 0 && g.w > 0 &&
+         detail::calls::runs(on, Conv2dOp::forward, t) &&
+         detail::calls::runs(on, Conv2dOp::backward_input, t) &&
+         detail::calls::runs(on, Conv2dOp::backward_weight, t);
+}
+
+Conv2dArgs kernel_args(const ConvGeometry& g) {
+  const detail::Window2d& w = g.win;
+  return {g.n,  g.c,  g.h,  g.w,  g.o,  g.groups, w.kh, w.kw,
+          w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,     g.oh, g.ow};
+}
+
+// One convolution kernel on dense copies of a and b, into a new tensor of `shape`.
+Tensor run_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Tensor& b,
+                  Shape shape) {
+  const Tensor da = a.contiguous(), db = b.contiguous();
+  Tensor out = detail::new_tensor_like(std::move(shape), da.dtype(), da);
+  detail::calls::conv2d(detail::storage_of(out), op, kernel_args(g), detail::view_of(da),
+                        detail::view_of(db), detail::view_of(out));
+  return out;
+}
+
+// conv2d through the backend's kernels: forward, then the bias added; the backward closure
+// calls the two gradient kernels and sums the bias gradient.
+Tensor conv2d_by_kernels(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         const ConvGeometry& g, bool batched) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    const Tensor x4 = batched ? input : input.unsqueeze(0);
+    out = run_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
+    if (bias.defined()) out = out + bias.reshape({1, g.o, 1, 1});
+    if (!batched) out = out.squeeze(0);
+  }
+  const bool need_x = detail::needs_grad({&input}), need_w = detail::needs_grad({&weight}),
+             need_b = bias.defined() && detail::needs_grad({&bias});
+  if (!need_x && !need_w && !need_b) return out;
+  detail::SavedTensors saved;
+  detail::BackwardFn fn = [g, batched, need_x, need_w, need_b, wshape = weight.shape(),
+                           x = need_w ? detail::saved(input) : Tensor(),
+                           w = need_x ? detail::saved(weight) : Tensor()](const Tensor& grad) {
+    const Tensor gy = grad.reshape({g.n, g.o, g.oh, g.ow});
+    detail::Gradients grads(3);
+    if (need_b) grads[2] = gy.reshape({g.n, g.o, g.oh * g.ow}).sum(2).sum(0);
+    if (need_w)
+      grads[1] = run_kernel(Conv2dOp::backward_weight, g, gy, batched ? x : x.unsqueeze(0), wshape);
+    if (need_x) {
+      const Tensor dx = run_kernel(Conv2dOp::backward_input, g, gy, w, {g.n, g.c, g.h, g.w});
+      grads[0] = batched ? dx : dx.squeeze(0);
+    }
+    return grads;
+  };
+  detail::attach(out, "ConvolutionBackward", {input, weight, bias}, std::move(fn), saved.take());
+  return out;
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
@@ -129,6 +191,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   const detail::prof::Scope op_scope("conv2d", input);
   const ConvGeometry g = check_conv(input, weight, bias, stride, padding, dilation, groups);
   const bool batched = input.dim() == 4;
+  if (backend_convolves(input, g)) return conv2d_by_kernels(input, weight, bias, g, batched);
   const std::int64_t k = g.c / groups * g.win.kh * g.win.kw;
   Tensor out, cols, wm;
   {

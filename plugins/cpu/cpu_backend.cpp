@@ -247,6 +247,18 @@ void CpuBackend::softmax(SoftmaxOp op, const StridedView& in, const StridedView&
       [op, dim](const StridedView& i, const StridedView& o) { kernels::softmax(op, i, o, dim); },
       in, out);
 }
+void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
+                        const StridedView& b, const StridedView& out, Stream& stream) {
+  // Cost in element units, as the GEMM's: multiply-adds / 32.
+  const std::int64_t cost =
+      args.n * args.o * args.oh * args.ow * (args.c / args.groups) * args.kh * args.kw / 32;
+  submit_views(
+      on(stream), op_name(op), cost,
+      [op, args](const StridedView& x, const StridedView& y, const StridedView& o) {
+        kernels::conv2d(op, args, x, y, o);
+      },
+      a, b, out);
+}
 void CpuBackend::gather(const StridedView& src, const StridedView& index, int dim,
                         const StridedView& out, Stream& stream) {
   submit_views(
@@ -267,6 +279,8 @@ void CpuBackend::scatter_add(const StridedView& out, const StridedView& index, i
 }
 bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
+  if (op.family == OpFamily::conv2d)
+    return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);
 }
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,

@@ -70,7 +70,10 @@ class CpuBackend final : public Backend {
   /// The fused softmax and log_softmax (kernels::softmax), on every floating dtype.
   void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim,
                Stream& stream) override;
-  /// The tables' ops, and the fused softmax on floating dtypes.
+  /// The convolution kernels (kernels::conv2d), on float32 and float64.
+  void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
+              const StridedView& out, Stream& stream) override;
+  /// The tables' ops, the fused softmax on floating dtypes, convolution on float32/float64.
   bool supports(OpRef op, DType dtype, int device) const override;
 
  private:

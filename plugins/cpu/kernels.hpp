@@ -35,6 +35,10 @@ void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
 void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim);
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
+/// Backend::conv2d on dense float32/float64 operands: chunks of images on the kernel threads,
+/// each an im2col + GEMM in cache (Note [Convolution kernels on the cpu], kernels_conv.cpp).
+void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
+            const StridedView& out);
 /// Backend::gather: an element-wise loop over out (kernels_index.cpp).
 void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out);
 /// Backend::scatter_add: blocks of fibers over the kernel threads, each fiber in order

@@ -245,6 +245,19 @@ void gemm(const GemmArgs& a) {
   }
 }
 
+void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         float alpha, const float* a, std::int64_t lda, const float* b,
+                         std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
+  const Problem<float> p{ta, tb, m, n, k, 1, alpha, beta, a, lda, 0, b, ldb, 0, c, ldc, 0};
+  call(p, a, b, c);
+}
+void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                         double alpha, const double* a, std::int64_t lda, const double* b,
+                         std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
+  const Problem<double> p{ta, tb, m, n, k, 1, alpha, beta, a, lda, 0, b, ldb, 0, c, ldc, 0};
+  call(p, a, b, c);
+}
+
 void set_blas_threads(int n) { openblas_set_num_threads(std::max(n, 1)); }
 
 std::string blas_version() {

@@ -217,6 +217,34 @@ class Backend {
     return nullptr;
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 8
+  // --- optional kernels of minor 8: convolution ------------------------------------------
+  /// A 2-d convolution of `args`' geometry (cross-correlation, zero padding, no bias) or one
+  /// of its gradients, on dense C-order operands of one floating dtype, as
+  /// torch.nn.functional.conv2d and aten's convolution_backward:
+  /// - forward: a = input [n, c, h, w], b = weight [o, c / groups, kh, kw], out = output
+  ///   [n, o, oh, ow];
+  /// - backward_input: a = the output's gradient [n, o, oh, ow], b = weight, out = the
+  ///   input's gradient [n, c, h, w] (every element written);
+  /// - backward_weight: a = the output's gradient, b = input, out = the weight's gradient
+  ///   [o, c / groups, kh, kw].
+  /// `out` overlaps neither input. Results agree with the direct sums to rounding (the order
+  /// of the additions is the backend's). The default supports() says no (table_defines), and
+  /// the core then composes convolution from cast, gemm and binary (Note [Convolution as
+  /// GEMM]); a backend that implements this overrides both. The default throws
+  /// NotImplementedError.
+  virtual void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
+                      const StridedView& b, const StridedView& out, Stream& stream) {
+    (void)args;
+    (void)a;
+    (void)b;
+    (void)out;
+    (void)stream;
+    throw NotImplementedError(std::string(op_name(op)) + ": backend '" + name() +
+                              "' has no convolution kernel");
+  }
+#endif
 };
 
 }  // namespace hetero

@@ -145,4 +145,15 @@ struct GemmArgs {
   std::int64_t c_offset = 0, ldc = 0, stride_c = 0;
 };
 
+/// The geometry of Backend::conv2d() (interface minor 8), in elements, as
+/// torch.nn.functional.conv2d's arguments: input [n, c, h, w], weight
+/// [o, c / groups, kh, kw], output [n, o, oh, ow], with
+/// oh = (h + 2 ph - dh (kh - 1) - 1) / sh + 1 (ow likewise) >= 1; every size >= 1, n >= 1,
+/// c and o divisible by groups; stride, dilation >= 1, padding >= 0 (zeros).
+struct Conv2dArgs {
+  std::int64_t n = 0, c = 0, h = 0, w = 0, o = 0, groups = 1;
+  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  std::int64_t oh = 0, ow = 0;
+};
+
 }  // namespace hetero

@@ -57,6 +57,10 @@ enum class RandomDistribution : std::uint8_t { uniform, normal };
 /// dimension, as torch.softmax / torch.log_softmax.
 enum class SoftmaxOp : std::uint8_t { softmax, log_softmax };
 
+/// The ops of Backend::conv2d() (interface minor 8): a 2-d convolution without bias and its
+/// two gradients, as torch.nn.functional.conv2d and aten's convolution_backward.
+enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
+
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,     ///< float16, bfloat16, float32, float64
@@ -92,6 +96,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 /// supports() says so, and the core composes softmax from the other families elsewhere.
 /// `ternary` (minor 4) is a table family like unary and binary. `gather` and `scatter_add`
 /// (minor 6) are one kernel each, for every dtype (Backend::gather, Backend::scatter_add).
+/// `conv2d` (minor 8) is optional as softmax: the core composes convolution from cast, gemm
+/// and binary (Note [Convolution as GEMM]) where a backend does not opt in.
 enum class OpFamily : std::uint8_t {
   fill,
   cast,
@@ -103,10 +109,11 @@ enum class OpFamily : std::uint8_t {
   softmax,
   ternary,
   gather,
-  scatter_add
+  scatter_add,
+  conv2d
 };
 /// The last OpFamily (the families are numbered 0 to kLastOpFamily).
-inline constexpr OpFamily kLastOpFamily = OpFamily::scatter_add;
+inline constexpr OpFamily kLastOpFamily = OpFamily::conv2d;
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
@@ -124,6 +131,8 @@ struct OpRef {
       : family(OpFamily::softmax), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(TernaryOp op)  // NOLINT
       : family(OpFamily::ternary), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(Conv2dOp op)  // NOLINT
+      : family(OpFamily::conv2d), code(static_cast<std::uint8_t>(op)) {}
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
@@ -160,11 +169,13 @@ inline constexpr DTypeClass kTernaryDTypes[] = {DTypeClass::every};
 #undef HETERO_OP_NAME_ROW
 #undef HETERO_OP_SINCE_ROW
 #undef HETERO_OP_DTYPES_ROW
-inline constexpr std::string_view kFamilyNames[] = {"fill",    "cast",   "unary",      "binary",
-                                                    "reduce",  "random", "gemm",       "softmax",
-                                                    "ternary", "gather", "scatter_add"};
+inline constexpr std::string_view kFamilyNames[] = {"fill",    "cast",   "unary",       "binary",
+                                                    "reduce",  "random", "gemm",        "softmax",
+                                                    "ternary", "gather", "scatter_add", "conv2d"};
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
+inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_input",
+                                                    "conv2d_backward_weight"};
 static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(kLastOpFamily) + 1,
               "kFamilyNames needs one name per OpFamily");
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
@@ -193,11 +204,14 @@ HETERO_UNARY_OPS_MINOR_5(HETERO_OP_SINCE_IS_5)
 #undef HETERO_OP_SINCE_IS_1
 }  // namespace op_table_detail
 
-/// Number of op codes of `family` (1 for fill, cast and gemm; softmax's 2 from minor 3).
+/// Number of op codes of `family` (1 for fill, cast and gemm; softmax's 2 from minor 3;
+/// conv2d's 3 from minor 8).
 constexpr int op_count(OpFamily family) noexcept {
   switch (family) {
     case OpFamily::softmax:
       return HETERO_TARGET_INTERFACE_MINOR >= 3 ? 2 : 0;
+    case OpFamily::conv2d:
+      return HETERO_TARGET_INTERFACE_MINOR >= 8 ? 3 : 0;
     case OpFamily::unary:
       return kUnaryOpCount;
     case OpFamily::binary:
@@ -241,6 +255,8 @@ constexpr std::string_view op_name(OpRef op) noexcept {
       return op_table_detail::kSoftmaxNames[op.code];
     case OpFamily::ternary:
       return op_table_detail::kTernaryNames[op.code];
+    case OpFamily::conv2d:
+      return op_table_detail::kConv2dNames[op.code];
     default:
       return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
   }
@@ -288,6 +304,8 @@ constexpr int op_since(OpRef op) noexcept {
     case OpFamily::gather:
     case OpFamily::scatter_add:
       return 6;
+    case OpFamily::conv2d:
+      return 8;
     default:
       return 0;
   }
@@ -310,6 +328,7 @@ constexpr DTypeClass op_dtypes(OpRef op) noexcept {
     case OpFamily::random:
     case OpFamily::gemm:
     case OpFamily::softmax:
+    case OpFamily::conv2d:
       return DTypeClass::floating;
     case OpFamily::fill:
     case OpFamily::cast:
@@ -332,7 +351,8 @@ constexpr int dtype_since(DType t) noexcept {
 /// implements every kernel of the tables need not override it.
 constexpr bool table_defines(OpRef op, DType dtype) noexcept {
   if (op.family == OpFamily::random && is_half(dtype)) return false;
-  if (op.family == OpFamily::softmax) return false;  // optional: a backend opts in
+  if (op.family == OpFamily::softmax || op.family == OpFamily::conv2d)
+    return false;  // optional: a backend opts in
   if (static_cast<int>(dtype) >= kDTypeCount || dtype_since(dtype) > HETERO_TARGET_INTERFACE_MINOR)
     return false;
   return op_known(op) && in_class(op_dtypes(op), dtype);

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend::conv2d on the cpu (interface minor 8).
+//
+// Note [Convolution kernels on the cpu]: the core's composition (Note [Convolution as GEMM])
+// builds one im2col matrix for the whole batch ([C KH KW, N OH OW]: 15 MB for LeNet's second
+// layer at batch 256), and every GEMM, copy and fold then streams it through memory; that
+// traffic, not the arithmetic, was most of conv2d's time. Here the batch is cut into chunks
+// of images whose im2col block fits in half of a core's L2 (kChunkElements), the chunks are
+// spread over the device's kernel threads, and each thread runs, per chunk and group, the
+// same im2col + GEMM on its own cache-resident block (one cblas call on its own thread, as
+// PyTorch's slow_conv2d does per image):
+// - forward: im2col(x) [Kg, B L], then W_g [Og, Kg] times it into the output rows;
+// - backward_input: W_g^T times the output's gradient [Og, B L] into the block, then col2im
+//   (the adjoint of im2col) adds it into the input's gradient;
+// - backward_weight: the output's gradient times im2col(x)^T, accumulated over a thread's
+//   chunks, and the threads' partial sums added in thread order (deterministic for a given
+//   thread count, as the GEMM's own k split).
+// Kg = C / groups * KH * KW, L = OH * OW, B images per chunk.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "kernels.hpp"
+#include "openblas_gemm.hpp"
+#include "thread_pool.hpp"
+
+namespace hetero::cpu::kernels {
+namespace {
+
+/// im2col elements per chunk: 256 KiB of float32 (512 of float64), half of one core's L2 on
+/// the machines measured, so that the block, the weight and the GEMM's packed panels stay in it.
+constexpr std::int64_t kChunkElements = std::int64_t{1} << 16;
+
+struct Geometry {
+  Conv2dArgs a;
+  std::int64_t cg = 0, og = 0;  // input channels and outputs per group
+  std::int64_t kg = 0;          // im2col rows per group: cg * kh * kw
+  std::int64_t l = 0;           // output positions per image: oh * ow
+  std::int64_t image = 0;       // input elements per image: c * h * w
+  std::int64_t chunk = 1;       // images per chunk
+  std::int64_t chunks = 0;
+};
+
+Geometry geometry_of(const Conv2dArgs& a) {
+  Geometry g;
+  g.a = a;
+  g.cg = a.c / a.groups;
+  g.og = a.o / a.groups;
+  g.kg = g.cg * a.kh * a.kw;
+  g.l = a.oh * a.ow;
+  g.image = a.c * a.h * a.w;
+  g.chunk = std::clamp<std::int64_t>(kChunkElements / std::max<std::int64_t>(g.kg * g.l, 1), 1,
+                                     std::max<std::int64_t>(a.n, 1));
+  g.chunks = (a.n + g.chunk - 1) / g.chunk;
+  return g;
+}
+
+/// The output columns j whose input column j * sw + shift lies in [0, w), shift being kernel
+/// column q's offset q * dw - pw: [lo, hi), empty when none.
+std::pair<std::int64_t, std::int64_t> valid_columns(const Conv2dArgs& a, std::int64_t q) {
+  const std::int64_t shift = q * a.dw - a.pw;
+  const std::int64_t lo = std::min(shift >= 0 ? 0 : (-shift + a.sw - 1) / a.sw, a.ow);
+  const std::int64_t last = a.w - 1 - shift;  // j * sw <= last
+  const std::int64_t hi = last < 0 ? lo : std::clamp(last / a.sw + 1, lo, a.ow);
+  return {lo, hi};
+}
+
+/// Rows [channel0, channel0 + cg) x (kh, kw) of one image's im2col into `col` (row stride ld):
+/// col[(ci, p, q)][i * ow + j] = x[channel0 + ci][i sh - ph + p dh][j sw - pw + q dw], zero
+/// outside the input.
+template <class T>
+void im2col(const Geometry& g, const T* x, std::int64_t channel0, T* col, std::int64_t ld) {
+  const Conv2dArgs& a = g.a;
+  for (std::int64_t ci = 0; ci < g.cg; ++ci) {
+    const T* plane = x + (channel0 + ci) * a.h * a.w;
+    for (std::int64_t p = 0; p < a.kh; ++p)
+      for (std::int64_t q = 0; q < a.kw; ++q) {
+        T* row = col + ((ci * a.kh + p) * a.kw + q) * ld;
+        const auto [lo, hi] = valid_columns(a, q);
+        const std::int64_t shift = q * a.dw - a.pw;
+        for (std::int64_t i = 0; i < a.oh; ++i) {
+          T* __restrict dst = row + i * a.ow;
+          const std::int64_t r = i * a.sh - a.ph + p * a.dh;
+          if (r < 0 || r >= a.h) {
+            std::fill(dst, dst + a.ow, T(0));
+            continue;
+          }
+          const T* __restrict src = plane + r * a.w + lo * a.sw + shift;
+          std::fill(dst, dst + lo, T(0));
+          if (a.sw == 1)
+            for (std::int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = src[j];
+          else
+            for (std::int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = src[j * a.sw];
+          std::fill(dst + hi, dst + a.ow, T(0));
+        }
+      }
+  }
+}
+
+/// The adjoint of im2col: each element of `col` added into its place of one image's input
+/// gradient `dx` (channels [channel0, channel0 + cg)); positions outside the input dropped.
+template <class T>
+void col2im(const Geometry& g, const T* col, std::int64_t ld, std::int64_t channel0, T* dx) {
+  const Conv2dArgs& a = g.a;
+  for (std::int64_t ci = 0; ci < g.cg; ++ci) {
+    T* plane = dx + (channel0 + ci) * a.h * a.w;
+    for (std::int64_t p = 0; p < a.kh; ++p)
+      for (std::int64_t q = 0; q < a.kw; ++q) {
+        const T* row = col + ((ci * a.kh + p) * a.kw + q) * ld;
+        const auto [lo, hi] = valid_columns(a, q);
+        const std::int64_t shift = q * a.dw - a.pw;
+        for (std::int64_t i = 0; i < a.oh; ++i) {
+          const std::int64_t r = i * a.sh - a.ph + p * a.dh;
+          if (r < 0 || r >= a.h) continue;
+          const T* __restrict src = row + i * a.ow + lo;
+          T* __restrict dst = plane + r * a.w + lo * a.sw + shift;
+          if (a.sw == 1)
+            for (std::int64_t j = 0; j < hi - lo; ++j) dst[j] += src[j];
+          else
+            for (std::int64_t j = 0; j < hi - lo; ++j) dst[j * a.sw] += src[j];
+        }
+      }
+  }
+}
+
+/// Runs fn(part) for part in [0, parts) on the kernel threads (serially without a pool).
+template <class F>
+void for_each_part(std::int64_t parts, F&& fn) {
+  const auto body = [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t p = begin; p < end; ++p) fn(p);
+  };
+  if (ThreadPool* pool = kernel_pool(); pool && parts > 1)
+    pool->parallel_for(parts, body);
+  else
+    body(0, parts);
+}
+
+/// Rows [o0, o0 + og) of images [n0, n0 + nb) of a [n, o, l] tensor as one [og, nb l] block
+/// (row stride nb l), or back.
+template <class T>
+void gather_rows(const Geometry& g, const T* src, std::int64_t n0, std::int64_t nb, std::int64_t o0,
+                 T* block) {
+  for (std::int64_t i = 0; i < nb; ++i)
+    for (std::int64_t r = 0; r < g.og; ++r)
+      std::memcpy(block + r * nb * g.l + i * g.l, src + ((n0 + i) * g.a.o + o0 + r) * g.l,
+                  static_cast<std::size_t>(g.l) * sizeof(T));
+}
+template <class T>
+void scatter_rows(const Geometry& g, const T* block, std::int64_t n0, std::int64_t nb,
+                  std::int64_t o0, T* dst) {
+  for (std::int64_t i = 0; i < nb; ++i)
+    for (std::int64_t r = 0; r < g.og; ++r)
+      std::memcpy(dst + ((n0 + i) * g.a.o + o0 + r) * g.l, block + r * nb * g.l + i * g.l,
+                  static_cast<std::size_t>(g.l) * sizeof(T));
+}
+
+template <class T>
+void forward(const Geometry& g, const T* x, const T* w, T* y) {
+  for_each_part(g.chunks, [&](std::int64_t chunk) {
+    const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
+    std::vector<T> col(static_cast<std::size_t>(g.kg * ld)), out;
+    if (nb > 1) out.resize(static_cast<std::size_t>(g.og * ld));
+    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+      for (std::int64_t i = 0; i < nb; ++i)
+        im2col(g, x + (n0 + i) * g.image, gi * g.cg, col.data() + i * g.l, ld);
+      const T* wg = w + gi * g.og * g.kg;
+      if (nb == 1) {  // straight into the output's rows
+        gemm_on_this_thread(false, false, g.og, g.l, g.kg, T(1), wg, g.kg, col.data(), ld, T(0),
+                            y + (n0 * g.a.o + gi * g.og) * g.l, g.l);
+        continue;
+      }
+      gemm_on_this_thread(false, false, g.og, ld, g.kg, T(1), wg, g.kg, col.data(), ld, T(0),
+                          out.data(), ld);
+      scatter_rows(g, out.data(), n0, nb, gi * g.og, y);
+    }
+  });
+}
+
+template <class T>
+void backward_input(const Geometry& g, const T* gy, const T* w, T* dx) {
+  for_each_part(g.chunks, [&](std::int64_t chunk) {
+    const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
+    std::vector<T> col(static_cast<std::size_t>(g.kg * ld)), grad;
+    if (nb > 1) grad.resize(static_cast<std::size_t>(g.og * ld));
+    std::fill(dx + n0 * g.image, dx + (n0 + nb) * g.image, T(0));
+    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+      const T* block = gy + (n0 * g.a.o + gi * g.og) * g.l;  // one image: its rows as they are
+      if (nb > 1) {
+        gather_rows(g, gy, n0, nb, gi * g.og, grad.data());
+        block = grad.data();
+      }
+      gemm_on_this_thread(true, false, g.kg, ld, g.og, T(1), w + gi * g.og * g.kg, g.kg, block, ld,
+                          T(0), col.data(), ld);
+      for (std::int64_t i = 0; i < nb; ++i)
+        col2im(g, col.data() + i * g.l, ld, gi * g.cg, dx + (n0 + i) * g.image);
+    }
+  });
+}
+
+template <class T>
+void backward_weight(const Geometry& g, const T* gy, const T* x, T* dw) {
+  const ThreadPool* pool = kernel_pool();
+  const std::int64_t parts = std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
+  const std::int64_t size = g.a.o * g.kg;
+  std::vector<T> partial(static_cast<std::size_t>(size * (parts - 1)));
+  for_each_part(parts, [&](std::int64_t part) {
+    T* acc = part == 0 ? dw : partial.data() + (part - 1) * size;
+    const std::int64_t first = g.chunks * part / parts, last = g.chunks * (part + 1) / parts;
+    std::vector<T> col(static_cast<std::size_t>(g.kg * g.chunk * g.l)),
+        grad(static_cast<std::size_t>(g.og * g.chunk * g.l));
+    for (std::int64_t chunk = first; chunk < last; ++chunk) {
+      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
+      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+        for (std::int64_t i = 0; i < nb; ++i)
+          im2col(g, x + (n0 + i) * g.image, gi * g.cg, col.data() + i * g.l, ld);
+        gather_rows(g, gy, n0, nb, gi * g.og, grad.data());
+        gemm_on_this_thread(false, true, g.og, g.kg, ld, T(1), grad.data(), ld, col.data(), ld,
+                            chunk == first ? T(0) : T(1), acc + gi * g.og * g.kg, g.kg);
+      }
+    }
+  });
+  for (std::int64_t part = 1; part < parts; ++part) {
+    const T* add = partial.data() + (part - 1) * size;
+    for (std::int64_t i = 0; i < size; ++i) dw[i] += add[i];
+  }
+}
+
+template <class T>
+T* host(const StridedView& v) {
+  return data_of<T>(v) + v.offset;
+}
+
+}  // namespace
+
+void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
+            const StridedView& out) {
+  const Geometry g = geometry_of(args);
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+      case Conv2dOp::forward:
+        return forward(g, host<T>(a), host<T>(b), host<T>(out));
+      case Conv2dOp::backward_input:
+        return backward_input(g, host<T>(a), host<T>(b), host<T>(out));
+      case Conv2dOp::backward_weight:
+        return backward_weight(g, host<T>(a), host<T>(b), host<T>(out));
+    }
+  };
+  if (out.dtype == DType::float64)
+    run(double{});
+  else if (out.dtype == DType::float32)
+    run(float{});
+  else
+    throw NotImplementedError("conv2d: the cpu kernels take float32 and float64, not " +
+                              std::string(dtype_name(out.dtype)));
+}
+
+}  // namespace hetero::cpu::kernels
