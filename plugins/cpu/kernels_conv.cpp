@@ -24,6 +24,7 @@
 #include "kernels.hpp"
 #include "openblas_gemm.hpp"
 #include "thread_pool.hpp"
+#include "vector_rows.hpp"
 
 namespace hetero::cpu::kernels {
 namespace {
@@ -56,45 +57,66 @@ Geometry geometry_of(const Conv2dArgs& a) {
   return g;
 }
 
-/// The output columns j whose input column j * sw + shift lies in [0, w), shift being kernel
-/// column q's offset q * dw - pw: [lo, hi), empty when none.
-std::pair<std::int64_t, std::int64_t> valid_columns(const Conv2dArgs& a, std::int64_t q) {
-  const std::int64_t shift = q * a.dw - a.pw;
-  const std::int64_t lo = std::min(shift >= 0 ? 0 : (-shift + a.sw - 1) / a.sw, a.ow);
-  const std::int64_t last = a.w - 1 - shift;  // j * sw <= last
-  const std::int64_t hi = last < 0 ? lo : std::clamp(last / a.sw + 1, lo, a.ow);
+/// The output positions j < out whose input position j * stride + offset lies in [0, in):
+/// [lo, hi), empty (lo == hi) when none.
+std::pair<std::int64_t, std::int64_t> valid_range(std::int64_t out, std::int64_t in,
+                                                  std::int64_t stride, std::int64_t offset) {
+  const std::int64_t lo = std::min(offset >= 0 ? 0 : (-offset + stride - 1) / stride, out);
+  const std::int64_t last = in - 1 - offset;  // j * stride <= last
+  const std::int64_t hi = last < 0 ? lo : std::clamp(last / stride + 1, lo, out);
   return {lo, hi};
+}
+
+template <class T>
+constexpr DType kDType = sizeof(T) == 8 ? DType::float64 : DType::float32;
+
+// Whether every window lies inside the input (no padding reached) and the stride along w is
+// 1: im2col is then one copy of a (channel, kernel row, kernel column, output row) block of
+// output-width rows, and col2im one add of it.
+bool windows_inside(const Conv2dArgs& a) {
+  return a.ph == 0 && a.pw == 0 && a.sw == 1;  // valid_range is then whole for every p, q
 }
 
 /// Rows [channel0, channel0 + cg) x (kh, kw) of one image's im2col into `col` (row stride ld):
 /// col[(ci, p, q)][i * ow + j] = x[channel0 + ci][i sh - ph + p dh][j sw - pw + q dw], zero
-/// outside the input.
+/// outside the input. Where the windows lie inside, one vec::copy_blocks call; else, per
+/// kernel position, the zeros and a copy of the block of rows inside.
 template <class T>
 void im2col(const Geometry& g, const T* x, std::int64_t channel0, T* col, std::int64_t ld) {
   const Conv2dArgs& a = g.a;
+  const T* planes = x + channel0 * a.h * a.w;
+  if (windows_inside(a) &&
+      vec::copy_blocks(kDType<T>, planes, {a.h * a.w, a.dh * a.w, a.dw, a.sh * a.w}, col,
+                       {a.kh * a.kw * ld, a.kw * ld, ld, a.ow}, {g.cg, a.kh, a.kw, a.oh}, a.ow))
+    return;
   for (std::int64_t ci = 0; ci < g.cg; ++ci) {
-    const T* plane = x + (channel0 + ci) * a.h * a.w;
-    for (std::int64_t p = 0; p < a.kh; ++p)
+    const T* plane = planes + ci * a.h * a.w;
+    for (std::int64_t p = 0; p < a.kh; ++p) {
+      const std::int64_t row_shift = p * a.dh - a.ph;
+      const auto [i0, i1] = valid_range(a.oh, a.h, a.sh, row_shift);
       for (std::int64_t q = 0; q < a.kw; ++q) {
-        T* row = col + ((ci * a.kh + p) * a.kw + q) * ld;
-        const auto [lo, hi] = valid_columns(a, q);
+        T* out = col + ((ci * a.kh + p) * a.kw + q) * ld;
         const std::int64_t shift = q * a.dw - a.pw;
-        for (std::int64_t i = 0; i < a.oh; ++i) {
-          T* __restrict dst = row + i * a.ow;
-          const std::int64_t r = i * a.sh - a.ph + p * a.dh;
-          if (r < 0 || r >= a.h) {
-            std::fill(dst, dst + a.ow, T(0));
-            continue;
+        const auto [j0, j1] = valid_range(a.ow, a.w, a.sw, shift);
+        std::fill(out, out + i0 * a.ow, T(0));
+        std::fill(out + i1 * a.ow, out + a.oh * a.ow, T(0));
+        if (i0 == i1) continue;
+        if (j0 > 0 || j1 < a.ow)
+          for (std::int64_t i = i0; i < i1; ++i) {
+            std::fill(out + i * a.ow, out + i * a.ow + j0, T(0));
+            std::fill(out + i * a.ow + j1, out + (i + 1) * a.ow, T(0));
           }
-          const T* __restrict src = plane + r * a.w + lo * a.sw + shift;
-          std::fill(dst, dst + lo, T(0));
-          if (a.sw == 1)
-            for (std::int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = src[j];
-          else
-            for (std::int64_t j = 0; j < hi - lo; ++j) dst[lo + j] = src[j * a.sw];
-          std::fill(dst + hi, dst + a.ow, T(0));
-        }
+        if (j0 == j1) continue;
+        const T* src = plane + (i0 * a.sh + row_shift) * a.w + j0 * a.sw + shift;
+        T* dst = out + i0 * a.ow + j0;
+        const std::int64_t rows = i1 - i0, n = j1 - j0, src_step = a.sh * a.w;
+        if (a.sw == 1 && vec::copy_blocks(kDType<T>, src, {0, 0, 0, src_step}, dst, {0, 0, 0, a.ow},
+                                          {1, 1, 1, rows}, n))
+          continue;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < n; ++j) dst[i * a.ow + j] = src[i * src_step + j * a.sw];
       }
+    }
   }
 }
 
@@ -103,24 +125,30 @@ void im2col(const Geometry& g, const T* x, std::int64_t channel0, T* col, std::i
 template <class T>
 void col2im(const Geometry& g, const T* col, std::int64_t ld, std::int64_t channel0, T* dx) {
   const Conv2dArgs& a = g.a;
+  T* planes = dx + channel0 * a.h * a.w;
+  if (windows_inside(a) &&
+      vec::add_blocks(kDType<T>, col, {a.kh * a.kw * ld, a.kw * ld, ld, a.ow}, planes,
+                      {a.h * a.w, a.dh * a.w, a.dw, a.sh * a.w}, {g.cg, a.kh, a.kw, a.oh}, a.ow))
+    return;
   for (std::int64_t ci = 0; ci < g.cg; ++ci) {
-    T* plane = dx + (channel0 + ci) * a.h * a.w;
-    for (std::int64_t p = 0; p < a.kh; ++p)
+    T* plane = planes + ci * a.h * a.w;
+    for (std::int64_t p = 0; p < a.kh; ++p) {
+      const std::int64_t row_shift = p * a.dh - a.ph;
+      const auto [i0, i1] = valid_range(a.oh, a.h, a.sh, row_shift);
       for (std::int64_t q = 0; q < a.kw; ++q) {
-        const T* row = col + ((ci * a.kh + p) * a.kw + q) * ld;
-        const auto [lo, hi] = valid_columns(a, q);
         const std::int64_t shift = q * a.dw - a.pw;
-        for (std::int64_t i = 0; i < a.oh; ++i) {
-          const std::int64_t r = i * a.sh - a.ph + p * a.dh;
-          if (r < 0 || r >= a.h) continue;
-          const T* __restrict src = row + i * a.ow + lo;
-          T* __restrict dst = plane + r * a.w + lo * a.sw + shift;
-          if (a.sw == 1)
-            for (std::int64_t j = 0; j < hi - lo; ++j) dst[j] += src[j];
-          else
-            for (std::int64_t j = 0; j < hi - lo; ++j) dst[j * a.sw] += src[j];
-        }
+        const auto [j0, j1] = valid_range(a.ow, a.w, a.sw, shift);
+        if (i0 == i1 || j0 == j1) continue;
+        const T* src = col + ((ci * a.kh + p) * a.kw + q) * ld + i0 * a.ow + j0;
+        T* dst = plane + (i0 * a.sh + row_shift) * a.w + j0 * a.sw + shift;
+        const std::int64_t rows = i1 - i0, n = j1 - j0, dst_step = a.sh * a.w;
+        if (a.sw == 1 && vec::add_blocks(kDType<T>, src, {0, 0, 0, a.ow}, dst, {0, 0, 0, dst_step},
+                                         {1, 1, 1, rows}, n))
+          continue;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t j = 0; j < n; ++j) dst[i * dst_step + j * a.sw] += src[i * a.ow + j];
       }
+    }
   }
 }
 
