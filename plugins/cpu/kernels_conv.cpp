@@ -18,6 +18,7 @@
 // Kg = C / groups * KH * KW, L = OH * OW, B images per chunk.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,27 @@ void for_each_part(std::int64_t parts, F&& fn) {
     body(0, parts);
 }
 
+/// fn(part, first, last) for the chunks split into contiguous ranges [first, last), one per
+/// kernel thread (at most one per chunk).
+template <class F>
+void for_each_chunk_range(const Geometry& g, F&& fn) {
+  const ThreadPool* pool = kernel_pool();
+  const std::int64_t parts = std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
+  for_each_part(parts, [&](std::int64_t part) {
+    fn(part, g.chunks * part / parts, g.chunks * (part + 1) / parts);
+  });
+}
+
+/// One thread's blocks for a chunk: im2col [Kg, B L] and output rows [Og, B L], allocated once
+/// per kernel call and thread, uninitialised (every element is written before it is read).
+template <class T>
+struct Scratch {
+  explicit Scratch(const Geometry& g)
+      : col(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(g.kg * g.chunk * g.l))),
+        rows(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(g.og * g.chunk * g.l))) {}
+  std::unique_ptr<T[]> col, rows;
+};
+
 /// Rows [o0, o0 + og) of images [n0, n0 + nb) of a [n, o, l] tensor as one [og, nb l] block
 /// (row stride nb l), or back.
 template <class T>
@@ -185,43 +207,45 @@ void scatter_rows(const Geometry& g, const T* block, std::int64_t n0, std::int64
 
 template <class T>
 void forward(const Geometry& g, const T* x, const T* w, T* y) {
-  for_each_part(g.chunks, [&](std::int64_t chunk) {
-    const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
-    std::vector<T> col(static_cast<std::size_t>(g.kg * ld)), out;
-    if (nb > 1) out.resize(static_cast<std::size_t>(g.og * ld));
-    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
-      for (std::int64_t i = 0; i < nb; ++i)
-        im2col(g, x + (n0 + i) * g.image, gi * g.cg, col.data() + i * g.l, ld);
-      const T* wg = w + gi * g.og * g.kg;
-      if (nb == 1) {  // straight into the output's rows
-        gemm_on_this_thread(false, false, g.og, g.l, g.kg, T(1), wg, g.kg, col.data(), ld, T(0),
-                            y + (n0 * g.a.o + gi * g.og) * g.l, g.l);
-        continue;
+  for_each_chunk_range(g, [&](std::int64_t, std::int64_t first, std::int64_t last) {
+    Scratch<T> s(g);
+    for (std::int64_t chunk = first; chunk < last; ++chunk) {
+      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
+      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+        for (std::int64_t i = 0; i < nb; ++i)
+          im2col(g, x + (n0 + i) * g.image, gi * g.cg, s.col.get() + i * g.l, ld);
+        const T* wg = w + gi * g.og * g.kg;
+        if (nb == 1) {  // straight into the output's rows
+          gemm_on_this_thread(false, false, g.og, g.l, g.kg, T(1), wg, g.kg, s.col.get(), ld, T(0),
+                              y + (n0 * g.a.o + gi * g.og) * g.l, g.l);
+          continue;
+        }
+        gemm_on_this_thread(false, false, g.og, ld, g.kg, T(1), wg, g.kg, s.col.get(), ld, T(0),
+                            s.rows.get(), ld);
+        scatter_rows(g, s.rows.get(), n0, nb, gi * g.og, y);
       }
-      gemm_on_this_thread(false, false, g.og, ld, g.kg, T(1), wg, g.kg, col.data(), ld, T(0),
-                          out.data(), ld);
-      scatter_rows(g, out.data(), n0, nb, gi * g.og, y);
     }
   });
 }
 
 template <class T>
 void backward_input(const Geometry& g, const T* gy, const T* w, T* dx) {
-  for_each_part(g.chunks, [&](std::int64_t chunk) {
-    const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
-    std::vector<T> col(static_cast<std::size_t>(g.kg * ld)), grad;
-    if (nb > 1) grad.resize(static_cast<std::size_t>(g.og * ld));
-    std::fill(dx + n0 * g.image, dx + (n0 + nb) * g.image, T(0));
-    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
-      const T* block = gy + (n0 * g.a.o + gi * g.og) * g.l;  // one image: its rows as they are
-      if (nb > 1) {
-        gather_rows(g, gy, n0, nb, gi * g.og, grad.data());
-        block = grad.data();
+  for_each_chunk_range(g, [&](std::int64_t, std::int64_t first, std::int64_t last) {
+    Scratch<T> s(g);
+    for (std::int64_t chunk = first; chunk < last; ++chunk) {
+      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
+      std::fill(dx + n0 * g.image, dx + (n0 + nb) * g.image, T(0));
+      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+        const T* block = gy + (n0 * g.a.o + gi * g.og) * g.l;  // one image: its rows as they are
+        if (nb > 1) {
+          gather_rows(g, gy, n0, nb, gi * g.og, s.rows.get());
+          block = s.rows.get();
+        }
+        gemm_on_this_thread(true, false, g.kg, ld, g.og, T(1), w + gi * g.og * g.kg, g.kg, block,
+                            ld, T(0), s.col.get(), ld);
+        for (std::int64_t i = 0; i < nb; ++i)
+          col2im(g, s.col.get() + i * g.l, ld, gi * g.cg, dx + (n0 + i) * g.image);
       }
-      gemm_on_this_thread(true, false, g.kg, ld, g.og, T(1), w + gi * g.og * g.kg, g.kg, block, ld,
-                          T(0), col.data(), ld);
-      for (std::int64_t i = 0; i < nb; ++i)
-        col2im(g, col.data() + i * g.l, ld, gi * g.cg, dx + (n0 + i) * g.image);
     }
   });
 }
@@ -232,22 +256,21 @@ void backward_weight(const Geometry& g, const T* gy, const T* x, T* dw) {
   const std::int64_t parts = std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
   const std::int64_t size = g.a.o * g.kg;
   std::vector<T> partial(static_cast<std::size_t>(size * (parts - 1)));
-  for_each_part(parts, [&](std::int64_t part) {
+  for_each_chunk_range(g, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
     T* acc = part == 0 ? dw : partial.data() + (part - 1) * size;
-    const std::int64_t first = g.chunks * part / parts, last = g.chunks * (part + 1) / parts;
-    std::vector<T> col(static_cast<std::size_t>(g.kg * g.chunk * g.l)),
-        grad(static_cast<std::size_t>(g.og * g.chunk * g.l));
+    Scratch<T> s(g);
     for (std::int64_t chunk = first; chunk < last; ++chunk) {
       const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
       for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
         for (std::int64_t i = 0; i < nb; ++i)
-          im2col(g, x + (n0 + i) * g.image, gi * g.cg, col.data() + i * g.l, ld);
-        gather_rows(g, gy, n0, nb, gi * g.og, grad.data());
-        gemm_on_this_thread(false, true, g.og, g.kg, ld, T(1), grad.data(), ld, col.data(), ld,
+          im2col(g, x + (n0 + i) * g.image, gi * g.cg, s.col.get() + i * g.l, ld);
+        gather_rows(g, gy, n0, nb, gi * g.og, s.rows.get());
+        gemm_on_this_thread(false, true, g.og, g.kg, ld, T(1), s.rows.get(), ld, s.col.get(), ld,
                             chunk == first ? T(0) : T(1), acc + gi * g.og * g.kg, g.kg);
       }
     }
   });
+  // Each part's sum in part order: the same chunks per part for a given thread count.
   for (std::int64_t part = 1; part < parts; ++part) {
     const T* add = partial.data() + (part - 1) * size;
     for (std::int64_t i = 0; i < size; ++i) dw[i] += add[i];
