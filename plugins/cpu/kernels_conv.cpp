@@ -165,15 +165,10 @@ void for_each_part(std::int64_t parts, F&& fn) {
     body(0, parts);
 }
 
-/// fn(part, first, last) for the chunks split into contiguous ranges [first, last), one per
-/// kernel thread (at most one per chunk).
-template <class F>
-void for_each_chunk_range(const Geometry& g, F&& fn) {
+/// Threads the chunks are split over: the kernel threads, at most one per chunk.
+std::int64_t chunk_parts(const Geometry& g) {
   const ThreadPool* pool = kernel_pool();
-  const std::int64_t parts = std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
-  for_each_part(parts, [&](std::int64_t part) {
-    fn(part, g.chunks * part / parts, g.chunks * (part + 1) / parts);
-  });
+  return std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
 }
 
 /// One thread's blocks for a chunk: im2col [Kg, B L] and output rows [Og, B L], allocated once
@@ -185,6 +180,31 @@ struct Scratch {
         rows(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(g.og * g.chunk * g.l))) {}
   std::unique_ptr<T[]> col, rows;
 };
+
+/// One chunk as a kernel works on it: images [n0, n0 + nb), its blocks' row stride
+/// ld = nb * L, the thread's part index, whether it is the part's first chunk, and the
+/// thread's scratch.
+template <class T>
+struct Chunk {
+  std::int64_t part, n0, nb, ld;
+  bool first;
+  Scratch<T>& scratch;
+};
+
+/// fn(Chunk) for every chunk, the chunks split into contiguous ranges, one per part
+/// (chunk_parts), each range in order on its thread.
+template <class T, class F>
+void for_each_chunk(const Geometry& g, F&& fn) {
+  const std::int64_t parts = chunk_parts(g);
+  for_each_part(parts, [&](std::int64_t part) {
+    Scratch<T> scratch(g);
+    const std::int64_t first = g.chunks * part / parts, last = g.chunks * (part + 1) / parts;
+    for (std::int64_t chunk = first; chunk < last; ++chunk) {
+      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0);
+      fn(Chunk<T>{part, n0, nb, nb * g.l, chunk == first, scratch});
+    }
+  });
+}
 
 /// Rows [o0, o0 + og) of images [n0, n0 + nb) of a [n, o, l] tensor as one [og, nb l] block
 /// (row stride nb l), or back.
@@ -207,67 +227,56 @@ void scatter_rows(const Geometry& g, const T* block, std::int64_t n0, std::int64
 
 template <class T>
 void forward(const Geometry& g, const T* x, const T* w, T* y) {
-  for_each_chunk_range(g, [&](std::int64_t, std::int64_t first, std::int64_t last) {
-    Scratch<T> s(g);
-    for (std::int64_t chunk = first; chunk < last; ++chunk) {
-      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
-      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
-        for (std::int64_t i = 0; i < nb; ++i)
-          im2col(g, x + (n0 + i) * g.image, gi * g.cg, s.col.get() + i * g.l, ld);
-        const T* wg = w + gi * g.og * g.kg;
-        if (nb == 1) {  // straight into the output's rows
-          gemm_on_this_thread(false, false, g.og, g.l, g.kg, T(1), wg, g.kg, s.col.get(), ld, T(0),
-                              y + (n0 * g.a.o + gi * g.og) * g.l, g.l);
-          continue;
-        }
-        gemm_on_this_thread(false, false, g.og, ld, g.kg, T(1), wg, g.kg, s.col.get(), ld, T(0),
-                            s.rows.get(), ld);
-        scatter_rows(g, s.rows.get(), n0, nb, gi * g.og, y);
+  for_each_chunk<T>(g, [&](const Chunk<T>& c) {
+    T* col = c.scratch.col.get();
+    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+      for (std::int64_t i = 0; i < c.nb; ++i)
+        im2col(g, x + (c.n0 + i) * g.image, gi * g.cg, col + i * g.l, c.ld);
+      const T* wg = w + gi * g.og * g.kg;
+      if (c.nb == 1) {  // straight into the output's rows
+        gemm_on_this_thread(false, false, g.og, g.l, g.kg, T(1), wg, g.kg, col, c.ld, T(0),
+                            y + (c.n0 * g.a.o + gi * g.og) * g.l, g.l);
+        continue;
       }
+      gemm_on_this_thread(false, false, g.og, c.ld, g.kg, T(1), wg, g.kg, col, c.ld, T(0),
+                          c.scratch.rows.get(), c.ld);
+      scatter_rows(g, c.scratch.rows.get(), c.n0, c.nb, gi * g.og, y);
     }
   });
 }
 
 template <class T>
 void backward_input(const Geometry& g, const T* gy, const T* w, T* dx) {
-  for_each_chunk_range(g, [&](std::int64_t, std::int64_t first, std::int64_t last) {
-    Scratch<T> s(g);
-    for (std::int64_t chunk = first; chunk < last; ++chunk) {
-      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
-      std::fill(dx + n0 * g.image, dx + (n0 + nb) * g.image, T(0));
-      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
-        const T* block = gy + (n0 * g.a.o + gi * g.og) * g.l;  // one image: its rows as they are
-        if (nb > 1) {
-          gather_rows(g, gy, n0, nb, gi * g.og, s.rows.get());
-          block = s.rows.get();
-        }
-        gemm_on_this_thread(true, false, g.kg, ld, g.og, T(1), w + gi * g.og * g.kg, g.kg, block,
-                            ld, T(0), s.col.get(), ld);
-        for (std::int64_t i = 0; i < nb; ++i)
-          col2im(g, s.col.get() + i * g.l, ld, gi * g.cg, dx + (n0 + i) * g.image);
+  for_each_chunk<T>(g, [&](const Chunk<T>& c) {
+    T* col = c.scratch.col.get();
+    std::fill(dx + c.n0 * g.image, dx + (c.n0 + c.nb) * g.image, T(0));
+    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+      const T* block = gy + (c.n0 * g.a.o + gi * g.og) * g.l;  // one image: its rows as they are
+      if (c.nb > 1) {
+        gather_rows(g, gy, c.n0, c.nb, gi * g.og, c.scratch.rows.get());
+        block = c.scratch.rows.get();
       }
+      gemm_on_this_thread(true, false, g.kg, c.ld, g.og, T(1), w + gi * g.og * g.kg, g.kg, block,
+                          c.ld, T(0), col, c.ld);
+      for (std::int64_t i = 0; i < c.nb; ++i)
+        col2im(g, col + i * g.l, c.ld, gi * g.cg, dx + (c.n0 + i) * g.image);
     }
   });
 }
 
 template <class T>
 void backward_weight(const Geometry& g, const T* gy, const T* x, T* dw) {
-  const ThreadPool* pool = kernel_pool();
-  const std::int64_t parts = std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
-  const std::int64_t size = g.a.o * g.kg;
+  const std::int64_t parts = chunk_parts(g), size = g.a.o * g.kg;
   std::vector<T> partial(static_cast<std::size_t>(size * (parts - 1)));
-  for_each_chunk_range(g, [&](std::int64_t part, std::int64_t first, std::int64_t last) {
-    T* acc = part == 0 ? dw : partial.data() + (part - 1) * size;
-    Scratch<T> s(g);
-    for (std::int64_t chunk = first; chunk < last; ++chunk) {
-      const std::int64_t n0 = chunk * g.chunk, nb = std::min(g.chunk, g.a.n - n0), ld = nb * g.l;
-      for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
-        for (std::int64_t i = 0; i < nb; ++i)
-          im2col(g, x + (n0 + i) * g.image, gi * g.cg, s.col.get() + i * g.l, ld);
-        gather_rows(g, gy, n0, nb, gi * g.og, s.rows.get());
-        gemm_on_this_thread(false, true, g.og, g.kg, ld, T(1), s.rows.get(), ld, s.col.get(), ld,
-                            chunk == first ? T(0) : T(1), acc + gi * g.og * g.kg, g.kg);
-      }
+  for_each_chunk<T>(g, [&](const Chunk<T>& c) {
+    T* acc = c.part == 0 ? dw : partial.data() + (c.part - 1) * size;
+    T* col = c.scratch.col.get();
+    for (std::int64_t gi = 0; gi < g.a.groups; ++gi) {
+      for (std::int64_t i = 0; i < c.nb; ++i)
+        im2col(g, x + (c.n0 + i) * g.image, gi * g.cg, col + i * g.l, c.ld);
+      gather_rows(g, gy, c.n0, c.nb, gi * g.og, c.scratch.rows.get());
+      gemm_on_this_thread(false, true, g.og, g.kg, c.ld, T(1), c.scratch.rows.get(), c.ld, col,
+                          c.ld, c.first ? T(0) : T(1), acc + gi * g.og * g.kg, g.kg);
     }
   });
   // Each part's sum in part order: the same chunks per part for a given thread count.
