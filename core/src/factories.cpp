@@ -13,11 +13,22 @@
 #include "copy.hpp"
 #include "default_generators.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 
 namespace hetero {
 namespace {
 
 using detail::fill;
+
+// A factory as an op event of the profiler (category "op"; its result's device, shape and
+// dtype, as torch.profiler's aten::zeros): make() runs inside it.
+template <class F>
+Tensor traced(std::string_view op, F&& make) {
+  detail::prof::Scope scope(op, Tensor());
+  Tensor t = make();
+  scope.describe(t);
+  return t;
+}
 
 // Draws from `gen`, or from the default generator of the result's device.
 Tensor random(RandomDistribution dist, const Shape& shape, const TensorOptions& options,
@@ -77,7 +88,9 @@ Tensor from_rows(std::initializer_list<std::initializer_list<T>> rows, DType src
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions options) {
-  return detail::new_tensor(shape, options.dtype_or(DType::float32), options, "empty");
+  return traced("empty", [&] {
+    return detail::new_tensor(shape, options.dtype_or(DType::float32), options, "empty");
+  });
 }
 
 namespace {
@@ -121,14 +134,20 @@ void check_fill_value(double value, DType t) {
 }  // namespace
 
 Tensor full(const Shape& shape, double value, TensorOptions options) {
-  check_fill_value(value, options.dtype_or(DType::float32));
-  Tensor t = empty(shape, options);
-  detail::fill(t, value);
-  return t;
+  return traced("full", [&] {
+    check_fill_value(value, options.dtype_or(DType::float32));
+    Tensor t = empty(shape, options);
+    detail::fill(t, value);
+    return t;
+  });
 }
 
-Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0.0, options); }
-Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1.0, options); }
+Tensor zeros(const Shape& shape, TensorOptions options) {
+  return traced("zeros", [&] { return full(shape, 0.0, options); });
+}
+Tensor ones(const Shape& shape, TensorOptions options) {
+  return traced("ones", [&] { return full(shape, 1.0, options); });
+}
 
 Tensor zeros_like(const Tensor& like) {
   return zeros(like.shape(), TensorOptions(like.device()).dtype(like.dtype()));
@@ -193,13 +212,17 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
 }  // namespace
 
 Tensor arange(double start, double end, double step, TensorOptions options) {
-  return arange_as(start, end, step, options.dtype_or(DType::float32), options);
+  return traced("arange", [&] {
+    return arange_as(start, end, step, options.dtype_or(DType::float32), options);
+  });
 }
 
 Tensor detail::arange_integral(std::int64_t start, std::int64_t end, std::int64_t step,
                                TensorOptions options) {
-  return arange_as(static_cast<double>(start), static_cast<double>(end), static_cast<double>(step),
-                   options.dtype_or(DType::int64), options);
+  return traced("arange", [&] {
+    return arange_as(static_cast<double>(start), static_cast<double>(end),
+                     static_cast<double>(step), options.dtype_or(DType::int64), options);
+  });
 }
 
 Tensor arange(std::int64_t end, TensorOptions options) {
@@ -207,17 +230,21 @@ Tensor arange(std::int64_t end, TensorOptions options) {
 }
 
 Tensor rand(const Shape& shape, TensorOptions options) {
-  return random(RandomDistribution::uniform, shape, options, nullptr);
+  return traced("rand",
+                [&] { return random(RandomDistribution::uniform, shape, options, nullptr); });
 }
 Tensor randn(const Shape& shape, TensorOptions options) {
-  return random(RandomDistribution::normal, shape, options, nullptr);
+  return traced("randn",
+                [&] { return random(RandomDistribution::normal, shape, options, nullptr); });
 }
 
 Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
-  return random(RandomDistribution::uniform, shape, options, &generator);
+  return traced("rand",
+                [&] { return random(RandomDistribution::uniform, shape, options, &generator); });
 }
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options) {
-  return random(RandomDistribution::normal, shape, options, &generator);
+  return traced("randn",
+                [&] { return random(RandomDistribution::normal, shape, options, &generator); });
 }
 
 Tensor tensor(std::initializer_list<int> v, TensorOptions o) {

@@ -92,17 +92,23 @@ Scope::Scope(std::string_view op, const Tensor& operand) noexcept {
     event_.emplace();
     event_->category = "op";
     event_->name = std::string(op);
-    if (operand.defined()) {
-      event_->device = operand.device().str();
-      std::string s = "[";
-      for (std::size_t d = 0; d < operand.shape().size(); ++d)
-        s += (d ? ", " : "") + std::to_string(operand.shape()[d]);
-      event_->shape = s + "]";
-      event_->dtype = std::string(dtype_name(operand.dtype()));
-    }
+    describe(operand);
     event_->start_us = now_us();
   } catch (...) {
     event_.reset();
+  }
+}
+
+void Scope::describe(const Tensor& t) noexcept {
+  if (!event_ || !t.defined()) return;
+  try {
+    event_->device = t.device().str();
+    std::string s = "[";
+    for (std::size_t d = 0; d < t.shape().size(); ++d)
+      s += (d ? ", " : "") + std::to_string(t.shape()[d]);
+    event_->shape = s + "]";
+    event_->dtype = std::string(dtype_name(t.dtype()));
+  } catch (...) {  // the event keeps what it had
   }
 }
 

@@ -38,6 +38,9 @@ class Scope {
   /// holds the kernels, copies and allocations it causes; device, shape and dtype are its
   /// first operand's (as record_shapes=True).
   Scope(std::string_view op, const Tensor& operand) noexcept;
+  /// Gives the op's event the device, shape and dtype of `t` (a factory's result, which
+  /// exists only at the end; as torch.profiler records aten::zeros' output shape).
+  void describe(const Tensor& t) noexcept;
   ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;

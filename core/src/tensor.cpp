@@ -92,6 +92,7 @@ Tensor Tensor::cpu() const { return to(Device::cpu()); }
 Tensor Tensor::cuda(int i) const { return to(Device::cuda(i)); }
 
 Tensor Tensor::clone() const {
+  const detail::prof::Scope op_scope("clone", *this);
   const auto& i = checked();
   Tensor out = detail::new_tensor_like(i.shape, i.dtype, *this);
   if (out.numel() > 0)
@@ -100,7 +101,11 @@ Tensor Tensor::clone() const {
                 [&] { return [](const Tensor& g) { return Gradients{g}; }; });
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;  // no event: nothing happens (as torch's, no aten call)
+  const detail::prof::Scope op_scope("contiguous", *this);
+  return clone();
+}
 
 void Tensor::set_data(const Tensor& other) {
   checked();
@@ -166,6 +171,7 @@ void* Tensor::host_data_ptr() const {
 // --- views ---------------------------------------------------------------------------
 
 Tensor Tensor::view(const Shape& shape) const {
+  const detail::prof::Scope op_scope("view", *this);
   const auto& i = checked();
   Shape s = shape;
   std::int64_t known = 1;
@@ -202,9 +208,13 @@ Tensor Tensor::view(const Shape& shape) const {
   });
 }
 
-Tensor Tensor::reshape(const Shape& shape) const { return contiguous().view(shape); }
+Tensor Tensor::reshape(const Shape& shape) const {
+  const detail::prof::Scope op_scope("reshape", *this);
+  return contiguous().view(shape);
+}
 
 Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
+  const detail::prof::Scope op_scope("transpose", *this);
   const auto& i = checked();
   const auto n = dim();
   d0 = detail::wrap_dim(d0, n, "transpose");  // a 0-d tensor takes dims -1 and 0, as torch
@@ -220,6 +230,7 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
 }
 
 Tensor Tensor::t() const {
+  const detail::prof::Scope op_scope("t", *this);
   if (dim() > 2)
     throw ShapeError("t() expects a tensor with <= 2 dimensions, but it has " +
                      std::to_string(dim()));
@@ -227,6 +238,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::unsqueeze(std::int64_t d) const {
+  const detail::prof::Scope op_scope("unsqueeze", *this);
   const auto& i = checked();
   d = detail::wrap_dim(d, dim() + 1, "unsqueeze");
   auto impl = view_impl(i);
@@ -240,6 +252,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
+  const detail::prof::Scope op_scope("squeeze", *this);
   const auto& i = checked();
   d = detail::wrap_dim(d, dim(), "squeeze");  // a 0-d tensor takes dims -1 and 0, as torch
   if (i.shape.empty()) return *this;
@@ -252,6 +265,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
 }
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
+  const detail::prof::Scope op_scope("narrow", *this);
   const auto& i = checked();
   if (i.shape.empty()) throw IndexError("narrow() cannot be applied to a 0-dim tensor (as torch)");
   const auto d = static_cast<std::size_t>(detail::wrap_dim(dim, this->dim(), "narrow"));
@@ -274,6 +288,7 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
 }
 
 Tensor Tensor::operator[](std::int64_t idx) const {
+  const detail::prof::Scope op_scope("select", *this);
   const auto& i = checked();
   if (i.shape.empty()) throw IndexError("invalid index of a 0-dim tensor");
   const std::int64_t n = i.shape[0];

@@ -9,11 +9,13 @@
 
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
+#include "profiler_record.hpp"
 #include "tensor_impl.hpp"
 
 namespace hetero {
 
 Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
+  const detail::prof::Scope op_scope("permute", *this);
   const auto& i = checked();
   const auto n = dim();
   if (static_cast<std::int64_t>(dims.size()) != n)
@@ -34,6 +36,7 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
 }
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
+  const detail::prof::Scope op_scope("flatten", *this);
   const auto& i = checked();
   const auto n = dim();
   if (n == 0) return reshape({1});
@@ -50,6 +53,7 @@ Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
 }
 
 Tensor Tensor::expand(const Shape& target) const {
+  const detail::prof::Scope op_scope("expand", *this);
   const auto& i = checked();
   const auto n = static_cast<std::int64_t>(i.shape.size()),
              m = static_cast<std::int64_t>(target.size());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -90,6 +91,44 @@ TEST(Profiler, OpsContainTheirKernels) {
       ++gemms_inside;
   EXPECT_GE(gemms_inside, 1);
   EXPECT_NE(profiler::summary(events).find("conv2d"), std::string::npos);
+}
+
+// Views and factories are op events too (as torch.profiler's aten::view, aten::zeros): a
+// factory's event carries its result's shape and holds its fill kernel; a contiguous()
+// that copies nothing records nothing.
+TEST(Profiler, ViewsAndFactoriesAreOpEvents) {
+  profiler::start();
+  const Tensor z = zeros({2, 3});
+  const Tensor v = z.view({3, 2}).t().unsqueeze(0).squeeze(0);
+  const Tensor r = rand({4}, TensorOptions().dtype(DType::float64));
+  const Tensor a = arange(5);
+  (void)z.contiguous();
+  (void)z.t().contiguous()[1].narrow(0, 0, 1).permute({0}).flatten().expand({3});
+  const auto events = profiler::stop();
+  std::map<std::string, const profiler::Event*> first;
+  for (const auto& e : events)
+    if (e.category == "op") first.emplace(e.name, &e);
+  for (const char* name : {"zeros", "full", "empty", "view", "t", "transpose", "unsqueeze",
+                           "squeeze", "rand", "arange", "contiguous", "clone", "select", "narrow",
+                           "permute", "flatten", "reshape", "expand"})
+    EXPECT_TRUE(first.count(name)) << name << " is not an op event";
+  ASSERT_TRUE(first.count("zeros") && first.count("rand"));
+  EXPECT_EQ(first["zeros"]->shape, "[2, 3]");
+  EXPECT_EQ(first["zeros"]->dtype, "float32");
+  EXPECT_EQ(first["zeros"]->device, z.device().str());
+  EXPECT_EQ(first["rand"]->dtype, "float64");
+  EXPECT_EQ(first["view"]->shape, "[2, 3]");  // a view's event: its operand's shape
+  const profiler::Event& zeros_event = *first["zeros"];
+  int fills_inside = 0;
+  for (const auto& e : events)
+    if (e.category == "kernel" && e.name == "fill" && e.thread == zeros_event.thread &&
+        e.start_us >= zeros_event.start_us - 1e-3 &&
+        e.start_us + e.duration_us <= zeros_event.start_us + zeros_event.duration_us + 1e-3)
+      ++fills_inside;
+  EXPECT_EQ(fills_inside, 1);
+  int copies = 0;  // z.contiguous() on a contiguous tensor: no event
+  for (const auto& e : events) copies += e.category == "op" && e.name == "contiguous";
+  EXPECT_EQ(copies, 1);
 }
 
 TEST(Profiler, ChromeTraceIsWellFormedAndMonotonicPerThread) {

@@ -2,8 +2,9 @@
 #pragma once
 /// @file profiler.hpp
 /// hetero::profiler — a trace of what hetero did, as torch.profiler: the ops of the API
-/// (conv2d, matmul, softmax, the element-wise and reduction ops, ...; nested where one is
-/// built from others, as aten:: events), every kernel, copy, allocation and host wait,
+/// (conv2d, matmul, softmax, the element-wise and reduction ops, views such as view, reshape
+/// and narrow, factories such as zeros, rand and arange, ...; nested where one is built from
+/// others, as aten:: events), every kernel, copy, allocation and host wait,
 /// with its device, shape, dtype, bytes and duration, plus the
 /// application's own named ranges (Range, as torch.profiler.record_function), written as
 /// Chrome trace JSON (chrome://tracing, ui.perfetto.dev) and summarised as a table of the
