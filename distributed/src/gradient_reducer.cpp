@@ -65,7 +65,6 @@ void GradientReducer::launch_in_order() {
     Tensor flags = b.flat.narrow(0, b.elements, static_cast<std::int64_t>(b.params.size()));
     flags.copy_(from_vector(b.present));
     b.work = all_reduce(b.flat, ReduceOp::avg, async_op);
-    b.launched = true;
   }
 }
 
@@ -115,7 +114,6 @@ void GradientReducer::reset() noexcept {
   for (Param& p : params_) p.ready = false;
   for (Bucket& b : buckets_) {
     b.pending = b.params.size();
-    b.launched = false;
     b.work = Work();
   }
   next_launch_ = 0;

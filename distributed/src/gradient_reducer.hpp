@@ -54,8 +54,7 @@ class GradientReducer {
     std::int64_t elements = 0;        // of gradients
     std::size_t pending = 0;          // parameters not marked this pass
     std::vector<double> present;      // this rank's presence elements, written at launch
-    bool launched = false;
-    Work work;
+    Work work;                        // buckets [0, next_launch_) have one
   };
   struct Param {
     std::string name;

@@ -218,7 +218,8 @@ std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& opti
                                   int thread_level, bool free_parent) {
   auto g = std::make_unique<Group>();
   g->options = options;
-  wait_for_abandoned_threads(g->options.timeout_seconds);
+  // No wait for abandoned threads here: init_process_group() waited before MPI start-up, and
+  // new_group() runs its split on the world group's thread, which is refused once abandoned.
   if (g->options.timeout_seconds > 0 && thread_level >= MPI_THREAD_SERIALIZED)
     g->thread = shared_comm_thread();
   // The set-up is collective: on the communication thread, under the group's deadline
