@@ -243,18 +243,25 @@ void reduce_all(const Rule& r, const T* src, const StridedView& sub, Result* dst
 template <class T, class Result>
 void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::int64_t columns,
                     Result* dst, std::int64_t out_stride) {
-  constexpr std::int64_t kBlock = 512;  // accumulators of one block: 4 KiB of double
+  // Columns per block: as many as the threads' share (rows are then read in long runs, as
+  // the memory prefetchers like; a block of 512 read 2 KiB per 16 KiB row of a 4096-wide
+  // float matrix), at most kBlock (accumulators of one block: 16 KiB of double, in L1).
+  constexpr std::int64_t kBlock = 2048;
+  const ThreadPool* pool = kernel_pool();
+  const std::int64_t threads = pool ? pool->size() : 1;
+  const std::int64_t share = (columns + threads - 1) / threads;
+  const std::int64_t block = std::clamp<std::int64_t>((share + 63) / 64 * 64, 64, kBlock);
   using Acc = reduction_accumulator_t<T>;
-  const std::int64_t count = sub.numel(), blocks = (columns + kBlock - 1) / kBlock;
+  const std::int64_t count = sub.numel(), blocks = (columns + block - 1) / block;
   const bool summing = r.kind == ReductionKind::sum || r.kind == ReductionKind::squares;
   const bool square = r.kind == ReductionKind::squares;
-  parallel_range(blocks, count * kBlock, [&](std::int64_t first, std::int64_t last) {
+  parallel_range(blocks, count * block, [&](std::int64_t first, std::int64_t last) {
     std::array<Acc, kBlock> acc;
     std::array<T, kBlock> best;
     std::array<std::int64_t, kBlock> best_index;
     std::array<std::uint8_t, kBlock> nan;  // extremum: a NaN seen in the column
     for (std::int64_t b = first; b < last; ++b) {
-      const std::int64_t j0 = b * kBlock, width = std::min(kBlock, columns - j0);
+      const std::int64_t j0 = b * block, width = std::min(block, columns - j0);
       acc.fill(Acc{});
       best_index.fill(0);
       std::int64_t index = 0;
