@@ -358,6 +358,24 @@ void ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input) {
 Work ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input, AsyncOp) {
   return Work(all_to_all_single_launch(output, input, true, member("all_to_all_single")));
 }
+void ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input,
+                                     const std::vector<std::int64_t>& output_split_sizes,
+                                     const std::vector<std::int64_t>& input_split_sizes) {
+  detail::Group* g = member("all_to_all_single");
+  detail::blocking(
+      "all_to_all_single",
+      [&] {
+        return all_to_all_uneven_launch(output, input, output_split_sizes, input_split_sizes, false,
+                                        g);
+      },
+      g);
+}
+Work ProcessGroup::all_to_all_single(Tensor& output, const Tensor& input,
+                                     const std::vector<std::int64_t>& output_split_sizes,
+                                     const std::vector<std::int64_t>& input_split_sizes, AsyncOp) {
+  return Work(all_to_all_uneven_launch(output, input, output_split_sizes, input_split_sizes, true,
+                                       member("all_to_all_single")));
+}
 void ProcessGroup::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
   detail::Group* g = member("all_to_all");
   detail::blocking(

@@ -55,6 +55,43 @@ TEST(NewGroup, EvenRanksReduceAmongThemselves) {
   dist::barrier();
 }
 
+// Uneven all_to_all_single inside a group: splits are per group rank. Group rank i sends
+// i + j + 1 rows holding 10 * i + j to group rank j (blocking, then the same launched async).
+TEST(NewGroup, UnevenAllToAllAmongTheGroup) {
+  const int me = dist::rank(), world = dist::world_size();
+  std::vector<int> evens;
+  for (int r = 0; r < world; r += 2) evens.push_back(r);
+  dist::ProcessGroup g = dist::new_group(evens);
+  if (!g.is_member()) {
+    Tensor t = empty({1}), u = empty({1});
+    EXPECT_THROW(g.all_to_all_single(t, u, {1}, {1}), dist::DistributedError);
+    dist::barrier();
+    return;
+  }
+  const int i = g.rank(), n = g.size();
+  std::vector<std::int64_t> in_splits, out_splits;
+  std::vector<double> v, expected;
+  for (int j = 0; j < n; ++j) {
+    in_splits.push_back(i + j + 1);
+    out_splits.push_back(j + i + 1);
+    for (int k = 0; k < i + j + 1; ++k) v.push_back(10 * i + j);
+    for (int k = 0; k < j + i + 1; ++k) expected.push_back(10 * j + i);
+  }
+  for (const Device& d : test::collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    const Tensor input = from_vector(v, {static_cast<std::int64_t>(v.size())}).to(d);
+    Tensor output =
+        empty({static_cast<std::int64_t>(expected.size())}, TensorOptions(d).dtype(DType::float64));
+    g.all_to_all_single(output, input, out_splits, in_splits);
+    EXPECT_EQ(output.to_vector<double>(), expected);
+    Tensor again =
+        empty({static_cast<std::int64_t>(expected.size())}, TensorOptions(d).dtype(DType::float64));
+    g.all_to_all_single(again, input, out_splits, in_splits, dist::async_op).wait();
+    EXPECT_EQ(again.to_vector<double>(), expected);
+  }
+  dist::barrier();
+}
+
 TEST(NewGroup, DefaultAndSubgroupCollectivesInterleave) {
   const int me = dist::rank(), world = dist::world_size();
   dist::ProcessGroup all = dist::new_group([&] {

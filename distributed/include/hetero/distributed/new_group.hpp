@@ -30,7 +30,7 @@ struct Group;
 
 /// A group of ranks (see the file comment). Copies share the group; the group's MPI
 /// communicator is freed when the last copy goes. Methods as the free functions of
-/// collectives.hpp and process_group.hpp (all_to_all_single with equal splits only);
+/// collectives.hpp and process_group.hpp, splits and ranks counted in the group;
 /// DistributedError from any of them on a rank that is not a member, or when a root is
 /// not a member.
 class HETERO_API ProcessGroup {
@@ -70,6 +70,13 @@ class HETERO_API ProcessGroup {
   Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp);
   void all_to_all_single(Tensor& output, const Tensor& input);
   Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp);
+  /// Uneven splits, one entry per group rank (as the free function's).
+  void all_to_all_single(Tensor& output, const Tensor& input,
+                         const std::vector<std::int64_t>& output_split_sizes,
+                         const std::vector<std::int64_t>& input_split_sizes);
+  Work all_to_all_single(Tensor& output, const Tensor& input,
+                         const std::vector<std::int64_t>& output_split_sizes,
+                         const std::vector<std::int64_t>& input_split_sizes, AsyncOp);
   void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs);
   Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, AsyncOp);
   void barrier();
