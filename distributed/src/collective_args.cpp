@@ -32,11 +32,15 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
                                  dtype_name(a.dtype()), dtype_name(b.dtype())));
 }
 
-void check_stacked(const Tensor& input, const Tensor& output, bool output_stacked, int world,
-                   const char* op) {
+void check_in_out(const Tensor& input, const Tensor& output, const char* op) {
   check_defined(input, op, "the input");
   check_defined(output, op, "the output");
   check_same_dtype(input, output, op);
+}
+
+void check_stacked(const Tensor& input, const Tensor& output, bool output_stacked, int world,
+                   const char* op) {
+  check_in_out(input, output, op);
   const Tensor& stacked = output_stacked ? output : input;
   const Tensor& block = output_stacked ? input : output;
   if (stacked.numel() != world * block.numel())

@@ -28,6 +28,9 @@ int mpi_count(std::int64_t n, const char* op);
 void check_defined(const Tensor& t, const char* op, const char* what);
 // DTypeError unless `a` and `b` have one dtype.
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
+// Both defined (Error), of one dtype (DTypeError): the start of every check of a collective
+// with an input and an output tensor.
+void check_in_out(const Tensor& input, const Tensor& output, const char* op);
 // One of `input` and `output` (the output when `output_stacked`) holds one block of the
 // other's element count per rank, of the same dtype: all_gather_into_tensor's output,
 // reduce_scatter_tensor's input. ShapeError / DTypeError otherwise.

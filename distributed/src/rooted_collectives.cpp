@@ -120,9 +120,7 @@ State all_to_all_single_launch(Tensor& output, const Tensor& input, bool async,
   constexpr const char* name = "all_to_all_single";
   const detail::GroupUse use(name, true, target);
   Group& g = use.group;
-  check_defined(input, name, "the input");
-  check_defined(output, name, "the output");
-  detail::check_same_dtype(input, output, name);
+  detail::check_in_out(input, output, name);
   if (input.dim() == 0 || input.shape()[0] % g.size != 0)
     throw ShapeError(
         fmt::format("{}: the input's first dimension ({}) must split into {} equal "
@@ -170,9 +168,7 @@ State all_to_all_uneven_launch(Tensor& output, const Tensor& input,
   constexpr const char* name = "all_to_all_single";
   const detail::GroupUse use(name, true, target);
   Group& g = use.group;
-  check_defined(input, name, "the input");
-  check_defined(output, name, "the output");
-  detail::check_same_dtype(input, output, name);
+  detail::check_in_out(input, output, name);
   if (input.dim() == 0 || output.dim() == 0 ||
       Shape(input.shape().begin() + 1, input.shape().end()) !=
           Shape(output.shape().begin() + 1, output.shape().end()))

@@ -129,7 +129,6 @@ Split choose_split(const Problem<T>& p, std::int64_t parts) {
   if (p.batch == 1) {
     if (p.n >= p.m && p.n >= parts * kColumnAlign) return Split::n;
     if (p.m >= parts * 4) return Split::m;
-    if (p.n >= parts * kColumnAlign) return Split::n;
     constexpr bool exact_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
     if (exact_type && p.k >= parts * 256) return Split::k;
   }
@@ -183,28 +182,6 @@ Problem<T> part_of(const Problem<T>& p, Split split, std::int64_t i, std::int64_
   return q;
 }
 
-template <class T>
-void run_split_k(const Problem<T>& p, ThreadPool& pool);
-
-template <class T>
-void run(const GemmArgs& args) {
-  const Problem<T> p = problem_of<T>(args);
-  ThreadPool* pool = kernel_pool();
-  const std::int64_t parts = pool ? pool->size() : 1;
-  const Split split = choose_split(p, parts);
-  if (split == Split::none) return run_part(p);
-  if (split != Split::k) {
-    pool->parallel_for(parts, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) {
-        const Problem<T> q = part_of(p, split, i, parts);
-        if (q.batch > 0 && q.m > 0 && q.n > 0) run_part(q);
-      }
-    });
-    return;
-  }
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) run_split_k(p, *pool);
-}
-
 // Split k: part 0 into C (with beta), the others into dense scratch, added in part order.
 template <class T>
 void run_split_k(const Problem<T>& p, ThreadPool& pool) {
@@ -228,6 +205,25 @@ void run_split_k(const Problem<T>& p, ThreadPool& pool) {
       for (std::int64_t x = 0; x < p.n; ++x) row[x] += add[x];
     }
   }
+}
+
+template <class T>
+void run(const GemmArgs& args) {
+  const Problem<T> p = problem_of<T>(args);
+  ThreadPool* pool = kernel_pool();
+  const std::int64_t parts = pool ? pool->size() : 1;
+  const Split split = choose_split(p, parts);
+  if (split == Split::none) return run_part(p);
+  if (split != Split::k) {
+    pool->parallel_for(parts, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        const Problem<T> q = part_of(p, split, i, parts);
+        if (q.batch > 0 && q.m > 0 && q.n > 0) run_part(q);
+      }
+    });
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) run_split_k(p, *pool);
 }
 
 }  // namespace
