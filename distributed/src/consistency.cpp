@@ -4,8 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include <hetero/distributed/collectives.hpp>
@@ -73,38 +77,165 @@ std::string show(const Record& r, const char* my_op, const Record& my_record) {
   return s;
 }
 
+// Note [Naming the ranks that did not arrive]
+// In a group of up to named_arrival_max_ranks processes the check's records travel point
+// to point, not in an MPI_Allgather: each rank sends its record to every other and polls
+// for theirs, marking each rank whose record came. When the caller's deadline passes, the
+// ranks not marked are those that have not reached this call, and the timeout says so
+// (issue #29 item 9); when all came, the collective itself stalled. The communication
+// thread keeps polling after the caller gave up, as it would have stayed inside the
+// all-gather, so a late rank still completes the call with the others (Note [Timeouts on
+// a blocking MPI]; test distributed.late_rank). Records pair off in call order: MPI keeps
+// the order of messages between two ranks on one tag and communicator. Above that size
+// the n - 1 messages per rank would cost more than the all-gather's log n rounds, and a
+// timeout names no rank.
+constexpr int named_arrival_max_ranks = 64;
+
+// Where a checked call is, as its caller sees it when the deadline passes.
+enum class Stage : int { queued, exchanging, collective };
+
 }  // namespace
 
 struct CheckRecords {
+  CheckRecords(const char* op, const Record& mine, int size, bool point_to_point)
+      : op(op),
+        mine(mine),
+        all(static_cast<std::size_t>(size)),
+        point_to_point(point_to_point),
+        arrived(std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(size))) {}
   const char* op;
   Record mine;
   std::vector<Record> all;
+  bool point_to_point;  // Note [Naming the ranks that did not arrive]
+  // Written by the communication thread, read by the caller at its deadline.
+  std::unique_ptr<std::atomic<bool>[]> arrived;  // per rank: its record came
+  std::atomic<Stage> stage{Stage::queued};
 };
 
 namespace {
 constexpr int disagree = -1;
+
+// Polls `requests` until all complete, marking `arrived[peer_of[i]]` as receive i (the
+// first peer_of.size() requests) completes; yields while waiting, then sleeps 100 us per
+// turn once nothing came for 10 ms. Returns MPI's code.
+int poll_records(std::vector<MPI_Request>& requests, const std::vector<int>& peer_of,
+                 std::atomic<bool>* arrived) {
+  using clock = std::chrono::steady_clock;
+  std::vector<int> completed(requests.size());
+  std::size_t left = requests.size();
+  auto last_progress = clock::now();
+  while (left > 0) {
+    int count = 0;
+    const int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count,
+                                completed.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (count == MPI_UNDEFINED) break;  // every request already null
+    for (int i = 0; i < count; ++i) {
+      const auto k = static_cast<std::size_t>(completed[static_cast<std::size_t>(i)]);
+      if (k < peer_of.size()) arrived[peer_of[k]].store(true, std::memory_order_release);
+    }
+    left -= static_cast<std::size_t>(count);
+    const auto now = clock::now();
+    if (count > 0)
+      last_progress = now;
+    else if (now - last_progress > std::chrono::milliseconds(10))
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else if (now - last_progress > std::chrono::microseconds(20))
+      std::this_thread::yield();
+  }
+  return MPI_SUCCESS;
+}
+
+// The check's exchange of records: point to point in small groups, else MPI_Allgather.
+int exchange(MPI_Comm comm, int rank, CheckRecords& r) {
+  const int size = static_cast<int>(r.all.size());
+  r.stage.store(Stage::exchanging, std::memory_order_release);
+  if (!r.point_to_point)
+    return MPI_Allgather(&r.mine, sizeof(Record), MPI_BYTE, r.all.data(), sizeof(Record), MPI_BYTE,
+                         comm);
+  r.all[static_cast<std::size_t>(rank)] = r.mine;
+  r.arrived[rank].store(true, std::memory_order_release);
+  std::vector<MPI_Request> requests;
+  std::vector<int> peer_of;
+  requests.reserve(2 * static_cast<std::size_t>(size));
+  for (int p = 0; p < size; ++p) {
+    if (p == rank) continue;
+    requests.push_back(MPI_REQUEST_NULL);
+    peer_of.push_back(p);
+    const int rc = MPI_Irecv(&r.all[static_cast<std::size_t>(p)], sizeof(Record), MPI_BYTE, p,
+                             check_record_tag, comm, &requests.back());
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  for (int p = 0; p < size; ++p) {
+    if (p == rank) continue;
+    requests.push_back(MPI_REQUEST_NULL);
+    const int rc =
+        MPI_Isend(&r.mine, sizeof(Record), MPI_BYTE, p, check_record_tag, comm, &requests.back());
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return poll_records(requests, peer_of, r.arrived.get());
+}
+
+// What the caller says of a checked call whose deadline passed.
+std::string explain_timeout(const CheckRecords& r, int rank) {
+  switch (r.stage.load(std::memory_order_acquire)) {
+    case Stage::queued:
+      return "it had not started: an earlier call of the group launched before it is still "
+             "inside MPI";
+    case Stage::collective:
+      return "every rank reached it (their consistency records all came), and then the "
+             "collective itself stalled: a peer process exited or is stuck inside it";
+    case Stage::exchanging:
+      break;
+  }
+  if (!r.point_to_point)
+    return fmt::format(
+        "a peer process exited or is stuck (ranks that did not arrive are named "
+        "in groups of up to {} processes)",
+        named_arrival_max_ranks);
+  std::vector<int> missing;
+  for (int p = 0; p < static_cast<int>(r.all.size()); ++p)
+    if (p != rank && !r.arrived[p].load(std::memory_order_acquire)) missing.push_back(p);
+  if (missing.empty())  // the last record came just now
+    return "every rank reached it just before the deadline";
+  return fmt::format(
+      "{} {} {} not reached it (no consistency record came for this rank's call #{}): "
+      "{} exited, stuck in an earlier call or still computing",
+      missing.size() > 1 ? "ranks" : "rank", fmt::join(missing, ", "),
+      missing.size() > 1 ? "have" : "has", r.mine.seq, missing.size() > 1 ? "they have" : "it has");
+}
 }  // namespace
 
 CheckedCall::CheckedCall(Group& g, const CallSite& site, std::function<int()> collective,
                          const Tensor& written, double timeout_seconds) {
   if (!g.options.check_consistency || !site.checked) {
     call_ = g.launch(site.op, std::move(collective), written, timeout_seconds);
+    if (!g.options.check_consistency && site.checked)
+      call_.explain_timeout = [] {
+        return std::string(
+            "a peer process exited or is stuck (with HETERO_DISTRIBUTED_CHECK=1 the timeout "
+            "names the ranks that did not arrive)");
+      };
     return;
   }
-  records_ = std::make_shared<CheckRecords>(
-      CheckRecords{site.op, describe(site, g.calls), std::vector<Record>(g.size)});
+  records_ = std::make_shared<CheckRecords>(site.op, describe(site, g.calls), g.size,
+                                            g.size <= named_arrival_max_ranks);
   call_ = g.launch(
       site.op,
-      [comm = g.comm, r = records_, collective = std::move(collective)] {
-        const int gathered = MPI_Allgather(&r->mine, sizeof(Record), MPI_BYTE, r->all.data(),
-                                           sizeof(Record), MPI_BYTE, comm);
-        if (gathered != MPI_SUCCESS) return gathered;
+      [comm = g.comm, rank = g.rank, r = records_, collective = std::move(collective)] {
+        const int exchanged = exchange(comm, rank, *r);
+        if (exchanged != MPI_SUCCESS) {
+          keep_forever(r);  // requests may still be pending on the records
+          return exchanged;
+        }
         if (!std::all_of(r->all.begin(), r->all.end(),
                          [&](const Record& x) { return x == r->all[0]; }))
           return disagree;
+        r->stage.store(Stage::collective, std::memory_order_release);
         return collective();
       },
       written, timeout_seconds);
+  call_.explain_timeout = [r = records_, rank = g.rank] { return explain_timeout(*r, rank); };
 }
 
 void CheckedCall::finish(Group& g) {

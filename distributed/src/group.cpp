@@ -12,18 +12,13 @@
 #include <hetero/relocate_storage.hpp>
 
 namespace hetero::distributed::detail {
-namespace {
-
-// The memory of tensors whose collective timed out: the abandoned call may still write it,
-// so it is never freed (as the abandoned thread is never joined).
+// Never freed, as the abandoned thread is never joined.
 void keep_forever(std::shared_ptr<void> memory) {
   static std::mutex mutex;
   static auto* kept = new std::vector<std::shared_ptr<void>>;  // never destroyed
   std::lock_guard lock(mutex);
   kept->push_back(std::move(memory));
 }
-
-}  // namespace
 
 std::string Group::who() const { return fmt::format("rank {} of {}", rank, size); }
 
@@ -88,8 +83,10 @@ int Group::finish(PendingCall& p) {
           p.op,
           fmt::format(
               "did not complete within {} s (the group's timeout, HETERO_DISTRIBUTED_TIMEOUT): "
-              "a peer process exited or is stuck; the process group is now unusable{}",
-              options.timeout_seconds, memory_note));
+              "{}; the process group is now unusable{}",
+              options.timeout_seconds,
+              p.explain_timeout ? p.explain_timeout() : "a peer process exited or is stuck",
+              memory_note));
     }
     p.result = *result;
     p.job.reset();

@@ -22,13 +22,26 @@
 
 namespace hetero::distributed::detail {
 
+// The message tags on a group's communicator (MPI promises tags up to 32767): send/recv's,
+// then monitored_barrier's (one per call, cycling), then the consistency check's records.
+constexpr int max_user_tag = 16383;
+constexpr int monitored_barrier_first_tag = 16384, monitored_barrier_tags = 8192;
+constexpr int check_record_tag = monitored_barrier_first_tag + monitored_barrier_tags;
+
 // A collective's MPI work, launched by Group::launch.
 struct PendingCall {
   const char* op = "";
   std::shared_ptr<CommThread::Job> job;  // null: it ran on the caller's thread
   int result = 0;                        // its result, when it ran on the caller's thread
   std::chrono::steady_clock::time_point deadline;
+  // Called when the deadline passes: what is known of why (which ranks did not arrive;
+  // Note [Naming the ranks that did not arrive]). Empty: "a peer exited or is stuck".
+  std::function<std::string()> explain_timeout;
 };
+
+// Keeps `memory` alive for the rest of the process: what an abandoned MPI call may still
+// write (a timed-out collective's tensor, the records of a failed exchange). Thread-safe.
+void keep_forever(std::shared_ptr<void> memory);
 
 struct Group {
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate, with MPI_ERRORS_RETURN

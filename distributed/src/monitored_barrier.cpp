@@ -19,7 +19,6 @@
 namespace hetero::distributed {
 namespace {
 
-constexpr int first_tag = 16384;  // above the tags of send/recv
 constexpr int missing_ranks = -2, no_answer = -3;
 
 // What a monitored barrier's task learns.
@@ -104,7 +103,8 @@ void monitored_barrier(double timeout_seconds) {
     throw g.error(name,
                   fmt::format("the timeout must be finite seconds >= 0, got {}", timeout_seconds));
   if (g.size == 1) return;
-  const int tag = first_tag + g.monitored_barriers++ % first_tag;
+  const int tag =
+      detail::monitored_barrier_first_tag + g.monitored_barriers++ % detail::monitored_barrier_tags;
   auto out = std::make_shared<Outcome>();
   detail::CallSite site{name, nullptr};
   site.checked = false;

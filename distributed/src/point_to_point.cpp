@@ -22,7 +22,6 @@
 namespace hetero::distributed {
 namespace {
 
-constexpr int max_user_tag = 16383;
 constexpr int mismatch = -2;  // the task's code: the message did not fit the tensor
 
 // The group, usable, for point-to-point call `op` with peer `peer` ("dst" or "src").
@@ -33,8 +32,8 @@ void check_call(const detail::Group& g, const char* op, int peer, const char* wh
   if (peer == g.rank)
     throw g.error(op, fmt::format("{} {} is this rank: a rank does not {} itself", what, peer,
                                   op == std::string_view("send") ? "send to" : "receive from"));
-  if (tag < 0 || tag > max_user_tag)
-    throw g.error(op, fmt::format("tag {} is out of range [0, {}]", tag, max_user_tag));
+  if (tag < 0 || tag > detail::max_user_tag)
+    throw g.error(op, fmt::format("tag {} is out of range [0, {}]", tag, detail::max_user_tag));
 }
 
 // What recv's task learns: the sender and its header.

@@ -7,6 +7,9 @@ foreach(mode late never)
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
     TIMEOUT 120)
   message(STATUS "${mode}: mpirun exit: ${rc}\n--- stdout\n${out}--- stderr\n${err}")
+  if(rc MATCHES "timeout")
+    message(FATAL_ERROR "${mode}: the job hung")
+  endif()
   # A rank crashed when mpirun says one exited on SIGSEGV, SIGABRT or SIGBUS, or a
   # backtrace names the program. (mpirun may end a rank left waiting for the others with
   # SIGTERM: not a crash. Open MPI 4.1's mpiexec itself has crashed once in its own
@@ -19,6 +22,10 @@ foreach(mode late never)
   foreach(r 1 2)
     if(NOT out MATCHES "rank ${r} of 3: all_reduce timed out")
       message(FATAL_ERROR "${mode}: rank ${r} did not time out")
+    endif()
+    # Issue #29 item 9: the timeout names the rank that did not arrive.
+    if(NOT out MATCHES "rank ${r} of 3: all_reduce timed out: [^\n]*: rank 0 has not reached it")
+      message(FATAL_ERROR "${mode}: rank ${r}'s timeout does not name rank 0 as missing")
     endif()
   endforeach()
   if(mode STREQUAL "late")
