@@ -200,9 +200,11 @@ std::string explain_timeout(const CheckRecords& r, int rank) {
     return "every rank reached it just before the deadline";
   return fmt::format(
       "{} {} {} not reached it (no consistency record came for this rank's call #{}): "
-      "{} exited, stuck in an earlier call or still computing",
+      "{}",
       missing.size() > 1 ? "ranks" : "rank", fmt::join(missing, ", "),
-      missing.size() > 1 ? "have" : "has", r.mine.seq, missing.size() > 1 ? "they have" : "it has");
+      missing.size() > 1 ? "have" : "has", r.mine.seq,
+      missing.size() > 1 ? "they have exited, are stuck in an earlier call or are still computing"
+                         : "it has exited, is stuck in an earlier call or is still computing");
 }
 }  // namespace
 
