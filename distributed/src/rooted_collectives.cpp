@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <numeric>
+#include <string_view>
+
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 
@@ -161,11 +164,11 @@ void check_splits(const std::vector<std::int64_t>& splits, const Tensor& t, int 
                                  t.shape()[0], detail::shape_text(t.shape())));
 }
 
+// `name`: the collective the caller called (all_to_all's lists come through here).
 State all_to_all_uneven_launch(Tensor& output, const Tensor& input,
                                const std::vector<std::int64_t>& output_splits,
                                const std::vector<std::int64_t>& input_splits, bool async,
-                               detail::Group* target) {
-  constexpr const char* name = "all_to_all_single";
+                               detail::Group* target, const char* name = "all_to_all_single") {
   const detail::GroupUse use(name, true, target);
   Group& g = use.group;
   detail::check_in_out(input, output, name);
@@ -216,46 +219,68 @@ State all_to_all_uneven_launch(Tensor& output, const Tensor& input,
         return MPI_Alltoallv(from, send_count.data(), send_displ.data(), type, to,
                              recv_count.data(), recv_displ.data(), type, comm);
       },
-      [exchange, output_splits, who = g.who()] {
+      [exchange, output_splits, who = g.who(), name] {
         if (!exchange->any_mismatch) return;
+        const bool lists = std::string_view(name) == "all_to_all";
         for (std::size_t r = 0; r < output_splits.size(); ++r)
           if (exchange->peer_sends[r] != output_splits[r])
             throw DistributedError(fmt::format(
-                "{}: all_to_all_single: rank {} sends {} rows, this rank's output_split_sizes "
-                "expects {}; nothing was exchanged",
-                who, r, exchange->peer_sends[r], output_splits[r]));
-        throw DistributedError(fmt::format(
-            "{}: all_to_all_single: the split sizes of other ranks disagree; nothing was exchanged",
-            who));
+                "{}: {}: rank {} sends {} {}, this rank's {} expects {}; nothing was exchanged",
+                who, name, r, exchange->peer_sends[r], lists ? "elements" : "rows",
+                lists ? fmt::format("outputs[{}]", r) : std::string("output_split_sizes"),
+                output_splits[r]));
+        throw DistributedError(
+            fmt::format("{}: {}: the {} of other ranks disagree; nothing was exchanged", who, name,
+                        lists ? "tensor sizes" : "split sizes"));
       });
 }
 
+// all_to_all's lists, as torch.distributed.all_to_all: each tensor may have its own shape;
+// the element counts must pair off (what rank r sends this rank fills outputs[r]). The
+// inputs are packed flat, one run per rank, and go through the uneven all_to_all_single,
+// whose exchange of counts refuses a mismatch on every rank before any element moves.
 State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, bool async,
                         detail::Group* target) {
   constexpr const char* name = "all_to_all";
   const detail::GroupUse use(name, true, target);
-  Group& g = use.group;
-  if (inputs.empty())
-    throw ShapeError(
-        fmt::format("{}: inputs holds no tensors, the group has {} ranks", name, g.size));
-  check_defined(inputs[0], name, "inputs");
-  detail::check_list(inputs, inputs[0], g.size, name, "inputs");
-  detail::check_list(outputs, inputs[0], g.size, name, "outputs");
-  Shape stacked = inputs[0].shape();
-  stacked.insert(stacked.begin(), g.size);
+  const int world = use.group.size;
+  const auto counts = [&](const std::vector<Tensor>& list, const char* what) {
+    if (static_cast<int>(list.size()) != world)
+      throw ShapeError(fmt::format("{}: {} holds {} tensors, the group has {} ranks", name, what,
+                                   list.size(), world));
+    std::vector<std::int64_t> n;
+    for (const Tensor& t : list) {
+      check_defined(t, name, what);
+      detail::check_same_dtype(list[0], t, name);
+      n.push_back(t.numel());
+    }
+    return n;
+  };
+  const std::vector<std::int64_t> in_counts = counts(inputs, "inputs");
+  const std::vector<std::int64_t> out_counts = counts(outputs, "outputs");
+  detail::check_same_dtype(inputs[0], outputs[0], name);
   const DType dtype = inputs[0].dtype();
-  Tensor packed = async ? detail::host_buffer(dtype, stacked, Device::cpu())
-                        : g.staging.buffer(Slot::packed, dtype, stacked, Device::cpu());
-  for (int r = 0; r < g.size; ++r) {
-    Tensor row = packed[r];
-    row.copy_(inputs[static_cast<std::size_t>(r)]);
+  const auto total = [](const std::vector<std::int64_t>& n) {
+    return std::accumulate(n.begin(), n.end(), std::int64_t{0});
+  };
+  Tensor packed = detail::host_buffer(dtype, {total(in_counts)}, Device::cpu());
+  std::int64_t at = 0;
+  for (std::size_t r = 0; r < inputs.size(); ++r) {
+    Tensor run = packed.narrow(0, at, in_counts[r]).view(inputs[r].shape());
+    run.copy_(inputs[r]);
+    at += in_counts[r];
   }
-  Tensor received = detail::host_buffer(dtype, stacked, Device::cpu());
-  State state = all_to_all_single_launch(received, packed, async, target);
-  state->complete = [first = std::move(state->complete), received, outputs]() mutable {
+  Tensor received = detail::host_buffer(dtype, {total(out_counts)}, Device::cpu());
+  State state =
+      all_to_all_uneven_launch(received, packed, out_counts, in_counts, async, target, name);
+  state->complete = [first = std::move(state->complete), received, outputs, out_counts]() mutable {
     first();
-    for (std::size_t r = 0; r < outputs.size(); ++r)
-      detail::write_back(received[static_cast<std::int64_t>(r)], outputs[r]);
+    std::int64_t from = 0;
+    for (std::size_t r = 0; r < outputs.size(); ++r) {
+      detail::write_back(received.narrow(0, from, out_counts[r]).view(outputs[r].shape()),
+                         outputs[r]);
+      from += out_counts[r];
+    }
   };
   return state;
 }

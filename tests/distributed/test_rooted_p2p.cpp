@@ -167,6 +167,64 @@ TEST(AllToAll, UnevenSplitsAndSplitsThatDisagree) {
   dist::barrier();
 }
 
+// all_to_all's lists with a shape per tensor (torch.distributed.all_to_all): rank me sends
+// rank r a [me + 1, r + 1] tensor holding 100 * me + 10 * r + k, so rank r receives
+// [me + 1, r + 1] from each `me`; outputs of another shape with the same element count are
+// filled in row-major order. A count that does not pair off fails on every rank, unwritten.
+TEST(AllToAll, ListsOfDifferentShapes) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const Device& d : test::collective_devices()) {
+    SCOPED_TRACE(testing::Message() << d);
+    std::vector<Tensor> ins, outs;
+    for (int r = 0; r < world; ++r) {
+      std::vector<float> v;
+      for (int k = 0; k < (me + 1) * (r + 1); ++k) v.push_back(100.f * me + 10.f * r + k);
+      ins.push_back(from_vector(v, {me + 1, r + 1}).to(d));
+      // From rank r: [r + 1, me + 1] sent; received as a flat vector for odd r.
+      const Shape shape = r % 2 ? Shape{(r + 1) * (me + 1)} : Shape{r + 1, me + 1};
+      outs.push_back(full(shape, -1.0f, d));
+    }
+    dist::all_to_all(outs, ins);
+    for (int r = 0; r < world; ++r) {
+      std::vector<float> expected;
+      for (int k = 0; k < (r + 1) * (me + 1); ++k) expected.push_back(100.f * r + 10.f * me + k);
+      EXPECT_EQ(outs[static_cast<std::size_t>(r)].to_vector<float>(), expected) << "from " << r;
+    }
+    std::vector<Tensor> again;
+    for (const Tensor& t : outs) again.push_back(empty(t.shape(), TensorOptions(d)));
+    dist::all_to_all(again, ins, dist::async_op).wait();
+    for (int r = 0; r < world; ++r)
+      EXPECT_EQ(again[static_cast<std::size_t>(r)].to_vector<float>(),
+                outs[static_cast<std::size_t>(r)].to_vector<float>());
+  }
+  // Local refusals, before communicating: a list of the wrong length, dtypes that differ.
+  std::vector<Tensor> short_list(static_cast<std::size_t>(world) + 1, full({1}, 1.0f));
+  std::vector<Tensor> fine(static_cast<std::size_t>(world), full({1}, 1.0f));
+  EXPECT_THROW(dist::all_to_all(fine, short_list), ShapeError);
+  std::vector<Tensor> doubles(static_cast<std::size_t>(world),
+                              full({1}, 1.0, TensorOptions().dtype(DType::float64)));
+  EXPECT_THROW(dist::all_to_all(doubles, fine), DTypeError);
+  if (world > 1) {
+    // Rank 0 expects 3 elements from rank 1, which sends 2: every rank throws, nothing written.
+    std::vector<Tensor> send(static_cast<std::size_t>(world), full({2}, 5.0f));
+    std::vector<Tensor> recv;
+    for (int r = 0; r < world; ++r) recv.push_back(full({me == 0 && r == 1 ? 3 : 2}, -1.0f));
+    try {
+      dist::all_to_all(recv, send);
+      ADD_FAILURE() << "counts that do not pair off were exchanged";
+    } catch (const dist::DistributedError& e) {
+      if (me == 0) {
+        EXPECT_TRUE(contains(e.what(), "rank 1 sends 2 elements, this rank's outputs[1] expects 3"))
+            << e.what();
+      }
+    }
+    for (const Tensor& t : recv)
+      EXPECT_EQ(t.to_vector<float>(),
+                std::vector<float>(static_cast<std::size_t>(t.numel()), -1.f));
+  }
+  dist::barrier();
+}
+
 TEST(PointToPoint, RingAnySourceAndMismatchedMessages) {
   const int me = dist::rank(), world = dist::world_size();
   if (world == 1) {  // no peer: only the refusals can be checked

@@ -121,8 +121,12 @@ HETERO_API Work all_to_all_single(Tensor& output, const Tensor& input,
                                   const std::vector<std::int64_t>& input_split_sizes, AsyncOp);
 
 /// Sends inputs[r] to rank r and receives rank r's tensor into outputs[r], as
-/// torch.distributed.all_to_all, for lists of world_size() tensors of one shape and dtype
-/// (ShapeError / DTypeError otherwise; tensors of different shapes are not supported).
+/// torch.distributed.all_to_all: lists of world_size() tensors of one dtype, each of any
+/// shape (elements go in row-major order); outputs[r] must hold as many elements as rank r
+/// sends this rank. ShapeError / DTypeError for a list of the wrong length or a dtype that
+/// differs, before communicating; when the element counts do not pair off, every rank
+/// throws DistributedError (the rank naming the first mismatch it sees) and no output is
+/// written.
 HETERO_API void all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs);
 /// all_to_all launched asynchronously (`inputs` are copied at the call).
 HETERO_API Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
