@@ -19,8 +19,10 @@ struct ProcessGroupOptions {
   double timeout_seconds = 1800;
   /// Before each collective, all ranks exchange a fixed 80-byte description of it (operation,
   /// dtype, shape, reduction, root) and throw DistributedError naming the ranks that
-  /// differ, instead of exchanging mismatched bytes or hanging. Costs one small
-  /// all-gather per collective. HETERO_DISTRIBUTED_CHECK=0 turns it off.
+  /// differ, instead of exchanging mismatched bytes or hanging. Costs one small exchange
+  /// per collective: point to point in groups of up to 64 processes, so that a timeout
+  /// names the ranks whose description never came; an all-gather above. About 0.5 us at 2
+  /// processes on one machine. HETERO_DISTRIBUTED_CHECK=0 turns it off.
   bool check_consistency = true;
 };
 
