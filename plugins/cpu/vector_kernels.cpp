@@ -469,17 +469,20 @@ bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
   return false;
 }
 
-// Min or max over n >= 1 dense elements in four vector accumulators, NaNs noted apart (the
-// instructions' NaN rules differ by target; the caller's rule is "any NaN wins").
+// Min or max over n >= 1 dense elements in four vector accumulators. NaNs are noted apart
+// (the instructions' NaN rules differ by target; the caller's rule is "any NaN wins"), in
+// two passes: the fast one folds x * 0 into a sum, which turns NaN on a NaN or an infinity
+// (one fused multiply-add per vector instead of a compare and an or); only when it does
+// are the elements tested one by one for NaN.
 template <bool Min, class T>
 void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   auto pick = [](V a, V b) { return Min ? hn::Min(a, b) : hn::Max(a, b); };
-  const V first = hn::Set(d, in[0]);
+  const V first = hn::Set(d, in[0]), zero = hn::Zero(d);
   V a0 = first, a1 = first, a2 = first, a3 = first;
-  auto nan = hn::IsNaN(first);
+  V z0 = zero, z1 = zero;  // NaN once a NaN or an infinity was seen
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
     const V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + lanes);
@@ -488,18 +491,24 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
     a1 = pick(a1, x1);
     a2 = pick(a2, x2);
     a3 = pick(a3, x3);
-    nan = hn::Or(
-        nan, hn::Or(hn::Or(hn::IsNaN(x0), hn::IsNaN(x1)), hn::Or(hn::IsNaN(x2), hn::IsNaN(x3))));
+    z0 = hn::MulAdd(x0 + x1, zero, z0);  // an overflow to infinity is no NaN: rescanned
+    z1 = hn::MulAdd(x2 + x3, zero, z1);
   }
   for (; i + lanes <= n; i += lanes) {
     const V x = hn::LoadU(d, in + i);
     a0 = pick(a0, x);
-    nan = hn::Or(nan, hn::IsNaN(x));
+    z0 = hn::MulAdd(x, zero, z0);
   }
   alignas(64) T part[HWY_MAX_BYTES / sizeof(T)];
   hn::StoreU(pick(pick(a0, a1), pick(a2, a3)), d, part);
   T best = part[0];
-  bool any_nan = !hn::AllFalse(d, nan);
+  bool any_nan = false;
+  if (!hn::AllFalse(d, hn::IsNaN(z0 + z1))) {  // a NaN or an infinity: look for NaNs
+    auto nan = hn::IsNaN(first);
+    for (std::int64_t k = 0; k + lanes <= i; k += lanes)
+      nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, in + k)));
+    any_nan = !hn::AllFalse(d, nan);
+  }
   for (std::int64_t k = 1; k < lanes; ++k)
     best = (Min ? part[k] < best : best < part[k]) ? part[k] : best;
   for (; i < n; ++i) {

@@ -320,6 +320,21 @@ TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
       d[static_cast<std::size_t>(at)] = std::nan("");
       if (!taken(vec::extreme(true, DType::float64, d.data(), n, &r, &nan))) return;
       EXPECT_TRUE(nan) << n << " " << at;
+      // Infinities of both signs and sums that overflow, without a NaN: the kernel's fast
+      // NaN test (x * 0 folded into a sum) fires on them; the rescan must find no NaN.
+      std::vector<float> g(f.size(), 1.0f);
+      g[static_cast<std::size_t>(at)] = std::numeric_limits<float>::infinity();
+      g[static_cast<std::size_t>((at + 1) % n)] = -std::numeric_limits<float>::infinity();
+      for (float& x : g)
+        if (x == 1.0f) x = std::numeric_limits<float>::max();
+      if (!taken(vec::extreme(false, DType::float32, g.data(), n, &r, &nan))) return;
+      EXPECT_FALSE(nan) << n << " " << at;
+      EXPECT_EQ(r, n > 1 ? std::numeric_limits<double>::infinity()
+                         : -std::numeric_limits<double>::infinity())
+          << n << " " << at;
+      g[static_cast<std::size_t>((at + n / 2) % n)] = std::nanf("");
+      if (!taken(vec::extreme(false, DType::float32, g.data(), n, &r, &nan))) return;
+      EXPECT_TRUE(nan) << n << " " << at;
     }
   }
   double r = 0;
