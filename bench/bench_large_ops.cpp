@@ -6,8 +6,9 @@
 // are the ones issue #26 measured slowest (sum(0) 36x, max() 16x libtorch's time); add and
 // exp are the element-wise reference rows; transpose is x.t().contiguous() (3.3x); tanh,
 // sigmoid, relu, x * 2, softmax(1) and the float16/bfloat16 casts are the rest of issue
-// #26's table; "large/add/raw" is a plain 2-thread loop (the floor of the bandwidth-bound
-// rows). Run on a quiet machine: bench/run interleaves the rows at random.
+// #26's table, with float16 rows where libtorch has float16 kernels; "large/add/raw" is a plain
+// 2-thread loop (the floor of the bandwidth-bound rows). Run on a quiet machine: bench/run
+// interleaves the rows at random.
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -77,6 +78,14 @@ void register_all() {
   const Tensor h = x.to(DType::float16);
   add("from_float16", [h] { return h.to(DType::float32); });
   add("transpose", [x] { return x.t().contiguous(); });
+  // float16 operands and results, where libtorch 1.13's cpu kernels take float16 (its exp,
+  // tanh, sigmoid, relu and softmax do not).
+  const Tensor hy = y.to(DType::float16);
+  add("add_f16", [h, hy] { return h + hy; });
+  add("mul2_f16", [h] { return h * 2.0; });
+  add("sum_f16", [h] { return h.sum(); });
+  add("max_f16", [h] { return h.max(); });
+  add("transpose_f16", [h] { return h.t().contiguous(); });
   // The raw floor of the bandwidth-bound rows: the same sum written as a plain loop the
   // compiler vectorises (the build's baseline instructions), split over bench::threads()
   // threads, into a preallocated result.

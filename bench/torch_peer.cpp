@@ -61,11 +61,15 @@ std::function<void()> exercise3(bool per_step) {
   };
 }
 
-std::function<void()> large_op(const std::string& op, bool into_out) {
-  const at::Tensor x = at::rand({4096, 4096}), y = at::rand({4096, 4096});
+std::function<void()> large_op(const std::string& name, bool into_out) {
+  // "<op>_f16": the same op on float16 operands, with a float16 result.
+  const bool half = name.ends_with("_f16");
+  const std::string op = half ? name.substr(0, name.size() - 4) : name;
+  const auto type = half ? at::kHalf : at::kFloat;
+  const at::Tensor x = at::rand({4096, 4096}).to(type), y = at::rand({4096, 4096}).to(type);
   const std::vector<std::int64_t> all{0, 1};
   if (op == "sum") {
-    at::Tensor out = at::empty({});
+    at::Tensor out = at::empty({}, type);
     if (into_out) return [x, out, all]() mutable { at::sum_out(out, x, all); };
     return [x] { at::Tensor r = x.sum(); };
   }
@@ -76,7 +80,7 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
     return [x, dim] { at::Tensor r = x.sum(dim); };
   }
   if (op == "max") {
-    at::Tensor out = at::empty({});
+    at::Tensor out = at::empty({}, type);
     if (into_out) return [x, out, all]() mutable { at::amax_out(out, x, all); };
     return [x] { at::Tensor r = x.max(); };
   }
@@ -91,12 +95,12 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
     return [x] { at::Tensor r = x.argmax(); };
   }
   if (op == "add") {
-    at::Tensor out = at::empty({4096, 4096});
+    at::Tensor out = at::empty({4096, 4096}, type);
     if (into_out) return [x, y, out]() mutable { at::add_out(out, x, y); };
     return [x, y] { at::Tensor r = x + y; };
   }
   if (op == "transpose") {
-    at::Tensor out = at::empty({4096, 4096});
+    at::Tensor out = at::empty({4096, 4096}, type);
     if (into_out) return [x, out]() mutable { out.copy_(x.t()); };
     return [x] { at::Tensor r = x.t().contiguous(); };
   }
@@ -118,7 +122,7 @@ std::function<void()> large_op(const std::string& op, bool into_out) {
     if (into_out) return [x, out, dim]() mutable { at::_softmax_out(out, x, dim, false); };
     return [x, dim] { at::Tensor r = x.softmax(dim); };
   }
-  at::Tensor out = at::empty({4096, 4096});
+  at::Tensor out = at::empty({4096, 4096}, type);
   if (op == "mul2") {
     if (into_out) return [x, out]() mutable { at::mul_out(out, x, at::scalar_tensor(2.0)); };
     return [x] { at::Tensor r = x * 2; };

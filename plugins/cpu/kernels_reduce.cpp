@@ -56,7 +56,7 @@ double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
 // select each, which the compiler vectorises; builtin arithmetic types only.
 template <bool Min, class T>
 std::pair<T, bool> extreme_of(const T* p, std::int64_t n, std::int64_t stride, T start) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (is_floating_storage_v<T>) {
     double best = 0;  // dense float rows: the vector kernel's (Note [Vector kernels])
     bool nan = false;
     if (stride == 1 && n > 0 && vec::extreme(Min, dtype_of<T>, p, n, &best, &nan)) {
@@ -144,9 +144,10 @@ void add_row(const Rule& r, const T* p, std::int64_t n, std::int64_t stride, std
     i = 1;
   }
   if (reduction_is_nan(part.best)) return;  // the first NaN stays (later indices lose)
-  if constexpr (std::is_arithmetic_v<T>) {
-    // Builtin types: the extreme value in independent lanes (vectorised), then, for the
-    // index kind, the first position holding it (or the first NaN).
+  if constexpr (std::is_arithmetic_v<T> || is_floating_storage_v<T>) {
+    // The extreme value in independent lanes (vectorised; float16 and bfloat16 widened in
+    // blocks by the vector kernel), then, for the index kind, the first position holding it
+    // (or the first NaN).
     const auto [value, nan] = r.min ? extreme_of<true>(p + i * stride, n - i, stride, part.best)
                                     : extreme_of<false>(p + i * stride, n - i, stride, part.best);
     if (!nan && !(r.min ? value < part.best : part.best < value)) return;  // no change

@@ -520,8 +520,33 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
   *has_nan = any_nan;
 }
 
+// float16 / bfloat16: blocks widened to float32 (exactly), then the float32 kernel per block.
+template <bool Min>
+void extreme_widened(bool bf16, const std::uint16_t* in, std::int64_t n, double* result,
+                     bool* has_nan) {
+  constexpr std::int64_t kBlock = 2048;  // 8 KiB of float32, in L1
+  alignas(64) float block[kBlock];
+  *has_nan = false;
+  for (std::int64_t i = 0; i < n; i += kBlock) {
+    const std::int64_t m = std::min(kBlock, n - i);
+    (bf16 ? bf16_to_f32 : f16_to_f32)(in + i, block, m);
+    double r = 0;
+    bool nan = false;
+    extreme_dense<Min>(block, m, &r, &nan);
+    *has_nan = *has_nan || nan;
+    if (i == 0 || (Min ? r < *result : *result < r)) *result = r;
+  }
+}
+
 bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* result,
                  bool* has_nan) {
+  if ((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16) {
+    const auto* p = static_cast<const std::uint16_t*>(in);
+    const bool bf16 = dtype == DType::bfloat16;
+    return (min ? extreme_widened<true>(bf16, p, n, result, has_nan)
+                : extreme_widened<false>(bf16, p, n, result, has_nan)),
+           true;
+  }
   if (dtype == DType::float32) {
     const auto* p = static_cast<const float*>(in);
     return (min ? extreme_dense<true>(p, n, result, has_nan)

@@ -43,9 +43,9 @@ bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 /// reduction's rows added into their accumulators); false for other dtypes.
 bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
 
-/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32 or float64
-/// into *result, and whether any in[i] is NaN into *has_nan (*result is then
-/// meaningless); false for other dtypes.
+/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32, float64,
+/// bfloat16 or float16 (where the CPU converts it: F16C) into *result, and whether any
+/// in[i] is NaN into *has_nan (*result is then meaningless); false for other dtypes.
 bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan);
 
 /// softmax (log = false) or log_softmax (log = true) of one dense line of n >= 1 elements

@@ -314,6 +314,19 @@ TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
       EXPECT_FALSE(nan);
       if (!taken(vec::extreme(false, DType::float32, f.data(), n, &r, &nan))) return;
       EXPECT_EQ(r, 5.0) << n << " " << at;
+      // float16 and bfloat16 are widened in blocks of 2048: the maximum in any block.
+      const std::vector<BFloat16> bf(f.begin(), f.end());
+      EXPECT_TRUE(vec::extreme(false, DType::bfloat16, bf.data(), n, &r, &nan));
+      EXPECT_EQ(r, 5.0) << n << " " << at;
+      EXPECT_FALSE(nan);
+      std::vector<Half> hf(f.begin(), f.end());
+      if (vec::extreme(false, DType::float16, hf.data(), n, &r, &nan)) {  // where F16C is
+        EXPECT_EQ(r, 5.0) << n << " " << at;
+        EXPECT_FALSE(nan);
+        hf[static_cast<std::size_t>((at + n / 3) % n)] = Half(std::nanf(""));
+        EXPECT_TRUE(vec::extreme(true, DType::float16, hf.data(), n, &r, &nan));
+        EXPECT_TRUE(nan) << n << " " << at;
+      }
       d[static_cast<std::size_t>(at)] = -5;  // now the minimum
       if (!taken(vec::extreme(true, DType::float64, d.data(), n, &r, &nan))) return;
       EXPECT_EQ(r, -5.0) << n << " " << at;
@@ -336,6 +349,21 @@ TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
       if (!taken(vec::extreme(false, DType::float32, g.data(), n, &r, &nan))) return;
       EXPECT_TRUE(nan) << n << " " << at;
     }
+  }
+  // Past the blocks of 2048 that float16 and bfloat16 are widened in: the extreme and a NaN
+  // in later blocks count.
+  for (std::int64_t at : {0, 2047, 2048, 4095, 4500}) {
+    std::vector<BFloat16> bf(4501);
+    for (std::size_t i = 0; i < bf.size(); ++i) bf[i] = BFloat16(std::sin(float(i)));
+    bf[static_cast<std::size_t>(at)] = BFloat16(-7.0f);
+    double r = 0;
+    bool nan = true;
+    EXPECT_TRUE(vec::extreme(true, DType::bfloat16, bf.data(), 4501, &r, &nan));
+    EXPECT_EQ(r, -7.0) << at;
+    EXPECT_FALSE(nan);
+    bf[static_cast<std::size_t>((at + 2500) % 4501)] = BFloat16(std::nanf(""));
+    EXPECT_TRUE(vec::extreme(true, DType::bfloat16, bf.data(), 4501, &r, &nan));
+    EXPECT_TRUE(nan) << at;
   }
   double r = 0;
   bool nan = false;
