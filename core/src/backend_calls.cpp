@@ -78,5 +78,22 @@ void throw_not_implemented(const Storage& on, OpRef op, DType dtype) {
                             why + ")");
 }
 
+std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept {
+  if (on.plugin->interface_minor < 9) return nullptr;  // no such virtual in its Backend
+  try {
+    return on.plugin->backend->record_timestamp(on.stream());
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+double elapsed_seconds(const Storage& on, Event& start, Event& end) noexcept {
+  try {
+    return on.plugin->backend->elapsed_seconds(start, end);
+  } catch (...) {
+    return -1;
+  }
+}
+
 }  // namespace calls
 }  // namespace hetero::detail

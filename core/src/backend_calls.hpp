@@ -144,6 +144,13 @@ inline void random(const Storage& on, RandomDistribution dist, const StridedView
   after_kernel(on);
 }
 
+/// A device timestamp queued on `on`'s stream (Backend::record_timestamp, interface minor 9),
+/// or null where the backend keeps none (or predates them). Never throws: the profiler's.
+std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept;
+/// Seconds of device time from `start` to `end`, two complete timestamps of `on`'s backend;
+/// negative when the backend cannot say. Never throws: the profiler's.
+double elapsed_seconds(const Storage& on, Event& start, Event& end) noexcept;
+
 /// Whether `on`'s backend runs `op` on `dtype` (for the optional families, e.g. the fused
 /// softmax, which the core composes from other kernels where the answer is no).
 inline bool runs(const Storage& on, OpRef op, DType dtype) noexcept {

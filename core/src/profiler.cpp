@@ -18,6 +18,7 @@
 #include <hetero/error.hpp>
 #include <hetero/profiler.hpp>
 
+#include "backend_calls.hpp"
 #include "log.hpp"
 #include "profiler_record.hpp"
 
@@ -80,6 +81,7 @@ Scope::Scope(const char* category, std::string_view name, const Storage* storage
       event_->dtype = std::string(dtype_name(out->dtype));
     }
     event_->bytes = bytes;
+    if (storage != nullptr) device_start_ = calls::record_timestamp(*storage);
     event_->start_us = now_us();
   } catch (...) {
     event_.reset();
@@ -114,11 +116,17 @@ void Scope::describe(const Tensor& t) noexcept {
 
 Scope::~Scope() {
   if (!event_) return;
+  std::unique_ptr<Event> device_end;
   try {
+    if (device_start_) device_end = calls::record_timestamp(*storage_);
     if (storage_ != nullptr) storage_->stream().synchronize();
   } catch (...) {  // the kernel's error surfaces at the caller's next wait
   }
   event_->duration_us = now_us() - event_->start_us;
+  if (device_start_ && device_end) {
+    const double seconds = calls::elapsed_seconds(*storage_, *device_start_, *device_end);
+    if (seconds >= 0) event_->device_duration_us = seconds * 1e6;
+  }
   add(std::move(*event_));
 }
 
@@ -161,6 +169,7 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
     if (!e.shape.empty()) args["shape"] = e.shape;
     if (!e.dtype.empty()) args["dtype"] = e.dtype;
     if (e.bytes != 0) args["bytes"] = e.bytes;
+    if (e.device_duration_us >= 0) args["device_dur_us"] = e.device_duration_us;
     trace_events.push_back({{"name", e.name},
                             {"cat", e.category},
                             {"ph", "X"},

@@ -3,11 +3,13 @@
 // The core's side of <hetero/profiler.hpp>: the switch every kernel call tests, the clock,
 // and the scope that times and records one event (Note [Profiling kernels]).
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <hetero/profiler.hpp>
 #include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/stream.hpp>
 #include <hetero/tensor.hpp>
 
 #include "storage.hpp"
@@ -29,7 +31,9 @@ std::string shape_of(const StridedView& v);
 
 /// Times its scope and records it as an event of `category` when a recording is on. With
 /// `storage`, it waits for that storage's stream at the end first (a kernel: its device
-/// time, Note [Profiling kernels]).
+/// time, Note [Profiling kernels]), and where the backend keeps device timestamps
+/// (Backend::record_timestamp) it brackets the scope's work with two and records the device
+/// time between them (Event::device_duration_us).
 class Scope {
  public:
   Scope(const char* category, std::string_view name, const Storage* storage = nullptr,
@@ -48,6 +52,7 @@ class Scope {
  private:
   const Storage* storage_ = nullptr;
   std::optional<profiler::Event> event_;  // engaged while recording: nothing built when off
+  std::unique_ptr<Event> device_start_;   // the device timestamp before the work, if any
 };
 
 }  // namespace hetero::detail::prof

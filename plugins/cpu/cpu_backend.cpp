@@ -137,6 +137,30 @@ std::unique_ptr<Buffer> CpuBackend::adopt(int device, void* handle, std::size_t 
                                          std::move(release));
 }
 
+std::unique_ptr<Event> CpuBackend::record_timestamp(Stream& stream) {
+  auto* cpu = dynamic_cast<CpuStream*>(&stream);
+  if (cpu == nullptr) throw Error("record_timestamp: the stream is not one of the cpu backend");
+  return cpu->record_timestamp();
+}
+
+double CpuBackend::elapsed_seconds(Event& start, Event& end) {
+  const auto stamp_of = [](Event& e, const char* which) {
+    auto* cpu = dynamic_cast<CpuEvent*>(&e);
+    if (cpu == nullptr || cpu->stamp() == nullptr)
+      throw Error(std::string("elapsed_seconds: the ") + which +
+                  " event is not a timestamp of the cpu backend (record_timestamp)");
+    if (!cpu->query())
+      throw Error(std::string("elapsed_seconds: the ") + which +
+                  " timestamp is not complete yet (synchronize it first)");
+    return std::make_pair(cpu->device().get(), cpu->stamp()->load(std::memory_order_acquire));
+  };
+  const auto [start_device, t0] = stamp_of(start, "start");
+  const auto [end_device, t1] = stamp_of(end, "end");
+  if (start_device != end_device)
+    throw Error("elapsed_seconds: the two timestamps are of different cpu devices");
+  return static_cast<double>(t1 - t0) * 1e-9;
+}
+
 std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   CpuDevice& d = cpu_device(device);
   auto oom = [&] {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_stream.hpp"
 
+#include <chrono>
+
 #include "cpu_device.hpp"
 
 namespace hetero::cpu {
@@ -13,6 +15,17 @@ void CpuStream::synchronize() { device_.queue().synchronize(); }
 
 std::unique_ptr<Event> CpuStream::record() {
   return std::make_unique<CpuEvent>(device_.shared_from_this(), device_.queue().last_ticket());
+}
+
+std::unique_ptr<CpuEvent> CpuStream::record_timestamp() {
+  auto stamp = std::make_shared<std::atomic<std::int64_t>>(0);
+  device_.run_sized(0, [stamp] {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    stamp->store(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(),
+                 std::memory_order_release);
+  });
+  return std::make_unique<CpuEvent>(device_.shared_from_this(), device_.queue().last_ticket(),
+                                    std::move(stamp));
 }
 
 void CpuStream::wait(Event& event) {

@@ -259,4 +259,26 @@ void CudaBackend::gemm(const GemmArgs& args, Stream& stream) {
   cublas_gemm(d, args);
 }
 
+std::unique_ptr<Event> CudaBackend::record_timestamp(Stream& stream) {
+  const CudaDevice& d = device_of(stream);
+  return std::make_unique<CudaEvent>(d.index(), native(stream), /*timing=*/true);
+}
+
+double CudaBackend::elapsed_seconds(Event& start, Event& end) {
+  auto* a = dynamic_cast<CudaEvent*>(&start);
+  auto* b = dynamic_cast<CudaEvent*>(&end);
+  if (a == nullptr || b == nullptr || !a->timing() || !b->timing())
+    throw Error(
+        "elapsed_seconds: an event is not a timestamp of the cuda backend "
+        "(record_timestamp)");
+  if (a->device() != b->device())
+    throw Error("elapsed_seconds: the two timestamps are of different cuda devices");
+  if (!a->query() || !b->query())
+    throw Error("elapsed_seconds: a timestamp is not complete yet (synchronize it first)");
+  float ms = 0;
+  ScopedDevice guard(a->device());
+  HETERO_CUDA_CHECK(cudaEventElapsedTime(&ms, a->get(), b->get()));
+  return static_cast<double>(ms) * 1e-3;
+}
+
 }  // namespace hetero::cuda

@@ -57,6 +57,10 @@ class CudaBackend final : public Backend {
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
+  /// A CUDA event with timing recorded on `stream` (cudaEventRecord).
+  std::unique_ptr<Event> record_timestamp(Stream& stream) override;
+  /// cudaEventElapsedTime between two complete timestamps of one device, in seconds.
+  double elapsed_seconds(Event& start, Event& end) override;
 
  private:
   /// The state of `index`, created on first use; throws DeviceUnavailableError when the

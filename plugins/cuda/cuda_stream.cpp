@@ -9,9 +9,11 @@
 
 namespace hetero::cuda {
 
-CudaEvent::CudaEvent(int device, cudaStream_t stream) : device_(device) {
+CudaEvent::CudaEvent(int device, cudaStream_t stream, bool timing)
+    : device_(device), timing_(timing) {
   ScopedDevice guard(device);
-  HETERO_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+  HETERO_CUDA_CHECK(
+      cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming));
   const cudaError_t e = cudaEventRecord(event_, stream);
   if (e != cudaSuccess) {
     (void)cudaEventDestroy(event_);

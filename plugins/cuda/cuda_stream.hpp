@@ -14,15 +14,19 @@ namespace hetero::cuda {
 /// A recorded point of a CUDA stream (timing disabled: cheapest kind of event).
 class CudaEvent final : public Event {
  public:
-  /// Records a new event on `stream` of `device`.
-  CudaEvent(int device, cudaStream_t stream);
+  /// Records a new event on `stream` of `device`; `timing`: one that keeps its time
+  /// (Backend::record_timestamp; cudaEventElapsedTime reads it), else cudaEventDisableTiming.
+  CudaEvent(int device, cudaStream_t stream, bool timing = false);
   ~CudaEvent() override;
   void synchronize() override;
   bool query() override;
   cudaEvent_t get() const noexcept { return event_; }
+  int device() const noexcept { return device_; }
+  bool timing() const noexcept { return timing_; }
 
  private:
   int device_;
+  bool timing_;
   cudaEvent_t event_ = nullptr;
 };
 

@@ -169,3 +169,37 @@ TEST(Profiler, ChromeTraceIsWellFormedAndMonotonicPerThread) {
   std::filesystem::remove(path);
   EXPECT_THROW(profiler::write_chrome_trace({}, "/nonexistent_dir/trace.json"), Error);
 }
+
+// Issue #28: device time from the backend's timestamps (Backend::record_timestamp, plugin
+// interface 3.9). The cpu backend stamps its queue's clock when the queue reaches each
+// timestamp, so a kernel's device time is set, lies within its host span, and is written to
+// the trace as args.device_dur_us (as a copy's is); a host-side event (a range) has none.
+TEST(Profiler, KernelsCarryDeviceTimeFromTheBackendsTimestamps) {
+  const Tensor x = rand({1 << 20});
+  profiler::start();
+  {
+    profiler::Range r("work");
+    (void)x.exp().sum().item<float>();
+  }
+  const auto events = profiler::stop();
+  int kernels = 0, device_timed = 0;
+  for (const auto& e : events) {
+    if (e.category == "range") EXPECT_EQ(e.device_duration_us, -1.0);
+    if (e.device_duration_us >= 0) ++device_timed;  // kernels and copies (item's)
+    if (e.category != "kernel") continue;
+    ++kernels;
+    EXPECT_GE(e.device_duration_us, 0.0) << e.name;
+    EXPECT_LE(e.device_duration_us, e.duration_us + 1.0) << e.name;
+    if (e.name == "exp") EXPECT_GT(e.device_duration_us, 0.0) << "a 4 MiB exp takes time";
+  }
+  EXPECT_GE(kernels, 2);
+  const std::string path = testing::TempDir() + "/device_time_trace.json";
+  profiler::write_chrome_trace(events, path);
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  int with_device_time = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e.contains("args") && e["args"].contains("device_dur_us")) ++with_device_time;
+  EXPECT_EQ(with_device_time, device_timed);
+  std::filesystem::remove(path);
+}

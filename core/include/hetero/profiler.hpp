@@ -29,14 +29,18 @@ namespace hetero::profiler {
 
 /// One recorded event: a complete span on one host thread.
 struct Event {
-  std::string name;          ///< a range's name; the op ("conv2d", "exp") or kernel ("gemm")
-  std::string category;      ///< "op", "range", "kernel", "copy", "alloc" or "sync"
-  std::string device;        ///< "cpu:0", "cuda:1"; empty for a range
-  std::string shape;         ///< a kernel's output shape, an op's first operand's ("[2, 3]")
-  std::string dtype;         ///< a kernel's output dtype, an op's first operand's
-  std::uint64_t bytes = 0;   ///< copies and allocations
-  double start_us = 0;       ///< microseconds since the recording started
-  double duration_us = 0;    ///< microseconds
+  std::string name;         ///< a range's name; the op ("conv2d", "exp") or kernel ("gemm")
+  std::string category;     ///< "op", "range", "kernel", "copy", "alloc" or "sync"
+  std::string device;       ///< "cpu:0", "cuda:1"; empty for a range
+  std::string shape;        ///< a kernel's output shape, an op's first operand's ("[2, 3]")
+  std::string dtype;        ///< a kernel's output dtype, an op's first operand's
+  std::uint64_t bytes = 0;  ///< copies and allocations
+  double start_us = 0;      ///< microseconds since the recording started
+  double duration_us = 0;   ///< microseconds
+  /// A kernel's or copy's device time in microseconds, from two device timestamps around
+  /// it on its stream (Backend::record_timestamp: cuda events, the cpu queue's clock); -1
+  /// where the backend keeps none. Written to the trace as args.device_dur_us.
+  double device_duration_us = -1;
   std::uint32_t thread = 0;  ///< host thread, numbered from 0 in order of first event
 };
 

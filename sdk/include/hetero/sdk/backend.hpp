@@ -245,6 +245,28 @@ class Backend {
                               "' has no convolution kernel");
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 9
+  // --- optional device timestamps of minor 9 (the profiler's device time) ---------------
+  /// Queues a timestamp on `stream`: an event that, once complete, holds the device's time
+  /// at the point where the work queued before it had finished (as cudaEventRecord on an
+  /// event created with timing). Null (the default) when the backend keeps no device
+  /// times; the profiler then has only host times. Ownership passes to the caller.
+  virtual std::unique_ptr<Event> record_timestamp(Stream& stream) {
+    (void)stream;
+    return nullptr;
+  }
+  /// Seconds of device time from `start` to `end`, two timestamps of this backend
+  /// (record_timestamp) on one device, both complete, as cudaEventElapsedTime (which
+  /// gives milliseconds). Throws Error when either is not such a timestamp or is not yet
+  /// complete. The default throws NotImplementedError.
+  virtual double elapsed_seconds(Event& start, Event& end) {
+    (void)start;
+    (void)end;
+    throw NotImplementedError("elapsed_seconds: backend '" + name() +
+                              "' keeps no device timestamps");
+  }
+#endif
 };
 
 }  // namespace hetero

@@ -21,7 +21,9 @@
 /// (OpFamily::gather, OpFamily::scatter_add). 7: Backend::adopt(), the optional wrapping of
 /// device memory the backend did not allocate (DLPack import, from_blob on a device).
 /// 8: Backend::conv2d(), the optional convolution kernels (OpFamily::conv2d, Conv2dOp).
-#define HETERO_INTERFACE_VERSION_MINOR 8
+/// 9: Backend::record_timestamp() and elapsed_seconds(), the optional device timestamps
+/// (the profiler's device time of each kernel).
+#define HETERO_INTERFACE_VERSION_MINOR 9
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core
