@@ -116,8 +116,10 @@ namespace {
 constexpr int disagree = -1;
 
 // Polls `requests` until all complete, marking `arrived[peer_of[i]]` as receive i (the
-// first peer_of.size() requests) completes; yields while waiting, then sleeps 100 us per
-// turn once nothing came for 10 ms. Returns MPI's code.
+// first peer_of.size() requests) completes. Spins 20 us, yields to 50 us, then sleeps 50 us
+// per turn, leaving the core to the kernels (a DDP bucket waits for its peer while backward
+// computes: yielding until 10 ms made a 3-bucket step 3.1 -> 3.8 ms on 2 cores). Returns
+// MPI's code.
 int poll_records(std::vector<MPI_Request>& requests, const std::vector<int>& peer_of,
                  std::atomic<bool>* arrived) {
   using clock = std::chrono::steady_clock;
@@ -138,8 +140,8 @@ int poll_records(std::vector<MPI_Request>& requests, const std::vector<int>& pee
     const auto now = clock::now();
     if (count > 0)
       last_progress = now;
-    else if (now - last_progress > std::chrono::milliseconds(10))
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else if (now - last_progress > std::chrono::microseconds(50))
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     else if (now - last_progress > std::chrono::microseconds(20))
       std::this_thread::yield();
   }
