@@ -263,7 +263,9 @@ State all_to_all_launch(std::vector<Tensor>& outputs, const std::vector<Tensor>&
   const auto total = [](const std::vector<std::int64_t>& n) {
     return std::accumulate(n.begin(), n.end(), std::int64_t{0});
   };
-  Tensor packed = detail::host_buffer(dtype, {total(in_counts)}, Device::cpu());
+  Tensor packed =
+      async ? detail::host_buffer(dtype, {total(in_counts)}, Device::cpu())
+            : use.group.staging.buffer(Slot::packed, dtype, {total(in_counts)}, Device::cpu());
   std::int64_t at = 0;
   for (std::size_t r = 0; r < inputs.size(); ++r) {
     Tensor run = packed.narrow(0, at, in_counts[r]).view(inputs[r].shape());
