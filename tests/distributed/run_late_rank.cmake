@@ -1,14 +1,20 @@
-# cmake -DMPIEXEC=... -DPROGRAM=... -P run_late_rank.cmake
+# cmake -DMPIEXEC=... -DPROGRAM=... -DGUARD=mpirun_guard.sh -P run_late_rank.cmake
 # Runs late_rank on 3 ranks with a 1 s timeout, "late" then "never" (see late_rank.cpp).
 set(ENV{HETERO_DISTRIBUTED_TIMEOUT} 1)
 foreach(mode late never)
+  # mpirun_guard.sh: 124 when ranks were still running at the deadline (a hang), 125 when
+  # every rank had exited and mpirun hung in its own finalize (an Open MPI 4.1 launcher
+  # bug, seen after ranks exit without MPI_Finalize: the ranks' output is checked as usual).
   execute_process(
-    COMMAND ${MPIEXEC} --oversubscribe -np 3 ${PROGRAM} ${mode}
+    COMMAND bash ${GUARD} 60 ${MPIEXEC} --oversubscribe -np 3 ${PROGRAM} ${mode}
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
     TIMEOUT 120)
   message(STATUS "${mode}: mpirun exit: ${rc}\n--- stdout\n${out}--- stderr\n${err}")
-  if(rc MATCHES "timeout")
+  if(rc MATCHES "timeout" OR rc EQUAL 124)
     message(FATAL_ERROR "${mode}: the job hung")
+  endif()
+  if(rc EQUAL 125)
+    message(WARNING "${mode}: mpirun hung after every rank had exited (Open MPI's launcher); checking the ranks' output")
   endif()
   # A rank crashed when mpirun says one exited on SIGSEGV, SIGABRT or SIGBUS, or a
   # backtrace names the program. (mpirun may end a rank left waiting for the others with
@@ -29,7 +35,7 @@ foreach(mode late never)
     endif()
   endforeach()
   if(mode STREQUAL "late")
-    if(NOT rc EQUAL 0)
+    if(NOT rc EQUAL 0 AND NOT rc EQUAL 125)  # 125: every rank gone; their lines say how
       message(FATAL_ERROR "late: mpirun exited ${rc}: the late rank's job must end cleanly")
     endif()
     foreach(r 1 2)

@@ -1,16 +1,18 @@
-# cmake -DMPIEXEC=... -DPROGRAM=... -DTIMEOUT=<seconds> -P run_peer_failure.cmake
+# cmake -DMPIEXEC=... -DPROGRAM=... -DTIMEOUT=<seconds> -DGUARD=mpirun_guard.sh -P run_peer_failure.cmake
 # Runs peer_failure on 3 ranks with rank 1 killed, after a first collective and then before
 # init_process_group; passes when ranks 0 and 2 each report a DistributedError within the
 # timeout plus a margin, and a second call fails at once. mpirun's own exit status is not
 # checked: a killed rank makes it non-zero.
 math(EXPR limit "${TIMEOUT} + 30")
 foreach(mode after_collective before_init)
+  # mpirun_guard.sh: 124 when ranks were still running at the deadline (a hang); 125 when
+  # only mpirun itself had not ended (its launcher's finalize, after a rank was killed).
   execute_process(
-    COMMAND ${MPIEXEC} --oversubscribe --enable-recovery -np 3 ${PROGRAM} ${mode}
+    COMMAND bash ${GUARD} 150 ${MPIEXEC} --oversubscribe --enable-recovery -np 3 ${PROGRAM} ${mode}
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
     TIMEOUT 180)
   message(STATUS "${mode}: mpirun exit: ${rc}\n--- stdout\n${out}--- stderr\n${err}")
-  if(rc MATCHES "timeout")
+  if(rc MATCHES "timeout" OR rc EQUAL 124)
     message(FATAL_ERROR "${mode}: the job hung")
   endif()
   if(mode STREQUAL "before_init")
