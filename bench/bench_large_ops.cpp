@@ -6,17 +6,18 @@
 // are the ones issue #26 measured slowest (sum(0) 36x, max() 16x libtorch's time); add and
 // exp are the element-wise reference rows; transpose is x.t().contiguous() (3.3x); tanh,
 // sigmoid, relu, x * 2, softmax(1) and the float16/bfloat16 casts are the rest of issue
-// #26's table, with float16 rows where libtorch has float16 kernels; "large/add/raw" is a plain
-// 2-thread loop (the floor of the bandwidth-bound rows). Run on a quiet machine: bench/run
-// interleaves the rows at random.
+// #26's table, with float16 rows where libtorch has float16 kernels. "large/OP/raw" is the
+// floor of a bandwidth-bound row: its job as a plain vectorised loop on the same threads, or
+// memcpy for the copies (raw_floor.hpp). Run on a quiet machine: bench/run interleaves the
+// rows at random.
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
-#include <vector>
+#include <utility>
 
 #include "common.hpp"
+#include "raw_floor.hpp"
 #if HETERO_BENCH_HAVE_TORCH
 #include "torch_peer.hpp"
 #endif
@@ -24,27 +25,6 @@
 namespace {
 
 using namespace hetero;
-
-// o = x + y over n floats as a plain loop, its range split over bench::threads() threads.
-std::function<void()> raw_add(std::size_t n) {
-  auto x = std::make_shared<std::vector<float>>(n, 0.5f);
-  auto y = std::make_shared<std::vector<float>>(n, 0.25f);
-  auto o = std::make_shared<std::vector<float>>(n);
-  return [x, y, o, n] {
-    const auto parts = static_cast<std::size_t>(bench::threads());
-    auto part = [&](std::size_t p) {
-      const float* a = x->data();
-      const float* b = y->data();
-      float* out = o->data();
-      for (std::size_t i = n * p / parts, end = n * (p + 1) / parts; i < end; ++i)
-        out[i] = a[i] + b[i];
-    };
-    std::vector<std::thread> others;
-    for (std::size_t p = 1; p < parts; ++p) others.emplace_back(part, p);
-    part(0);
-    for (auto& t : others) t.join();
-  };
-}
 
 void register_all() {
   const Device d("cpu");
@@ -58,6 +38,7 @@ void register_all() {
     bench::add_peer("large/" + op + "/libtorch_out", bench::torch::large_op(op, true));
     bench::add_peer("large/" + op + "/libtorch", bench::torch::large_op(op, false));
 #endif
+    if (auto floor = bench::raw::floor(op)) bench::add("large/" + op + "/raw", std::move(floor));
   };
   add("sum", [x] { return x.sum(); });
   add("sum0", [x] { return x.sum(0); });
@@ -86,10 +67,6 @@ void register_all() {
   add("sum_f16", [h] { return h.sum(); });
   add("max_f16", [h] { return h.max(); });
   add("transpose_f16", [h] { return h.t().contiguous(); });
-  // The raw floor of the bandwidth-bound rows: the same sum written as a plain loop the
-  // compiler vectorises (the build's baseline instructions), split over bench::threads()
-  // threads, into a preallocated result.
-  bench::add("large/add/raw", raw_add(4096 * 4096));
 }
 
 }  // namespace
