@@ -98,12 +98,16 @@ namespace {
 // destination (x.t().contiguous(), copy_ into a transposed view): dst rows are contiguous
 // where src columns are. Walked in square tiles, so that both sides stay within a few cache
 // lines per row of the tile, instead of one side striding a whole row per element (3.3x
-// libtorch's time at 4096x4096). Tiles of 16 x 16 elements, for every dtype: at 4096x4096
-// float32 took 11.3-12.0 ms with them, 16.6 with 8 and 14.5 with 32 (each tile row is on
-// a page of its own, on both sides: larger tiles outrun the L1 TLB); uint8 took 11.8 ms
-// with 16 and 17 with 32 or 64. float16 and bfloat16 copied within their dtype move bits
-// (through float conversions they took 26-28 ms; 9.8 now). Copying float32 as uint32 was
-// slower (19 ms): the compiler packs the strided integer loads into vectors.
+// libtorch's time at 4096x4096).
+// - Copies within a dtype of 2, 4 or 8 bytes (float16 and bfloat16 as their bits): tiles
+//   of 64 x 64, moved by vec::transpose in 8 x 8 blocks through registers (4096x4096
+//   float32 in about 4 ms, against 11.3-12.0 element by element; tiles of 32 took 4.4 ms
+//   and 128 3.8 in a standalone test).
+// - Conversions, 1-byte dtypes and CPUs without the vector kernel: element by element in
+//   tiles of 16 x 16 (8 took 16.6 ms, 32 14.5: each tile row is on a page of its own on
+//   both sides, and larger tiles outran the L1 TLB; uint8 took 11.8 ms with 16, 17 with
+//   32 or 64). Copying float32 as uint32 element by element was slower (19 ms): the
+//   compiler packs the strided integer loads into vectors.
 // Returns false when the layout is not such a transpose.
 template <class D, class S>
 bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedView& dst) {
@@ -112,9 +116,14 @@ bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedV
     return convert_transposed(reinterpret_cast<const std::uint16_t*>(s),
                               reinterpret_cast<std::uint16_t*>(d), src, dst);
   }
-  constexpr std::int64_t kTile = 16;
+  // Copies within a dtype of 2, 4 or 8 bytes: tiles of 64 x 64, each moved by the vector
+  // kernel in blocks of 8 x 8 (4 x 4) through registers, where it runs on this CPU.
+  constexpr bool kBits =
+      std::is_same_v<S, D> && (sizeof(S) == 2 || sizeof(S) == 4 || sizeof(S) == 8);
+  const bool registers = kBits && vec::transpose(sizeof(S), nullptr, 1, nullptr, 1, 0, 0);
+  const std::int64_t kTile = registers ? 64 : 16;
   const LoopShape<2> l = make_loop<2>({&dst, &src});
-  if (l.ndim < 2 || dst.numel() < kTile * kTile) return false;
+  if (l.ndim < 2 || dst.numel() < 16 * 16) return false;
   const int a = l.ndim - 2, b = l.ndim - 1;
   const auto& ds = l.strides[0];
   const auto& ss = l.strides[1];
@@ -135,6 +144,11 @@ bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedV
       const std::int64_t i0 = (t % row_tiles) * kTile, i1 = std::min(rows, i0 + kTile);
       for (std::int64_t ct = 0; ct < col_tiles; ++ct) {
         const std::int64_t j0 = ct * kTile, j1 = std::min(cols, j0 + kTile);
+        if (registers) {
+          vec::transpose(sizeof(S), s + s_off + i0 + j0 * ss[b], ss[b], d + d_off + i0 * ds[a] + j0,
+                         ds[a], i1 - i0, j1 - j0);
+          continue;
+        }
         for (std::int64_t i = i0; i < i1; ++i) {
           D* o = d + d_off + i * ds[a];
           const S* in = s + s_off + i;

@@ -30,7 +30,7 @@ namespace {
 // the additions do not wait on each other and the dense case vectorises.
 template <bool Square, class T>
 double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
-  if constexpr (!Square && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+  if constexpr (!Square && is_floating_storage_v<T>) {
     double total = 0;  // dense float rows: the vector kernel's (Note [Vector kernels])
     if (stride == 1 && vec::sum(dtype_of<T>, p, n, &total)) return total;
   }
@@ -261,6 +261,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
     std::array<T, kBlock> best;
     std::array<std::int64_t, kBlock> best_index;
     std::array<std::uint8_t, kBlock> nan;  // extremum: a NaN seen in the column
+    bool exact = false;  // extremum: the NaN-propagating rule for the block's remaining rows
     for (std::int64_t b = first; b < last; ++b) {
       const std::int64_t j0 = b * block, width = std::min(block, columns - j0);
       acc.fill(Acc{});
@@ -287,13 +288,22 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                   }
                 }
               } else if (index == 0) {
+                exact = false;
                 for (std::int64_t j = 0; j < width; ++j) {
                   best[j] = row[j];
                   nan[j] = reduction_is_nan(row[j]);
+                  exact = exact || nan[j];
                 }
               } else if (r.kind == ReductionKind::extremum) {
-                // Values only: a select per column, NaNs noted on the side -- or, in the
-                // vector kernels, kept in best[j] by the NaN-propagating binary rule.
+                // Values only: one max per vector while no NaN (or infinity) has come, then
+                // the NaN-propagating binary rule from the row that brought one on, which
+                // keeps NaNs in best[j]; scalar: a select per column, NaNs noted aside.
+                bool maybe_nan = false;
+                if (!exact &&
+                    vec::extreme_into(r.min, dtype_of<T>, row, best.data(), width, &maybe_nan)) {
+                  if (!maybe_nan) continue;
+                  exact = true;  // redo this row by the rule (vector_kernels.hpp)
+                }
                 const BinaryOp pick = r.min ? BinaryOp::minimum : BinaryOp::maximum;
                 if (vec::binary(pick, dtype_of<T>, row, 1, best.data(), 1, best.data(), width))
                   continue;

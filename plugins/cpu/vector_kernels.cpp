@@ -440,10 +440,31 @@ double sum_dense(const T* in, std::int64_t n) {
   return total;
 }
 
+// float16 / bfloat16 input of the reductions: blocks of kWideBlock widened to float32
+// (exactly), each handed to f(block, count).
+constexpr std::int64_t kWideBlock = 2048;  // 8 KiB of float32, in L1
+
+template <class F>
+bool widened_blocks(DType dtype, const void* in, std::int64_t n, F f) {
+  if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
+  alignas(64) float block[kWideBlock];
+  const auto* p = static_cast<const std::uint16_t*>(in);
+  for (std::int64_t i = 0; i < n; i += kWideBlock) {
+    const std::int64_t m = std::min(kWideBlock, n - i);
+    (dtype == DType::bfloat16 ? bf16_to_f32 : f16_to_f32)(p + i, block, m);
+    f(block, i, m);
+  }
+  return true;
+}
+
 bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
   if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;
-  return false;
+  double total = 0;  // 16-bit input: the blocks' sums added in order
+  const bool done = widened_blocks(
+      dtype, in, n,
+      [&](const float* block, std::int64_t, std::int64_t m) { total += sum_dense(block, m); });
+  return done && (*result = total, true);
 }
 
 template <class T>
@@ -466,6 +487,65 @@ bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
   if (dtype == DType::float32) return accumulate_dense(static_cast<const float*>(in), acc, n), true;
   if (dtype == DType::float64)
     return accumulate_dense(static_cast<const double*>(in), acc, n), true;
+  return widened_blocks(dtype, in, n, [acc](const float* block, std::int64_t i, std::int64_t m) {
+    accumulate_dense(block, acc + i, m);
+  });
+}
+
+// best[j] = the maximum (minimum) of x[j] and best[j] as the instruction computes it, and
+// z NaN once an x[j] is NaN or infinite (x * 0 folded in, one fused multiply-add per
+// vector, as extreme_dense). x86's max and min return their second operand when either
+// input is NaN or both are equal, so with best as that operand the result equals the
+// NaN-propagating rule's, (x != x || x > best) ? x : best, wherever x is not NaN: ties
+// keep best's value (and its zero's sign), and a NaN already in best stays.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+constexpr bool kMaxKeepsSecondOperand = true;
+#else
+constexpr bool kMaxKeepsSecondOperand = false;  // other targets: the caller's exact rule
+#endif
+
+template <bool Min, class T>
+bool extreme_into_dense(const T* in, T* best, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto pick = [](V x, V b) { return Min ? hn::Min(x, b) : hn::Max(x, b); };
+  const V zero = hn::Zero(d);
+  V z0 = zero, z1 = zero;
+  std::int64_t j = 0;
+  for (; j + 2 * lanes <= n; j += 2 * lanes) {
+    const V x0 = hn::LoadU(d, in + j), x1 = hn::LoadU(d, in + j + lanes);
+    hn::StoreU(pick(x0, hn::LoadU(d, best + j)), d, best + j);
+    hn::StoreU(pick(x1, hn::LoadU(d, best + j + lanes)), d, best + j + lanes);
+    z0 = hn::MulAdd(x0, zero, z0);
+    z1 = hn::MulAdd(x1, zero, z1);
+  }
+  bool special = !hn::AllFalse(d, hn::IsNaN(z0 + z1));
+  for (; j < n; ++j) {
+    const T x = in[j];
+    special = special || x != x;
+    best[j] = (Min ? x < best[j] : best[j] < x) ? x : best[j];
+  }
+  return special;
+}
+
+bool ExtremeIntoImpl(bool min, DType dtype, const void* in, void* best, std::int64_t n,
+                     bool* maybe_nan) {
+  if (!kMaxKeepsSecondOperand) return false;
+  if (dtype == DType::float32) {
+    const auto* p = static_cast<const float*>(in);
+    auto* b = static_cast<float*>(best);
+    return *maybe_nan =
+               min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n),
+           true;
+  }
+  if (dtype == DType::float64) {
+    const auto* p = static_cast<const double*>(in);
+    auto* b = static_cast<double*>(best);
+    return *maybe_nan =
+               min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n),
+           true;
+  }
   return false;
 }
 
@@ -520,33 +600,24 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
   *has_nan = any_nan;
 }
 
-// float16 / bfloat16: blocks widened to float32 (exactly), then the float32 kernel per block.
+// float16 / bfloat16: blocks widened to float32, then the float32 kernel per block.
 template <bool Min>
-void extreme_widened(bool bf16, const std::uint16_t* in, std::int64_t n, double* result,
-                     bool* has_nan) {
-  constexpr std::int64_t kBlock = 2048;  // 8 KiB of float32, in L1
-  alignas(64) float block[kBlock];
+bool extreme_widened(DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
   *has_nan = false;
-  for (std::int64_t i = 0; i < n; i += kBlock) {
-    const std::int64_t m = std::min(kBlock, n - i);
-    (bf16 ? bf16_to_f32 : f16_to_f32)(in + i, block, m);
+  return widened_blocks(dtype, in, n, [&](const float* block, std::int64_t i, std::int64_t m) {
     double r = 0;
     bool nan = false;
     extreme_dense<Min>(block, m, &r, &nan);
     *has_nan = *has_nan || nan;
     if (i == 0 || (Min ? r < *result : *result < r)) *result = r;
-  }
+  });
 }
 
 bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* result,
                  bool* has_nan) {
-  if ((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16) {
-    const auto* p = static_cast<const std::uint16_t*>(in);
-    const bool bf16 = dtype == DType::bfloat16;
-    return (min ? extreme_widened<true>(bf16, p, n, result, has_nan)
-                : extreme_widened<false>(bf16, p, n, result, has_nan)),
-           true;
-  }
+  if (::hetero::is_half(dtype))
+    return min ? extreme_widened<true>(dtype, in, n, result, has_nan)
+               : extreme_widened<false>(dtype, in, n, result, has_nan);
   if (dtype == DType::float32) {
     const auto* p = static_cast<const float*>(in);
     return (min ? extreme_dense<true>(p, n, result, has_nan)
@@ -559,6 +630,133 @@ bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* 
                 : extreme_dense<false>(p, n, result, has_nan)),
            true;
   }
+  return false;
+}
+
+// ---- transposes: dst[i * ds + j] = src[j * ss + i], blocks of lanes x lanes elements
+// moved through registers (loads and stores of whole rows of a block, the interleaving in
+// between), the edges element by element. 16-bit elements in 128-bit vectors (every x86
+// target), 32-bit and 64-bit ones in 256-bit vectors (AVX2 and newer).
+
+#if HWY_TARGET != HWY_SCALAR
+// r[k] (k < 8): 8 rows of 8 16-bit lanes, transposed in place: three rounds of interleaving
+// pairs, of 16-, 32- and 64-bit units.
+template <class V>
+HWY_INLINE void transpose_8x8_u16(V* r) {
+  const hn::FixedTag<std::uint16_t, 8> d16;
+  const hn::Repartition<std::uint32_t, decltype(d16)> d32;
+  const hn::Repartition<std::uint64_t, decltype(d16)> d64;
+  auto lo = [d16](auto d, V a, V b) {
+    return hn::BitCast(d16, hn::InterleaveLower(d, hn::BitCast(d, a), hn::BitCast(d, b)));
+  };
+  auto hi = [d16](auto d, V a, V b) {
+    return hn::BitCast(d16, hn::InterleaveUpper(d, hn::BitCast(d, a), hn::BitCast(d, b)));
+  };
+  V a[8], b[8];
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = lo(d16, r[k], r[k + 1]);
+    a[k + 1] = hi(d16, r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int m = 0; m < 2; ++m) {
+      b[k + 2 * m] = lo(d32, a[k + m], a[k + m + 2]);
+      b[k + 2 * m + 1] = hi(d32, a[k + m], a[k + m + 2]);
+    }
+  for (int k = 0; k < 4; ++k) {
+    r[2 * k] = lo(d64, b[k], b[k + 4]);
+    r[2 * k + 1] = hi(d64, b[k], b[k + 4]);
+  }
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+
+// 8 rows of 8 32-bit lanes: interleave 32-bit, then 64-bit units within each 128-bit
+// half, then swap halves.
+template <class V>
+HWY_INLINE void transpose_8x8_u32(V* r) {
+  const hn::FixedTag<std::uint32_t, 8> d32;
+  const hn::Repartition<std::uint64_t, decltype(d32)> d64;
+  V t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = hn::InterleaveLower(d32, r[k], r[k + 1]);
+    t[k + 1] = hn::InterleaveUpper(d32, r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int m = 0; m < 2; ++m) {
+      const auto x = hn::BitCast(d64, t[k + m]), y = hn::BitCast(d64, t[k + m + 2]);
+      u[k + 2 * m] = hn::BitCast(d32, hn::InterleaveLower(d64, x, y));
+      u[k + 2 * m + 1] = hn::BitCast(d32, hn::InterleaveUpper(d64, x, y));
+    }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = hn::ConcatLowerLower(d32, u[k + 4], u[k]);
+    r[k + 4] = hn::ConcatUpperUpper(d32, u[k + 4], u[k]);
+  }
+}
+
+// 4 rows of 4 64-bit lanes.
+template <class V>
+HWY_INLINE void transpose_4x4_u64(V* r) {
+  const hn::FixedTag<std::uint64_t, 4> d64;
+  const V t0 = hn::InterleaveLower(d64, r[0], r[1]), t1 = hn::InterleaveUpper(d64, r[0], r[1]);
+  const V t2 = hn::InterleaveLower(d64, r[2], r[3]), t3 = hn::InterleaveUpper(d64, r[2], r[3]);
+  r[0] = hn::ConcatLowerLower(d64, t2, t0);
+  r[1] = hn::ConcatLowerLower(d64, t3, t1);
+  r[2] = hn::ConcatUpperUpper(d64, t2, t0);
+  r[3] = hn::ConcatUpperUpper(d64, t3, t1);
+}
+#endif
+
+// The blocks of a rows x cols transpose through `block` (which transposes L rows of L
+// lanes in place), the edges element by element.
+template <class D, class F>
+void transpose_blocks(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, hn::TFromD<D>* dst,
+                      std::int64_t ds, std::int64_t rows, std::int64_t cols) {
+  constexpr std::int64_t L = static_cast<std::int64_t>(hn::MaxLanes(D()));
+  const std::int64_t rows_l = rows / L * L, cols_l = cols / L * L;
+  hn::Vec<D> r[L];
+  for (std::int64_t i = 0; i < rows_l; i += L) {
+    for (std::int64_t j = 0; j < cols_l; j += L) {
+      for (std::int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, src + (j + k) * ss + i);
+      block(r);
+      for (std::int64_t k = 0; k < L; ++k) hn::StoreU(r[k], d, dst + (i + k) * ds + j);
+    }
+    for (std::int64_t k = i; k < i + L; ++k)
+      for (std::int64_t j = cols_l; j < cols; ++j) dst[k * ds + j] = src[j * ss + k];
+  }
+  for (std::int64_t k = rows_l; k < rows; ++k)
+    for (std::int64_t j = 0; j < cols; ++j) dst[k * ds + j] = src[j * ss + k];
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+bool TransposeImpl(std::size_t bytes, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
+                   std::int64_t rows, std::int64_t cols) {
+  (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows, (void)cols;  // SCALAR
+#if HWY_TARGET != HWY_SCALAR
+  if (bytes == 2) {
+    const hn::FixedTag<std::uint16_t, 8> d;
+    transpose_blocks(
+        d, [](auto* r) { transpose_8x8_u16(r); }, static_cast<const std::uint16_t*>(src), ss,
+        static_cast<std::uint16_t*>(dst), ds, rows, cols);
+    return true;
+  }
+#endif
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (bytes == 4) {
+    const hn::FixedTag<std::uint32_t, 8> d;
+    transpose_blocks(
+        d, [](auto* r) { transpose_8x8_u32(r); }, static_cast<const std::uint32_t*>(src), ss,
+        static_cast<std::uint32_t*>(dst), ds, rows, cols);
+    return true;
+  }
+  if (bytes == 8) {
+    const hn::FixedTag<std::uint64_t, 4> d;
+    transpose_blocks(
+        d, [](auto* r) { transpose_4x4_u64(r); }, static_cast<const std::uint64_t*>(src), ss,
+        static_cast<std::uint64_t*>(dst), ds, rows, cols);
+    return true;
+  }
+#endif
   return false;
 }
 
@@ -654,6 +852,8 @@ HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(ConvertImpl);
 HWY_EXPORT(SumImpl);
 HWY_EXPORT(ExtremeImpl);
+HWY_EXPORT(ExtremeIntoImpl);
+HWY_EXPORT(TransposeImpl);
 HWY_EXPORT(AccumulateImpl);
 HWY_EXPORT(SoftmaxImpl);
 HWY_EXPORT(TargetNameImpl);
@@ -679,6 +879,14 @@ bool softmax(bool log, DType dtype, const void* in, void* out, std::int64_t n) {
 }
 bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
   return HWY_DYNAMIC_DISPATCH(ExtremeImpl)(min, dtype, in, n, result, has_nan);
+}
+bool extreme_into(bool min, DType dtype, const void* in, void* best, std::int64_t n,
+                  bool* maybe_nan) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeIntoImpl)(min, dtype, in, best, n, maybe_nan);
+}
+bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
+               std::int64_t dst_stride, std::int64_t rows, std::int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(TransposeImpl)(bytes, src, src_stride, dst, dst_stride, rows, cols);
 }
 const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
 

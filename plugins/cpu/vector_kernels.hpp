@@ -14,6 +14,7 @@
 // loop, which gives the same element results (the SDK's rules, Note [Element-wise
 // semantics]; the transcendental functions within 1 ulp of libm's). Thread-safe: no state
 // besides Highway's chosen target. Threads are the caller's business.
+#include <cstddef>
 #include <cstdint>
 
 #include <hetero/dtype.hpp>
@@ -35,13 +36,28 @@ bool binary(BinaryOp op, DType dtype, const void* a, int a_step, const void* b, 
 /// float32 <-> bfloat16, float32 <-> float64.
 bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
 
-/// Sum of in[i], i < n, of float32 (accumulated in float64) or float64, in an order fixed
-/// for a given target; false for other dtypes.
+/// Sum of in[i], i < n, of float32, float16 or bfloat16 (accumulated in float64; the
+/// 16-bit dtypes widened exactly in blocks, float16 where the CPU has F16C) or float64, in
+/// an order fixed for a given target; false for other dtypes.
 bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 
-/// acc[j] += in[j] for j < n, in float64, `in` of float32 or float64 (a column
-/// reduction's rows added into their accumulators); false for other dtypes.
+/// acc[j] += in[j] for j < n, in float64, `in` of float32, float64, float16 (with F16C) or
+/// bfloat16 (a column reduction's rows added into their accumulators); false for other
+/// dtypes.
 bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
+
+/// best[j] = max(in[j], best[j]) (min when `min`) for j < n, float32 or float64, `best`
+/// of `dtype` too: a column reduction's row folded into its running extremes with one
+/// instruction per vector. Exact wherever in[j] is not NaN: equal to the NaN-propagating
+/// rule (in[j] != in[j] || in[j] > best[j]) ? in[j] : best[j], ties and a NaN already in
+/// best[j] included. *maybe_nan is set true when some in[j] is NaN, and may be when one is
+/// infinite (the test is a fused x * 0 per vector); best[j] is then unspecified where in[j]
+/// is NaN, and the caller reapplies the exact rule
+/// (binary(BinaryOp::maximum, ...)) to this row and the rest. False, writing nothing, for
+/// other dtypes and on targets whose max instruction does not keep its second operand on
+/// ties and NaN (x86's does).
+bool extreme_into(bool min, DType dtype, const void* in, void* best, std::int64_t n,
+                  bool* maybe_nan);
 
 /// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32, float64,
 /// bfloat16 or float16 (where the CPU converts it: F16C) into *result, and whether any
@@ -53,6 +69,14 @@ bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* resu
 /// float64, then the result. `in` may equal `out`. False for other dtypes, or where the
 /// target has no vector exp.
 bool softmax(bool log, DType dtype, const void* in, void* out, std::int64_t n);
+
+/// dst[i * dst_stride + j] = src[j * src_stride + i] for i < rows, j < cols (strides in
+/// elements, >= 1; the two regions do not overlap): a transposed copy of elements of
+/// `bytes` bytes, moved as bits, blocks of 8 x 8 (4 x 4 for 8 bytes) through registers.
+/// 2-byte elements on every vector target, 4 and 8 bytes where the CPU has AVX2; false,
+/// writing nothing, otherwise (a call with rows = cols = 0 asks whether it would run).
+bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
+               std::int64_t dst_stride, std::int64_t rows, std::int64_t cols);
 
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();

@@ -4,6 +4,7 @@
 // accumulators. Against a host reference: sums, means and norms within a relative 1e-12
 // (float64) or the float32 rounding of a double sum, max/min/argmax exactly, with ties
 // and NaNs placed where a thread's part or a block of columns begins or ends.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -48,6 +49,15 @@ void expect_same(double got, double want, const std::string& what) {
     EXPECT_EQ(got, want) << what;
 }
 
+// A sum within `tol` relative; a NaN or an infinity exactly (both NaN, or equal).
+testing::AssertionResult sum_matches(double got, double want, double tol) {
+  const bool same = std::isnan(want)   ? std::isnan(got)
+                    : std::isinf(want) ? got == want
+                                       : std::abs(got - want) <= std::abs(want) * tol + 1e-9;
+  if (same) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << got << " vs " << want;
+}
+
 void check(const std::vector<double>& v, DType dtype, bool transposed) {
   SCOPED_TRACE(testing::Message() << dtype_name(dtype) << (transposed ? " transposed" : ""));
   Tensor x = from_vector(v, {kRows, kCols}).to(dtype);
@@ -57,18 +67,19 @@ void check(const std::vector<double>& v, DType dtype, bool transposed) {
   const double tol = dtype == DType::float64 ? 1e-12 : 1e-6;
   double total = 0;
   for (double e : v) total += e;
-  if (!std::isnan(total)) {
-    EXPECT_NEAR(x.sum().to(DType::float64).item<double>(), total, std::abs(total) * tol + 1e-9);
-    if (floating)
-      EXPECT_NEAR(x.mean().to(DType::float64).item<double>(), total / v.size(),
-                  std::abs(total / v.size()) * tol + 1e-12);
+  EXPECT_TRUE(sum_matches(x.sum().to(DType::float64).item<double>(), total, tol)) << "sum()";
+  if (floating) {
+    const double mean = total / static_cast<double>(v.size());
+    EXPECT_TRUE(sum_matches(x.mean().to(DType::float64).item<double>(), mean, tol)) << "mean()";
   }
   for (bool min : {false, true}) {
     const auto [best, index] = arg_extremum(
         kRows * kCols, [&](std::int64_t i) { return v[static_cast<std::size_t>(i)]; }, min);
     expect_same((min ? x.min() : x.max()).to(DType::float64).item<double>(), best,
                 min ? "min()" : "max()");
-    if (!min) EXPECT_EQ(x.argmax().item<std::int64_t>(), index) << "argmax()";
+    if (!min) {
+      EXPECT_EQ(x.argmax().item<std::int64_t>(), index) << "argmax()";
+    }
   }
   // Over rows (dim 0: a column reduction) and over columns (dim 1).
   for (std::int64_t dim : {0, 1}) {
@@ -83,9 +94,8 @@ void check(const std::vector<double>& v, DType dtype, bool transposed) {
     for (std::int64_t o = 0; o < outputs; ++o) {
       double s = 0;
       for (std::int64_t i = 0; i < count; ++i) s += element(o, i);
-      if (!std::isnan(s))
-        ASSERT_NEAR(sums[static_cast<std::size_t>(o)], s, std::abs(s) * tol + 1e-9)
-            << "sum(" << dim << ")[" << o << "]";
+      ASSERT_TRUE(sum_matches(sums[static_cast<std::size_t>(o)], s, tol))
+          << "sum(" << dim << ")[" << o << "]";
       const auto [mx, mi] = arg_extremum(
           count, [&](std::int64_t i) { return element(o, i); }, false);
       const auto [mn, ni] = arg_extremum(
@@ -124,6 +134,51 @@ TEST(LargeReductions, NaNsAtPartAndBlockBoundariesWinWithTheFirstIndex) {
     for (bool transposed : {false, true}) check(v, t, transposed);
 }
 
+// Infinities of both signs without a NaN (the column kernel's fast NaN test fires on
+// them: the exact rule must then give the same extremes), and a NaN in the first row,
+// which a column's running extreme starts from.
+TEST(LargeReductions, InfinitiesAndAFirstRowNaNKeepTheColumnRules) {
+  std::vector<double> v = values();
+  const double inf = std::numeric_limits<double>::infinity();
+  v[static_cast<std::size_t>(3 * kCols + 5)] = inf;
+  v[static_cast<std::size_t>(4 * kCols + 6)] = -inf;
+  v[static_cast<std::size_t>(599 * kCols + 1024)] = -inf;
+  for (DType t : {DType::float64, DType::float32})
+    for (bool transposed : {false, true}) check(v, t, transposed);
+  v[static_cast<std::size_t>(600)] = std::numeric_limits<double>::quiet_NaN();  // row 0
+  for (DType t : {DType::float64, DType::float32}) check(v, t, false);
+}
+
+// float16 and bfloat16 sums and extremes, whole and per row or column (the vector kernels
+// widen them in blocks), against a double reference rounded once to the dtype.
+TEST(LargeReductions, SixteenBitSumsAndExtremesMatchAHostReference) {
+  const std::vector<double> v = values();  // integers in [-50, 50]: exact in both dtypes
+  for (DType t : {DType::bfloat16, DType::float16}) {
+    SCOPED_TRACE(dtype_name(t));
+    const Tensor x = from_vector(v, {kRows, kCols}).to(t);
+    const double rel = t == DType::bfloat16 ? 1.0 / 256 : 1.0 / 2048;  // half an ulp, doubled
+    double total = 0;
+    for (double e : v) total += e;
+    EXPECT_NEAR(x.sum().to(DType::float64).item<double>(), total, std::abs(total) * rel);
+    for (std::int64_t dim : {0, 1}) {
+      const std::int64_t outputs = dim == 0 ? kCols : kRows, count = dim == 0 ? kRows : kCols;
+      const auto sums = x.sum(dim).to(DType::float64).to_vector<double>();
+      const auto maxes = x.max(dim).to(DType::float64).to_vector<double>();
+      for (std::int64_t o = 0; o < outputs; ++o) {
+        double s = 0, m = -1e9;
+        for (std::int64_t i = 0; i < count; ++i) {
+          const double e = dim == 0 ? at(v, i, o) : at(v, o, i);
+          s += e;
+          m = std::max(m, e);
+        }
+        ASSERT_NEAR(sums[static_cast<std::size_t>(o)], s, std::abs(s) * rel)
+            << "sum(" << dim << ")[" << o << "]";
+        ASSERT_EQ(maxes[static_cast<std::size_t>(o)], m) << "max(" << dim << ")[" << o << "]";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hetero
 
@@ -152,6 +207,21 @@ TEST(LargeCopies, TransposedCopiesAndCastsMatchAHostTranspose) {
       ASSERT_EQ(h[k], static_cast<double>(transposed_at(i, j))) << i << "," << j;
     }
   ASSERT_EQ(back, host);
+  // Every dtype: a transposed copy moves each element's bits (8 x 8 register blocks for 2-,
+  // 4- and 8-byte dtypes, 1001 x 1303 leaving edges of 1 and 7 on both sides; element by
+  // element for 1-byte ones).
+  for (DType dt : {DType::float64, DType::int64, DType::int32, DType::float16, DType::bfloat16,
+                   DType::uint8, DType::int8, DType::bool_}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor xd = x.to(dt);
+    const std::vector<double> src = xd.to(DType::float64).to_vector<double>();
+    const std::vector<double> got = xd.t().contiguous().to(DType::float64).to_vector<double>();
+    for (std::int64_t i = 0; i < C; ++i)
+      for (std::int64_t j = 0; j < R; ++j)
+        ASSERT_EQ(got[static_cast<std::size_t>(i * R + j)],
+                  src[static_cast<std::size_t>(j * C + i)])
+            << i << "," << j;
+  }
   // Three dimensions: the two inner ones swapped in each of 3 matrices of 101 x 133.
   constexpr std::int64_t B = 3, M = 101, N = 133;
   const std::vector<float> part(host.begin(), host.begin() + B * M * N);

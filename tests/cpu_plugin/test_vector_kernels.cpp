@@ -5,6 +5,7 @@
 // whole vectors and ragged tails, and nothing past `n` may be written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -33,7 +34,9 @@ bool vector_target() {
 // (SSE4 and newer on x86); a build for one without them runs the scalar loops, which the
 // rest of the suite tests.
 bool taken(bool handled) {
-  if (!handled) EXPECT_FALSE(vector_target()) << "no vector path on " << vec::target_name();
+  if (!handled) {
+    EXPECT_FALSE(vector_target()) << "no vector path on " << vec::target_name();
+  }
   return handled;
 }
 
@@ -295,8 +298,108 @@ TEST(VectorKernels, SumAddsEveryElementOnce) {
     EXPECT_EQ(s32, static_cast<double>(exact)) << n;  // small integers and quarters: exact
     EXPECT_EQ(s64, static_cast<double>(exact)) << n;
   }
+  // float16 and bfloat16 are widened in blocks of 2048: every block counts, the last one
+  // partial; the column kernel adds each element into its own accumulator.
+  for (std::int64_t n : {1, 2047, 2048, 2049, 4500}) {
+    std::vector<BFloat16> bf(static_cast<std::size_t>(n));
+    std::vector<Half> hf(bf.size());
+    double exact = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float v = static_cast<float>(i % 13) - 4.25f;
+      bf[static_cast<std::size_t>(i)] = BFloat16(v);
+      hf[static_cast<std::size_t>(i)] = Half(v);
+      exact += v;
+    }
+    double sb = -1, sh = -1;
+    EXPECT_TRUE(vec::sum(DType::bfloat16, bf.data(), n, &sb));
+    EXPECT_EQ(sb, exact) << n;
+    std::vector<double> acc(bf.size(), 0.5);
+    EXPECT_TRUE(vec::accumulate(DType::bfloat16, bf.data(), acc.data(), n));
+    for (std::int64_t i = 0; i < n; i += 97)
+      EXPECT_EQ(acc[static_cast<std::size_t>(i)], 0.5 + static_cast<float>(i % 13) - 4.25) << i;
+    if (vec::sum(DType::float16, hf.data(), n, &sh)) {  // with F16C
+      EXPECT_EQ(sh, exact) << n;
+    }
+  }
   double r = 0;
   EXPECT_FALSE(vec::sum(DType::int32, nullptr, 0, &r));
+}
+
+// extreme_into against the NaN-propagating rule it stands in for: equal wherever the row
+// has no NaN (signed zeros and ties included), and a NaN or an infinity reported.
+template <class T>
+void check_extreme_into(DType dtype, bool min) {
+  for (std::int64_t n : kLengths) {
+    std::vector<T> row = inputs<T>(n, 11), best = inputs<T>(n, 12);
+    std::reverse(best.begin(), best.end());  // specials against specials: zeros meet zeros
+    for (T& x : row)
+      if (std::isnan(x)) x = T(-0.0);  // NaN only in best: it must stay
+    bool any_inf = false;
+    for (T x : row) any_inf = any_inf || std::isinf(x);
+    std::vector<T> want(best);
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      const T x = row[j], b = want[j];
+      want[j] = (x != x || (min ? x < b : x > b)) ? x : b;
+    }
+    bool maybe_nan = false;
+    if (!vec::extreme_into(min, dtype, row.data(), best.data(), n, &maybe_nan)) {
+      EXPECT_FALSE(std::string(vec::target_name()).starts_with("AVX")) << vec::target_name();
+      return;
+    }
+    EXPECT_TRUE(!maybe_nan || any_inf) << n;  // no NaN: flagged at most for an infinity
+    for (std::size_t j = 0; j < want.size(); ++j)
+      EXPECT_TRUE(close(best[j], want[j], false))
+          << dtype_name(dtype) << " n " << n << " j " << j << ": " << best[j] << " vs " << want[j];
+    if (n == 0) continue;
+    for (std::int64_t at : {std::int64_t{0}, n / 2, n - 1}) {  // a NaN in the row, anywhere
+      std::vector<T> finite(static_cast<std::size_t>(n), T(1)), b(finite);
+      finite[static_cast<std::size_t>(at)] = std::numeric_limits<T>::quiet_NaN();
+      maybe_nan = false;
+      EXPECT_TRUE(vec::extreme_into(min, dtype, finite.data(), b.data(), n, &maybe_nan));
+      EXPECT_TRUE(maybe_nan) << n << " " << at;
+    }
+  }
+}
+
+// transpose() against an element-by-element transpose, for every element size it takes,
+// with strides wider than the block and edges of every width.
+template <class T>
+void check_transpose() {
+  for (std::int64_t rows : {1, 7, 8, 9, 16, 23, 64})
+    for (std::int64_t cols : {1, 5, 8, 15, 17, 64}) {
+      const std::int64_t ss = rows + 3, ds = cols + 5;  // src is cols x ss, dst rows x ds
+      std::vector<T> src(static_cast<std::size_t>(cols * ss)),
+          dst(static_cast<std::size_t>(rows * ds));
+      for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<T>(k * 2654435761u);
+      const std::vector<T> untouched(dst);
+      if (!vec::transpose(sizeof(T), src.data(), ss, dst.data(), ds, rows, cols)) {
+        EXPECT_TRUE(sizeof(T) != 2 && std::string(vec::target_name()) == "SSE4")
+            << vec::target_name();
+        return;
+      }
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < ds; ++j) {
+          const auto k = static_cast<std::size_t>(i * ds + j);
+          ASSERT_EQ(dst[k], j < cols ? src[static_cast<std::size_t>(j * ss + i)] : untouched[k])
+              << sizeof(T) << " bytes, " << rows << " x " << cols << " at " << i << "," << j;
+        }
+    }
+}
+
+TEST(VectorKernels, TransposeMovesEveryElementOnce) {
+  check_transpose<std::uint16_t>();
+  check_transpose<std::uint32_t>();
+  check_transpose<std::uint64_t>();
+  EXPECT_FALSE(vec::transpose(1, nullptr, 1, nullptr, 1, 0, 0));
+}
+
+TEST(VectorKernels, ExtremeIntoMatchesTheNaNRuleAndFlagsNaNs) {
+  for (bool min : {false, true}) {
+    check_extreme_into<float>(DType::float32, min);
+    check_extreme_into<double>(DType::float64, min);
+  }
+  bool maybe_nan = false;
+  EXPECT_FALSE(vec::extreme_into(false, DType::int32, nullptr, nullptr, 0, &maybe_nan));
 }
 
 TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
