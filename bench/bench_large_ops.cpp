@@ -9,12 +9,19 @@
 // #26's table, with float16 rows where libtorch has float16 kernels. "large/OP/raw" is the
 // floor of a bandwidth-bound row: its job as a plain vectorised loop on the same threads, or
 // memcpy for the copies (raw_floor.hpp). Run on a quiet machine: bench/run interleaves the
-// rows at random.
+// rows at random. `--paired [ROUNDS]` instead times each row's sides back to back and
+// prints ratios of paired samples (run_paired()).
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
-#include <memory>
+#include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common.hpp"
 #include "raw_floor.hpp"
@@ -26,19 +33,34 @@ namespace {
 
 using namespace hetero;
 
-void register_all() {
+// One row: its op name and its sides ("hetero", "libtorch_out", "libtorch", "raw"), each a
+// closure running the op once (hetero's ends with synchronize()).
+struct Row {
+  std::string op;
+  std::vector<std::pair<std::string, std::function<void()>>> sides;
+};
+
+std::vector<Row> rows() {
   const Device d("cpu");
   const Tensor x = rand({4096, 4096}), y = rand({4096, 4096});
+  std::vector<Row> out;
   auto add = [&](const std::string& op, auto f) {
-    bench::add("large/" + op + "/hetero", [d, f] {
+    Row row{op, {}};
+    row.sides.emplace_back("hetero", [d, f] {
       Tensor r = f();
       synchronize(d);
     });
 #if HETERO_BENCH_HAVE_TORCH
-    bench::add_peer("large/" + op + "/libtorch_out", bench::torch::large_op(op, true));
-    bench::add_peer("large/" + op + "/libtorch", bench::torch::large_op(op, false));
+    for (const bool into_out : {true, false}) {
+      row.sides.emplace_back(into_out ? "libtorch_out" : "libtorch",
+                             [f = bench::torch::large_op(op, into_out)] {
+                               const bench::PeerBlasThreads blas;
+                               f();
+                             });
+    }
 #endif
-    if (auto floor = bench::raw::floor(op)) bench::add("large/" + op + "/raw", std::move(floor));
+    if (auto floor = bench::raw::floor(op)) row.sides.emplace_back("raw", std::move(floor));
+    out.push_back(std::move(row));
   };
   add("sum", [x] { return x.sum(); });
   add("sum0", [x] { return x.sum(0); });
@@ -67,6 +89,66 @@ void register_all() {
   add("sum_f16", [h] { return h.sum(); });
   add("max_f16", [h] { return h.max(); });
   add("transpose_f16", [h] { return h.t().contiguous(); });
+  return out;
+}
+
+std::string fmt_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ms);
+  return buf;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// --paired: every row's sides timed back to back, `rounds` times (the order reversed every
+// other round), each sample the best of 3 calls; a ratio is the median over the rounds of
+// that round's ratio, so that both sides of a ratio see the same state of a shared machine
+// (the "alternating the two sides"), which Google Benchmark's repetitions, seconds
+// apart, do not: on this machine a bandwidth-bound row's best time moves 1.4-2.7 ms between
+// minutes. Prints a Markdown table, milliseconds.
+int run_paired(const std::vector<Row>& table, int rounds) {
+  using clock = std::chrono::steady_clock;
+  std::printf(
+      "| op | hetero ms | libtorch_out ms | libtorch ms | raw ms | hetero / libtorch_out | hetero "
+      "/ raw |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Row& row : table) {
+    std::map<std::string, std::vector<double>> ms;
+    std::vector<double> vs_out, vs_raw;
+    for (const auto& side : row.sides) side.second();  // warm-up: pages, pools, threads
+    for (int r = 0; r < rounds; ++r) {
+      std::map<std::string, double> best;
+      for (std::size_t k = 0; k < row.sides.size(); ++k) {
+        const auto& [name, f] = row.sides[r % 2 ? row.sides.size() - 1 - k : k];
+        double b = 1e30;
+        for (int call = 0; call < 3; ++call) {
+          const auto t0 = clock::now();
+          f();
+          b = std::min(b, std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+        }
+        best[name] = b;
+        ms[name].push_back(b);
+      }
+      if (best.count("libtorch_out")) vs_out.push_back(best["hetero"] / best["libtorch_out"]);
+      if (best.count("raw")) vs_raw.push_back(best["hetero"] / best["raw"]);
+    }
+    auto cell = [&](const char* name) {
+      return ms.count(name) ? fmt_ms(median(ms[name])) : std::string("-");
+    };
+    auto ratio = [](const std::vector<double>& v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", median(v));
+      return v.empty() ? std::string("-") : std::string(buf);
+    };  // of the per-round ratios
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", row.op.c_str(), cell("hetero").c_str(),
+                cell("libtorch_out").c_str(), cell("libtorch").c_str(), cell("raw").c_str(),
+                ratio(vs_out).c_str(), ratio(vs_raw).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -75,6 +157,13 @@ int main(int argc, char** argv) {
 #if HETERO_BENCH_HAVE_TORCH
   bench::torch::set_threads(bench::threads());
 #endif
-  register_all();
+  int rounds = 0;  // --paired [ROUNDS]
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--paired") == 0)
+      rounds = i + 1 < argc && std::atoi(argv[i + 1]) > 0 ? std::atoi(argv[i + 1]) : 25;
+  const std::vector<Row> table = rows();
+  if (rounds > 0) return run_paired(table, rounds);
+  for (const Row& row : table)
+    for (const auto& [name, f] : row.sides) bench::add("large/" + row.op + "/" + name, f);
   return bench::run(argc, argv);
 }

@@ -100,9 +100,10 @@ namespace {
 // lines per row of the tile, instead of one side striding a whole row per element (3.3x
 // libtorch's time at 4096x4096).
 // - Copies within a dtype of 2, 4 or 8 bytes (float16 and bfloat16 as their bits): tiles
-//   of 64 x 64, moved by vec::transpose in 8 x 8 blocks through registers (4096x4096
-//   float32 in about 4 ms, against 11.3-12.0 element by element; tiles of 32 took 4.4 ms
-//   and 128 3.8 in a standalone test).
+//   moved by vec::transpose in 16 x 16, 8 x 8 or 4 x 4 blocks through registers. A tile
+//   is 16-32 KiB: 64 x 64 elements of 4 or 8 bytes, 128 x 128 of 2. At 4096x4096: float32
+//   3.8-4.0 ms (11.3-12.0 element by element; 4.7 with tiles of 32, 6.4 with 128), float16
+//   2.1-2.2 ms (3.0 with tiles of 64, 2.1 with 256), float64 7.6 ms (8.0 with 32).
 // - Conversions, 1-byte dtypes and CPUs without the vector kernel: element by element in
 //   tiles of 16 x 16 (8 took 16.6 ms, 32 14.5: each tile row is on a page of its own on
 //   both sides, and larger tiles outran the L1 TLB; uint8 took 11.8 ms with 16, 17 with
@@ -116,12 +117,12 @@ bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedV
     return convert_transposed(reinterpret_cast<const std::uint16_t*>(s),
                               reinterpret_cast<std::uint16_t*>(d), src, dst);
   }
-  // Copies within a dtype of 2, 4 or 8 bytes: tiles of 64 x 64, each moved by the vector
-  // kernel in blocks of 8 x 8 (4 x 4) through registers, where it runs on this CPU.
+  // Copies within a dtype of 2, 4 or 8 bytes: tiles of 16-32 KiB, each moved by the vector
+  // kernel in blocks through registers, where it runs on this CPU.
   constexpr bool kBits =
       std::is_same_v<S, D> && (sizeof(S) == 2 || sizeof(S) == 4 || sizeof(S) == 8);
   const bool registers = kBits && vec::transpose(sizeof(S), nullptr, 1, nullptr, 1, 0, 0);
-  const std::int64_t kTile = registers ? 64 : 16;
+  const std::int64_t kTile = registers ? (sizeof(S) == 2 ? 128 : 64) : 16;
   const LoopShape<2> l = make_loop<2>({&dst, &src});
   if (l.ndim < 2 || dst.numel() < 16 * 16) return false;
   const int a = l.ndim - 2, b = l.ndim - 1;

@@ -639,11 +639,11 @@ bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* 
 // target), 32-bit and 64-bit ones in 256-bit vectors (AVX2 and newer).
 
 #if HWY_TARGET != HWY_SCALAR
-// r[k] (k < 8): 8 rows of 8 16-bit lanes, transposed in place: three rounds of interleaving
-// pairs, of 16-, 32- and 64-bit units.
-template <class V>
-HWY_INLINE void transpose_8x8_u16(V* r) {
-  const hn::FixedTag<std::uint16_t, 8> d16;
+// r[k] (k < 8): 8 rows of 16-bit lanes, each 128-bit block of them (8 lanes) transposed in
+// place with the same block of the other rows: three rounds of interleaving pairs, of 16-,
+// 32- and 64-bit units (Highway's interleaves work within 128-bit blocks).
+template <class D, class V>
+HWY_INLINE void transpose_8x8_u16(D d16, V* r) {
   const hn::Repartition<std::uint32_t, decltype(d16)> d32;
   const hn::Repartition<std::uint64_t, decltype(d16)> d64;
   auto lo = [d16](auto d, V a, V b) {
@@ -669,6 +669,20 @@ HWY_INLINE void transpose_8x8_u16(V* r) {
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// 16 rows of 16 16-bit lanes: the 8 x 8 transposes of each half of the rows within their
+// 128-bit blocks, then row c takes the lower blocks of rows c and c + 8, row c + 8 the upper.
+template <class V>
+HWY_INLINE void transpose_16x16_u16(V* r) {
+  const hn::FixedTag<std::uint16_t, 16> d;
+  transpose_8x8_u16(d, r);
+  transpose_8x8_u16(d, r + 8);
+  V out[16];
+  for (int c = 0; c < 8; ++c) {
+    out[c] = hn::ConcatLowerLower(d, r[c + 8], r[c]);
+    out[c + 8] = hn::ConcatUpperUpper(d, r[c + 8], r[c]);
+  }
+  for (int c = 0; c < 16; ++c) r[c] = out[c];
+}
 
 // 8 rows of 8 32-bit lanes: interleave 32-bit, then 64-bit units within each 128-bit
 // half, then swap halves.
@@ -732,11 +746,20 @@ void transpose_blocks(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, h
 bool TransposeImpl(std::size_t bytes, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
                    std::int64_t rows, std::int64_t cols) {
   (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows, (void)cols;  // SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (bytes == 2) {  // 256-bit rows of 16 x 16 blocks
+    const hn::FixedTag<std::uint16_t, 16> d;
+    transpose_blocks(
+        d, [](auto* r) { transpose_16x16_u16(r); }, static_cast<const std::uint16_t*>(src), ss,
+        static_cast<std::uint16_t*>(dst), ds, rows, cols);
+    return true;
+  }
+#endif
 #if HWY_TARGET != HWY_SCALAR
   if (bytes == 2) {
     const hn::FixedTag<std::uint16_t, 8> d;
     transpose_blocks(
-        d, [](auto* r) { transpose_8x8_u16(r); }, static_cast<const std::uint16_t*>(src), ss,
+        d, [d](auto* r) { transpose_8x8_u16(d, r); }, static_cast<const std::uint16_t*>(src), ss,
         static_cast<std::uint16_t*>(dst), ds, rows, cols);
     return true;
   }
