@@ -60,6 +60,20 @@ def load(path):
     return rows, data.get("context", {})
 
 
+def load_paired(path):
+    """{op: (hetero / libtorch_out, hetero / raw)} from bench_large_ops --paired's Markdown
+    table (medians of per-round ratios; "" where a side is missing); {} without the file."""
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 7 and cells[0] not in ("op",) and not cells[0].startswith("-"):
+                out[cells[0]] = tuple("" if c == "-" else c for c in cells[5:7])
+    return out
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -415,17 +429,22 @@ def summary(out, r):
     add("Exercise 4 >= 1.8x on two CPU devices (two cores)", f"{fmt(min(sc))}x .. {fmt(max(sc))}x" if sc else "-",
         min(sc) >= 1.8 if sc else None)
     large = {row[0]: row for row in r["large"] if row[5]}
+    paired = load_paired(os.path.join(out, "large_ops_paired.md"))
+    if paired:  # ratios of paired samples (bench_large_ops --paired): [op, ..., vs_out, vs_raw]
+        large = {op: [op, "", "", "", "", v[0], v[1]] for op, v in paired.items() if v[0]}
     if large:
         worst = max(large.values(), key=lambda row: float(row[5]))
-        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)",
+        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)" + (", paired" if paired else ""),
             f"worst {worst[0]} {worst[5]}x; " + ", ".join(f"{k} {v[5]}x" for k, v in sorted(large.items())),
             float(worst[5]) <= 1.0)
         vec = [large[k] for k in ("exp", "tanh", "sigmoid") if k in large]
         add("Large tensors: exp, tanh, sigmoid <= libtorch's time", ", ".join(f"{v[0]} {v[5]}x" for v in vec) or "-",
             all(float(v[5]) <= 1.0 for v in vec) if vec else None)
     else:
-        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)", "- (no libtorch)", None)
+        add("Large tensors: every row's time <= libtorch's *_out kernel (issue #26)" + (", paired" if paired else ""), "- (no libtorch)", None)
     floor = {row[0]: row for row in r["large"] if row[6]}
+    if paired:
+        floor = {op: [op, "", "", "", "", v[0], v[1]] for op, v in paired.items() if v[1]}
     if floor:
         # 0.9x the floor's speed: hetero's time at most 1 / 0.9 of the plain loop's.
         slowest = max(floor.values(), key=lambda row: float(row[6]))
