@@ -532,20 +532,13 @@ bool extreme_into_dense(const T* in, T* best, std::int64_t n) {
 bool ExtremeIntoImpl(bool min, DType dtype, const void* in, void* best, std::int64_t n,
                      bool* maybe_nan) {
   if (!kMaxKeepsSecondOperand) return false;
-  if (dtype == DType::float32) {
-    const auto* p = static_cast<const float*>(in);
-    auto* b = static_cast<float*>(best);
-    return *maybe_nan =
-               min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n),
-           true;
-  }
-  if (dtype == DType::float64) {
-    const auto* p = static_cast<const double*>(in);
-    auto* b = static_cast<double*>(best);
-    return *maybe_nan =
-               min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n),
-           true;
-  }
+  auto run = [&](auto* b) {  // b: float or double
+    const auto* p = static_cast<const std::remove_pointer_t<decltype(b)>*>(in);
+    *maybe_nan = min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n);
+    return true;
+  };
+  if (dtype == DType::float32) return run(static_cast<float*>(best));
+  if (dtype == DType::float64) return run(static_cast<double*>(best));
   return false;
 }
 
@@ -743,42 +736,34 @@ void transpose_blocks(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, h
 
 #endif  // HWY_TARGET != HWY_SCALAR
 
+#if HWY_TARGET != HWY_SCALAR
+// transpose_blocks on untyped arrays of d's lanes.
+template <class D, class F>
+bool transpose_as(D d, F block, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
+                  std::int64_t rows, std::int64_t cols) {
+  using T = hn::TFromD<D>;
+  transpose_blocks(d, block, static_cast<const T*>(src), ss, static_cast<T*>(dst), ds, rows, cols);
+  return true;
+}
+#endif
+
 bool TransposeImpl(std::size_t bytes, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
                    std::int64_t rows, std::int64_t cols) {
   (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows, (void)cols;  // SCALAR
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  if (bytes == 2) {  // 256-bit rows of 16 x 16 blocks
-    const hn::FixedTag<std::uint16_t, 16> d;
-    transpose_blocks(
-        d, [](auto* r) { transpose_16x16_u16(r); }, static_cast<const std::uint16_t*>(src), ss,
-        static_cast<std::uint16_t*>(dst), ds, rows, cols);
-    return true;
-  }
-#endif
-#if HWY_TARGET != HWY_SCALAR
-  if (bytes == 2) {
-    const hn::FixedTag<std::uint16_t, 8> d;
-    transpose_blocks(
-        d, [d](auto* r) { transpose_8x8_u16(d, r); }, static_cast<const std::uint16_t*>(src), ss,
-        static_cast<std::uint16_t*>(dst), ds, rows, cols);
-    return true;
-  }
-#endif
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  if (bytes == 4) {
-    const hn::FixedTag<std::uint32_t, 8> d;
-    transpose_blocks(
-        d, [](auto* r) { transpose_8x8_u32(r); }, static_cast<const std::uint32_t*>(src), ss,
-        static_cast<std::uint32_t*>(dst), ds, rows, cols);
-    return true;
-  }
-  if (bytes == 8) {
-    const hn::FixedTag<std::uint64_t, 4> d;
-    transpose_blocks(
-        d, [](auto* r) { transpose_4x4_u64(r); }, static_cast<const std::uint64_t*>(src), ss,
-        static_cast<std::uint64_t*>(dst), ds, rows, cols);
-    return true;
-  }
+  const auto block16 = [](auto* r) { transpose_16x16_u16(r); };  // 256-bit rows
+  const auto block32 = [](auto* r) { transpose_8x8_u32(r); };
+  const auto block64 = [](auto* r) { transpose_4x4_u64(r); };
+  if (bytes == 2)
+    return transpose_as(hn::FixedTag<std::uint16_t, 16>(), block16, src, ss, dst, ds, rows, cols);
+  if (bytes == 4)
+    return transpose_as(hn::FixedTag<std::uint32_t, 8>(), block32, src, ss, dst, ds, rows, cols);
+  if (bytes == 8)
+    return transpose_as(hn::FixedTag<std::uint64_t, 4>(), block64, src, ss, dst, ds, rows, cols);
+#elif HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<std::uint16_t, 8> d16;     // 128-bit rows
+  const auto block16 = [d16](auto* r) { transpose_8x8_u16(d16, r); };
+  if (bytes == 2) return transpose_as(d16, block16, src, ss, dst, ds, rows, cols);
 #endif
   return false;
 }
