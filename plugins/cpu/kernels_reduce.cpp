@@ -63,6 +63,12 @@ std::pair<T, bool> extreme_of(const T* p, std::int64_t n, std::int64_t stride, T
       const T b = static_cast<T>(best);
       return {(Min ? b < start : start < b) ? b : start, nan};
     }
+  } else {
+    std::int64_t best = 0;  // dense integer rows (int8, uint8, int32, int64)
+    if (stride == 1 && n > 0 && vec::extreme_int(Min, dtype_of<T>, p, n, &best)) {
+      const T b = static_cast<T>(best);
+      return {(Min ? b < start : start < b) ? b : start, false};
+    }
   }
   T lane[8];
   std::uint8_t nan[8] = {};
@@ -124,7 +130,11 @@ void add_row(const Rule& r, const T* p, std::int64_t n, std::int64_t stride, std
       part.acc += r.kind == ReductionKind::squares ? sum_row<true>(p, n, stride)
                                                    : sum_row<false>(p, n, stride);
     } else if (r.kind == ReductionKind::sum) {
-      std::int64_t acc = part.acc;
+      std::int64_t acc = part.acc, dense = 0;  // dense rows: the vector kernel's, wrapping too
+      if (stride == 1 && vec::sum_int(dtype_of<T>, p, n, &dense)) {
+        part.acc = wrapping_add(acc, dense);
+        return;
+      }
       for (std::int64_t i = 0; i < n; ++i)
         acc = wrapping_add(acc, static_cast<std::int64_t>(p[i * stride]));
       part.acc = acc;
@@ -281,7 +291,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                     }
                   else if (!vec::accumulate(dtype_of<T>, row, acc.data(), width))
                     for (std::int64_t j = 0; j < width; ++j) acc[j] += static_cast<double>(row[j]);
-                } else {
+                } else if (square || !vec::accumulate_int(dtype_of<T>, row, acc.data(), width)) {
                   for (std::int64_t j = 0; j < width; ++j) {
                     const auto x = static_cast<std::int64_t>(row[j]);
                     acc[j] = wrapping_add(acc[j], square ? x * x : x);

@@ -492,6 +492,127 @@ bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
   });
 }
 
+// ---- integer reductions: sums wrap modulo 2^64 (int64 lanes), so any order gives the
+// scalar loop's result bit for bit. (The core sums bool, int8, uint8 and int32 after casting
+// them to int64, torch's result dtype: int64 is the sum the core reaches.)
+#if HWY_TARGET != HWY_SCALAR
+// Sum of n int32 (or int64) as int64 lanes, wrapping.
+template <class T>
+HWY_INLINE std::uint64_t sum_wide(const T* in, std::int64_t n) {
+  const hn::ScalableTag<std::int64_t> d64;
+  const hn::Rebind<T, decltype(d64)> dt;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
+  auto load = [&](std::int64_t i) {
+    if constexpr (sizeof(T) == 8)
+      return hn::LoadU(d64, in + i);
+    else
+      return hn::PromoteTo(d64, hn::LoadU(dt, in + i));
+  };
+  auto s0 = hn::Zero(d64), s1 = hn::Zero(d64);
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    s0 = s0 + load(i);
+    s1 = s1 + load(i + lanes);
+  }
+  auto total = static_cast<std::uint64_t>(hn::GetLane(hn::SumOfLanes(d64, s0 + s1)));
+  for (; i < n; ++i) total += static_cast<std::uint64_t>(static_cast<std::int64_t>(in[i]));
+  return total;
+}
+
+#endif
+
+bool SumIntImpl(DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)dtype, (void)in, (void)n, (void)result;
+  return false;
+#else
+  std::uint64_t s = 0;
+  if (dtype == DType::int32)
+    s = sum_wide(static_cast<const std::int32_t*>(in), n);
+  else if (dtype == DType::int64)
+    s = sum_wide(static_cast<const std::int64_t*>(in), n);
+  else
+    return false;
+  *result = static_cast<std::int64_t>(s);
+  return true;
+#endif
+}
+
+// acc[j] += in[j] (int64, wrapping) for a column reduction's row of int32 or int64.
+template <class T>
+void accumulate_int_dense(const T* in, std::int64_t* acc, std::int64_t n) {
+  const hn::ScalableTag<std::int64_t> d64;
+  const hn::Rebind<T, decltype(d64)> dt;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
+  std::int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    hn::Vec<decltype(d64)> x;
+    if constexpr (sizeof(T) == 8)
+      x = hn::LoadU(d64, in + j);
+    else
+      x = hn::PromoteTo(d64, hn::LoadU(dt, in + j));
+    hn::StoreU(hn::LoadU(d64, acc + j) + x, d64, acc + j);
+  }
+  for (; j < n; ++j)
+    acc[j] = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc[j]) +
+                                       static_cast<std::uint64_t>(std::int64_t{in[j]}));
+}
+
+bool AccumulateIntImpl(DType dtype, const void* in, std::int64_t* acc, std::int64_t n) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)dtype, (void)in, (void)acc, (void)n;
+  return false;
+#else
+  if (dtype == DType::int32)
+    return accumulate_int_dense(static_cast<const std::int32_t*>(in), acc, n), true;
+  if (dtype == DType::int64)
+    return accumulate_int_dense(static_cast<const std::int64_t*>(in), acc, n), true;
+  return false;
+#endif
+}
+
+// The minimum or maximum of n >= 1 integers in two vector accumulators.
+template <bool Min, class T>
+T extreme_int_dense(const T* in, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto pick = [](V a, V b) { return Min ? hn::Min(a, b) : hn::Max(a, b); };
+  V a0 = hn::Set(d, in[0]), a1 = a0;
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    a0 = pick(a0, hn::LoadU(d, in + i));
+    a1 = pick(a1, hn::LoadU(d, in + i + lanes));
+  }
+  alignas(64) T part[HWY_MAX_BYTES / sizeof(T)];
+  hn::StoreU(pick(a0, a1), d, part);
+  T best = part[0];
+  for (std::int64_t k = 1; k < lanes; ++k)
+    best = (Min ? part[k] < best : best < part[k]) ? part[k] : best;
+  for (; i < n; ++i) best = (Min ? in[i] < best : best < in[i]) ? in[i] : best;
+  return best;
+}
+
+bool ExtremeIntImpl(bool min, DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+  auto run = [&](const auto* p) {
+    *result = static_cast<std::int64_t>(min ? extreme_int_dense<true>(p, n)
+                                            : extreme_int_dense<false>(p, n));
+    return true;
+  };
+  switch (dtype) {
+    case DType::uint8:
+      return run(static_cast<const std::uint8_t*>(in));
+    case DType::int8:
+      return run(static_cast<const std::int8_t*>(in));
+    case DType::int32:
+      return run(static_cast<const std::int32_t*>(in));
+    case DType::int64:
+      return run(static_cast<const std::int64_t*>(in));
+    default:  // bool: the scalar loop (Highway has no bool lanes)
+      return false;
+  }
+}
+
 // best[j] = the maximum (minimum) of x[j] and best[j] as the instruction computes it, and
 // z NaN once an x[j] is NaN or infinite (x * 0 folded in, one fused multiply-add per
 // vector, as extreme_dense). x86's max and min return their second operand when either
@@ -862,6 +983,9 @@ HWY_EXPORT(SumImpl);
 HWY_EXPORT(ExtremeImpl);
 HWY_EXPORT(ExtremeIntoImpl);
 HWY_EXPORT(TransposeImpl);
+HWY_EXPORT(SumIntImpl);
+HWY_EXPORT(AccumulateIntImpl);
+HWY_EXPORT(ExtremeIntImpl);
 HWY_EXPORT(AccumulateImpl);
 HWY_EXPORT(SoftmaxImpl);
 HWY_EXPORT(TargetNameImpl);
@@ -891,6 +1015,15 @@ bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* resu
 bool extreme_into(bool min, DType dtype, const void* in, void* best, std::int64_t n,
                   bool* maybe_nan) {
   return HWY_DYNAMIC_DISPATCH(ExtremeIntoImpl)(min, dtype, in, best, n, maybe_nan);
+}
+bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+  return HWY_DYNAMIC_DISPATCH(SumIntImpl)(dtype, in, n, result);
+}
+bool accumulate_int(DType dtype, const void* in, std::int64_t* acc, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateIntImpl)(dtype, in, acc, n);
+}
+bool extreme_int(bool min, DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeIntImpl)(min, dtype, in, n, result);
 }
 bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
                std::int64_t dst_stride, std::int64_t rows, std::int64_t cols) {

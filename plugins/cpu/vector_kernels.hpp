@@ -46,6 +46,18 @@ bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 /// dtypes.
 bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
 
+/// Sum of in[i], i < n, of int32 or int64, as int64 wrapping modulo 2^64 (the scalar rule,
+/// wrapping_add: any order gives the same bits); false for other dtypes.
+bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result);
+
+/// acc[j] += in[j] for j < n, int64 wrapping, `in` of int32 or int64 (a column reduction's
+/// rows of integers); false for other dtypes.
+bool accumulate_int(DType dtype, const void* in, std::int64_t* acc, std::int64_t n);
+
+/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of int8, uint8, int32 or int64,
+/// into *result; false for other dtypes (bool).
+bool extreme_int(bool min, DType dtype, const void* in, std::int64_t n, std::int64_t* result);
+
 /// best[j] = max(in[j], best[j]) (min when `min`) for j < n, float32 or float64, `best`
 /// of `dtype` too: a column reduction's row folded into its running extremes with one
 /// instruction per vector. Exact wherever in[j] is not NaN: equal to the NaN-propagating

@@ -115,7 +115,7 @@ void check(const std::vector<double>& v, DType dtype, bool transposed) {
 
 TEST(LargeReductions, MatchAHostReferenceOnEveryPath) {
   const std::vector<double> v = values();
-  for (DType t : {DType::float64, DType::float32, DType::int64, DType::int32})
+  for (DType t : {DType::float64, DType::float32, DType::int64, DType::int32, DType::int8})
     for (bool transposed : {false, true}) check(v, t, transposed);
 }
 

@@ -325,6 +325,59 @@ TEST(VectorKernels, SumAddsEveryElementOnce) {
   EXPECT_FALSE(vec::sum(DType::int32, nullptr, 0, &r));
 }
 
+// The integer reductions against the scalar rules: sums wrapping modulo 2^64 (int64 values
+// near the ends of the range overflow on purpose), extremes, a column's accumulators.
+template <class T>
+void check_integers(DType dtype) {
+  std::mt19937_64 gen(5);
+  for (std::int64_t n : kLengths) {
+    std::vector<T> x(static_cast<std::size_t>(n));
+    for (T& v : x) v = static_cast<T>(gen());
+    if (n > 2) {
+      x[0] = std::numeric_limits<T>::max();
+      x[static_cast<std::size_t>(n) - 1] = std::numeric_limits<T>::min();
+    }
+    std::uint64_t want = 0;
+    for (T v : x) want += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    std::int64_t got = 0;
+    if (sizeof(T) >= 4) {  // int32, int64
+      if (!taken(vec::sum_int(dtype, x.data(), n, &got))) return;
+      EXPECT_EQ(static_cast<std::uint64_t>(got), want) << dtype_name(dtype) << " n " << n;
+    } else {
+      EXPECT_FALSE(vec::sum_int(dtype, x.data(), n, &got));
+    }
+    if (n == 0) continue;
+    for (bool min : {false, true}) {
+      const T want_extreme =
+          min ? *std::min_element(x.begin(), x.end()) : *std::max_element(x.begin(), x.end());
+      std::int64_t e = 0;
+      EXPECT_TRUE(vec::extreme_int(min, dtype, x.data(), n, &e));
+      EXPECT_EQ(e, static_cast<std::int64_t>(want_extreme)) << dtype_name(dtype) << " n " << n;
+    }
+    if constexpr (sizeof(T) >= 4) {
+      std::vector<std::int64_t> acc(x.size(), std::numeric_limits<std::int64_t>::max());
+      EXPECT_TRUE(vec::accumulate_int(dtype, x.data(), acc.data(), n));
+      for (std::size_t j = 0; j < x.size(); ++j)
+        EXPECT_EQ(static_cast<std::uint64_t>(acc[j]),
+                  static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) +
+                      static_cast<std::uint64_t>(static_cast<std::int64_t>(x[j])))
+            << dtype_name(dtype) << " n " << n << " j " << j;
+    }
+  }
+}
+
+TEST(VectorKernels, IntegerSumsWrapAndExtremesMatchTheScalarRules) {
+  check_integers<std::int8_t>(DType::int8);
+  check_integers<std::uint8_t>(DType::uint8);
+  check_integers<std::int32_t>(DType::int32);
+  check_integers<std::int64_t>(DType::int64);
+  const std::vector<std::uint8_t> flags(16, 1);  // bool: the scalar loops
+  std::int64_t got = -1, e = 0;
+  EXPECT_FALSE(vec::sum_int(DType::bool_, flags.data(), 16, &got));
+  EXPECT_FALSE(vec::extreme_int(false, DType::bool_, flags.data(), 16, &e));
+  EXPECT_FALSE(vec::sum_int(DType::float32, flags.data(), 1, &got));
+}
+
 // extreme_into against the NaN-propagating rule it stands in for: equal wherever the row
 // has no NaN (signed zeros and ties included), and a NaN or an infinity reported.
 template <class T>
