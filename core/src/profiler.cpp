@@ -81,8 +81,10 @@ Scope::Scope(const char* category, std::string_view name, const Storage* storage
       event_->dtype = std::string(dtype_name(out->dtype));
     }
     event_->bytes = bytes;
-    if (storage != nullptr) device_start_ = calls::record_timestamp(*storage);
+    // The host's clock first: the device's span then lies within the host's (a stamp taken
+    // inline on an idle queue reads the clock at once).
     event_->start_us = now_us();
+    if (storage != nullptr) device_start_ = calls::record_timestamp(*storage);
   } catch (...) {
     event_.reset();
   }

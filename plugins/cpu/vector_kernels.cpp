@@ -499,22 +499,28 @@ bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
 // Sum of n int32 (or int64) as int64 lanes, wrapping.
 template <class T>
 HWY_INLINE std::uint64_t sum_wide(const T* in, std::int64_t n) {
+  // Unsigned lanes: wrapping is defined on every target (an emulated one adds in C).
   const hn::ScalableTag<std::int64_t> d64;
+  const hn::RebindToUnsigned<decltype(d64)> du;
   const hn::Rebind<T, decltype(d64)> dt;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
   auto load = [&](std::int64_t i) {
     if constexpr (sizeof(T) == 8)
-      return hn::LoadU(d64, in + i);
+      return hn::BitCast(du, hn::LoadU(d64, in + i));
     else
-      return hn::PromoteTo(d64, hn::LoadU(dt, in + i));
+      return hn::BitCast(du, hn::PromoteTo(d64, hn::LoadU(dt, in + i)));
   };
-  auto s0 = hn::Zero(d64), s1 = hn::Zero(d64);
+  auto s0 = hn::Zero(du), s1 = hn::Zero(du);
   std::int64_t i = 0;
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
     s0 = s0 + load(i);
     s1 = s1 + load(i + lanes);
   }
-  auto total = static_cast<std::uint64_t>(hn::GetLane(hn::SumOfLanes(d64, s0 + s1)));
+  // The lanes added in C as uint64 too (SumOfLanes of int64 would overflow a signed type).
+  alignas(64) std::uint64_t part[HWY_MAX_BYTES / 8];
+  hn::StoreU(s0 + s1, du, part);
+  std::uint64_t total = 0;
+  for (std::int64_t k = 0; k < lanes; ++k) total += part[k];
   for (; i < n; ++i) total += static_cast<std::uint64_t>(static_cast<std::int64_t>(in[i]));
   return total;
 }
@@ -551,7 +557,9 @@ void accumulate_int_dense(const T* in, std::int64_t* acc, std::int64_t n) {
       x = hn::LoadU(d64, in + j);
     else
       x = hn::PromoteTo(d64, hn::LoadU(dt, in + j));
-    hn::StoreU(hn::LoadU(d64, acc + j) + x, d64, acc + j);
+    const hn::RebindToUnsigned<decltype(d64)> du;  // wrapping adds, defined everywhere
+    const auto sum = hn::BitCast(du, hn::LoadU(d64, acc + j)) + hn::BitCast(du, x);
+    hn::StoreU(hn::BitCast(d64, sum), d64, acc + j);
   }
   for (; j < n; ++j)
     acc[j] = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc[j]) +

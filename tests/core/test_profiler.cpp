@@ -53,7 +53,9 @@ TEST(Profiler, RecordsKernelsCopiesAllocationsSyncsAndRanges) {
       EXPECT_GE(e.start_us, step->start_us - 1e-3);
       EXPECT_LE(e.start_us + e.duration_us, step->start_us + step->duration_us + 1e-3);
     }
-  const std::string table = profiler::summary(events);
+  // Every row (the default keeps the rows of most total time: under a loaded machine's
+  // timing an allocation or an op row can push the gemm kernel out of them).
+  const std::string table = profiler::summary(events, events.size());
   EXPECT_NE(table.find("gemm"), std::string::npos);
   EXPECT_NE(table.find("calls"), std::string::npos);
   // Off: nothing recorded.
@@ -184,13 +186,17 @@ TEST(Profiler, KernelsCarryDeviceTimeFromTheBackendsTimestamps) {
   const auto events = profiler::stop();
   int kernels = 0, device_timed = 0;
   for (const auto& e : events) {
-    if (e.category == "range") EXPECT_EQ(e.device_duration_us, -1.0);
+    if (e.category == "range") {
+      EXPECT_EQ(e.device_duration_us, -1.0);
+    }
     if (e.device_duration_us >= 0) ++device_timed;  // kernels and copies (item's)
     if (e.category != "kernel") continue;
     ++kernels;
     EXPECT_GE(e.device_duration_us, 0.0) << e.name;
     EXPECT_LE(e.device_duration_us, e.duration_us + 1.0) << e.name;
-    if (e.name == "exp") EXPECT_GT(e.device_duration_us, 0.0) << "a 4 MiB exp takes time";
+    if (e.name == "exp") {
+      EXPECT_GT(e.device_duration_us, 0.0) << "a 4 MiB exp takes time";
+    }
   }
   EXPECT_GE(kernels, 2);
   const std::string path = testing::TempDir() + "/device_time_trace.json";
