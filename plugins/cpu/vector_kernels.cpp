@@ -410,19 +410,23 @@ bool BinaryImpl(BinaryOp op, DType dtype, const void* a, int sa, const void* b, 
   return true;
 }
 
+// Lanes(d) elements from p as d's 64-bit lanes: loaded, or promoted from 32-bit ones
+// (float to double, int32 to int64).
+template <class D, class T>
+HWY_INLINE hn::Vec<D> load_wide(D d, const T* p) {
+  if constexpr (sizeof(T) == sizeof(hn::TFromD<D>))
+    return hn::LoadU(d, p);
+  else
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
+}
+
 // Dense sum in double, four vector accumulators (float32 widened lane by lane), combined in
 // a fixed order.
 template <class T>
 double sum_dense(const T* in, std::int64_t n) {
   const hn::ScalableTag<double> dd;
-  const hn::Rebind<T, decltype(dd)> dt;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
-  auto load = [&](std::int64_t i) {
-    if constexpr (sizeof(T) == 4)
-      return hn::PromoteTo(dd, hn::LoadU(dt, in + i));
-    else
-      return hn::LoadU(dd, in + i);
-  };
+  auto load = [&](std::int64_t i) { return load_wide(dd, in + i); };
   auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
@@ -470,16 +474,10 @@ bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
 template <class T>
 void accumulate_dense(const T* in, double* acc, std::int64_t n) {
   const hn::ScalableTag<double> dd;
-  const hn::Rebind<T, decltype(dd)> dt;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
   std::int64_t j = 0;
-  for (; j + lanes <= n; j += lanes) {
-    auto x = hn::LoadU(dt, in + j);
-    if constexpr (sizeof(T) == 4)
-      hn::StoreU(hn::LoadU(dd, acc + j) + hn::PromoteTo(dd, x), dd, acc + j);
-    else
-      hn::StoreU(hn::LoadU(dd, acc + j) + x, dd, acc + j);
-  }
+  for (; j + lanes <= n; j += lanes)
+    hn::StoreU(hn::LoadU(dd, acc + j) + load_wide(dd, in + j), dd, acc + j);
   for (; j < n; ++j) acc[j] += static_cast<double>(in[j]);
 }
 
@@ -502,14 +500,8 @@ HWY_INLINE std::uint64_t sum_wide(const T* in, std::int64_t n) {
   // Unsigned lanes: wrapping is defined on every target (an emulated one adds in C).
   const hn::ScalableTag<std::int64_t> d64;
   const hn::RebindToUnsigned<decltype(d64)> du;
-  const hn::Rebind<T, decltype(d64)> dt;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
-  auto load = [&](std::int64_t i) {
-    if constexpr (sizeof(T) == 8)
-      return hn::BitCast(du, hn::LoadU(d64, in + i));
-    else
-      return hn::BitCast(du, hn::PromoteTo(d64, hn::LoadU(dt, in + i)));
-  };
+  auto load = [&](std::int64_t i) { return hn::BitCast(du, load_wide(d64, in + i)); };
   auto s0 = hn::Zero(du), s1 = hn::Zero(du);
   std::int64_t i = 0;
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
@@ -548,17 +540,12 @@ bool SumIntImpl(DType dtype, const void* in, std::int64_t n, std::int64_t* resul
 template <class T>
 void accumulate_int_dense(const T* in, std::int64_t* acc, std::int64_t n) {
   const hn::ScalableTag<std::int64_t> d64;
-  const hn::Rebind<T, decltype(d64)> dt;
+  const hn::RebindToUnsigned<decltype(d64)> du;  // wrapping adds, defined everywhere
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
   std::int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
-    hn::Vec<decltype(d64)> x;
-    if constexpr (sizeof(T) == 8)
-      x = hn::LoadU(d64, in + j);
-    else
-      x = hn::PromoteTo(d64, hn::LoadU(dt, in + j));
-    const hn::RebindToUnsigned<decltype(d64)> du;  // wrapping adds, defined everywhere
-    const auto sum = hn::BitCast(du, hn::LoadU(d64, acc + j)) + hn::BitCast(du, x);
+    const auto sum =
+        hn::BitCast(du, hn::LoadU(d64, acc + j)) + hn::BitCast(du, load_wide(d64, in + j));
     hn::StoreU(hn::BitCast(d64, sum), d64, acc + j);
   }
   for (; j < n; ++j)
