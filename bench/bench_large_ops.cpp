@@ -10,7 +10,8 @@
 // floor of a bandwidth-bound row: its job as a plain vectorised loop on the same threads, or
 // memcpy for the copies (raw_floor.hpp). Run on a quiet machine: bench/run interleaves the
 // rows at random. `--paired [ROUNDS]` instead times each row's sides back to back and
-// prints ratios of paired samples (run_paired()).
+// prints ratios of paired samples (run_paired()); `--only TEXT` keeps the rows whose op
+// contains TEXT.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -157,12 +158,18 @@ int main(int argc, char** argv) {
 #if HETERO_BENCH_HAVE_TORCH
   bench::torch::set_threads(bench::threads());
 #endif
-  int rounds = 0;  // --paired [ROUNDS]
-  for (int i = 1; i < argc; ++i)
+  int rounds = 0;  // --paired [ROUNDS] [--only TEXT]: the rows whose op contains TEXT
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--paired") == 0)
       rounds = i + 1 < argc && std::atoi(argv[i + 1]) > 0 ? std::atoi(argv[i + 1]) : 25;
-  const std::vector<Row> table = rows();
-  if (rounds > 0) return run_paired(table, rounds);
+    if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[i + 1];
+  }
+  std::vector<Row> table = rows();
+  if (rounds > 0) {
+    std::erase_if(table, [&](const Row& r) { return r.op.find(only) == std::string::npos; });
+    return run_paired(table, rounds);
+  }
   for (const Row& row : table)
     for (const auto& [name, f] : row.sides) bench::add("large/" + row.op + "/" + name, f);
   return bench::run(argc, argv);

@@ -742,148 +742,6 @@ bool ExtremeImpl(bool min, DType dtype, const void* in, std::int64_t n, double* 
   return false;
 }
 
-// ---- transposes: dst[i * ds + j] = src[j * ss + i], blocks of lanes x lanes elements
-// moved through registers (loads and stores of whole rows of a block, the interleaving in
-// between), the edges element by element. 16-bit elements in 128-bit vectors (every x86
-// target), 32-bit and 64-bit ones in 256-bit vectors (AVX2 and newer).
-
-#if HWY_TARGET != HWY_SCALAR
-// r[k] (k < 8): 8 rows of 16-bit lanes, each 128-bit block of them (8 lanes) transposed in
-// place with the same block of the other rows: three rounds of interleaving pairs, of 16-,
-// 32- and 64-bit units (Highway's interleaves work within 128-bit blocks).
-template <class D, class V>
-HWY_INLINE void transpose_8x8_u16(D d16, V* r) {
-  const hn::Repartition<std::uint32_t, decltype(d16)> d32;
-  const hn::Repartition<std::uint64_t, decltype(d16)> d64;
-  auto lo = [d16](auto d, V a, V b) {
-    return hn::BitCast(d16, hn::InterleaveLower(d, hn::BitCast(d, a), hn::BitCast(d, b)));
-  };
-  auto hi = [d16](auto d, V a, V b) {
-    return hn::BitCast(d16, hn::InterleaveUpper(d, hn::BitCast(d, a), hn::BitCast(d, b)));
-  };
-  V a[8], b[8];
-  for (int k = 0; k < 8; k += 2) {
-    a[k] = lo(d16, r[k], r[k + 1]);
-    a[k + 1] = hi(d16, r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4)
-    for (int m = 0; m < 2; ++m) {
-      b[k + 2 * m] = lo(d32, a[k + m], a[k + m + 2]);
-      b[k + 2 * m + 1] = hi(d32, a[k + m], a[k + m + 2]);
-    }
-  for (int k = 0; k < 4; ++k) {
-    r[2 * k] = lo(d64, b[k], b[k + 4]);
-    r[2 * k + 1] = hi(d64, b[k], b[k + 4]);
-  }
-}
-
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-// 16 rows of 16 16-bit lanes: the 8 x 8 transposes of each half of the rows within their
-// 128-bit blocks, then row c takes the lower blocks of rows c and c + 8, row c + 8 the upper.
-template <class V>
-HWY_INLINE void transpose_16x16_u16(V* r) {
-  const hn::FixedTag<std::uint16_t, 16> d;
-  transpose_8x8_u16(d, r);
-  transpose_8x8_u16(d, r + 8);
-  V out[16];
-  for (int c = 0; c < 8; ++c) {
-    out[c] = hn::ConcatLowerLower(d, r[c + 8], r[c]);
-    out[c + 8] = hn::ConcatUpperUpper(d, r[c + 8], r[c]);
-  }
-  for (int c = 0; c < 16; ++c) r[c] = out[c];
-}
-
-// 8 rows of 8 32-bit lanes: interleave 32-bit, then 64-bit units within each 128-bit
-// half, then swap halves.
-template <class V>
-HWY_INLINE void transpose_8x8_u32(V* r) {
-  const hn::FixedTag<std::uint32_t, 8> d32;
-  const hn::Repartition<std::uint64_t, decltype(d32)> d64;
-  V t[8], u[8];
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = hn::InterleaveLower(d32, r[k], r[k + 1]);
-    t[k + 1] = hn::InterleaveUpper(d32, r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4)
-    for (int m = 0; m < 2; ++m) {
-      const auto x = hn::BitCast(d64, t[k + m]), y = hn::BitCast(d64, t[k + m + 2]);
-      u[k + 2 * m] = hn::BitCast(d32, hn::InterleaveLower(d64, x, y));
-      u[k + 2 * m + 1] = hn::BitCast(d32, hn::InterleaveUpper(d64, x, y));
-    }
-  for (int k = 0; k < 4; ++k) {
-    r[k] = hn::ConcatLowerLower(d32, u[k + 4], u[k]);
-    r[k + 4] = hn::ConcatUpperUpper(d32, u[k + 4], u[k]);
-  }
-}
-
-// 4 rows of 4 64-bit lanes.
-template <class V>
-HWY_INLINE void transpose_4x4_u64(V* r) {
-  const hn::FixedTag<std::uint64_t, 4> d64;
-  const V t0 = hn::InterleaveLower(d64, r[0], r[1]), t1 = hn::InterleaveUpper(d64, r[0], r[1]);
-  const V t2 = hn::InterleaveLower(d64, r[2], r[3]), t3 = hn::InterleaveUpper(d64, r[2], r[3]);
-  r[0] = hn::ConcatLowerLower(d64, t2, t0);
-  r[1] = hn::ConcatLowerLower(d64, t3, t1);
-  r[2] = hn::ConcatUpperUpper(d64, t2, t0);
-  r[3] = hn::ConcatUpperUpper(d64, t3, t1);
-}
-#endif
-
-// The blocks of a rows x cols transpose through `block` (which transposes L rows of L
-// lanes in place), the edges element by element.
-template <class D, class F>
-void transpose_blocks(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, hn::TFromD<D>* dst,
-                      std::int64_t ds, std::int64_t rows, std::int64_t cols) {
-  constexpr std::int64_t L = static_cast<std::int64_t>(hn::MaxLanes(D()));
-  const std::int64_t rows_l = rows / L * L, cols_l = cols / L * L;
-  hn::Vec<D> r[L];
-  for (std::int64_t i = 0; i < rows_l; i += L) {
-    for (std::int64_t j = 0; j < cols_l; j += L) {
-      for (std::int64_t k = 0; k < L; ++k) r[k] = hn::LoadU(d, src + (j + k) * ss + i);
-      block(r);
-      for (std::int64_t k = 0; k < L; ++k) hn::StoreU(r[k], d, dst + (i + k) * ds + j);
-    }
-    for (std::int64_t k = i; k < i + L; ++k)
-      for (std::int64_t j = cols_l; j < cols; ++j) dst[k * ds + j] = src[j * ss + k];
-  }
-  for (std::int64_t k = rows_l; k < rows; ++k)
-    for (std::int64_t j = 0; j < cols; ++j) dst[k * ds + j] = src[j * ss + k];
-}
-
-#endif  // HWY_TARGET != HWY_SCALAR
-
-#if HWY_TARGET != HWY_SCALAR
-// transpose_blocks on untyped arrays of d's lanes.
-template <class D, class F>
-bool transpose_as(D d, F block, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
-                  std::int64_t rows, std::int64_t cols) {
-  using T = hn::TFromD<D>;
-  transpose_blocks(d, block, static_cast<const T*>(src), ss, static_cast<T*>(dst), ds, rows, cols);
-  return true;
-}
-#endif
-
-bool TransposeImpl(std::size_t bytes, const void* src, std::int64_t ss, void* dst, std::int64_t ds,
-                   std::int64_t rows, std::int64_t cols) {
-  (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows, (void)cols;  // SCALAR
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  const auto block16 = [](auto* r) { transpose_16x16_u16(r); };  // 256-bit rows
-  const auto block32 = [](auto* r) { transpose_8x8_u32(r); };
-  const auto block64 = [](auto* r) { transpose_4x4_u64(r); };
-  if (bytes == 2)
-    return transpose_as(hn::FixedTag<std::uint16_t, 16>(), block16, src, ss, dst, ds, rows, cols);
-  if (bytes == 4)
-    return transpose_as(hn::FixedTag<std::uint32_t, 8>(), block32, src, ss, dst, ds, rows, cols);
-  if (bytes == 8)
-    return transpose_as(hn::FixedTag<std::uint64_t, 4>(), block64, src, ss, dst, ds, rows, cols);
-#elif HWY_TARGET != HWY_SCALAR
-  const hn::FixedTag<std::uint16_t, 8> d16;     // 128-bit rows
-  const auto block16 = [d16](auto* r) { transpose_8x8_u16(d16, r); };
-  if (bytes == 2) return transpose_as(d16, block16, src, ss, dst, ds, rows, cols);
-#endif
-  return false;
-}
-
 #if HWY_TARGET == HWY_SCALAR
 template <class T>
 bool softmax_dense(bool, const T*, T*, std::int64_t) {
@@ -977,7 +835,6 @@ HWY_EXPORT(ConvertImpl);
 HWY_EXPORT(SumImpl);
 HWY_EXPORT(ExtremeImpl);
 HWY_EXPORT(ExtremeIntoImpl);
-HWY_EXPORT(TransposeImpl);
 HWY_EXPORT(SumIntImpl);
 HWY_EXPORT(AccumulateIntImpl);
 HWY_EXPORT(ExtremeIntImpl);
@@ -1019,10 +876,6 @@ bool accumulate_int(DType dtype, const void* in, std::int64_t* acc, std::int64_t
 }
 bool extreme_int(bool min, DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
   return HWY_DYNAMIC_DISPATCH(ExtremeIntImpl)(min, dtype, in, n, result);
-}
-bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
-               std::int64_t dst_stride, std::int64_t rows, std::int64_t cols) {
-  return HWY_DYNAMIC_DISPATCH(TransposeImpl)(bytes, src, src_stride, dst, dst_stride, rows, cols);
 }
 const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
 

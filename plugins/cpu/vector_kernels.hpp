@@ -82,15 +82,6 @@ bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* resu
 /// target has no vector exp.
 bool softmax(bool log, DType dtype, const void* in, void* out, std::int64_t n);
 
-/// dst[i * dst_stride + j] = src[j * src_stride + i] for i < rows, j < cols (strides in
-/// elements, >= 1; the two regions do not overlap): a transposed copy of elements of
-/// `bytes` bytes, moved as bits, blocks of 16 x 16 (2 bytes), 8 x 8 (4) or 4 x 4 (8)
-/// through registers. 2-byte elements on every vector target (8 x 8 below AVX2), 4 and 8
-/// bytes where the CPU has AVX2; false,
-/// writing nothing, otherwise (a call with rows = cols = 0 asks whether it would run).
-bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
-               std::int64_t dst_stride, std::int64_t rows, std::int64_t cols);
-
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

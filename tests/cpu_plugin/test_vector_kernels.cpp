@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include <hetero/sdk/half.hpp>
 
 #include "vector_kernels.hpp"
+#include "vector_transpose.hpp"
 
 namespace hetero::cpu {
 namespace {
@@ -414,36 +416,71 @@ void check_extreme_into(DType dtype, bool min) {
   }
 }
 
-// transpose() against an element-by-element transpose, for every element size it takes,
-// with strides wider than the block and edges of every width.
+// A rows x cols transpose() (or transpose_streaming()) from a source with row stride ss
+// into a destination with row stride ds, both starting on a 64-byte boundary, against an
+// element-by-element transpose; the destination's padding stays untouched.
 template <class T>
-void check_transpose() {
-  for (std::int64_t rows : {1, 7, 8, 9, 16, 23, 64})
-    for (std::int64_t cols : {1, 5, 8, 15, 17, 64}) {
-      const std::int64_t ss = rows + 3, ds = cols + 5;  // src is cols x ss, dst rows x ds
-      std::vector<T> src(static_cast<std::size_t>(cols * ss)),
-          dst(static_cast<std::size_t>(rows * ds));
-      for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<T>(k * 2654435761u);
-      const std::vector<T> untouched(dst);
-      if (!vec::transpose(sizeof(T), src.data(), ss, dst.data(), ds, rows, cols)) {
-        EXPECT_TRUE(sizeof(T) != 2 && std::string(vec::target_name()) == "SSE4")
-            << vec::target_name();
-        return;
-      }
-      for (std::int64_t i = 0; i < rows; ++i)
-        for (std::int64_t j = 0; j < ds; ++j) {
-          const auto k = static_cast<std::size_t>(i * ds + j);
-          ASSERT_EQ(dst[k], j < cols ? src[static_cast<std::size_t>(j * ss + i)] : untouched[k])
-              << sizeof(T) << " bytes, " << rows << " x " << cols << " at " << i << "," << j;
-        }
+void check_transpose_case(bool streaming, std::int64_t rows, std::int64_t cols, std::int64_t ss,
+                          std::int64_t ds) {
+  constexpr std::size_t kSlack = 64 / sizeof(T);  // room to align the start
+  std::vector<T> src_storage(static_cast<std::size_t>(cols * ss) + kSlack),
+      dst_storage(static_cast<std::size_t>(rows * ds) + kSlack);
+  auto aligned = [](std::vector<T>& v) {
+    void* p = v.data();
+    std::size_t space = v.size() * sizeof(T);
+    return static_cast<T*>(std::align(64, sizeof(T), p, space));
+  };
+  T* src = aligned(src_storage);
+  T* dst = aligned(dst_storage);
+  for (std::int64_t k = 0; k < cols * ss; ++k) src[k] = static_cast<T>(k * 2654435761u);
+  for (std::int64_t k = 0; k < rows * ds; ++k) dst[k] = static_cast<T>(k * 40503u + 1);
+  const bool ran = streaming ? vec::transpose_streaming(sizeof(T), src, ss, dst, ds, rows, cols)
+                             : vec::transpose(sizeof(T), src, ss, dst, ds, rows, cols);
+  if (!ran) {
+    EXPECT_TRUE(sizeof(T) != 2 && std::string(vec::target_name()) == "SSE4") << vec::target_name();
+    return;
+  }
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < ds; ++j) {
+      const T want = j < cols ? src[j * ss + i] : static_cast<T>((i * ds + j) * 40503u + 1);
+      ASSERT_EQ(dst[i * ds + j], want) << sizeof(T) << " bytes, " << rows << " x " << cols
+                                       << ", dst stride " << ds << ", at " << i << "," << j;
+    }
+}
+
+// Every element size the kernels take, strides wider than the block and edges of every
+// width. The streaming kernel also gets whole bands and tiles (128 bytes of columns, 32
+// rows) with remainders after them, and destination strides that keep its rows aligned to
+// the vector width (non-temporal stores: a multiple of 64 bytes) or not (ordinary stores
+// from its buffer).
+template <class T>
+void check_transpose(bool streaming) {
+  const std::int64_t band = vec::streaming_band(sizeof(T));
+  std::vector<std::int64_t> all_rows{1, 7, 8, 9, 16, 23, 64}, all_cols{1, 5, 8, 15, 17, 64};
+  if (streaming) {
+    all_rows.insert(all_rows.end(), {32, 95, 96, 131});
+    all_cols.insert(all_cols.end(), {band - 1, band, band + 3, 2 * band, 3 * band - 8});
+  }
+  const std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));
+  for (std::int64_t rows : all_rows)
+    for (std::int64_t cols : all_cols) {
+      check_transpose_case<T>(streaming, rows, cols, rows + 3, cols + 5);
+      if (streaming)  // rows 64-byte aligned
+        check_transpose_case<T>(streaming, rows, cols, rows + 3, (cols + line) / line * line);
     }
 }
 
 TEST(VectorKernels, TransposeMovesEveryElementOnce) {
-  check_transpose<std::uint16_t>();
-  check_transpose<std::uint32_t>();
-  check_transpose<std::uint64_t>();
+  for (bool streaming : {false, true}) {
+    SCOPED_TRACE(streaming ? "transpose_streaming" : "transpose");
+    check_transpose<std::uint16_t>(streaming);
+    check_transpose<std::uint32_t>(streaming);
+    check_transpose<std::uint64_t>(streaming);
+  }
   EXPECT_FALSE(vec::transpose(1, nullptr, 1, nullptr, 1, 0, 0));
+  EXPECT_FALSE(vec::transpose_streaming(1, nullptr, 1, nullptr, 1, 0, 0));
+  EXPECT_EQ(vec::streaming_band(4), 32);
+  EXPECT_EQ(vec::streaming_band(1), 0);
 }
 
 TEST(VectorKernels, ExtremeIntoMatchesTheNaNRuleAndFlagsNaNs) {
