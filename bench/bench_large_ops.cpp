@@ -90,6 +90,10 @@ std::vector<Row> rows() {
   add("sum_f16", [h] { return h.sum(); });
   add("max_f16", [h] { return h.max(); });
   add("transpose_f16", [h] { return h.t().contiguous(); });
+  // Integer sums, int64 results as torch.sum's (values 0..99).
+  const Tensor xi = (x * 100.0).to(DType::int32), xu = (x * 100.0).to(DType::uint8);
+  add("sum_i32", [xi] { return xi.sum(); });
+  add("sum_u8", [xu] { return xu.sum(); });
   return out;
 }
 

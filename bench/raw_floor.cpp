@@ -40,6 +40,13 @@ FLOOR_CLONES double sum(const float* a, std::int64_t n) {  // in double, as hete
   for (std::int64_t i = 0; i < n; ++i) s += a[i];
   return s;
 }
+template <class T>  // an integer sum widened to int64, as torch.sum's and hetero's
+FLOOR_CLONES std::int64_t sum_int(const T* a, std::int64_t n) {
+  std::int64_t s = 0;
+#pragma omp simd reduction(+ : s)
+  for (std::int64_t i = 0; i < n; ++i) s += a[i];
+  return s;
+}
 FLOOR_CLONES float max(const float* a, std::int64_t n) {
   float m = -std::numeric_limits<float>::infinity();
 #pragma omp simd reduction(max : m)
@@ -179,6 +186,19 @@ std::function<void()> each(std::shared_ptr<Data> d, F f) {
 std::function<void()> floor(const std::string& op) {
   const bool half = op.ends_with("_f16");
   if (half && !__builtin_cpu_supports("f16c")) return {};
+  if (op == "sum_i32" || op == "sum_u8") {  // integer operands of their own: values 0..99
+    auto ints = std::make_shared<std::vector<std::int32_t>>(kCount);
+    auto bytes = std::make_shared<std::vector<std::uint8_t>>(kCount);
+    for (std::int64_t i = 0; i < kCount; ++i)
+      (*ints)[i] = static_cast<std::int32_t>((*bytes)[i] = static_cast<std::uint8_t>(i * 7 % 100));
+    auto parts = std::make_shared<std::vector<std::int64_t>>(bench::threads());
+    const bool i32 = op == "sum_i32";
+    return [ints, bytes, parts, i32] {
+      split(kCount, [&](std::int64_t b, std::int64_t e, std::int64_t p) {
+        (*parts)[p] = i32 ? sum_int(ints->data() + b, e - b) : sum_int(bytes->data() + b, e - b);
+      });
+    };
+  }
   const bool wanted = op == "add" || op == "mul2" || op == "relu" || op == "sum" || op == "sum0" ||
                       op == "sum1" || op == "max" || op == "max0" || op == "to_float16" ||
                       op == "to_bfloat16" || op == "from_float16" || op == "transpose" ||

@@ -13,7 +13,8 @@
 namespace bench::raw {
 
 /// The floor of bench_large_ops' row `op` ("add", "sum0", "to_float16", "add_f16", ...)
-/// on a 4096 x 4096 row-major matrix of float32 (or float16 for the "_f16" rows), as a
+/// on a 4096 x 4096 row-major matrix of float32 (float16 for the "_f16" rows, int32 and
+/// uint8 for "sum_i32" and "sum_u8", summed into int64), as a
 /// closure that runs it once; an empty function where the row has no floor (exp, tanh,
 /// sigmoid, softmax and argmax are compared with libtorch only). The closure owns its
 /// operands and result. Thread-safe to create; each closure runs one call at a time.

@@ -68,6 +68,12 @@ std::function<void()> large_op(const std::string& name, bool into_out) {
   const auto type = half ? at::kHalf : at::kFloat;
   const at::Tensor x = at::rand({4096, 4096}).to(type), y = at::rand({4096, 4096}).to(type);
   const std::vector<std::int64_t> all{0, 1};
+  if (op == "sum_i32" || op == "sum_u8") {  // integers 0..99, summed into int64 (torch.sum's)
+    const at::Tensor xi = (x * 100).to(op == "sum_i32" ? at::kInt : at::kByte);
+    at::Tensor out = at::empty({}, at::kLong);
+    if (into_out) return [xi, out, all]() mutable { at::sum_out(out, xi, all); };
+    return [xi] { at::Tensor r = xi.sum(); };
+  }
   if (op == "sum") {
     at::Tensor out = at::empty({}, type);
     if (into_out) return [x, out, all]() mutable { at::sum_out(out, x, all); };

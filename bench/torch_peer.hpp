@@ -27,7 +27,8 @@ std::function<void()> exercise1();
 std::function<void()> exercise3(bool per_step);
 
 /// One large-tensor op on a 4096 x 4096 float32 tensor (issue #26): "sum", "sum0", "sum1",
-/// "max", "max0", "argmax", "add", "exp", "transpose" (x.t() made contiguous). `into_out`: written
+/// "max", "max0", "argmax", "add", "exp", "transpose" (x.t() made contiguous), "sum_i32" and
+/// "sum_u8" (integers 0..99 summed into int64). `into_out`: written
 /// into a preallocated result (the *_out forms: only the kernel), else allocating its result as a
 /// user's code does.
 std::function<void()> large_op(const std::string& op, bool into_out);

@@ -5,6 +5,7 @@
 // float32's bound plus one unit in the last place of the result; integers exact.
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <hetero/conformance/conformance.hpp>
@@ -105,6 +106,56 @@ TEST_P(BackendTest, ReductionsMatchReference) {
               << "], input: sample_values(seed 21))";
         }
     }
+}
+
+// The widening sums (Backend::reduces_into, interface minor 10), where a backend has them:
+// sum of int8, uint8 and int32 into an int64 `out`, exact, on values near each dtype's ends
+// so that the sums leave the input's range (int32's too), over the shapes and axes above.
+TEST_P(BackendTest, WideningSumsAreExactInInt64) {
+  if (interface_minor() < 10) {
+    std::printf("backend '%s' predates Backend::reduces_into (interface minor %d < 10)\n",
+                backend().name().c_str(), interface_minor());
+    return;
+  }
+  const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 1},    {2, 3, 5},     {3, 17, 31},
+                                                        {1, 4099, 1}, {3, 20011, 1}, {97, 5, 89}};
+  const std::vector<std::array<bool, 3>> masks{
+      {true, true, true}, {false, false, true}, {true, false, false}, {true, false, true}};
+  for (DType t : {DType::int8, DType::uint8, DType::int32}) {
+    if (!runs(ReduceOp::sum, t) || !backend().reduces_into(ReduceOp::sum, t, DType::int64, 0))
+      continue;
+    const double top = t == DType::int32 ? 2147483647.0 : t == DType::int8 ? 127.0 : 255.0;
+    for (const auto& s : shapes)
+      for (const auto& m : masks) {
+        const std::int64_t n = s[0] * s[1] * s[2];
+        std::vector<double> x(static_cast<std::size_t>(n));
+        std::uint64_t state = 29;
+        for (double& v : x) {  // mostly the top of the range, some of the bottom (signed)
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          const auto r = static_cast<double>(state >> 58);  // 0 .. 63
+          v = t == DType::uint8 ? top - r : (r < 16 ? -top - 1 + r : top - r);
+        }
+        std::vector<std::int64_t> os{m[0] ? 1 : s[0], m[1] ? 1 : s[1], m[2] ? 1 : s[2]};
+        const std::int64_t on = os[0] * os[1] * os[2];
+        DeviceArray in(backend(), 0, t, n, 1), out(backend(), 0, DType::int64, on, 1);
+        in.upload(pack(t, x).data());
+        backend().reduce(ReduceOp::sum, in.view({s[0], s[1], s[2]}), out.view(os), stream());
+        std::vector<double> expected(static_cast<std::size_t>(on), 0.0);
+        for (std::int64_t a = 0; a < s[0]; ++a)
+          for (std::int64_t b = 0; b < s[1]; ++b)
+            for (std::int64_t c = 0; c < s[2]; ++c) {
+              const std::int64_t o =
+                  ((m[0] ? 0 : a) * os[1] + (m[1] ? 0 : b)) * os[2] + (m[2] ? 0 : c);
+              expected[static_cast<std::size_t>(o)] +=
+                  x[static_cast<std::size_t>((a * s[1] + b) * s[2] + c)];
+            }
+        ASSERT_THAT(out.values(),
+                    ElementsNear(expected, std::vector<double>(expected.size(), 0.0), os))
+            << "sum of " << dtype_name(t) << " into int64, shape [" << s[0] << ", " << s[1] << ", "
+            << s[2] << "] over dims " << (m[0] ? "0 " : "") << (m[1] ? "1 " : "")
+            << (m[2] ? "2" : "");
+      }
+  }
 }
 
 // Note [Reduction semantics] on values the random reference data never has: NaN wins

@@ -126,6 +126,14 @@ inline void ternary(const Storage& on, TernaryOp op, const StridedView& c, const
   after_kernel(on);
 }
 
+/// Whether `on`'s backend reduces `op` of `in`'s dtype into an `out` of `out`'s dtype
+/// (Backend::reduces_into, interface minor 10; false for a plugin of an older minor, whose
+/// Backend has no such virtual).
+inline bool reduces_into(const Storage& on, ReduceOp op, DType in, DType out) {
+  return on.plugin->interface_minor >= 10 &&
+         on.plugin->backend->reduces_into(op, in, out, on.device.index());
+}
+
 inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out) {
   check_supported(on, op, in.dtype);
   check_view("reduce", in);

@@ -17,13 +17,24 @@ namespace {
 
 const char* reduce_name(ReduceOp op) { return op_name(op).data(); }  // a literal of the table
 
+// The dtype a widening sum hands the backend for `t` (bool as uint8: its bytes are 0 or 1).
+DType widening_input(DType t) { return t == DType::bool_ ? DType::uint8 : t; }
+
 // Validates dtype, picks the computation and result dtypes (as torch: sum of bool, int8,
-// uint8 and int32 gives int64; mean and norm need floating input; argmax gives int64 and refuses
-// bool; max and min of bool give bool, computed in int64 and converted back by the caller).
+// uint8 and int32 gives int64, reduced as it is where the backend sums into int64
+// (Backend::reduces_into) and converted to int64 first elsewhere; mean and norm need floating
+// input; argmax gives int64 and refuses bool; max and min of bool give bool, computed in int64
+// and converted back by the caller).
 Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
   const char* name = reduce_name(op);
   detail::impl_of(a, name);
   DType t = a.dtype();
+  if (op == ReduceOp::sum && (t == DType::bool_ || (is_integral(t) && t != DType::int64)) &&
+      a.numel() > 0 &&
+      detail::calls::reduces_into(detail::storage_of(a), op, widening_input(t), DType::int64)) {
+    out_dtype = DType::int64;
+    return a;
+  }
   if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t))
     throw DTypeError(std::string(name) + "(): expected a floating dtype, got " +
                      std::string(dtype_name(t)) + "; cast first (e.g. x.to(DType::float32))");
@@ -56,7 +67,9 @@ Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_
     detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return out;
   }
-  detail::calls::reduce(detail::storage_of(out), op, detail::view_of(in),
+  StridedView from = detail::view_of(in);
+  if (from.dtype != out_dtype && op == ReduceOp::sum) from.dtype = widening_input(from.dtype);
+  detail::calls::reduce(detail::storage_of(out), op, from,
                         detail::contiguous_view_of(out, kept_shape));
   return out;
 }

@@ -307,6 +307,10 @@ bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);
 }
+bool CpuBackend::reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int) const {
+  return op == ReduceOp::sum && out_dtype == DType::int64 &&
+         (in_dtype == DType::int8 || in_dtype == DType::uint8 || in_dtype == DType::int32);
+}
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
                         std::uint64_t offset, Stream& stream) {
   submit_views(

@@ -80,6 +80,8 @@ class CpuBackend final : public Backend {
   double elapsed_seconds(Event& start, Event& end) override;
   /// The tables' ops, the fused softmax on floating dtypes, convolution on float32/float64.
   bool supports(OpRef op, DType dtype, int device) const override;
+  /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (kernels::reduce).
+  bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const override;
 
  private:
   CpuDevice& cpu_device(int device) const;

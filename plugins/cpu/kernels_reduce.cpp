@@ -385,7 +385,8 @@ template <class T>
 void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
   const Rule r{op, reduction_kind(op), min_reduction(op)};
   const T* src = data_of<T>(in);  // buffer starts: the walks add the views' offsets
-  if (r.kind == ReductionKind::index)
+  // argmax's indices, and the widening sums of integers (CpuBackend::reduces_into): int64
+  if (r.kind == ReductionKind::index || (out.dtype == DType::int64 && in.dtype != DType::int64))
     reduce_to(r, src, in, out, data_of<std::int64_t>(out));
   else
     reduce_to(r, src, in, out, data_of<T>(out));

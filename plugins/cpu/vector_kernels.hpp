@@ -46,8 +46,8 @@ bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 /// dtypes.
 bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
 
-/// Sum of in[i], i < n, of int32 or int64, as int64 wrapping modulo 2^64 (the scalar rule,
-/// wrapping_add: any order gives the same bits); false for other dtypes.
+/// Sum of in[i], i < n, of int8, uint8, int32 or int64, as int64 wrapping modulo 2^64 (the
+/// scalar rule, wrapping_add: any order gives the same bits); false for other dtypes.
 bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result);
 
 /// acc[j] += in[j] for j < n, int64 wrapping, `in` of int32 or int64 (a column reduction's

@@ -185,6 +185,47 @@ TEST(LargeReductions, SixteenBitSumsAndExtremesMatchAHostReference) {
 namespace hetero {
 namespace {
 
+// torch.sum of bool, int8, uint8 and int32 gives int64. On cpu the backend sums those into
+// int64 itself (Backend::reduces_into): no kernel converts the input first, and sums that
+// overflow the narrow dtype (and, for int32, int32 itself) come out exact, on the one-output,
+// column and row paths, at sizes past the vector blocks and the thread split.
+TEST(LargeReductions, WideningSumsAreExactInt64WithoutAConvertedCopy) {
+  constexpr std::int64_t R = 1031, C = 2053;
+  std::vector<std::int32_t> host(static_cast<std::size_t>(R * C));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = 2'000'000'000 - static_cast<std::int32_t>((i * 2654435761u) % 4'000'000'001u);
+  const Tensor x32 = from_vector(host, {R, C});
+  for (DType dt : {DType::int32, DType::uint8, DType::int8, DType::bool_}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = x32.to(dt);
+    // The expected values from the tensor's own elements, widened on the host.
+    const std::vector<std::int64_t> v = x.to(DType::int64).to_vector<std::int64_t>();
+    std::int64_t all = 0;
+    std::vector<std::int64_t> cols(static_cast<std::size_t>(C)), rows(static_cast<std::size_t>(R));
+    for (std::int64_t i = 0; i < R; ++i)
+      for (std::int64_t j = 0; j < C; ++j) {
+        const std::int64_t e = v[static_cast<std::size_t>(i * C + j)];
+        all += e;
+        cols[static_cast<std::size_t>(j)] += e;
+        rows[static_cast<std::size_t>(i)] += e;
+      }
+    profiler::start();
+    const Tensor total = x.sum(), by_col = x.sum(0), by_row = x.sum(1, true);
+    const auto events = profiler::stop();
+    EXPECT_EQ(total.dtype(), DType::int64);
+    EXPECT_EQ(by_col.dtype(), DType::int64);
+    EXPECT_EQ(by_row.shape(), (Shape{R, 1}));
+    EXPECT_EQ(total.item<std::int64_t>(), all);
+    EXPECT_EQ(by_col.to_vector<std::int64_t>(), cols);
+    EXPECT_EQ(by_row.to_vector<std::int64_t>(), rows);
+    for (const profiler::Event& e : events)
+      if (x.device().type() == "cpu")
+        EXPECT_FALSE(e.category == "kernel" && e.name == "cast") << "converted before the sum";
+  }
+  if (std::abs(static_cast<double>(x32.sum().item<std::int64_t>())) < 2147483648.0)
+    ADD_FAILURE() << "the int32 data should overflow int32";
+}
+
 // Transposed copies large enough for the cpu backend's tiled path (issue #26 item 4),
 // sizes not multiples of its 32x32 tiles, against a host transpose.
 TEST(LargeCopies, TransposedCopiesAndCastsMatchAHostTranspose) {

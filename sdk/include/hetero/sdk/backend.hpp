@@ -129,7 +129,8 @@ class Backend {
   virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
                       const StridedView& out, Stream& stream) = 0;
   /// Reduction of `in` into `out` (see ReduceOp for the layout rule; Note [Reduction
-  /// semantics], reduction_ops.hpp).
+  /// semantics], reduction_ops.hpp). `out` has `in`'s dtype (int64 for argmax), or, where
+  /// reduces_into() (minor 10) says yes, the wider dtype it names.
   virtual void reduce(ReduceOp op, const StridedView& in, const StridedView& out,
                       Stream& stream) = 0;
   /// Fills `out` (float32/float64) with random numbers: element i in C order takes the
@@ -265,6 +266,25 @@ class Backend {
     (void)end;
     throw NotImplementedError("elapsed_seconds: backend '" + name() +
                               "' keeps no device timestamps");
+  }
+#endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 10
+  // --- optional widening reductions of minor 10 ------------------------------------------
+  /// Whether reduce(op, in, out, ...) on `device` takes an `out` of `out_dtype` for an `in`
+  /// of `in_dtype` where reduce's usual rule gives another (out of in's dtype; int64 for
+  /// argmax). The one such reduction the core asks for is torch.sum's: sum of int8, uint8
+  /// or int32 (and of bool, handed over as uint8: its bytes are 0 or 1) into int64,
+  /// accumulated in int64 and wrapping as Note [Reduction semantics]. Where the answer is
+  /// yes the core reduces the tensor as it is; where no (the default), it first converts it
+  /// to int64, a copy 2-8x the input's size, and reduces that. Must not throw; may be called
+  /// from any thread.
+  virtual bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const {
+    (void)op;
+    (void)in_dtype;
+    (void)out_dtype;
+    (void)device;
+    return false;
   }
 #endif
 };

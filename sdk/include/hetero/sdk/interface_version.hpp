@@ -22,8 +22,9 @@
 /// device memory the backend did not allocate (DLPack import, from_blob on a device).
 /// 8: Backend::conv2d(), the optional convolution kernels (OpFamily::conv2d, Conv2dOp).
 /// 9: Backend::record_timestamp() and elapsed_seconds(), the optional device timestamps
-/// (the profiler's device time of each kernel).
-#define HETERO_INTERFACE_VERSION_MINOR 9
+/// (the profiler's device time of each kernel). 10: Backend::reduces_into(), the optional
+/// widening sums (int8, uint8 and int32 summed into int64 without a converted copy).
+#define HETERO_INTERFACE_VERSION_MINOR 10
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

@@ -27,7 +27,8 @@ enum class BinaryOp : std::uint8_t { HETERO_FORALL_BINARY_OPS(HETERO_OP_ENUMERAT
 /// Reductions: the rows of HETERO_FORALL_REDUCE_OPS. `out` has `in`'s ndim; a dimension
 /// where out.shape[d] == 1 and in.shape[d] != 1 (or both are 1) is reduced. Floating sums
 /// accumulate in double, integer sums in int64 (Note [Reduction semantics],
-/// reduction_ops.hpp); argmax writes int64 indices into the flattened reduced sub-space.
+/// reduction_ops.hpp); argmax writes int64 indices into the flattened reduced sub-space;
+/// a sum of int8, uint8 or int32 may write int64 where Backend::reduces_into says so.
 /// max/min/argmax of an empty range are rejected by the core; no backend sees an empty
 /// range.
 enum class ReduceOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };

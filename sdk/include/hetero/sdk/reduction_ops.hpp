@@ -5,8 +5,10 @@
 /// backend (host and CUDA device code) and the conformance reference, as torch does:
 /// - sum, mean and norm of floating dtypes (float16, bfloat16, float32, float64)
 ///   accumulate in double; of integers in int64, wrapping around on overflow (two's
-///   complement, as torch's sum of int64). The core widens bool and int32 sums to int64
-///   before dispatch (ReduceOp's documentation);
+///   complement, as torch's sum of int64). torch.sum of bool, int8, uint8 and int32 gives
+///   int64: the core hands such a sum to a backend whose reduces_into() says yes with an
+///   int64 `out`, and otherwise converts the input to int64 first; a sum whose `out` has the
+///   input's narrow dtype wraps to it;
 /// - mean is sum / count; norm is the 2-norm, sqrt(sum of squares);
 /// - max and min: NaN wins (a NaN is both the maximum and the minimum, as torch.max);
 /// - argmax: the index of the maximum within the reduced range; among equal values the
