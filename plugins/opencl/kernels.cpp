@@ -249,12 +249,15 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
   const auto [starts, outs] = merged(views.starts, out);
   const StridedView subspace = merged(views.subspace)[0];
   const cl_program p = program(dev, "reduce", kReduceSource, in.dtype);
+  // argmax and the widening sums (OpenClBackend::reduces_into) write long, without an op.
   const bool argmax = op == ReduceOp::argmax;
+  const bool wide = !argmax && out.dtype == DType::int64 && in.dtype != DType::int64;
+  const bool to_long = argmax || wide;
   const std::int64_t outputs = out.numel(), count = subspace.numel();
   const auto [chunks, block] = reduction_split(dev, outputs, count);
   if (chunks == 1) {
-    KernelCall call(p, argmax ? "argmax" : "reduce");
-    if (!argmax) call.arg(static_cast<cl_int>(op));
+    KernelCall call(p, argmax ? "argmax" : wide ? "sum_wide" : "reduce");
+    if (!to_long) call.arg(static_cast<cl_int>(op));
     call.buffer_view(starts)
         .view(subspace)
         .arg(static_cast<cl_long>(count))
@@ -280,10 +283,10 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
       .mem(index.get())
       .arg(static_cast<cl_long>(outputs))
       .launch(queue(dev), static_cast<std::int64_t>(partials));
-  KernelCall combine(p, argmax ? "argmax_combine" : "reduce_combine");
-  if (!argmax) combine.arg(static_cast<cl_int>(op));
+  KernelCall combine(p, argmax ? "argmax_combine" : wide ? "sum_wide_combine" : "reduce_combine");
+  if (!to_long) combine.arg(static_cast<cl_int>(op));
   combine.mem(value.get()).mem(index.get()).arg(static_cast<cl_long>(chunks));
-  if (!argmax) combine.arg(static_cast<cl_long>(count));
+  if (!to_long) combine.arg(static_cast<cl_long>(count));
   combine.buffer_view(outs).arg(static_cast<cl_long>(outputs)).launch(queue(dev), outputs);
 }
 

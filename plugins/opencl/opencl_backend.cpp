@@ -74,6 +74,11 @@ bool OpenClBackend::supports(OpRef op, DType dtype, int device) const {
   return Backend::supports(op, dtype, device);
 }
 
+bool OpenClBackend::reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int) const {
+  return op == ReduceOp::sum && out_dtype == DType::int64 &&
+         (in_dtype == DType::int8 || in_dtype == DType::uint8 || in_dtype == DType::int32);
+}
+
 OpenClDevice& OpenClBackend::device(int index) const {
   // The core checks device indices (backend_calls.hpp); one policy: assert.
   HETERO_INTERNAL_ASSERT(index >= 0 && index < device_count(), "opencl backend: device index " +

@@ -193,7 +193,9 @@ TEST(LargeReductions, WideningSumsAreExactInt64WithoutAConvertedCopy) {
   constexpr std::int64_t R = 1031, C = 2053;
   std::vector<std::int32_t> host(static_cast<std::size_t>(R * C));
   for (std::size_t i = 0; i < host.size(); ++i)
-    host[i] = 2'000'000'000 - static_cast<std::int32_t>((i * 2654435761u) % 4'000'000'001u);
+    host[i] =
+        static_cast<std::int32_t>(std::int64_t{2'000'000'000} -
+                                  static_cast<std::int64_t>((i * 2654435761u) % 4'000'000'001u));
   const Tensor x32 = from_vector(host, {R, C});
   for (DType dt : {DType::int32, DType::uint8, DType::int8, DType::bool_}) {
     SCOPED_TRACE(dtype_name(dt));
@@ -218,9 +220,11 @@ TEST(LargeReductions, WideningSumsAreExactInt64WithoutAConvertedCopy) {
     EXPECT_EQ(total.item<std::int64_t>(), all);
     EXPECT_EQ(by_col.to_vector<std::int64_t>(), cols);
     EXPECT_EQ(by_row.to_vector<std::int64_t>(), rows);
-    for (const profiler::Event& e : events)
-      if (x.device().type() == "cpu")
+    for (const profiler::Event& e : events) {
+      if (x.device().type() == "cpu") {
         EXPECT_FALSE(e.category == "kernel" && e.name == "cast") << "converted before the sum";
+      }
+    }
   }
   if (std::abs(static_cast<double>(x32.sum().item<std::int64_t>())) < 2147483648.0)
     ADD_FAILURE() << "the int32 data should overflow int32";

@@ -75,7 +75,9 @@ void soak(const std::vector<Device>& devices, int steps, unsigned seed) {
   for (const Device& d : devices) synchronize(d);
   // Every value is still right after all that reuse.
   for (const Tensor& t : live)
-    if (t.defined()) EXPECT_EQ(t.min().item<float>(), 2.0f);
+    if (t.defined()) {
+      EXPECT_EQ(t.min().item<float>(), 2.0f);
+    }
   std::cout << "soak on " << devices.size() << " device(s), " << steps
             << " steps: resident grew by at most " << worst / kMiB << " MiB, live at most "
             << peak_live / kMiB << " MiB\n";

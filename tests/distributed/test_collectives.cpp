@@ -372,7 +372,9 @@ TEST(ProcessGroup, BarrierAndLocallyFailedCallsTakePartInTheCheck) {
       EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
     }
     Tensor ints = full({2}, 1.0, DType::int64);
-    if (dist::rank() == 1) EXPECT_THROW(dist::all_reduce(ints, dist::ReduceOp::avg), DTypeError);
+    if (dist::rank() == 1) {
+      EXPECT_THROW(dist::all_reduce(ints, dist::ReduceOp::avg), DTypeError);
+    }
     try {
       dist::all_reduce(x);  // rank 1's call #k+1 against the others' #k
       ADD_FAILURE() << "calls of different sequence numbers paired off";

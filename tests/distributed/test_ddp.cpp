@@ -33,7 +33,9 @@ void expect_same_gradients(const nn::Module& a, const nn::Module& b) {
   for (const auto& [name, t] : pa) {
     const Tensor ga = t.grad(), gb = pb.at(name).grad();
     ASSERT_EQ(ga.defined(), gb.defined()) << name;
-    if (ga.defined()) EXPECT_EQ(ga.to_vector<float>(), gb.to_vector<float>()) << name;
+    if (ga.defined()) {
+      EXPECT_EQ(ga.to_vector<float>(), gb.to_vector<float>()) << name;
+    }
   }
 }
 

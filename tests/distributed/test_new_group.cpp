@@ -50,7 +50,9 @@ TEST(NewGroup, EvenRanksReduceAmongThemselves) {
                 g.ranks()[static_cast<std::size_t>(k)]);
   }
   Tensor t = full({1}, 1.0);
-  if (world > 1) EXPECT_THROW(g.broadcast(t, 1), dist::DistributedError);  // 1 is not a member
+  if (world > 1) {
+    EXPECT_THROW(g.broadcast(t, 1), dist::DistributedError);  // 1 is not a member
+  }
   g.barrier();
   dist::barrier();
 }
@@ -58,7 +60,7 @@ TEST(NewGroup, EvenRanksReduceAmongThemselves) {
 // Uneven all_to_all_single inside a group: splits are per group rank. Group rank i sends
 // i + j + 1 rows holding 10 * i + j to group rank j (blocking, then the same launched async).
 TEST(NewGroup, UnevenAllToAllAmongTheGroup) {
-  const int me = dist::rank(), world = dist::world_size();
+  const int world = dist::world_size();
   std::vector<int> evens;
   for (int r = 0; r < world; r += 2) evens.push_back(r);
   dist::ProcessGroup g = dist::new_group(evens);

@@ -53,7 +53,9 @@ TEST(Rooted, ReduceIntoEveryRootLeavesTheOthersAlone) {
       }
   Tensor y = full({3}, static_cast<double>(me));
   dist::reduce(y, 0, dist::ReduceOp::max, dist::async_op).wait();
-  if (me == 0) EXPECT_EQ(y.to_vector<double>(), std::vector<double>(3, world - 1.0));
+  if (me == 0) {
+    EXPECT_EQ(y.to_vector<double>(), std::vector<double>(3, world - 1.0));
+  }
   EXPECT_THROW(dist::reduce(y, world), dist::DistributedError);
 }
 
@@ -113,7 +115,9 @@ TEST(AllToAll, SingleAndListMatchTheTransposedBlocks) {
                 std::vector<double>(2, 10 * r + me));
   }
   Tensor odd = empty({world * 2 + 1}), out = empty({world * 2 + 1});
-  if (world > 1) EXPECT_THROW(dist::all_to_all_single(out, odd), ShapeError);
+  if (world > 1) {
+    EXPECT_THROW(dist::all_to_all_single(out, odd), ShapeError);
+  }
   dist::barrier();
 }
 
@@ -160,7 +164,9 @@ TEST(AllToAll, UnevenSplitsAndSplitsThatDisagree) {
       dist::all_to_all_single(recv, send, expects, splits);
       ADD_FAILURE() << "splits that disagree were exchanged";
     } catch (const dist::DistributedError& e) {
-      if (me == 0) EXPECT_TRUE(contains(e.what(), "rank 0 sends 1 rows")) << e.what();
+      if (me == 0) {
+        EXPECT_TRUE(contains(e.what(), "rank 0 sends 1 rows")) << e.what();
+      }
     }
     EXPECT_EQ(recv.to_vector<double>(), std::vector<double>(2 * world, -1.0));
   }

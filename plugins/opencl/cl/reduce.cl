@@ -3,7 +3,7 @@
 // hetero::ReduceOp. `s` is the input seen with the output's shape (start of each range),
 // `r` the reduced sub-space from offset 0 (hetero::reduction_views).
 //
-// One pass (reduce, argmax): one work item per output walks its sub-space serially, in C
+// One pass (reduce, argmax, sum_wide): one work item per output walks its sub-space serially, in C
 // order, so sums accumulate in the same order as on the cpu backend. Two passes, when
 // there are too few outputs to fill the device (a full reduction): the sub-space is cut
 // into blocks of `block` consecutive elements, and reduce_partial gives each output
@@ -180,3 +180,21 @@ __kernel void argmax_combine(__global const ACC* value, __global const long* ind
                              __global long* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) out[AT(o, j)] = combine(REDUCE_argmax, value, index, j, chunks).best_i;
 }
+
+#if !IS_FLOAT
+// The widening sums (Backend::reduces_into): an integer sum written as its long accumulator
+// (torch.sum's int64 of int8, uint8 and int32), in one pass or from reduce_partial's partials.
+__kernel void sum_wide(__global const ST* in, VIEW(s), VIEW(r), long count, __global long* out,
+                       VIEW(o), long n_out) {
+  FOR_EACH(j, n_out) {
+    long acc = 0;
+    if (count > 0) acc = scan(REDUCE_sum, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).acc;
+    out[AT(o, j)] = acc;
+  }
+}
+
+__kernel void sum_wide_combine(__global const ACC* value, __global const long* index, long chunks,
+                               __global long* out, VIEW(o), long n_out) {
+  FOR_EACH(j, n_out) out[AT(o, j)] = combine(REDUCE_sum, value, index, j, chunks).acc;
+}
+#endif
