@@ -249,16 +249,15 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
   const auto [starts, outs] = merged(views.starts, out);
   const StridedView subspace = merged(views.subspace)[0];
   const cl_program p = program(dev, "reduce", kReduceSource, in.dtype);
-  // argmax and the widening sums (OpenClBackend::reduces_into) write long, without an op.
-  const bool argmax = op == ReduceOp::argmax;
-  const bool wide = !argmax && out.dtype == DType::int64 && in.dtype != DType::int64;
-  const bool to_long = argmax || wide;
+  // argmax and the widening sums (OpenClBackend::reduces_into) write long (reduce_long).
+  const bool to_long =
+      op == ReduceOp::argmax || (out.dtype == DType::int64 && in.dtype != DType::int64);
   const std::int64_t outputs = out.numel(), count = subspace.numel();
   const auto [chunks, block] = reduction_split(dev, outputs, count);
   if (chunks == 1) {
-    KernelCall call(p, argmax ? "argmax" : wide ? "sum_wide" : "reduce");
-    if (!to_long) call.arg(static_cast<cl_int>(op));
-    call.buffer_view(starts)
+    KernelCall call(p, to_long ? "reduce_long" : "reduce");
+    call.arg(static_cast<cl_int>(op))
+        .buffer_view(starts)
         .view(subspace)
         .arg(static_cast<cl_long>(count))
         .buffer_view(outs)
@@ -283,9 +282,9 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
       .mem(index.get())
       .arg(static_cast<cl_long>(outputs))
       .launch(queue(dev), static_cast<std::int64_t>(partials));
-  KernelCall combine(p, argmax ? "argmax_combine" : wide ? "sum_wide_combine" : "reduce_combine");
-  if (!to_long) combine.arg(static_cast<cl_int>(op));
-  combine.mem(value.get()).mem(index.get()).arg(static_cast<cl_long>(chunks));
+  KernelCall combine(p, to_long ? "reduce_long_combine" : "reduce_combine");
+  combine.arg(static_cast<cl_int>(op)).mem(value.get()).mem(index.get());
+  combine.arg(static_cast<cl_long>(chunks));
   if (!to_long) combine.arg(static_cast<cl_long>(count));
   combine.buffer_view(outs).arg(static_cast<cl_long>(outputs)).launch(queue(dev), outputs);
 }

@@ -30,7 +30,7 @@ class OpenClBackend final : public Backend {
   /// The tables' ops, without float64 (and normal random numbers) on devices that lack
   /// cl_khr_fp64.
   bool supports(OpRef op, DType dtype, int device) const override;
-  /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (reduce.cl's sum_wide).
+  /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (reduce.cl's reduce_long).
   bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const override;
   Capabilities capabilities(int device) const override;
   MemoryStats memory_stats(int device) const override;

@@ -3,13 +3,13 @@
 // hetero::ReduceOp. `s` is the input seen with the output's shape (start of each range),
 // `r` the reduced sub-space from offset 0 (hetero::reduction_views).
 //
-// One pass (reduce, argmax, sum_wide): one work item per output walks its sub-space serially, in C
+// One pass (reduce, reduce_long): one work item per output walks its sub-space serially, in C
 // order, so sums accumulate in the same order as on the cpu backend. Two passes, when
 // there are too few outputs to fill the device (a full reduction): the sub-space is cut
 // into blocks of `block` consecutive elements, and reduce_partial gives each output
 // `chunks` work items, partial c scanning blocks c, c + chunks, c + 2 chunks... (block 1 on
 // a GPU: neighbouring work items read neighbouring elements; one block per work item on a
-// CPU: each reads one contiguous range). reduce_combine / argmax_combine then merge each
+// CPU: each reads one contiguous range). reduce_combine / reduce_long_combine then merge each
 // output's partials in chunk order. The result is deterministic for a given chunking; NaN
 // and tie rules are those of one pass (the first NaN, else the first extreme, by index).
 
@@ -112,12 +112,24 @@ __kernel void reduce(int op, __global const ST* in, VIEW(s), VIEW(r), long count
   }
 }
 
-__kernel void argmax(__global const ST* in, VIEW(s), VIEW(r), long count, __global long* out,
-                     VIEW(o), long n_out) {
+// The results of type long: argmax's index, or (integer T only) a widening sum's long
+// accumulator (Backend::reduces_into: torch.sum's int64 of int8, uint8 and int32).
+inline long long_result(int op, Scan sc) {
+#if IS_FLOAT
+  return sc.best_i;  // argmax: the only long result of a floating T
+#else
+  return REDUCE_IS_INDEX(op) ? sc.best_i : sc.acc;
+#endif
+}
+
+// argmax, or a widening sum (op REDUCE_sum), written as long.
+__kernel void reduce_long(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
+                          __global long* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
-    long best_i = 0;
-    if (count > 0) best_i = scan(REDUCE_argmax, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).best_i;
-    out[AT(o, j)] = best_i;
+    long result = 0;
+    if (count > 0)
+      result = long_result(op, scan(op, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count));
+    out[AT(o, j)] = result;
   }
 }
 
@@ -176,25 +188,7 @@ __kernel void reduce_combine(int op, __global const ACC* value, __global const l
   }
 }
 
-__kernel void argmax_combine(__global const ACC* value, __global const long* index, long chunks,
-                             __global long* out, VIEW(o), long n_out) {
-  FOR_EACH(j, n_out) out[AT(o, j)] = combine(REDUCE_argmax, value, index, j, chunks).best_i;
+__kernel void reduce_long_combine(int op, __global const ACC* value, __global const long* index,
+                                  long chunks, __global long* out, VIEW(o), long n_out) {
+  FOR_EACH(j, n_out) out[AT(o, j)] = long_result(op, combine(op, value, index, j, chunks));
 }
-
-#if !IS_FLOAT
-// The widening sums (Backend::reduces_into): an integer sum written as its long accumulator
-// (torch.sum's int64 of int8, uint8 and int32), in one pass or from reduce_partial's partials.
-__kernel void sum_wide(__global const ST* in, VIEW(s), VIEW(r), long count, __global long* out,
-                       VIEW(o), long n_out) {
-  FOR_EACH(j, n_out) {
-    long acc = 0;
-    if (count > 0) acc = scan(REDUCE_sum, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count).acc;
-    out[AT(o, j)] = acc;
-  }
-}
-
-__kernel void sum_wide_combine(__global const ACC* value, __global const long* index, long chunks,
-                               __global long* out, VIEW(o), long n_out) {
-  FOR_EACH(j, n_out) out[AT(o, j)] = combine(REDUCE_sum, value, index, j, chunks).acc;
-}
-#endif
