@@ -108,7 +108,7 @@ namespace {
 //   2.1-2.2 ms (3.0 with tiles of 64, 2.1 with 256), float64 7.6 ms (8.0 with 32).
 //   A result larger than the caches (vec::streaming_pays) goes instead in bands of source
 //   rows, one band per task, written with non-temporal stores (vec::transpose_streaming):
-//   float32 3.0 ms, float16 1.0-1.2 ms, within 1.2x of memcpy's time.
+//   float32 3.0 ms, float16 1.3 ms (0.92-1.05x and 1.07-1.36x memcpy's time).
 // - Conversions, 1-byte dtypes and CPUs without the vector kernel: element by element in
 //   tiles of 16 x 16 (8 took 16.6 ms, 32 14.5: each tile row is on a page of its own on
 //   both sides, and larger tiles outran the L1 TLB; uint8 took 11.8 ms with 16, 17 with

@@ -144,7 +144,8 @@ void stream_bands(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, hn::T
                   std::int64_t ds, std::int64_t rows, std::int64_t cols) {
   using T = hn::TFromD<D>;
   constexpr std::int64_t L = static_cast<std::int64_t>(hn::MaxLanes(D()));
-  constexpr std::int64_t kBand = 128 / sizeof(T), kTileRows = 32;
+  constexpr auto kBand = static_cast<std::int64_t>(kStreamingBandBytes / sizeof(T));
+  constexpr std::int64_t kTileRows = 32;
   constexpr std::int64_t kLine = 64 / sizeof(T), kAhead = 256 / sizeof(T);  // in elements
   static_assert(kBand % L == 0 && kTileRows % L == 0);
   constexpr std::size_t kVectorBytes = sizeof(T) * L;
@@ -249,12 +250,15 @@ bool transpose_streaming(std::size_t bytes, const void* src, std::int64_t src_st
 }
 
 std::int64_t streaming_band(std::size_t bytes) {
-  return bytes == 2 || bytes == 4 || bytes == 8 ? static_cast<std::int64_t>(128 / bytes) : 0;
+  return bytes == 2 || bytes == 4 || bytes == 8
+             ? static_cast<std::int64_t>(kStreamingBandBytes / bytes)
+             : 0;
 }
 
 // The size of the last-level cache cpu0 shares with its neighbours, from sysfs as lscpu
 // reads it ("32768K"); 32 MiB where that is unreadable. Not sysconf(_SC_LEVEL3_CACHE_SIZE):
 // in this VM it reports the host's 384 MiB, the L3 of every core complex together.
+namespace {
 std::size_t last_level_cache_bytes() {
   std::size_t best = 0;
   for (int index = 0; index < 8; ++index) {
@@ -271,6 +275,7 @@ std::size_t last_level_cache_bytes() {
   }
   return best > 0 ? best : std::size_t{32} << 20;
 }
+}  // namespace
 
 bool streaming_pays(std::size_t bytes) {
   static const std::size_t threshold = last_level_cache_bytes() / 2;

@@ -33,10 +33,13 @@ bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void
 /// ordinary stores from the buffer. Ends with a store fence: the calling thread's writes
 /// are complete when it returns, and the caller's hand-off to other threads (the thread
 /// pool's join) publishes them. At 4096x4096 on the 2-core EPYC, 2 threads, paired with
-/// memcpy of the same bytes (bench_large_ops --paired): float32 0.92-1.02x memcpy's time
-/// (transpose(): 1.3-1.4x), float16 1.10-1.29x (1.7x); docs/bench/large_ops.md.
+/// memcpy of the same bytes (bench_large_ops --paired): float32 0.92-1.05x memcpy's time
+/// (transpose(): 1.37x), float16 1.07-1.36x (1.74x); docs/bench/large_ops.md.
 bool transpose_streaming(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
                          std::int64_t dst_stride, std::int64_t rows, std::int64_t cols);
+
+/// The bytes of destination columns in one band of transpose_streaming().
+inline constexpr std::size_t kStreamingBandBytes = 128;
 
 /// The destination columns (source rows) of one band of transpose_streaming(): 128 bytes of
 /// elements of `bytes` bytes (64 of 2 bytes, 32 of 4, 16 of 8), so each tile row it writes
