@@ -11,7 +11,12 @@
 // memcpy for the copies (raw_floor.hpp). Run on a quiet machine: bench/run interleaves the
 // rows at random. `--paired [ROUNDS]` instead times each row's sides back to back and
 // prints ratios of paired samples (run_paired()); `--only TEXT` keeps the rows whose op
-// contains TEXT.
+// contains TEXT. `--device DEV` (e.g. cuda:0) runs hetero's side of the same rows on DEV
+// instead, as a --paired table (10 rounds unless given) with no in-process peer: each
+// sample is kCallsOffCpu ops queued back to back and one synchronize(), per op, so the
+// host's launch cost overlaps the device's work as in a user's loop;
+// bench/torch_large_ops.py prints PyTorch's side (same row names, same method) and
+// bench/report.py --join-large-ops sets the two tables side by side.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -34,23 +39,35 @@ namespace {
 
 using namespace hetero;
 
+// Ops per timed call off the cpu (queued, then one synchronize()): 20 ops of 64 MiB take
+// ~1 ms on an H100, against ~5 us of host cost per launch.
+constexpr int kCallsOffCpu = 20;
+
 // One row: its op name and its sides ("hetero", "libtorch_out", "libtorch", "raw"), each a
-// closure running the op once (hetero's ends with synchronize()).
+// closure running the op `calls` times (hetero's ends with synchronize()).
 struct Row {
   std::string op;
   std::vector<std::pair<std::string, std::function<void()>>> sides;
+  int calls = 1;
 };
 
-std::vector<Row> rows() {
-  const Device d("cpu");
-  const Tensor x = rand({4096, 4096}), y = rand({4096, 4096});
+// The rows on device `d`: the in-process peers (libtorch, the raw loops) only on the cpu.
+std::vector<Row> rows(const Device& d) {
+  const bool on_cpu = d.type() == "cpu";
+  const int calls = on_cpu ? 1 : kCallsOffCpu;
+  // The same values on every device: drawn on the cpu, then copied.
+  const Tensor x = rand({4096, 4096}).to(d), y = rand({4096, 4096}).to(d);
   std::vector<Row> out;
   auto add = [&](const std::string& op, auto f) {
-    Row row{op, {}};
-    row.sides.emplace_back("hetero", [d, f] {
-      Tensor r = f();
+    Row row{op, {}, calls};
+    row.sides.emplace_back("hetero", [d, f, calls] {
+      for (int c = 0; c < calls; ++c) Tensor r = f();
       synchronize(d);
     });
+    if (!on_cpu) {
+      out.push_back(std::move(row));
+      return;
+    }
 #if HETERO_BENCH_HAVE_TORCH
     for (const bool into_out : {true, false}) {
       row.sides.emplace_back(into_out ? "libtorch_out" : "libtorch",
@@ -113,7 +130,8 @@ double median(std::vector<double> v) {
 // that round's ratio, so that both sides of a ratio see the same state of a shared machine
 // (the "alternating the two sides"), which Google Benchmark's repetitions, seconds
 // apart, do not: on this machine a bandwidth-bound row's best time moves 1.4-2.7 ms between
-// minutes. Prints a Markdown table, milliseconds.
+// minutes. Prints a Markdown table, milliseconds per op. A row whose op hetero cannot run on
+// the device prints its error in place of the times (hetero::Error), and the rest go on.
 int run_paired(const std::vector<Row>& table, int rounds) {
   using clock = std::chrono::steady_clock;
   std::printf(
@@ -123,7 +141,13 @@ int run_paired(const std::vector<Row>& table, int rounds) {
   for (const Row& row : table) {
     std::map<std::string, std::vector<double>> ms;
     std::vector<double> vs_out, vs_raw;
-    for (const auto& side : row.sides) side.second();  // warm-up: pages, pools, threads
+    try {
+      for (const auto& side : row.sides) side.second();  // warm-up: pages, pools, threads
+    } catch (const Error& e) {
+      std::printf("| %s | not run: %s | | | | | |\n", row.op.c_str(), e.what());
+      std::fflush(stdout);
+      continue;
+    }
     for (int r = 0; r < rounds; ++r) {
       std::map<std::string, double> best;
       for (std::size_t k = 0; k < row.sides.size(); ++k) {
@@ -132,7 +156,8 @@ int run_paired(const std::vector<Row>& table, int rounds) {
         for (int call = 0; call < 3; ++call) {
           const auto t0 = clock::now();
           f();
-          b = std::min(b, std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+          b = std::min(
+              b, std::chrono::duration<double, std::milli>(clock::now() - t0).count() / row.calls);
         }
         best[name] = b;
         ms[name].push_back(b);
@@ -163,13 +188,24 @@ int main(int argc, char** argv) {
   bench::torch::set_threads(bench::threads());
 #endif
   int rounds = 0;  // --paired [ROUNDS] [--only TEXT]: the rows whose op contains TEXT
-  std::string only;
+  std::string only, device = "cpu";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--paired") == 0)
       rounds = i + 1 < argc && std::atoi(argv[i + 1]) > 0 ? std::atoi(argv[i + 1]) : 25;
     if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[i + 1];
+    if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[i + 1];
   }
-  std::vector<Row> table = rows();
+  std::vector<Row> table;
+  try {
+    const Device d(device);
+    if (d.type() != "cpu" && rounds == 0) rounds = 10;  // off the cpu: the table only
+    table = rows(d);
+    if (d.type() != "cpu")
+      std::printf("device: %s (%s)\n\n", device.c_str(), device_info(d).properties.name.c_str());
+  } catch (const Error& e) {  // no such device here, or none of that type: nothing to measure
+    std::printf("bench_large_ops: no %s here (%s); nothing to measure\n", device.c_str(), e.what());
+    return 0;
+  }
   if (rounds > 0) {
     std::erase_if(table, [&](const Row& r) { return r.op.find(only) == std::string::npos; });
     return run_paired(table, rounds);

@@ -74,6 +74,35 @@ def load_paired(path):
     return out
 
 
+def load_markdown_rows(path):
+    """{first cell: [cells]} of the body rows of every Markdown table in the file at path
+    (a header row's first cell is "op"); {} without the file."""
+    out = {}
+    for line in read_lines(path):
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] != "op" and not cells[0].startswith("-"):
+            out[cells[0]] = cells
+    return out
+
+
+def join_large_ops(hetero_path, torch_path):
+    """bench_large_ops --device DEV beside bench/torch_large_ops.py --device DEV (run apart:
+    the peer is not in hetero's process off the cpu). Rows [op, hetero ms, torch ms,
+    torch_out ms, hetero's speed over torch's, over torch_out's] (> 1: hetero faster),
+    in hetero's order; a row hetero could not run keeps its message in the hetero cell."""
+    hetero, torch = load_markdown_rows(hetero_path), load_markdown_rows(torch_path)
+    rows = []
+    for op, cells in hetero.items():
+        h = cells[1]
+        t = torch.get(op, ["", "-", "-"])
+        speed = [fmt(float(ref) / float(h)) if re.match(r"^[\d.]+$", h) and re.match(r"^[\d.]+$", ref)
+                 and float(h) > 0 else "-" for ref in t[1:3]]
+        rows.append([op, h, t[1], t[2], *speed])
+    return rows
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -269,6 +298,13 @@ def gpu_report(out):
         if m:
             libtorch[m.group(1).strip()] = float(m.group(2))
 
+    large = join_large_ops(os.path.join(out, "large_ops_gpu.txt"), os.path.join(out, "torch_large_ops_gpu.txt"))
+    if large:
+        header = ["op", "hetero_ms", "torch_ms", "torch_out_ms", "hetero_speed_over_torch",
+                  "hetero_speed_over_torch_out"]
+        table(f"bench_large_ops rows on {device} (ms per op; > 1: hetero faster)", header, large)
+        write_csv(os.path.join(out, "gpu_large_ops.csv"), header, large)
+
     header = ["dtype", "n", "hetero_gflops", "cublas_gflops", "hetero_over_cublas"]
     table(f"GPU GEMM on {device} (ratio > 1: hetero faster)", header, gemm)
     write_csv(os.path.join(out, "gpu_gemm.csv"), header, gemm)
@@ -301,6 +337,12 @@ def gpu_report(out):
     add("GEMM >= 0.97x raw cuBLAS, n >= 256 (f32, f64)", f"worst {fmt(min(g))}x, " +
         ", ".join(f"{r[0]} n={r[1]} {r[4]}x" for r in gemm if float(r[4]) < 0.97) if g else "-",
         min(g) >= 0.97 if g else None)
+    measured = [(r[0], float(r[4])) for r in large if r[4] != "-"]
+    add("bench_large_ops rows >= 0.95x PyTorch (allocating, as hetero)",
+        (f"worst {min(measured, key=lambda v: v[1])[0]} {fmt(min(v for _, v in measured))}x; " +
+         ", ".join(f"{op} {fmt(v)}x" for op, v in measured if v < 0.95) +
+         f" ({len(measured)} of {len(large)} rows measured)") if measured else "-",
+        min(v for _, v in measured) >= 0.95 and len(measured) == len(large) if measured else None)
     a = timings.get("2x3 add")
     add("2x3 add <= 1.1x raw launch + cudaMallocAsync",
         f"{a[0]} us vs {a[2]} us (time ratio {fmt(a[0] / a[2])}; raw launch alone {a[1]} us)" if a else "-",
@@ -467,5 +509,9 @@ def summary(out, r):
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--gpu-only":
         gpu_report(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "--join-large-ops":
+        table("bench_large_ops beside PyTorch (ms per op; > 1: hetero faster)",
+              ["op", "hetero_ms", "torch_ms", "torch_out_ms", "hetero_speed_over_torch",
+               "hetero_speed_over_torch_out"], join_large_ops(sys.argv[2], sys.argv[3]))
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else "build/bench-results")

@@ -26,11 +26,13 @@ std::function<void()> exercise1();
 /// (`per_step`) or written into a log tensor read once.
 std::function<void()> exercise3(bool per_step);
 
-/// One large-tensor op on a 4096 x 4096 float32 tensor (issue #26): "sum", "sum0", "sum1",
-/// "max", "max0", "argmax", "add", "exp", "transpose" (x.t() made contiguous), "sum_i32" and
-/// "sum_u8" (integers 0..99 summed into int64). `into_out`: written
-/// into a preallocated result (the *_out forms: only the kernel), else allocating its result as a
-/// user's code does.
+/// One large-tensor op on a 4096 x 4096 float32 tensor (issue #26), by bench_large_ops' row
+/// name: "sum", "sum0", "sum1", "max", "max0", "argmax", "add", "exp", "tanh", "sigmoid",
+/// "relu", "mul2", "softmax0", "softmax1", "to_float16", "to_bfloat16", "from_float16",
+/// "transpose" (x.t() made contiguous); NAME + "_f16" the same op on float16 operands with a
+/// float16 result; "sum_i32" and "sum_u8" (integers 0..99 summed into int64). `into_out`:
+/// written into a preallocated result (the *_out forms: only the kernel), else allocating its
+/// result as a user's code does. bench/torch_large_ops.py is the same list for PyTorch.
 std::function<void()> large_op(const std::string& op, bool into_out);
 
 /// conv2d forward and backward (input, weight and bias gradients) of x [n, c, h, w] with a

@@ -243,6 +243,20 @@ check() {
   # The GEMM rows at full repetitions (--quick's 3 are too few for a 3% target at n = 256)
   # with the cost of one call split into its parts: a few seconds.
   [ -x "$bin/bench_gpu" ] && step "bench_gpu --gemm" "$bin/bench_gpu" --gemm
+  # bench_large_ops' rows (issue #26) on cuda:0 beside PyTorch's, run in its own process
+  # where a CUDA PyTorch is importable; the tables stay in the logs for bench/report.py.
+  if [ -x "$bin/bench_large_ops" ]; then
+    step "bench_large_ops --device cuda:0" bash -c 'set -o pipefail; "$0" --device cuda:0 --paired 10 | tee "$1"' \
+      "$bin/bench_large_ops" "$logs/large_ops_gpu.txt"
+    if python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
+      step "torch_large_ops.py --device cuda:0" bash -c 'set -o pipefail; python3 "$0" --device cuda:0 --rounds 10 | tee "$1"' \
+        "$here/bench/torch_large_ops.py" "$logs/torch_large_ops_gpu.txt"
+      python3 "$here/bench/report.py" --join-large-ops "$logs/large_ops_gpu.txt" "$logs/torch_large_ops_gpu.txt" |
+        sed 's/^/    /'
+    else
+      echo "  (no CUDA PyTorch for python3: bench/torch_large_ops.py skipped)"
+    fi
+  fi
   [ -x "$bin/bench_exercises" ] && step "bench_exercises on cuda:0" "$bin/bench_exercises" \
     --benchmark_filter=cuda --benchmark_min_time=0.05
   [ -x "$bin/bench_small_ops" ] && step "bench_small_ops" "$bin/bench_small_ops" --benchmark_min_time=0.01
