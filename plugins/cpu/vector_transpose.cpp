@@ -23,8 +23,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // dst[i * ds + j] = src[j * ss + i], blocks of lanes x lanes elements moved through
 // registers (loads and stores of whole rows of a block, the interleaving in between), the
-// edges element by element. 16-bit elements in 128-bit vectors (every x86 target), 32-bit
-// and 64-bit ones in 256-bit vectors (AVX2 and newer).
+// edges element by element. 16-bit elements in 128-bit vectors (every x86 target), every
+// size in 256-bit vectors on AVX2 and in 512-bit ones on AVX-512 (AVX3).
 
 #if HWY_TARGET != HWY_SCALAR
 // r[k] (k < 8): 8 rows of 16-bit lanes, each 128-bit block of them (8 lanes) transposed in
@@ -94,6 +94,75 @@ HWY_INLINE void transpose_8x8_u32(V* r) {
     r[k + 4] = hn::ConcatUpperUpper(d32, u[k + 4], u[k]);
   }
 }
+
+#if HWY_TARGET <= HWY_AVX3
+// 512-bit rows whose 128-bit blocks are already transposed within groups of G rows (r[g *
+// G + c], g < 4): row g * G + c holds, in block q, what row q * G + c needs in block g.
+// Exchanges the blocks of each 4 rows {c, G + c, 2G + c, 3G + c}: two rounds, adjacent
+// blocks (SwapAdjacentBlocks + OddEvenBlocks) then 256-bit halves (Concat*).
+template <int G, class D>
+HWY_INLINE void exchange_blocks(D d, hn::Vec<D>* r) {
+  for (int c = 0; c < G; ++c) {
+    hn::Vec<D>& r0 = r[c];
+    hn::Vec<D>& r1 = r[G + c];
+    hn::Vec<D>& r2 = r[2 * G + c];
+    hn::Vec<D>& r3 = r[3 * G + c];
+    const auto t0 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(r1), r0);  // a0 b0 a2 b2
+    const auto t1 = hn::OddEvenBlocks(r1, hn::SwapAdjacentBlocks(r0));  // a1 b1 a3 b3
+    const auto t2 = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(r3), r2);  // c0 d0 c2 d2
+    const auto t3 = hn::OddEvenBlocks(r3, hn::SwapAdjacentBlocks(r2));  // c1 d1 c3 d3
+    r0 = hn::ConcatLowerLower(d, t2, t0);                               // a0 b0 c0 d0
+    r1 = hn::ConcatLowerLower(d, t3, t1);                               // a1 b1 c1 d1
+    r2 = hn::ConcatUpperUpper(d, t2, t0);                               // a2 b2 c2 d2
+    r3 = hn::ConcatUpperUpper(d, t3, t1);                               // a3 b3 c3 d3
+  }
+}
+
+// 32 rows of 32 16-bit lanes: 8 x 8 within the blocks of each 8 rows, then the blocks.
+template <class V>
+HWY_INLINE void transpose_32x32_u16(V* r) {
+  const hn::FixedTag<std::uint16_t, 32> d;
+  for (int g = 0; g < 4; ++g) transpose_8x8_u16(d, r + 8 * g);
+  exchange_blocks<8>(d, r);
+}
+
+// 16 rows of 16 32-bit lanes: 4 x 4 within the blocks of each 4 rows (32-bit, then 64-bit
+// interleaves), then the blocks.
+template <class V>
+HWY_INLINE void transpose_16x16_u32(V* r) {
+  const hn::FixedTag<std::uint32_t, 16> d32;
+  const hn::Repartition<std::uint64_t, decltype(d32)> d64;
+  for (int g = 0; g < 16; g += 4) {
+    const V t0 = hn::InterleaveLower(d32, r[g], r[g + 1]);
+    const V t1 = hn::InterleaveUpper(d32, r[g], r[g + 1]);
+    const V t2 = hn::InterleaveLower(d32, r[g + 2], r[g + 3]);
+    const V t3 = hn::InterleaveUpper(d32, r[g + 2], r[g + 3]);
+    auto lo = [&](V a, V b) {
+      return hn::BitCast(d32, hn::InterleaveLower(d64, hn::BitCast(d64, a), hn::BitCast(d64, b)));
+    };
+    auto hi = [&](V a, V b) {
+      return hn::BitCast(d32, hn::InterleaveUpper(d64, hn::BitCast(d64, a), hn::BitCast(d64, b)));
+    };
+    r[g] = lo(t0, t2);
+    r[g + 1] = hi(t0, t2);
+    r[g + 2] = lo(t1, t3);
+    r[g + 3] = hi(t1, t3);
+  }
+  exchange_blocks<4>(d32, r);
+}
+
+// 8 rows of 8 64-bit lanes: 2 x 2 within the blocks of each 2 rows, then the blocks.
+template <class V>
+HWY_INLINE void transpose_8x8_u64(V* r) {
+  const hn::FixedTag<std::uint64_t, 8> d64;
+  for (int g = 0; g < 8; g += 2) {
+    const V t0 = hn::InterleaveLower(d64, r[g], r[g + 1]);
+    r[g + 1] = hn::InterleaveUpper(d64, r[g], r[g + 1]);
+    r[g] = t0;
+  }
+  exchange_blocks<2>(d64, r);
+}
+#endif
 
 // 4 rows of 4 64-bit lanes.
 template <class V>
@@ -207,7 +276,20 @@ bool TransposeImpl(bool stream, std::size_t bytes, const void* src, std::int64_t
                    std::int64_t ds, std::int64_t rows, std::int64_t cols) {
   (void)stream, (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows,
       (void)cols;  // SCALAR
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const auto block16 = [](auto* r) { transpose_32x32_u16(r); };  // 512-bit rows
+  const auto block32 = [](auto* r) { transpose_16x16_u32(r); };
+  const auto block64 = [](auto* r) { transpose_8x8_u64(r); };
+  if (bytes == 2)
+    return transpose_as(stream, hn::FixedTag<std::uint16_t, 32>(), block16, src, ss, dst, ds, rows,
+                        cols);
+  if (bytes == 4)
+    return transpose_as(stream, hn::FixedTag<std::uint32_t, 16>(), block32, src, ss, dst, ds, rows,
+                        cols);
+  if (bytes == 8)
+    return transpose_as(stream, hn::FixedTag<std::uint64_t, 8>(), block64, src, ss, dst, ds, rows,
+                        cols);
+#elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const auto block16 = [](auto* r) { transpose_16x16_u16(r); };  // 256-bit rows
   const auto block32 = [](auto* r) { transpose_8x8_u32(r); };
   const auto block64 = [](auto* r) { transpose_4x4_u64(r); };
