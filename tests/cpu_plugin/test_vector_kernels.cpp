@@ -4,6 +4,9 @@
 // C library for the transcendental functions. Lengths cover empty, shorter than a vector,
 // whole vectors and ragged tails, and nothing past `n` may be written.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <bit>
@@ -26,6 +29,29 @@ namespace hetero::cpu {
 namespace {
 
 const std::vector<std::int64_t> kLengths{0, 1, 3, 8, 15, 16, 17, 31, 64, 100, 513, 1030};
+
+// HETERO_TEST_SIMD_TARGET=NAME (a Highway target name: AVX3, AVX2, SSE4, ...): the kernels
+// dispatch to that target rather than the best this CPU has, so that a machine with AVX-512
+// also runs the AVX2 and SSE4 code that users of older CPUs get (tests/CMakeLists.txt adds
+// a run per target). Where the CPU lacks the target, or this build did not compile it,
+// every test skips: the hardware is absent.
+class SimdTarget : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char* name = std::getenv("HETERO_TEST_SIMD_TARGET");
+    if (name == nullptr || *name == '\0') return;
+    for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      if (std::string(hwy::TargetName(target)) != name) continue;
+      hwy::SetSupportedTargetsForTest(target);
+      ASSERT_EQ(std::string(vec::target_name()), name) << "the dispatch did not follow";
+      return;
+    }
+    GTEST_SKIP() << "SIMD target " << name << " is not supported by this CPU or not compiled";
+  }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+[[maybe_unused]] const auto* const kSimdTarget =
+    ::testing::AddGlobalTestEnvironment(new SimdTarget);
 
 // Highway needs at least SSE4 on x86 for the kernels; every x86-64 CPU sold since 2008 has it.
 bool vector_target() {
