@@ -14,8 +14,9 @@ namespace hetero::cpu::vec {
 
 /// dst[i * dst_stride + j] = src[j * src_stride + i] for i < rows, j < cols (strides in
 /// elements, >= 1; the two regions do not overlap): a transposed copy of elements of
-/// `bytes` bytes, moved as bits, blocks of 16 x 16 (2 bytes), 8 x 8 (4) or 4 x 4 (8)
-/// through registers. 2-byte elements on every vector target (8 x 8 below AVX2), 4 and 8
+/// `bytes` bytes, moved as bits, in square blocks of one vector's lanes through registers
+/// (AVX-512: 32 x 32 for 2 bytes, 16 x 16 for 4, 8 x 8 for 8; AVX2: 16 x 16, 8 x 8, 4 x 4).
+/// 2-byte elements on every vector target (8 x 8 below AVX2), 4 and 8
 /// bytes where the CPU has AVX2; false, writing nothing, otherwise (a call with rows =
 /// cols = 0 asks whether it would run). For a tile that stays in the caches: dst is written
 /// with ordinary stores.
