@@ -272,36 +272,37 @@ bool transpose_as(bool stream, D d, F block, const void* src, std::int64_t ss, v
 }
 #endif
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// transpose_as on vectors of kVectorBytes, with the block for 2-, 4- and 8-byte lanes.
+template <std::size_t kVectorBytes, class B16, class B32, class B64>
+bool transpose_sized(B16 block16, B32 block32, B64 block64, bool stream, std::size_t bytes,
+                     const void* src, std::int64_t ss, void* dst, std::int64_t ds,
+                     std::int64_t rows, std::int64_t cols) {
+  if (bytes == 2)
+    return transpose_as(stream, hn::FixedTag<std::uint16_t, kVectorBytes / 2>(), block16, src, ss,
+                        dst, ds, rows, cols);
+  if (bytes == 4)
+    return transpose_as(stream, hn::FixedTag<std::uint32_t, kVectorBytes / 4>(), block32, src, ss,
+                        dst, ds, rows, cols);
+  if (bytes == 8)
+    return transpose_as(stream, hn::FixedTag<std::uint64_t, kVectorBytes / 8>(), block64, src, ss,
+                        dst, ds, rows, cols);
+  return false;
+}
+#endif
+
 bool TransposeImpl(bool stream, std::size_t bytes, const void* src, std::int64_t ss, void* dst,
                    std::int64_t ds, std::int64_t rows, std::int64_t cols) {
   (void)stream, (void)bytes, (void)src, (void)ss, (void)dst, (void)ds, (void)rows,
       (void)cols;  // SCALAR
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  const auto block16 = [](auto* r) { transpose_32x32_u16(r); };  // 512-bit rows
-  const auto block32 = [](auto* r) { transpose_16x16_u32(r); };
-  const auto block64 = [](auto* r) { transpose_8x8_u64(r); };
-  if (bytes == 2)
-    return transpose_as(stream, hn::FixedTag<std::uint16_t, 32>(), block16, src, ss, dst, ds, rows,
-                        cols);
-  if (bytes == 4)
-    return transpose_as(stream, hn::FixedTag<std::uint32_t, 16>(), block32, src, ss, dst, ds, rows,
-                        cols);
-  if (bytes == 8)
-    return transpose_as(stream, hn::FixedTag<std::uint64_t, 8>(), block64, src, ss, dst, ds, rows,
-                        cols);
+  return transpose_sized<64>(  // 512-bit rows
+      [](auto* r) { transpose_32x32_u16(r); }, [](auto* r) { transpose_16x16_u32(r); },
+      [](auto* r) { transpose_8x8_u64(r); }, stream, bytes, src, ss, dst, ds, rows, cols);
 #elif HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  const auto block16 = [](auto* r) { transpose_16x16_u16(r); };  // 256-bit rows
-  const auto block32 = [](auto* r) { transpose_8x8_u32(r); };
-  const auto block64 = [](auto* r) { transpose_4x4_u64(r); };
-  if (bytes == 2)
-    return transpose_as(stream, hn::FixedTag<std::uint16_t, 16>(), block16, src, ss, dst, ds, rows,
-                        cols);
-  if (bytes == 4)
-    return transpose_as(stream, hn::FixedTag<std::uint32_t, 8>(), block32, src, ss, dst, ds, rows,
-                        cols);
-  if (bytes == 8)
-    return transpose_as(stream, hn::FixedTag<std::uint64_t, 4>(), block64, src, ss, dst, ds, rows,
-                        cols);
+  return transpose_sized<32>(  // 256-bit rows
+      [](auto* r) { transpose_16x16_u16(r); }, [](auto* r) { transpose_8x8_u32(r); },
+      [](auto* r) { transpose_4x4_u64(r); }, stream, bytes, src, ss, dst, ds, rows, cols);
 #elif HWY_TARGET != HWY_SCALAR
   const hn::FixedTag<std::uint16_t, 8> d16;  // 128-bit rows
   const auto block16 = [d16](auto* r) { transpose_8x8_u16(d16, r); };
