@@ -202,6 +202,9 @@ int main(int argc, char** argv) {
     table = rows(d);
     if (d.type() != "cpu")
       std::printf("device: %s (%s)\n\n", device.c_str(), device_info(d).properties.name.c_str());
+  } catch (const InvalidDeviceError& e) {  // not a device string: a usage error
+    std::fprintf(stderr, "bench_large_ops: --device %s: %s\n", device.c_str(), e.what());
+    return 2;
   } catch (const Error& e) {  // no such device here, or none of that type: nothing to measure
     std::printf("bench_large_ops: no %s here (%s); nothing to measure\n", device.c_str(), e.what());
     return 0;
