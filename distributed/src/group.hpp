@@ -117,12 +117,13 @@ class GroupUse {
   Group& group;
 };
 
-// A new group on a duplicate of `comm` (collective over its processes, under the options'
-// timeout on the shared communication thread when `thread_level` allows one): rank, size,
+// A new group on a duplicate of `comm` (collective over its processes, on the shared
+// communication thread when `thread_level` allows one, under the options' start-up timeout
+// when `start_up` (init_process_group), else their collective one (new_group)): rank, size,
 // local rank, the agreed consistency check. `free_parent`: `comm` is freed once duplicated.
 // DistributedError when the set-up fails or times out.
 std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& options,
-                                  int thread_level, bool free_parent);
+                                  int thread_level, bool free_parent, bool start_up);
 
 // Frees `g` (destroy_process_group, the last ProcessGroup handle): waits for its pending
 // calls, frees its MPI objects and deletes it; leaks it instead while a collective of it is

@@ -70,7 +70,8 @@ ProcessGroup new_group(const std::vector<int>& ranks_in) {
   if (!member) return {};
   const int level = world.thread ? MPI_THREAD_SERIALIZED : MPI_THREAD_SINGLE;
   std::unique_ptr<detail::Group> g =
-      detail::make_group(*split, world.options, level, /*free_parent=*/true);
+      detail::make_group(*split, world.options, level, /*free_parent=*/true,
+                         /*start_up=*/false);
   return ProcessGroup(std::shared_ptr<detail::Group>(g.release(), detail::retire),
                       std::move(ranks));
 }

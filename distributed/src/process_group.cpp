@@ -8,11 +8,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -71,20 +73,37 @@ double validated_timeout(double seconds, const std::string& source) {
   return seconds;
 }
 
+// A timeout variable's value, when set: seconds as validated_timeout() accepts them.
+std::optional<double> timeout_from_environment(const char* name) {
+  const auto raw = config::raw(name);
+  if (!raw) return std::nullopt;
+  const char* t = raw->c_str();
+  char* end = nullptr;
+  const double seconds = std::strtod(t, &end);
+  if (end == t || *end != '\0')
+    throw DistributedError(
+        fmt::format("init_process_group: {}='{}' is not a number of seconds", name, t));
+  return validated_timeout(seconds, fmt::format("{}='{}'", name, t));
+}
+
+// The start-up bound when none was given (issue #48): the larger of 300 s and the
+// collective timeout, where 0 (none) is the larger.
+constexpr double kDefaultInitTimeoutSeconds = 300;
+
 ProcessGroupOptions with_environment(ProcessGroupOptions o) {
   o.timeout_seconds = validated_timeout(
       o.timeout_seconds,
       fmt::format("ProcessGroupOptions::timeout_seconds = {}", o.timeout_seconds));
-  if (const auto raw = config::raw("HETERO_DISTRIBUTED_TIMEOUT")) {
-    const char* t = raw->c_str();
-    char* end = nullptr;
-    const double seconds = std::strtod(t, &end);
-    if (end == t || *end != '\0')
-      throw DistributedError(fmt::format(
-          "init_process_group: HETERO_DISTRIBUTED_TIMEOUT='{}' is not a number of seconds", t));
-    o.timeout_seconds =
-        validated_timeout(seconds, fmt::format("HETERO_DISTRIBUTED_TIMEOUT='{}'", t));
-  }
+  if (const auto t = timeout_from_environment("HETERO_DISTRIBUTED_TIMEOUT")) o.timeout_seconds = *t;
+  if (std::isnan(o.init_timeout_seconds))
+    throw DistributedError(
+        "init_process_group: ProcessGroupOptions::init_timeout_seconds = nan is not a timeout: "
+        "give seconds >= 0 (0 or inf: no bound), or < 0 for the default");
+  if (const auto t = timeout_from_environment("HETERO_DISTRIBUTED_INIT_TIMEOUT"))
+    o.init_timeout_seconds = *t;
+  if (o.init_timeout_seconds < 0)
+    o.init_timeout_seconds =
+        o.timeout_seconds == 0 ? 0 : std::max(kDefaultInitTimeoutSeconds, o.timeout_seconds);
   o.check_consistency = config::flag("HETERO_DISTRIBUTED_CHECK", o.check_consistency);
   return o;
 }
@@ -201,40 +220,51 @@ int set_up(MPI_Comm parent, bool check, bool free_parent, const std::shared_ptr<
               MPI_Allreduce(MPI_IN_PLACE, s->check_votes, 2, MPI_INT, MPI_SUM, s->comm));
 }
 
-// A DistributedError for set-up work that did not end within the deadline.
-DistributedError setup_timeout(const char* what, double timeout_seconds) {
+// A DistributedError for set-up work that did not end within `timeout_seconds`, the bound
+// that `source` (an option and its variable) sets.
+DistributedError setup_timeout(const char* what, double timeout_seconds, const char* source) {
   return DistributedError(fmt::format(
-      "init_process_group: {} did not complete within {} s (the group's timeout, "
-      "HETERO_DISTRIBUTED_TIMEOUT): a peer process has not joined: it exited or was killed "
-      "before init_process_group (under mpirun --enable-recovery), or is stuck before it; a "
-      "later init_process_group waits up to its timeout for that call to complete, else "
-      "end the process and restart the job",
-      what, timeout_seconds));
+      "init_process_group: {} did not complete within {} s ({}): a peer process has not "
+      "joined: it exited or was killed before init_process_group (under mpirun "
+      "--enable-recovery), or is stuck before it; a later init_process_group waits up to its "
+      "timeout for that call to complete, else end the process and restart the job",
+      what, timeout_seconds, source));
 }
+
+constexpr const char* kInitTimeoutSource =
+    "the start-up timeout, ProcessGroupOptions::init_timeout_seconds, "
+    "HETERO_DISTRIBUTED_INIT_TIMEOUT";
+constexpr const char* kGroupTimeoutSource = "the group's timeout, HETERO_DISTRIBUTED_TIMEOUT";
 
 }  // namespace
 
 std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& options,
-                                  int thread_level, bool free_parent) {
+                                  int thread_level, bool free_parent, bool start_up) {
   auto g = std::make_unique<Group>();
   g->options = options;
   // No wait for abandoned threads here: init_process_group() waited before MPI start-up, and
   // new_group() runs its split on the world group's thread, which is refused once abandoned.
   if (g->options.timeout_seconds > 0 && thread_level >= MPI_THREAD_SERIALIZED)
     g->thread = shared_comm_thread();
-  // The set-up is collective: on the communication thread, under the group's deadline
-  // (issue #29: a rank that never called init_process_group hung the others forever).
+  // The set-up is collective: on the communication thread, under a deadline (issue #29: a
+  // rank that never called init_process_group hung the others forever): init's start-up
+  // timeout, or new_group's collective one (issue #48).
+  const double limit = start_up ? g->options.init_timeout_seconds : g->options.timeout_seconds;
+  std::shared_ptr<CommThread> thread = g->thread;
+  if (!thread && start_up && limit > 0 && thread_level >= MPI_THREAD_SERIALIZED)
+    thread = shared_comm_thread();  // for the set-up only: collectives run on the caller
   auto s = std::make_shared<SetUp>();
   const bool check = g->options.check_consistency;
   int rc = MPI_SUCCESS;
-  if (g->thread) {
-    const auto result = g->thread->run(
-        [comm, check, free_parent, s] { return set_up(comm, check, free_parent, s); },
-        std::chrono::duration<double>(g->options.timeout_seconds));
+  if (thread && limit > 0) {
+    const auto result =
+        thread->run([comm, check, free_parent, s] { return set_up(comm, check, free_parent, s); },
+                    std::chrono::duration<double>(limit));
     if (!result) {
-      CommThread::abandon(g->thread);  // inside MPI for good: leaked with `s`
-      throw setup_timeout("the process group's set-up (MPI_Comm_dup of the communicator)",
-                          g->options.timeout_seconds);
+      CommThread::abandon(thread);  // inside MPI for good: leaked with `s`
+      g->thread.reset();
+      throw setup_timeout("the process group's set-up (MPI_Comm_dup of the communicator)", limit,
+                          start_up ? kInitTimeoutSource : kGroupTimeoutSource);
     }
     rc = *result;
   } else {
@@ -271,11 +301,12 @@ Group* find_group(std::uint64_t id) noexcept {
 namespace {
 
 void start(MPI_Comm comm, const ProcessGroupOptions& options, int thread_level) {
-  current_group = make_group(comm, options, thread_level, /*free_parent=*/false).release();
+  current_group =
+      make_group(comm, options, thread_level, /*free_parent=*/false, /*start_up=*/true).release();
 }
 
-// Initialises MPI (MPI_THREAD_SERIALIZED) for init_process_group(). With a timeout, on a
-// thread of its own under the group's deadline (issue #29: MPI_Init_thread waits for
+// Initialises MPI (MPI_THREAD_SERIALIZED) for init_process_group(). With a start-up
+// timeout, on a thread of its own under that deadline (issue #29: MPI_Init_thread waits for
 // every process of the job; one killed before it, under mpirun --enable-recovery, hung the
 // others forever); that thread also finalises MPI at exit (MPI's "should be the thread
 // that initialised it"). Returns the thread level MPI provides.
@@ -299,7 +330,7 @@ int start_mpi(double timeout_seconds) {
       std::chrono::duration<double>(timeout_seconds));
   if (!rc) {
     mpi_thread->abandon();
-    throw setup_timeout("MPI_Init_thread", timeout_seconds);
+    throw setup_timeout("MPI_Init_thread", timeout_seconds, kInitTimeoutSource);
   }
   check(*rc, "MPI_Init_thread");
   // MPI_THREAD_SERIALIZED lets any thread call MPI, one at a time: the caller goes on.
@@ -375,7 +406,7 @@ void init_process_group(const ProcessGroupOptions& options) {
     throw DistributedError(
         "init_process_group: MPI was finalised in this process and cannot start again");
   if (!initialized)
-    level = detail::start_mpi(o.timeout_seconds);
+    level = detail::start_mpi(o.init_timeout_seconds);
   else
     MPI_Query_thread(&level);
   detail::start(MPI_COMM_WORLD, o, level);

@@ -1,12 +1,21 @@
-# cmake -DMPIEXEC=... -DPROGRAM=... -DGUARD=mpirun_guard.sh -P run_late_rank.cmake
-# Runs late_rank on 3 ranks with a 1 s timeout, "late" then "never" (see late_rank.cpp).
+# cmake -DMPIEXEC=... -DPROGRAM=... -DGUARD=mpirun_guard.sh -DWORK_DIR=... -P run_late_rank.cmake
+# Runs late_rank on 3 ranks with a 1 s collective timeout, "late" then "never" (see
+# late_rank.cpp); the start-up timeout is left at its default. WORK_DIR (default: the
+# current directory) holds the ranks' marker files, one fresh directory per mode.
 set(ENV{HETERO_DISTRIBUTED_TIMEOUT} 1)
+unset(ENV{HETERO_DISTRIBUTED_INIT_TIMEOUT})
+if(NOT WORK_DIR)
+  set(WORK_DIR ${CMAKE_CURRENT_BINARY_DIR})
+endif()
 foreach(mode late never)
+  set(markers ${WORK_DIR}/late_rank_markers.${mode})
+  file(REMOVE_RECURSE ${markers})
+  file(MAKE_DIRECTORY ${markers})
   # mpirun_guard.sh: 124 when ranks were still running at the deadline (a hang), 125 when
   # every rank had exited and mpirun hung in its own finalize (an Open MPI 4.1 launcher
   # bug, seen after ranks exit without MPI_Finalize: the ranks' output is checked as usual).
   execute_process(
-    COMMAND bash ${GUARD} 60 ${MPIEXEC} --oversubscribe -np 3 ${PROGRAM} ${mode}
+    COMMAND bash ${GUARD} 60 ${MPIEXEC} --oversubscribe -np 3 ${PROGRAM} ${mode} ${markers}
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
     TIMEOUT 120)
   message(STATUS "${mode}: mpirun exit: ${rc}\n--- stdout\n${out}--- stderr\n${err}")
@@ -25,6 +34,13 @@ foreach(mode late never)
   if(err MATCHES "exited on signal (11|6|7)|${program_name}\\(|${program_name}\\[|core dumped")
     message(FATAL_ERROR "${mode}: a rank crashed")
   endif()
+  # Issue #48: every rank started, rank 0 two seconds after the others, past their 1 s
+  # collective timeout.
+  foreach(r 0 1 2)
+    if(NOT out MATCHES "rank ${r} of 3: started")
+      message(FATAL_ERROR "${mode}: rank ${r} did not start (a late peer failed the start-up)")
+    endif()
+  endforeach()
   foreach(r 1 2)
     if(NOT out MATCHES "rank ${r} of 3: all_reduce timed out")
       message(FATAL_ERROR "${mode}: rank ${r} did not time out")

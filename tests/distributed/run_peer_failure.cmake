@@ -4,6 +4,8 @@
 # timeout plus a margin, and a second call fails at once. mpirun's own exit status is not
 # checked: a killed rank makes it non-zero.
 math(EXPR limit "${TIMEOUT} + 30")
+# The start-up has the same bound (issue #48: its own, 300 s by default).
+set(ENV{HETERO_DISTRIBUTED_INIT_TIMEOUT} ${TIMEOUT})
 foreach(mode after_collective before_init)
   # mpirun_guard.sh: 124 when ranks were still running at the deadline (a hang); 125 when
   # only mpirun itself had not ended (its launcher's finalize, after a rank was killed).
@@ -17,6 +19,12 @@ foreach(mode after_collective before_init)
   endif()
   if(mode STREQUAL "before_init")
     set(then "init again: init_process_group: ")
+    # Issue #48: the start-up's error names its own bound.
+    foreach(r 0 2)
+      if(NOT out MATCHES "rank ${r} of 3 caught DistributedError[^\n]*HETERO_DISTRIBUTED_INIT_TIMEOUT")
+        message(FATAL_ERROR "${mode}: rank ${r}'s start-up error does not name HETERO_DISTRIBUTED_INIT_TIMEOUT")
+      endif()
+    endforeach()
   else()
     set(then "barrier: the process group is unusable")
   endif()

@@ -355,6 +355,48 @@ TEST(ProcessGroup, TimeoutIsValidatedAndInfMeansNoDeadline) {
   dist::init_process_group();
 }
 
+// Issue #48: MPI's start-up and the group's set-up have their own bound,
+// HETERO_DISTRIBUTED_INIT_TIMEOUT (validated as the collective one, named in its errors);
+// a short collective timeout no longer bounds them. (late_rank starts a rank 2 s late
+// under a 1 s collective timeout; peer_failure checks the error's name.)
+TEST(ProcessGroup, StartUpTimeoutIsValidatedAndNamed) {
+  const char* before = std::getenv("HETERO_DISTRIBUTED_INIT_TIMEOUT");
+  const std::string saved = before ? before : "";
+  dist::destroy_process_group();
+  for (const char* bad : {"nan", "-1", "-inf", "10 s"}) {
+    ::setenv("HETERO_DISTRIBUTED_INIT_TIMEOUT", bad, 1);
+    try {
+      dist::init_process_group();
+      ADD_FAILURE() << "HETERO_DISTRIBUTED_INIT_TIMEOUT='" << bad << "' was accepted";
+    } catch (const dist::DistributedError& e) {
+      EXPECT_NE(std::string(e.what()).find("HETERO_DISTRIBUTED_INIT_TIMEOUT"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(dist::is_initialized()) << bad;
+  }
+  ::unsetenv("HETERO_DISTRIBUTED_INIT_TIMEOUT");
+  try {
+    dist::init_process_group({.init_timeout_seconds = std::nan("")});
+    ADD_FAILURE() << "init_timeout_seconds = nan was accepted";
+  } catch (const dist::DistributedError& e) {
+    EXPECT_NE(std::string(e.what()).find("init_timeout_seconds"), std::string::npos) << e.what();
+  }
+  // Any valid bound, none included, gives a working group.
+  for (const char* fine : {"0", "0.5", "inf", "600"}) {
+    ::setenv("HETERO_DISTRIBUTED_INIT_TIMEOUT", fine, 1);
+    dist::init_process_group();
+    Tensor x = full({4}, 1.0);
+    dist::all_reduce(x);
+    EXPECT_EQ(x[0].item<double>(), dist::world_size()) << fine;
+    dist::destroy_process_group();
+  }
+  if (saved.empty())
+    ::unsetenv("HETERO_DISTRIBUTED_INIT_TIMEOUT");
+  else
+    ::setenv("HETERO_DISTRIBUTED_INIT_TIMEOUT", saved.c_str(), 1);
+  dist::init_process_group();
+}
+
 // Issue #29 item 4: barrier() was not part of the consistency check, so rank 0 in
 // barrier() facing all_reduce elsewhere waited out the whole timeout. Item 5: a rank whose
 // call failed locally (DTypeError before communicating) paired its next call with its

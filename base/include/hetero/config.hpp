@@ -74,6 +74,9 @@ inline constexpr Variable kVariables[] = {
    "cached free memory per device"},
   {"HETERO_DISTRIBUTED_TIMEOUT", Type::seconds, "1800",
    "seconds a collective may take before the process group fails (0: no timeout)"},
+  {"HETERO_DISTRIBUTED_INIT_TIMEOUT", Type::seconds,
+   "the larger of 300 and HETERO_DISTRIBUTED_TIMEOUT (0 being the larger)",
+   "seconds MPI's start-up and the process group's set-up may take (0: no bound)"},
   {"HETERO_DISTRIBUTED_CHECK", Type::flag, "1",
    "0: no check that every rank calls the same collective"},
   // Read by hetero's scripts and tests, not by the libraries (listed so that setting them

@@ -17,6 +17,14 @@ struct ProcessGroupOptions {
   /// for. <= 0: no timeout, collectives run on the calling thread (a dead peer then
   /// hangs them, unless mpirun ends the job, its default). HETERO_DISTRIBUTED_TIMEOUT.
   double timeout_seconds = 1800;
+  /// Seconds that init_process_group()'s start-up may take: MPI_Init_thread and the
+  /// group's set-up (MPI_Comm_dup and the ranks' agreement), which wait for every process
+  /// of the job to arrive. A bound of its own (issue #48): starting N processes under a
+  /// sanitizer or on a loaded machine takes seconds, so a short collective timeout must
+  /// not fail a healthy start. < 0 (the default): the larger of 300 s and timeout_seconds,
+  /// where a timeout_seconds of 0 (none) is the larger; 0 or inf: no bound (0: MPI starts
+  /// on the calling thread). HETERO_DISTRIBUTED_INIT_TIMEOUT.
+  double init_timeout_seconds = -1;
   /// Before each collective, all ranks exchange a fixed 80-byte description of it (operation,
   /// dtype, shape, reduction, root) and throw DistributedError naming the ranks that
   /// differ, instead of exchanging mismatched bytes or hanging. Costs one small exchange
@@ -30,9 +38,11 @@ struct ProcessGroupOptions {
 /// MPI (MPI_THREAD_SERIALIZED) unless the application already did; a process started
 /// without mpirun is a group of one. MPI errors are returned, not fatal
 /// (MPI_ERRORS_RETURN on the group's own communicator). MPI's start-up and the group's
-/// set-up wait for every process of the job, under the group's timeout (on a thread, as
-/// collectives): DistributedError when a peer has not joined within it (killed or stuck
-/// before init_process_group), when a group already exists, or when MPI fails to start.
+/// set-up wait for every process of the job, under the start-up timeout
+/// (ProcessGroupOptions::init_timeout_seconds, HETERO_DISTRIBUTED_INIT_TIMEOUT; on a
+/// thread, as collectives): DistributedError when a peer has not joined within it (killed
+/// or stuck before init_process_group), when a group already exists, when a timeout is
+/// malformed, or when MPI fails to start.
 /// The ranks agree on check_consistency: on for every rank when any rank asks for it
 /// (a warning is logged when they differ). To join an existing MPI_Comm, see
 /// <hetero/distributed/mpi.hpp>.
