@@ -58,9 +58,9 @@ void softmax_line(bool log, const T* x, std::int64_t xs, T* y, std::int64_t ys, 
       if (!log) y[k * ys] = e;  // kept for the division (16-bit types compute it again)
     sum += static_cast<double>(e);
   }
-  if (log) {
-    const C shift = max + static_cast<C>(std::log(sum));
-    for (std::int64_t k = 0; k < n; ++k) y[k * ys] = T(static_cast<C>(x[k * xs]) - shift);
+  if (log) {  // (x - max) - log(sum), as torch: max + log(sum) rounded first lost x - max
+    const C log_sum = static_cast<C>(std::log(sum));
+    for (std::int64_t k = 0; k < n; ++k) y[k * ys] = T((static_cast<C>(x[k * xs]) - max) - log_sum);
     return;
   }
   const C total = static_cast<C>(sum);
@@ -104,14 +104,16 @@ void softmax_side_by_side(bool log, const T* x, std::int64_t xs, T* y, std::int6
       if (!vec::accumulate(dtype_of<T>, e, sum.data(), w))
         for (std::int64_t j = 0; j < w; ++j) sum[j] += static_cast<double>(e[j]);
     }
-    for (std::int64_t j = 0; j < w; ++j)  // softmax: the divisor; log: the shift
-      tmp[j] = log ? max[j] + static_cast<T>(std::log(sum[j])) : static_cast<T>(sum[j]);
+    for (std::int64_t j = 0; j < w; ++j)  // softmax: the divisor; log: log(sum)
+      tmp[j] = static_cast<T>(log ? std::log(sum[j]) : sum[j]);
     for (std::int64_t k = 0; k < length; ++k) {
       T* out = y + k * ys + j0;
-      if (log)
-        binary_run<BinaryOp::sub>(x + k * xs + j0, tmp.data(), out, w);
-      else
+      if (log) {  // (x - max) - log(sum), each rounded (as torch)
+        binary_run<BinaryOp::sub>(x + k * xs + j0, max.data(), out, w);
+        binary_run<BinaryOp::sub>(out, tmp.data(), out, w);
+      } else {
         binary_run<BinaryOp::div>(out, tmp.data(), out, w);
+      }
     }
   }
 }

@@ -830,9 +830,9 @@ bool softmax_dense(bool log, const T* in, T* out, std::int64_t n) {
     hn::StoreU(sum, DSum(), parts);
     double total = 0;
     for (std::size_t k = 0; k < hn::Lanes(DSum()); ++k) total += parts[k];
-    if (log) {
-      const V shift = vmax + hn::Set(d, static_cast<T>(std::log(total)));
-      map1(d, in, out, n, [shift](V x) { return x - shift; });
+    if (log) {  // (x - max) - log(sum), as torch: max + log(sum) rounded first lost x - max
+      const V log_sum = hn::Set(d, static_cast<T>(std::log(total)));
+      map1(d, in, out, n, [vmax, log_sum](V x) { return (x - vmax) - log_sum; });
     } else {
       if (i < n) std::copy(tail, tail + (n - i), out + i);
       const V vsum = hn::Set(d, static_cast<T>(total));
