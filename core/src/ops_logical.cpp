@@ -3,6 +3,7 @@
 // comparison rows and where (Note [Op tables]): no kernel of their own, so every backend of
 // interface minor 4 runs them.
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
+#include "promotion.hpp"
 
 namespace hetero {
 namespace {
@@ -92,10 +94,13 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
   return masked_fill(a, mask, full({}, value, TensorOptions().dtype(a.dtype()).device(a.device())));
 }
 
-Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  detail::impl_of(a, "clamp");
-  if (!min && !max) throw ValueError("clamp: at least one of min and max must be given (as torch)");
-  const Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
+namespace {
+
+// clamp of `a`, already in the result dtype, with bounds that do not promote it further.
+Tensor clamp_in_result_dtype(const Tensor& a, const Tensor& lo, const Tensor& hi) {
+  if (a.dtype() == DType::bool_)
+    throw DTypeError(
+        "clamp: not implemented for bool (as torch); convert to an integer dtype first");
   Tensor out = untracked([&] {
     Tensor r = a;
     if (lo.defined()) r = maximum(r, lo);
@@ -103,32 +108,108 @@ Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optio
     return r;
   });
   if (!detail::needs_grad({&a, &lo, &hi})) return out;
-  // As torch's clamp_backward: g to x where min <= x <= max, to min where x < min, to max
-  // where x > max.
+  // As torch's clamp_backward_min_max (1.13): g to x where min <= x <= max (so 0 where
+  // either is NaN); to min where x < min and min < max; to max where x > max or max < min,
+  // so with min > max the result is max and so is the gradient. One bound: g to x where x is
+  // on its side of it (ties included), to the bound where x is beyond it.
   detail::SavedTensors kept;
   detail::BackwardFn fn = [x = detail::saved(a), l = lo.defined() ? detail::saved(lo) : Tensor(),
                            h = hi.defined() ? detail::saved(hi) : Tensor()](const Tensor& g) {
     const Tensor zero = detail::scalar_operand(g, 0.0);
-    Tensor inside;
+    Tensor inside, to_min, to_max;
     if (l.defined()) inside = ge(x, l);
     if (h.defined()) inside = inside.defined() ? logical_and(inside, le(x, h)) : le(x, h);
+    if (l.defined()) to_min = h.defined() ? logical_and(lt(x, l), lt(l, h)) : lt(x, l);
+    if (h.defined()) to_max = l.defined() ? logical_or(gt(x, h), lt(h, l)) : gt(x, h);
     return detail::Gradients{
         detail::unbroadcast(where(inside, g, zero), x.shape()),
-        l.defined() ? detail::unbroadcast(where(lt(x, l), g, zero), l.shape()) : Tensor(),
-        h.defined() ? detail::unbroadcast(where(gt(x, h), g, zero), h.shape()) : Tensor()};
+        l.defined() ? detail::unbroadcast(where(to_min, g, zero), l.shape()) : Tensor(),
+        h.defined() ? detail::unbroadcast(where(to_max, g, zero), h.shape()) : Tensor()};
   };
   detail::attach(out, "ClampBackward", {a, lo, hi}, std::move(fn), kept.take());
   return out;
 }
 
+// An integral scalar bound in the integer dtype `t`, with torch's overflow rule for scalars
+// (c10::overflows): the dtype's range, where an unsigned dtype also takes negative values
+// down to -max, wrapping (uint8 takes -3 as 253, refuses 300).
+std::int64_t integral_bound(std::int64_t v, DType t, const char* which) {
+  std::int64_t lowest = INT64_MIN, highest = INT64_MAX;
+  switch (t) {
+    case DType::uint8:
+      lowest = -255, highest = 255;
+      break;
+    case DType::int8:
+      lowest = -128, highest = 127;
+      break;
+    case DType::int32:
+      lowest = INT32_MIN, highest = INT32_MAX;
+      break;
+    default:
+      break;
+  }
+  if (v < lowest || v > highest)
+    throw DTypeError(std::string("clamp: ") + which + " " + std::to_string(v) +
+                     " cannot be converted to " + std::string(dtype_name(t)) +
+                     " without overflow (as torch)");
+  return t == DType::uint8 && v < 0 ? v + 256 : v;
+}
+
+// A scalar bound as a 0-d operand of `ax`'s dtype (the result dtype), refused as torch
+// refuses it: an integer beyond the integer dtype, a finite value beyond a floating one.
+Tensor bound_operand(const Tensor& ax, const Number& n, const char* which) {
+  const DType t = ax.dtype();
+  if (!is_floating_point(t))
+    return detail::scalar_operand(ax, integral_bound(n.integral(), t, which));
+  const double v = n.floating();
+  const double largest = t == DType::float16    ? 65504.0
+                         : t == DType::bfloat16 ? 3.3895313892515355e38
+                         : t == DType::float32
+                             ? static_cast<double>(std::numeric_limits<float>::max())
+                             : std::numeric_limits<double>::max();
+  if (std::isfinite(v) && std::fabs(v) > largest)
+    throw DTypeError(std::string("clamp: ") + which + " " + detail::format_double(v) +
+                     " cannot be converted to " + std::string(dtype_name(t)) +
+                     " without overflow (as torch)");
+  return detail::scalar_operand(ax, v);
+}
+
+}  // namespace
+
+Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  detail::impl_of(a, "clamp");
+  if (!min && !max) throw ValueError("clamp: at least one of min and max must be given (as torch)");
+  const Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
+  // The result dtype first (issue #44): x is compared with both bounds in it, not in the
+  // dtype of max(x, min) (uint8 with min int8 and max float32 computes in float32).
+  DType t = a.dtype();
+  bool zero_dim = a.dim() == 0;
+  for (const Tensor* b : {&lo, &hi}) {
+    if (!b->defined()) continue;
+    detail::impl_of(*b, "clamp");
+    t = detail::result_type(t, zero_dim, b->dtype(), b->dim() == 0);
+    zero_dim = zero_dim && b->dim() == 0;
+  }
+  return clamp_in_result_dtype(a.dtype() == t ? a : a.to(t), lo, hi);
+}
+
 Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max) {
   detail::impl_of(a, "clamp");
-  auto operand = [&](const std::optional<Number>& n) -> std::optional<Tensor> {
-    if (!n) return std::nullopt;
-    return n->is_integral() ? detail::scalar_operand(a, n->integral())
-                            : detail::scalar_operand(a, n->floating());
-  };
-  return clamp(a, operand(min), operand(max));
+  if (!min && !max) throw ValueError("clamp: at least one of min and max must be given (as torch)");
+  // The result dtype, as `x + s` for each bound (issue #44: torch compares in it; uint8 {9}
+  // with -3 and 100.5 is float32 9, not max(9, 253) then min with 100.5).
+  DType t = a.dtype();
+  for (const auto& n : {min, max}) {
+    if (!n) continue;
+    if (!n->is_integral() && !is_floating_point(t)) t = DType::float32;
+    if (n->is_integral() && t == DType::bool_) t = DType::int64;
+  }
+  if (t == DType::bool_)
+    throw DTypeError(
+        "clamp: not implemented for bool (as torch); convert to an integer dtype first");
+  const Tensor ax = a.dtype() == t ? a : a.to(t);
+  return clamp_in_result_dtype(ax, min ? bound_operand(ax, *min, "min") : Tensor(),
+                               max ? bound_operand(ax, *max, "max") : Tensor());
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

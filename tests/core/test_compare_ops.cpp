@@ -5,6 +5,7 @@
 // errors as torch 1.13 gives them (each expectation below was read from torch); gradients
 // against torch's formulas. The differential test (tests/torch_diff) covers random cases.
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -193,6 +194,85 @@ TEST(CompareOps, ClampFollowsTorch) {
       .backward();
   EXPECT_EQ(g.grad().to_vector<double>(), (std::vector<double>{0, 1, 1, 1, 0}));
   EXPECT_EQ(lo.grad().to_vector<double>(), (std::vector<double>{1}));
+}
+
+// Issue #44 items 2-4 and its "accepted where torch raises" cases; every value read from
+// torch 1.13.
+TEST(CompareOps, ClampComparesInTheResultDtype) {
+  const Tensor u = tensor({9}).to(DType::uint8);
+  // float32 result: 9 is compared with -3 and 100.5 in float32 (was max(9, 253) = 253 in
+  // uint8, then 100.5).
+  const Tensor r = clamp(u, -3, 100.5);
+  EXPECT_EQ(r.dtype(), DType::float32);
+  EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{9}));
+  EXPECT_EQ(clamp(u, 2.5, std::nullopt).to_vector<float>(), (std::vector<float>{9}));
+  // An integer result: the bound wraps into uint8 as torch's does (-3 is 253).
+  EXPECT_EQ(clamp(u, -3, std::nullopt).to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{253}));
+  EXPECT_EQ(clamp(u, -3, 100).to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{100}));
+  // Beyond torch's overflow rule: DTypeError (was wrapped: 300 -> 44).
+  const Tensor i8 = tensor({5, -100}).to(DType::int8);
+  EXPECT_THROW((void)clamp(i8, std::nullopt, 300), DTypeError);
+  EXPECT_THROW((void)clamp(i8, 300, std::nullopt), DTypeError);
+  EXPECT_THROW((void)clamp(i8, -300, std::nullopt), DTypeError);
+  EXPECT_THROW((void)clamp(u, 300, std::nullopt), DTypeError);
+  EXPECT_THROW((void)clamp(u, std::nullopt, -256), DTypeError);
+  EXPECT_EQ(clamp(i8, std::nullopt, -300.0).to_vector<float>(), (std::vector<float>{-300, -300}));
+  EXPECT_THROW((void)clamp(tensor({1.0}).to(DType::float16), 1e10, std::nullopt), DTypeError);
+  EXPECT_EQ(clamp(tensor({1.0}).to(DType::float16), kInf, std::nullopt).to_vector<float>()[0],
+            kInf);
+  // bool: not implemented in torch.
+  const Tensor b = tensor({1, 0}).to(DType::bool_);
+  EXPECT_THROW((void)clamp(b, std::optional<Tensor>(b), std::optional<Tensor>(b)), DTypeError);
+  // Tensor bounds: int8 x with an int8 min and a float32 max computes in float32.
+  const Tensor x8 = tensor({9}).to(DType::uint8);
+  const Tensor r2 = clamp(x8, std::optional<Tensor>(full({1}, -3.0, DType::int8)),
+                          std::optional<Tensor>(full({1}, 100.5, DType::float32)));
+  EXPECT_EQ(r2.dtype(), DType::float32);
+  EXPECT_EQ(r2.to_vector<float>(), (std::vector<float>{9}));
+}
+
+// Issue #44 item 4 (docs/semantics.md row 26): a NaN bound gives NaN, scalar or tensor (torch
+// 1.13 ignores a lone NaN scalar bound, yet gives NaN for clamp(x, nan, 2.0) and for NaN
+// tensor bounds).
+TEST(CompareOps, ClampWithANanBoundIsNan) {
+  const Tensor x = tensor({1.0, 2.0, 3.0});
+  for (const Tensor& r :
+       {clamp(x, std::nullopt, kNaN), clamp(x, kNaN, std::nullopt), clamp(x, kNaN, 2.0),
+        clamp(x, std::nullopt, std::optional<Tensor>(full({}, kNaN)))})
+    for (float v : r.to_vector<float>()) EXPECT_TRUE(std::isnan(v));
+}
+
+// Issue #44 item 3: torch's clamp_backward_min_max, min > max and ties included. Values and
+// gradients read from torch 1.13.
+TEST(CompareOps, ClampGradientFollowsTorchWithTensorBounds) {
+  auto leaf = [](std::initializer_list<double> v) {
+    return tensor(v).to(DType::float64).requires_grad_();
+  };
+  {  // min > max (elements 0-2) and ties at both bounds (3-4)
+    const Tensor x = leaf({0, 5, 10, 2, 3}), lo = leaf({4, 4, 4, 2, 3}), hi = leaf({3, 3, 3, 2, 3});
+    const Tensor y = clamp(x, std::optional<Tensor>(lo), std::optional<Tensor>(hi));
+    EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{3, 3, 3, 2, 3}));
+    y.sum().backward();
+    EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0, 0, 0, 1, 1}));
+    EXPECT_EQ(lo.grad().to_vector<double>(), (std::vector<double>{0, 0, 0, 0, 0}));
+    EXPECT_EQ(hi.grad().to_vector<double>(), (std::vector<double>{1, 1, 1, 0, 0}));
+  }
+  {  // below min < max, above max, NaN x and NaN bounds
+    const Tensor x = leaf({0, 9, kNaN, 1, 2}), lo = leaf({1, 1, 1, kNaN, 1}),
+                 hi = leaf({3, 3, 3, 3, kNaN});
+    clamp(x, std::optional<Tensor>(lo), std::optional<Tensor>(hi)).sum().backward();
+    EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0, 0, 0, 0, 0}));
+    EXPECT_EQ(lo.grad().to_vector<double>(), (std::vector<double>{1, 0, 0, 0, 0}));
+    EXPECT_EQ(hi.grad().to_vector<double>(), (std::vector<double>{0, 1, 0, 0, 0}));
+  }
+  {  // scalar bounds: a tie at both gives g, min > max gives 0
+    const Tensor x = leaf({1, 2, 3});
+    clamp(x, 2.0, 2.0).sum().backward();
+    EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0, 1, 0}));
+    const Tensor z = leaf({1, 2, 3});
+    clamp(z, 3.0, 1.0).sum().backward();
+    EXPECT_EQ(z.grad().to_vector<double>(), (std::vector<double>{0, 0, 0}));
+  }
 }
 
 TEST(CompareOps, IsCloseAllCloseAndEqual) {

@@ -185,6 +185,12 @@ Tensor view(const std::string& op, const Tensor& x, const Json& a) {
 std::optional<Number> bound(const Json& b, bool integral) {
   if (b.is_null()) return std::nullopt;
   if (integral) return Number(b.get<std::int64_t>());
+  if (b.is_string()) {  // "nan", "inf", "-inf"
+    const std::string v = b.get<std::string>();
+    return Number(v == "nan"   ? std::numeric_limits<double>::quiet_NaN()
+                  : v == "inf" ? std::numeric_limits<double>::infinity()
+                               : -std::numeric_limits<double>::infinity());
+  }
   return Number(b.get<double>());
 }
 

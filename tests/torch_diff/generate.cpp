@@ -396,9 +396,18 @@ Json logic_case(Gen& g) {
   }
   if (op == "clamp") {
     const bool integral = g.chance(0.5);
+    // Issue #44's classes: integral bounds beyond (or at the edge of) the small integer
+    // dtypes (torch raises, or wraps -255..-1 into uint8), NaN, infinite and float16-
+    // overflowing floating bounds; min > max comes half of the time with two bounds.
     auto bound = [&]() -> Json {
       if (g.chance(0.3)) return nullptr;
-      return integral ? Json(g.uniform(-4, 4)) : Json(g.uniform(-8, 8) / 2.0 + 0.25);
+      if (integral)
+        return g.chance(0.15) ? Json(g.pick(std::array<int, 9>{-300, 300, -3, 255, -256, -255, 127,
+                                                               -128, 128}))
+                              : Json(g.uniform(-4, 4));
+      if (g.chance(0.15))
+        return g.pick(std::array<Json, 4>{Json("nan"), Json("inf"), Json("-inf"), Json(1e10)});
+      return Json(g.uniform(-8, 8) / 2.0 + 0.25);
     };
     return {{"op", op},
             {"inputs", {g.input(t, g.shape(3), true)}},

@@ -474,9 +474,26 @@ def scatter_add_src_gradient(case, herr, expect):
         return False
 
 
+def clamp_nan_bound(case, herr, expect):
+    """docs/semantics.md row 26: clamp with a NaN scalar bound gives NaN in hetero, as a NaN
+    tensor bound and clamp(x, nan, 2.0) do in torch; torch 1.13 ignores a lone NaN scalar
+    bound."""
+    if herr or not isinstance(expect, torch.Tensor) or case["op"] != "clamp":
+        return False
+    a = case["args"]
+    if "nan" not in (a["min"], a["max"]) or not expect.is_floating_point():
+        return False
+    try:
+        compare(case, case["result"], torch.full_like(expect, float("nan")), None)
+        return True
+    except Failure:
+        return False
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
-              isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient]
+              isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
+              clamp_nan_bound]
 
 
 def check(case):

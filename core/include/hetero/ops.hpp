@@ -322,10 +322,17 @@ HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, double value)
 /// masked_fill with a 0-d tensor value (on a's device), which takes a gradient.
 HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
 
-/// Limits every element to [min, max], as torch.clamp: minimum(maximum(x, min), max), so NaN
-/// stays NaN and min > max gives max; either bound may be absent, not both (ValueError).
-/// Bounds promote as `x + s` (an integer tensor with 2.5 gives float32). Gradient (as
-/// torch): g where min <= x <= max, else 0; to tensor bounds, g where x < min (x > max).
+/// Limits every element to [min, max], as torch.clamp: minimum(maximum(x, min), max)
+/// computed in the result dtype, so NaN stays NaN, a NaN bound gives NaN (docs/semantics.md:
+/// torch 1.13 ignores a lone NaN scalar bound) and min > max gives max; either bound may be
+/// absent, not both (ValueError). The result dtype is x's promoted with each bound as `x + s`
+/// (uint8 {9} with -3 and 100.5 is float32 {9}); x is converted to it before comparing.
+/// An integer scalar bound wraps into an integer result dtype within torch's overflow rule
+/// (uint8 takes -3 as 253), and beyond it raises DTypeError (int8 with 300, uint8 with 300),
+/// as a finite floating bound beyond a floating dtype's range does (float16 with 1e10);
+/// bool results raise DTypeError (as torch). Gradient (as torch's clamp_backward): to x, g
+/// where min <= x <= max, else 0; to a tensor min, g where x < min < max; to a tensor max,
+/// g where x > max or max < min.
 HETERO_API Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max);
 HETERO_API Tensor clamp(const Tensor& a, const std::optional<Tensor>& min,
                         const std::optional<Tensor>& max);
