@@ -15,14 +15,25 @@
 namespace hetero {
 namespace {
 
-// Host memory hetero does not own: the deleter (if any) runs when the storage goes.
+// Host memory hetero does not own, for a cpu plugin that does not adopt memory (interface
+// minor < 7): the deleter (if any) runs when the storage goes, once the work queued on the
+// device's stream is done (issue #44: it ran while a queued kernel still read the memory).
 class ForeignBuffer final : public Buffer {
  public:
   ForeignBuffer(void* data, std::size_t bytes, BlobDeleter deleter)
       : data_(data), bytes_(bytes), deleter_(std::move(deleter)) {}
   ~ForeignBuffer() override {
+    if (stream_ != nullptr) {
+      try {
+        stream_->synchronize();
+      } catch (...) {  // a failed kernel: its error surfaces at the caller's next wait
+      }
+    }
     if (deleter_) deleter_(data_);
   }
+  // The stream whose work is waited for before the deleter runs (the storage's; set once
+  // the storage exists, which keeps its plugin, and so the stream, alive past this buffer).
+  void set_stream(Stream* s) noexcept { stream_ = s; }
   std::size_t size() const noexcept override { return bytes_; }
   int device() const noexcept override { return 0; }
   void* handle() const noexcept override { return data_; }
@@ -32,6 +43,7 @@ class ForeignBuffer final : public Buffer {
   void* data_;
   std::size_t bytes_;
   BlobDeleter deleter_;
+  Stream* stream_ = nullptr;
 };
 
 }  // namespace
@@ -44,20 +56,44 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
   if (strides.size() != shape.size())
     throw ValueError("from_blob: " + std::to_string(strides.size()) + " strides for shape " +
                      detail::shape_str(shape));
-  // The elements span [0, extent): the last one's offset plus one.
+  // The elements span [0, extent): the last one's offset plus one, in bytes below 2^63
+  // (issue #44: an extent that overflowed int64 wrapped reads to the first element).
   std::int64_t extent = numel == 0 ? 0 : 1;
+  const auto esize = static_cast<std::int64_t>(element_size(dtype));
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (strides[d] < 0)
       throw ValueError("from_blob: stride " + std::to_string(strides[d]) + " of dimension " +
                        std::to_string(d) + " is negative (hetero has no negative strides)");
-    if (numel > 0) extent += (shape[d] - 1) * strides[d];
+    std::int64_t span = 0;
+    if (numel > 0 && (__builtin_mul_overflow(shape[d] - 1, strides[d], &span) ||
+                      __builtin_add_overflow(extent, span, &extent)))
+      extent = -1;
+    std::int64_t bytes_spanned = 0;
+    if (extent < 0 || __builtin_mul_overflow(extent, esize, &bytes_spanned))
+      throw ValueError("from_blob: shape " + detail::shape_str(shape) + " with strides " +
+                       detail::shape_str(strides) +
+                       " spans more than 2^63 bytes (the offsets overflow int64)");
   }
   if (data == nullptr && numel > 0) throw ValueError("from_blob: data is null");
   const std::size_t bytes = static_cast<std::size_t>(extent) * element_size(dtype);
   auto plugin = detail::plugin_for(device);  // may throw: before the buffer owns the deleter
   std::unique_ptr<Buffer> buffer;
-  if (device.is_cpu()) {
-    buffer = std::make_unique<ForeignBuffer>(data, bytes, std::move(deleter));
+  ForeignBuffer* foreign = nullptr;
+  if (device.is_cpu() && plugin->interface_minor < 7) {
+    auto own = std::make_unique<ForeignBuffer>(data, bytes, std::move(deleter));
+    foreign = own.get();
+    buffer = std::move(own);
+  } else if (device.is_cpu()) {
+    // The cpu plugin adopts it: its buffer waits for the work queued on the memory before
+    // the deleter runs, as hetero's own buffers are released in stream order.
+    auto release = [data, d = std::move(deleter)]() {
+      if (d) d(data);
+    };
+    buffer = plugin->backend->adopt(device.index(), data, bytes, std::move(release));
+    if (!buffer)
+      throw NotImplementedError("from_blob: the cpu backend (plugin interface " +
+                                plugin->status.interface_version +
+                                ") does not adopt host memory it did not allocate");
   } else {
     // Device memory: only its backend can run kernels on it (Backend::adopt, minor 7).
     const std::string who = "backend '" + plugin->status.name + "' (plugin interface " +
@@ -74,6 +110,7 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
                                 " does not adopt memory it did not allocate");
   }
   auto storage = std::make_shared<detail::Storage>(std::move(plugin), std::move(buffer), device);
+  if (foreign != nullptr) foreign->set_stream(&storage->stream());
   const Tensor flat = detail::contiguous_tensor(std::move(storage), {extent}, dtype);
   return detail::strided_view(flat, shape, std::move(strides), 0);
 }

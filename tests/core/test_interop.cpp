@@ -6,6 +6,9 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -46,6 +49,50 @@ TEST(Interop, FromBlobSharesTheMemoryAndCallsTheDeleterOnceAtTheEnd) {
   EXPECT_THROW(from_blob(data.data(), {2}, DType::float32, Device("cuda:0"), count), Error);
   EXPECT_EQ(called, 0);
   EXPECT_EQ(from_blob(nullptr, {0, 3}, DType::float32).numel(), 0);
+}
+
+// Issue #44 item 10: the deleter ran when the last handle died although queued cpu work
+// still read the memory (a use after free). Work above the inline limit is queued behind
+// ~20 ms of other work; the deleter overwrites the memory, so a kernel that ran after it
+// would see 100 instead of 0.5.
+TEST(Interop, FromBlobDeleterRunsAfterTheQueuedWorkThatReadsIt) {
+  constexpr std::int64_t n = std::int64_t{1} << 22;  // above HETERO_CPU_INLINE_LIMIT's default
+  std::vector<float> data(static_cast<std::size_t>(n), 0.5f);
+  bool deleted = false;
+  Tensor busy = full({n}, 1.0f);
+  for (int i = 0; i < 8; ++i) busy = busy * 1.0001f;  // queued on cpu:0's worker
+  Tensor t = from_blob(data.data(), {n}, DType::float32, Device::cpu(), [&](void*) {
+    std::fill(data.begin(), data.end(), 100.0f);
+    deleted = true;
+  });
+  Tensor y = t.exp();
+  t = Tensor{};
+  const auto v = y.to_vector<float>();
+  EXPECT_TRUE(deleted);
+  EXPECT_EQ(v.front(), std::exp(0.5f));
+  EXPECT_EQ(v.back(), std::exp(0.5f));
+  EXPECT_EQ(std::count(v.begin(), v.end(), std::exp(0.5f)), n);
+}
+
+// Issue #44 item 15: strides whose extent overflows int64 (or whose bytes do) are refused,
+// not wrapped to the first element.
+TEST(Interop, FromBlobRefusesStridesThatOverflow) {
+  std::vector<float> data(4, 1.0f);
+  int called = 0;
+  auto count = [&](void*) { ++called; };
+  const std::int64_t big = std::int64_t{1} << 62;
+  EXPECT_THROW(from_blob(data.data(), {3}, {big}, DType::float32, Device::cpu(), count),
+               ValueError);
+  EXPECT_THROW(
+      from_blob(data.data(), {2, 2}, {INT64_MAX / 2 + 1, 1}, DType::float32, Device::cpu(), count),
+      ValueError);
+  EXPECT_THROW(
+      from_blob(data.data(), {2}, {std::int64_t{1} << 61}, DType::float32, Device::cpu(), count),
+      ValueError);  // 2^61 + 1 elements fit int64, their bytes do not
+  EXPECT_THROW(
+      from_blob(data.data(), {INT64_MAX, 2}, {1, INT64_MAX}, DType::uint8, Device::cpu(), count),
+      Error);
+  EXPECT_EQ(called, 0);
 }
 
 TEST(Interop, DlpackRoundTripSharesMemoryAndReleasesOnce) {
