@@ -174,18 +174,22 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   Tensor out, divisor;
   {
     NoGradGuard no_grad;
-    const Tensor xp = padded(x4, g, 0.0);
+    // 16-bit inputs are summed and divided in float32 and rounded once (docs/semantics.md
+    // row 20, as torch's accumulate type; issue #44: float16 sums overflowed and cancelled).
+    const DType t = x4.dtype();
+    const DType acc = t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
+    const Tensor xp = padded(acc == t ? x4 : x4.to(acc), g, 0.0);
     const Tensor sums = detail::window_sum(xp, g.win, g.oh, g.ow);  // [N, C, OH, OW]
+    Tensor d;
     if (divisor_override)
-      divisor = full({}, static_cast<double>(*divisor_override),
-                     TensorOptions(x4.device()).dtype(x4.dtype()));
+      d = full({}, static_cast<double>(*divisor_override), TensorOptions(x4.device()).dtype(acc));
     else if (count_include_pad && !g.win.extra_h && !g.win.extra_w)
-      divisor = full({}, static_cast<double>(g.win.kh * g.win.kw),
-                     TensorOptions(x4.device()).dtype(x4.dtype()));
+      d = full({}, static_cast<double>(g.win.kh * g.win.kw), TensorOptions(x4.device()).dtype(acc));
     else
-      divisor = avg_divisors(g, count_include_pad, x4);
-    const Tensor y = sums / divisor;
+      d = avg_divisors(g, count_include_pad, xp);
+    const Tensor y = acc == t ? sums / d : (sums / d).to(t);
     out = input.dim() == 4 ? y : y.squeeze(0);
+    divisor = d;  // in the accumulate type: counts above 256 (bfloat16) are not exact in 16 bits
   }
   if (!detail::needs_grad({&input})) return out;
   detail::BackwardFn fn = [g, divisor, unbatched = input.dim() == 3](const Tensor& grad) {
@@ -195,12 +199,63 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
     // over the kernel dimensions.
     const Tensor cols = detail::strided_view(share, {g.n, g.c, g.win.kh, g.win.kw, g.oh, g.ow},
                                              {s[0], s[1], 0, 0, s[2], s[3]}, share.impl()->offset);
-    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g);
+    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g)
+                          .to(grad.dtype());  // from float32 for 16-bit inputs
     return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
   };
   detail::attach(out, "AvgPool2DBackward", {input}, std::move(fn), {});
   return out;
 }
+
+namespace {
+
+// Adaptive average pooling along `dim` of x (2: rows, 3: columns): output i is the mean of
+// the input's [floor(i in / out), ceil((i + 1) in / out)), as torch's
+// adaptive_avg_pool2d. Each window is summed on its own (issue #44: averaging by a matrix
+// product multiplied inf by 0, so one inf made NaN of its neighbours): the window's elements
+// are gathered (index_select) into a [out, k] block, k the longest window, and the slots
+// beyond a shorter window are masked to 0 (where, not a multiplication) before the sum.
+Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
+  const std::int64_t in = x.size(dim);
+  // The longest window: at most ceil(in / out) + 1 (slots beyond a window are masked).
+  const std::int64_t k = std::min(in, in / out + 2);
+  std::int64_t slots = 0;
+  if (__builtin_mul_overflow(out, k, &slots))
+    throw ShapeError("adaptive_avg_pool2d: output size " + std::to_string(out) +
+                     " is too large (its windows overflow int64)");
+  std::vector<std::int64_t> index;
+  std::vector<bool> used;
+  std::vector<double> count;
+  try {
+    index.resize(static_cast<std::size_t>(slots));
+    used.resize(static_cast<std::size_t>(slots));
+    count.resize(static_cast<std::size_t>(out));
+  } catch (const std::exception&) {  // bad_alloc, length_error
+    throw OutOfMemoryError("adaptive_avg_pool2d: output size " + std::to_string(out) +
+                           " needs more host memory than there is for its window table");
+  }
+  for (std::int64_t i = 0; i < out; ++i) {
+    const std::int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
+    count[static_cast<std::size_t>(i)] = static_cast<double>(end - start);
+    for (std::int64_t j = 0; j < k; ++j) {
+      const auto slot = static_cast<std::size_t>(i * k + j);
+      used[slot] = j < end - start;
+      index[slot] = used[slot] ? start + j : start;
+    }
+  }
+  const TensorOptions on(x.device());
+  const Tensor gathered = index_select(x, dim, from_vector(index, on));
+  Shape blocks = x.shape();
+  blocks[static_cast<std::size_t>(dim)] = out;
+  blocks.insert(blocks.begin() + dim + 1, k);
+  const Shape mask_shape = dim == 2 ? Shape{out, k, 1} : Shape{out, k};
+  const Shape count_shape = dim == 2 ? Shape{out, 1} : Shape{out};
+  const Tensor sums =
+      where(from_vector(used, mask_shape, on), gathered.view(blocks), 0.0).sum(dim + 1);
+  return sums / from_vector(count, count_shape, on).to(x.dtype());
+}
+
+}  // namespace
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const detail::prof::Scope op_scope("adaptive_avg_pool2d", input);
@@ -209,21 +264,15 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   if (output_size.h < 1 || output_size.w < 1)
     throw ValueError("adaptive_avg_pool2d: output size must be positive, got " +
                      detail::size2_str(output_size));
-  // Row i of the [out, in] averaging matrix: 1 / count over [floor(i in / out), ceil((i + 1) in /
-  // out)).
-  const auto averaging = [&](std::int64_t in, std::int64_t out) {
-    std::vector<double> a(static_cast<std::size_t>(out * in), 0.0);
-    for (std::int64_t i = 0; i < out; ++i) {
-      const std::int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
-      for (std::int64_t j = start; j < end; ++j)
-        a[static_cast<std::size_t>(i * in + j)] = 1.0 / static_cast<double>(end - start);
-    }
-    return from_vector(a, {out, in}, input.device()).to(input.dtype());
-  };
-  const Tensor ah = averaging(x4.size(2), output_size.h);
-  const Tensor aw = averaging(x4.size(3), output_size.w);
-  // Differentiable through matmul's own gradient.
-  return matmul(matmul(ah, input), aw.t());
+  // The output must be a tensor hetero can index (ShapeError, not a failed allocation).
+  (void)detail::checked_numel({x4.size(0), x4.size(1), output_size.h, output_size.w});
+  // 16-bit inputs in float32, rounded once at the end (as torch's accumulate type).
+  const DType t = x4.dtype();
+  const bool narrow = t == DType::float16 || t == DType::bfloat16;
+  const Tensor x = narrow ? x4.to(DType::float32) : x4;
+  const Tensor y = adaptive_average(adaptive_average(x, 2, output_size.h), 3, output_size.w);
+  const Tensor r = narrow ? y.to(t) : y;
+  return input.dim() == 4 ? r : r.squeeze(0);
 }
 
 }  // namespace hetero

@@ -61,8 +61,11 @@ HETERO_API Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Si
 
 /// Mean over windows that tile the input into `output_size` cells, as
 /// torch.nn.functional.adaptive_avg_pool2d: cell i of a dimension of size H covers
-/// [floor(i H / OH), ceil((i + 1) H / OH)). Computed as A_h x A_w^T with averaging
-/// matrices (two GEMMs). Floating dtypes; output sizes >= 1 (ValueError otherwise).
+/// [floor(i H / OH), ceil((i + 1) H / OH)). Each window is summed on its own (an inf makes
+/// only its own windows inf), rows then columns; 16-bit inputs in float32, rounded once.
+/// Floating dtypes; output sizes >= 1 (ValueError otherwise); an output whose element count
+/// overflows int64 raises ShapeError, one whose window table does not fit in host memory
+/// OutOfMemoryError.
 HETERO_API Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 
 }  // namespace hetero
