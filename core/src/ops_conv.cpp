@@ -81,10 +81,22 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
                      ", expected bias to be 1-dimensional with " + std::to_string(g.o) +
                      " elements, but got bias of size " + detail::shape_str(bias.shape()) +
                      " instead");
+  if (weight.size(2) < 1 || weight.size(3) < 1)  // issue #44: hit an internal assertion
+    throw ShapeError("conv2d: kernel size should be greater than zero, but got kernel_height: " +
+                     std::to_string(weight.size(2)) +
+                     " kernel_width: " + std::to_string(weight.size(3)) + " (as torch)");
+  if (g.n > 0 && g.c > 0 && (g.h == 0 || g.w == 0))  // padding would make zeros of nothing
+    throw ShapeError(
+        "conv2d: only zero batch or zero channel inputs are supported, but got "
+        "input shape: " +
+        detail::shape_str(x4.shape()) + " (as torch)");
   g.win = {weight.size(2), weight.size(3), stride.h,   stride.w,
            padding.h,      padding.w,      dilation.h, dilation.w};
-  const std::int64_t hp = g.h + 2 * padding.h, wp = g.w + 2 * padding.w;
-  const std::int64_t ekh = dilation.h * (g.win.kh - 1) + 1, ekw = dilation.w * (g.win.kw - 1) + 1;
+  // Issue #44: padding or dilation near 2^62 overflowed these (a crash or garbage).
+  const std::int64_t hp = detail::checked_geometry("conv2d", {g.h, padding.h, padding.h}, {});
+  const std::int64_t wp = detail::checked_geometry("conv2d", {g.w, padding.w, padding.w}, {});
+  const std::int64_t ekh = detail::checked_geometry("conv2d", {1}, {{dilation.h, g.win.kh - 1}});
+  const std::int64_t ekw = detail::checked_geometry("conv2d", {1}, {{dilation.w, g.win.kw - 1}});
   if (hp < ekh || wp < ekw)
     throw ShapeError("Calculated padded input size per channel: (" + std::to_string(hp) + " x " +
                      std::to_string(wp) + "). Kernel size: (" + std::to_string(ekh) + " x " +
@@ -92,6 +104,9 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
                      "). Kernel size can't be greater than actual input size");
   g.oh = (hp - ekh) / stride.h + 1;
   g.ow = (wp - ekw) / stride.w + 1;
+  // The output and the im2col matrix must be indexable.
+  (void)detail::checked_numel({g.n, g.o, g.oh, g.ow});
+  (void)detail::checked_numel({g.c, g.win.kh, g.win.kw, g.n, g.oh, g.ow});
   return g;
 }
 

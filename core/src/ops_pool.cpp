@@ -77,6 +77,11 @@ PoolGeometry check_pool(const Tensor& x4, const char* op, Size2 kernel, std::opt
       0, (g.oh - 1) * s.h + dilation.h * (kernel.h - 1) + 1 - (g.h + 2 * padding.h));
   g.win.extra_w = std::max<std::int64_t>(
       0, (g.ow - 1) * s.w + dilation.w * (kernel.w - 1) + 1 - (g.w + 2 * padding.w));
+  // The padded input must be indexable (issue #44: a kernel and padding near 2^62 passed
+  // the checks above and crashed in the padding).
+  (void)detail::checked_numel(
+      {g.n, g.c, detail::checked_geometry(op, {g.h, padding.h, padding.h, g.win.extra_h}, {}),
+       detail::checked_geometry(op, {g.w, padding.w, padding.w, g.win.extra_w}, {})});
   return g;
 }
 

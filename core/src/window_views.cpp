@@ -77,9 +77,29 @@ Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std:
 
 std::string size2_str(Size2 p) { return shape_str({p.h, p.w}); }
 
+std::int64_t checked_geometry(
+    const char* op, std::initializer_list<std::int64_t> terms,
+    std::initializer_list<std::pair<std::int64_t, std::int64_t>> products) {
+  std::int64_t total = 0;
+  bool overflow = false;
+  for (std::int64_t t : terms) overflow = overflow || __builtin_add_overflow(total, t, &total);
+  for (const auto& [a, b] : products) {
+    std::int64_t p = 0;
+    overflow =
+        overflow || __builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(total, p, &total);
+  }
+  if (overflow)
+    throw ShapeError(std::string(op) +
+                     ": the window geometry (size, padding, dilation, kernel, stride) overflows "
+                     "int64 (torch: integer out of range)");
+  return total;
+}
+
 std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t stride,
                          std::int64_t dil, bool ceil_mode) {
-  const std::int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  // Checked (issue #44: a dilation or kernel near 2^62 overflowed into a crash).
+  const std::int64_t span =
+      checked_geometry("pooling", {in, pad, pad, -1, ceil_mode ? stride - 1 : 0}, {{-dil, k - 1}});
   // Floor division (span may be negative: then the output is empty or negative).
   std::int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;

@@ -10,6 +10,8 @@
 // do not overlap (stride >= dilated kernel: 2x2 pooling). Autograd: each op records one
 // node with explicit formulas (ops_conv.cpp, ops_pool.cpp).
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include <string>
@@ -47,6 +49,12 @@ Tensor fold_windows(const Tensor& cols, const Window2d& w, std::int64_t hp, std:
 
 /// "[h, w]", for the messages of conv2d and the pools.
 std::string size2_str(Size2 p);
+
+/// The sum of `terms` and of the products `products` (a * b each), with int64 overflow
+/// raising ShapeError naming `op` (issue #44: conv and pool geometry near 2^62 overflowed).
+std::int64_t checked_geometry(
+    const char* op, std::initializer_list<std::int64_t> terms,
+    std::initializer_list<std::pair<std::int64_t, std::int64_t>> products);
 
 /// Output size of a pooling window along one dimension, as torch's pooling_output_shape:
 /// floor((in + 2 pad - dil (k - 1) - 1 [+ stride - 1 in ceil_mode]) / stride) + 1, less one

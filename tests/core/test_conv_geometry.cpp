@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Convolution and pooling geometry that overflows int64 or describes no window (issue #44
+// items 11 and 17): a ShapeError naming the op, where the sizes crashed (SIGSEGV), returned
+// garbage, hit an internal assertion or returned zeros. torch 1.13 raises for each.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+constexpr std::int64_t k61 = std::int64_t{1} << 61, k62 = std::int64_t{1} << 62;
+}
+
+TEST(ConvGeometry, OverflowingPaddingOrDilationRaises) {
+  const Tensor x = ones({1, 1, 4, 4}), w = ones({1, 1, 2, 2});
+  EXPECT_THROW((void)conv2d(x, w, {}, 1, {k61, 0}), ShapeError);
+  EXPECT_THROW((void)conv2d(x, w, {}, 1, {0, k62}), ShapeError);
+  EXPECT_THROW((void)conv2d(x, w, {}, 1, 0, {k62, 1}), ShapeError);
+  EXPECT_THROW((void)conv2d(x, w, {}, 1, 0, {1, INT64_MAX}), ShapeError);
+  // Large but representable: the kernel does not fit (as torch's message).
+  EXPECT_THROW((void)conv2d(x, w, {}, 1, 0, {k61, 1}), ShapeError);
+}
+
+TEST(ConvGeometry, EmptyKernelsAndEmptySpatialInputsRaise) {
+  EXPECT_THROW((void)conv2d(ones({1, 1, 4, 4}), ones({1, 1, 0, 0})), ShapeError);
+  EXPECT_THROW((void)conv2d(ones({1, 1, 4, 4}), ones({1, 1, 0, 2})), ShapeError);
+  EXPECT_THROW((void)conv2d(ones({1, 1, 0, 4}), ones({1, 1, 1, 1}), {}, 1, 1), ShapeError);
+  // A zero batch is fine (as torch).
+  EXPECT_EQ(conv2d(ones({0, 1, 4, 4}), ones({2, 1, 3, 3})).shape(), (Shape{0, 2, 2, 2}));
+}
+
+TEST(ConvGeometry, OverflowingPoolGeometryRaises) {
+  const Tensor x = ones({1, 1, 4, 4});
+  EXPECT_THROW((void)max_pool2d(x, {2, 2}, std::nullopt, 0, {k62, 1}), ShapeError);
+  EXPECT_THROW((void)max_pool2d(x, {k62, k62}, std::nullopt, {k61, k61}), ShapeError);
+  EXPECT_THROW((void)max_pool2d(x, {INT64_MAX, 2}, std::nullopt, {INT64_MAX / 2, 0}), ShapeError);
+  EXPECT_THROW((void)avg_pool2d(x, {k62, 2}, std::nullopt, {k61, 0}), ShapeError);
+  EXPECT_THROW((void)max_pool2d(x, {3, 3}, {{INT64_MAX, INT64_MAX}}, 0, 1, /*ceil_mode=*/true),
+               ShapeError);
+  // A stride far larger than the input: one window (as torch gives for 2^40).
+  EXPECT_EQ(max_pool2d(x, {3, 3}, {{std::int64_t{1} << 40, 1}}).shape(), (Shape{1, 1, 1, 2}));
+}
