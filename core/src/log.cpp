@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <iostream>
+#include <memory>
 #include <mutex>
+#include <utility>
 
 #include <hetero/config.hpp>
 
@@ -30,10 +32,18 @@ std::atomic<int>& level_store() noexcept {
   return level;
 }
 
+// Note [Reentrant log callbacks] (issue #44: a callback that logged, or that installed a
+// new callback, deadlocked on the one mutex held around the call). The callback is read
+// under `mutex` and called under `calling`, a recursive mutex that only serialises the
+// calls: set_log_callback() from inside a callback takes `mutex` alone and applies from the
+// next message; a message logged from inside a callback (same thread) goes to stderr, not
+// back into the callback (which would recurse without end).
 struct Sink {
   std::mutex mutex;
-  LogCallback callback;
+  std::shared_ptr<const LogCallback> callback;
+  std::recursive_mutex calling;
 };
+thread_local bool inside_callback = false;
 Sink& sink() {
   static auto* s = new Sink;  // never destroyed: messages may come at exit
   return *s;
@@ -56,9 +66,11 @@ std::string_view log_level_name(LogLevel level) noexcept {
 }
 
 void set_log_callback(LogCallback callback) {
+  auto next = callback ? std::make_shared<const LogCallback>(std::move(callback)) : nullptr;
   Sink& s = sink();
+  std::shared_ptr<const LogCallback> previous;  // destroyed outside the lock
   std::lock_guard lock(s.mutex);
-  s.callback = std::move(callback);
+  previous = std::exchange(s.callback, std::move(next));
 }
 
 void set_log_level(LogLevel level) noexcept {
@@ -79,11 +91,21 @@ void log(LogLevel level, const std::string& message) noexcept {
   if (!log_enabled(level)) return;
   try {
     Sink& s = sink();
-    std::lock_guard lock(s.mutex);
-    if (s.callback)
-      s.callback(level, message);
-    else
+    std::shared_ptr<const LogCallback> callback;
+    {
+      std::lock_guard lock(s.mutex);
+      callback = s.callback;
+    }
+    std::lock_guard calling(s.calling);
+    if (callback && !inside_callback) {
+      struct Inside {
+        Inside() noexcept { inside_callback = true; }
+        ~Inside() { inside_callback = false; }
+      } inside;
+      (*callback)(level, message);
+    } else {
       std::cerr << "[hetero] " << log_level_name(level) << ": " << message << '\n';
+    }
   } catch (...) {  // a callback that throws loses its message, not the caller's work
   }
 }

@@ -4,8 +4,11 @@
 // callback.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <hetero/config.hpp>
@@ -72,6 +75,37 @@ TEST(Config, EveryTypeParsesAndRefusesAsDocumented) {
     EXPECT_FALSE(v.meaning.empty()) << v.name;
     EXPECT_FALSE(v.default_text.empty()) << v.name;
   }
+}
+
+// Issue #44 item 13: a callback that logs, or that installs another callback, hung the
+// process (the log's mutex was held around the call). Run on a thread with a deadline, so a
+// regression fails instead of hanging the suite.
+TEST(Log, CallbacksMayLogAndReplaceThemselves) {
+  const LogLevel before = log_level();
+  set_log_level(LogLevel::info);
+  std::vector<std::string> first, second;
+  std::promise<void> done;
+  std::thread worker([&] {
+    set_log_callback([&](LogLevel, std::string_view m) {
+      first.emplace_back(m);
+      log_message(LogLevel::warn, "from inside the callback");  // to stderr, not recursion
+      set_log_callback([&](LogLevel, std::string_view m2) { second.emplace_back(m2); });
+    });
+    log_message(LogLevel::info, "one");
+    log_message(LogLevel::info, "two");
+    done.set_value();
+  });
+  const bool finished =
+      done.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  if (!finished) {
+    worker.detach();  // deadlocked: fail instead of hanging the suite
+    FAIL() << "a log callback that logs or replaces itself deadlocked";
+  }
+  worker.join();
+  EXPECT_EQ(first, (std::vector<std::string>{"one"}));
+  EXPECT_EQ(second, (std::vector<std::string>{"two"}));
+  set_log_callback({});
+  set_log_level(before);
 }
 
 TEST(Log, LevelsFilterAndTheCallbackReceives) {

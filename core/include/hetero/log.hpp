@@ -19,7 +19,10 @@ enum class LogLevel { error, warn, info, debug };
 HETERO_API std::string_view log_level_name(LogLevel level) noexcept;
 
 /// Receives each message at or above the level (the message without a prefix or newline).
-/// Called from whichever thread logs, one message at a time (hetero serialises calls).
+/// Called from whichever thread logs, one message at a time (hetero serialises calls). It
+/// may log (those messages go to stderr, not back into it) and may call set_log_callback()
+/// (applies from the next message); it must not wait for another thread that logs (that
+/// thread waits for this call to return). An exception it throws loses its message.
 using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Installs `callback` for every later message; an empty one restores the default (stderr).
