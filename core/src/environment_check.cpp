@@ -57,8 +57,14 @@ std::vector<std::string> environment_problems() {
       continue;
     }
     if (value.empty()) continue;
+    // What happens to the value, as its readers do it (issue #44: this said "the default
+    // applies" where the reader refused the value): timeouts are refused by
+    // init_process_group(), every other type falls back to its default.
     if (const std::string why = config::problem(*row, value); !why.empty())
-      out.push_back(why + "; the default applies (" + std::string(row->default_text) + ")");
+      out.push_back(why + (row->type == config::Type::seconds
+                               ? std::string("; init_process_group() refuses it "
+                                             "(DistributedError)")
+                               : "; the default applies (" + std::string(row->default_text) + ")"));
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -9,6 +9,7 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <hetero/config.hpp>
@@ -40,18 +41,38 @@ TEST(Config, EveryTypeParsesAndRefusesAsDocumented) {
     EXPECT_FALSE(config::flag("HETERO_REQUIRE_GPU", false));
     EXPECT_TRUE(mentions(environment_problems(), "HETERO_REQUIRE_GPU='maybe' is not a flag"));
   }
-  {
-    ScopedEnv e("HETERO_CPU_DEVICES", "65");
-    EXPECT_THROW(config::integer("HETERO_CPU_DEVICES", 1), Error);
-    EXPECT_TRUE(mentions(environment_problems(), "is not an integer in [1, 64]"));
+  // Issue #44 item 16: what the warning says is what the reader does.
+  for (const char* bad : {"65", "abc", "2x", "0"}) {
+    ScopedEnv e("HETERO_CPU_DEVICES", bad);
+    EXPECT_EQ(config::integer("HETERO_CPU_DEVICES", 1), 1) << bad;
+    EXPECT_TRUE(
+        mentions(environment_problems(), "is not an integer in [1, 64]; the default applies (1)"))
+        << bad;
   }
-  {
-    ScopedEnv e("HETERO_MEMORY_CACHE_LIMIT", "3M");
-    EXPECT_EQ(config::bytes("HETERO_MEMORY_CACHE_LIMIT"), std::size_t{3} << 20);
+  for (const auto& [text, want] :
+       std::vector<std::pair<const char*, std::size_t>>{{"3M", std::size_t{3} << 20},
+                                                        {"512MB", std::size_t{512} << 20},
+                                                        {"512MiB", std::size_t{512} << 20},
+                                                        {"1GB", std::size_t{1} << 30},
+                                                        {"1gib", std::size_t{1} << 30},
+                                                        {"64k", std::size_t{64} << 10},
+                                                        {"100B", 100},
+                                                        {"4096", 4096}}) {
+    ScopedEnv e("HETERO_MEMORY_CACHE_LIMIT", text);
+    EXPECT_EQ(config::bytes("HETERO_MEMORY_CACHE_LIMIT"), want) << text;
+    EXPECT_TRUE(environment_problems().empty() ||
+                !mentions(environment_problems(), "HETERO_MEMORY_CACHE_LIMIT"))
+        << text;
+  }
+  for (const char* bad : {"lots", "1TB", "5 MB", "MB", "99999999999999999999G"}) {
+    ScopedEnv e("HETERO_MEMORY_CACHE_LIMIT", bad);
+    EXPECT_EQ(config::bytes("HETERO_MEMORY_CACHE_LIMIT"), std::nullopt) << bad;
+    EXPECT_TRUE(mentions(environment_problems(), "is not a byte count")) << bad;
   }
   {
     ScopedEnv e("HETERO_DISTRIBUTED_TIMEOUT", "nan");
     EXPECT_THROW(config::seconds("HETERO_DISTRIBUTED_TIMEOUT"), Error);
+    EXPECT_TRUE(mentions(environment_problems(), "init_process_group() refuses it"));
   }
   {
     ScopedEnv e("HETERO_BACKENDS", "cpu,,opencl");

@@ -32,7 +32,8 @@ enum class Type : std::uint8_t {
   list,     ///< comma-separated names
   paths,    ///< colon-separated absolute directories
   level,    ///< error, warn, info or debug
-  bytes,    ///< digits, optionally followed by K, M or G (KiB, MiB, GiB)
+  bytes,    ///< digits, optionally followed by K, M or G (powers of 1024), alone or with
+            ///< B or iB, any case: 512M, 512MB, 512MiB, 1gb; or digits and B
   seconds,  ///< a number >= 0, or inf
 };
 
@@ -110,7 +111,7 @@ constexpr std::string_view type_text(Type t) noexcept {
     case Type::level:
       return "error, warn, info or debug";
     case Type::bytes:
-      return "bytes, optionally with K, M or G";
+      return "bytes, optionally with K, M or G (KB/KiB, MB/MiB, GB/GiB: powers of 1024)";
     case Type::seconds:
       return "seconds >= 0, or inf";
   }
@@ -134,6 +135,25 @@ inline std::string lower(std::string s) {
 }
 inline std::string quoted(std::string_view name, const std::string& value) {
   return std::string(name) + "='" + value + "'";
+}
+/// A byte count as Type::bytes describes it, or nullopt when malformed or beyond size_t:
+/// the one parser of the type (the warning and the readers agree; issue #44: "512MB" was
+/// warned about as defaulted, then refused by the cpu plugin, which then had no device).
+inline std::optional<std::size_t> parse_bytes(const std::string& value) {
+  std::size_t i = 0;
+  while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+  if (i == 0 || i > 18) return std::nullopt;
+  const std::string unit = lower(value.substr(i));
+  int shift = 0;
+  if (!unit.empty() && unit != "b") {
+    const char prefix = unit[0];
+    shift = prefix == 'k' ? 10 : prefix == 'm' ? 20 : prefix == 'g' ? 30 : -1;
+    const std::string rest = unit.substr(1);
+    if (shift < 0 || !(rest.empty() || rest == "b" || rest == "ib")) return std::nullopt;
+  }
+  const std::size_t n = std::strtoull(value.substr(0, i).c_str(), nullptr, 10);
+  if (n > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
+  return n << shift;
 }
 }  // namespace detail
 
@@ -161,14 +181,10 @@ inline std::string problem(const Variable& v, const std::string& value) {
       if (l == "error" || l == "warn" || l == "info" || l == "debug") return {};
       return bad + "a log level (error, warn, info or debug)";
     }
-    case Type::bytes: {
-      std::size_t i = 0;
-      while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
-      const bool ok =
-          i > 0 && (i == value.size() || (i + 1 == value.size() &&
-                                          (value[i] == 'K' || value[i] == 'M' || value[i] == 'G')));
-      return ok && i <= 18 ? std::string() : bad + "a byte count (digits, optionally K, M or G)";
-    }
+    case Type::bytes:
+      return detail::parse_bytes(value)
+                 ? std::string()
+                 : bad + "a byte count (digits, optionally K, M or G, with B or iB: 512MB)";
     case Type::seconds: {
       char* end = nullptr;
       const double s = std::strtod(value.c_str(), &end);
@@ -202,11 +218,14 @@ inline bool flag(std::string_view name, bool fallback) {
   return l == "1" || l == "true" || l == "on" || l == "yes";
 }
 
-/// An integer's value: `fallback` when unset; Error naming the variable and its range when
-/// malformed (a count that cannot be guessed).
+/// An integer's value: `fallback` when unset or malformed (out of the row's range
+/// included), as the core's warning about it says (issue #44: the warning said the default
+/// applied while the cpu plugin refused the value and had no device).
 inline std::int64_t integer(std::string_view name, std::int64_t fallback) {
-  const auto v = checked(name);
-  return v ? std::strtoll(v->c_str(), nullptr, 10) : fallback;
+  const auto v = raw(name);
+  const Variable* row = find(name);
+  if (!v || row == nullptr || !problem(*row, *v).empty()) return fallback;
+  return std::strtoll(v->c_str(), nullptr, 10);
 }
 
 /// A list's names (empty entries dropped); empty when unset.
@@ -227,16 +246,11 @@ inline std::vector<std::string> list(std::string_view name, char separator = ','
   return out;
 }
 
-/// A byte count: nullopt when unset; Error naming the variable when malformed.
+/// A byte count: nullopt when unset or malformed (the reader's default then applies, as
+/// the core's warning about it says).
 inline std::optional<std::size_t> bytes(std::string_view name) {
-  const auto v = checked(name);
-  if (!v) return std::nullopt;
-  const char last = v->back();
-  const int shift = last == 'K' ? 10 : last == 'M' ? 20 : last == 'G' ? 30 : 0;
-  const std::size_t n = std::strtoull(v->c_str(), nullptr, 10);
-  if (n > (std::numeric_limits<std::size_t>::max() >> shift))
-    throw Error(detail::quoted(name, *v) + " is too large a byte count");
-  return n << shift;
+  const auto v = raw(name);
+  return v ? detail::parse_bytes(*v) : std::nullopt;
 }
 
 /// Seconds: nullopt when unset; Error naming the variable when malformed or NaN.
