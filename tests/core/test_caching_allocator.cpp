@@ -128,23 +128,25 @@ TEST_F(CacheLimitVariable, DefaultIsAnEighthOfTheDeviceAtMostOneGiB) {
   EXPECT_EQ(memory_cache_limit(800 * kMiB), 100 * kMiB);
 }
 
-TEST_F(CacheLimitVariable, ByteCountsWithSuffixesAreReadAndJunkIsATypedError) {
-  const std::pair<const char*, std::size_t> good[] = {
-      {"0", 0}, {"4096", 4096}, {"3K", 3 * kKiB}, {"64M", 64 * kMiB}, {"2G", 2048 * kMiB}};
+// Issue #44 item 16: junk gets the default, as the core's warning says (it threw, and the
+// cpu plugin then had no device); the units people write are read.
+TEST_F(CacheLimitVariable, ByteCountsWithSuffixesAreReadAndJunkGetsTheDefault) {
+  const std::pair<const char*, std::size_t> good[] = {{"0", 0},
+                                                      {"4096", 4096},
+                                                      {"3K", 3 * kKiB},
+                                                      {"64M", 64 * kMiB},
+                                                      {"2G", 2048 * kMiB},
+                                                      {"64MB", 64 * kMiB},
+                                                      {"64MiB", 64 * kMiB},
+                                                      {"1gb", 1024 * kMiB}};
   for (const auto& [text, bytes] : good) {
     ::setenv(kName, text, 1);
     EXPECT_EQ(memory_cache_limit(kMiB), bytes) << text;
   }
   for (const char* bad :
-       {"-1", "1.5G", "64MB", "G", " 5", "ten", "99999999999999999999", "18446744073709551615G"}) {
+       {"-1", "1.5G", "64TB", "G", " 5", "ten", "99999999999999999999", "18446744073709551615G"}) {
     ::setenv(kName, bad, 1);
-    try {
-      memory_cache_limit(kMiB);
-      ADD_FAILURE() << "'" << bad << "' was accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("HETERO_MEMORY_CACHE_LIMIT"), std::string::npos)
-          << e.what();
-    }
+    EXPECT_EQ(memory_cache_limit(800 * kMiB), 100 * kMiB) << bad;
   }
 }
 

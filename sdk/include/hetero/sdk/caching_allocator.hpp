@@ -260,10 +260,11 @@ inline bool memory_pool_enabled() noexcept {
 }
 
 /// The cache limit of a device with `device_bytes` bytes of memory (0: unknown), in bytes:
-/// HETERO_MEMORY_CACHE_LIMIT when set (a byte count, optionally with a K, M or G suffix
-/// for KiB, MiB, GiB; "0" caches nothing), else an eighth of the device's memory, at most
-/// 1 GiB (1 GiB when unknown). Throws hetero::Error naming the variable when its value is
-/// malformed. Note [Cache limit].
+/// HETERO_MEMORY_CACHE_LIMIT when set and well formed (a byte count, optionally with K, M
+/// or G for KiB, MiB, GiB, alone or with B or iB: 512M, 512MB, 512MiB; "0" caches
+/// nothing), else an eighth of the device's memory, at most 1 GiB (1 GiB when unknown): a
+/// malformed value gets the default, as the core's warning about it says (issue #44).
+/// Note [Cache limit].
 inline std::size_t memory_cache_limit(std::size_t device_bytes) {
   constexpr std::size_t kGiB = std::size_t{1} << 30;
   if (const auto limit = config::bytes("HETERO_MEMORY_CACHE_LIMIT")) return *limit;
