@@ -21,6 +21,7 @@
 #include "backend_calls.hpp"
 #include "log.hpp"
 #include "profiler_record.hpp"
+#include "serialize/atomic_file.hpp"
 
 namespace hetero {
 namespace detail::prof {
@@ -190,22 +191,17 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
                             {"tid", t},
                             {"args", {{"name", fmt::format("host thread {}", t)}}}});
   const nlohmann::json doc = {{"traceEvents", trace_events}, {"displayTimeUnit", "ms"}};
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error("profiler: cannot write the trace to '" + path + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error("profiler: cannot write the trace to '" + path + "': " + ec.message());
+  // As save() writes (issue #44: a fixed "<path>.tmp" renamed over the target replaced
+  // /dev/full, FIFOs and symlinks, and concurrent writers failed with "Success"): a unique
+  // temporary beside the target, a target that is not a regular file refused, a symlink
+  // written through, and errors with their errno.
+  const std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  try {
+    detail::AtomicFile file(path);
+    file.write(text.data(), text.size());
+    file.commit();
+  } catch (const Error& e) {
+    throw Error(std::string("profiler: ") + e.what());
   }
 }
 

@@ -5,6 +5,10 @@
 // is recorded when it is off.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -170,6 +176,53 @@ TEST(Profiler, ChromeTraceIsWellFormedAndMonotonicPerThread) {
   }
   std::filesystem::remove(path);
   EXPECT_THROW(profiler::write_chrome_trace({}, "/nonexistent_dir/trace.json"), Error);
+}
+
+// Issue #44 item 12: the trace replaced what it should not (a FIFO, a symlink, as root
+// /dev/full) and concurrent writers to one path failed with "Success".
+TEST(Profiler, TraceFilesAreWrittenAsSaveWritesThem) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hetero_trace_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<profiler::Event> none;
+  // A FIFO is refused and stays a FIFO.
+  const fs::path fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    profiler::write_chrome_trace(none, fifo.string());
+    ADD_FAILURE() << "a FIFO was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  // A symlink is written through: it stays a link, its target gets the trace.
+  const fs::path target = dir / "target.json", link = dir / "link.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  profiler::write_chrome_trace(none, link.string());
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(target)).contains("traceEvents"));
+  // Four writers at once: each succeeds, the file is one of their complete traces.
+  const fs::path shared = dir / "shared.json";
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i)
+    writers.emplace_back([&] {
+      try {
+        for (int k = 0; k < 10; ++k) profiler::write_chrome_trace(none, shared.string());
+      } catch (const Error&) {
+        ++failures;
+      }
+    });
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(shared)).contains("traceEvents"));
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    files += e.symlink_status().type() == fs::file_type::regular ? 1 : 0;
+  EXPECT_EQ(files, 2u);  // target.json and shared.json: no temporary left
+  fs::remove_all(dir);
 }
 
 // Issue #28: device time from the backend's timestamps (Backend::record_timestamp, plugin

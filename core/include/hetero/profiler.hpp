@@ -53,8 +53,11 @@ HETERO_API bool is_recording() noexcept;
 
 /// Writes `events` as Chrome trace JSON ({"traceEvents": [...]}: complete events "ph": "X"
 /// with ts/dur in microseconds, one track per host thread, device/shape/dtype/bytes in
-/// "args") to `path`, atomically (a temporary file renamed; nothing is left on failure).
-/// Throws Error naming the path when it cannot be written.
+/// "args") to `path`, atomically as save() writes: a unique temporary file beside it,
+/// renamed over it (nothing is left on failure; concurrent writers each succeed, the last
+/// rename wins); a symlink is written through. Throws Error naming the path and the OS's
+/// reason when it cannot be written, and when `path` exists but is not a regular file
+/// (a device, FIFO or directory is never replaced).
 HETERO_API void write_chrome_trace(const std::vector<Event>& events, const std::string& path);
 /// A table of the `top` names with the most total time, per category: count, total,
 /// mean and share of the recording (as torch.profiler's key_averages().table()).
