@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// prod: composed from the backends' element-wise mul, halves multiplied pairwise, so every
+// prod: composed from the backends' element-wise mul, neighbours multiplied pairwise, so every
 // backend runs it with no reduction kernel of its own (log2(n) passes over a shrinking
 // tensor: about 2n element reads in all). Deterministic: the pairing depends on the size
 // only. The gradient handles zeros exactly, as torch's prod_backward.
@@ -18,8 +18,7 @@ namespace hetero {
 namespace {
 
 // The product along d of t, keeping d (size 1; 1 for an empty t: the identity), in a new
-// tensor: the first and last halves multiplied, the middle element of an odd length carried
-// along.
+// tensor.
 Tensor pairwise_product(Tensor t, std::int64_t d) {
   if (t.size(d) == 0) {
     Shape s = t.shape();
@@ -29,10 +28,18 @@ Tensor pairwise_product(Tensor t, std::int64_t d) {
     return one;
   }
   if (t.size(d) == 1) return t.clone();  // a new tensor, never the input itself
+  // Neighbours are multiplied (x0 x1, x2 x3, ...), the last element of an odd length
+  // carried along: the order of the elements is kept, as torch's left-to-right product
+  // keeps it (issue #44: halves paired x0 with x2, and 1e-30 * 1e-30 underflowed to 0 before
+  // meeting the inf: prod({1e-30, inf, 1e-30, 2}) was NaN, torch's inf).
   while (t.size(d) > 1) {
     const std::int64_t n = t.size(d), h = n / 2;
-    Tensor m = t.narrow(d, 0, h) * t.narrow(d, n - h, h);
-    if (n % 2 != 0) m = cat({m, t.narrow(d, h, 1)}, d);
+    Shape pairs = t.shape();
+    pairs[static_cast<std::size_t>(d)] = h;
+    pairs.insert(pairs.begin() + d + 1, 2);
+    const Tensor p = t.narrow(d, 0, 2 * h).reshape(pairs);
+    Tensor m = p.narrow(d + 1, 0, 1).squeeze(d + 1) * p.narrow(d + 1, 1, 1).squeeze(d + 1);
+    if (n % 2 != 0) m = cat({m, t.narrow(d, n - 1, 1)}, d);
     t = m;
   }
   return t;

@@ -129,3 +129,18 @@ TEST(CnnLayers, ProdDtypesIdentityAndGradientAtZeros) {
   EXPECT_EQ(prod(tensor({1.5f, 2.0f}).to(DType::float16)).dtype(), DType::float16);
   EXPECT_THROW(prod(x, 2), IndexError);
 }
+
+// Issue #44 item 8: the product keeps the elements' order, as torch's (1e-30 * 1e-30
+// underflowed to 0 before meeting the inf when halves were paired): values from torch 1.13.
+TEST(CnnLayers, ProdKeepsTheOrderOfItsElements) {
+  const float inf = INFINITY;
+  EXPECT_EQ(prod(tensor({1e-30f, inf, 1e-30f, 2.0f})).item<float>(), inf);
+  EXPECT_TRUE(std::isnan(prod(tensor({1e-30f, 1e-30f, inf, 2.0f})).item<float>()));
+  EXPECT_EQ(prod(tensor({1e-30f, inf, 1e-30f, 2.0f, 3.0f})).item<float>(), inf);
+  // Along a dimension, odd lengths and the 2-d case.
+  const Tensor m =
+      from_vector(std::vector<float>{1e-30f, inf, 1e-30f, 2, 3, 1, 2, 3, 4, 5}, {2, 5});
+  const auto rows = prod(m, 1).to_vector<float>();
+  EXPECT_EQ(rows, (std::vector<float>{inf, 120.0f}));
+  EXPECT_EQ(prod(m.t(), 0).to_vector<float>(), rows);
+}
