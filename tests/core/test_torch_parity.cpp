@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -217,6 +218,21 @@ TEST(TorchParity, SemanticsFloatToIntegerSaturates) {
 
 // docs/semantics.md row 2: double -> float16 rounds once (torch rounds to float32 first:
 // 1 + 2^-11 + 2^-40 becomes the tie 1 + 2^-11, then 1.0).
+// docs/semantics.md row 27 (issue #44 item 9): products near 3e38 whose float32 partial
+// sums may overflow: the float32 GEMM gives the exact sum rounded, or a non-finite value
+// whose sign follows the order of accumulation, never a finite wrong value; float64 gives
+// the exact sum (+2.7e38).
+TEST(TorchParity, SemanticsGemmOverflowIsNonFiniteAndFloat64IsExact) {
+  const std::vector<double> a{-3e38, -3e38, 3e38, 3e38, 3e38}, b{1, 1, 1, 1, 0.9};
+  const double exact = matmul(from_vector(a, {1, 5}), from_vector(b, {5, 1})).item<double>();
+  EXPECT_NEAR(exact, 2.7e38, 1e33);
+  const Tensor a32 = from_vector(a, {1, 5}).to(DType::float32);
+  const Tensor b32 = from_vector(b, {5, 1}).to(DType::float32);
+  for (const Tensor& y : {matmul(a32, b32), matmul(a32.expand({4, 5}), b32.expand({5, 3}))})
+    for (float got : y.to_vector<float>())
+      EXPECT_TRUE(!std::isfinite(got) || std::abs(got - exact) <= 1e-6 * exact) << got;
+}
+
 TEST(TorchParity, SemanticsDoubleToHalfRoundsOnce) {
   const double x = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
   EXPECT_EQ(

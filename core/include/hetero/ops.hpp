@@ -155,8 +155,9 @@ HETERO_API Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction
 HETERO_API Tensor logsumexp(const Tensor& a, std::int64_t dim, bool keepdim = false);
 /// Product of all elements (0-d), as torch.prod: bool and integer input gives int64
 /// (wrapping around on overflow), floating input its dtype (float16 and bfloat16 computed in
-/// float32 and rounded once); 1 for an empty tensor. Halves multiplied pairwise (element-wise
-/// mul on every backend; deterministic for a given size). Gradient (floating): the product
+/// float32 and rounded once); 1 for an empty tensor. Neighbours multiplied pairwise
+/// (element-wise mul on every backend; deterministic for a given size; the elements' order
+/// kept, as torch's left-to-right product keeps it). Gradient (floating): the product
 /// of the other elements, exact where elements are 0 (torch's prod_backward).
 HETERO_API Tensor prod(const Tensor& a);
 /// Product along `dim` (negative counts from the end; IndexError out of range), as
@@ -166,7 +167,10 @@ HETERO_API Tensor prod(const Tensor& a, std::int64_t dim, bool keepdim = false);
 /// Matrix product as torch.matmul: 1-D x 1-D is a dot product, 2-D x 2-D a GEMM, and
 /// batched for more dimensions with broadcast batch dimensions. Floating dtypes only, and
 /// both operands of one dtype (DTypeError otherwise, as torch); ShapeError naming both shapes when
-/// inner dimensions differ. Computed with the backend's GEMM (OpenBLAS, cuBLAS, ...).
+/// inner dimensions differ. Computed with the backend's GEMM (OpenBLAS, cuBLAS, ...), which
+/// accumulates in the operands' dtype: where partial sums overflow, the result is +-inf or
+/// NaN as the GEMM's order of accumulation gives it, not the sign of the exact sum
+/// (docs/semantics.md row 27; torch's GEMM alike).
 HETERO_API Tensor matmul(const Tensor& a, const Tensor& b);
 
 /// softmax(x)_i = exp(x_i - max) / sum_j exp(x_j - max) along `dim` (numerically stable).
