@@ -207,6 +207,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   const ConvGeometry g = check_conv(input, weight, bias, stride, padding, dilation, groups);
   const bool batched = input.dim() == 4;
   if (backend_convolves(input, g)) return conv2d_by_kernels(input, weight, bias, g, batched);
+  if (input.dtype() == DType::float16 || input.dtype() == DType::bfloat16) {
+    // As torch's 16-bit convolution: accumulated in float32 with the bias added before the
+    // one rounding (issue #44: the GEMM's 16-bit result was rounded, then the bias added
+    // and rounded again). The casts carry the gradients back to 16 bits.
+    return conv2d(input.to(DType::float32), weight.to(DType::float32),
+                  bias.defined() ? bias.to(DType::float32) : Tensor(), stride, padding, dilation,
+                  groups)
+        .to(input.dtype());
+  }
   const std::int64_t k = g.c / groups * g.win.kh * g.win.kw;
   Tensor out, cols, wm;
   {

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Convolution and pooling geometry that overflows int64 or describes no window (issue #44
-// items 11 and 17): a ShapeError naming the op, where the sizes crashed (SIGSEGV), returned
-// garbage, hit an internal assertion or returned zeros. torch 1.13 raises for each.
+// items 11 and 17), and the rounding of 16-bit convolutions (item 7): a ShapeError naming the op,
+// where the sizes crashed (SIGSEGV), returned garbage, hit an internal assertion or returned zeros.
+// torch 1.13 raises for each.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -43,4 +45,25 @@ TEST(ConvGeometry, OverflowingPoolGeometryRaises) {
                ShapeError);
   // A stride far larger than the input: one window (as torch gives for 2^40).
   EXPECT_EQ(max_pool2d(x, {3, 3}, {{std::int64_t{1} << 40, 1}}).shape(), (Shape{1, 1, 1, 2}));
+}
+
+// Issue #44 item 7: a 16-bit convolution adds the bias in float32 and rounds once (values
+// from torch 1.13; rounding the product first gave -0.248046875).
+TEST(ConvGeometry, SixteenBitConvolutionRoundsOnceWithItsBias) {
+  const Tensor x = tensor({-0.79296875f, -0.0208740234375f, -0.71875f, 0.51953125f})
+                       .view({1, 1, 2, 2})
+                       .to(DType::bfloat16);
+  const Tensor w = tensor({-1.3125f, 0.1923828125f, 0.54296875f, -2.21875f})
+                       .view({1, 1, 2, 2})
+                       .to(DType::bfloat16);
+  const Tensor b = tensor({0.259765625f}).to(DType::bfloat16);
+  const Tensor y = conv2d(x, w, b);
+  EXPECT_EQ(y.dtype(), DType::bfloat16);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{-0.24609375f}));
+  // Gradients come back in the input's dtype.
+  const Tensor xg = x.clone().requires_grad_(), wg = w.clone().requires_grad_();
+  conv2d(xg, wg, b).sum().backward();
+  EXPECT_EQ(xg.grad().dtype(), DType::bfloat16);
+  EXPECT_EQ(wg.grad().dtype(), DType::bfloat16);
+  EXPECT_EQ(wg.grad().to_vector<float>(), x.to_vector<float>());
 }
