@@ -93,12 +93,12 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   });
 }
 
-namespace {
+namespace detail {
 // torch.full's overflow rule (c10::checked_convert of a floating value): NaN, inf and
 // finite values outside [lowest, max] of the dtype are refused for integers (127.5 does not
 // fit int8); finite values beyond a floating dtype's largest are refused; bool takes
 // anything.
-void check_fill_value(double value, DType t) {
+void check_value_fits(const char* op, double value, DType t) {
   bool fits = true;
   switch (t) {
     case DType::bool_:
@@ -128,14 +128,15 @@ void check_fill_value(double value, DType t) {
       break;
   }
   if (!fits)
-    throw DTypeError("full: value " + detail::format_double(value) + " cannot be converted to " +
-                     std::string(dtype_name(t)) + " without overflow (as torch)");
+    throw DTypeError(std::string(op) + ": value " + detail::format_double(value) +
+                     " cannot be converted to " + std::string(dtype_name(t)) +
+                     " without overflow (as torch)");
 }
-}  // namespace
+}  // namespace detail
 
 Tensor full(const Shape& shape, double value, TensorOptions options) {
   return traced("full", [&] {
-    check_fill_value(value, options.dtype_or(DType::float32));
+    detail::check_value_fits("full", value, options.dtype_or(DType::float32));
     Tensor t = empty(shape, options);
     detail::fill(t, value);
     return t;

@@ -82,6 +82,11 @@ void fill(const Tensor& t, std::int64_t v);
 std::string shape_str(const Shape& s);
 /// `v` for an error message, with enough digits to tell it apart: "1e+10", "-2.25", "nan".
 std::string format_double(double v);
+/// torch's overflow rule for a value put into dtype `t` (full, masked_fill): DTypeError
+/// "<op>: value ... cannot be converted to <t> without overflow" for NaN, inf and finite
+/// values outside an integer dtype's range, and finite values beyond a floating dtype's
+/// largest; bool takes anything.
+void check_value_fits(const char* op, double value, DType t);
 /// The index of the first of `count` bytes that is not a bool (0 or 1: the kernels' C++
 /// bool), or `count` when all are: what from_host and load_file check bool input with.
 std::size_t first_non_bool_byte(const void* bytes, std::size_t count);

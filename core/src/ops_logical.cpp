@@ -86,6 +86,10 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
     throw ShapeError("masked_fill: expected a 0-d value tensor, got one of " +
                      std::to_string(value.dim()) + " dimension(s) (as torch)");
   detail::check_same_device("masked_fill", {&a, &mask, &value});
+  // The value must fit a's dtype, as torch checks it (issue #44: 300 into int8 wrapped, 1e10
+  // into float16 became inf). Reading it waits for the device, as torch's value.item().
+  if (value.dtype() != a.dtype())
+    detail::check_value_fits("masked_fill", value.item<double>(), a.dtype());
   return where(mask, value.to(a.dtype()), a);
 }
 Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {

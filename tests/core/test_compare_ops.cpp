@@ -5,6 +5,7 @@
 // errors as torch 1.13 gives them (each expectation below was read from torch); gradients
 // against torch's formulas. The differential test (tests/torch_diff) covers random cases.
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -132,6 +133,8 @@ TEST(CompareOps, WhereSelectsBroadcastsPromotesAndRoutesGradients) {
             (std::vector<float>{7, 2, 7}));
   // The condition must be bool; shapes must broadcast.
   EXPECT_THROW((void)where(tensor({1, 0, 1}), x, y), DTypeError);
+  EXPECT_THROW((void)where(tensor({1, 0, 1}).to(DType::uint8), x, y),
+               DTypeError);  // semantics row 28
   EXPECT_THROW((void)where(c, tensor({1.0, 2.0}), y), ShapeError);
 }
 
@@ -194,6 +197,21 @@ TEST(CompareOps, ClampFollowsTorch) {
       .backward();
   EXPECT_EQ(g.grad().to_vector<double>(), (std::vector<double>{0, 1, 1, 1, 0}));
   EXPECT_EQ(lo.grad().to_vector<double>(), (std::vector<double>{1}));
+}
+
+// Issue #44: a 0-d value tensor that does not fit the input's dtype raises, as the double
+// form and torch do (it was wrapped or became inf).
+TEST(CompareOps, MaskedFillChecksATensorValueAgainstTheDtype) {
+  const Tensor m = tensor({1, 0}).to(DType::bool_);
+  const Tensor i8 = tensor({1, 2}).to(DType::int8);
+  EXPECT_THROW((void)masked_fill(i8, m, full({}, 300.0)), DTypeError);
+  EXPECT_THROW((void)masked_fill(i8, m, full({}, -129.0, DType::int64)), DTypeError);
+  EXPECT_EQ(masked_fill(i8, m, full({}, 2.7)).to_vector<std::int8_t>(),
+            (std::vector<std::int8_t>{2, 2}));
+  const Tensor h = tensor({1.0f, 2.0f}).to(DType::float16);
+  EXPECT_THROW((void)masked_fill(h, m, full({}, 1e10)), DTypeError);
+  EXPECT_EQ(masked_fill(h, m, full({}, kInf)).to_vector<float>()[0], kInf);
+  EXPECT_TRUE(std::isnan(masked_fill(h, m, full({}, kNaN)).to_vector<float>()[0]));
 }
 
 // Issue #44 items 2-4 and its "accepted where torch raises" cases; every value read from

@@ -323,7 +323,9 @@ HETERO_API Tensor where(const Tensor& cond, double x, const Tensor& y);
 /// mask that is not bool (torch 2's rule; 1.13 accepted others with a warning), ShapeError
 /// when the shapes do not broadcast.
 HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, double value);
-/// masked_fill with a 0-d tensor value (on a's device), which takes a gradient.
+/// masked_fill with a 0-d tensor value (on a's device), which takes a gradient. A value of
+/// another dtype must fit a's, as for the double form (DTypeError: int8 with 300, float16
+/// with 1e10, as torch); checking it reads the value (waits for its device).
 HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
 
 /// Limits every element to [min, max], as torch.clamp: minimum(maximum(x, min), max)
