@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -37,6 +38,11 @@ struct Recorder {
   Clock::time_point origin = Clock::now();
   std::vector<profiler::Event> events;
   std::unordered_map<std::thread::id, std::uint32_t> threads;
+  // Note [Bounded recording] (issue #44: 2.1M events took 6.65 GB while the trace was
+  // written): at most `limit` events are kept; later ones are counted, not kept, and stop()
+  // says how many were dropped.
+  std::size_t limit = 0;
+  std::size_t dropped = 0;
 };
 Recorder& recorder() {
   static auto* r = new Recorder;  // never destroyed: events may come at exit
@@ -57,6 +63,10 @@ void add(profiler::Event e) noexcept {
     const auto [it, fresh] =
         r.threads.emplace(std::this_thread::get_id(), static_cast<std::uint32_t>(r.threads.size()));
     e.thread = it->second;
+    if (r.events.size() >= r.limit) {
+      ++r.dropped;
+      return;
+    }
     r.events.push_back(std::move(e));
   } catch (...) {
   }
@@ -142,16 +152,29 @@ void start() {
   std::lock_guard lock(r.mutex);
   r.events.clear();
   r.threads.clear();
+  r.limit = max_events();
+  r.dropped = 0;
   r.origin = std::chrono::steady_clock::now();
   detail::prof::g_recording.store(true);
 }
 
 std::vector<Event> stop() {
   auto& r = detail::prof::recorder();
-  std::lock_guard lock(r.mutex);
-  detail::prof::g_recording.store(false);
-  std::vector<Event> out = std::move(r.events);
-  r.events.clear();
+  std::vector<Event> out;
+  std::size_t dropped = 0, limit = 0;
+  {
+    std::lock_guard lock(r.mutex);
+    detail::prof::g_recording.store(false);
+    out = std::move(r.events);
+    r.events.clear();
+    dropped = std::exchange(r.dropped, 0);
+    limit = r.limit;
+  }
+  if (dropped > 0)  // outside the lock: a log callback may use the profiler
+    detail::log_warn(fmt::format(
+        "profiler: {} events were dropped past the first {} (HETERO_PROFILE_MAX_EVENTS); "
+        "record a shorter span or raise the maximum",
+        dropped, limit));
   // By start, and a containing span before what it contains (longer first on a tie).
   std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) {
     if (a.start_us != b.start_us) return a.start_us < b.start_us;
@@ -162,43 +185,57 @@ std::vector<Event> stop() {
 
 bool is_recording() noexcept { return detail::prof::recording(); }
 
+std::size_t max_events() {
+  return static_cast<std::size_t>(config::integer("HETERO_PROFILE_MAX_EVENTS", 1 << 21));
+}
+
 void write_chrome_trace(const std::vector<Event>& events, const std::string& path) {
-  nlohmann::json trace_events = nlohmann::json::array();
-  std::map<std::uint32_t, bool> threads;
-  for (const Event& e : events) {
-    threads[e.thread] = true;
-    nlohmann::json args = nlohmann::json::object();
-    if (!e.device.empty()) args["device"] = e.device;
-    if (!e.shape.empty()) args["shape"] = e.shape;
-    if (!e.dtype.empty()) args["dtype"] = e.dtype;
-    if (e.bytes != 0) args["bytes"] = e.bytes;
-    if (e.device_duration_us >= 0) args["device_dur_us"] = e.device_duration_us;
-    trace_events.push_back({{"name", e.name},
-                            {"cat", e.category},
-                            {"ph", "X"},
-                            {"ts", e.start_us},
-                            {"dur", e.duration_us},
-                            {"pid", 0},
-                            {"tid", e.thread},
-                            {"args", args}});
-  }
-  trace_events.push_back(
-      {{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "hetero"}}}});
-  for (const auto& [t, unused] : threads)
-    trace_events.push_back({{"name", "thread_name"},
-                            {"ph", "M"},
-                            {"pid", 0},
-                            {"tid", t},
-                            {"args", {{"name", fmt::format("host thread {}", t)}}}});
-  const nlohmann::json doc = {{"traceEvents", trace_events}, {"displayTimeUnit", "ms"}};
-  // As save() writes (issue #44: a fixed "<path>.tmp" renamed over the target replaced
-  // /dev/full, FIFOs and symlinks, and concurrent writers failed with "Success"): a unique
-  // temporary beside the target, a target that is not a regular file refused, a symlink
-  // written through, and errors with their errno.
-  const std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+  // Streamed, one event at a time through a 1 MiB buffer (issue #44: one JSON document of
+  // every event took ~3 KB per event, 6.65 GB for 2.1M), as save() writes: a unique
+  // temporary beside the target, a non-regular target (FIFO, device: as root /dev/full was
+  // replaced) refused, a symlink written through, errors with their errno.
   try {
     detail::AtomicFile file(path);
-    file.write(text.data(), text.size());
+    std::string buffer;
+    constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+    bool first = true;
+    auto put = [&](const nlohmann::json& event) {
+      buffer += first ? "\n" : ",\n";
+      first = false;
+      buffer += event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (buffer.size() >= kFlushBytes) {
+        file.write(buffer.data(), buffer.size());
+        buffer.clear();
+      }
+    };
+    buffer = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [";
+    std::map<std::uint32_t, bool> threads;
+    for (const Event& e : events) {
+      threads[e.thread] = true;
+      nlohmann::json args = nlohmann::json::object();
+      if (!e.device.empty()) args["device"] = e.device;
+      if (!e.shape.empty()) args["shape"] = e.shape;
+      if (!e.dtype.empty()) args["dtype"] = e.dtype;
+      if (e.bytes != 0) args["bytes"] = e.bytes;
+      if (e.device_duration_us >= 0) args["device_dur_us"] = e.device_duration_us;
+      put({{"name", e.name},
+           {"cat", e.category},
+           {"ph", "X"},
+           {"ts", e.start_us},
+           {"dur", e.duration_us},
+           {"pid", 0},
+           {"tid", e.thread},
+           {"args", args}});
+    }
+    put({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "hetero"}}}});
+    for (const auto& [t, unused] : threads)
+      put({{"name", "thread_name"},
+           {"ph", "M"},
+           {"pid", 0},
+           {"tid", t},
+           {"args", {{"name", fmt::format("host thread {}", t)}}}});
+    buffer += "\n]}\n";
+    file.write(buffer.data(), buffer.size());
     file.commit();
   } catch (const Error& e) {
     throw Error(std::string("profiler: ") + e.what());

@@ -225,6 +225,33 @@ TEST(Profiler, TraceFilesAreWrittenAsSaveWritesThem) {
   fs::remove_all(dir);
 }
 
+// Issue #44 item 14: a recording keeps at most HETERO_PROFILE_MAX_EVENTS events, says how
+// many it dropped, and the trace of what it kept is written (streamed) and well formed.
+TEST(Profiler, RecordingIsBoundedAndSaysWhatItDropped) {
+  ::setenv("HETERO_PROFILE_MAX_EVENTS", "100", 1);
+  std::vector<std::string> warnings;
+  set_log_callback([&](LogLevel l, std::string_view m) {
+    if (l == LogLevel::warn) warnings.emplace_back(m);
+  });
+  profiler::start();
+  for (int i = 0; i < 250; ++i) profiler::Range r("step");
+  const auto events = profiler::stop();
+  set_log_callback({});
+  ::unsetenv("HETERO_PROFILE_MAX_EVENTS");
+  EXPECT_EQ(profiler::max_events(), std::size_t{1} << 21);
+  EXPECT_EQ(events.size(), 100u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("150 events were dropped past the first 100"), std::string::npos)
+      << warnings[0];
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hetero_test_bounded.json").string();
+  profiler::write_chrome_trace(events, path);
+  const auto doc = nlohmann::json::parse(std::ifstream(path));
+  EXPECT_EQ(doc.at("traceEvents").size(), 100u + 2u);  // the events, process and thread names
+  EXPECT_EQ(doc.at("displayTimeUnit"), "ms");
+  std::filesystem::remove(path);
+}
+
 // Issue #28: device time from the backend's timestamps (Backend::record_timestamp, plugin
 // interface 3.9). The cpu backend stamps its queue's clock when the queue reaches each
 // timestamp, so a kernel's device time is set, lies within its host span, and is written to

@@ -61,6 +61,9 @@ inline constexpr Variable kVariables[] = {
   {"HETERO_PROFILE", Type::paths, "none",
    "a file: record a profile (hetero::profiler) from the first use of hetero to exit and "
    "write it there as Chrome trace JSON"},
+  {"HETERO_PROFILE_MAX_EVENTS", Type::integer, "2097152",
+   "the most events one profiler recording keeps (about 200 bytes each); later ones are "
+   "dropped and counted", 1, std::int64_t{1} << 40},
   {"HETERO_REQUIRE_GPU", Type::flag, "0",
    "1: try_gpu() raises DeviceUnavailableError instead of falling back to cpu"},
   {"HETERO_CPU_DEVICES", Type::integer, "1", "virtual cpu devices (cpu:0 ... cpu:N-1)", 1, 64},

@@ -44,10 +44,16 @@ struct Event {
   std::uint32_t thread = 0;  ///< host thread, numbered from 0 in order of first event
 };
 
-/// Starts recording (clearing what an earlier recording kept). Thread-safe.
+/// Starts recording (clearing what an earlier recording kept). Thread-safe. At most
+/// max_events() events are kept (about 200 bytes each: ~400 MB at the default); later
+/// ones are dropped and counted.
 HETERO_API void start();
-/// Stops recording and returns the events, sorted by start time. Thread-safe.
+/// Stops recording and returns the events, sorted by start time; logs a warning saying
+/// how many were dropped past max_events(), if any. Thread-safe.
 HETERO_API std::vector<Event> stop();
+/// The most events one recording keeps: HETERO_PROFILE_MAX_EVENTS, default 2^21
+/// (2,097,152), read when recording starts.
+HETERO_API std::size_t max_events();
 /// Whether a recording is on.
 HETERO_API bool is_recording() noexcept;
 
