@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // from_blob: a Storage whose Buffer is foreign memory (ForeignBuffer), run by the cpu
 // plugin as any host buffer (its kernels read Buffer::handle()).
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -16,8 +17,9 @@ namespace hetero {
 namespace {
 
 // Host memory hetero does not own, for a cpu plugin that does not adopt memory (interface
-// minor < 7): the deleter (if any) runs when the storage goes, once the work queued on the
-// device's stream is done (issue #44: it ran while a queued kernel still read the memory).
+// minor < 7, or adopt() declines): the deleter (if any) runs when the storage goes, once the work
+// queued on the device's stream is done (issue #44: it ran while a queued kernel still read the
+// memory).
 class ForeignBuffer final : public Buffer {
  public:
   ForeignBuffer(void* data, std::size_t bytes, BlobDeleter deleter)
@@ -79,21 +81,23 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
   auto plugin = detail::plugin_for(device);  // may throw: before the buffer owns the deleter
   std::unique_ptr<Buffer> buffer;
   ForeignBuffer* foreign = nullptr;
-  if (device.is_cpu() && plugin->interface_minor < 7) {
-    auto own = std::make_unique<ForeignBuffer>(data, bytes, std::move(deleter));
-    foreign = own.get();
-    buffer = std::move(own);
-  } else if (device.is_cpu()) {
-    // The cpu plugin adopts it: its buffer waits for the work queued on the memory before
-    // the deleter runs, as hetero's own buffers are released in stream order.
-    auto release = [data, d = std::move(deleter)]() {
-      if (d) d(data);
-    };
-    buffer = plugin->backend->adopt(device.index(), data, bytes, std::move(release));
-    if (!buffer)
-      throw NotImplementedError("from_blob: the cpu backend (plugin interface " +
-                                plugin->status.interface_version +
-                                ") does not adopt host memory it did not allocate");
+  if (device.is_cpu()) {
+    // The cpu plugin adopts it where it can (minor 7): its buffer waits for the work queued
+    // on the memory before the deleter runs, as hetero's own buffers are released in stream
+    // order. Otherwise a ForeignBuffer that synchronises the stream first. The deleter is
+    // shared so that it survives an adopt() that declines (and then calls nothing).
+    auto shared = std::make_shared<BlobDeleter>(std::move(deleter));
+    if (plugin->interface_minor >= 7)
+      buffer = plugin->backend->adopt(device.index(), data, bytes, [data, shared] {
+        if (*shared) (*shared)(data);
+      });
+    if (!buffer) {
+      auto own = std::make_unique<ForeignBuffer>(data, bytes, [shared](void* p) {
+        if (*shared) (*shared)(p);
+      });
+      foreign = own.get();
+      buffer = std::move(own);
+    }
   } else {
     // Device memory: only its backend can run kernels on it (Backend::adopt, minor 7).
     const std::string who = "backend '" + plugin->status.name + "' (plugin interface " +

@@ -104,7 +104,8 @@ namespace {
 Tensor clamp_in_result_dtype(const Tensor& a, const Tensor& lo, const Tensor& hi) {
   if (a.dtype() == DType::bool_)
     throw DTypeError(
-        "clamp: not implemented for bool (as torch); convert to an integer dtype first");
+        "clamp: bool tensors with bool bounds are refused (as torch); convert to an integer dtype "
+        "first");
   Tensor out = untracked([&] {
     Tensor r = a;
     if (lo.defined()) r = maximum(r, lo);
@@ -166,15 +167,7 @@ Tensor bound_operand(const Tensor& ax, const Number& n, const char* which) {
   if (!is_floating_point(t))
     return detail::scalar_operand(ax, integral_bound(n.integral(), t, which));
   const double v = n.floating();
-  const double largest = t == DType::float16    ? 65504.0
-                         : t == DType::bfloat16 ? 3.3895313892515355e38
-                         : t == DType::float32
-                             ? static_cast<double>(std::numeric_limits<float>::max())
-                             : std::numeric_limits<double>::max();
-  if (std::isfinite(v) && std::fabs(v) > largest)
-    throw DTypeError(std::string("clamp: ") + which + " " + detail::format_double(v) +
-                     " cannot be converted to " + std::string(dtype_name(t)) +
-                     " without overflow (as torch)");
+  if (std::isfinite(v)) detail::check_value_fits("clamp", v, t);  // +-inf and NaN are bounds
   return detail::scalar_operand(ax, v);
 }
 
@@ -208,9 +201,7 @@ Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> m
     if (!n->is_integral() && !is_floating_point(t)) t = DType::float32;
     if (n->is_integral() && t == DType::bool_) t = DType::int64;
   }
-  if (t == DType::bool_)
-    throw DTypeError(
-        "clamp: not implemented for bool (as torch); convert to an integer dtype first");
+  // (Never bool here: a bool tensor with a bound promotes to int64 or float32.)
   const Tensor ax = a.dtype() == t ? a : a.to(t);
   return clamp_in_result_dtype(ax, min ? bound_operand(ax, *min, "min") : Tensor(),
                                max ? bound_operand(ax, *max, "max") : Tensor());

@@ -238,7 +238,7 @@ TEST(CompareOps, ClampComparesInTheResultDtype) {
   EXPECT_THROW((void)clamp(tensor({1.0}).to(DType::float16), 1e10, std::nullopt), DTypeError);
   EXPECT_EQ(clamp(tensor({1.0}).to(DType::float16), kInf, std::nullopt).to_vector<float>()[0],
             kInf);
-  // bool: not implemented in torch.
+  // bool with bool bounds: refused by torch too.
   const Tensor b = tensor({1, 0}).to(DType::bool_);
   EXPECT_THROW((void)clamp(b, std::optional<Tensor>(b), std::optional<Tensor>(b)), DTypeError);
   // Tensor bounds: int8 x with an int8 min and a float32 max computes in float32.
