@@ -242,8 +242,8 @@ TEST_P(BackendTest, BinaryIntoItsFirstOperandInPlace) {
           << dtype_name(t) << " element " << i << " (row " << row << ")";
     }
   }
-  // A backend with no floating add passes with no cases; run() lists the pairs it lacks.
-  if (cases == 0) SUCCEED() << "the backend runs no floating add";
+  // A backend with no floating add skips; run() lists the pairs it lacks.
+  if (cases == 0) GTEST_SKIP() << "the backend runs no floating add";
 }
 
 // out [r, c] = op(c, x, y): the condition a column [r, 1] broadcast over columns, x full,
@@ -279,7 +279,7 @@ TEST_P(BackendTest, TernaryOpsMatchReferenceWithBroadcasting) {
   }
   // A backend without the ternary rows (an older minor, a partial backend) has its pairs
   // listed by run(); nothing to compare here.
-  if (cases == 0) SUCCEED() << "the backend runs no ternary op";
+  if (cases == 0) GTEST_SKIP() << "the backend runs no ternary op";
 }
 
 TEST_P(BackendTest, IntegerArithmeticWrapsWithoutTrapping) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/tensor_upload.hpp>
 #include <hetero/hetero.hpp>
 
 namespace hetero::conformance {
@@ -40,9 +41,6 @@ Index indices(std::int64_t n, std::int64_t range, std::uint64_t seed) {
   return v;
 }
 
-Tensor upload(const Vec& v, const Shape& s, DType t, const Device& d) {
-  return from_vector(v, s, d).to(t);
-}
 Tensor upload_index(const Index& v, const Shape& s, const Device& d) {
   return from_vector(v, s, d);
 }
@@ -65,7 +63,7 @@ Index position_of(const Shape& s, std::int64_t o) {
 
 void expect_equal(const Tensor& got, const Vec& want, const std::string& what) {
   ASSERT_TRUE(got.defined()) << what;
-  const auto v = got.to(DType::float64).to_vector<double>();
+  const auto v = got.to_vector<double>();  // converted on the host: no float64 on the device
   ASSERT_EQ(v.size(), want.size()) << what;
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], want[i]) << what << " element " << i;
 }
@@ -78,8 +76,7 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
   const Shape shape{3, 4, 5};
   for (DType t : all_dtypes()) {
     if (!runs(OpFamily::gather, t) || !runs(OpFamily::scatter_add, t) || !runs(OpFamily::cast, t) ||
-        !runs(OpFamily::cast, DType::float64) || !runs(ReduceOp::min, DType::int64) ||
-        !runs(ReduceOp::max, DType::int64))
+        !runs(ReduceOp::min, DType::int64) || !runs(ReduceOp::max, DType::int64))
       continue;
     ++ran;
     const Vec x = small_values(t, 60, 1);
@@ -121,7 +118,7 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
       expect_equal(strided, x, "scatter_add's input, unchanged");
     }
   }
-  if (ran == 0) SUCCEED() << "backend '" << GetParam() << "' runs no gather or scatter_add";
+  if (ran == 0) GTEST_SKIP() << "backend '" << GetParam() << "' runs no gather or scatter_add";
 }
 
 TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
@@ -129,9 +126,8 @@ TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
   int ran = 0;
   for (DType t : {DType::float32, DType::float64}) {
     if (!runs(OpFamily::gather, t) || !runs(OpFamily::scatter_add, t) || !runs(OpFamily::fill, t) ||
-        !runs(OpFamily::cast, t) || !runs(OpFamily::cast, DType::float64) ||
-        !runs(ReduceOp::min, DType::int64) || !runs(ReduceOp::max, DType::int64) ||
-        !runs(BinaryOp::mul, t))
+        !runs(OpFamily::cast, t) || !runs(ReduceOp::min, DType::int64) ||
+        !runs(ReduceOp::max, DType::int64) || !runs(BinaryOp::mul, t))
       continue;
     ++ran;
     SCOPED_TRACE(dtype_name(t));
@@ -166,15 +162,14 @@ TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
     e.sum().backward();
     expect_equal(weight.grad(), wgrad, "embedding's gradient (padding row excluded)");
   }
-  if (ran == 0) SUCCEED() << "backend '" << GetParam() << "' runs no gather or scatter_add";
+  if (ran == 0) GTEST_SKIP() << "backend '" << GetParam() << "' runs no gather or scatter_add";
 }
 
 TEST_P(BackendTest, IndexOutOfRangeRaisesAndWritesNothing) {
   const Device dev(GetParam());
   if (!runs(OpFamily::gather, DType::float32) || !runs(OpFamily::scatter_add, DType::float32) ||
       !runs(ReduceOp::min, DType::int64) || !runs(ReduceOp::max, DType::int64)) {
-    SUCCEED() << "backend '" << GetParam() << "' runs no gather or scatter_add";
-    return;
+    GTEST_SKIP() << "backend '" << GetParam() << "' runs no gather or scatter_add";
   }
   const Tensor x = upload({1, 2, 3, 4, 5, 6}, {2, 3}, DType::float32, dev);
   for (const Index& bad : {Index{0, 3}, Index{-1, 0}}) {

@@ -108,7 +108,7 @@ TEST_P(BackendTest, RandomIsTheSdkStream) {
             << " element " << i;
       }
     }
-  if (ran == 0) SUCCEED() << "backend '" << GetParam() << "' draws no random numbers";
+  if (ran == 0) GTEST_SKIP() << "backend '" << GetParam() << "' draws no random numbers";
 }
 
 }  // namespace hetero::conformance

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/devices.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
@@ -82,15 +83,32 @@ DeviceInfo device_info(const Device& d) {
   info.backend = p->status.name;
   info.properties = detail::calls::device_properties(*p, d.index());
   info.capabilities = detail::calls::capabilities(*p, d.index());
-  info.memory = detail::calls::memory_stats(*p, d.index());
+  info.memory = memory_stats(d);
   return info;
 }
 
+// Memory of d that tensors made before unload_plugins() still hold lives in retired
+// instances of d's backend (Note [Retired plugins]); it is still the device's memory.
 MemoryStats memory_stats(const Device& d) {
-  return detail::calls::memory_stats(*detail::plugin_for(d), d.index());
+  MemoryStats total = detail::calls::memory_stats(*detail::plugin_for(d), d.index());
+  for (const auto& old : detail::Registry::instance().retired(d.type())) {
+    if (d.index() >= old->backend->device_count()) continue;
+    const MemoryStats s = detail::calls::memory_stats(*old, d.index());
+    total.allocated += s.allocated;
+    total.reserved += s.reserved;
+    total.allocation_count += s.allocation_count;
+    total.pool_hits += s.pool_hits;
+    total.peak_allocated = std::max(total.peak_allocated, s.peak_allocated);
+  }
+  total.peak_allocated = std::max(total.peak_allocated, total.allocated);
+  return total;
 }
 
-void empty_cache(const Device& d) { detail::calls::empty_cache(*detail::plugin_for(d), d.index()); }
+void empty_cache(const Device& d) {
+  detail::calls::empty_cache(*detail::plugin_for(d), d.index());
+  for (const auto& old : detail::Registry::instance().retired(d.type()))
+    if (d.index() < old->backend->device_count()) detail::calls::empty_cache(*old, d.index());
+}
 
 void synchronize(const Device& d) {
   {

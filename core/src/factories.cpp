@@ -5,9 +5,12 @@
 #include <limits>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/dtype_dispatch.hpp>
+#include <hetero/sdk/element_conversion.hpp>
 
 #include "backend_calls.hpp"
 #include "copy.hpp"
@@ -284,11 +287,24 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
   }
   const DType target = options.dtype_or(src_dtype);
   Tensor result = detail::new_tensor(shape, target, options, "from_vector");
-  // The values arrive in their own dtype, then are converted into the result (an ordinary
-  // tensor on the result's device, also for a pinned result).
-  Tensor t = target == src_dtype ? result : detail::new_tensor_like(shape, src_dtype, result);
-  detail::write_bytes(data, *t.impl()->storage, 0, count * element_size(src_dtype));
-  if (!t.is_same(result)) result.copy_(t);
+  if (target == src_dtype) {
+    detail::write_bytes(data, *result.impl()->storage, 0, count * element_size(src_dtype));
+    return result;
+  }
+  // Converted on the host, as torch.tensor(values, dtype=...) does, by the rule every
+  // backend's cast applies (convert_element): the device needs neither the source dtype nor
+  // a cast kernel (a device without float64 takes from_vector of doubles into float32).
+  std::vector<unsigned char> converted(count * element_size(target));
+  dispatch_dtype(src_dtype, [&](auto s_tag) {
+    using S = decltype(s_tag);
+    dispatch_dtype(target, [&](auto t_tag) {
+      using T = decltype(t_tag);
+      const S* in = static_cast<const S*>(data);
+      T* out = reinterpret_cast<T*>(converted.data());
+      for (std::size_t k = 0; k < count; ++k) out[k] = convert_element<T>(in[k]);
+    });
+  });
+  detail::write_bytes(converted.data(), *result.impl()->storage, 0, converted.size());
   return result;
 }
 

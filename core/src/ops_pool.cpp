@@ -120,7 +120,7 @@ Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor&
       d[static_cast<std::size_t>(i * g.ow + j)] =
           static_cast<double>(count_include_pad ? pool : (h1 - h0) * (w1 - w0));
     }
-  return from_vector(d, {g.oh, g.ow}, like.device()).to(like.dtype());
+  return from_vector(d, {g.oh, g.ow}, TensorOptions(like.device()).dtype(like.dtype()));
 }
 
 }  // namespace
@@ -257,7 +257,7 @@ Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
   const Shape count_shape = dim == 2 ? Shape{out, 1} : Shape{out};
   const Tensor sums =
       where(from_vector(used, mask_shape, on), gathered.view(blocks), 0.0).sum(dim + 1);
-  return sums / from_vector(count, count_shape, on).to(x.dtype());
+  return sums / from_vector(count, count_shape, TensorOptions(x.device()).dtype(x.dtype()));
 }
 
 }  // namespace
@@ -266,9 +266,17 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const detail::prof::Scope op_scope("adaptive_avg_pool2d", input);
   const Tensor x4 = batched(input, "adaptive_avg_pool2d");
   check_floating(input, "adaptive_avg_pool2d");
-  if (output_size.h < 1 || output_size.w < 1)
-    throw ValueError("adaptive_avg_pool2d: output size must be positive, got " +
+  if (output_size.h < 0 || output_size.w < 0)
+    throw ValueError("adaptive_avg_pool2d: output size must be non-negative, got " +
                      detail::size2_str(output_size));
+  if (output_size.h == 0 || output_size.w == 0) {
+    // No windows: an empty result (as torch), still connected to the input for autograd
+    // (its gradient is zeros).
+    const Tensor none = x4.narrow(2, 0, 0).narrow(3, 0, 0).sum(3, true).sum(2, true).expand(
+        {x4.size(0), x4.size(1), output_size.h, output_size.w});
+    const Tensor r = none.contiguous();
+    return input.dim() == 4 ? r : r.squeeze(0);
+  }
   // The output must be a tensor hetero can index (ShapeError, not a failed allocation).
   (void)detail::checked_numel({x4.size(0), x4.size(1), output_size.h, output_size.w});
   // 16-bit inputs in float32, rounded once at the end (as torch's accumulate type).

@@ -317,7 +317,15 @@ void start_from_environment() noexcept {
   try {
     const auto path = config::raw("HETERO_PROFILE");
     if (!path) return;
-    static std::string* target = new std::string(*path);
+    // Resolved now, so that a chdir() before exit does not move the trace, and said, so
+    // that a relative name does not land in the working directory without a word.
+    std::error_code ec;
+    std::filesystem::path where = std::filesystem::absolute(*path, ec);
+    if (ec) where = *path;
+    static std::string* target = new std::string(where.string());
+    if (!std::filesystem::path(*path).is_absolute())
+      log_warn("HETERO_PROFILE='" + *path + "' is relative: the trace will be written to " +
+               *target + " at exit");
     profiler::start();
     std::atexit([] {
       try {

@@ -78,6 +78,7 @@ void Registry::reset() {
   for (const auto& p : plugins_) {
     retired_plugins_alive.fetch_add(1, std::memory_order_acq_rel);
     p->retired.store(true, std::memory_order_release);
+    retired_.push_back(p);
   }
   plugins_.clear();
   records_.clear();
@@ -251,6 +252,18 @@ std::shared_ptr<LoadedPlugin> Registry::find(const std::string& type) {
   for (const auto& p : plugins_)
     if (p->status.name == type) return p;
   return nullptr;
+}
+
+std::vector<std::shared_ptr<LoadedPlugin>> Registry::retired(const std::string& type) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<LoadedPlugin>> alive;
+  std::erase_if(retired_, [&](const std::weak_ptr<LoadedPlugin>& w) {
+    auto p = w.lock();
+    if (!p) return true;
+    if (p->status.name == type) alive.push_back(std::move(p));
+    return false;
+  });
+  return alive;
 }
 
 std::shared_ptr<LoadedPlugin> plugin_for(const Device& d) {

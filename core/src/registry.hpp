@@ -33,6 +33,10 @@ class Registry {
   void reset();
   /// The backend providing `type`, or nullptr.
   std::shared_ptr<LoadedPlugin> find(const std::string& type);
+  /// Instances of `type` that reset() retired and that tensors still hold (Note [Retired
+  /// plugins]): their memory is still the device's, so memory_stats() and empty_cache()
+  /// count them too.
+  std::vector<std::shared_ptr<LoadedPlugin>> retired(const std::string& type);
   /// Changes whenever the set of loaded plugins does (a load, reset()): what caches of
   /// lookups compare against.
   std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
@@ -48,6 +52,7 @@ class Registry {
   bool discovered_ = false;
   std::vector<std::shared_ptr<LoadedPlugin>> plugins_;
   std::vector<BackendStatus> records_;
+  std::vector<std::weak_ptr<LoadedPlugin>> retired_;  // pruned as they expire
 };
 
 /// The loaded plugin that owns `d` and checks that d's index exists. Throws

@@ -20,6 +20,11 @@
 namespace hetero::template_backend {
 bool TemplateBackend::supports(OpRef op, DType dtype, int device) const {
   // E.g. a device without float64: `if (dtype == DType::float64) return false;`
+#ifdef HETERO_TEMPLATE_WITHOUT_FLOAT64_OR_TANH
+  // The test build `nofloat64` (tests/CMakeLists.txt): the conformance kit must not need
+  // what a backend declines (issue #44 item 18).
+  if (dtype == DType::float64 || op == OpRef(UnaryOp::tanh)) return false;
+#endif
   return Backend::supports(op, dtype, device);
 }
 

@@ -330,6 +330,28 @@ TEST(Plugins, TensorsOfARetiredPluginMixWithNewOnes) {
   }
 }
 
+// Issue #44 item 17: memory_stats() after unload_plugins() said 0 bytes with 40 MiB live,
+// because it asked only the new instance; the retired one's memory is still the device's.
+TEST(Plugins, MemoryStatsCountWhatTensorsOfARetiredPluginHold) {
+  const Device cpu = Device::cpu();
+  constexpr std::int64_t n = 10 << 20;  // 40 MiB of float32
+  Tensor old = zeros({n});
+  synchronize(cpu);
+  const std::size_t bytes = static_cast<std::size_t>(n) * 4;
+  ASSERT_GE(memory_stats(cpu).allocated, bytes);
+  unload_plugins();
+  Tensor fresh = ones({1024});
+  const MemoryStats both = memory_stats(cpu);
+  EXPECT_GE(both.allocated, bytes + 4096) << "the retired instance's 40 MiB is not counted";
+  EXPECT_GE(both.reserved, both.allocated);
+  EXPECT_GE(both.peak_allocated, both.allocated);
+  EXPECT_EQ(device_info(cpu).memory.allocated, both.allocated);
+  old = Tensor();  // the retired instance goes with its last tensor
+  EXPECT_LT(memory_stats(cpu).allocated, bytes);
+  empty_cache(cpu);
+  EXPECT_EQ(fresh.sum().item<float>(), 1024.0f);
+}
+
 TEST(Plugins, TensorsOutliveTheRegistry) {
   Tensor t = arange(10).to(DType::float32);
   std::shared_ptr<Backend> handle = find_backend("cpu");

@@ -53,6 +53,19 @@ TEST(PoolEdges, AdaptiveAvgPoolRefusesOutputsThatDoNotFit) {
   EXPECT_THROW((void)adaptive_avg_pool2d(x, {std::int64_t{1} << 62, 1}), Error);
 }
 
+// A 0 output size gives an empty result, as torch (found by the differential test's pool
+// category; hetero raised ValueError); a negative one raises.
+TEST(PoolEdges, AdaptiveAvgPoolOfZeroCellsIsEmpty) {
+  const Tensor x = ones({2, 3, 4, 4}).requires_grad_();
+  const Tensor y = adaptive_avg_pool2d(x, {5, 0});
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 5, 0}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().shape(), x.shape());
+  EXPECT_EQ(x.grad().abs().sum().item<float>(), 0.0f);
+  EXPECT_EQ(adaptive_avg_pool2d(ones({3, 4, 4}), {0, 2}).shape(), (Shape{3, 0, 2}));
+  EXPECT_THROW((void)adaptive_avg_pool2d(x, {-1, 2}), ValueError);
+}
+
 // Item 6: float16 windows are summed in float32 and rounded once (docs/semantics.md row 20).
 TEST(PoolEdges, AvgPoolOf16BitSumsInFloat32) {
   const Tensor a = tensor({2048.0f, 1.0f, 1.0f, -2048.0f}).view({1, 1, 2, 2}).to(DType::float16);

@@ -237,6 +237,25 @@ Tensor indexing(const std::string& op, const std::vector<Tensor>& in, const Json
   return scatter_add(in[0], dim, in[1], in[2]);
 }
 
+Size2 size2(const Json& j) { return {j[0].get<std::int64_t>(), j[1].get<std::int64_t>()}; }
+
+// The pool category (generate.cpp's pool_case): in = input[, weight[, bias]].
+Tensor pooling(const std::string& op, const std::vector<Tensor>& in, const Json& a) {
+  if (op == "adaptive_avg_pool2d") return adaptive_avg_pool2d(in[0], size2(a["output_size"]));
+  const Size2 kernel = size2(a["kernel"]), padding = size2(a["padding"]);
+  if (op == "conv2d")
+    return conv2d(in[0], in[1], in.size() > 2 ? in[2] : Tensor(),
+                  a["stride"].is_null() ? Size2(1) : size2(a["stride"]), padding,
+                  size2(a["dilation"]), a["groups"].get<std::int64_t>());
+  std::optional<Size2> stride;
+  if (!a["stride"].is_null()) stride = size2(a["stride"]);
+  if (op == "max_pool2d")
+    return max_pool2d(in[0], kernel, stride, padding, size2(a["dilation"]),
+                      a["ceil_mode"].get<bool>());
+  return avg_pool2d(in[0], kernel, stride, padding, a["ceil_mode"].get<bool>(),
+                    a["count_include_pad"].get<bool>());
+}
+
 // The grad category's expression (generate.cpp's expression()).
 Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (e.is_number()) return e.get<int>() == 0 ? x0 : x1;
@@ -274,11 +293,11 @@ Json run(Json& spec, const Device& device) {
     r["grads"] = grads;
     return r;
   }
-  if (cat == "index" && args["backward"].get<bool>()) {
+  if ((cat == "index" || cat == "pool") && args["backward"].get<bool>()) {
     // The gradient of sum(y * y) for every floating input (the index stays without one).
     for (auto& x : in)
       if (is_floating_point(x.dtype())) x = x.contiguous().requires_grad_();
-    const Tensor y = indexing(op, in, args);
+    const Tensor y = cat == "pool" ? pooling(op, in, args) : indexing(op, in, args);
     (y * y).sum().backward();
     Json r = record(y.detach());
     Json grads = Json::array();
@@ -289,6 +308,8 @@ Json run(Json& spec, const Device& device) {
   Tensor r;
   if (cat == "index")
     r = indexing(op, in, args);
+  else if (cat == "pool")
+    r = pooling(op, in, args);
   else if (cat == "unary")
     r = unary(op, in[0]);
   else if (cat == "binary")

@@ -496,6 +496,82 @@ Json index_case(Gen& g) {
   return {{"op", op}, {"inputs", {input, index, src}}, {"args", args}};
 }
 
+// Convolution and pooling (issue #44's classes): max_pool2d, avg_pool2d,
+// adaptive_avg_pool2d and conv2d over random geometry (kernel, stride, padding, dilation,
+// ceil_mode, groups), with now and then an infinity or NaN inside the windows, 16-bit
+// inputs of values that overflow or cancel when summed in the dtype, small integer values
+// (ties in max_pool2d's windows, and its gradient at them), geometry that overflows int64
+// or that torch refuses, and for float32/float64 the gradient of sum(y * y).
+Json pool_case(Gen& g) {
+  const std::string op = g.pick(
+      std::array<const char*, 4>{"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "conv2d"});
+  const std::string t = g.chance(0.6)   ? g.pick(std::array<const char*, 2>{"float32", "float64"})
+                        : g.chance(0.9) ? g.pick(std::array<const char*, 2>{"float16", "bfloat16"})
+                                        : g.dtype();
+  const int n = g.uniform(1, 2), c = g.uniform(1, 3), h = g.uniform(1, 7), w = g.uniform(1, 7);
+  Json shape = g.chance(0.15) ? Json::array({c, h, w}) : Json::array({n, c, h, w});
+  const int mode = g.uniform(0, 9);  // 0-1: ties, 2-3: 16-bit extremes, 4: inf/NaN, else random
+  auto values_for = [&](const std::string& dt, const Json& s) {
+    Json in = g.input(dt, s, mode >= 5 && g.chance(0.3), mode >= 5);
+    for (auto& v : in["values"]) {
+      if (mode <= 1 && is_float(dt)) v = g.uniform(-1, 2);  // ties
+      // 16-bit sums that overflow the dtype (not float32) or cancel, with small terms between.
+      if (mode >= 2 && mode <= 3 && dt == "float16")
+        v = g.pick(std::array<double, 6>{6e4, -6e4, 2048, -2048, 1, 0.5});
+      if (mode >= 2 && mode <= 3 && dt == "bfloat16")
+        // (3e38 for the pools only: a convolution's products overflow float32 as well, in an
+        // order-dependent way, docs/semantics.md row 27)
+        v = g.pick(
+            std::array<double, 6>{1 << 20, -(1 << 20), op == "conv2d" ? 2.0 : 3e38, 1, 0.5, 3});
+    }
+    if (mode == 4 && !in["values"].empty() && is_float(dt))
+      for (int k = g.uniform(1, 2); k > 0; --k)
+        in["values"]
+          [static_cast<std::size_t>(g.uniform(0, static_cast<int>(in["values"].size()) - 1))] =
+              g.pick(std::array<const char*, 3>{"inf", "-inf", "nan"});
+    return in;
+  };
+  const auto k2 = [&](int lo, int hi) {
+    return Json::array({g.uniform(lo, hi), g.uniform(lo, hi)});
+  };
+  Json args = {{"backward", (t == "float32" || t == "float64") && g.chance(0.5)}};
+  // Overflowing or refused geometry now and then: both sides raise (torch's conv2d with a
+  // padding near 2^61 crashes, so conv2d gets only the huge dilation).
+  const bool huge = g.chance(0.06);
+  const std::int64_t big = std::int64_t{1} << 61;
+  if (op == "adaptive_avg_pool2d") {
+    // A 0 now and then (an empty result; torch 1.13's backward of it raises, so forward only).
+    args["output_size"] = k2(g.chance(0.05) ? 0 : 1, 5);
+    if (args["output_size"][0] == 0 || args["output_size"][1] == 0) args["backward"] = false;
+    return {{"op", op}, {"inputs", {values_for(t, shape)}}, {"args", args}};
+  }
+  args["kernel"] = k2(1, 3);
+  args["stride"] = g.chance(0.3) ? Json() : k2(1, 3);
+  // Pools allow padding up to half the kernel (more now and then: both raise).
+  const int kmin = std::min(args["kernel"][0].get<int>(), args["kernel"][1].get<int>());
+  args["padding"] = k2(0, op == "conv2d" ? 2 : kmin / 2 + (g.chance(0.05) ? 1 : 0));
+  args["dilation"] = op == "avg_pool2d" ? Json::array({1, 1}) : k2(1, 2);
+  if (huge) {
+    if (op == "conv2d" || (op == "max_pool2d" && g.chance(0.5))) {
+      args["dilation"] = Json::array({big, 1});
+      args["kernel"][0] = 2;  // so that the window's extent, not only a number, is huge
+    } else
+      args["padding"] = Json::array({0, big});
+  }
+  if (op == "conv2d") {
+    const int groups = c > 1 && g.chance(0.3) ? c : 1;
+    const int out = groups * g.uniform(1, 2);
+    args["groups"] = groups;
+    Json wshape = Json::array({out, c / groups, args["kernel"][0], args["kernel"][1]});
+    Json inputs = {values_for(t, shape), values_for(t, wshape)};
+    if (g.chance(0.6)) inputs.push_back(values_for(t, Json::array({out})));
+    return {{"op", op}, {"inputs", inputs}, {"args", args}};
+  }
+  args["ceil_mode"] = g.chance(0.3);
+  if (op == "avg_pool2d") args["count_include_pad"] = g.chance(0.5);
+  return {{"op", op}, {"inputs", {values_for(t, shape)}}, {"args", args}};
+}
+
 }  // namespace
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
@@ -503,8 +579,8 @@ Json generate_case(std::uint64_t seed, std::int64_t id) {
   // The generators in kCategories' order.
   using Generator = Json (*)(Gen&);
   static constexpr Generator kGenerators[] = {
-      unary_case, binary_case,  scalar_case, reduce_case, softmax_case, cast_case, matmul_case,
-      view_case,  factory_case, grad_case,   where_case,  logic_case,   index_case};
+      unary_case, binary_case,  scalar_case, reduce_case, softmax_case, cast_case,  matmul_case,
+      view_case,  factory_case, grad_case,   where_case,  logic_case,   index_case, pool_case};
   static_assert(std::size(kGenerators) == std::size(kCategories));
   const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
   const std::string cat = kCategories[k];

@@ -106,6 +106,20 @@ def indexing(op, x, a):
     return torch.scatter_add(x[0], a["dim"], x[1], x[2])
 
 
+def pooling(op, x, a):
+    F = torch.nn.functional
+    if op == "adaptive_avg_pool2d":
+        return F.adaptive_avg_pool2d(x[0], a["output_size"])
+    if op == "conv2d":
+        return F.conv2d(x[0], x[1], x[2] if len(x) > 2 else None, a["stride"] or 1,
+                        a["padding"], a["dilation"], a["groups"])
+    if op == "max_pool2d":
+        return F.max_pool2d(x[0], a["kernel"], a["stride"], a["padding"], a["dilation"],
+                            ceil_mode=a["ceil_mode"])
+    return F.avg_pool2d(x[0], a["kernel"], a["stride"], a["padding"], ceil_mode=a["ceil_mode"],
+                        count_include_pad=a["count_include_pad"])
+
+
 def reduce(op, x, a):
     if op == "norm":
         return x.norm()
@@ -206,12 +220,13 @@ def compute(case, as_float64=False):
         return x[0].masked_fill(x[1], int(v) if isinstance(v, int) else float(v))
     if cat == "logic":
         return logic(op, x, a)
-    if cat == "index":
+    if cat in ("index", "pool"):
+        fn = indexing if cat == "index" else pooling
         if not a["backward"]:
-            return indexing(op, x, a)
+            return fn(op, x, a)
         # The gradient of sum(y * y) for every floating input (execute.cpp does the same).
         leaves = [t.clone().requires_grad_() if t.is_floating_point() else t for t in x]
-        y = indexing(op, leaves, a)
+        y = fn(op, leaves, a)
         (y * y).sum().backward()
         return y.detach(), [l.grad if l.is_floating_point() else None for l in leaves]
     if cat == "factory":
@@ -265,11 +280,24 @@ def close(h, t, dtype, extra):
 def reduction_slack(case, dtype):
     """The extra bound of accumulating ops: 2 * n * eps * sum|terms| (n the reduced count)."""
     cat, op = case["cat"], case["op"]
-    if cat not in ("reduce", "softmax", "matmul"):
+    if cat not in ("reduce", "softmax", "matmul", "pool"):
         return 0.0
     inputs = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
     eps = 2.0 ** -FLOAT_BITS[dtype][0]
     finite = [[v for v in vals if not math.isinf(v) and not math.isnan(v)] for vals in inputs]
+    if cat == "pool":
+        a = case["args"]
+        ma = max(finite[0], default=0.0)
+        if op == "max_pool2d":
+            return 0.0
+        if op == "conv2d":  # a dot product of C/groups * KH * KW terms, plus the bias
+            k = case["inputs"][1]["base"][1] * a["kernel"][0] * a["kernel"][1]
+            mb = max(finite[1], default=0.0)
+            bias = max(finite[2], default=0.0) if len(finite) > 2 else 0.0
+            return 4 * (k + 1) * eps * (k * ma * mb + bias)
+        base = case["inputs"][0]["base"]  # a window's terms: at most its height times width
+        n = a["kernel"][0] * a["kernel"][1] if "kernel" in a else base[-1] * base[-2]
+        return 4 * (n + 1) * eps * ma
     if cat == "matmul":
         k = case["inputs"][0]["base"][-1] if case["inputs"][0]["base"] else 1
         ma = max(finite[0], default=0.0)
@@ -297,7 +325,7 @@ def compare(case, got, expect, reference):
     hd, hs = got["dtype"], got["shape"]
     if isinstance(expect, tuple):  # the grad category, index cases with "backward"
         value, grads = expect
-        if case["cat"] == "index" and (hs != list(value.shape) or NAMES.get(value.dtype) != hd):
+        if case["cat"] in ("index", "pool") and (hs != list(value.shape) or NAMES.get(value.dtype) != hd):
             raise Failure(f"result: hetero {hd} {hs}, torch {value.dtype} {list(value.shape)}")
         rvalue, rgrads = reference if reference is not None else (None, [None] * len(grads))
         tensors = [(value, rvalue, got["values"], 0)] + [
@@ -490,10 +518,17 @@ def clamp_nan_bound(case, herr, expect):
         return False
 
 
+def integer_conv2d(case, herr, expect):
+    """docs/semantics.md row 19: conv2d of integer tensors raises DTypeError in hetero (the
+    backends' GEMM is floating only); torch computes it on the CPU."""
+    return (bool(herr) and herr["type"] == "DTypeError" and case["op"] == "conv2d"
+            and not is_float(case["inputs"][0]["dtype"]))
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
-              clamp_nan_bound]
+              clamp_nan_bound, integer_conv2d]
 
 
 def check(case):

@@ -31,6 +31,7 @@ enum class Type : std::uint8_t {
   integer,  ///< a decimal integer in the row's range
   list,     ///< comma-separated names
   paths,    ///< colon-separated absolute directories
+  path,     ///< one file or directory; a relative one is taken from the working directory
   level,    ///< error, warn, info or debug
   bytes,    ///< digits, optionally followed by K, M or G (powers of 1024), alone or with
             ///< B or iB, any case: 512M, 512MB, 512MiB, 1gb; or digits and B
@@ -58,9 +59,10 @@ inline constexpr Variable kVariables[] = {
    "0: load only the plugins an application loads with load_plugin()"},
   {"HETERO_LOG", Type::level, "warn",
    "the least severe log messages printed: error, warn, info or debug"},
-  {"HETERO_PROFILE", Type::paths, "none",
+  {"HETERO_PROFILE", Type::path, "none",
    "a file: record a profile (hetero::profiler) from the first use of hetero to exit and "
-   "write it there as Chrome trace JSON"},
+   "write it there as Chrome trace JSON (a relative path is resolved, and logged, at the "
+   "first use)"},
   {"HETERO_PROFILE_MAX_EVENTS", Type::integer, "2097152",
    "the most events one profiler recording keeps (about 200 bytes each); later ones are "
    "dropped and counted", 1, std::int64_t{1} << 40},
@@ -87,8 +89,8 @@ inline constexpr Variable kVariables[] = {
   // is not warned about).
   {"HETERO_JOBS", Type::integer, "2", "tools/run_tests.sh: parallel build and test jobs", 1, 1024},
   {"HETERO_FUZZ_SECONDS", Type::integer, "20", "tools/run_fuzz.sh: seconds of fuzzing", 0, 1 << 30},
-  {"HETERO_BENCH_BUILD", Type::paths, "build", "bench/run: the build directory"},
-  {"HETERO_TORCH_CASES", Type::paths, "none", "the torch_conv/torch_optim tests: their case file"},
+  {"HETERO_BENCH_BUILD", Type::path, "build", "bench/run: the build directory"},
+  {"HETERO_TORCH_CASES", Type::path, "none", "the torch_conv/torch_optim tests: their case file"},
   {"HETERO_TEST_DEVICE", Type::list, "cpu", "the torch_conv/torch_optim tests: the device"},
 };
 // clang-format on
@@ -111,6 +113,8 @@ constexpr std::string_view type_text(Type t) noexcept {
       return "comma-separated names";
     case Type::paths:
       return "colon-separated absolute directories";
+    case Type::path:
+      return "a file or directory (relative: from the working directory)";
     case Type::level:
       return "error, warn, info or debug";
     case Type::bytes:
@@ -197,6 +201,7 @@ inline std::string problem(const Variable& v, const std::string& value) {
     }
     case Type::list:
     case Type::paths:
+    case Type::path:
       return {};
   }
   return {};

@@ -63,8 +63,9 @@ HETERO_API Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Si
 /// torch.nn.functional.adaptive_avg_pool2d: cell i of a dimension of size H covers
 /// [floor(i H / OH), ceil((i + 1) H / OH)). Each window is summed on its own (an inf makes
 /// only its own windows inf), rows then columns; 16-bit inputs in float32, rounded once.
-/// Floating dtypes; output sizes >= 1 (ValueError otherwise); an output whose element count
-/// overflows int64 raises ShapeError, one whose window table does not fit in host memory
+/// Floating dtypes; output sizes >= 0 (ValueError otherwise; a 0 gives an empty result, as
+/// torch, whose gradient is zeros where torch 1.13's backward raises); an output whose element
+/// count overflows int64 raises ShapeError, one whose window table does not fit in host memory
 /// OutOfMemoryError.
 HETERO_API Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 

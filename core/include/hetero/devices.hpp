@@ -44,7 +44,9 @@ struct DeviceInfo {
 /// d's type, InvalidDeviceError when the index does not exist.
 HETERO_API DeviceInfo device_info(const Device& d);
 
-/// Allocation statistics of `d` (bytes); throws as device_info.
+/// Allocation statistics of `d` (bytes); throws as device_info. Counts the memory that
+/// tensors made before unload_plugins() still hold on d (allocated, reserved and the counts
+/// are summed; peak_allocated is the largest of each instance's peak and the sum).
 HETERO_API MemoryStats memory_stats(const Device& d);
 
 /// Returns the cached, unused memory of d's backend allocator to the device, as

@@ -78,7 +78,9 @@ HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> ro
                          TensorOptions options = {});
 
 /// Copies raw host elements of `src_dtype` into a new tensor of `shape`
-/// (options.dtype, default src_dtype). ShapeError when count != product of shape;
+/// (options.dtype, default src_dtype), converting them on the host by the rule every
+/// backend's cast applies (sdk convert_element), as torch.tensor(values, dtype=...): the
+/// device needs neither src_dtype nor a cast kernel. ShapeError when count != product of shape;
 /// DTypeError when `src_dtype` is bool and a byte is neither 0 nor 1.
 HETERO_API Tensor from_host(const void* data, std::size_t count, DType src_dtype,
                             const Shape& shape, TensorOptions options = {});

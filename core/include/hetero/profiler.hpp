@@ -18,7 +18,9 @@
 /// kernel.
 ///
 /// HETERO_PROFILE=trace.json records from the first use of hetero to the process's exit
-/// and writes the trace there (and the summary to the log, at info level).
+/// and writes the trace there (and the summary to the log, at info level). A relative path
+/// is resolved against the working directory at the first use, and a warning says where
+/// the trace will go.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -23,9 +23,11 @@ using Metadata = std::map<std::string, std::string>;
 
 /// Writes `tensors` (any devices, any dtypes, views allowed; names unique and
 /// non-empty) to `path` atomically: the data goes to a temporary file in the same
-/// directory, which is flushed to disk and then renamed over `path`, so a failure at
-/// any point (an exception, a full disk, a crash) leaves the previous file intact and
-/// no temporary behind. Reads each tensor from its device (waits for it).
+/// directory (".<file>.tmp.<pid>.XXXXXX"), which is flushed to disk and then renamed over
+/// `path`, so a failure at any point (an exception, a full disk, a crash) leaves the
+/// previous file intact. An exception removes the temporary at once; a process killed
+/// mid-write leaves it until the next save() to the same path, which removes temporaries
+/// whose process is gone. Reads each tensor from its device (waits for it).
 /// Throws Error naming the path and the OS error when the file cannot be written,
 /// and Error for an empty or duplicate name.
 HETERO_API void save(const nn::NamedTensors& tensors, const std::filesystem::path& path,
