@@ -160,12 +160,14 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
 namespace {
 // Gradient of max/min over all elements (`all`) or along `dim`: to the
 // elements equal to the result, split evenly among ties (as torch.amax / amin).
-// x - y is exactly 0 at the extremes and of one sign elsewhere, so the mask is exact.
+// The mask is x == y, exact also at an infinite extreme (a difference y - x was NaN there,
+// which made every share NaN: found by the differential test's ties). A NaN result matches
+// no element: its gradient is NaN, as torch.amax's.
 Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bool all,
-                           std::int64_t d, bool keepdim, bool is_max) {
+                           std::int64_t d, bool keepdim) {
   const Tensor yk = all ? y : spread(y, x.shape(), d, keepdim);
   const Tensor gk = all ? g : spread(g, x.shape(), d, keepdim);
-  const Tensor at_extreme = 1.0 - detail::nonzero_mask(relu(is_max ? yk - x : x - yk));
+  const Tensor at_extreme = eq(x, yk).to(x.dtype());
   const Tensor count = all ? at_extreme.sum() : at_extreme.sum(d, true);
   return Gradients{gk * at_extreme / count};
 }
@@ -175,7 +177,7 @@ Tensor max(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-      return extreme_gradient(g, x, y, true, 0, false, true);
+      return extreme_gradient(g, x, y, true, 0, false);
     };
   });
 }
@@ -183,7 +185,7 @@ Tensor max(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return extreme_gradient(g, x, y, false, d, k, true);
+      return extreme_gradient(g, x, y, false, d, k);
     };
   });
 }
@@ -191,7 +193,7 @@ Tensor min(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-      return extreme_gradient(g, x, y, true, 0, false, false);
+      return extreme_gradient(g, x, y, true, 0, false);
     };
   });
 }
@@ -199,7 +201,7 @@ Tensor min(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return extreme_gradient(g, x, y, false, d, k, false);
+      return extreme_gradient(g, x, y, false, d, k);
     };
   });
 }

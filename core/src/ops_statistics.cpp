@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reductions composed from others, as torch's: argmin (argmax of an order-reversing map),
-// var and std (two passes over the mean), logsumexp (shifted by the maximum). var and
-// logsumexp are differentiable through their parts; std adds torch's rule at 0.
+// var and std (two passes over the mean), logsumexp (shifted by the maximum). var has
+// torch's var_backward, std adds torch's rule at 0; logsumexp is differentiable through its
+// parts.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -61,17 +62,30 @@ DType wide_dtype(const Tensor& a) {
 }
 
 // sum((x - mean)^2) / max(0, count - correction), with `mean` and the sum over `dim` (or all),
-// in wide_dtype (the caller converts the result back).
+// in wide_dtype (the caller converts the result back). Its gradient is torch's var_backward,
+// 2 / (count - correction) * g * (x - mean), not the derivative of the composition: through
+// the mean an infinite upstream gradient gave inf - inf = NaN where torch gives +-inf
+// (found by the differential test's ties, issue #44).
 Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_t correction,
                 bool keepdim, const char* op) {
   check_floating(a_in, op);
   const Tensor a = a_in.to(wide_dtype(a_in));
-  const std::int64_t count =
-      dim ? (a.dim() == 0 ? 1 : a.size(detail::wrap_dim(*dim, a.dim(), op))) : a.numel();
-  const Tensor centred = dim ? a - mean(a, *dim, true) : a - mean(a);
-  const Tensor squares = centred * centred;
-  const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
-  return sums / static_cast<double>(std::max<std::int64_t>(0, count - correction));
+  const std::int64_t wd = dim && a.dim() > 0 ? detail::wrap_dim(*dim, a.dim(), op) : 0;
+  const std::int64_t count = dim ? (a.dim() == 0 ? 1 : a.size(wd)) : a.numel();
+  Tensor centred;
+  const Tensor out = detail::untracked([&] {
+    centred = dim ? a - mean(a, *dim, true) : a - mean(a);
+    const Tensor squares = centred * centred;
+    const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
+    return sums / static_cast<double>(std::max<std::int64_t>(0, count - correction));
+  });
+  return detail::record("VarBackward", out, {a}, [&] {
+    const bool unsqueeze = dim && !keepdim && a.dim() > 0;
+    return [c = detail::saved(centred), factor = 2.0 / static_cast<double>(count - correction),
+            unsqueeze, wd](const Tensor& g) {
+      return detail::Gradients{(unsqueeze ? g.unsqueeze(wd) : g) * c * factor};
+    };
+  });
 }
 
 // sqrt(v), whose gradient is 0 where the result is 0 (torch's std_backward) instead of NaN.

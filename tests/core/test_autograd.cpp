@@ -212,6 +212,14 @@ TEST(Gradcheck, MaxMinAndTheirTies) {
   EXPECT_EQ(a.grad().to_vector<double>(), (std::vector<double>{0.5, 0.0}));
   EXPECT_EQ(b.grad().to_vector<double>(), (std::vector<double>{0.5, 1.0}));
   EXPECT_FALSE(argmax(t).requires_grad());
+  // An infinite extreme (torch_diff's ties, issue #44): the gradient goes to it, not NaN
+  // everywhere (the mask was built from y - x, NaN for inf - inf).
+  Tensor inf = f64({INFINITY, 1.5, INFINITY, -INFINITY}, {2, 2}).requires_grad_();
+  inf.max(1).sum().backward();
+  EXPECT_EQ(inf.grad().to_vector<double>(), (std::vector<double>{1.0, 0.0, 1.0, 0.0}));
+  Tensor ninf = f64({-INFINITY, -INFINITY, 2.0}, {3}).requires_grad_();
+  ninf.min().backward();
+  EXPECT_EQ(ninf.grad().to_vector<double>(), (std::vector<double>{0.5, 0.5, 0.0}));
 }
 
 TEST(Autograd, ModuleParametersRequireGradAndZeroGrad) {
@@ -388,6 +396,15 @@ TEST(Gradcheck, VarStdLogsumexpLayerNorm) {
   gradcheck([](auto& x) { return var(x[0], 1, 1, true); }, {values({3, 4}, 1)});
   gradcheck([](auto& x) { return var(x[0], 0); }, {values({3, 4}, 2)});
   gradcheck([](auto& x) { return hetero::std(x[0], 0, 2, false); }, {values({5, 3}, 3)});
+  gradcheck([](auto& x) { return var(x[0], -1, 0, false); }, {values({2, 3, 4}, 7)});
+  // torch's var_backward, 2 / (n - correction) * g * (x - mean): an infinite upstream
+  // gradient gives +-inf, not the NaN of differentiating through the mean (issue #44).
+  Tensor x = f64({0.5, -0.5, 1.0}, {3}).requires_grad_();
+  (hetero::std(x, 0, 1, true) * INFINITY).sum().backward();
+  const auto g = x.grad().to_vector<double>();
+  EXPECT_EQ(g[0], INFINITY);
+  EXPECT_EQ(g[1], -INFINITY);
+  EXPECT_EQ(g[2], INFINITY);
   gradcheck([](auto& x) { return logsumexp(x[0], -1, false); }, {values({3, 4}, 4)});
   nn::LayerNorm ln({3, 4}, 1e-5, true, DType::float64);
   {

@@ -66,6 +66,15 @@ TEST(PoolEdges, AdaptiveAvgPoolOfZeroCellsIsEmpty) {
   EXPECT_THROW((void)adaptive_avg_pool2d(x, {-1, 2}), ValueError);
 }
 
+// docs/semantics.md row 29: the pools take floating dtypes only (torch 1.13 averages int64
+// with integer division).
+TEST(PoolEdges, IntegerInputsRaiseNotImplemented) {
+  const Tensor x = arange(std::int64_t{0}, std::int64_t{16}, std::int64_t{1}).view({1, 1, 4, 4});
+  EXPECT_THROW((void)avg_pool2d(x, {2, 2}), NotImplementedError);
+  EXPECT_THROW((void)max_pool2d(x.to(DType::int32), {2, 2}), NotImplementedError);
+  EXPECT_THROW((void)adaptive_avg_pool2d(x.to(DType::uint8), {1, 1}), NotImplementedError);
+}
+
 // Item 6: float16 windows are summed in float32 and rounded once (docs/semantics.md row 20).
 TEST(PoolEdges, AvgPoolOf16BitSumsInFloat32) {
   const Tensor a = tensor({2048.0f, 1.0f, 1.0f, -2048.0f}).view({1, 1, 2, 2}).to(DType::float16);

@@ -216,6 +216,16 @@ TEST(TorchParity, SemanticsFloatToIntegerSaturates) {
   EXPECT_EQ(v, (std::vector<std::int32_t>{-3, 300, 2147483647, -2147483647 - 1, 0}));
 }
 
+// docs/semantics.md row 32: a logical op tests each value itself, also a 0-d one outside the
+// tensor operand's dtype (torch wraps INT64_MIN into int8's 0 first).
+TEST(TorchParity, SemanticsLogicalOpsTestTheValueItself) {
+  const Tensor x = from_vector(std::vector<std::int64_t>{8, 0}).to(DType::int8);
+  const Tensor big =
+      full({}, std::numeric_limits<std::int64_t>::min(), TensorOptions().dtype(DType::int64));
+  EXPECT_EQ(logical_xor(x, big).to_vector<bool>(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(logical_and(x, big).to_vector<bool>(), (std::vector<bool>{true, false}));
+}
+
 // docs/semantics.md row 2: double -> float16 rounds once (torch rounds to float32 first:
 // 1 + 2^-11 + 2^-40 becomes the tie 1 + 2^-11, then 1.0).
 // docs/semantics.md row 27 (issue #44 item 9): products near 3e38 whose float32 partial

@@ -525,10 +525,87 @@ def integer_conv2d(case, herr, expect):
             and not is_float(case["inputs"][0]["dtype"]))
 
 
+def integer_pools(case, herr, expect):
+    """docs/semantics.md row 29: avg_pool2d (and the other pools) of integer tensors raise in
+    hetero (floating dtypes only); torch 1.13's cpu averages int64 with integer division."""
+    return (bool(herr) and herr["type"] in ("NotImplementedError", "DTypeError")
+            and case["cat"] == "pool" and not is_float(case["inputs"][0]["dtype"])
+            and expect is not None)
+
+
+def conv_overflow_times_zero(case, herr, expect):
+    """docs/semantics.md row 30: a float32 convolution (or its gradient) where an infinite or
+    overflowed term meets a zero weight tap: hetero's GEMM gives NaN (inf * 0), as torch's own
+    GEMM path (slow_conv2d) does; torch's default oneDNN kernel gives +-inf. Compared with
+    torch with oneDNN off."""
+    if herr or expect is None or case["op"] != "conv2d":
+        return False
+    try:
+        with torch.backends.mkldnn.flags(enabled=False):
+            want = compute(case)
+        compare(case, case["result"], want, None)
+        return True
+    except Exception:
+        return False
+
+
+def max_pool_first_nan(case, herr, expect):
+    """docs/semantics.md row 22: max_pool2d's gradient where a window holds several NaNs goes
+    to the first (as argmax) in hetero, to the last in torch's cpu kernel. Recognised when
+    the values agree and an input plane holds two NaNs or more."""
+    if herr or not isinstance(expect, tuple) or case["op"] != "max_pool2d":
+        return False
+    x = make_input(case["inputs"][0])
+    planes = x.reshape(-1, x.shape[-2] * x.shape[-1]) if x.numel() else x.reshape(0, 1)
+    if not bool((torch.isnan(planes).sum(1) >= 2).any()):
+        return False
+    try:
+        compare(case, {k: v for k, v in case["result"].items() if k != "grads"}, expect[0], None)
+        return True
+    except Failure:
+        return False
+
+
+def adaptive_mean_without_overflow(case, herr, expect):
+    """docs/semantics.md row 31: adaptive_avg_pool2d of values near the dtype's largest whose
+    window sum overflows but whose mean does not: hetero averages the rows' windows, then the
+    columns', and gives the finite mean; torch sums the whole window first and gives inf.
+    Compared with torch's result for x / 4, times 4 (exact scalings by a power of two)."""
+    if herr or not isinstance(expect, torch.Tensor) or case["op"] != "adaptive_avg_pool2d":
+        return False
+    x = make_input(case["inputs"][0])
+    want = torch.nn.functional.adaptive_avg_pool2d(x / 4, case["args"]["output_size"]) * 4
+    try:
+        compare(case, case["result"], want, None)
+        return True
+    except Failure:
+        return False
+
+
+def logical_of_wrapped_scalar(case, herr, expect):
+    """docs/semantics.md row 32: logical_and/or/xor with a 0-d integer operand whose value does
+    not fit the computation dtype (int64 INT_MIN with an int8 tensor): hetero tests the value
+    itself (nonzero: true); torch converts it to the tensor's dtype first, where it may wrap
+    to 0. Compared with torch on the operands tested for != 0 first."""
+    if herr or not isinstance(expect, torch.Tensor) or \
+            case["op"] not in ("logical_and", "logical_or", "logical_xor"):
+        return False
+    x = [make_input(i) for i in case["inputs"]]
+    if not any(t.dim() == 0 and not t.is_floating_point() for t in x):
+        return False
+    want = getattr(torch, case["op"])(x[0] != 0, x[1] != 0)
+    try:
+        compare(case, case["result"], want, None)
+        return True
+    except Failure:
+        return False
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
-              clamp_nan_bound, integer_conv2d]
+              clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
+              max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar]
 
 
 def check(case):
