@@ -30,13 +30,10 @@ std::mutex& unsupported_mutex() {
   return m;
 }
 
-// The interface minor of the plugin providing `backend` (its info record's "major.minor").
+// The interface minor of the plugin providing `backend` (its info record's).
 int plugin_minor(const std::string& backend) {
   for (const auto& s : backend_status())
-    if (s.name == backend && s.loaded) {
-      const auto dot = s.interface_version.find('.');
-      return dot == std::string::npos ? 0 : std::stoi(s.interface_version.substr(dot + 1));
-    }
+    if (s.name == backend && s.loaded) return s.interface_minor;
   return 0;
 }
 }  // namespace

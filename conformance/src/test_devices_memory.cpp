@@ -65,9 +65,10 @@ TEST_P(BackendTest, AllocationBeyondMemoryThrowsAndDeviceStaysUsable) {
 // nothing: the original stays usable). A backend that does not adopt returns nullptr and
 // must not call the release.
 TEST_P(BackendTest, AdoptedMemoryIsUsedInPlaceAndReleasedOnce) {
-  if (interface_minor() < 7) {  // not in the plugin's vtable
-    std::printf("backend '%s' predates Backend::adopt (interface minor %d < 7)\n",
-                backend().name().c_str(), interface_minor());
+  if (!has(OptionalCapability::adopt)) {  // not in the plugin's vtable
+    std::printf("backend '%s' predates Backend::adopt (interface minor %d < %d)\n",
+                backend().name().c_str(), interface_minor(),
+                capability_since(OptionalCapability::adopt));
     return;
   }
   constexpr std::int64_t n = 257;

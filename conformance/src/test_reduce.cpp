@@ -112,9 +112,10 @@ TEST_P(BackendTest, ReductionsMatchReference) {
 // sum of int8, uint8 and int32 into an int64 `out`, exact, on values near each dtype's ends
 // so that the sums leave the input's range (int32's too), over the shapes and axes above.
 TEST_P(BackendTest, WideningSumsAreExactInInt64) {
-  if (interface_minor() < 10) {
-    std::printf("backend '%s' predates Backend::reduces_into (interface minor %d < 10)\n",
-                backend().name().c_str(), interface_minor());
+  if (!has(OptionalCapability::reduces_into)) {
+    std::printf("backend '%s' predates Backend::reduces_into (interface minor %d < %d)\n",
+                backend().name().c_str(), interface_minor(),
+                capability_since(OptionalCapability::reduces_into));
     return;
   }
   const std::vector<std::array<std::int64_t, 3>> shapes{{1, 1, 1},    {2, 3, 5},     {3, 17, 31},

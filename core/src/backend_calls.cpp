@@ -23,6 +23,11 @@ MemoryStats memory_stats(const LoadedPlugin& p, int device) {
   return backend(p).memory_stats(device);
 }
 void empty_cache(const LoadedPlugin& p, int device) { backend(p).empty_cache(device); }
+std::unique_ptr<Buffer> adopt(const LoadedPlugin& p, int device, void* handle, std::size_t bytes,
+                              std::function<void()> release) {
+  if (!p.has(OptionalCapability::adopt)) return nullptr;  // not in its vtable
+  return backend(p).adopt(device, handle, bytes, std::move(release));
+}
 std::string unavailable_reason(const LoadedPlugin& p) {
   try {  // a status line: a throwing plugin must not take the listing down (issue #25)
     return backend(p).unavailable_reason();
@@ -79,7 +84,7 @@ void throw_not_implemented(const Storage& on, OpRef op, DType dtype) {
 }
 
 std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept {
-  if (on.plugin->interface_minor < 9) return nullptr;  // no such virtual in its Backend
+  if (!on.plugin->has(OptionalCapability::record_timestamp)) return nullptr;  // not in its vtable
   try {
     return on.plugin->backend->record_timestamp(on.stream());
   } catch (...) {

@@ -13,6 +13,7 @@
 // Kernels run on the device of the Storage `on` and are queued on its default stream.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,12 @@ DeviceProperties device_properties(const LoadedPlugin& p, int device);
 Capabilities capabilities(const LoadedPlugin& p, int device);
 MemoryStats memory_stats(const LoadedPlugin& p, int device);
 void empty_cache(const LoadedPlugin& p, int device);
+/// Backend::adopt (OptionalCapability::adopt): a buffer wrapping `bytes` bytes at `handle` on
+/// `device`, or nullptr when the backend declines or its plugin predates adopt (then
+/// `release` is not called). `release` runs once, when the buffer and the work queued on it
+/// are done.
+std::unique_ptr<Buffer> adopt(const LoadedPlugin& p, int device, void* handle, std::size_t bytes,
+                              std::function<void()> release);
 std::string unavailable_reason(const LoadedPlugin& p);
 
 // --- memory and streams -----------------------------------------------------------
@@ -130,7 +137,7 @@ inline void ternary(const Storage& on, TernaryOp op, const StridedView& c, const
 /// (Backend::reduces_into, interface minor 10; false for a plugin of an older minor, whose
 /// Backend has no such virtual).
 inline bool reduces_into(const Storage& on, ReduceOp op, DType in, DType out) {
-  return on.plugin->interface_minor >= 10 &&
+  return on.plugin->has(OptionalCapability::reduces_into) &&
          on.plugin->backend->reduces_into(op, in, out, on.device.index());
 }
 

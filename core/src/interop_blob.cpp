@@ -8,6 +8,7 @@
 #include <hetero/error.hpp>
 #include <hetero/interop.hpp>
 
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "plugin_library.hpp"
 #include "registry.hpp"
@@ -87,10 +88,9 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
     // order. Otherwise a ForeignBuffer that synchronises the stream first. The deleter is
     // shared so that it survives an adopt() that declines (and then calls nothing).
     auto shared = std::make_shared<BlobDeleter>(std::move(deleter));
-    if (plugin->interface_minor >= 7)
-      buffer = plugin->backend->adopt(device.index(), data, bytes, [data, shared] {
-        if (*shared) (*shared)(data);
-      });
+    buffer = detail::calls::adopt(*plugin, device.index(), data, bytes, [data, shared] {
+      if (*shared) (*shared)(data);
+    });
     if (!buffer) {
       auto own = std::make_unique<ForeignBuffer>(data, bytes, [shared](void* p) {
         if (*shared) (*shared)(p);
@@ -102,13 +102,15 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
     // Device memory: only its backend can run kernels on it (Backend::adopt, minor 7).
     const std::string who = "backend '" + plugin->status.name + "' (plugin interface " +
                             plugin->status.interface_version + ")";
-    if (plugin->interface_minor < 7)
+    if (!plugin->has(OptionalCapability::adopt))
       throw NotImplementedError("from_blob: memory of " + device.str() + ": " + who +
-                                " predates Backend::adopt (3.7), which imports foreign memory");
+                                " predates Backend::adopt (3." +
+                                std::to_string(capability_since(OptionalCapability::adopt)) +
+                                "), which imports foreign memory");
     auto release = [data, d = std::move(deleter)]() {
       if (d) d(data);
     };
-    buffer = plugin->backend->adopt(device.index(), data, bytes, std::move(release));
+    buffer = detail::calls::adopt(*plugin, device.index(), data, bytes, std::move(release));
     if (!buffer)
       throw NotImplementedError("from_blob: memory of " + device.str() + ": " + who +
                                 " does not adopt memory it did not allocate");

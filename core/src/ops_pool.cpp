@@ -136,18 +136,29 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   Tensor out, index;
   {
     NoGradGuard no_grad;
-    const Tensor xp = padded(x4, g, -std::numeric_limits<double>::infinity());
+    constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
     // [N, C, KH, KW, OH, OW] -> dense [N, C, OH, OW, KH * KW]: each window one line.
-    const Tensor win = detail::window_view(xp, g.win, g.oh, g.ow);
-    const Tensor lines =
-        detail::strided_view(win, {g.n, g.c, g.oh, g.ow, g.win.kh, g.win.kw},
-                             {win.strides()[0], win.strides()[1], win.strides()[4],
-                              win.strides()[5], win.strides()[2], win.strides()[3]},
-                             win.impl()->offset)
-            .contiguous()
-            .view({g.n, g.c, g.oh, g.ow, kk});
+    const auto lines_of = [&](const Tensor& xp) {
+      const Tensor win = detail::window_view(xp, g.win, g.oh, g.ow);
+      return detail::strided_view(win, {xp.size(0), xp.size(1), g.oh, g.ow, g.win.kh, g.win.kw},
+                                  {win.strides()[0], win.strides()[1], win.strides()[4],
+                                   win.strides()[5], win.strides()[2], win.strides()[3]},
+                                  win.impl()->offset)
+          .contiguous()
+          .view({xp.size(0), xp.size(1), g.oh, g.ow, kk});
+    };
+    const Tensor lines = lines_of(padded(x4, g, kMinusInf));
     const Tensor y = max(lines, 4);
-    if (grad) index = argmax(lines, 4);
+    if (grad) {
+      index = argmax(lines, 4);
+      // A window whose maximum is -inf: torch's kernel keeps its first in-bounds element (it
+      // starts there; only a greater value or NaN replaces it), where the -inf padding came
+      // first here. Windows of padding only keep a padding index: their gradient is dropped
+      // (docs/semantics.md row 21).
+      const Tensor inside =
+          padded(ones({1, 1, g.h, g.w}, TensorOptions(x4.device()).dtype(x4.dtype())), g, 0.0);
+      index = where(eq(y, kMinusInf), argmax(lines_of(inside), 4), index);
+    }
     out = input.dim() == 4 ? y : y.squeeze(0);
   }
   if (!grad) return out;

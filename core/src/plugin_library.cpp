@@ -164,6 +164,7 @@ std::shared_ptr<boost::dll::shared_library> open_plugin(const std::string& path,
     fail(path, "info record too small (" + std::to_string(info->struct_size) + " bytes)");
   status.interface_version =
       std::to_string(info->interface_major) + "." + std::to_string(info->interface_minor);
+  status.interface_minor = static_cast<int>(info->interface_minor);
   const std::string core_version = std::to_string(HETERO_INTERFACE_VERSION_MAJOR) + "." +
                                    std::to_string(HETERO_INTERFACE_VERSION_MINOR);
   if (info->interface_major != HETERO_INTERFACE_VERSION_MAJOR ||
@@ -207,8 +208,7 @@ std::shared_ptr<LoadedPlugin> create_backend(std::shared_ptr<boost::dll::shared_
       if (b.device_properties(i).name.empty())
         fail(path, "device " + std::to_string(i) + " reports an empty name");
   });
-  const std::string& v = status.interface_version;
-  loaded->interface_minor = std::stoi(v.substr(v.find('.') + 1));
+  loaded->interface_minor = status.interface_minor;
   guarded(path, "asking which ops it supports",
           [&] { loaded->support.build(b, status.devices, loaded->interface_minor); });
   if (status.devices == 0) {

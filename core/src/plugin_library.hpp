@@ -12,6 +12,7 @@
 
 #include <hetero/plugins.hpp>
 #include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/capabilities.hpp>
 
 #include "op_support.hpp"
 
@@ -35,6 +36,9 @@ struct LoadedPlugin {
   LoadedPlugin(const LoadedPlugin&) = delete;
   LoadedPlugin& operator=(const LoadedPlugin&) = delete;
   ~LoadedPlugin();
+
+  /// Whether the plugin's vtable has `c`'s virtuals (Note [Optional capabilities]).
+  bool has(OptionalCapability c) const noexcept { return has_capability(interface_minor, c); }
 };
 
 /// Plugin instances retired by unload_plugins() and not yet destroyed (Note [Retired

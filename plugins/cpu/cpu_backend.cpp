@@ -132,7 +132,7 @@ void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cac
 
 std::unique_ptr<Buffer> CpuBackend::adopt(int device, void* handle, std::size_t bytes,
                                           std::function<void()> release) {
-  cpu_device(device);  // InvalidDeviceError out of range
+  cpu_device(device);  // the index was checked by the core; asserts otherwise
   return std::make_unique<AdoptedBuffer>(handle, bytes, devices_[static_cast<std::size_t>(device)],
                                          std::move(release));
 }

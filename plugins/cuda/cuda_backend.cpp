@@ -137,7 +137,7 @@ std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
 
 std::unique_ptr<Buffer> CudaBackend::adopt(int index, void* handle, std::size_t bytes,
                                            std::function<void()> release) {
-  (void)device(index);  // InvalidDeviceError / DeviceUnavailableError as allocate()
+  (void)device(index);  // DeviceUnavailableError as allocate(); the index was checked by the core
   return std::make_unique<CudaBuffer>(handle, bytes, index, std::move(release));
 }
 

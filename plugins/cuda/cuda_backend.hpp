@@ -64,7 +64,8 @@ class CudaBackend final : public Backend {
 
  private:
   /// The state of `index`, created on first use; throws DeviceUnavailableError when the
-  /// device is lost, InvalidDeviceError when the index does not exist.
+  /// device is lost. The core checks the index before any call (backend.hpp): an index out
+  /// of range is an internal assertion, not an InvalidDeviceError.
   CudaDevice& device(int index) const;
   /// The device of a stream given to a queued method (with the same checks).
   CudaDevice& device_of(const Stream& stream) const { return device(stream.device()); }

@@ -11,8 +11,10 @@
 
 namespace hetero::opencl {
 
-/// Enqueues the GEMM on dev's queue. Throws DTypeError for float64 without cl_khr_fp64,
-/// hetero::Error naming the CLBlast status otherwise.
+/// Enqueues the GEMM on dev's queue (float32, float64, float16/bfloat16 through float32).
+/// float64 without cl_khr_fp64 never arrives: the backend's supports() declines it
+/// (opencl_backend.cpp) and the core raises NotImplementedError; another dtype is an
+/// internal assertion. Throws hetero::Error naming the CLBlast status when CLBlast fails.
 void clblast_gemm(OpenClDevice& dev, const GemmArgs& args);
 
 /// "CLBlast 1.5.3" (the version the plugin was built against).

@@ -79,6 +79,8 @@ TEST(CnnLayers, ViewsRefuseWhatTorchRefuses) {
   EXPECT_THROW(x.expand({2, 4}), ShapeError);
   EXPECT_THROW(x.expand({3}), ShapeError);
   EXPECT_THROW(x.expand({-1, 2, 3}), ShapeError);
+  // docs/semantics.md row 33: also beside a 0-sized dimension (torch 1.13 returns size -1).
+  EXPECT_THROW(full({}, 1.0).expand({-1, 0}), ShapeError);
   EXPECT_EQ(zeros({2, 3, 4}).flatten(1).shape(), (Shape{2, 12}));
   EXPECT_EQ(full({}, 1.0).flatten().shape(), (Shape{1}));
   EXPECT_THROW(x.flatten(1, 0), ValueError);

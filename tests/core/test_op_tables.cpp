@@ -14,6 +14,7 @@
 
 #include <hetero/autograd.hpp>
 #include <hetero/hetero.hpp>
+#include <hetero/sdk/capabilities.hpp>
 #include <hetero/sdk/op_codes.hpp>
 
 namespace hetero {
@@ -132,12 +133,42 @@ TEST_F(PartialBackend, OtherOpsRaiseNotImplementedNamingOpDtypeAndDevice) {
   EXPECT_EQ((x + x).cpu().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));  // still usable
 }
 
+// Note [Optional capabilities]: one row per capability, in the order of the minors, none newer
+// than the interface, and has_capability() answers from the row.
+static_assert(capability_since(OptionalCapability::adopt) == 7);
+static_assert(capability_since(OptionalCapability::record_timestamp) == 9);
+static_assert(capability_since(OptionalCapability::reduces_into) == 10);
+static_assert(capability_since(OptionalCapability::reduces_into) <= HETERO_INTERFACE_VERSION_MINOR);
+static_assert(!has_capability(6, OptionalCapability::adopt) &&
+              has_capability(7, OptionalCapability::adopt));
+TEST(Capabilities, NamesAndMinorsComeFromOneTable) {
+  int previous = 0;
+#define HETERO_CHECK_ROW(name, since, what)                                 \
+  EXPECT_EQ(capability_name(OptionalCapability::name), #name);              \
+  EXPECT_GE(capability_since(OptionalCapability::name), previous) << #name; \
+  previous = capability_since(OptionalCapability::name);
+  HETERO_FORALL_OPTIONAL_CAPABILITIES(HETERO_CHECK_ROW)
+#undef HETERO_CHECK_ROW
+  EXPECT_LE(previous, HETERO_INTERFACE_VERSION_MINOR);
+}
+
 // libhetero-oldminor.so: the template backend built with HETERO_TARGET_INTERFACE_MINOR=0.
 TEST(OldMinorPlugin, LoadsAndRunsTheOpsOfItsMinor) {
   const BackendStatus s = load_plugin(HETERO_TEST_OLDMINOR_PLUGIN);
   ASSERT_TRUE(s.loaded) << s.reason;
   EXPECT_EQ(s.interface_version, "3.0");
+  EXPECT_EQ(s.interface_minor, 0);
   const Device d("oldminor:0");
+  // No optional capability is in its vtable (Note [Optional capabilities]): from_blob on its
+  // memory is refused by name, never called through a slot the plugin lacks.
+  float host[2] = {1, 2};
+  try {
+    (void)from_blob(host, {2}, DType::float32, d);
+    FAIL() << "adopt() was asked of a plugin whose interface predates it";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("predates Backend::adopt (3.7)"), std::string::npos)
+        << e.what();
+  }
   const Tensor x = full({3}, 0.5, d);
   EXPECT_FLOAT_EQ(exp(x).cpu().to_vector<float>()[0], std::exp(0.5f));
   EXPECT_FLOAT_EQ(x.sum().item<float>(), 1.5f);

@@ -75,6 +75,18 @@ TEST(PoolEdges, IntegerInputsRaiseNotImplemented) {
   EXPECT_THROW((void)adaptive_avg_pool2d(x.to(DType::uint8), {1, 1}), NotImplementedError);
 }
 
+// A window whose only in-bounds values are -inf, beside -inf padding: torch's gradient goes
+// to its first in-bounds element (hetero's went to the padding and was dropped; found by the
+// differential test's pool category).
+TEST(PoolEdges, MaxPoolGradientAtAMinusInfWindowGoesToTheInput) {
+  const Tensor x =
+      tensor({-INFINITY, 5.0f, -INFINITY, -INFINITY}).view({1, 1, 2, 2}).requires_grad_();
+  const Tensor y = max_pool2d(x, {1, 2}, Size2{1, 2}, {0, 1});  // windows: [pad, a], [b, pad]
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{-INFINITY, 5.0f, -INFINITY, -INFINITY}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{1, 1, 1, 1}));
+}
+
 // Item 6: float16 windows are summed in float32 and rounded once (docs/semantics.md row 20).
 TEST(PoolEdges, AvgPoolOf16BitSumsInFloat32) {
   const Tensor a = tensor({2048.0f, 1.0f, 1.0f, -2048.0f}).view({1, 1, 2, 2}).to(DType::float16);

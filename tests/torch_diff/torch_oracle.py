@@ -601,11 +601,20 @@ def logical_of_wrapped_scalar(case, herr, expect):
         return False
 
 
+def torch_negative_size(case, herr, expect):
+    """docs/semantics.md row 33: expand() with -1 for a new leading dimension beside a 0-sized
+    one (a 0-d tensor to [-1, 0]): hetero raises ShapeError, as torch does when no size is 0;
+    torch 1.13 returns a tensor whose size is -1."""
+    return (bool(herr) and herr["type"] == "ShapeError" and isinstance(expect, torch.Tensor)
+            and any(d < 0 for d in expect.shape))
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
-              max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar]
+              max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
+              torch_negative_size]
 
 
 def check(case):

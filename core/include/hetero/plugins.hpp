@@ -25,6 +25,7 @@ struct BackendStatus {
   std::string reason;             ///< why not loaded, or why 0 devices; empty otherwise
   std::string version;            ///< plugin version from the info record
   std::string interface_version;  ///< "major.minor" from the info record
+  int interface_minor = 0;        ///< the minor of interface_version, as a number
   std::string compiler;           ///< compiler identity from the info record
   std::string vendor_libraries;   ///< e.g. "OpenBLAS 0.3.21 ..."
 };

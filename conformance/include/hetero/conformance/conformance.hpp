@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/capabilities.hpp>
 
 namespace hetero::conformance {
 
@@ -56,6 +57,9 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   /// The plugin interface minor the backend under test was built for (its info record):
   /// calls newer than it are not in the plugin's vtable and must not be made.
   int interface_minor() const;
+  /// Whether the plugin's vtable has `c`'s virtuals (Note [Optional capabilities]): call
+  /// them only then.
+  bool has(OptionalCapability c) const { return has_capability(interface_minor(), c); }
 
   std::shared_ptr<Backend> backend_;
 };

@@ -6,6 +6,7 @@
 #include <hetero/device_properties.hpp>
 #include <hetero/sdk/backend.hpp>
 #include <hetero/sdk/buffer.hpp>
+#include <hetero/sdk/capabilities.hpp>
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/plugin.hpp>
 #include <hetero/sdk/stream.hpp>
