@@ -7,7 +7,8 @@
 /// every call and never reaches past the end of an older vtable. The one table below is
 /// where each capability's minor is written; the ops of later minors are gated by their own
 /// rows' `since` (op_codes.hpp), not here. Header-only, usable by plugins and the
-/// conformance kit alike.
+/// conformance kit alike. How the next major replaces these slots with typed extensions:
+/// docs/design/backend-extensions.md.
 #include <cstdint>
 #include <string_view>
 
