@@ -89,6 +89,18 @@ HETERO_HOST_DEVICE inline T wrap_pow(T x, T y) {
 }
 
 // One specialisation per row: the rules as functions of the compute type C.
+template <class T>
+inline constexpr bool kNoIntegerRule = false;
+/// What HETERO_NO_INTEGER_RULE expands to: a compile error wherever a `floating` row's
+/// integer rule is instantiated.
+template <class T>
+HETERO_HOST_DEVICE T no_integer_rule(T x) {
+  static_assert(kNoIntegerRule<T>,
+                "the integer rule of a `floating` op row was evaluated: such a row has none "
+                "(HETERO_NO_INTEGER_RULE); compute integers in float32 or give the row a rule");
+  return x;
+}
+
 template <UnaryOp Op>
 struct UnaryRule;
 template <BinaryOp Op>

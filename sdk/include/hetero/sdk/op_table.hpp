@@ -47,8 +47,11 @@
 /// elements reduced, >= 1).
 #include <hetero/sdk/interface_version.hpp>
 
-/// The integer_rule column of a `floating` row (never evaluated).
-#define HETERO_NO_INTEGER_RULE x
+/// The integer_rule column of a `floating` row. Never evaluated: the kernels take only
+/// floating dtypes for such a row (the core computes an integer input in float32), and code
+/// that instantiates it for an integer type fails to compile (ops_detail::no_integer_rule in
+/// elementwise_ops.hpp), instead of silently computing `x`.
+#define HETERO_NO_INTEGER_RULE ::hetero::ops_detail::no_integer_rule(x)
 
 // clang-format off
 #define HETERO_UNARY_OPS_MINOR_0(_)                                                                 \
