@@ -14,7 +14,7 @@ jobs="${HETERO_JOBS:-2}"
 # The tree is formatted as .clang-format says (fails fast, before any build).
 tools/check_format.sh
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETERO_WARNINGS_AS_ERRORS=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 

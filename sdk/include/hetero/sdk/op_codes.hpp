@@ -258,9 +258,14 @@ constexpr std::string_view op_name(OpRef op) noexcept {
       return op_table_detail::kTernaryNames[op.code];
     case OpFamily::conv2d:
       return op_table_detail::kConv2dNames[op.code];
-    default:
+    case OpFamily::fill:
+    case OpFamily::cast:
+    case OpFamily::gemm:
+    case OpFamily::gather:
+    case OpFamily::scatter_add:
       return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
   }
+  return "unknown op";  // every family has its case above (-Werror=switch)
 }
 
 /// The name of a row of each table, without the family switch of op_name(OpRef).
@@ -288,7 +293,9 @@ constexpr bool is_comparison(BinaryOp op) noexcept {
   return i < kBinaryOpCount && op_table_detail::kBinaryIsComparison[i];
 }
 
-/// The interface minor that added `op` (0 for the families that predate the tables).
+/// The interface minor that added `op` (0 for the families that predate the tables). Every
+/// family has its case, with no default (the build makes -Wswitch an error): a new family
+/// without a `since` does not compile.
 constexpr int op_since(OpRef op) noexcept {
   if (!op_known(op)) return 1 << 30;
   switch (op.family) {
@@ -307,9 +314,13 @@ constexpr int op_since(OpRef op) noexcept {
       return 6;
     case OpFamily::conv2d:
       return 8;
-    default:
+    case OpFamily::fill:
+    case OpFamily::cast:
+    case OpFamily::gemm:
+    case OpFamily::random:
       return 0;
   }
+  return 1 << 30;  // unreachable: every family has its case above
 }
 
 /// The dtypes the tables define `op` for (the `dtypes` column; fill, cast, gather and
