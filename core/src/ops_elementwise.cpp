@@ -23,12 +23,13 @@ namespace hetero {
 namespace {
 
 // The dtype a binary op's result has (torch.result_type: a 0-d operand counts only when
-// its category is higher) and the one it computes in: integer division is true division
-// in float32, and bool arithmetic computes in int64 and converts back (as torch: b + b is
-// logical or, b * b logical and). Subtracting bools raises, as torch.
+// its category is higher) and the one it computes in: a row of dtypes `floating` (div: true
+// division) computes integer and bool operands in float32, as torch.div and torch.atan2,
+// and bool arithmetic computes in int64 and converts back (as torch: b + b is logical or,
+// b * b logical and). Subtracting bools raises, as torch.
 DType result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
   const DType t = detail::result_type(a.dtype(), a.dim() == 0, b.dtype(), b.dim() == 0);
-  if (op == BinaryOp::div && !is_floating_point(t)) return DType::float32;  // true division
+  if (op_dtypes(op) == DTypeClass::floating && !is_floating_point(t)) return DType::float32;
   if (op == BinaryOp::sub && (a.dtype() == DType::bool_ || b.dtype() == DType::bool_))
     throw DTypeError(
         "sub: subtraction, the `-` operator, with a bool tensor is not supported (as torch); "
@@ -203,7 +204,8 @@ namespace formulas = detail::formulas;
 HETERO_FORALL_UNARY_OPS(HETERO_DEFINE_UNARY)
 #undef HETERO_DEFINE_UNARY
 
-// A row's public function: arithmetic rows record their gradients; comparison rows return
+// A row's public function: arithmetic and floating rows record their gradients (a floating
+// row's integer operands are computed in float32 by result_dtype()); comparison rows return
 // bool (compare()).
 #define HETERO_DEFINE_BINARY(name, since, dtypes, ...) \
   HETERO_DEFINE_BINARY_##dtypes(name, __VA_ARGS__)
@@ -222,8 +224,10 @@ HETERO_FORALL_UNARY_OPS(HETERO_DEFINE_UNARY)
       };                                                                                          \
     });                                                                                           \
   }
+#define HETERO_DEFINE_BINARY_floating HETERO_DEFINE_BINARY_arithmetic
 HETERO_FORALL_BINARY_OPS(HETERO_DEFINE_BINARY)
 #undef HETERO_DEFINE_BINARY
+#undef HETERO_DEFINE_BINARY_floating
 #undef HETERO_DEFINE_BINARY_comparison
 #undef HETERO_DEFINE_BINARY_arithmetic
 

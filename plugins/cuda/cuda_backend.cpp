@@ -138,6 +138,27 @@ std::unique_ptr<Buffer> CudaBackend::allocate(int index, std::size_t bytes) {
 std::unique_ptr<Buffer> CudaBackend::adopt(int index, void* handle, std::size_t bytes,
                                            std::function<void()> release) {
   (void)device(index);  // DeviceUnavailableError as allocate(); the index was checked by the core
+  // Kernels and copies treat the memory as cuda:index's: refuse host memory (pageable or
+  // pinned) and another device's, which would otherwise fault or be read from the wrong
+  // device only at the first kernel. Managed memory is accessible from every device.
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, handle);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky-free error of the query
+    throw ValueError("from_blob on cuda:" + std::to_string(index) +
+                     ": cudaPointerGetAttributes refused the pointer (" +
+                     std::string(cudaGetErrorString(e)) + "); pass memory of that device");
+  }
+  const bool on_device = attr.type == cudaMemoryTypeDevice && attr.device == index;
+  if (!on_device && attr.type != cudaMemoryTypeManaged) {
+    const std::string what = attr.type == cudaMemoryTypeDevice
+                                 ? "memory of cuda:" + std::to_string(attr.device)
+                             : attr.type == cudaMemoryTypeHost ? "pinned host memory"
+                                                               : "host memory";
+    throw ValueError("from_blob on cuda:" + std::to_string(index) + ": the pointer is " + what +
+                     ", not memory of cuda:" + std::to_string(index) +
+                     " (use a cpu tensor for host memory, or the device that owns it)");
+  }
   return std::make_unique<CudaBuffer>(handle, bytes, index, std::move(release));
 }
 

@@ -22,7 +22,8 @@ std::string make_prelude() {
 #undef HETERO_CL_UNARY
 #define HETERO_CL_BINARY(name, since, dtypes, floating_rule, integer_rule, ...) \
   add_case(binary_float, code(BinaryOp::name), #floating_rule);                 \
-  add_case(binary_int, code(BinaryOp::name), #integer_rule);
+  if (HETERO_DTYPES_##dtypes != DTypeClass::floating)                           \
+    add_case(binary_int, code(BinaryOp::name), #integer_rule);
   HETERO_FORALL_BINARY_OPS(HETERO_CL_BINARY)
 #undef HETERO_CL_BINARY
 #define HETERO_CL_TERNARY(name, since, dtypes, rule) \

@@ -15,6 +15,7 @@
 #include <hetero/autograd.hpp>
 #include <hetero/hetero.hpp>
 #include <hetero/sdk/capabilities.hpp>
+#include <hetero/sdk/elementwise_ops.hpp>
 #include <hetero/sdk/op_codes.hpp>
 
 namespace hetero {
@@ -31,8 +32,20 @@ const std::vector<std::pair<UnaryOp, std::function<Tensor(const Tensor&)>>>& una
   return f;
 }
 
+// Every binary row with its public function.
+const std::vector<std::pair<BinaryOp, std::function<Tensor(const Tensor&, const Tensor&)>>>&
+binary_functions() {
+  static const std::vector<std::pair<BinaryOp, std::function<Tensor(const Tensor&, const Tensor&)>>>
+      f{
+#define HETERO_TEST_ROW(name, ...) \
+  {BinaryOp::name, [](const Tensor& a, const Tensor& b) { return hetero::name(a, b); }},
+          HETERO_FORALL_BINARY_OPS(HETERO_TEST_ROW)
+#undef HETERO_TEST_ROW
+      };
+  return f;
+}
+
 TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
-  EXPECT_EQ(kUnaryOpCount, 13);
   EXPECT_EQ(op_name(UnaryOp::sin), "sin");
   EXPECT_EQ(op_name(BinaryOp::maximum), "maximum");
   EXPECT_EQ(op_name(ReduceOp::argmax), "argmax");
@@ -40,11 +53,75 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_EQ(op_since(UnaryOp::tanh), 0);
   EXPECT_EQ(op_since(UnaryOp::sin), 1);
   EXPECT_EQ(op_since(UnaryOp::rsqrt), 5);
+  // The families' attributes come from HETERO_FORALL_OP_FAMILIES.
+  EXPECT_EQ(kOpFamilyCount, static_cast<int>(kLastOpFamily) + 1);
+  EXPECT_EQ(op_name(OpRef(OpFamily::scatter_add)), "scatter_add");
+  EXPECT_EQ(op_name(OpRef(OpFamily::random, 1)), "randn");
+  EXPECT_EQ(op_since(OpRef(OpFamily::conv2d, 2)), 8);
+  EXPECT_EQ(op_since(OpRef(OpFamily::gather)), 6);
+  EXPECT_EQ(op_count(OpFamily::conv2d), 3);
+  EXPECT_EQ(op_count(OpFamily::gemm), 1);
+  EXPECT_EQ(op_dtypes(OpRef(OpFamily::gather)), DTypeClass::every);
+  EXPECT_TRUE(is_optional(OpFamily::softmax));
+  EXPECT_TRUE(is_optional(OpFamily::conv2d));
+  EXPECT_FALSE(is_optional(OpFamily::ternary));
+  EXPECT_FALSE(table_defines(OpRef(OpFamily::conv2d), DType::float32));
+  EXPECT_TRUE(table_defines(OpRef(OpFamily::gather), DType::bool_));
   EXPECT_TRUE(table_defines(UnaryOp::abs, DType::int32));
   EXPECT_FALSE(table_defines(UnaryOp::exp, DType::int32));
   EXPECT_FALSE(table_defines(BinaryOp::add, DType::bool_));
   EXPECT_FALSE(table_defines(RandomDistribution::uniform, DType::float16));
   EXPECT_EQ(static_cast<int>(unary_functions().size()), kUnaryOpCount);
+}
+
+// The codes of released rows never move (a plugin built earlier sends and expects them): a
+// row inserted before them, or a group listed out of order, fails here. New rows are
+// appended to the newest group; add them to this list when their minor is released.
+TEST(OpTables, ReleasedOpCodesNeverMove) {
+  const std::vector<std::pair<OpFamily, std::vector<std::string_view>>> released{
+      {OpFamily::unary,
+       {"neg", "exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos", "log1p",
+        "expm1", "rsqrt"}},
+      {OpFamily::binary,
+       {"add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+        "pow"}},
+      {OpFamily::reduce, {"sum", "mean", "max", "min", "norm", "argmax"}},
+      {OpFamily::ternary, {"where"}}};
+  for (const auto& [family, names] : released)
+    for (std::size_t code = 0; code < names.size(); ++code)
+      EXPECT_EQ(op_name(OpRef(family, static_cast<std::uint8_t>(code))), names[code])
+          << "family " << static_cast<int>(family) << " code " << code;
+}
+
+// A binary row's result dtype follows its dtypes column, never its name: `floating` rows
+// (div) compute integer and bool operands in float32 (as torch.div / torch.atan2), comparison
+// rows return bool, arithmetic rows keep the promoted integer type.
+TEST(OpTables, BinaryPromotionFollowsTheDTypesColumn) {
+  EXPECT_EQ(op_dtypes(BinaryOp::div), DTypeClass::floating);
+  EXPECT_FALSE(table_defines(BinaryOp::div, DType::int32));
+  EXPECT_FALSE(supports_binary<std::int64_t>(BinaryOp::div));
+  EXPECT_TRUE(supports_binary<std::int64_t>(BinaryOp::mul));
+  EXPECT_EQ(static_cast<int>(binary_functions().size()), kBinaryOpCount);
+  const Tensor a = tensor({7, -7, 9}), b = tensor({2, 2, 3});
+  const Tensor a8 = a.to(DType::uint8).abs(), h = b.to(DType::float16);
+  for (const auto& [op, f] : binary_functions()) {
+    SCOPED_TRACE(std::string(op_name(op)));
+    const DTypeClass c = op_dtypes(op);
+    const DType want = is_comparison(op)           ? DType::bool_
+                       : c == DTypeClass::floating ? DType::float32
+                                                   : DType::int64;
+    EXPECT_EQ(f(a, b).dtype(), want);
+    EXPECT_EQ(f(a.to(DType::int8), b.to(DType::int8)).dtype(),
+              want == DType::int64 ? DType::int8 : want);
+    // A floating operand decides: uint8 with float16 is float16 for every non-comparison.
+    EXPECT_EQ(f(a8, h).dtype(), is_comparison(op) ? DType::bool_ : DType::float16);
+    if (c == DTypeClass::floating) {  // the values are the float32 ones, not truncated
+      EXPECT_EQ(f(a, b).to_vector<float>(),
+                f(a.to(DType::float32), b.to(DType::float32)).to_vector<float>());
+    }
+  }
+  EXPECT_EQ(div(tensor({7, -7}), tensor({2, 2})).to_vector<float>(),
+            (std::vector<float>{3.5F, -3.5F}));
 }
 
 // Within one ulp of the C library's result (the cpu kernels use SLEEF's 1.0-ulp functions,

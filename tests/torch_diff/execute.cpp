@@ -9,6 +9,7 @@
 #include <typeinfo>
 
 #include <hetero/hetero.hpp>
+#include <hetero/sdk/op_table.hpp>
 
 #include "cases.hpp"
 
@@ -91,37 +92,21 @@ Json record(const Tensor& r) {
       {"dtype", std::string(dtype_name(r.dtype()))}, {"shape", shape}, {"values", values_of(r)}};
 }
 
+// Every row of the unary and binary tables through its public function (generated: a new
+// row is run here with no edit).
 Tensor unary(const std::string& op, const Tensor& x) {
-  if (op == "neg") return neg(x);
-  if (op == "exp") return exp(x);
-  if (op == "log") return log(x);
-  if (op == "sqrt") return sqrt(x);
-  if (op == "abs") return abs(x);
-  if (op == "relu") return relu(x);
-  if (op == "sigmoid") return sigmoid(x);
-  if (op == "tanh") return tanh(x);
-  if (op == "sin") return sin(x);
-  if (op == "cos") return cos(x);
-  if (op == "log1p") return log1p(x);
-  if (op == "expm1") return expm1(x);
-  if (op == "rsqrt") return rsqrt(x);
+#define HETERO_DIFF_UNARY(name, ...) \
+  if (op == #name) return hetero::name(x);
+  HETERO_FORALL_UNARY_OPS(HETERO_DIFF_UNARY)
+#undef HETERO_DIFF_UNARY
   throw std::runtime_error("torch_diff: unknown unary op " + op);
 }
 
 Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
-  if (op == "add") return a + b;
-  if (op == "sub") return a - b;
-  if (op == "mul") return a * b;
-  if (op == "div") return a / b;
-  if (op == "maximum") return maximum(a, b);
-  if (op == "minimum") return minimum(a, b);
-  if (op == "eq") return a == b;
-  if (op == "ne") return a != b;
-  if (op == "lt") return a < b;
-  if (op == "le") return a <= b;
-  if (op == "gt") return a > b;
-  if (op == "ge") return a >= b;
-  if (op == "pow") return pow(a, b);
+#define HETERO_DIFF_BINARY(name, ...) \
+  if (op == #name) return hetero::name(a, b);
+  HETERO_FORALL_BINARY_OPS(HETERO_DIFF_BINARY)
+#undef HETERO_DIFF_BINARY
   // The grad category's differentiable compositions (generate.cpp's expression()).
   if (op == "pow_abs") return pow(abs(a) + 0.5, b);
   if (op == "where_gt") return where(a > b, a, b * 2.0);

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <limits>
 
+#include <hetero/sdk/op_table.hpp>
+
 #include "cases.hpp"
 
 namespace hetero::torch_diff {
@@ -14,11 +16,12 @@ namespace {
 
 const std::array<const char*, 9> kDtypes = {"float32", "float64", "float16", "bfloat16", "int32",
                                             "int64",   "bool",    "uint8",   "int8"};
-const std::array<const char*, 13> kUnary = {"neg",   "exp",     "log",  "sqrt", "abs",
-                                            "relu",  "sigmoid", "tanh", "sin",  "cos",
-                                            "log1p", "expm1",   "rsqrt"};
-const std::array<const char*, 13> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum", "eq",
-                                             "ne",  "lt",  "le",  "gt",  "ge",      "pow"};
+// Every row of the op tables (Note [Op tables]), in row order: an op added to a table is
+// generated here, and compared with torch, with no list to edit.
+#define HETERO_DIFF_OP_NAME(name, ...) #name,
+const auto kUnary = std::to_array<const char*>({HETERO_FORALL_UNARY_OPS(HETERO_DIFF_OP_NAME)});
+const auto kBinary = std::to_array<const char*>({HETERO_FORALL_BINARY_OPS(HETERO_DIFF_OP_NAME)});
+#undef HETERO_DIFF_OP_NAME
 // The binary ops with a gradient (the grad category's expressions).
 const std::array<const char*, 6> kGradBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const std::array<const char*, 11> kReduce = {"sum",    "mean", "max", "min",       "norm", "argmax",

@@ -199,7 +199,7 @@ def compute(case, as_float64=False):
     if cat == "unary":
         return getattr(torch, op)(x[0])
     if cat == "binary":
-        return BINARY[op](x[0], x[1])
+        return BINARY[op](x[0], x[1]) if op in BINARY else getattr(torch, op)(x[0], x[1])
     if cat == "scalar":
         s = int(a["scalar"]) if a["integral"] else float(as_number(a["scalar"]))
         return BINARY[op](s, x[0]) if a["left"] else BINARY[op](x[0], s)

@@ -30,7 +30,8 @@ using BlobDeleter = std::function<void(void*)>;
 /// adopts (Backend::adopt, plugin interface 3.7; it waits for the work queued on the memory
 /// before calling the deleter); NotImplementedError naming the backend when it does not
 /// adopt foreign memory (OpenCL) or predates 3.7. ValueError for a null
-/// `data` with elements, negative strides or a strides/shape length mismatch;
+/// `data` with elements, negative strides, a strides/shape length mismatch, or a pointer
+/// that is not the device's memory (cuda: host memory, pinned or not, or another GPU's);
 /// ShapeError for a bad shape. The deleter is not called when this throws.
 HETERO_API Tensor from_blob(void* data, const Shape& shape,
                             const std::vector<std::int64_t>& strides, DType dtype,

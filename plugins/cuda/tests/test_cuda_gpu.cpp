@@ -11,6 +11,7 @@
 #include <hetero/hetero.hpp>
 #include <hetero/interop.hpp>
 
+#include <cuda_runtime_api.h>
 #include <dlpack/dlpack.h>
 
 using namespace hetero;
@@ -294,4 +295,33 @@ TEST_F(CudaGpu, DlpackImportOfDeviceMemoryIsZeroCopy) {
     EXPECT_EQ(released, 0);
   }
   EXPECT_EQ(released, 1);
+}
+
+// from_blob on cuda:0 of host memory (pageable or pinned) raises ValueError naming what the
+// pointer is, without calling the deleter; managed memory is adopted.
+TEST_F(CudaGpu, FromBlobRefusesHostMemoryAndAdoptsManagedMemory) {
+  std::vector<float> host(4, 1.0f);
+  int called = 0;
+  auto count = [&](void*) { ++called; };
+  try {
+    (void)from_blob(host.data(), {4}, DType::float32, gpu, count);
+    ADD_FAILURE() << "from_blob of a std::vector's memory on cuda:0 did not throw";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("host memory"), std::string::npos) << e.what();
+  }
+  Tensor pinned = ones({4}, TensorOptions().pinned_memory(true));
+  EXPECT_THROW((void)from_blob(pinned.host_data_ptr(), {4}, DType::float32, gpu, count),
+               ValueError);
+  EXPECT_EQ(called, 0);
+  void* managed = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&managed, 4 * sizeof(float)), cudaSuccess);
+  {
+    Tensor m = from_blob(managed, {4}, DType::float32, gpu, [&](void* p) {
+      ++called;
+      cudaFree(p);
+    });
+    m.copy_(ones({4}, gpu) * 2.0);
+    EXPECT_EQ(m.sum().item<double>(), 8.0);
+  }
+  EXPECT_EQ(called, 1);
 }

@@ -208,7 +208,10 @@ class Backend {
   /// Buffer is destroyed, the backend waits for the work queued on the memory and then
   /// calls `release` once (the owner's deleter; may be empty). Optional: the default
   /// returns nullptr (the core then raises NotImplementedError naming the backend), and
-  /// `release` is then not called. Throws InvalidDeviceError for a device out of range.
+  /// `release` is then not called. Throws InvalidDeviceError for a device out of range and
+  /// ValueError for memory the device cannot use as its own (the cuda plugin: host memory,
+  /// pinned or not, or another GPU's, by cudaPointerGetAttributes); `release` is not called
+  /// when it throws.
   virtual std::unique_ptr<Buffer> adopt(int device, void* handle, std::size_t bytes,
                                         std::function<void()> release) {
     (void)device;

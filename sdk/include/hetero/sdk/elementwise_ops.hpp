@@ -163,10 +163,11 @@ constexpr bool supports_unary(UnaryOp op) noexcept {
   return table_defines(op, dtype_of<T>);
 }
 
-/// Whether BinaryOp `op` is defined for storage type T (every op but on bool).
+/// Whether BinaryOp `op` is defined for storage type T (the row's dtypes column: no op on
+/// bool, no `floating` row on the integers).
 template <class T>
 constexpr bool supports_binary(BinaryOp op) noexcept {
-  if constexpr (!std::is_same_v<T, bool>) return static_cast<int>(op) < kBinaryOpCount;
+  if constexpr (is_floating_storage_v<T>) return static_cast<int>(op) < kBinaryOpCount;
   return table_defines(op, dtype_of<T>);
 }
 
@@ -193,7 +194,8 @@ HETERO_HOST_DEVICE inline T unary_element(T in) {
   }
 }
 
-/// `Op` applied to (x, y) (the row's rule for T). On bool, returns x: check supports_binary.
+/// `Op` applied to (x, y) (the row's rule for T). Only for an op T supports
+/// (supports_binary); otherwise (bool, or a `floating` row on an integer type) returns x.
 template <BinaryOp Op, class T>
 HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
   using Rule = ops_detail::BinaryRule<Op>;
@@ -201,7 +203,10 @@ HETERO_HOST_DEVICE inline T binary_element(T a, T b) {
     using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(a), static_cast<C>(b)));
   } else if constexpr (is_integer_storage_v<T>) {
-    return Rule::integer(a, b);
+    if constexpr (op_table_detail::kBinaryDTypes[static_cast<int>(Op)] != DTypeClass::floating)
+      return Rule::integer(a, b);
+    else
+      return a;
   } else {
     return a;
   }

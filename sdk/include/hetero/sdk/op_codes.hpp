@@ -91,30 +91,54 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   return false;
 }
 
-/// The families of kernels a Backend implements; each names its ops by a code (the op's
-/// enum value, 0 where the family has one op).
-/// `softmax` (minor 3) is optional: no table defines it, so a backend runs it only where its
-/// supports() says so, and the core composes softmax from the other families elsewhere.
-/// `ternary` (minor 4) is a table family like unary and binary. `gather` and `scatter_add`
+/// The families of kernels a Backend implements, one row each (the op families are data, as
+/// the ops are; Note [Op tables]): _(family, since, optional, count, name, op_since, dtypes)
+/// - family: the OpFamily enumerator and its name;
+/// - since: the interface minor that added the family (a translation unit of an older target
+///   minor counts no codes in it);
+/// - optional: `optional` where no table defines the family, so a backend runs it only where
+///   its supports() opts in and the core composes it from the others elsewhere (softmax,
+///   minor 3; conv2d, minor 8, composed from cast, gemm and binary: Note [Convolution as
+///   GEMM]); `required` otherwise;
+/// - count: its op codes at this translation unit's target minor (1 for a one-op family);
+/// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
+///   families read their rows' columns).
+/// `ternary` (minor 4) is a table family like unary and binary; `gather` and `scatter_add`
 /// (minor 6) are one kernel each, for every dtype (Backend::gather, Backend::scatter_add).
-/// `conv2d` (minor 8) is optional as softmax: the core composes convolution from cast, gemm
-/// and binary (Note [Convolution as GEMM]) where a backend does not opt in.
+/// Every function below that asks about a family (op_count, op_name, op_since, op_dtypes,
+/// table_defines) is generated from these rows: a new family is one row, appended.
+// clang-format off
+#define HETERO_FORALL_OP_FAMILIES(_)                                                                                   \
+  _(fill,        0, required, 1,                       "fill",              0,                   DTypeClass::every)    \
+  _(cast,        0, required, 1,                       "cast",              0,                   DTypeClass::every)    \
+  _(unary,       0, required, kUnaryOpCount,           kUnaryNames[code],   kUnarySince[code],   kUnaryDTypes[code])   \
+  _(binary,      0, required, kBinaryOpCount,          kBinaryNames[code],  kBinarySince[code],  kBinaryDTypes[code])  \
+  _(reduce,      0, required, kReduceOpCount,          kReduceNames[code],  kReduceSince[code],  kReduceDTypes[code])  \
+  _(random,      0, required, count_of(kRandomNames),  kRandomNames[code],  0,                   DTypeClass::floating) \
+  _(gemm,        0, required, 1,                       "gemm",              0,                   DTypeClass::floating) \
+  _(softmax,     3, optional, count_of(kSoftmaxNames), kSoftmaxNames[code], 3,                   DTypeClass::floating) \
+  _(ternary,     4, required, kTernaryOpCount,         kTernaryNames[code], kTernarySince[code], kTernaryDTypes[code]) \
+  _(gather,      6, required, 1,                       "gather",            6,                   DTypeClass::every)    \
+  _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
+  _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating)
+// clang-format on
+#define HETERO_FAMILY_IS_OPTIONAL_optional true
+#define HETERO_FAMILY_IS_OPTIONAL_required false
+
+/// The op families (HETERO_FORALL_OP_FAMILIES); each names its ops by a code (the op's enum
+/// value, 0 where the family has one op).
 enum class OpFamily : std::uint8_t {
-  fill,
-  cast,
-  unary,
-  binary,
-  reduce,
-  random,
-  gemm,
-  softmax,
-  ternary,
-  gather,
-  scatter_add,
-  conv2d
+#define HETERO_OP_FAMILY_ENUMERATOR(family, ...) family,
+  HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_ENUMERATOR)
+#undef HETERO_OP_FAMILY_ENUMERATOR
 };
+/// The number of op families.
+inline constexpr int kOpFamilyCount = 0
+#define HETERO_OP_FAMILY_COUNT(...) +1
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_COUNT);
+#undef HETERO_OP_FAMILY_COUNT
 /// The last OpFamily (the families are numbered 0 to kLastOpFamily).
-inline constexpr OpFamily kLastOpFamily = OpFamily::conv2d;
+inline constexpr OpFamily kLastOpFamily = static_cast<OpFamily>(kOpFamilyCount - 1);
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
@@ -141,6 +165,7 @@ namespace op_table_detail {
 #define HETERO_OP_NAME_ROW(name, ...) #name,
 #define HETERO_OP_IS_COMPARISON_ROW(name, since, dtypes, ...) HETERO_IS_COMPARISON_##dtypes,
 #define HETERO_IS_COMPARISON_arithmetic false
+#define HETERO_IS_COMPARISON_floating false
 #define HETERO_IS_COMPARISON_comparison true
 #define HETERO_OP_SINCE_ROW(name, since, ...) since,
 #define HETERO_OP_DTYPES_ROW(name, since, dtypes, ...) HETERO_DTYPES_##dtypes,
@@ -166,72 +191,61 @@ inline constexpr DTypeClass kTernaryDTypes[] = {DTypeClass::every};
 #endif
 #undef HETERO_OP_IS_COMPARISON_ROW
 #undef HETERO_IS_COMPARISON_arithmetic
+#undef HETERO_IS_COMPARISON_floating
 #undef HETERO_IS_COMPARISON_comparison
 #undef HETERO_OP_NAME_ROW
 #undef HETERO_OP_SINCE_ROW
 #undef HETERO_OP_DTYPES_ROW
-inline constexpr std::string_view kFamilyNames[] = {"fill",    "cast",   "unary",       "binary",
-                                                    "reduce",  "random", "gemm",        "softmax",
-                                                    "ternary", "gather", "scatter_add", "conv2d"};
+#define HETERO_OP_FAMILY_NAME(family, ...) #family,
+inline constexpr std::string_view kFamilyNames[] = {
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_NAME)};
+#undef HETERO_OP_FAMILY_NAME
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
 inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_input",
                                                     "conv2d_backward_weight"};
-static_assert(std::size(kFamilyNames) == static_cast<std::size_t>(kLastOpFamily) + 1,
-              "kFamilyNames needs one name per OpFamily");
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
+static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
+              "kSoftmaxNames needs one name per SoftmaxOp");
+static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::backward_weight) + 1,
+              "kConv2dNames needs one name per Conv2dOp");
+/// The number of names of a family's list, as an op count.
+template <class T, std::size_t N>
+constexpr int count_of(const T (&)[N]) noexcept {
+  return static_cast<int>(N);
+}
 
-// A row's `since` column equals the minor of its group (a row pasted into the wrong group
-// fails to compile).
-#define HETERO_OP_SINCE_IS_0(name, since, ...) \
-  static_assert(since == 0, "op row '" #name "' is in minor group 0 but says since " #since);
-#define HETERO_OP_SINCE_IS_1(name, since, ...) \
-  static_assert(since == 1, "op row '" #name "' is in minor group 1 but says since " #since);
-#define HETERO_OP_SINCE_IS_4(name, since, ...) \
-  static_assert(since == 4, "op row '" #name "' is in minor group 4 but says since " #since);
-#define HETERO_OP_SINCE_IS_5(name, since, ...) \
-  static_assert(since == 5, "op row '" #name "' is in minor group 5 but says since " #since);
-HETERO_UNARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
-HETERO_UNARY_OPS_MINOR_1(HETERO_OP_SINCE_IS_1)
-HETERO_BINARY_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
-HETERO_REDUCE_OPS_MINOR_0(HETERO_OP_SINCE_IS_0)
-HETERO_BINARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
-HETERO_TERNARY_OPS_MINOR_4(HETERO_OP_SINCE_IS_4)
-HETERO_UNARY_OPS_MINOR_5(HETERO_OP_SINCE_IS_5)
-#undef HETERO_OP_SINCE_IS_5
-#undef HETERO_OP_SINCE_IS_4
-#undef HETERO_OP_SINCE_IS_0
-#undef HETERO_OP_SINCE_IS_1
+// Each row's `since` is its group's minor, passed by the group lists of op_table.hpp (it
+// cannot disagree). The groups must be listed oldest first, so that a newer group's codes
+// come after every older one's (old plugins keep their numbers).
+constexpr bool non_decreasing(const int* since, std::size_t n) noexcept {
+  for (std::size_t i = 1; i < n; ++i)
+    if (since[i] < since[i - 1]) return false;
+  return true;
+}
+static_assert(non_decreasing(kUnarySince, std::size(kUnarySince)),
+              "HETERO_UNARY_OP_GROUPS: groups must be listed oldest first");
+static_assert(non_decreasing(kBinarySince, std::size(kBinarySince)),
+              "HETERO_BINARY_OP_GROUPS: groups must be listed oldest first");
+static_assert(non_decreasing(kReduceSince, std::size(kReduceSince)),
+              "HETERO_REDUCE_OP_GROUPS: groups must be listed oldest first");
+static_assert(non_decreasing(kTernarySince, std::size(kTernarySince)),
+              "HETERO_TERNARY_OP_GROUPS: groups must be listed oldest first");
 }  // namespace op_table_detail
 
-/// Number of op codes of `family` (1 for fill, cast and gemm; softmax's 2 from minor 3;
-/// conv2d's 3 from minor 8).
+/// Number of op codes of `family` at this translation unit's target minor (1 for fill, cast,
+/// gemm, gather and scatter_add; 0 for a family newer than the minor).
 constexpr int op_count(OpFamily family) noexcept {
+  using namespace op_table_detail;  // the count column names the tables' counts
   switch (family) {
-    case OpFamily::softmax:
-      return HETERO_TARGET_INTERFACE_MINOR >= 3 ? 2 : 0;
-    case OpFamily::conv2d:
-      return HETERO_TARGET_INTERFACE_MINOR >= 8 ? 3 : 0;
-    case OpFamily::unary:
-      return kUnaryOpCount;
-    case OpFamily::binary:
-      return kBinaryOpCount;
-    case OpFamily::reduce:
-      return kReduceOpCount;
-    case OpFamily::random:
-      return 2;
-    case OpFamily::ternary:
-      return kTernaryOpCount;
-    case OpFamily::gather:
-    case OpFamily::scatter_add:
-      return HETERO_TARGET_INTERFACE_MINOR >= 6 ? 1 : 0;
-    case OpFamily::fill:
-    case OpFamily::cast:
-    case OpFamily::gemm:
-      return 1;
+#define HETERO_OP_FAMILY_COUNT_CASE(family, since, optional, count, ...) \
+  case OpFamily::family:                                                 \
+    return HETERO_TARGET_INTERFACE_MINOR >= (since) ? (count) : 0;
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_COUNT_CASE)
+#undef HETERO_OP_FAMILY_COUNT_CASE
   }
-  return 0;
+  return 0;  // not reached: the cases come from the same rows as the enumerators
 }
 
 /// Whether `op` names an op of this translation unit's tables (its code is below the count).
@@ -243,29 +257,16 @@ constexpr bool op_known(OpRef op) noexcept {
 /// "rand", "randn"); "unknown op" for a code this build's tables lack.
 constexpr std::string_view op_name(OpRef op) noexcept {
   if (!op_known(op)) return "unknown op";
+  using namespace op_table_detail;
+  [[maybe_unused]] const int code = op.code;
   switch (op.family) {
-    case OpFamily::unary:
-      return op_table_detail::kUnaryNames[op.code];
-    case OpFamily::binary:
-      return op_table_detail::kBinaryNames[op.code];
-    case OpFamily::reduce:
-      return op_table_detail::kReduceNames[op.code];
-    case OpFamily::random:
-      return op_table_detail::kRandomNames[op.code];
-    case OpFamily::softmax:
-      return op_table_detail::kSoftmaxNames[op.code];
-    case OpFamily::ternary:
-      return op_table_detail::kTernaryNames[op.code];
-    case OpFamily::conv2d:
-      return op_table_detail::kConv2dNames[op.code];
-    case OpFamily::fill:
-    case OpFamily::cast:
-    case OpFamily::gemm:
-    case OpFamily::gather:
-    case OpFamily::scatter_add:
-      return op_table_detail::kFamilyNames[static_cast<int>(op.family)];
+#define HETERO_OP_FAMILY_NAME_CASE(family, since, optional, count, name, ...) \
+  case OpFamily::family:                                                      \
+    return name;
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_NAME_CASE)
+#undef HETERO_OP_FAMILY_NAME_CASE
   }
-  return "unknown op";  // every family has its case above (-Werror=switch)
+  return "unknown op";  // not reached
 }
 
 /// The name of a row of each table, without the family switch of op_name(OpRef).
@@ -293,62 +294,49 @@ constexpr bool is_comparison(BinaryOp op) noexcept {
   return i < kBinaryOpCount && op_table_detail::kBinaryIsComparison[i];
 }
 
-/// The interface minor that added `op` (0 for the families that predate the tables). Every
-/// family has its case, with no default (the build makes -Wswitch an error): a new family
-/// without a `since` does not compile.
+/// The interface minor that added `op` (a table row's `since`; the family's for the others).
 constexpr int op_since(OpRef op) noexcept {
   if (!op_known(op)) return 1 << 30;
+  using namespace op_table_detail;
+  [[maybe_unused]] const int code = op.code;
   switch (op.family) {
-    case OpFamily::unary:
-      return op_table_detail::kUnarySince[op.code];
-    case OpFamily::binary:
-      return op_table_detail::kBinarySince[op.code];
-    case OpFamily::reduce:
-      return op_table_detail::kReduceSince[op.code];
-    case OpFamily::softmax:
-      return 3;
-    case OpFamily::ternary:
-      return op_table_detail::kTernarySince[op.code];
-    case OpFamily::gather:
-    case OpFamily::scatter_add:
-      return 6;
-    case OpFamily::conv2d:
-      return 8;
-    case OpFamily::fill:
-    case OpFamily::cast:
-    case OpFamily::gemm:
-    case OpFamily::random:
-      return 0;
+#define HETERO_OP_FAMILY_SINCE_CASE(family, since, optional, count, name, op_since, ...) \
+  case OpFamily::family:                                                                 \
+    return op_since;
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_SINCE_CASE)
+#undef HETERO_OP_FAMILY_SINCE_CASE
   }
-  return 1 << 30;  // unreachable: every family has its case above
+  return 1 << 30;  // not reached
 }
 
-/// The dtypes the tables define `op` for (the `dtypes` column; fill, cast, gather and
-/// scatter_add: every dtype;
-/// random and gemm: floating, though random() is asked for float32 and float64 only: the
-/// core draws the 16-bit types in float32 and casts, see table_defines).
+/// The dtypes the tables define `op` for (the `dtypes` column of its row, or its family's:
+/// every dtype for fill, cast, gather and scatter_add; floating for random and gemm, though
+/// random() is asked for float32 and float64 only: the core draws the 16-bit types in
+/// float32 and casts, see table_defines). `op` must be known (op_known).
 constexpr DTypeClass op_dtypes(OpRef op) noexcept {
+  using namespace op_table_detail;
+  [[maybe_unused]] const int code = op.code;
   switch (op.family) {
-    case OpFamily::unary:
-      return op_table_detail::kUnaryDTypes[op.code];
-    case OpFamily::binary:
-      return op_table_detail::kBinaryDTypes[op.code];
-    case OpFamily::reduce:
-      return op_table_detail::kReduceDTypes[op.code];
-    case OpFamily::ternary:
-      return op_table_detail::kTernaryDTypes[op.code];
-    case OpFamily::random:
-    case OpFamily::gemm:
-    case OpFamily::softmax:
-    case OpFamily::conv2d:
-      return DTypeClass::floating;
-    case OpFamily::fill:
-    case OpFamily::cast:
-    case OpFamily::gather:
-    case OpFamily::scatter_add:
-      return DTypeClass::every;
+#define HETERO_OP_FAMILY_DTYPES_CASE(family, since, optional, count, name, op_since, dtypes) \
+  case OpFamily::family:                                                                     \
+    return dtypes;
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_DTYPES_CASE)
+#undef HETERO_OP_FAMILY_DTYPES_CASE
   }
-  return DTypeClass::every;
+  return DTypeClass::every;  // not reached
+}
+
+/// Whether `family` is optional (HETERO_FORALL_OP_FAMILIES' `optional` column): no table
+/// defines it, and a backend runs it only where its supports() opts in.
+constexpr bool is_optional(OpFamily family) noexcept {
+  switch (family) {
+#define HETERO_OP_FAMILY_OPTIONAL_CASE(family, since, optional, ...) \
+  case OpFamily::family:                                             \
+    return HETERO_FAMILY_IS_OPTIONAL_##optional;
+    HETERO_FORALL_OP_FAMILIES(HETERO_OP_FAMILY_OPTIONAL_CASE)
+#undef HETERO_OP_FAMILY_OPTIONAL_CASE
+  }
+  return false;  // not reached
 }
 
 /// The interface minor that added dtype `t` (Note [Interface versions]): 0 for the dtypes
@@ -363,8 +351,7 @@ constexpr int dtype_since(DType t) noexcept {
 /// implements every kernel of the tables need not override it.
 constexpr bool table_defines(OpRef op, DType dtype) noexcept {
   if (op.family == OpFamily::random && is_half(dtype)) return false;
-  if (op.family == OpFamily::softmax || op.family == OpFamily::conv2d)
-    return false;  // optional: a backend opts in
+  if (is_optional(op.family)) return false;  // a backend opts in
   if (static_cast<int>(dtype) >= kDTypeCount || dtype_since(dtype) > HETERO_TARGET_INTERFACE_MINOR)
     return false;
   return op_known(op) && in_class(op_dtypes(op), dtype);
