@@ -57,6 +57,20 @@ std::optional<double> unary_ref(UnaryOp op, double x) {
       return std::expm1(x);
     case UnaryOp::rsqrt:
       return 1 / std::sqrt(x);
+    case UnaryOp::erf:
+      return std::erf(x);
+    case UnaryOp::reciprocal:
+      return 1 / x;
+    case UnaryOp::floor:
+      return std::floor(x);
+    case UnaryOp::ceil:
+      return std::ceil(x);
+    case UnaryOp::round:
+      return std::nearbyint(x);  // ties to even in the default rounding mode
+    case UnaryOp::trunc:
+      return std::trunc(x);
+    case UnaryOp::sign:
+      return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
     default:
       return std::nullopt;
   }
@@ -91,6 +105,8 @@ std::optional<double> binary_ref(BinaryOp op, double x, double y, bool integral)
     case BinaryOp::pow:  // integers: 1 / x^|y| truncated for y < 0; the tests keep |x|^y < 2^53
       if (integral && y < 0) return x == 1 ? 1 : x == -1 ? (std::fmod(y, 2) != 0 ? -1 : 1) : 0;
       return std::pow(x, y);
+    case BinaryOp::atan2:
+      return std::atan2(x, y);
     default:
       return std::nullopt;
   }

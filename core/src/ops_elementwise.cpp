@@ -149,8 +149,6 @@ const char* backward_name(BinaryOp op) {
 // Helpers of the tables' backward columns.
 using detail::nonzero_mask;
 using detail::unbroadcast;
-// sign(x): 1, -1, or 0 at 0 (the gradient of abs, as torch).
-Tensor sign(const Tensor& x) { return nonzero_mask(relu(x)) - nonzero_mask(relu(-x)); }
 // The share of the gradient of maximum(a, b) (minimum when !is_max) that goes to a: 1
 // where a wins, 0 where b does, one half on ties (as torch.maximum).
 Tensor extremum_share(const Tensor& a, const Tensor& b, bool is_max) {

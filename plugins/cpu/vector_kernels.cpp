@@ -108,6 +108,7 @@ HETERO_SLEEF_FN(sin)
 HETERO_SLEEF_FN(cos)
 HETERO_SLEEF_FN(log1p)
 HETERO_SLEEF_FN(expm1)
+HETERO_SLEEF_FN(erf)
 #undef HETERO_SLEEF_FN
 #undef HETERO_SLEEF_F
 #undef HETERO_SLEEF_D
@@ -134,6 +135,33 @@ bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
 #if HETERO_TARGET_INTERFACE_MINOR >= 5
     case UnaryOp::rsqrt:  // 1 / sqrt(x), both correctly rounded: the scalar rule bit for bit
       map1(d, in, out, n, [d](V v) { return hn::Set(d, T(1)) / hn::Sqrt(v); });
+      return true;
+#endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 11
+    // Exact, as the scalar rules: 1 / x correctly rounded; floor, ceil, trunc and round (ties
+    // to even, as rint in the default rounding mode) keep NaN and infinities, and the input's
+    // sign (CopySign: Highway's SSSE3 emulation rounds through integers and loses -0, as in
+    // ceil(-0.5) = -0).
+    case UnaryOp::reciprocal:
+      map1(d, in, out, n, [d](V v) { return hn::Set(d, T(1)) / v; });
+      return true;
+    case UnaryOp::floor:
+      map1(d, in, out, n, [](V v) { return hn::CopySign(hn::Floor(v), v); });
+      return true;
+    case UnaryOp::ceil:
+      map1(d, in, out, n, [](V v) { return hn::CopySign(hn::Ceil(v), v); });
+      return true;
+    case UnaryOp::round:
+      map1(d, in, out, n, [](V v) { return hn::CopySign(hn::Round(v), v); });
+      return true;
+    case UnaryOp::trunc:
+      map1(d, in, out, n, [](V v) { return hn::CopySign(hn::Trunc(v), v); });
+      return true;
+    case UnaryOp::sign:  // 1, -1, or 0 for 0 and NaN (both comparisons false)
+      map1(d, in, out, n, [d](V v) {
+        return hn::IfThenElse(v > hn::Zero(d), hn::Set(d, T(1)),
+                              hn::IfThenElseZero(v < hn::Zero(d), hn::Set(d, T(-1))));
+      });
       return true;
 #endif
     default:
@@ -171,6 +199,11 @@ bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
       return true;
     case UnaryOp::expm1:
       map1(d, in, out, n, [](V v) { return Sleef_expm1(v); });
+      return true;
+#endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 11
+    case UnaryOp::erf:
+      map1(d, in, out, n, [](V v) { return Sleef_erf(v); });
       return true;
 #endif
     default:
@@ -228,8 +261,8 @@ bool binary_dense(BinaryOp op, const T* a, int sa, const T* b, int sb, T* out, s
       map2(d, a, sa, b, sb, out, n,
            [d](V x, V y) { return hn::IfThenElseZero(x >= y, hn::Set(d, T(1))); });
       return true;
-    default:  // pow: the scalar rule (C pow), which a vector pow would not match bit for bit
-      return false;
+    default:  // pow, atan2: the scalar rules (C pow, atan2), which SLEEF's would not match bit
+      return false;  // for bit
   }
 }
 

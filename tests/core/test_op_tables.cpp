@@ -79,12 +79,12 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
 // appended to the newest group; add them to this list when their minor is released.
 TEST(OpTables, ReleasedOpCodesNeverMove) {
   const std::vector<std::pair<OpFamily, std::vector<std::string_view>>> released{
-      {OpFamily::unary,
-       {"neg", "exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos", "log1p",
-        "expm1", "rsqrt"}},
+      {OpFamily::unary, {"neg",        "exp",   "log",  "sqrt",  "abs",   "relu",  "sigmoid",
+                         "tanh",       "sin",   "cos",  "log1p", "expm1", "rsqrt", "erf",
+                         "reciprocal", "floor", "ceil", "round", "trunc", "sign"}},
       {OpFamily::binary,
-       {"add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-        "pow"}},
+       {"add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "pow",
+        "atan2"}},
       {OpFamily::reduce, {"sum", "mean", "max", "min", "norm", "argmax"}},
       {OpFamily::ternary, {"where"}}};
   for (const auto& [family, names] : released)
@@ -171,6 +171,62 @@ TEST(OpTables, EveryUnaryGradientMatchesFiniteDifferences) {
       EXPECT_NEAR(grad[i], expected, 1e-6 * (1 + std::abs(expected))) << "x = " << xs[i];
     }
   }
+}
+
+// d/da and d/db of every binary row with a gradient against central differences in float64,
+// at positive points without ties (pow's base is positive; maximum/minimum are smooth there).
+TEST(OpTables, EveryBinaryGradientMatchesFiniteDifferences) {
+  const std::vector<double> as{0.3, 0.7, 1.1, 1.9}, bs{0.6, 1.3, 0.45, 1.7};
+  for (const auto& [op, f] : binary_functions()) {
+    if (is_comparison(op)) continue;
+    SCOPED_TRACE(std::string(op_name(op)));
+    Tensor a = from_vector(as, {4}).requires_grad_(), b = from_vector(bs, {4}).requires_grad_();
+    sum(f(a, b)).backward();
+    const auto ga = a.grad().to_vector<double>(), gb = b.grad().to_vector<double>();
+    for (std::size_t i = 0; i < as.size(); ++i) {
+      const double h = 1e-6;
+      const auto at = [&](double x, double y) {
+        return f(full({}, x, DType::float64), full({}, y, DType::float64)).item<double>();
+      };
+      const double da = (at(as[i] + h, bs[i]) - at(as[i] - h, bs[i])) / (2 * h);
+      const double db = (at(as[i], bs[i] + h) - at(as[i], bs[i] - h)) / (2 * h);
+      EXPECT_NEAR(ga[i], da, 1e-6 * (1 + std::abs(da))) << "a = " << as[i] << ", b = " << bs[i];
+      EXPECT_NEAR(gb[i], db, 1e-6 * (1 + std::abs(db))) << "a = " << as[i] << ", b = " << bs[i];
+    }
+  }
+}
+
+// The rows of minor 11 against values torch 1.13 gives (python3-torch): round's ties go to
+// even, sign of NaN is 0, the rounding rows keep integer dtypes, erf and atan2 of integers
+// are float32.
+TEST(OpTables, RoundingSignErfAndAtan2AsTorch) {
+  const Tensor x = tensor({NAN, -0.0, 0.0, 2.5, -2.5, 0.5, 1.5, INFINITY, -1.7});
+  const auto r = round(x).to_vector<float>();
+  const std::vector<float> want_round{0, -0.0F, 0, 2, -2, 0, 2, INFINITY, -2};
+  EXPECT_TRUE(std::isnan(r[0]));
+  for (std::size_t i = 1; i < r.size(); ++i) EXPECT_EQ(r[i], want_round[i]) << i;
+  EXPECT_TRUE(std::signbit(r[1]));  // -0 stays -0
+  EXPECT_EQ(sign(x).to_vector<float>(), (std::vector<float>{0, 0, 0, 1, -1, 1, 1, 1, -1}));
+  EXPECT_EQ(floor(x).to_vector<float>()[8], -2.0F);
+  EXPECT_EQ(ceil(x).to_vector<float>()[8], -1.0F);
+  EXPECT_EQ(trunc(x).to_vector<float>()[8], -1.0F);
+  const Tensor i = tensor({-3, 0, 5});
+  for (const Tensor& t : {floor(i), ceil(i), round(i), trunc(i)}) {
+    EXPECT_EQ(t.dtype(), DType::int64);
+    EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-3, 0, 5}));
+  }
+  EXPECT_EQ(sign(i).to_vector<std::int64_t>(), (std::vector<std::int64_t>{-1, 0, 1}));
+  EXPECT_EQ(sign(tensor({0, 7}).to(DType::uint8)).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(erf(i).dtype(), DType::float32);
+  EXPECT_NEAR(erf(tensor({1.0})).item<double>(), 0.8427007929497149, 1e-6);
+  EXPECT_EQ(reciprocal(i).to_vector<float>(), (std::vector<float>{-1.0F / 3, INFINITY, 0.2F}));
+  const Tensor ang = atan2(tensor({1, -1}), tensor({0, 0}));
+  EXPECT_EQ(ang.dtype(), DType::float32);
+  EXPECT_NEAR(ang.to_vector<float>()[0], 1.5707963F, 1e-6);
+  EXPECT_NEAR(ang.to_vector<float>()[1], -1.5707963F, 1e-6);
+  // sign of bool raises as the other `signed` rows (docs/semantics.md row 34).
+  EXPECT_THROW(sign(tensor({1, 0}).to(DType::bool_)), DTypeError);
 }
 
 // libhetero-partial.so runs fill, cast and add only.

@@ -598,12 +598,19 @@ def torch_negative_size(case, herr, expect):
             and any(d < 0 for d in expect.shape))
 
 
+def sign_of_bool(case, herr, expect):
+    """sign of a bool tensor: hetero raises DTypeError as for every `signed` row (floor, neg,
+    abs); torch returns the bool tensor."""
+    return (bool(herr) and herr["type"] == "DTypeError" and case["op"] == "sign"
+            and case["inputs"][0]["dtype"] == "bool" and isinstance(expect, torch.Tensor))
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division, gradient_mask_multiplies,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
               max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
-              torch_negative_size]
+              torch_negative_size, sign_of_bool]
 
 
 def check(case):

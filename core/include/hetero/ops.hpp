@@ -115,6 +115,22 @@ HETERO_API Tensor cos(const Tensor& a);
 HETERO_API Tensor log1p(const Tensor& a);
 HETERO_API Tensor expm1(const Tensor& a);
 HETERO_API Tensor rsqrt(const Tensor& a);
+/// The Gauss error function 2/sqrt(pi) * integral_0^x exp(-t^2) dt (torch.erf) and 1 / x
+/// (torch.reciprocal); floating dtypes, integer or bool input gives float32 (interface
+/// minor 11). Gradients 2/sqrt(pi) exp(-x^2) g and -g / x^2.
+HETERO_API Tensor erf(const Tensor& a);
+HETERO_API Tensor reciprocal(const Tensor& a);
+/// Rounding to an integral value in the input's dtype, as torch.floor / ceil / round /
+/// trunc: round goes to the nearest, ties to even (2.5 -> 2, -0.5 -> -0); integer input
+/// is returned as it is (a new tensor); NaN and infinities stay. sign: 1, -1, or 0 for 0
+/// and NaN (as torch 1.13), in the input's dtype (uint8 gives 0 or 1). DTypeError for bool
+/// (torch.sign of bool returns it; docs/semantics.md). The gradients are 0 (interface
+/// minor 11).
+HETERO_API Tensor floor(const Tensor& a);
+HETERO_API Tensor ceil(const Tensor& a);
+HETERO_API Tensor round(const Tensor& a);
+HETERO_API Tensor trunc(const Tensor& a);
+HETERO_API Tensor sign(const Tensor& a);
 
 /// Sum of all elements (0-D), or along `dim` (negative counts from the end).
 HETERO_API Tensor sum(const Tensor& a);
@@ -220,6 +236,10 @@ HETERO_API Tensor ge(const Tensor& a, const Tensor& b);
 /// negative base with a fractional exponent NaN. Gradients (as torch): y * x^(y - 1), 0
 /// where y == 0; x^y * log(x), 0 where x == 0 and y >= 0.
 HETERO_API Tensor pow(const Tensor& a, const Tensor& b);
+/// The angle of the point (b, a) in radians, in [-pi, pi], as torch.atan2(a, b): broadcasts;
+/// a `floating` row, so integer and bool operands give float32 (interface minor 11).
+/// Gradients g b / (a^2 + b^2) and -g a / (a^2 + b^2) (NaN at the origin, as torch).
+HETERO_API Tensor atan2(const Tensor& a, const Tensor& b);
 /// pow with a floating scalar exponent (an integer tensor gives float32, as torch). The
 /// exponent keeps double precision, as in torch's pow(Tensor, Scalar) scalar path: computed
 /// in float64 and rounded once to the result dtype (torch's vectorised path rounds the

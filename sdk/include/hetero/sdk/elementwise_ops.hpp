@@ -9,8 +9,9 @@
 ///   are NaN), relu keeps a NaN (as torch.relu);
 /// - integers, int8, uint8, int32 and int64 (rows of class `signed` / `arithmetic`): the row's
 ///   integer rule; + - * and negation wrap around modulo 2^bits (two's complement, no signed
-///   overflow: uint8 1 - 2 is 255, as torch); division truncates towards zero, x / 0 is 0
-///   (no trap) and MIN / -1 wraps to MIN; abs(MIN) == MIN; abs and relu of uint8 are x;
+///   overflow: uint8 1 - 2 is 255, as torch); there is no integer division (div is a
+///   `floating` row: the core divides integers in float32); abs(MIN) == MIN; abs and relu
+///   of uint8 are x; the rounding rows (floor, ceil, round, trunc) return integers as they are;
 /// - bool takes no arithmetic (table_defines() says false).
 /// Compile-time forms (unary_element<Op>(x)) let loops be specialised per op and
 /// vectorised; the runtime forms (unary_element(op, x)) switch once per element, for device

@@ -85,6 +85,21 @@
 #else
 #define HETERO_UNARY_OPS_MINOR_5(_, since)
 #endif
+#if HETERO_TARGET_INTERFACE_MINOR >= 11
+// Rounding keeps integers as they are (torch.floor of an int64 tensor is the tensor); round
+// is to nearest, ties to even (rint under the default rounding mode, as torch.round); sign
+// is 0 at 0 and at NaN (torch 1.13's (0 < x) - (x < 0)). Their gradients are 0.
+#define HETERO_UNARY_OPS_MINOR_11(_, since)                                                          \
+  _(erf,        since, floating, erf(x),                 HETERO_NO_INTEGER_RULE, input,   g * 1.1283791670955126 * exp(-(x * x))) \
+  _(reciprocal, since, floating, 1 / x,                  HETERO_NO_INTEGER_RULE, output,  -g * y * y)    \
+  _(floor,      since, signed,   floor(x),               x,                      nothing, zeros_like(g)) \
+  _(ceil,       since, signed,   ceil(x),                x,                      nothing, zeros_like(g)) \
+  _(round,      since, signed,   rint(x),                x,                      nothing, zeros_like(g)) \
+  _(trunc,      since, signed,   trunc(x),               x,                      nothing, zeros_like(g)) \
+  _(sign,       since, signed,   (x > 0 ? 1 : (x < 0 ? -1 : 0)), (x > 0 ? 1 : (is_negative(x) ? -1 : 0)), nothing, zeros_like(g))
+#else
+#define HETERO_UNARY_OPS_MINOR_11(_, since)
+#endif
 
 #define HETERO_BINARY_OPS_MINOR_0(_, since)                                                                \
   _(add,     since, arithmetic, x + y,                           wrap_add(x, y), shapes, g,     g)      \
@@ -114,6 +129,15 @@
 #define HETERO_TERNARY_OPS_MINOR_4(_, since)
 #endif
 
+#if HETERO_TARGET_INTERFACE_MINOR >= 11
+// atan2(y, x) of the two operands, as torch.atan2 (a `floating` row: integers in float32).
+#define HETERO_BINARY_OPS_MINOR_11(_, since)                                                         \
+  _(atan2,   since, floating,   atan2(x, y),                     HETERO_NO_INTEGER_RULE, inputs,   \
+    g * b / (a * a + b * b),         -g * a / (a * a + b * b))
+#else
+#define HETERO_BINARY_OPS_MINOR_11(_, since)
+#endif
+
 #define HETERO_REDUCE_OPS_MINOR_0(_, since)                        \
   _(sum,    since, arithmetic, sum,      acc)                   \
   _(mean,   since, floating,   sum,      acc / count)           \
@@ -130,8 +154,8 @@
 /// A group left out of this list is in no table (the op does not exist anywhere: its
 /// declaration in ops.hpp has no definition and `OpTables.*` fail); groups out of order fail
 /// the static_assert in op_codes.hpp ("groups must be listed oldest first").
-#define HETERO_UNARY_OP_GROUPS(G, X) G(UNARY, 0, X) G(UNARY, 1, X) G(UNARY, 5, X)
-#define HETERO_BINARY_OP_GROUPS(G, X) G(BINARY, 0, X) G(BINARY, 4, X)
+#define HETERO_UNARY_OP_GROUPS(G, X) G(UNARY, 0, X) G(UNARY, 1, X) G(UNARY, 5, X) G(UNARY, 11, X)
+#define HETERO_BINARY_OP_GROUPS(G, X) G(BINARY, 0, X) G(BINARY, 4, X) G(BINARY, 11, X)
 #define HETERO_TERNARY_OP_GROUPS(G, X) G(TERNARY, 4, X)
 #define HETERO_REDUCE_OP_GROUPS(G, X) G(REDUCE, 0, X)
 
