@@ -71,12 +71,13 @@ void check_rank(const Group& g, int root, const char* op, const char* what) {
     throw g.error(op, fmt::format("{} {} is not a rank of a group of {}", what, root, g.size));
 }
 
-State launch_reduction(const char* name, Tensor& t, ReduceOp op, int root, bool async,
+State launch_reduction(const char* name, Tensor& t, ReduceOp op, std::optional<int> dst, bool async,
                        Group* target) {
   const GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
-  if (root >= 0) check_rank(g, root, name, "dst");
+  if (dst) check_rank(g, *dst, name, "dst");  // reduce(t, -1) used to be an all_reduce
+  const int root = dst.value_or(-1);          // -1: every rank receives
   const DType wire = reduction_dtype(t.dtype());
   const MPI_Op mop = mpi_op(op, wire, g.nan_ops, name);  // DTypeError before communicating
   const bool receives = root < 0 || g.rank == root;

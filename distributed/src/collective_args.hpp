@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,11 +60,12 @@ using InOutCall =
 State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor& output, DType wire,
                     bool async, InOutCall call, std::function<void()> before_write_back = {});
 
-// Launches the in-place reduction of `t` over the group: into every rank's `t` when
-// `root` < 0 (all_reduce), else into rank `root`'s only (reduce; the others' `t` is only
-// read). `name` is the collective's; it holds the group (GroupUse) itself.
-State launch_reduction(const char* name, Tensor& t, ReduceOp op, int root, bool async,
-                       Group* target);
+// Launches the in-place reduction of `t` over the group: into every rank's `t` without a
+// `root` (all_reduce), else into rank `root`'s only (reduce; the others' `t` is only read;
+// a root outside the group, negative ones included, raises before communicating). `name`
+// is the collective's; it holds the group (GroupUse) itself.
+State launch_reduction(const char* name, Tensor& t, ReduceOp op, std::optional<int> root,
+                       bool async, Group* target);
 
 // Runs a launched collective to completion while `name`'s hold on the group stays (no
 // other thread's collective can come between the launch and the wait).

@@ -35,7 +35,7 @@ using detail::State;
 // own, not the group's reused ones.
 
 State all_reduce_launch(Tensor& t, ReduceOp op, bool async, detail::Group* target) {
-  return detail::launch_reduction("all_reduce", t, op, /*root=*/-1, async, target);
+  return detail::launch_reduction("all_reduce", t, op, /*root=*/std::nullopt, async, target);
 }
 
 State broadcast_launch(Tensor& t, int root, bool async, detail::Group* target) {
@@ -60,10 +60,13 @@ State broadcast_launch(Tensor& t, int root, bool async, detail::Group* target) {
       });
 }
 
+// `counted`: the call was counted by the list form that launches this one (all_gather),
+// so that a call is counted once whichever form each rank uses (issue #50 item 2: the list
+// form counted two, and ranks mixing the forms disagreed from then on, as NCCL does not).
 State all_gather_into_tensor_launch(Tensor& output, const Tensor& input, bool async,
-                                    detail::Group* target) {
+                                    detail::Group* target, bool counted = false) {
   constexpr const char* name = "all_gather_into_tensor";
-  const detail::GroupUse use(name, true, target);
+  const detail::GroupUse use(name, /*new_call=*/!counted, target);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/true, g.size, name);
   const MPI_Datatype type = detail::mpi_datatype(input.dtype());
@@ -85,7 +88,7 @@ State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool 
   stacked.insert(stacked.begin(), g.size);
   Tensor gathered = async ? detail::host_buffer(input.dtype(), stacked, Device::cpu())
                           : g.staging.buffer(Slot::packed, input.dtype(), stacked, Device::cpu());
-  State state = all_gather_into_tensor_launch(gathered, input, async, target);
+  State state = all_gather_into_tensor_launch(gathered, input, async, target, /*counted=*/true);
   state->complete = [first = std::move(state->complete), gathered, outputs]() mutable {
     first();
     for (std::size_t r = 0; r < outputs.size(); ++r)
@@ -94,10 +97,11 @@ State all_gather_launch(std::vector<Tensor>& outputs, const Tensor& input, bool 
   return state;
 }
 
+// `counted` as all_gather_into_tensor_launch's (reduce_scatter's list form counts the call).
 State reduce_scatter_tensor_launch(Tensor& output, const Tensor& input, ReduceOp op, bool async,
-                                   detail::Group* target) {
+                                   detail::Group* target, bool counted = false) {
   constexpr const char* name = "reduce_scatter_tensor";
-  const detail::GroupUse use(name, true, target);
+  const detail::GroupUse use(name, /*new_call=*/!counted, target);
   Group& g = use.group;
   check_stacked(input, output, /*output_stacked=*/false, g.size, name);
   const DType wire = detail::reduction_dtype(input.dtype());
@@ -128,7 +132,7 @@ State reduce_scatter_launch(Tensor& output, const std::vector<Tensor>& inputs, R
     Tensor row = packed[r];
     row.copy_(inputs[static_cast<std::size_t>(r)]);
   }
-  return reduce_scatter_tensor_launch(output, packed, op, async, target);
+  return reduce_scatter_tensor_launch(output, packed, op, async, target, /*counted=*/true);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // The consistency check of collectives (ProcessGroupOptions::check_consistency): every
 // rank describes its call in a fixed-size record, the records are all-gathered, and
 // when they differ every rank throws the same DistributedError, which lists them.
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -37,6 +38,11 @@ class CheckedCall {
   void finish(Group& g);
   // Whether finish() would not wait (the MPI work is done, or ran on the caller's thread).
   bool done() const noexcept { return !call_.job || call_.job->done.load(); }
+  // Whether the call's deadline (the group's timeout from its launch) has passed: finish()
+  // would then not wait either, but raise the timeout.
+  bool expired() const noexcept {
+    return call_.job && std::chrono::steady_clock::now() >= call_.deadline;
+  }
 
  private:
   PendingCall call_;

@@ -8,7 +8,11 @@
 namespace hetero::distributed {
 namespace detail {
 
-bool WorkState::ready() const noexcept { return finished || !call || call->done(); }
+bool WorkState::ready() const noexcept {
+  if (finished || !call || call->done() || call->expired()) return true;
+  const Group* g = find_group(group_id);  // collectives and Works: one thread per group
+  return g == nullptr || !g->broken.empty();
+}
 
 std::shared_ptr<WorkState> launch_work(Group& g, const CallSite& site,
                                        std::function<int()> collective, const Tensor& written,

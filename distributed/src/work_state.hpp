@@ -19,7 +19,9 @@ struct WorkState {
   std::function<void()> complete;   // after success, on the waiting thread: write-back
   bool finished = false;
   std::exception_ptr error;  // what wait() throws, once finished
-  // Whether the MPI work is done, so that wait() would not block.
+  // Whether wait() would not block: the MPI work is done, or it has failed for good (its
+  // deadline passed, or its group was destroyed or made unusable by an earlier failure),
+  // so that a loop polling Work::is_completed() ends when a peer dies (issue #50 item 1).
   bool ready() const noexcept;
 };
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <hetero/distributed.hpp>
 #include <hetero/hetero.hpp>
@@ -64,14 +65,39 @@ int main(int argc, char** argv) {
   dist::barrier();
   if (me == 1) std::raise(SIGKILL);
 
+  // Issue #50 item 1: an asynchronous all_reduce polled with is_completed() (torch's overlap
+  // loop) must complete, failed, once its deadline passes, and so must the Work queued
+  // behind it; wait() then throws. (is_completed() never applied the timeout: the loop hung.)
   const auto start = std::chrono::steady_clock::now();
+  dist::Work first = dist::all_reduce(x, dist::ReduceOp::sum, dist::async_op);
+  Tensor y = ones({16});
+  dist::Work queued = dist::all_reduce(y, dist::ReduceOp::sum, dist::async_op);
+  while (!first.is_completed()) {
+    if (seconds_since(start) > 120) {
+      std::printf("rank %d of %d: is_completed() still false after 120 s\n", me, world);
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   try {
-    dist::all_reduce(x);
+    first.wait();
     std::printf("rank %d of %d: all_reduce without rank 1 returned\n", me, world);
     return 1;
   } catch (const dist::DistributedError& e) {
     std::printf("rank %d of %d caught DistributedError after %.1f s: %s\n", me, world,
                 seconds_since(start), e.what());
+  }
+  if (!queued.is_completed()) {
+    std::printf("rank %d of %d: the Work queued behind the failed one is not completed\n", me,
+                world);
+    return 1;
+  }
+  try {
+    queued.wait();
+    std::printf("rank %d of %d: the queued all_reduce returned\n", me, world);
+    return 1;
+  } catch (const dist::DistributedError& e) {
+    std::printf("rank %d of %d queued: %s\n", me, world, e.what());
   }
   try {
     dist::barrier();

@@ -234,6 +234,46 @@ TEST(AllGather, IntoListAndTensorOnEveryDeviceAndDtype) {
     }
 }
 
+// Issue #50 item 2: the list forms counted two calls, so ranks mixing a list form with the
+// tensor form (NCCL accepts it) got "disagree", and every later collective of the group did.
+TEST(AllGather, ListAndTensorFormsMixAcrossRanksAndCountOneCall) {
+  const int me = dist::rank(), world = dist::world_size();
+  const Tensor input = full({2}, static_cast<double>(me));
+  std::vector<double> all;
+  for (int r = 0; r < world; ++r) all.insert(all.end(), {double(r), double(r)});
+  for (int round = 0; round < 2; ++round) {
+    const bool list = (me + round) % 2 == 0;
+    if (list) {
+      std::vector<Tensor> outputs;
+      for (int r = 0; r < world; ++r) outputs.push_back(zeros({2}));
+      dist::all_gather(outputs, input);
+      std::vector<double> got;
+      for (const Tensor& o : outputs) {
+        const auto v = o.to_vector<double>();
+        got.insert(got.end(), v.begin(), v.end());
+      }
+      EXPECT_EQ(got, all);
+    } else {
+      Tensor stacked = zeros({2 * world});
+      dist::all_gather_into_tensor(stacked, input);
+      EXPECT_EQ(stacked.to_vector<double>(), all);
+    }
+    Tensor out = zeros({2});
+    const Tensor blocks = ones({world, 2});
+    if (list) {
+      std::vector<Tensor> inputs;
+      for (int r = 0; r < world; ++r) inputs.push_back(blocks[r]);
+      dist::reduce_scatter(out, inputs);
+    } else {
+      dist::reduce_scatter_tensor(out, blocks);  // the layout the list form packs: [world, 2]
+    }
+    EXPECT_EQ(out.to_vector<double>(), std::vector<double>(2, world));
+  }
+  Tensor x = full({3}, 1.0);
+  dist::all_reduce(x);  // the call numbers still agree
+  EXPECT_EQ(x.to_vector<double>(), std::vector<double>(3, world));
+}
+
 TEST(AllGather, WrongOutputsThrowBeforeCommunicating) {
   const int world = dist::world_size();
   const Tensor input = ones({2, 3});

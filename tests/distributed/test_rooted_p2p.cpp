@@ -57,6 +57,14 @@ TEST(Rooted, ReduceIntoEveryRootLeavesTheOthersAlone) {
     EXPECT_EQ(y.to_vector<double>(), std::vector<double>(3, world - 1.0));
   }
   EXPECT_THROW(dist::reduce(y, world), dist::DistributedError);
+  // A negative dst raises on every rank and leaves the tensor alone (issue #50 item 3: -1
+  // was the internal all_reduce sentinel, so every rank's tensor got the sum).
+  Tensor z = full({3}, static_cast<double>(me));
+  EXPECT_THROW(dist::reduce(z, -1), dist::DistributedError);
+  EXPECT_THROW(dist::reduce(z, -2, dist::ReduceOp::sum, dist::async_op), dist::DistributedError);
+  EXPECT_EQ(z.to_vector<double>(), std::vector<double>(3, me));
+  dist::all_reduce(z);  // the group is still usable, its call numbers aligned
+  EXPECT_EQ(z.to_vector<double>(), std::vector<double>(3, world * (world - 1) / 2.0));
 }
 
 TEST(Rooted, GatherAndScatterThroughEveryRoot) {

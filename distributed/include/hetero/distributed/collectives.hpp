@@ -74,7 +74,8 @@ HETERO_API Work reduce_scatter_tensor(Tensor& output, const Tensor& input, Reduc
 // --- one root ---------------------------------------------------------------------
 
 /// Reduces `t` over all ranks into rank `dst`'s `t`, as torch.distributed.reduce; the
-/// other ranks' `t` is left as it was. DistributedError when `dst` is not a rank.
+/// other ranks' `t` is left as it was. DistributedError when `dst` is not a rank of the
+/// group (negative ones included, as torch), raised before communicating.
 HETERO_API void reduce(Tensor& t, int dst, ReduceOp op = ReduceOp::sum);
 /// reduce launched asynchronously.
 HETERO_API Work reduce(Tensor& t, int dst, ReduceOp op, AsyncOp);

@@ -49,7 +49,10 @@ class HETERO_API Work {
   void wait();
   /// Whether the collective has completed, without blocking, as Work.is_completed(): when
   /// it has, its result is put in place (as by wait()) and true is returned; a failed one
-  /// also counts as completed, and wait() then throws its error. Never throws.
+  /// also counts as completed, and wait() then throws its error: one whose deadline (the
+  /// group's timeout from its launch) has passed, and one queued on a group that an earlier
+  /// failure made unusable, so that `while (!w.is_completed()) ...` ends when a peer dies.
+  /// Never throws.
   bool is_completed() noexcept;
 
  private:
