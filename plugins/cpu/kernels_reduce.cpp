@@ -59,13 +59,15 @@ std::pair<T, bool> extreme_of(const T* p, std::int64_t n, std::int64_t stride, T
   if constexpr (is_floating_storage_v<T>) {
     double best = 0;  // dense float rows: the vector kernel's (Note [Vector kernels])
     bool nan = false;
-    if (stride == 1 && n > 0 && vec::extreme(Min, dtype_of<T>, p, n, &best, &nan)) {
+    if (stride == 1 && n > 0 &&
+        vec::extreme(Min ? vec::Extreme::min : vec::Extreme::max, dtype_of<T>, p, n, &best, &nan)) {
       const T b = static_cast<T>(best);
       return {(Min ? b < start : start < b) ? b : start, nan};
     }
   } else {
     std::int64_t best = 0;  // dense integer rows (int8, uint8, int32, int64)
-    if (stride == 1 && n > 0 && vec::extreme_int(Min, dtype_of<T>, p, n, &best)) {
+    if (stride == 1 && n > 0 &&
+        vec::extreme_int(Min ? vec::Extreme::min : vec::Extreme::max, dtype_of<T>, p, n, &best)) {
       const T b = static_cast<T>(best);
       return {(Min ? b < start : start < b) ? b : start, false};
     }
@@ -309,8 +311,8 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                 // the NaN-propagating binary rule from the row that brought one on, which
                 // keeps NaNs in best[j]; scalar: a select per column, NaNs noted aside.
                 bool maybe_nan = false;
-                if (!exact &&
-                    vec::extreme_into(r.min, dtype_of<T>, row, best.data(), width, &maybe_nan)) {
+                if (!exact && vec::extreme_into(r.min ? vec::Extreme::min : vec::Extreme::max,
+                                                dtype_of<T>, row, best.data(), width, &maybe_nan)) {
                   if (!maybe_nan) continue;
                   exact = true;  // redo this row by the rule (vector_kernels.hpp)
                 }

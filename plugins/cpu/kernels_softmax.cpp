@@ -41,7 +41,9 @@ Lines lines_of(const StridedView& v, int dim) {
 template <class T>
 void softmax_line(bool log, const T* x, std::int64_t xs, T* y, std::int64_t ys, std::int64_t n) {
   using C = compute_type_t<T>;
-  if (xs == 1 && ys == 1 && vec::softmax(log, dtype_of<T>, x, y, n)) return;
+  if (xs == 1 && ys == 1 &&
+      vec::softmax(log ? SoftmaxOp::log_softmax : SoftmaxOp::softmax, dtype_of<T>, x, y, n))
+    return;
   C max = -std::numeric_limits<C>::infinity();
   for (std::int64_t k = 0; k < n; ++k) {
     const C v = static_cast<C>(x[k * xs]);

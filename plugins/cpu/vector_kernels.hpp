@@ -22,6 +22,16 @@
 
 namespace hetero::cpu::vec {
 
+// The sources, one concern each, all compiled per target as Highway's foreach_target.h
+// requires: vector_elementwise.cpp (unary, binary), vector_convert.cpp (convert,
+// target_name), vector_reduce.cpp (sums, accumulations, extremes), vector_softmax.cpp
+// (softmax); their shared per-target pieces are the vector_*-inl.h headers. A table row with
+// no vector path runs the scalar loop; VectorKernels.TableRowsWithoutAVectorPath lists those
+// rows, so that a new row that lacks one is seen.
+
+/// Which extreme a reduction kernel computes.
+enum class Extreme : std::uint8_t { min, max };
+
 /// out[i] = op(in[i]) for i < n, in `dtype` (float32 and float64; float16 and bfloat16
 /// computed in float32 and rounded once, as the scalar rule). `in` may equal `out`.
 bool unary(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t n);
@@ -54,11 +64,11 @@ bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result);
 /// rows of integers); false for other dtypes.
 bool accumulate_int(DType dtype, const void* in, std::int64_t* acc, std::int64_t n);
 
-/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of int8, uint8, int32 or int64,
-/// into *result; false for other dtypes (bool).
-bool extreme_int(bool min, DType dtype, const void* in, std::int64_t n, std::int64_t* result);
+/// The minimum or maximum (`which`) of in[i], i < n (n >= 1), of int8, uint8, int32 or
+/// int64, into *result; false for other dtypes (bool).
+bool extreme_int(Extreme which, DType dtype, const void* in, std::int64_t n, std::int64_t* result);
 
-/// best[j] = max(in[j], best[j]) (min when `min`) for j < n, float32 or float64, `best`
+/// best[j] = max(in[j], best[j]) (min for Extreme::min) for j < n, float32 or float64, `best`
 /// of `dtype` too: a column reduction's row folded into its running extremes with one
 /// instruction per vector. Exact wherever in[j] is not NaN: equal to the NaN-propagating
 /// rule (in[j] != in[j] || in[j] > best[j]) ? in[j] : best[j], ties and a NaN already in
@@ -68,19 +78,20 @@ bool extreme_int(bool min, DType dtype, const void* in, std::int64_t n, std::int
 /// (binary(BinaryOp::maximum, ...)) to this row and the rest. False, writing nothing, for
 /// other dtypes and on targets whose max instruction does not keep its second operand on
 /// ties and NaN (x86's does).
-bool extreme_into(bool min, DType dtype, const void* in, void* best, std::int64_t n,
+bool extreme_into(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
                   bool* maybe_nan);
 
-/// The minimum (`min`) or maximum of in[i], i < n (n >= 1), of float32, float64,
+/// The minimum or maximum (`which`) of in[i], i < n (n >= 1), of float32, float64,
 /// bfloat16 or float16 (where the CPU converts it: F16C) into *result, and whether any
 /// in[i] is NaN into *has_nan (*result is then meaningless); false for other dtypes.
-bool extreme(bool min, DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan);
+bool extreme(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
+             bool* has_nan);
 
-/// softmax (log = false) or log_softmax (log = true) of one dense line of n >= 1 elements
+/// softmax or log_softmax (`op`) of one dense line of n >= 1 elements
 /// of float32 or float64 (Backend::softmax's rule): the maximum, the sum of exp(x - max) in
 /// float64, then the result. `in` may equal `out`. False for other dtypes, or where the
 /// target has no vector exp.
-bool softmax(bool log, DType dtype, const void* in, void* out, std::int64_t n);
+bool softmax(SoftmaxOp op, DType dtype, const void* in, void* out, std::int64_t n);
 
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();

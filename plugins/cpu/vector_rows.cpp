@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Short rows (vector_rows.hpp), compiled once per target as vector_kernels.cpp.
+// Short rows (vector_rows.hpp), compiled once per target as vector_elementwise.cpp.
 #include <cstdint>
 
 #include "vector_rows.hpp"

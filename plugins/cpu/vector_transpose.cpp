@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Transposed copies (vector_transpose.hpp), compiled once per target as vector_kernels.cpp.
+// Transposed copies (vector_transpose.hpp), compiled once per target as vector_elementwise.cpp.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

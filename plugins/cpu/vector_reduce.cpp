@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reduction kernels: sums and column accumulations in float64 or wrapping int64, and
+// minima and maxima of a run or folded into a row of running extremes.
+// Highway compiles this file once per target (foreach_target.h includes it again for each,
+// with HWY_NAMESPACE naming the target); the part under HWY_ONCE exports the per-target
+// functions and dispatches to the best one for the running CPU (Note [Vector kernels]).
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "vector_kernels.hpp"
+
+// clang-format off: the order of these includes is Highway's protocol.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "vector_reduce.cpp"
+#include <hwy/foreach_target.h>
+#include <hwy/highway.h>
+// clang-format on
+
+#include "vector_convert-inl.h"
+#include "vector_extreme-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetero::cpu::vec {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Lanes(d) elements from p as d's 64-bit lanes: loaded, or promoted from 32-bit ones
+// (float to double, int32 to int64).
+template <class D, class T>
+HWY_INLINE hn::Vec<D> load_wide(D d, const T* p) {
+  if constexpr (sizeof(T) == sizeof(hn::TFromD<D>))
+    return hn::LoadU(d, p);
+  else
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
+}
+
+// Dense sum in double, four vector accumulators (float32 widened lane by lane), combined in
+// a fixed order.
+template <class T>
+double sum_dense(const T* in, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  auto load = [&](std::int64_t i) { return load_wide(dd, in + i); };
+  auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
+  std::int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    s0 = s0 + load(i);
+    s1 = s1 + load(i + lanes);
+    s2 = s2 + load(i + 2 * lanes);
+    s3 = s3 + load(i + 3 * lanes);
+  }
+  for (; i + lanes <= n; i += lanes) s0 = s0 + load(i);
+  alignas(64) double part[HWY_MAX_BYTES / 8];
+  hn::StoreU((s0 + s1) + (s2 + s3), dd, part);
+  double total = 0;
+  for (std::int64_t k = 0; k < lanes; ++k) total += part[k];
+  for (; i < n; ++i) total += static_cast<double>(in[i]);
+  return total;
+}
+
+// float16 / bfloat16 input of the reductions: blocks of kWideBlock widened to float32
+// (exactly), each handed to f(block, count).
+constexpr std::int64_t kWideBlock = 2048;  // 8 KiB of float32, in L1
+
+template <class F>
+bool widened_blocks(DType dtype, const void* in, std::int64_t n, F f) {
+  if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
+  alignas(64) float block[kWideBlock];
+  const auto* p = static_cast<const std::uint16_t*>(in);
+  for (std::int64_t i = 0; i < n; i += kWideBlock) {
+    const std::int64_t m = std::min(kWideBlock, n - i);
+    (dtype == DType::bfloat16 ? bf16_to_f32 : f16_to_f32)(p + i, block, m);
+    f(block, i, m);
+  }
+  return true;
+}
+
+bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
+  if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
+  if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;
+  double total = 0;  // 16-bit input: the blocks' sums added in order
+  const bool done = widened_blocks(
+      dtype, in, n,
+      [&](const float* block, std::int64_t, std::int64_t m) { total += sum_dense(block, m); });
+  return done && (*result = total, true);
+}
+
+template <class T>
+void accumulate_dense(const T* in, double* acc, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  std::int64_t j = 0;
+  for (; j + lanes <= n; j += lanes)
+    hn::StoreU(hn::LoadU(dd, acc + j) + load_wide(dd, in + j), dd, acc + j);
+  for (; j < n; ++j) acc[j] += static_cast<double>(in[j]);
+}
+
+bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
+  if (dtype == DType::float32) return accumulate_dense(static_cast<const float*>(in), acc, n), true;
+  if (dtype == DType::float64)
+    return accumulate_dense(static_cast<const double*>(in), acc, n), true;
+  return widened_blocks(dtype, in, n, [acc](const float* block, std::int64_t i, std::int64_t m) {
+    accumulate_dense(block, acc + i, m);
+  });
+}
+
+// ---- integer reductions: sums wrap modulo 2^64 (int64 lanes), so any order gives the
+// scalar loop's result bit for bit. (The core sums bool, int8, uint8 and int32 after casting
+// them to int64, torch's result dtype: int64 is the sum the core reaches.)
+#if HWY_TARGET != HWY_SCALAR
+// Sum of n int32 (or int64) as int64 lanes, wrapping.
+template <class T>
+HWY_INLINE std::uint64_t sum_wide(const T* in, std::int64_t n) {
+  // Unsigned lanes: wrapping is defined on every target (an emulated one adds in C).
+  const hn::ScalableTag<std::int64_t> d64;
+  const hn::RebindToUnsigned<decltype(d64)> du;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
+  auto load = [&](std::int64_t i) { return hn::BitCast(du, load_wide(d64, in + i)); };
+  auto s0 = hn::Zero(du), s1 = hn::Zero(du);
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    s0 = s0 + load(i);
+    s1 = s1 + load(i + lanes);
+  }
+  // The lanes added in C as uint64 too (SumOfLanes of int64 would overflow a signed type).
+  alignas(64) std::uint64_t part[HWY_MAX_BYTES / 8];
+  hn::StoreU(s0 + s1, du, part);
+  std::uint64_t total = 0;
+  for (std::int64_t k = 0; k < lanes; ++k) total += part[k];
+  for (; i < n; ++i) total += static_cast<std::uint64_t>(static_cast<std::int64_t>(in[i]));
+  return total;
+}
+
+// Sum of n bytes, uint8 or int8 (Signed), as uint64: SumsOf8 adds each 8 bytes into a 64-bit
+// lane (psadbw on x86); an int8 x is summed as the byte x ^ 0x80 (x + 128, in 0..255), and
+// 128 per element is taken off after.
+template <bool Signed>
+HWY_INLINE std::uint64_t sum_bytes(const std::uint8_t* in, std::int64_t n) {
+  const hn::ScalableTag<std::uint8_t> d8;
+  const hn::Repartition<std::uint64_t, decltype(d8)> du;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d8));
+  const std::uint8_t bias = Signed ? 0x80 : 0;
+  const auto flip = hn::Set(d8, bias);
+  auto s0 = hn::Zero(du), s1 = hn::Zero(du);
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    s0 = s0 + hn::SumsOf8(hn::Xor(hn::LoadU(d8, in + i), flip));
+    s1 = s1 + hn::SumsOf8(hn::Xor(hn::LoadU(d8, in + i + lanes), flip));
+  }
+  alignas(64) std::uint64_t part[HWY_MAX_BYTES / 8];
+  hn::StoreU(s0 + s1, du, part);
+  std::uint64_t total = 0;
+  for (std::size_t k = 0; k < hn::Lanes(du); ++k) total += part[k];
+  for (; i < n; ++i) total += static_cast<std::uint8_t>(in[i] ^ bias);
+  return Signed ? total - 128u * static_cast<std::uint64_t>(n) : total;
+}
+
+#endif
+
+bool SumIntImpl(DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)dtype, (void)in, (void)n, (void)result;
+  return false;
+#else
+  std::uint64_t s = 0;
+  if (dtype == DType::int32)
+    s = sum_wide(static_cast<const std::int32_t*>(in), n);
+  else if (dtype == DType::int64)
+    s = sum_wide(static_cast<const std::int64_t*>(in), n);
+  else if (dtype == DType::uint8)
+    s = sum_bytes<false>(static_cast<const std::uint8_t*>(in), n);
+  else if (dtype == DType::int8)
+    s = sum_bytes<true>(static_cast<const std::uint8_t*>(in), n);
+  else
+    return false;
+  *result = static_cast<std::int64_t>(s);
+  return true;
+#endif
+}
+
+// acc[j] += in[j] (int64, wrapping) for a column reduction's row of int32 or int64.
+template <class T>
+void accumulate_int_dense(const T* in, std::int64_t* acc, std::int64_t n) {
+  const hn::ScalableTag<std::int64_t> d64;
+  const hn::RebindToUnsigned<decltype(d64)> du;  // wrapping adds, defined everywhere
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d64));
+  std::int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const auto sum =
+        hn::BitCast(du, hn::LoadU(d64, acc + j)) + hn::BitCast(du, load_wide(d64, in + j));
+    hn::StoreU(hn::BitCast(d64, sum), d64, acc + j);
+  }
+  for (; j < n; ++j)
+    acc[j] = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc[j]) +
+                                       static_cast<std::uint64_t>(std::int64_t{in[j]}));
+}
+
+bool AccumulateIntImpl(DType dtype, const void* in, std::int64_t* acc, std::int64_t n) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)dtype, (void)in, (void)acc, (void)n;
+  return false;
+#else
+  if (dtype == DType::int32)
+    return accumulate_int_dense(static_cast<const std::int32_t*>(in), acc, n), true;
+  if (dtype == DType::int64)
+    return accumulate_int_dense(static_cast<const std::int64_t*>(in), acc, n), true;
+  return false;
+#endif
+}
+
+// The minimum or maximum of n >= 1 integers in two vector accumulators.
+template <bool Min, class T>
+T extreme_int_dense(const T* in, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto pick = [](V a, V b) { return Min ? hn::Min(a, b) : hn::Max(a, b); };
+  V a0 = hn::Set(d, in[0]), a1 = a0;
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    a0 = pick(a0, hn::LoadU(d, in + i));
+    a1 = pick(a1, hn::LoadU(d, in + i + lanes));
+  }
+  alignas(64) T part[HWY_MAX_BYTES / sizeof(T)];
+  hn::StoreU(pick(a0, a1), d, part);
+  T best = part[0];
+  for (std::int64_t k = 1; k < lanes; ++k)
+    best = (Min ? part[k] < best : best < part[k]) ? part[k] : best;
+  for (; i < n; ++i) best = (Min ? in[i] < best : best < in[i]) ? in[i] : best;
+  return best;
+}
+
+bool ExtremeIntImpl(Extreme which, DType dtype, const void* in, std::int64_t n,
+                    std::int64_t* result) {
+  const bool min = which == Extreme::min;
+  auto run = [&](const auto* p) {
+    *result = static_cast<std::int64_t>(min ? extreme_int_dense<true>(p, n)
+                                            : extreme_int_dense<false>(p, n));
+    return true;
+  };
+  switch (dtype) {
+    case DType::uint8:
+      return run(static_cast<const std::uint8_t*>(in));
+    case DType::int8:
+      return run(static_cast<const std::int8_t*>(in));
+    case DType::int32:
+      return run(static_cast<const std::int32_t*>(in));
+    case DType::int64:
+      return run(static_cast<const std::int64_t*>(in));
+    default:  // bool: the scalar loop (Highway has no bool lanes)
+      return false;
+  }
+}
+
+// best[j] = the maximum (minimum) of x[j] and best[j] as the instruction computes it, and
+// z NaN once an x[j] is NaN or infinite (x * 0 folded in, one fused multiply-add per
+// vector, as extreme_dense). x86's max and min return their second operand when either
+// input is NaN or both are equal, so with best as that operand the result equals the
+// NaN-propagating rule's, (x != x || x > best) ? x : best, wherever x is not NaN: ties
+// keep best's value (and its zero's sign), and a NaN already in best stays.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+constexpr bool kMaxKeepsSecondOperand = true;
+#else
+constexpr bool kMaxKeepsSecondOperand = false;  // other targets: the caller's exact rule
+#endif
+
+template <bool Min, class T>
+bool extreme_into_dense(const T* in, T* best, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  auto pick = [](V x, V b) { return Min ? hn::Min(x, b) : hn::Max(x, b); };
+  const V zero = hn::Zero(d);
+  V z0 = zero, z1 = zero;
+  std::int64_t j = 0;
+  for (; j + 2 * lanes <= n; j += 2 * lanes) {
+    const V x0 = hn::LoadU(d, in + j), x1 = hn::LoadU(d, in + j + lanes);
+    hn::StoreU(pick(x0, hn::LoadU(d, best + j)), d, best + j);
+    hn::StoreU(pick(x1, hn::LoadU(d, best + j + lanes)), d, best + j + lanes);
+    z0 = hn::MulAdd(x0, zero, z0);
+    z1 = hn::MulAdd(x1, zero, z1);
+  }
+  bool special = !hn::AllFalse(d, hn::IsNaN(z0 + z1));
+  for (; j < n; ++j) {
+    const T x = in[j];
+    special = special || x != x;
+    best[j] = (Min ? x < best[j] : best[j] < x) ? x : best[j];
+  }
+  return special;
+}
+
+bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
+                     bool* maybe_nan) {
+  const bool min = which == Extreme::min;
+  if (!kMaxKeepsSecondOperand) return false;
+  auto run = [&](auto* b) {  // b: float or double
+    const auto* p = static_cast<const std::remove_pointer_t<decltype(b)>*>(in);
+    *maybe_nan = min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n);
+    return true;
+  };
+  if (dtype == DType::float32) return run(static_cast<float*>(best));
+  if (dtype == DType::float64) return run(static_cast<double*>(best));
+  return false;
+}
+
+// float16 / bfloat16: blocks widened to float32, then the float32 kernel per block.
+template <bool Min>
+bool extreme_widened(DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
+  *has_nan = false;
+  return widened_blocks(dtype, in, n, [&](const float* block, std::int64_t i, std::int64_t m) {
+    double r = 0;
+    bool nan = false;
+    extreme_dense<Min>(block, m, &r, &nan);
+    *has_nan = *has_nan || nan;
+    if (i == 0 || (Min ? r < *result : *result < r)) *result = r;
+  });
+}
+
+bool ExtremeImpl(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
+                 bool* has_nan) {
+  const bool min = which == Extreme::min;
+  if (::hetero::is_half(dtype))
+    return min ? extreme_widened<true>(dtype, in, n, result, has_nan)
+               : extreme_widened<false>(dtype, in, n, result, has_nan);
+  if (dtype == DType::float32) {
+    const auto* p = static_cast<const float*>(in);
+    return (min ? extreme_dense<true>(p, n, result, has_nan)
+                : extreme_dense<false>(p, n, result, has_nan)),
+           true;
+  }
+  if (dtype == DType::float64) {
+    const auto* p = static_cast<const double*>(in);
+    return (min ? extreme_dense<true>(p, n, result, has_nan)
+                : extreme_dense<false>(p, n, result, has_nan)),
+           true;
+  }
+  return false;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace hetero::cpu::vec
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace hetero::cpu::vec {
+
+HWY_EXPORT(SumImpl);
+HWY_EXPORT(AccumulateImpl);
+HWY_EXPORT(SumIntImpl);
+HWY_EXPORT(AccumulateIntImpl);
+HWY_EXPORT(ExtremeImpl);
+HWY_EXPORT(ExtremeIntoImpl);
+HWY_EXPORT(ExtremeIntImpl);
+
+bool sum(DType dtype, const void* in, std::int64_t n, double* result) {
+  return HWY_DYNAMIC_DISPATCH(SumImpl)(dtype, in, n, result);
+}
+bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateImpl)(dtype, in, acc, n);
+}
+bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+  return HWY_DYNAMIC_DISPATCH(SumIntImpl)(dtype, in, n, result);
+}
+bool accumulate_int(DType dtype, const void* in, std::int64_t* acc, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateIntImpl)(dtype, in, acc, n);
+}
+bool extreme(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
+             bool* has_nan) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeImpl)(which, dtype, in, n, result, has_nan);
+}
+bool extreme_into(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
+                  bool* maybe_nan) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeIntoImpl)(which, dtype, in, best, n, maybe_nan);
+}
+bool extreme_int(Extreme which, DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeIntImpl)(which, dtype, in, n, result);
+}
+
+}  // namespace hetero::cpu::vec
+#endif
