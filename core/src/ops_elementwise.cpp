@@ -147,15 +147,16 @@ const char* backward_name(BinaryOp op) {
 }
 
 // Helpers of the tables' backward columns.
-using detail::nonzero_mask;
 using detail::unbroadcast;
-// The share of the gradient of maximum(a, b) (minimum when !is_max) that goes to a: 1
-// where a wins, 0 where b does, one half on ties (as torch.maximum).
-Tensor extremum_share(const Tensor& a, const Tensor& b, bool is_max) {
-  const Tensor a_wins = nonzero_mask(relu(is_max ? a - b : b - a));
-  const Tensor b_wins = nonzero_mask(relu(is_max ? b - a : a - b));
-  return a_wins + (1.0 - a_wins - b_wins) * 0.5;
+// The gradient of maximum(a, b) (minimum when !is_max) that goes to a, selected as torch
+// 1.13's derivatives.yaml: where(a == b, g / 2, g).masked_fill_(a loses, 0). Selected, not
+// multiplied by a mask, so an inf or NaN g stays out of the loser's gradient; where either
+// is NaN neither loses, and both get g.
+Tensor extremum_gradient(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max) {
+  return where(is_max ? lt(a, b) : gt(a, b), 0.0, where(eq(a, b), g * 0.5, g));
 }
+// relu's gradient, as torch's threshold_backward(g, y, 0): 0 where y <= 0 (selected), else g.
+Tensor relu_gradient(const Tensor& g, const Tensor& y) { return where(le(y, 0.0), 0.0, g); }
 
 // pow's gradients, as torch's pow_backward_self / pow_backward_exponent: the formula, with 0
 // where y == 0 (for the base) and where x == 0 and y >= 0 (for the exponent), where the
@@ -244,6 +245,9 @@ Tensor ge(const Tensor& a, double s) { return ge(a, detail::scalar_operand(a, s)
 
 Tensor pow(const Tensor& a, double exponent) {
   const Tensor e = detail::scalar_operand(a, exponent);
+  // As torch's pow(Tensor, Scalar): a finite exponent beyond a 16-bit result dtype's largest
+  // value raises DTypeError (inf and NaN pass; float32 and other ops' scalars are not checked).
+  if (is_half(e.dtype())) detail::check_value_fits("pow", exponent, e.dtype());
   if (e.dtype() == DType::float64) return pow(a, e);
   // As torch's pow(Tensor, Scalar) (its scalar path): the exponent is not rounded to the
   // result's dtype; computed in float64 and rounded once.

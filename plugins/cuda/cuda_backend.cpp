@@ -144,7 +144,8 @@ std::unique_ptr<Buffer> CudaBackend::adopt(int index, void* handle, std::size_t 
   cudaPointerAttributes attr{};
   const cudaError_t e = cudaPointerGetAttributes(&attr, handle);
   if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the sticky-free error of the query
+    (void)cudaGetLastError();  // the query's error is not sticky: cleared, so the next check does
+                               // not see it
     throw ValueError("from_blob on cuda:" + std::to_string(index) +
                      ": cudaPointerGetAttributes refused the pointer (" +
                      std::string(cudaGetErrorString(e)) + "); pass memory of that device");

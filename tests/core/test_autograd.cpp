@@ -222,6 +222,33 @@ TEST(Gradcheck, MaxMinAndTheirTies) {
   EXPECT_EQ(ninf.grad().to_vector<double>(), (std::vector<double>{0.5, 0.5, 0.0}));
 }
 
+// relu, maximum and minimum select their gradients, as torch's threshold_backward and
+// where(a == b, g / 2, g).masked_fill(a loses, 0): an inf or NaN upstream gradient does not
+// reach a masked position (multiplying by a 0/1 mask gave NaN there; semantics row 8).
+// Expected values from torch 1.13.
+TEST(Gradcheck, ReluMaximumMinimumSelectTheirGradients) {
+  const double nan = std::nan(""), inf = INFINITY;
+  Tensor x = f64({-1.0, 2.0, 0.0, nan}, {4}).requires_grad_();
+  relu(x).backward(f64({nan, inf, inf, 1.0}, {4}));
+  const auto gx = x.grad().to_vector<double>();
+  EXPECT_EQ(gx, (std::vector<double>{0.0, inf, 0.0, 1.0}));
+  const Tensor g = f64({nan, inf, 4.0, 1.0}, {4});
+  Tensor a = f64({1.0, 3.0, 2.0, nan}, {4}).requires_grad_();
+  Tensor b = f64({2.0, 1.0, 2.0, 0.0}, {4}).requires_grad_();
+  maximum(a, b).backward(g);
+  EXPECT_EQ(a.grad().to_vector<double>(), (std::vector<double>{0.0, inf, 2.0, 1.0}));
+  const auto gb = b.grad().to_vector<double>();
+  EXPECT_TRUE(std::isnan(gb[0]));
+  EXPECT_EQ(std::vector<double>(gb.begin() + 1, gb.end()), (std::vector<double>{0.0, 2.0, 1.0}));
+  Tensor c = f64({1.0, 3.0, 2.0, nan}, {4}).requires_grad_();
+  Tensor d = f64({2.0, 1.0, 2.0, 0.0}, {4}).requires_grad_();
+  minimum(c, d).backward(g);
+  const auto gc = c.grad().to_vector<double>();
+  EXPECT_TRUE(std::isnan(gc[0]));
+  EXPECT_EQ(std::vector<double>(gc.begin() + 1, gc.end()), (std::vector<double>{0.0, 2.0, 1.0}));
+  EXPECT_EQ(d.grad().to_vector<double>(), (std::vector<double>{0.0, inf, 2.0, 1.0}));
+}
+
 TEST(Autograd, ModuleParametersRequireGradAndZeroGrad) {
   nn::Sequential net{nn::Linear(3, 2)};
   for (const auto& p : net.parameters()) EXPECT_TRUE(p.requires_grad());

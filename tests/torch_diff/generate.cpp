@@ -6,6 +6,10 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <hetero/sdk/op_table.hpp>
 
@@ -22,8 +26,31 @@ const std::array<const char*, 9> kDtypes = {"float32", "float64", "float16", "bf
 const auto kUnary = std::to_array<const char*>({HETERO_FORALL_UNARY_OPS(HETERO_DIFF_OP_NAME)});
 const auto kBinary = std::to_array<const char*>({HETERO_FORALL_BINARY_OPS(HETERO_DIFF_OP_NAME)});
 #undef HETERO_DIFF_OP_NAME
-// The binary ops with a gradient (the grad category's expressions).
-const std::array<const char*, 6> kGradBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
+
+// The grad category's element-wise functions, from the rows too: every unary row (those
+// defined on part of the line as `<name>_abs`, applied to |x| + 0.5, so that both sides
+// stay finite), and every binary row with a gradient (its saved column is not `nothing`;
+// pow as `pow_abs`, on |x| + 0.5), with the compositions where_gt and clamp_both.
+std::vector<std::string> grad_unary() {
+  const std::set<std::string> partial{"log", "sqrt", "log1p", "rsqrt", "reciprocal"};
+  std::vector<std::string> names;
+  for (const char* name : kUnary)
+    names.push_back(partial.count(name) ? std::string(name) + "_abs" : name);
+  return names;
+}
+std::vector<std::string> grad_binary() {
+  std::vector<std::string> names;
+#define HETERO_DIFF_GRAD_BINARY(name, since, dtypes, rule, integer_rule, saves, ...) \
+  if (std::string_view(#saves) != "nothing") names.emplace_back(#name);
+  HETERO_FORALL_BINARY_OPS(HETERO_DIFF_GRAD_BINARY)
+#undef HETERO_DIFF_GRAD_BINARY
+  for (std::string& name : names)
+    if (name == "pow") name = "pow_abs";
+  names.insert(names.end(), {"where_gt", "clamp_both"});
+  return names;
+}
+const std::vector<std::string> kGradUnary = grad_unary();
+const std::vector<std::string> kGradBinary = grad_binary();
 const std::array<const char*, 11> kReduce = {"sum",    "mean", "max", "min",       "norm", "argmax",
                                              "argmin", "var",  "std", "logsumexp", "prod"};
 
@@ -359,19 +386,14 @@ Json expression(Gen& g, int depth) {
   switch (g.uniform(0, 4)) {
     case 0:
     case 1:
-      return {g.pick(std::array<const char*, 8>{"neg", "exp", "abs", "relu", "sigmoid", "tanh",
-                                                "sin", "cos"}),
-              expression(g, depth - 1)};
+    default:
+      return {g.pick(kGradUnary), expression(g, depth - 1)};
     case 2:
-      return {g.pick(std::array<const char*, 9>{"add", "sub", "mul", "div", "maximum", "minimum",
-                                                "pow_abs", "where_gt", "clamp_both"}),
-              expression(g, depth - 1), expression(g, depth - 1)};
+      return {g.pick(kGradBinary), expression(g, depth - 1), expression(g, depth - 1)};
     case 3:
       return {g.pick(std::array<const char*, 8>{"softmax", "log_softmax", "max_dim", "mean_dim",
                                                 "var_dim", "std_dim", "logsumexp_dim", "prod_dim"}),
               expression(g, depth - 1)};
-    default:
-      return {g.pick(std::array<const char*, 2>{"sqrt_abs", "log_abs"}), expression(g, depth - 1)};
   }
 }
 

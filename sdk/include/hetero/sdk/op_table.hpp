@@ -67,7 +67,7 @@
   _(log,     since, floating, log(x),                 HETERO_NO_INTEGER_RULE,    input,   g / x)                \
   _(sqrt,    since, floating, sqrt(x),                HETERO_NO_INTEGER_RULE,    output,  g / (2.0 * y))        \
   _(abs,     since, signed,   fabs(x),                (is_negative(x) ? wrap_neg(x) : x), input, g * sign(x))      \
-  _(relu,    since, signed,   (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  g * nonzero_mask(y))  \
+  _(relu,    since, signed,   (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  relu_gradient(g, y))   \
   _(sigmoid, since, floating, 1 / (1 + exp(-x)),      HETERO_NO_INTEGER_RULE,    output,  g * y * (1.0 - y))    \
   _(tanh,    since, floating, tanh(x),                HETERO_NO_INTEGER_RULE,    output,  g * (1.0 - y * y))
 #if HETERO_TARGET_INTERFACE_MINOR >= 1
@@ -107,9 +107,9 @@
   _(mul,     since, arithmetic, x * y,                           wrap_mul(x, y), inputs, g * b, g * a)  \
   _(div,     since, floating,   x / y,                           HETERO_NO_INTEGER_RULE, inputs, g / b, -g * a / (b * b)) \
   _(maximum, since, arithmetic, (x != x || x > y) ? x : y,       (x > y ? x : y), inputs,            \
-    g * extremum_share(a, b, true),  g * extremum_share(b, a, true))                               \
+    extremum_gradient(g, a, b, true),  extremum_gradient(g, b, a, true))                               \
   _(minimum, since, arithmetic, (x != x || x < y) ? x : y,       (x < y ? x : y), inputs,            \
-    g * extremum_share(a, b, false), g * extremum_share(b, a, false))
+    extremum_gradient(g, a, b, false), extremum_gradient(g, b, a, false))
 
 #if HETERO_TARGET_INTERFACE_MINOR >= 4
 #define HETERO_BINARY_OPS_MINOR_4(_, since)                                                                \
