@@ -165,38 +165,71 @@ Tensor run_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Ten
   return out;
 }
 
-// conv2d through the backend's kernels: forward, then the bias added; the backward closure
-// calls the two gradient kernels and sums the bias gradient.
-Tensor conv2d_by_kernels(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                         const ConvGeometry& g, bool batched) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    const Tensor x4 = batched ? input : input.unsqueeze(0);
-    out = run_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
-    if (bias.defined()) out = out + bias.reshape({1, g.o, 1, 1});
-    if (!batched) out = out.squeeze(0);
-  }
-  const bool need_x = detail::needs_grad({&input}), need_w = detail::needs_grad({&weight}),
-             need_b = bias.defined() && detail::needs_grad({&bias});
-  if (!need_x && !need_w && !need_b) return out;
-  detail::SavedTensors saved;
-  detail::BackwardFn fn = [g, batched, need_x, need_w, need_b, wshape = weight.shape(),
-                           x = need_w ? detail::saved(input) : Tensor(),
-                           w = need_x ? detail::saved(weight) : Tensor()](const Tensor& grad) {
+// Note [Convolution plan]: how one conv2d call runs is decided once, by plan_conv(), and
+// the forward and the one backward ask the plan: its geometry and its route, the backend's
+// three convolution kernels (Backend::conv2d, asked once here) or the composition (im2col and
+// the backends' GEMM). 16-bit inputs whose backend lacks the kernels are widened to float32
+// first (conv2d calls itself), so no plan has that route.
+struct ConvPlan {
+  ConvGeometry g;
+  bool batched;     // input [N, C, H, W] rather than [C, H, W]
+  bool by_kernels;  // the backend's kernels, else the composition
+};
+
+// What the backward reads, by route: the kernels need the input (for dW) and the weight
+// (for dX); the composition the weight as a matrix [O, C/groups KH KW] and the im2col
+// matrix (for dW).
+struct ConvSaved {
+  Tensor x, w, wm, cols;
+  Shape wshape;
+  bool need_x, need_w, need_b;
+};
+
+ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
+                   Size2 padding, Size2 dilation, std::int64_t groups) {
+  ConvPlan p{check_conv(input, weight, bias, stride, padding, dilation, groups), input.dim() == 4,
+             false};
+  p.by_kernels = backend_convolves(input, p.g);
+  return p;
+}
+
+// The gradients {dX, dW, db} of a convolution planned as `p`, from the output's gradient.
+detail::Gradients conv2d_backward(const ConvPlan& p, const ConvSaved& s, const Tensor& grad) {
+  const ConvGeometry& g = p.g;
+  detail::Gradients grads(3);
+  if (p.by_kernels) {
     const Tensor gy = grad.reshape({g.n, g.o, g.oh, g.ow});
-    detail::Gradients grads(3);
-    if (need_b) grads[2] = gy.reshape({g.n, g.o, g.oh * g.ow}).sum(2).sum(0);
-    if (need_w)
-      grads[1] = run_kernel(Conv2dOp::backward_weight, g, gy, batched ? x : x.unsqueeze(0), wshape);
-    if (need_x) {
-      const Tensor dx = run_kernel(Conv2dOp::backward_input, g, gy, w, {g.n, g.c, g.h, g.w});
-      grads[0] = batched ? dx : dx.squeeze(0);
+    if (s.need_b) grads[2] = gy.reshape({g.n, g.o, g.oh * g.ow}).sum(2).sum(0);
+    if (s.need_w)
+      grads[1] = run_kernel(Conv2dOp::backward_weight, g, gy, p.batched ? s.x : s.x.unsqueeze(0),
+                            s.wshape);
+    if (s.need_x) {
+      const Tensor dx = run_kernel(Conv2dOp::backward_input, g, gy, s.w, {g.n, g.c, g.h, g.w});
+      grads[0] = p.batched ? dx : dx.squeeze(0);
     }
     return grads;
-  };
-  detail::attach(out, "ConvolutionBackward", {input, weight, bias}, std::move(fn), saved.take());
-  return out;
+  }
+  // The output's gradient channel-major, [O, N OH OW], as the forward GEMM produced it.
+  const Tensor gt = grad.reshape({g.n, g.o, g.oh * g.ow})
+                        .transpose(0, 1)
+                        .contiguous()
+                        .view({g.o, g.n * g.oh * g.ow});
+  if (s.need_b) grads[2] = gt.sum(1);
+  // dW = gt cols^T and dcols = W^T gt, per group.
+  if (s.need_w) grads[1] = grouped_matmul(gt, false, s.cols, true, g.groups).reshape(s.wshape);
+  if (s.need_x) {
+    // dX = fold(dcols): the adjoint of im2col, then the padding cut off.
+    const detail::Window2d& w = g.win;
+    const Tensor dcols = grouped_matmul(s.wm, true, gt, false, g.groups);  // [C KH KW, N OH OW]
+    const std::int64_t l = g.oh * g.ow, s_c = w.kh * w.kw * g.n * l;
+    const Tensor cols6 =
+        detail::strided_view(dcols, {g.n, g.c, w.kh, w.kw, g.oh, g.ow},
+                             {l, s_c, w.kw * g.n * l, g.n * l, g.ow, 1}, dcols.impl()->offset);
+    Tensor dx = detail::fold_windows(cols6, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
+    if (w.ph || w.pw) dx = dx.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
+    grads[0] = p.batched ? dx : dx.squeeze(0);
+  }
+  return grads;
 }
 
 }  // namespace
@@ -204,10 +237,9 @@ Tensor conv2d_by_kernels(const Tensor& input, const Tensor& weight, const Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
               Size2 padding, Size2 dilation, std::int64_t groups) {
   const detail::prof::Scope op_scope("conv2d", input);
-  const ConvGeometry g = check_conv(input, weight, bias, stride, padding, dilation, groups);
-  const bool batched = input.dim() == 4;
-  if (backend_convolves(input, g)) return conv2d_by_kernels(input, weight, bias, g, batched);
-  if (input.dtype() == DType::float16 || input.dtype() == DType::bfloat16) {
+  const ConvPlan p = plan_conv(input, weight, bias, stride, padding, dilation, groups);
+  const ConvGeometry& g = p.g;
+  if (!p.by_kernels && (input.dtype() == DType::float16 || input.dtype() == DType::bfloat16)) {
     // As torch's 16-bit convolution: accumulated in float32 with the bias added before the
     // one rounding (issue #44: the GEMM's 16-bit result was rounded, then the bias added
     // and rounded again). The casts carry the gradients back to 16 bits.
@@ -216,54 +248,43 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
                   groups)
         .to(input.dtype());
   }
-  const std::int64_t k = g.c / groups * g.win.kh * g.win.kw;
   Tensor out, cols, wm;
   {
     NoGradGuard no_grad;
-    const Tensor x4 = batched ? input : input.unsqueeze(0);
-    cols = im2col(x4, g);  // [C KH KW, N OH OW]
-    wm = weight.reshape({g.o, k});
-    // [O, N OH OW] seen as [N, O, OH OW]; the bias add (or a copy) writes it out dense.
-    const Tensor y = grouped_matmul(wm, false, cols, false, groups)
-                         .view({g.o, g.n, g.oh * g.ow})
-                         .transpose(0, 1);
-    const Tensor dense = bias.defined() ? y + bias.reshape({1, g.o, 1}) : y.contiguous();
-    out = dense.view(batched ? Shape{g.n, g.o, g.oh, g.ow} : Shape{g.o, g.oh, g.ow});
-  }
-  const bool need_x = detail::needs_grad({&input}), need_w = detail::needs_grad({&weight}),
-             need_b = bias.defined() && detail::needs_grad({&bias});
-  if (!need_x && !need_w && !need_b) return out;
-  detail::SavedTensors saved;
-  detail::BackwardFn fn = [g, batched, need_x, need_w, need_b, wm = detail::saved(wm),
-                           cols = need_w ? cols : Tensor(),
-                           wshape = weight.shape()](const Tensor& grad) {
-    // The output's gradient channel-major, [O, N OH OW], as the forward GEMM produced it.
-    const Tensor gt = grad.reshape({g.n, g.o, g.oh * g.ow})
-                          .transpose(0, 1)
-                          .contiguous()
-                          .view({g.o, g.n * g.oh * g.ow});
-    detail::Gradients grads(3);
-    if (need_b) grads[2] = gt.sum(1);
-    // dW = gt cols^T and dcols = W^T gt, per group.
-    if (need_w) grads[1] = grouped_matmul(gt, false, cols, true, g.groups).reshape(wshape);
-    if (need_x) {
-      // dX = fold(dcols): the adjoint of im2col, then the padding cut off.
-      const detail::Window2d& w = g.win;
-      const Tensor dcols = grouped_matmul(wm, true, gt, false, g.groups);  // [C KH KW, N OH OW]
-      const std::int64_t l = g.oh * g.ow, s_c = w.kh * w.kw * g.n * l;
-      const Tensor cols6 =
-          detail::strided_view(dcols, {g.n, g.c, w.kh, w.kw, g.oh, g.ow},
-                               {l, s_c, w.kw * g.n * l, g.n * l, g.ow, 1}, dcols.impl()->offset);
-      Tensor dx = detail::fold_windows(cols6, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
-      if (w.ph || w.pw) dx = dx.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
-      grads[0] = batched ? dx : dx.squeeze(0);
+    const Tensor x4 = p.batched ? input : input.unsqueeze(0);
+    if (p.by_kernels) {
+      out = run_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
+      if (bias.defined()) out = out + bias.reshape({1, g.o, 1, 1});
+      if (!p.batched) out = out.squeeze(0);
+    } else {
+      cols = im2col(x4, g);  // [C KH KW, N OH OW]
+      wm = weight.reshape({g.o, g.c / groups * g.win.kh * g.win.kw});
+      // [O, N OH OW] seen as [N, O, OH OW]; the bias add (or a copy) writes it out dense.
+      const Tensor y = grouped_matmul(wm, false, cols, false, groups)
+                           .view({g.o, g.n, g.oh * g.ow})
+                           .transpose(0, 1);
+      const Tensor dense = bias.defined() ? y + bias.reshape({1, g.o, 1}) : y.contiguous();
+      out = dense.view(p.batched ? Shape{g.n, g.o, g.oh, g.ow} : Shape{g.o, g.oh, g.ow});
     }
-    return grads;
-  };
-  // The weight was read through `wm` (a view or a copy): its version is what backward checks.
-  detail::saved(weight);
-  detail::attach(out, "ConvolutionBackward", {input, weight, bias}, std::move(fn), saved.take());
-  return out;
+  }
+  return detail::record("ConvolutionBackward", out, {input, weight, bias}, [&] {
+    ConvSaved s;
+    s.need_x = detail::needs_grad({&input});
+    s.need_w = detail::needs_grad({&weight});
+    s.need_b = bias.defined() && detail::needs_grad({&bias});
+    s.wshape = weight.shape();
+    if (p.by_kernels) {
+      if (s.need_w) s.x = detail::saved(input);
+      if (s.need_x) s.w = detail::saved(weight);
+    } else {
+      s.wm = detail::saved(wm);
+      if (s.need_w) s.cols = cols;  // made here from the input: nothing else can change it
+      // The weight was read through `wm` (a view or a copy): its version is what backward
+      // checks.
+      detail::saved(weight);
+    }
+    return [p, s = std::move(s)](const Tensor& grad) { return conv2d_backward(p, s, grad); };
+  });
 }
 
 }  // namespace hetero

@@ -8,6 +8,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
@@ -62,29 +63,18 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
       offset += n;
     }
   }
-  bool grad = false;
-  for (const Tensor* t : parts) grad = grad || detail::needs_grad({t});
-  if (!grad) return out;
-  std::vector<std::int64_t> sizes;
-  std::vector<DType> dtypes;
-  for (const Tensor* t : parts) {
-    sizes.push_back(t->shape()[static_cast<std::size_t>(d)]);
-    dtypes.push_back(t->dtype());
-  }
-  detail::BackwardFn fn = [sizes, dtypes, d](const Tensor& g) {
-    detail::Gradients grads;
-    std::int64_t offset = 0;
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      // Each input's slice, in its own dtype (as torch's CatBackward).
-      grads.push_back(g.narrow(d, offset, sizes[k]).to(dtypes[k]).contiguous());
-      offset += sizes[k];
+  std::vector<Tensor> inputs;
+  for (const Tensor* t : parts) inputs.push_back(*t);
+  return detail::record("CatBackward", out, inputs, [&] {
+    std::vector<std::int64_t> sizes;
+    std::vector<DType> dtypes;
+    for (const Tensor* t : parts) {
+      sizes.push_back(t->shape()[static_cast<std::size_t>(d)]);
+      dtypes.push_back(t->dtype());
     }
-    return grads;
-  };
-  std::vector<Tensor> edges;
-  for (const Tensor* t : parts) edges.push_back(*t);
-  detail::attach(out, "CatBackward", std::move(edges), std::move(fn), {});
-  return out;
+    return
+        [sizes, dtypes, d](const Tensor& g) { return detail::formulas::cat(g, d, sizes, dtypes); };
+  });
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {

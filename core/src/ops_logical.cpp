@@ -11,6 +11,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
@@ -112,27 +113,12 @@ Tensor clamp_in_result_dtype(const Tensor& a, const Tensor& lo, const Tensor& hi
     if (hi.defined()) r = minimum(r, hi);
     return r;
   });
-  if (!detail::needs_grad({&a, &lo, &hi})) return out;
-  // As torch's clamp_backward_min_max (1.13): g to x where min <= x <= max (so 0 where
-  // either is NaN); to min where x < min and min < max; to max where x > max or max < min,
-  // so with min > max the result is max and so is the gradient. One bound: g to x where x is
-  // on its side of it (ties included), to the bound where x is beyond it.
-  detail::SavedTensors kept;
-  detail::BackwardFn fn = [x = detail::saved(a), l = lo.defined() ? detail::saved(lo) : Tensor(),
-                           h = hi.defined() ? detail::saved(hi) : Tensor()](const Tensor& g) {
-    const Tensor zero = detail::scalar_operand(g, 0.0);
-    Tensor inside, to_min, to_max;
-    if (l.defined()) inside = ge(x, l);
-    if (h.defined()) inside = inside.defined() ? logical_and(inside, le(x, h)) : le(x, h);
-    if (l.defined()) to_min = h.defined() ? logical_and(lt(x, l), lt(l, h)) : lt(x, l);
-    if (h.defined()) to_max = l.defined() ? logical_or(gt(x, h), lt(h, l)) : gt(x, h);
-    return detail::Gradients{
-        detail::unbroadcast(where(inside, g, zero), x.shape()),
-        l.defined() ? detail::unbroadcast(where(to_min, g, zero), l.shape()) : Tensor(),
-        h.defined() ? detail::unbroadcast(where(to_max, g, zero), h.shape()) : Tensor()};
-  };
-  detail::attach(out, "ClampBackward", {a, lo, hi}, std::move(fn), kept.take());
-  return out;
+  return detail::record("ClampBackward", out, {a, lo, hi}, [&] {
+    return [x = detail::saved(a), l = lo.defined() ? detail::saved(lo) : Tensor(),
+            h = hi.defined() ? detail::saved(hi) : Tensor()](const Tensor& g) {
+      return detail::formulas::clamp(g, x, l, h);
+    };
+  });
 }
 
 // An integral scalar bound in the integer dtype `t`, with torch's overflow rule for scalars

@@ -13,6 +13,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
@@ -22,10 +23,7 @@
 namespace hetero {
 namespace {
 
-struct PoolGeometry {
-  std::int64_t n, c, h, w, oh, ow;
-  detail::Window2d win;
-};
+using PoolGeometry = detail::WindowGeometry;
 
 void check_floating(const Tensor& x, const char* op) {
   if (!is_floating_point(x.dtype()))
@@ -92,16 +90,6 @@ Tensor padded(const Tensor& x4, const PoolGeometry& g, double value) {
   return detail::pad2d(x4, w.ph, w.ph + w.extra_h, w.pw, w.pw + w.extra_w, value);
 }
 
-// The gradient of the padded input, cut back to x4's [N, C, H, W].
-Tensor unpad(const Tensor& dxp, const PoolGeometry& g) {
-  const detail::Window2d& w = g.win;
-  if (dxp.size(2) == g.h && dxp.size(3) == g.w) return dxp;
-  return dxp.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
-}
-
-std::int64_t padded_h(const PoolGeometry& g) { return g.h + 2 * g.win.ph + g.win.extra_h; }
-std::int64_t padded_w(const PoolGeometry& g) { return g.w + 2 * g.win.pw + g.win.extra_w; }
-
 // The divisor of each output cell of avg_pool2d, [OH, OW], by torch's rule
 // (AvgPoolKernel.cpp): the window clipped to the padded input (count_include_pad) or to
 // the input itself.
@@ -161,20 +149,11 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
     }
     out = input.dim() == 4 ? y : y.squeeze(0);
   }
-  if (!grad) return out;
-  detail::BackwardFn fn = [g, kk, index, unbatched = input.dim() == 3](const Tensor& grad) {
-    const Tensor g4 = unbatched ? grad.unsqueeze(0) : grad;
-    // Each window's gradient on its arg-max element, zero elsewhere, then folded back.
-    const Tensor hit = eq(index.unsqueeze(4), arange(kk, TensorOptions(index.device())));
-    const Tensor lines = where(hit, g4.unsqueeze(4), 0.0).contiguous();  // [N, C, OH, OW, KK]
-    const auto& s = lines.strides();
-    const Tensor cols = detail::strided_view(lines, {g.n, g.c, g.win.kh, g.win.kw, g.oh, g.ow},
-                                             {s[0], s[1], g.win.kw, 1, s[2], s[3]}, 0);
-    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g);
-    return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
-  };
-  detail::attach(out, "MaxPool2DWithIndicesBackward", {input}, std::move(fn), {});
-  return out;
+  return detail::record("MaxPool2DWithIndicesBackward", out, {input}, [&] {
+    return [g, index, unbatched = input.dim() == 3](const Tensor& grad) {
+      return detail::formulas::max_pool2d(grad, index, g, unbatched);
+    };
+  });
 }
 
 Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
@@ -207,20 +186,11 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
     out = input.dim() == 4 ? y : y.squeeze(0);
     divisor = d;  // in the accumulate type: counts above 256 (bfloat16) are not exact in 16 bits
   }
-  if (!detail::needs_grad({&input})) return out;
-  detail::BackwardFn fn = [g, divisor, unbatched = input.dim() == 3](const Tensor& grad) {
-    const Tensor share = ((unbatched ? grad.unsqueeze(0) : grad) / divisor).contiguous();
-    const auto& s = share.strides();
-    // Every element of a window receives the window's share: the share seen with 0 strides
-    // over the kernel dimensions.
-    const Tensor cols = detail::strided_view(share, {g.n, g.c, g.win.kh, g.win.kw, g.oh, g.ow},
-                                             {s[0], s[1], 0, 0, s[2], s[3]}, share.impl()->offset);
-    const Tensor dx = unpad(detail::fold_windows(cols, g.win, padded_h(g), padded_w(g)), g)
-                          .to(grad.dtype());  // from float32 for 16-bit inputs
-    return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
-  };
-  detail::attach(out, "AvgPool2DBackward", {input}, std::move(fn), {});
-  return out;
+  return detail::record("AvgPool2DBackward", out, {input}, [&] {
+    return [g, divisor, unbatched = input.dim() == 3](const Tensor& grad) {
+      return detail::formulas::avg_pool2d(grad, divisor, g, unbatched);
+    };
+  });
 }
 
 namespace {

@@ -12,6 +12,11 @@
 
 namespace hetero::detail {
 
+Tensor unpad(const Tensor& dxp, const WindowGeometry& g) {
+  if (dxp.size(2) == g.h && dxp.size(3) == g.w) return dxp;
+  return dxp.narrow(2, g.win.ph, g.h).narrow(3, g.win.pw, g.w).contiguous();
+}
+
 Tensor pad2d(const Tensor& x, std::int64_t top, std::int64_t bottom, std::int64_t left,
              std::int64_t right, double value) {
   NoGradGuard no_grad;

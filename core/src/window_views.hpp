@@ -30,6 +30,18 @@ struct Window2d {
   std::int64_t extra_h = 0, extra_w = 0;
 };
 
+/// A pooling's geometry: input [N, C, H, W], output [N, C, OH, OW], and its windows.
+struct WindowGeometry {
+  std::int64_t n, c, h, w, oh, ow;
+  Window2d win;
+  /// The padded input's height and width (padding both sides, plus ceil_mode's extra).
+  std::int64_t padded_h() const { return h + 2 * win.ph + win.extra_h; }
+  std::int64_t padded_w() const { return w + 2 * win.pw + win.extra_w; }
+};
+
+/// The gradient of the padded input [N, C, padded_h, padded_w] cut back to [N, C, H, W].
+Tensor unpad(const Tensor& dxp, const WindowGeometry& g);
+
 /// x [N, C, H, W] inside a new tensor filled with `value`: `top`/`left` rows/columns
 /// before, `bottom`/`right` after. Not recorded.
 Tensor pad2d(const Tensor& x, std::int64_t top, std::int64_t bottom, std::int64_t left,

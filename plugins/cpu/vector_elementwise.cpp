@@ -106,8 +106,12 @@ bool unary_dense(UnaryOp op, const T* in, T* out, std::int64_t n) {
       return true;
 #endif
 #if HETERO_TARGET_INTERFACE_MINOR >= 5
-    case UnaryOp::log1p:
-      map1(d, in, out, n, [](V v) { return Sleef_log1p(v); });
+    case UnaryOp::log1p:  // SLEEF's log1p overflows to inf above half the largest value;
+      // there log1p(x) = log(x) to the last bit (x > 2^60: 1/x is below half an ulp of log x)
+      map1(d, in, out, n, [d](V v) {
+        return hn::IfThenElse(v > hn::Set(d, T(1152921504606846976.0)), Sleef_log(v),
+                              Sleef_log1p(v));
+      });
       return true;
     case UnaryOp::expm1:
       map1(d, in, out, n, [](V v) { return Sleef_expm1(v); });

@@ -69,14 +69,18 @@ SavedTensors::SavedTensors() noexcept : outer_(t_saved) { t_saved = this; }
 SavedTensors::~SavedTensors() { t_saved = outer_; }
 
 void SavedTensors::note(const Tensor& t) {
-  if (!t_saved || !t.defined()) return;
+  if (!t_saved)
+    throw InternalError(
+        "detail::saved() outside record()'s make_backward(): the tensor's saved version would "
+        "not be checked (Note [Autograd]: record a node with detail::record)");
+  if (!t.defined()) return;
   const TensorImpl& impl = *t.impl();
   t_saved->saved_.push_back(
       SavedVersion{impl.storage.get(), impl.storage->version.load(), impl.dtype, impl.shape});
 }
 
-void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
-            std::vector<SavedVersion> saved) {
+void record_detail::attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
+                           std::vector<SavedVersion> saved) {
   auto node = std::make_shared<Node>();
   node->name = name;
   node->fn = std::move(fn);

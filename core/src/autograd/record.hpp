@@ -19,15 +19,12 @@
 
 namespace hetero::detail {
 
-/// True when grad mode is on and some input requires grad.
+/// True when grad mode is on and some input requires grad (undefined inputs do not).
 bool needs_grad(std::initializer_list<const Tensor*> inputs);
-/// Attaches a new node named `name` with `fn`, which saved `saved`, to `out` (which must
-/// be a fresh tensor).
-void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
-            std::vector<SavedVersion> saved);
 
 /// Collects, for its scope, the tensors saved() on this thread: record() opens one around
-/// make_backward(), so every closure's saved tensors reach its node. Nests.
+/// make_backward(), so every closure's saved tensors reach its node. Nests. Only record()
+/// opens one (Note [Autograd]: one way to record a node).
 class SavedTensors {
  public:
   SavedTensors() noexcept;
@@ -36,7 +33,9 @@ class SavedTensors {
   SavedTensors& operator=(const SavedTensors&) = delete;
   /// What was saved so far, moved out.
   std::vector<SavedVersion> take() noexcept { return std::move(saved_); }
-  /// Adds `t` (its storage and version now) to the innermost open collector, if any.
+  /// Adds `t` (its storage and version now) to the innermost open collector. Throws
+  /// InternalError when none is open: saved() outside record()'s make_backward() would drop
+  /// the saved-version check without a sound.
   static void note(const Tensor& t);
 
  private:
@@ -44,24 +43,45 @@ class SavedTensors {
   SavedTensors* outer_;
 };
 
+namespace record_detail {
+/// Attaches a new node named `name` with `fn`, which saved `saved`, to `out` (a fresh
+/// tensor); `inputs` may hold undefined tensors (an absent bias), which get no edge. Called
+/// by record() only.
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs, BackwardFn fn,
+            std::vector<SavedVersion> saved);
+}  // namespace record_detail
+
 /// Records `out` as computed from `inputs` when grad mode is on and an input requires
-/// grad. `make_backward()` returns the backward function; it is called only then, so an
-/// op run without gradients never builds its closure (saved tensors, shapes): the common
-/// inference path allocates nothing for autograd.
+/// grad; the one way an op records a node. `make_backward()` returns the backward function
+/// (Note [Backward formulas]: its closure calls a formula with what it captured); it is
+/// called only then, under a SavedTensors collector, so an op run without gradients never
+/// builds its closure (saved tensors, shapes): the common inference path allocates nothing
+/// for autograd. Undefined inputs (an absent bias) are allowed and get no edge.
+template <class Inputs, class MakeBackward>
+Tensor record_from(const char* name, Tensor out, const Inputs& inputs,
+                   MakeBackward&& make_backward) {
+  bool any = false;
+  if (is_grad_enabled())
+    for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
+  if (any) {
+    SavedTensors saved;
+    BackwardFn fn(make_backward());
+    record_detail::attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()),
+                          std::move(fn), saved.take());
+  }
+  return out;
+}
 template <class MakeBackward>
 Tensor record(const char* name, Tensor out,
               std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
               MakeBackward&& make_backward) {
-  bool any = false;
-  if (is_grad_enabled())
-    for (const Tensor& t : inputs) any = any || t.requires_grad();
-  if (any) {
-    SavedTensors saved;
-    BackwardFn fn(make_backward());
-    attach(out, name, std::vector<Tensor>(inputs.begin(), inputs.end()), std::move(fn),
-           saved.take());
-  }
-  return out;
+  return record_from(name, std::move(out), inputs, std::forward<MakeBackward>(make_backward));
+}
+/// As record(), for a number of inputs known at run time (cat).
+template <class MakeBackward>
+Tensor record(const char* name, Tensor out, const std::vector<Tensor>& inputs,
+              MakeBackward&& make_backward) {
+  return record_from(name, std::move(out), inputs, std::forward<MakeBackward>(make_backward));
 }
 
 template <class F>
@@ -71,7 +91,8 @@ Tensor untracked(F&& f) {
 }
 
 /// A handle for a backward closure: same storage, no autograd state (no cycles); its
-/// version is noted for the node (Note [Saved tensor versions]).
+/// version is noted for the node (Note [Saved tensor versions]). Only inside record()'s
+/// make_backward(): elsewhere it throws InternalError.
 inline Tensor saved(const Tensor& t) {
   SavedTensors::note(t);
   return t.detach();
