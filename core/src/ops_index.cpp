@@ -14,6 +14,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
@@ -93,8 +94,7 @@ Tensor gather_checked(const char* op, const char* node, const Tensor& input, std
   const Tensor out = detail::untracked([&] { return run_gather(input, d, index); });
   return detail::record(node, out, {input}, [&] {
     return [shape = input.shape(), d, idx = detail::saved(index)](const Tensor& g) {
-      return detail::Gradients{scatter_add(
-          zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device())), d, idx, g)};
+      return detail::formulas::gather(g, shape, d, idx);
     };
   });
 }
@@ -154,13 +154,12 @@ Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, c
   detail::check_same_device("scatter_add", {&input, &index, &src});
   const std::int64_t d = detail::wrap_dim(dim, dims_1d(input), "scatter_add");
   if (index.numel() == 0 && src.dtype() == input.dtype()) {  // as torch: no other check
-    return detail::record(
-        "ScatterAddBackward", detail::untracked([&] { return input.clone(); }), {input, src}, [&] {
-          return [shape = src.shape()](const Tensor& g) {
-            return detail::Gradients{
-                g, zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device()))};
-          };
-        });
+    return detail::record("ScatterAddBackward", detail::untracked([&] { return input.clone(); }),
+                          {input, src}, [&] {
+                            return [shape = src.shape()](const Tensor& g) {
+                              return detail::formulas::scatter_add_nothing(g, shape);
+                            };
+                          });
   }
   check_int64_index("scatter_add", index);
   if (src.dtype() != input.dtype())
@@ -179,16 +178,7 @@ Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, c
   const Tensor out = detail::untracked([&] { return run_scatter_add(input, d, index, src); });
   return detail::record("ScatterAddBackward", out, {input, src}, [&] {
     return [src_shape = src.shape(), d, idx = detail::saved(index)](const Tensor& g) {
-      Tensor g_src = gather(g, d, idx);
-      if (g_src.shape() != src_shape) {  // src larger than index: zero beyond it
-        Tensor full = zeros(src_shape, TensorOptions().dtype(g.dtype()).device(g.device()));
-        Tensor part = full;
-        for (std::int64_t k = 0; k < g_src.dim(); ++k) part = part.narrow(k, 0, g_src.size(k));
-        NoGradGuard no_grad;
-        part.copy_(g_src);
-        g_src = full;
-      }
-      return detail::Gradients{g, g_src};
+      return detail::formulas::scatter_add(g, src_shape, d, idx);
     };
   });
 }
@@ -234,13 +224,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight,
   const std::int64_t pad = padding_idx ? (*padding_idx + rows) % rows : -1;
   return detail::record("EmbeddingBackward", out, {weight}, [&] {
     return [shape = weight.shape(), idx = detail::saved(expanded), pad](const Tensor& g) {
-      Tensor grad = scatter_add(zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device())),
-                                0, idx, g.reshape({idx.size(0), idx.size(1)}));
-      if (pad >= 0) {  // the padding row takes no gradient (as torch)
-        NoGradGuard no_grad;
-        detail::fill(grad.narrow(0, pad, 1), 0.0);
-      }
-      return detail::Gradients{grad};
+      return detail::formulas::embedding(g, shape, idx, pad);
     };
   });
 }

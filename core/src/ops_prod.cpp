@@ -10,6 +10,7 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
@@ -53,18 +54,6 @@ DType compute_dtype(DType t) {
 }
 DType result_dtype(DType t) { return is_floating_point(t) ? t : DType::int64; }
 
-// d(prod)/dx_i = prod of the others: y / x_i where no element of the line is 0; where one
-// is, the product of the others at the zero and 0 elsewhere; where two or more are, 0
-// (torch's prod_backward). `dim` absent: over every element.
-Tensor prod_gradient(const Tensor& g, const Tensor& x, const Tensor& y,
-                     std::optional<std::int64_t> dim) {
-  const Tensor zero = eq(x, 0.0);
-  const Tensor zeros = dim ? sum(zero, *dim, true) : sum(zero);
-  const Tensor others = dim ? prod(where(zero, 1.0, x), *dim, true) : prod(where(zero, 1.0, x));
-  const Tensor alone = logical_and(zero, eq(zeros, 1.0));
-  return where(eq(zeros, 0.0), y / x, where(alone, others, 0.0)) * g;
-}
-
 Tensor prod_impl(const Tensor& a, std::optional<std::int64_t> dim, bool keepdim) {
   const detail::prof::Scope op_scope("prod", a);
   detail::impl_of(a, "prod");
@@ -83,11 +72,7 @@ Tensor prod_impl(const Tensor& a, std::optional<std::int64_t> dim, bool keepdim)
   });
   return detail::record("ProdBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, keepdim](const Tensor& g) {
-      if (!d || x.dim() == 0) return detail::Gradients{prod_gradient(g, x, y, std::nullopt)};
-      // Broadcast the kept dimension back (the forward may have squeezed it).
-      const Tensor gk = keepdim ? g : g.unsqueeze(*d);
-      const Tensor yk = keepdim ? y : y.unsqueeze(*d);
-      return detail::Gradients{prod_gradient(gk, x, yk, d)};
+      return detail::formulas::prod(g, x, y, d, keepdim);
     };
   });
 }

@@ -114,33 +114,18 @@ using detail::Gradients;
 using detail::record;
 using detail::untracked;
 
-namespace {
-// g of a reduction over `dim` (kept or squeezed) broadcast back to the input's shape.
-Tensor spread(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
-  if (in_shape.empty()) return g.reshape({});
-  const Tensor kept =
-      keepdim
-          ? g
-          : g.unsqueeze(detail::wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
-  return expand_to(kept, in_shape);
-}
-std::int64_t reduced_count(const Shape& s, std::int64_t dim) {
-  return s.empty() ? 1
-                   : s[static_cast<std::size_t>(
-                         detail::wrap_dim(dim, static_cast<std::int64_t>(s.size()), "mean"))];
-}
-}  // namespace
-
 Tensor sum(const Tensor& a) {
   return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a}, [&] {
     return [s = a.shape()](const Tensor& g) { return detail::formulas::sum_all(g, s); };
   });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k) {
-  return record(
-      "SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a}, [&] {
-        return [s = a.shape(), d, k](const Tensor& g) { return Gradients{spread(g, s, d, k)}; };
-      });
+  return record("SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a},
+                [&] {
+                  return [s = a.shape(), d, k](const Tensor& g) {
+                    return detail::formulas::sum_dim(g, s, d, k);
+                  };
+                });
 }
 Tensor mean(const Tensor& a) {
   return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a}, [&] {
@@ -153,31 +138,16 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
   return record("MeanBackward", untracked([&] { return reduce_dim(ReduceOp::mean, a, d, k); }), {a},
                 [&] {
                   return [s = a.shape(), d, k](const Tensor& g) {
-                    return Gradients{spread(g / static_cast<double>(reduced_count(s, d)), s, d, k)};
+                    return detail::formulas::mean_dim(g, s, d, k);
                   };
                 });
 }
-namespace {
-// Gradient of max/min over all elements (`all`) or along `dim`: to the
-// elements equal to the result, split evenly among ties (as torch.amax / amin).
-// The mask is x == y, exact also at an infinite extreme (a difference y - x was NaN there,
-// which made every share NaN: found by the differential test's ties). A NaN result matches
-// no element: its gradient is NaN, as torch.amax's.
-Gradients extreme_gradient(const Tensor& g, const Tensor& x, const Tensor& y, bool all,
-                           std::int64_t d, bool keepdim) {
-  const Tensor yk = all ? y : spread(y, x.shape(), d, keepdim);
-  const Tensor gk = all ? g : spread(g, x.shape(), d, keepdim);
-  const Tensor at_extreme = eq(x, yk).to(x.dtype());
-  const Tensor count = all ? at_extreme.sum() : at_extreme.sum(d, true);
-  return Gradients{gk * at_extreme / count};
-}
-}  // namespace
 
 Tensor max(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-      return extreme_gradient(g, x, y, true, 0, false);
+      return detail::formulas::extreme_all(g, x, y);
     };
   });
 }
@@ -185,7 +155,7 @@ Tensor max(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return extreme_gradient(g, x, y, false, d, k);
+      return detail::formulas::extreme_dim(g, x, y, d, k);
     };
   });
 }
@@ -193,7 +163,7 @@ Tensor min(const Tensor& a) {
   Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
-      return extreme_gradient(g, x, y, true, 0, false);
+      return detail::formulas::extreme_all(g, x, y);
     };
   });
 }
@@ -201,7 +171,7 @@ Tensor min(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return extreme_gradient(g, x, y, false, d, k);
+      return detail::formulas::extreme_dim(g, x, y, d, k);
     };
   });
 }

@@ -13,6 +13,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
@@ -83,7 +84,8 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
     const bool unsqueeze = dim && !keepdim && a.dim() > 0;
     return [c = detail::saved(centred), factor = 2.0 / static_cast<double>(count - correction),
             unsqueeze, wd](const Tensor& g) {
-      return detail::Gradients{(unsqueeze ? g.unsqueeze(wd) : g) * c * factor};
+      return detail::formulas::var(g, c, factor,
+                                   unsqueeze ? std::optional<std::int64_t>(wd) : std::nullopt);
     };
   });
 }
@@ -92,9 +94,8 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
 Tensor root(const Tensor& v) {
   const Tensor out = detail::untracked([&] { return sqrt(v); });
   return detail::record("StdBackward", out, {v}, [&] {
-    return [y = detail::saved(out)](const Tensor& g) {
-      return detail::Gradients{where(eq(y, 0.0), 0.0, g / (2 * y))};
-    };
+    return
+        [y = detail::saved(out)](const Tensor& g) { return detail::formulas::sqrt_at_zero(g, y); };
   });
 }
 

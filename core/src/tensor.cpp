@@ -11,6 +11,7 @@
 #include <hetero/sdk/element_conversion.hpp>
 #include <hetero/sdk/half.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "copy.hpp"
@@ -21,6 +22,7 @@
 
 namespace hetero {
 using detail::Gradients;
+namespace formulas = detail::formulas;
 using detail::impl_of;
 using detail::record;
 
@@ -74,7 +76,7 @@ Tensor Tensor::copy_to(const Device& d) const {
   }
   // The gradient goes back to the source device (model parallel: Note [Autograd]).
   return record("ToCopyBackward", out, {*this}, [&] {
-    return [from = device()](const Tensor& g) { return Gradients{g.to(from)}; };
+    return [from = device()](const Tensor& g) { return formulas::to_device(g, from); };
   });
 }
 
@@ -98,7 +100,7 @@ Tensor Tensor::clone() const {
   if (out.numel() > 0)
     detail::calls::cast(detail::storage_of(out), detail::view_of(*this), detail::view_of(out));
   return record("CloneBackward", out, {*this},
-                [&] { return [](const Tensor& g) { return Gradients{g}; }; });
+                [&] { return [](const Tensor& g) { return formulas::identity(g); }; });
 }
 
 Tensor Tensor::contiguous() const {
@@ -204,7 +206,7 @@ Tensor Tensor::view(const Shape& shape) const {
   impl->shape = s;
   impl->strides = detail::contiguous_strides(s);
   return record("ViewBackward", Tensor(std::move(impl)), {*this}, [&] {
-    return [from = i.shape](const Tensor& g) { return Gradients{g.reshape(from)}; };
+    return [from = i.shape](const Tensor& g) { return formulas::view(g, from); };
   });
 }
 
@@ -225,7 +227,7 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   std::swap(impl->strides[static_cast<std::size_t>(d0)],
             impl->strides[static_cast<std::size_t>(d1)]);
   return record("TransposeBackward", Tensor(std::move(impl)), {*this}, [&] {
-    return [d0, d1](const Tensor& g) { return Gradients{g.transpose(d0, d1)}; };
+    return [d0, d1](const Tensor& g) { return formulas::transpose(g, d0, d1); };
   });
 }
 
@@ -248,7 +250,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
   impl->strides.insert(impl->strides.begin() + d, stride);
   detail::checked_numel(impl->shape);
   return record("UnsqueezeBackward", Tensor(std::move(impl)), {*this},
-                [&] { return [d](const Tensor& g) { return Gradients{g.squeeze(d)}; }; });
+                [&] { return [d](const Tensor& g) { return formulas::unsqueeze(g, d); }; });
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
@@ -261,7 +263,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
   impl->shape.erase(impl->shape.begin() + d);
   impl->strides.erase(impl->strides.begin() + d);
   return record("SqueezeBackward", Tensor(std::move(impl)), {*this},
-                [&] { return [d](const Tensor& g) { return Gradients{g.unsqueeze(d)}; }; });
+                [&] { return [d](const Tensor& g) { return formulas::squeeze(g, d); }; });
 }
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
@@ -280,9 +282,7 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   impl->shape[d] = length;
   return record("NarrowBackward", Tensor(std::move(impl)), {*this}, [&] {
     return [d, start, length, from = i.shape](const Tensor& g) {
-      Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
-      full.narrow(static_cast<std::int64_t>(d), start, length).copy_(g);
-      return Gradients{full};
+      return formulas::narrow(g, from, static_cast<std::int64_t>(d), start, length);
     };
   });
 }
@@ -301,11 +301,7 @@ Tensor Tensor::operator[](std::int64_t idx) const {
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());
   return record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] {
-    return [idx, from = i.shape](const Tensor& g) {
-      Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
-      full[idx].copy_(g);
-      return Gradients{full};
-    };
+    return [idx, from = i.shape](const Tensor& g) { return formulas::select(g, from, idx); };
   });
 }
 

@@ -7,6 +7,7 @@
 #include <hetero/error.hpp>
 #include <hetero/tensor.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
@@ -32,7 +33,7 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
   }
   return detail::record(
       "PermuteBackward", detail::strided_view(*this, shape, strides, i.offset), {*this},
-      [&] { return [inverse](const Tensor& g) { return detail::Gradients{g.permute(inverse)}; }; });
+      [&] { return [inverse](const Tensor& g) { return detail::formulas::permute(g, inverse); }; });
 }
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
@@ -90,12 +91,10 @@ Tensor Tensor::expand(const Shape& target) const {
     }
   }
   detail::checked_numel(shape);
-  return detail::record("ExpandBackward", detail::strided_view(*this, shape, strides, i.offset),
-                        {*this}, [&] {
-                          return [from = i.shape](const Tensor& g) {
-                            return detail::Gradients{detail::unbroadcast(g, from)};
-                          };
-                        });
+  return detail::record(
+      "ExpandBackward", detail::strided_view(*this, shape, strides, i.offset), {*this}, [&] {
+        return [from = i.shape](const Tensor& g) { return detail::formulas::expand(g, from); };
+      });
 }
 
 }  // namespace hetero

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "formulas.hpp"
 
+#include <hetero/autograd.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
@@ -93,6 +94,125 @@ Gradients matmul(const Tensor& g, const Tensor& a, const Tensor& b) {
   const Tensor gb =
       unbroadcast(hetero::matmul(a2.transpose(-1, -2), g2), b2.shape()).reshape(b.shape());
   return {ga, gb};
+}
+
+// ---- views and copies
+Gradients to_device(const Tensor& g, const Device& from) { return {g.to(from)}; }
+Gradients identity(const Tensor& g) { return {g}; }
+Gradients view(const Tensor& g, const Shape& from) { return {g.reshape(from)}; }
+Gradients transpose(const Tensor& g, std::int64_t d0, std::int64_t d1) {
+  return {g.transpose(d0, d1)};
+}
+Gradients unsqueeze(const Tensor& g, std::int64_t d) { return {g.squeeze(d)}; }
+Gradients squeeze(const Tensor& g, std::int64_t d) { return {g.unsqueeze(d)}; }
+Gradients narrow(const Tensor& g, const Shape& from, std::int64_t d, std::int64_t start,
+                 std::int64_t length) {
+  Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+  full.narrow(d, start, length).copy_(g);
+  return {full};
+}
+Gradients select(const Tensor& g, const Shape& from, std::int64_t index) {
+  Tensor full = zeros(from, TensorOptions(g.device()).dtype(g.dtype()));
+  full[index].copy_(g);
+  return {full};
+}
+Gradients permute(const Tensor& g, const std::vector<std::int64_t>& inverse) {
+  return {g.permute(inverse)};
+}
+Gradients expand(const Tensor& g, const Shape& from) { return {unbroadcast(g, from)}; }
+
+// ---- reductions
+namespace {
+// g of a reduction over `dim` (kept or squeezed) broadcast back to the input's shape.
+Tensor spread(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
+  if (in_shape.empty()) return g.reshape({});
+  const Tensor kept =
+      keepdim ? g : g.unsqueeze(wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
+  return expand_to(kept, in_shape);
+}
+Tensor extreme_share(const Tensor& g, const Tensor& x, const Tensor& y,
+                     std::optional<std::int64_t> dim) {
+  const Tensor at_extreme = eq(x, y).to(x.dtype());
+  const Tensor count = dim ? at_extreme.sum(*dim, true) : at_extreme.sum();
+  return g * at_extreme / count;
+}
+// d(prod)/dx_i over `dim` (kept) or every element.
+Tensor prod_share(const Tensor& g, const Tensor& x, const Tensor& y,
+                  std::optional<std::int64_t> dim) {
+  const Tensor zero = eq(x, 0.0);
+  const Tensor zeros = dim ? hetero::sum(zero, *dim, true) : hetero::sum(zero);
+  const Tensor others =
+      dim ? hetero::prod(where(zero, 1.0, x), *dim, true) : hetero::prod(where(zero, 1.0, x));
+  const Tensor alone = logical_and(zero, eq(zeros, 1.0));
+  return where(eq(zeros, 0.0), y / x, where(alone, others, 0.0)) * g;
+}
+}  // namespace
+
+Gradients sum_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
+  return {spread(g, in_shape, dim, keepdim)};
+}
+Gradients mean_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim) {
+  const std::int64_t count = in_shape.empty()
+                                 ? 1
+                                 : in_shape[static_cast<std::size_t>(wrap_dim(
+                                       dim, static_cast<std::int64_t>(in_shape.size()), "mean"))];
+  return {spread(g / static_cast<double>(count), in_shape, dim, keepdim)};
+}
+Gradients extreme_all(const Tensor& g, const Tensor& x, const Tensor& y) {
+  return {extreme_share(g, x, y, std::nullopt)};
+}
+Gradients extreme_dim(const Tensor& g, const Tensor& x, const Tensor& y, std::int64_t dim,
+                      bool keepdim) {
+  return {extreme_share(spread(g, x.shape(), dim, keepdim), x, spread(y, x.shape(), dim, keepdim),
+                        dim)};
+}
+Gradients prod(const Tensor& g, const Tensor& x, const Tensor& y, std::optional<std::int64_t> dim,
+               bool keepdim) {
+  if (!dim || x.dim() == 0) return {prod_share(g, x, y, std::nullopt)};
+  // Broadcast the kept dimension back (the forward may have squeezed it).
+  const Tensor gk = keepdim ? g : g.unsqueeze(*dim);
+  const Tensor yk = keepdim ? y : y.unsqueeze(*dim);
+  return {prod_share(gk, x, yk, dim)};
+}
+Gradients var(const Tensor& g, const Tensor& centred, double factor,
+              std::optional<std::int64_t> unsqueeze) {
+  return {(unsqueeze ? g.unsqueeze(*unsqueeze) : g) * centred * factor};
+}
+Gradients sqrt_at_zero(const Tensor& g, const Tensor& y) {
+  return {where(eq(y, 0.0), 0.0, g / (2 * y))};
+}
+
+// ---- indexing
+Gradients gather(const Tensor& g, const Shape& shape, std::int64_t d, const Tensor& index) {
+  return {hetero::scatter_add(zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device())), d,
+                              index, g)};
+}
+Gradients scatter_add(const Tensor& g, const Shape& src_shape, std::int64_t d,
+                      const Tensor& index) {
+  Tensor g_src = hetero::gather(g, d, index);
+  if (g_src.shape() != src_shape) {  // src larger than index: zero beyond it
+    Tensor full = zeros(src_shape, TensorOptions().dtype(g.dtype()).device(g.device()));
+    Tensor part = full;
+    for (std::int64_t k = 0; k < g_src.dim(); ++k) part = part.narrow(k, 0, g_src.size(k));
+    NoGradGuard no_grad;
+    part.copy_(g_src);
+    g_src = full;
+  }
+  return {g, g_src};
+}
+Gradients scatter_add_nothing(const Tensor& g, const Shape& src_shape) {
+  return {g, zeros(src_shape, TensorOptions().dtype(g.dtype()).device(g.device()))};
+}
+Gradients embedding(const Tensor& g, const Shape& shape, const Tensor& index,
+                    std::int64_t padding_idx) {
+  Tensor grad =
+      hetero::scatter_add(zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device())), 0,
+                          index, g.reshape({index.size(0), index.size(1)}));
+  if (padding_idx >= 0) {  // the padding row takes no gradient (as torch)
+    NoGradGuard no_grad;
+    fill(grad.narrow(0, padding_idx, 1), 0.0);
+  }
+  return {grad};
 }
 
 }  // namespace hetero::detail::formulas

@@ -2,12 +2,16 @@
 #pragma once
 // Note [Backward formulas]: the gradient of every differentiable op that is not a row of
 // the op tables, one named function each, in one place (as PyTorch's derivatives.yaml); the
-// element-wise ops' gradients are their rows' backward columns (<hetero/sdk/op_table.hpp>). An op
-// records a node whose closure only captures what its formula needs (saved tensors, shapes, dims)
-// and calls it; `g` is the gradient of the op's output, and the result has one gradient per input.
-// Formulas that need an op's own layout helpers (max/min over dims, sum/mean over dims) are named
-// functions beside the op (extreme_gradient(s), spread).
+// element-wise ops' gradients are their rows' backward columns (<hetero/sdk/op_table.hpp>),
+// whose helpers (relu_gradient, extremum_gradient, pow_grad_*) sit beside the table's use in
+// ops_elementwise.cpp. An op records its node with detail::record() (Note [Autograd], the one
+// way), whose closure only captures what its formula needs (saved tensors, shapes, dims) and
+// calls it; `g` is the gradient of the op's output, and the result has one gradient per input
+// (an undefined Tensor for an input that takes none). The exception: conv2d's gradient asks
+// its ConvPlan (Note [Convolution plan], ops_conv.cpp), whose route decides between the
+// backend's gradient kernels and the GEMM composition's adjoint.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <hetero/tensor.hpp>
@@ -51,5 +55,66 @@ Gradients avg_pool2d(const Tensor& g, const Tensor& divisor, const WindowGeometr
 /// a @ b (torch.matmul's 1-D and batched forms): (g b^T, a^T g) on the 2-D forms, summed
 /// over broadcast batch dimensions and reshaped to the inputs.
 Gradients matmul(const Tensor& g, const Tensor& a, const Tensor& b);
+
+// ---- views and copies (Tensor's methods)
+/// to(device) from `from`: g back on `from` (model parallel: Note [Autograd]).
+Gradients to_device(const Tensor& g, const Device& from);
+/// clone(): g.
+Gradients identity(const Tensor& g);
+/// view/reshape of a tensor of shape `from`: g reshaped to it.
+Gradients view(const Tensor& g, const Shape& from);
+/// transpose(d0, d1): g transposed back.
+Gradients transpose(const Tensor& g, std::int64_t d0, std::int64_t d1);
+/// unsqueeze(d): g squeezed at d.
+Gradients unsqueeze(const Tensor& g, std::int64_t d);
+/// squeeze(d) of a size-1 dimension: g unsqueezed at d.
+Gradients squeeze(const Tensor& g, std::int64_t d);
+/// narrow(d, start, length) of a tensor of shape `from`: g in that range of zeros.
+Gradients narrow(const Tensor& g, const Shape& from, std::int64_t d, std::int64_t start,
+                 std::int64_t length);
+/// operator[](index) (select along dim 0) of a tensor of shape `from`: g at that index of zeros.
+Gradients select(const Tensor& g, const Shape& from, std::int64_t index);
+/// permute(dims) whose inverse permutation is `inverse`: g permuted back.
+Gradients permute(const Tensor& g, const std::vector<std::int64_t>& inverse);
+/// expand of a tensor of shape `from`: g summed back to it (unbroadcast).
+Gradients expand(const Tensor& g, const Shape& from);
+
+// ---- reductions
+/// sum over `dim` of a tensor of shape `in_shape` (`keepdim` or not): g broadcast back.
+Gradients sum_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim);
+/// mean over `dim`: g / the dimension's size, broadcast back.
+Gradients mean_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim);
+/// y = max(x) or min(x) over all elements: g to the elements equal to y, split evenly among
+/// ties (as torch.amax / amin). The mask is x == y, exact at an infinite extreme too; a NaN
+/// y matches no element, and its gradient is NaN, as torch.amax's.
+Gradients extreme_all(const Tensor& g, const Tensor& x, const Tensor& y);
+/// y = max(x, dim) or min(x, dim) (`keepdim` or not): as extreme_all, per line.
+Gradients extreme_dim(const Tensor& g, const Tensor& x, const Tensor& y, std::int64_t dim,
+                      bool keepdim);
+/// y = prod(x) (`dim` absent: over every element) or prod(x, dim, keepdim), as torch's
+/// prod_backward: d/dx_i is y / x_i where no element of the line is 0; where one is, the
+/// product of the others at the zero and 0 elsewhere; where two or more are, 0.
+Gradients prod(const Tensor& g, const Tensor& x, const Tensor& y, std::optional<std::int64_t> dim,
+               bool keepdim);
+/// var with `centred` = x - mean and factor = 2 / (n - correction), as torch's var_backward:
+/// factor g (x - mean); `unsqueeze`: the reduced dimension to put back into g.
+Gradients var(const Tensor& g, const Tensor& centred, double factor,
+              std::optional<std::int64_t> unsqueeze);
+/// y = sqrt(v) inside std: g / (2 y), and 0 where y = 0 (torch's std_backward), not NaN.
+Gradients sqrt_at_zero(const Tensor& g, const Tensor& y);
+
+// ---- indexing
+/// gather(input, d, index) (and index_select) of an input of shape `shape`: g scattered
+/// back with scatter_add into zeros.
+Gradients gather(const Tensor& g, const Shape& shape, std::int64_t d, const Tensor& index);
+/// scatter_add(input, d, index, src), src of shape `src_shape`: g to input; to src, g
+/// gathered at index, zero where src reaches beyond index.
+Gradients scatter_add(const Tensor& g, const Shape& src_shape, std::int64_t d, const Tensor& index);
+/// scatter_add with an empty index: g to input, zeros of `src_shape` to src.
+Gradients scatter_add_nothing(const Tensor& g, const Shape& src_shape);
+/// embedding of a weight of shape `shape` at the rows `index` [L, width] (expanded): g's
+/// rows summed into theirs; the row `padding_idx` (when >= 0) takes none (as torch).
+Gradients embedding(const Tensor& g, const Shape& shape, const Tensor& index,
+                    std::int64_t padding_idx);
 
 }  // namespace hetero::detail::formulas
