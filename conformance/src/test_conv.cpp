@@ -116,8 +116,8 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
     // What the composition runs on: copies, GEMM, sums, extremes and the masks of max_pool2d's
     // gradient (eq on int64 indices, where on t).
     if (!runs(OpFamily::fill, t) || !runs(OpFamily::cast, t) || !runs(OpFamily::gemm, t) ||
-        !runs(BinaryOp::add, t) || !runs(BinaryOp::div, t) || !runs(ReduceOp::sum, t) ||
-        !runs(ReduceOp::max, t) || !runs(ReduceOp::argmax, t) ||
+        !runs(BinaryOp::add, t) || !runs(BinaryOp::div, t) || !runs(ReductionOp::sum, t) ||
+        !runs(ReductionOp::max, t) || !runs(ReductionOp::argmax, t) ||
         !runs(BinaryOp::eq, DType::int64) || !runs(TernaryOp::where, t))
       continue;
     ++ran;

@@ -76,7 +76,7 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
   const Shape shape{3, 4, 5};
   for (DType t : all_dtypes()) {
     if (!runs(OpFamily::gather, t) || !runs(OpFamily::scatter_add, t) || !runs(OpFamily::cast, t) ||
-        !runs(ReduceOp::min, DType::int64) || !runs(ReduceOp::max, DType::int64))
+        !runs(ReductionOp::min, DType::int64) || !runs(ReductionOp::max, DType::int64))
       continue;
     ++ran;
     const Vec x = small_values(t, 60, 1);
@@ -126,8 +126,8 @@ TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
   int ran = 0;
   for (DType t : {DType::float32, DType::float64}) {
     if (!runs(OpFamily::gather, t) || !runs(OpFamily::scatter_add, t) || !runs(OpFamily::fill, t) ||
-        !runs(OpFamily::cast, t) || !runs(ReduceOp::min, DType::int64) ||
-        !runs(ReduceOp::max, DType::int64) || !runs(BinaryOp::mul, t))
+        !runs(OpFamily::cast, t) || !runs(ReductionOp::min, DType::int64) ||
+        !runs(ReductionOp::max, DType::int64) || !runs(BinaryOp::mul, t))
       continue;
     ++ran;
     SCOPED_TRACE(dtype_name(t));
@@ -168,7 +168,7 @@ TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
 TEST_P(BackendTest, IndexOutOfRangeRaisesAndWritesNothing) {
   const Device dev(GetParam());
   if (!runs(OpFamily::gather, DType::float32) || !runs(OpFamily::scatter_add, DType::float32) ||
-      !runs(ReduceOp::min, DType::int64) || !runs(ReduceOp::max, DType::int64)) {
+      !runs(ReductionOp::min, DType::int64) || !runs(ReductionOp::max, DType::int64)) {
     GTEST_SKIP() << "backend '" << GetParam() << "' runs no gather or scatter_add";
   }
   const Tensor x = upload({1, 2, 3, 4, 5, 6}, {2, 3}, DType::float32, dev);

@@ -15,8 +15,8 @@
 namespace hetero::conformance {
 
 TEST_P(BackendTest, ReductionsMatchReference) {
-  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max,
-                          ReduceOp::min, ReduceOp::norm, ReduceOp::argmax};
+  const ReductionOp ops[] = {ReductionOp::sum, ReductionOp::mean, ReductionOp::max,
+                             ReductionOp::min, ReductionOp::norm, ReductionOp::argmax};
   // in shape [a, b, c]; reduce masks over the three axes. The last two are long enough
   // that backends split an output over several threads or blocks (and merge partials):
   // reduced sub-spaces of 20011 to 100k elements, one of them two dimensions that cannot
@@ -30,7 +30,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                                                {true, false, true}};
   for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::float16,
                   DType::bfloat16, DType::uint8, DType::int8})
-    for (ReduceOp op : ops) {
+    for (ReductionOp op : ops) {
       if (!table_defines(op, t) || !runs(op, t)) continue;
       for (const auto& s : shapes)
         for (const auto& m : masks) {
@@ -38,7 +38,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
           const auto x = sample_values(t, n, 21);
           std::vector<std::int64_t> os{m[0] ? 1 : s[0], m[1] ? 1 : s[1], m[2] ? 1 : s[2]};
           const std::int64_t on = os[0] * os[1] * os[2];
-          const DType odt = op == ReduceOp::argmax ? DType::int64 : t;
+          const DType odt = op == ReductionOp::argmax ? DType::int64 : t;
           DeviceArray in(backend(), 0, t, n, 1), out(backend(), 0, odt, on, 1);
           in.upload(pack(t, x).data());
           backend().reduce(op, in.view({s[0], s[1], s[2]}), out.view(os), stream());
@@ -56,11 +56,11 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                     for (std::int64_t j2 = 0; j2 < (m[2] ? s[2] : 1); ++j2, ++idx) {
                       const std::int64_t a = m[0] ? j0 : i0, b = m[1] ? j1 : i1, c = m[2] ? j2 : i2;
                       const double v = x[(a * s[1] + b) * s[2] + c];
-                      acc += op == ReduceOp::norm ? v * v : v;
-                      abs_acc += op == ReduceOp::norm ? v * v : std::abs(v);
+                      acc += op == ReductionOp::norm ? v * v : v;
+                      abs_acc += op == ReductionOp::norm ? v * v : std::abs(v);
                       // The SDK's rule (Note [Reduction semantics]), on doubles.
                       if (cnt == 0 ||
-                          extremum_replaces(v, idx, best, best_idx, op == ReduceOp::min)) {
+                          extremum_replaces(v, idx, best, best_idx, op == ReductionOp::min)) {
                         best = v;
                         best_idx = idx;
                       }
@@ -68,28 +68,28 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                     }
                 double e = 0;
                 switch (op) {
-                  case ReduceOp::sum:
+                  case ReductionOp::sum:
                     e = acc;
                     break;
-                  case ReduceOp::mean:
+                  case ReductionOp::mean:
                     e = acc / static_cast<double>(cnt);
                     abs_acc /= static_cast<double>(cnt);
                     break;
-                  case ReduceOp::norm:
+                  case ReductionOp::norm:
                     e = std::sqrt(acc);
                     abs_acc = e;
                     break;
-                  case ReduceOp::max:
-                  case ReduceOp::min:
+                  case ReductionOp::max:
+                  case ReductionOp::min:
                     e = best;
                     break;
-                  case ReduceOp::argmax:
+                  case ReductionOp::argmax:
                     e = static_cast<double>(best_idx);
                     break;
                 }
                 // An integer sum accumulates in int64 and is stored as t: a uint8 or int8
                 // sum wraps (the core widens to int64 before torch-visible sums).
-                if (!is_floating_point(t) && op != ReduceOp::argmax) e = round_to(t, e);
+                if (!is_floating_point(t) && op != ReductionOp::argmax) e = round_to(t, e);
                 const double scale = 1e-5 * std::sqrt(static_cast<double>(cnt));
                 const bool half = t == DType::float16 || t == DType::bfloat16;
                 const double t_ol = t == DType::float32   ? scale * abs_acc + 1e-6
@@ -97,7 +97,7 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                                     : half ? scale * abs_acc + epsilon(t) * std::abs(e) + 1e-6
                                            : 0;
                 expected.push_back(e);
-                tolerances.push_back(op == ReduceOp::argmax ? 0 : t_ol);
+                tolerances.push_back(op == ReductionOp::argmax ? 0 : t_ol);
               }
           ASSERT_THAT(y, ElementsNear(expected, tolerances, os))
               << op_name(op) << " " << dtype_name(t) << " of shape [" << s[0] << ", " << s[1]
@@ -123,7 +123,7 @@ TEST_P(BackendTest, WideningSumsAreExactInInt64) {
   const std::vector<std::array<bool, 3>> masks{
       {true, true, true}, {false, false, true}, {true, false, false}, {true, false, true}};
   for (DType t : {DType::int8, DType::uint8, DType::int32}) {
-    if (!runs(ReduceOp::sum, t) || !backend().reduces_into(ReduceOp::sum, t, DType::int64, 0))
+    if (!runs(ReductionOp::sum, t) || !backend().reduces_into(ReductionOp::sum, t, DType::int64, 0))
       continue;
     const double top = t == DType::int32 ? 2147483647.0 : t == DType::int8 ? 127.0 : 255.0;
     for (const auto& s : shapes)
@@ -140,7 +140,7 @@ TEST_P(BackendTest, WideningSumsAreExactInInt64) {
         const std::int64_t on = os[0] * os[1] * os[2];
         DeviceArray in(backend(), 0, t, n, 1), out(backend(), 0, DType::int64, on, 1);
         in.upload(pack(t, x).data());
-        backend().reduce(ReduceOp::sum, in.view({s[0], s[1], s[2]}), out.view(os), stream());
+        backend().reduce(ReductionOp::sum, in.view({s[0], s[1], s[2]}), out.view(os), stream());
         std::vector<double> expected(static_cast<std::size_t>(on), 0.0);
         for (std::int64_t a = 0; a < s[0]; ++a)
           for (std::int64_t b = 0; b < s[1]; ++b)
@@ -166,7 +166,7 @@ TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (DType t : {DType::float32, DType::float64, DType::float16})
     for (std::int64_t n : {6, 37, 4099, 20011}) {
-      if (!runs(ReduceOp::max, t) || !runs(ReduceOp::min, t) || !runs(ReduceOp::argmax, t))
+      if (!runs(ReductionOp::max, t) || !runs(ReductionOp::min, t) || !runs(ReductionOp::argmax, t))
         continue;
       SCOPED_TRACE(testing::Message() << dtype_name(t) << " n=" << n);
       // Row 0: ties only (maximum 5 first at n/3, minimum -5 first at n/4).
@@ -183,15 +183,16 @@ TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
       }
       DeviceArray in(backend(), 0, t, 2 * n);
       in.upload(pack(t, v).data());
-      auto run = [&](ReduceOp op) {
-        const DType ot = op == ReduceOp::argmax ? DType::int64 : t;
+      auto run = [&](ReductionOp op) {
+        const DType ot = op == ReductionOp::argmax ? DType::int64 : t;
         DeviceArray out(backend(), 0, ot, 2);
         backend().reduce(op, in.view({2, n}), out.view({2, 1}), stream());
         std::vector<unsigned char> bytes(2 * element_size(ot));
         out.download(bytes.data());
         return unpack(ot, bytes);
       };
-      const auto mx = run(ReduceOp::max), mn = run(ReduceOp::min), am = run(ReduceOp::argmax);
+      const auto mx = run(ReductionOp::max), mn = run(ReductionOp::min),
+                 am = run(ReductionOp::argmax);
       EXPECT_EQ(mx[0], 5.0);
       EXPECT_EQ(mn[0], -5.0);
       EXPECT_EQ(am[0], static_cast<double>(n / 3));

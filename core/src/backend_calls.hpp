@@ -59,7 +59,7 @@ void copy_device_to_device(const Storage& src, std::size_t src_offset, const Sto
 /// '<name>' ...)" unless supports(on, op, dtype). Inline: before every kernel.
 [[noreturn, gnu::cold]] void throw_not_implemented(const Storage& on, OpRef op, DType dtype);
 inline void check_supported(const Storage& on, OpRef op, DType dtype) {
-  if (!on.plugin->support.supports(on.device.index(), op, dtype)) [[unlikely]]
+  if (!on.plugin->support.has_kernel(on.device.index(), op, dtype)) [[unlikely]]
     throw_not_implemented(on, op, dtype);
 }
 
@@ -136,12 +136,13 @@ inline void ternary(const Storage& on, TernaryOp op, const StridedView& c, const
 /// Whether `on`'s backend reduces `op` of `in`'s dtype into an `out` of `out`'s dtype
 /// (Backend::reduces_into, interface minor 10; false for a plugin of an older minor, whose
 /// Backend has no such virtual).
-inline bool reduces_into(const Storage& on, ReduceOp op, DType in, DType out) {
+inline bool reduces_into(const Storage& on, ReductionOp op, DType in, DType out) {
   return on.plugin->has(OptionalCapability::reduces_into) &&
          on.plugin->backend->reduces_into(op, in, out, on.device.index());
 }
 
-inline void reduce(const Storage& on, ReduceOp op, const StridedView& in, const StridedView& out) {
+inline void reduce(const Storage& on, ReductionOp op, const StridedView& in,
+                   const StridedView& out) {
   check_supported(on, op, in.dtype);
   check_view("reduce", in);
   check_view("reduce", out);
@@ -166,13 +167,14 @@ std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept;
 /// negative when the backend cannot say. Never throws: the profiler's.
 double elapsed_seconds(const Storage& on, Event& start, Event& end) noexcept;
 
-/// Whether `on`'s backend runs `op` on `dtype` (for the optional families, e.g. the fused
-/// softmax, which the core composes from other kernels where the answer is no).
-inline bool runs(const Storage& on, OpRef op, DType dtype) noexcept {
-  return on.plugin->support.supports(on.device.index(), op, dtype);
+/// Whether `on`'s backend has a kernel for `op` on `dtype`: OpSupport's cached copy of
+/// Backend::supports; runs nothing. For the optional families (e.g. the fused softmax, which
+/// the core composes from other kernels where the answer is no).
+inline bool has_kernel(const Storage& on, OpRef op, DType dtype) noexcept {
+  return on.plugin->support.has_kernel(on.device.index(), op, dtype);
 }
 
-/// The fused softmax (Backend::softmax, interface minor 3); only where runs() says yes.
+/// The fused softmax (Backend::softmax, interface minor 3); only where has_kernel() says yes.
 inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, const StridedView& out,
                     int dim) {
   check_supported(on, op, in.dtype);
@@ -183,7 +185,7 @@ inline void softmax(const Storage& on, SoftmaxOp op, const StridedView& in, cons
   after_kernel(on);
 }
 
-/// The convolution kernels (Backend::conv2d, interface minor 8); only where runs() says yes.
+/// The convolution kernels (Backend::conv2d, interface minor 8); only where has_kernel() says yes.
 /// The caller (ops_conv.cpp) checked the geometry and made the operands dense.
 inline void conv2d(const Storage& on, Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
                    const StridedView& b, const StridedView& out) {

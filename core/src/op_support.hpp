@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// OpSupport: what a loaded plugin's backend runs, asked once per device when it loads
-// (Backend::supports is a virtual call; the core asks before every kernel, so it reads
-// this table instead: one load and a bit test).
+// OpSupport: what a loaded plugin's backend runs, asked once per device when it loads.
+// Three names, three things: Backend::supports is the plugin's answer (a virtual call);
+// OpSupport::has_kernel is the core's cached copy of it (one load and a bit test, asked
+// before every kernel); calls::has_kernel(storage, op, dtype) asks that copy for the device
+// a tensor lives on (it runs nothing).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +33,7 @@ class OpSupport {
   void build(const Backend& backend, int devices, int plugin_minor);
   /// Whether `device`'s backend runs `op` on `dtype` (false for a device index not built).
   /// Inline: it runs before every kernel (a few loads and compares).
-  bool supports(int device, OpRef op, DType dtype) const noexcept {
+  bool has_kernel(int device, OpRef op, DType dtype) const noexcept {
     const auto f = static_cast<std::size_t>(op.family);
     if (f >= kFamilies || op.code >= kOffsets[f + 1] - kOffsets[f] || device < 0 ||
         static_cast<std::size_t>(dtype) >= kDTypes)

@@ -10,20 +10,20 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "autograd/formulas.hpp"
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
+#include "conv_plan.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
 
 namespace hetero {
+using detail::ConvGeometry;
+using detail::ConvPlan;
+using detail::ConvSaved;
 namespace {
-
-struct ConvGeometry {
-  std::int64_t n, c, h, w, o, groups, oh, ow;
-  detail::Window2d win;
-};
 
 ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bias, Size2 stride,
                         Size2 padding, Size2 dilation, std::int64_t groups) {
@@ -124,6 +124,27 @@ Tensor im2col(const Tensor& x4, const ConvGeometry& g) {
       .view({g.c * w.kh * w.kw, g.n * g.oh * g.ow});
 }
 
+// The backend's convolution kernels (Backend::conv2d, interface minor 8), where it has all
+// three for the dtype and the tensors have elements (the composition handles the empty cases).
+bool backend_convolves(const Tensor& x4, const ConvGeometry& g) {
+  const detail::Storage& on = detail::storage_of(x4);
+  const DType t = x4.dtype();
+  return g.n > 0 && g.c > 0 && g.o > 0 && g.oh > 0 && g.ow > 0 && g.h > 0 && g.w > 0 &&
+         detail::calls::has_kernel(on, Conv2dOp::forward, t) &&
+         detail::calls::has_kernel(on, Conv2dOp::backward_input, t) &&
+         detail::calls::has_kernel(on, Conv2dOp::backward_weight, t);
+}
+
+Conv2dArgs kernel_args(const ConvGeometry& g) {
+  const detail::Window2d& w = g.win;
+  return {g.n,  g.c,  g.h,  g.w,  g.o,  g.groups, w.kh, w.kw,
+          w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,     g.oh, g.ow};
+}
+
+}  // namespace
+
+namespace detail {
+
 // Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T with
 // `transpose_b`), joined along dim 0; a and b are split into `groups` equal row blocks.
 Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
@@ -138,52 +159,15 @@ Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool t
   return cat(parts, 0);
 }
 
-// The backend's convolution kernels (Backend::conv2d, interface minor 8), where it has all
-// three for the dtype and the tensors have elements (the composition handles the empty cases).
-bool backend_convolves(const Tensor& x4, const ConvGeometry& g) {
-  const detail::Storage& on = detail::storage_of(x4);
-  const DType t = x4.dtype();
-  return g.n > 0 && g.c > 0 && g.o > 0 && g.oh > 0 && g.ow > 0 && g.h > 0 && g.w > 0 &&
-         detail::calls::runs(on, Conv2dOp::forward, t) &&
-         detail::calls::runs(on, Conv2dOp::backward_input, t) &&
-         detail::calls::runs(on, Conv2dOp::backward_weight, t);
-}
-
-Conv2dArgs kernel_args(const ConvGeometry& g) {
-  const detail::Window2d& w = g.win;
-  return {g.n,  g.c,  g.h,  g.w,  g.o,  g.groups, w.kh, w.kw,
-          w.sh, w.sw, w.ph, w.pw, w.dh, w.dw,     g.oh, g.ow};
-}
-
 // One convolution kernel on dense copies of a and b, into a new tensor of `shape`.
-Tensor run_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Tensor& b,
-                  Shape shape) {
+Tensor conv_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Tensor& b,
+                   Shape shape) {
   const Tensor da = a.contiguous(), db = b.contiguous();
   Tensor out = detail::new_tensor_like(std::move(shape), da.dtype(), da);
   detail::calls::conv2d(detail::storage_of(out), op, kernel_args(g), detail::view_of(da),
                         detail::view_of(db), detail::view_of(out));
   return out;
 }
-
-// Note [Convolution plan]: how one conv2d call runs is decided once, by plan_conv(), and
-// the forward and the one backward ask the plan: its geometry and its route, the backend's
-// three convolution kernels (Backend::conv2d, asked once here) or the composition (im2col and
-// the backends' GEMM). 16-bit inputs whose backend lacks the kernels are widened to float32
-// first (conv2d calls itself), so no plan has that route.
-struct ConvPlan {
-  ConvGeometry g;
-  bool batched;     // input [N, C, H, W] rather than [C, H, W]
-  bool by_kernels;  // the backend's kernels, else the composition
-};
-
-// What the backward reads, by route: the kernels need the input (for dW) and the weight
-// (for dX); the composition the weight as a matrix [O, C/groups KH KW] and the im2col
-// matrix (for dW).
-struct ConvSaved {
-  Tensor x, w, wm, cols;
-  Shape wshape;
-  bool need_x, need_w, need_b;
-};
 
 ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
                    Size2 padding, Size2 dilation, std::int64_t groups) {
@@ -193,51 +177,12 @@ ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias
   return p;
 }
 
-// The gradients {dX, dW, db} of a convolution planned as `p`, from the output's gradient.
-detail::Gradients conv2d_backward(const ConvPlan& p, const ConvSaved& s, const Tensor& grad) {
-  const ConvGeometry& g = p.g;
-  detail::Gradients grads(3);
-  if (p.by_kernels) {
-    const Tensor gy = grad.reshape({g.n, g.o, g.oh, g.ow});
-    if (s.need_b) grads[2] = gy.reshape({g.n, g.o, g.oh * g.ow}).sum(2).sum(0);
-    if (s.need_w)
-      grads[1] = run_kernel(Conv2dOp::backward_weight, g, gy, p.batched ? s.x : s.x.unsqueeze(0),
-                            s.wshape);
-    if (s.need_x) {
-      const Tensor dx = run_kernel(Conv2dOp::backward_input, g, gy, s.w, {g.n, g.c, g.h, g.w});
-      grads[0] = p.batched ? dx : dx.squeeze(0);
-    }
-    return grads;
-  }
-  // The output's gradient channel-major, [O, N OH OW], as the forward GEMM produced it.
-  const Tensor gt = grad.reshape({g.n, g.o, g.oh * g.ow})
-                        .transpose(0, 1)
-                        .contiguous()
-                        .view({g.o, g.n * g.oh * g.ow});
-  if (s.need_b) grads[2] = gt.sum(1);
-  // dW = gt cols^T and dcols = W^T gt, per group.
-  if (s.need_w) grads[1] = grouped_matmul(gt, false, s.cols, true, g.groups).reshape(s.wshape);
-  if (s.need_x) {
-    // dX = fold(dcols): the adjoint of im2col, then the padding cut off.
-    const detail::Window2d& w = g.win;
-    const Tensor dcols = grouped_matmul(s.wm, true, gt, false, g.groups);  // [C KH KW, N OH OW]
-    const std::int64_t l = g.oh * g.ow, s_c = w.kh * w.kw * g.n * l;
-    const Tensor cols6 =
-        detail::strided_view(dcols, {g.n, g.c, w.kh, w.kw, g.oh, g.ow},
-                             {l, s_c, w.kw * g.n * l, g.n * l, g.ow, 1}, dcols.impl()->offset);
-    Tensor dx = detail::fold_windows(cols6, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
-    if (w.ph || w.pw) dx = dx.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
-    grads[0] = p.batched ? dx : dx.squeeze(0);
-  }
-  return grads;
-}
-
-}  // namespace
+}  // namespace detail
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
               Size2 padding, Size2 dilation, std::int64_t groups) {
   const detail::prof::Scope op_scope("conv2d", input);
-  const ConvPlan p = plan_conv(input, weight, bias, stride, padding, dilation, groups);
+  const ConvPlan p = detail::plan_conv(input, weight, bias, stride, padding, dilation, groups);
   const ConvGeometry& g = p.g;
   if (!p.by_kernels && (input.dtype() == DType::float16 || input.dtype() == DType::bfloat16)) {
     // As torch's 16-bit convolution: accumulated in float32 with the bias added before the
@@ -253,14 +198,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
     NoGradGuard no_grad;
     const Tensor x4 = p.batched ? input : input.unsqueeze(0);
     if (p.by_kernels) {
-      out = run_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
+      out = detail::conv_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
       if (bias.defined()) out = out + bias.reshape({1, g.o, 1, 1});
       if (!p.batched) out = out.squeeze(0);
     } else {
       cols = im2col(x4, g);  // [C KH KW, N OH OW]
       wm = weight.reshape({g.o, g.c / groups * g.win.kh * g.win.kw});
       // [O, N OH OW] seen as [N, O, OH OW]; the bias add (or a copy) writes it out dense.
-      const Tensor y = grouped_matmul(wm, false, cols, false, groups)
+      const Tensor y = detail::grouped_matmul(wm, false, cols, false, groups)
                            .view({g.o, g.n, g.oh * g.ow})
                            .transpose(0, 1);
       const Tensor dense = bias.defined() ? y + bias.reshape({1, g.o, 1}) : y.contiguous();
@@ -283,7 +228,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
       // checks.
       detail::saved(weight);
     }
-    return [p, s = std::move(s)](const Tensor& grad) { return conv2d_backward(p, s, grad); };
+    return
+        [p, s = std::move(s)](const Tensor& grad) { return detail::formulas::conv2d(grad, p, s); };
   });
 }
 

@@ -107,7 +107,7 @@ Tensor ternary(TernaryOp op, const Tensor& c, const Tensor& x, const Tensor& y, 
 }
 
 // Integer and bool input of a `floating` row computes in float32 (as torch.exp); a
-// `signed` row raises for bool, as torch (-b, abs(b), relu(b)).
+// `numeric` row raises for bool, as torch (-b, abs(b), relu(b)).
 Tensor unary(UnaryOp op, const Tensor& a) {
   const char* name = op_name(op).data();
   const detail::prof::Scope op_scope(name, a);
@@ -362,7 +362,7 @@ bool softmax_input_is_empty(const Tensor& a, std::int64_t dim, const char* name)
 // one to write) where it has one for the dtype; an empty tensor otherwise.
 Tensor fused_softmax(SoftmaxOp op, const Tensor& a, std::int64_t dim) {
   const detail::Storage& on = detail::storage_of(a);
-  if (!detail::calls::runs(on, op, a.dtype())) return {};
+  if (!detail::calls::has_kernel(on, op, a.dtype())) return {};
   Tensor out = detail::new_tensor_like(a.shape(), a.dtype(), a);
   const std::int64_t d = detail::wrap_dim(dim, a.dim(), op_name(op).data());
   if (a.dim() == 0) {  // a scalar is a line of one element (the kernel takes ndim >= 1)

@@ -15,7 +15,7 @@
 namespace hetero {
 namespace {
 
-const char* reduce_name(ReduceOp op) { return op_name(op).data(); }  // a literal of the table
+const char* reduce_name(ReductionOp op) { return op_name(op).data(); }  // a literal of the table
 
 // The dtype a widening sum hands the backend for `t` (bool as uint8: its bytes are 0 or 1).
 DType widening_input(DType t) { return t == DType::bool_ ? DType::uint8 : t; }
@@ -25,31 +25,32 @@ DType widening_input(DType t) { return t == DType::bool_ ? DType::uint8 : t; }
 // (Backend::reduces_into) and converted to int64 first elsewhere; mean and norm need floating
 // input; argmax gives int64 and refuses bool; max and min of bool give bool, computed in int64
 // and converted back by the caller).
-Tensor prepare_input(ReduceOp op, const Tensor& a, DType& out_dtype) {
+Tensor prepare_input(ReductionOp op, const Tensor& a, DType& out_dtype) {
   const char* name = reduce_name(op);
   detail::impl_of(a, name);
   DType t = a.dtype();
-  if (op == ReduceOp::sum && (t == DType::bool_ || (is_integral(t) && t != DType::int64)) &&
+  if (op == ReductionOp::sum && (t == DType::bool_ || (is_integral(t) && t != DType::int64)) &&
       a.numel() > 0 &&
       detail::calls::reduces_into(detail::storage_of(a), op, widening_input(t), DType::int64)) {
     out_dtype = DType::int64;
     return a;
   }
-  if ((op == ReduceOp::mean || op == ReduceOp::norm) && !is_floating_point(t))
+  if ((op == ReductionOp::mean || op == ReductionOp::norm) && !is_floating_point(t))
     throw DTypeError(std::string(name) + "(): expected a floating dtype, got " +
                      std::string(dtype_name(t)) + "; cast first (e.g. x.to(DType::float32))");
-  if (op == ReduceOp::argmax && t == DType::bool_)
+  if (op == ReductionOp::argmax && t == DType::bool_)
     throw DTypeError(
         "argmax(): not defined for a bool tensor (as torch); convert first, e.g. "
         "x.to(DType::int64)");
-  if (op == ReduceOp::sum && (t == DType::bool_ || is_integral(t))) t = DType::int64;
-  if ((op == ReduceOp::max || op == ReduceOp::min) && t == DType::bool_) t = DType::int64;
-  out_dtype = op == ReduceOp::argmax ? DType::int64 : t;
+  if (op == ReductionOp::sum && (t == DType::bool_ || is_integral(t))) t = DType::int64;
+  if ((op == ReductionOp::max || op == ReductionOp::min) && t == DType::bool_) t = DType::int64;
+  out_dtype = op == ReductionOp::argmax ? DType::int64 : t;
   return a.to(t);
 }
 
-void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
-  if ((op == ReduceOp::max || op == ReduceOp::min || op == ReduceOp::argmax) && reduced_count == 0)
+void check_nonempty(ReductionOp op, const Tensor& a, std::int64_t reduced_count) {
+  if ((op == ReductionOp::max || op == ReductionOp::min || op == ReductionOp::argmax) &&
+      reduced_count == 0)
     throw ShapeError(std::string(reduce_name(op)) +
                      "(): cannot reduce an empty range of tensor of shape " +
                      detail::shape_str(a.shape()));
@@ -59,29 +60,29 @@ void check_nonempty(ReduceOp op, const Tensor& a, std::int64_t reduced_count) {
 // `kept_shape` (the input's rank, reduced dimensions of size 1); both shapes have the same
 // elements in the same order (result_shape is kept_shape with reduced dimensions dropped or
 // not), so the result needs no second view made afterwards.
-Tensor run(ReduceOp op, const Tensor& in, const Shape& kept_shape, Shape result_shape,
+Tensor run(ReductionOp op, const Tensor& in, const Shape& kept_shape, Shape result_shape,
            DType out_dtype) {
   Tensor out = detail::new_tensor_like(std::move(result_shape), out_dtype, in);
   if (out.numel() == 0) return out;
   if (in.numel() == 0) {  // Note [Empty tensors]: the identity (max/min/argmax threw before)
-    detail::fill(out, op == ReduceOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    detail::fill(out, op == ReductionOp::mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return out;
   }
   StridedView from = detail::view_of(in);
-  if (from.dtype != out_dtype && op == ReduceOp::sum) from.dtype = widening_input(from.dtype);
+  if (from.dtype != out_dtype && op == ReductionOp::sum) from.dtype = widening_input(from.dtype);
   detail::calls::reduce(detail::storage_of(out), op, from,
                         detail::contiguous_view_of(out, kept_shape));
   return out;
 }
 
 // max/min of bool computed in int64 come back as bool (as torch).
-Tensor as_input_dtype(ReduceOp op, const Tensor& a, Tensor r) {
-  return (op == ReduceOp::max || op == ReduceOp::min) && a.dtype() == DType::bool_
+Tensor as_input_dtype(ReductionOp op, const Tensor& a, Tensor r) {
+  return (op == ReductionOp::max || op == ReductionOp::min) && a.dtype() == DType::bool_
              ? r.to(DType::bool_)
              : r;
 }
 
-Tensor reduce_all(ReduceOp op, const Tensor& a) {
+Tensor reduce_all(ReductionOp op, const Tensor& a) {
   const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
@@ -90,7 +91,7 @@ Tensor reduce_all(ReduceOp op, const Tensor& a) {
   return as_input_dtype(op, a, run(op, in, ones, {}, out_dtype));
 }
 
-Tensor reduce_dim(ReduceOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
+Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
   const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
@@ -115,28 +116,29 @@ using detail::record;
 using detail::untracked;
 
 Tensor sum(const Tensor& a) {
-  return record("SumBackward", untracked([&] { return reduce_all(ReduceOp::sum, a); }), {a}, [&] {
-    return [s = a.shape()](const Tensor& g) { return detail::formulas::sum_all(g, s); };
-  });
+  return record(
+      "SumBackward", untracked([&] { return reduce_all(ReductionOp::sum, a); }), {a},
+      [&] { return [s = a.shape()](const Tensor& g) { return detail::formulas::sum_all(g, s); }; });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k) {
-  return record("SumBackward", untracked([&] { return reduce_dim(ReduceOp::sum, a, d, k); }), {a},
-                [&] {
+  return record("SumBackward", untracked([&] { return reduce_dim(ReductionOp::sum, a, d, k); }),
+                {a}, [&] {
                   return [s = a.shape(), d, k](const Tensor& g) {
                     return detail::formulas::sum_dim(g, s, d, k);
                   };
                 });
 }
 Tensor mean(const Tensor& a) {
-  return record("MeanBackward", untracked([&] { return reduce_all(ReduceOp::mean, a); }), {a}, [&] {
-    return [s = a.shape(), n = a.numel()](const Tensor& g) {
-      return detail::formulas::mean_all(g, s, n);
-    };
-  });
+  return record("MeanBackward", untracked([&] { return reduce_all(ReductionOp::mean, a); }), {a},
+                [&] {
+                  return [s = a.shape(), n = a.numel()](const Tensor& g) {
+                    return detail::formulas::mean_all(g, s, n);
+                  };
+                });
 }
 Tensor mean(const Tensor& a, std::int64_t d, bool k) {
-  return record("MeanBackward", untracked([&] { return reduce_dim(ReduceOp::mean, a, d, k); }), {a},
-                [&] {
+  return record("MeanBackward", untracked([&] { return reduce_dim(ReductionOp::mean, a, d, k); }),
+                {a}, [&] {
                   return [s = a.shape(), d, k](const Tensor& g) {
                     return detail::formulas::mean_dim(g, s, d, k);
                   };
@@ -144,7 +146,7 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
 }
 
 Tensor max(const Tensor& a) {
-  Tensor out = untracked([&] { return reduce_all(ReduceOp::max, a); });
+  Tensor out = untracked([&] { return reduce_all(ReductionOp::max, a); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
       return detail::formulas::extreme_all(g, x, y);
@@ -152,7 +154,7 @@ Tensor max(const Tensor& a) {
   });
 }
 Tensor max(const Tensor& a, std::int64_t d, bool k) {
-  Tensor out = untracked([&] { return reduce_dim(ReduceOp::max, a, d, k); });
+  Tensor out = untracked([&] { return reduce_dim(ReductionOp::max, a, d, k); });
   return record("MaxBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
       return detail::formulas::extreme_dim(g, x, y, d, k);
@@ -160,7 +162,7 @@ Tensor max(const Tensor& a, std::int64_t d, bool k) {
   });
 }
 Tensor min(const Tensor& a) {
-  Tensor out = untracked([&] { return reduce_all(ReduceOp::min, a); });
+  Tensor out = untracked([&] { return reduce_all(ReductionOp::min, a); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
       return detail::formulas::extreme_all(g, x, y);
@@ -168,7 +170,7 @@ Tensor min(const Tensor& a) {
   });
 }
 Tensor min(const Tensor& a, std::int64_t d, bool k) {
-  Tensor out = untracked([&] { return reduce_dim(ReduceOp::min, a, d, k); });
+  Tensor out = untracked([&] { return reduce_dim(ReductionOp::min, a, d, k); });
   return record("MinBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
       return detail::formulas::extreme_dim(g, x, y, d, k);
@@ -177,7 +179,7 @@ Tensor min(const Tensor& a, std::int64_t d, bool k) {
 }
 Tensor norm(const Tensor& a) {
   // d||x|| = x / ||x||, and 0 at x = 0 (the subgradient torch picks).
-  Tensor out = untracked([&] { return reduce_all(ReduceOp::norm, a); });
+  Tensor out = untracked([&] { return reduce_all(ReductionOp::norm, a); });
   return record("NormBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out)](const Tensor& g) {
       return detail::formulas::norm(g, x, y);
@@ -185,10 +187,10 @@ Tensor norm(const Tensor& a) {
   });
 }
 Tensor argmax(const Tensor& a) {
-  return untracked([&] { return reduce_all(ReduceOp::argmax, a); });
+  return untracked([&] { return reduce_all(ReductionOp::argmax, a); });
 }
 Tensor argmax(const Tensor& a, std::int64_t d, bool k) {
-  return untracked([&] { return reduce_dim(ReduceOp::argmax, a, d, k); });
+  return untracked([&] { return reduce_dim(ReductionOp::argmax, a, d, k); });
 }
 
 }  // namespace hetero

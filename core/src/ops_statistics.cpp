@@ -55,10 +55,10 @@ void check_floating(const Tensor& a, const char* op) {
 // input's.
 DType wide_dtype(const Tensor& a) {
   const detail::Storage& on = detail::storage_of(a);
-  const bool f64 = detail::calls::runs(on, OpFamily::cast, DType::float64) &&
-                   detail::calls::runs(on, BinaryOp::mul, DType::float64) &&
-                   detail::calls::runs(on, BinaryOp::sub, DType::float64) &&
-                   detail::calls::runs(on, ReduceOp::sum, DType::float64);
+  const bool f64 = detail::calls::has_kernel(on, OpFamily::cast, DType::float64) &&
+                   detail::calls::has_kernel(on, BinaryOp::mul, DType::float64) &&
+                   detail::calls::has_kernel(on, BinaryOp::sub, DType::float64) &&
+                   detail::calls::has_kernel(on, ReductionOp::sum, DType::float64);
   return f64 ? DType::float64 : a.dtype();
 }
 

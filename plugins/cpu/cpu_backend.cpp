@@ -258,7 +258,7 @@ void CpuBackend::ternary(TernaryOp op, const StridedView& c, const StridedView& 
       },
       c, x, y, out);
 }
-void CpuBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+void CpuBackend::reduce(ReductionOp op, const StridedView& in, const StridedView& out,
                         Stream& stream) {
   submit_views(
       on(stream), op_name(op), in.numel(),
@@ -307,8 +307,8 @@ bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);
 }
-bool CpuBackend::reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int) const {
-  return op == ReduceOp::sum && out_dtype == DType::int64 &&
+bool CpuBackend::reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int) const {
+  return op == ReductionOp::sum && out_dtype == DType::int64 &&
          (in_dtype == DType::int8 || in_dtype == DType::uint8 || in_dtype == DType::int32);
 }
 void CpuBackend::random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,

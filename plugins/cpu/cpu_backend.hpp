@@ -59,7 +59,8 @@ class CpuBackend final : public Backend {
               Stream& stream) override;
   void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
                const StridedView& out, Stream& stream) override;
-  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+              Stream& stream) override;
   void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out,
               Stream& stream) override;
   void scatter_add(const StridedView& out, const StridedView& index, int dim,
@@ -81,7 +82,7 @@ class CpuBackend final : public Backend {
   /// The tables' ops, the fused softmax on floating dtypes, convolution on float32/float64.
   bool supports(OpRef op, DType dtype, int device) const override;
   /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (kernels::reduce).
-  bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const override;
+  bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const override;
 
  private:
   CpuDevice& cpu_device(int device) const;

@@ -31,7 +31,7 @@ void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const Str
              const StridedView& out);
 /// Backend::reduce: `out` of in's dtype, or int64 for argmax and for the widening sums of
 /// int8, uint8 and int32 (CpuBackend::reduces_into).
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out);
+void reduce(ReductionOp op, const StridedView& in, const StridedView& out);
 /// Fused softmax / log_softmax along `dim` (Backend::softmax): each line in three passes
 /// (maximum, sum of exponentials in double, result), lines spread over the kernel threads.
 void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim);

@@ -117,7 +117,7 @@ struct Partial {
 };
 
 struct Rule {
-  ReduceOp op;
+  ReductionOp op;
   ReductionKind kind;
   bool min;
 };
@@ -384,7 +384,7 @@ void reduce_to(const Rule& r, const T* src, const StridedView& in, const Strided
 }
 
 template <class T>
-void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
+void reduce_typed(ReductionOp op, const StridedView& in, const StridedView& out) {
   const Rule r{op, reduction_kind(op), min_reduction(op)};
   const T* src = data_of<T>(in);  // buffer starts: the walks add the views' offsets
   // argmax's indices, and the widening sums of integers (CpuBackend::reduces_into): int64
@@ -396,7 +396,7 @@ void reduce_typed(ReduceOp op, const StridedView& in, const StridedView& out) {
 
 }  // namespace
 
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out) {
+void reduce(ReductionOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) { reduce_typed<decltype(tag)>(op, in, out); });
 }
 

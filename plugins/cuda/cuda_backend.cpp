@@ -262,7 +262,7 @@ void CudaBackend::scatter_add(const StridedView& out, const StridedView& index, 
   kernels::scatter_add(out, index, dim, src, native(stream));
 }
 
-void CudaBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+void CudaBackend::reduce(ReductionOp op, const StridedView& in, const StridedView& out,
                          Stream& stream) {
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());

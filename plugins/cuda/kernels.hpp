@@ -30,8 +30,8 @@ void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const Str
 /// Backend::reduce (paths in kernels_reduce.cu: CUB for whole inputs and rows, a coalesced
 /// kernel for columns, one block per output otherwise). Scratch memory comes from `pool`
 /// (the device's), freed in the order of `stream`.
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCachingAllocator& pool,
-            cudaStream_t stream);
+void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+            CudaCachingAllocator& pool, cudaStream_t stream);
 /// Backend::gather (every dtype; kernels_index.cu).
 void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out,
             cudaStream_t stream);

@@ -65,7 +65,7 @@ struct SumReducer {
 // The result of sum/mean/norm from the accumulated value (the table's finish column).
 template <class T>
 struct SumFinish {
-  ReduceOp op;
+  ReductionOp op;
   std::int64_t count;
   __host__ __device__ T operator()(Acc<T> acc, std::int64_t = 0) const {
     if constexpr (is_floating_storage_v<T>) {
@@ -353,10 +353,10 @@ void reduce_one_block(const Layout& l, Reducer r, const T* in, Out* out, Finish 
 }
 
 template <class T>
-void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& out,
+void reduce_fast(ReductionOp op, const Layout& l, const T* in, const StridedView& out,
                  CudaCachingAllocator& pool, cudaStream_t stream) {
-  if (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::norm) {
-    const SumReducer<T> r{op == ReduceOp::norm};
+  if (op == ReductionOp::sum || op == ReductionOp::mean || op == ReductionOp::norm) {
+    const SumReducer<T> r{op == ReductionOp::norm};
     const SumFinish<T> finish{op, l.reduced};
     T* dst = element_pointer<T>(out);
     if (small_whole(l)) return reduce_one_block(l, r, in, dst, finish, stream);
@@ -364,7 +364,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
     auto input = thrust::make_transform_iterator(in, Load<T, SumReducer<T>>{r});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
-  if (op == ReduceOp::argmax) {
+  if (op == ReductionOp::argmax) {
     const BestReducer<T> r{false};
     std::int64_t* dst = element_pointer<std::int64_t>(out);
     const IndexInRow<T> finish{l.reduced};
@@ -374,7 +374,7 @@ void reduce_fast(ReduceOp op, const Layout& l, const T* in, const StridedView& o
         thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), Indexed<T>{in});
     return reduce_cub(l, input, r, dst, finish, pool, stream);
   }
-  const ExtremeReducer<T> r{op == ReduceOp::min};
+  const ExtremeReducer<T> r{op == ReductionOp::min};
   T* dst = element_pointer<T>(out);
   if (small_whole(l)) return reduce_one_block(l, r, in, dst, Same<T>{}, stream);
   if (l.inner > 1) return reduce_columns(l, r, in, dst, Same<T>{}, pool, stream);
@@ -393,13 +393,13 @@ struct Partial {
 };
 
 template <class T>
-__device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
+__device__ void combine(ReductionOp op, Partial<T>& p, const Partial<T>& q) {
   if (!q.has) return;
   if constexpr (is_floating_storage_v<T>)
     p.acc += q.acc;
   else
     p.acc = wrapping_add(p.acc, q.acc);
-  const BestReducer<T> r{op == ReduceOp::min};
+  const BestReducer<T> r{op == ReductionOp::min};
   if (!p.has || r.better(Best<T>(q.index, q.best), Best<T>(p.index, p.best))) {
     p.best = q.best;
     p.index = q.index;
@@ -408,7 +408,7 @@ __device__ void combine(ReduceOp op, Partial<T>& p, const Partial<T>& q) {
 }
 
 template <class T>
-__global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int64_t* out_index,
+__global__ void generic_reduce_kernel(ReductionOp op, const T* in, T* out, std::int64_t* out_index,
                                       OffsetCalc<2> outer, OffsetCalc<1> inner, std::int64_t n_out,
                                       std::int64_t count) {
   __shared__ Acc<T> s_acc[kThreads];
@@ -425,8 +425,8 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
       inner.offsets(j, sub);
       const T x = in[off[1] + sub[0]];
       Partial<T> q;
-      q.acc = op == ReduceOp::norm ? static_cast<Acc<T>>(x) * static_cast<Acc<T>>(x)
-                                   : static_cast<Acc<T>>(x);
+      q.acc = op == ReductionOp::norm ? static_cast<Acc<T>>(x) * static_cast<Acc<T>>(x)
+                                      : static_cast<Acc<T>>(x);
       q.best = x;
       q.index = j;
       q.has = true;
@@ -453,16 +453,16 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
     }
     if (t == 0) {
       switch (op) {
-        case ReduceOp::sum:
-        case ReduceOp::mean:
-        case ReduceOp::norm:
+        case ReductionOp::sum:
+        case ReductionOp::mean:
+        case ReductionOp::norm:
           out[off[0]] = SumFinish<T>{op, count}(s_acc[0]);
           break;
-        case ReduceOp::max:
-        case ReduceOp::min:
+        case ReductionOp::max:
+        case ReductionOp::min:
           out[off[0]] = s_best[0];
           break;
-        case ReduceOp::argmax:
+        case ReductionOp::argmax:
           out_index[off[0]] = s_index[0];
           break;
       }
@@ -472,7 +472,7 @@ __global__ void generic_reduce_kernel(ReduceOp op, const T* in, T* out, std::int
 }
 
 template <class T>
-void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out,
+void reduce_generic(ReductionOp op, const StridedView& in, const StridedView& out,
                     cudaStream_t stream) {
   const std::int64_t n_out = out.numel();
   const auto [base, sub] = reduction_views(in, out);
@@ -481,8 +481,8 @@ void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out,
   const auto outer = make_offset_calc(outer_views);
   const auto inner = make_offset_calc(inner_views);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(n_out, 1 << 20));
-  T* dst = op == ReduceOp::argmax ? nullptr : data_of<T>(out);
-  std::int64_t* dst_index = op == ReduceOp::argmax ? data_of<std::int64_t>(out) : nullptr;
+  T* dst = op == ReductionOp::argmax ? nullptr : data_of<T>(out);
+  std::int64_t* dst_index = op == ReductionOp::argmax ? data_of<std::int64_t>(out) : nullptr;
   generic_reduce_kernel<T><<<blocks, kThreads, 0, stream>>>(op, data_of<T>(in), dst, dst_index,
                                                             outer, inner, n_out, sub.numel());
   HETERO_CUDA_CHECK_LAUNCH();
@@ -490,8 +490,8 @@ void reduce_generic(ReduceOp op, const StridedView& in, const StridedView& out,
 
 }  // namespace
 
-void reduce(ReduceOp op, const StridedView& in, const StridedView& out, CudaCachingAllocator& pool,
-            cudaStream_t stream) {
+void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+            CudaCachingAllocator& pool, cudaStream_t stream) {
   if (out.numel() == 0) return;
   const Layout l = layout_of(in, out);
   dispatch(in.dtype, [&](auto tag) {

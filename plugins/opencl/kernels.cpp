@@ -243,7 +243,7 @@ ReductionSplit reduction_split(const OpenClDevice& dev, std::int64_t outputs, st
   return {(count + block - 1) / block, block};  // no empty chunk
 }
 
-void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out) {
+void reduce(OpenClDevice& dev, ReductionOp op, const StridedView& in, const StridedView& out) {
   const auto views = reduction_views(in, out);
   // The outputs and their starts walk out's shape together; the sub-space on its own.
   const auto [starts, outs] = merged(views.starts, out);
@@ -251,7 +251,7 @@ void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const Strided
   const cl_program p = program(dev, "reduce", kReduceSource, in.dtype);
   // argmax and the widening sums (OpenClBackend::reduces_into) write long (reduce_long).
   const bool to_long =
-      op == ReduceOp::argmax || (out.dtype == DType::int64 && in.dtype != DType::int64);
+      op == ReductionOp::argmax || (out.dtype == DType::int64 && in.dtype != DType::int64);
   const std::int64_t outputs = out.numel(), count = subspace.numel();
   const auto [chunks, block] = reduction_split(dev, outputs, count);
   if (chunks == 1) {

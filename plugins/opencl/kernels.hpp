@@ -26,7 +26,7 @@ void gather(OpenClDevice& dev, const StridedView& src, const StridedView& index,
 /// Backend::scatter_add (every dtype): one work item per fiber, deterministic.
 void scatter_add(OpenClDevice& dev, const StridedView& out, const StridedView& index, int dim,
                  const StridedView& src);
-void reduce(OpenClDevice& dev, ReduceOp op, const StridedView& in, const StridedView& out);
+void reduce(OpenClDevice& dev, ReductionOp op, const StridedView& in, const StridedView& out);
 void random(OpenClDevice& dev, RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
 

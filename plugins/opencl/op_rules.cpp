@@ -16,7 +16,7 @@ std::string make_prelude() {
   };
 #define HETERO_CL_UNARY(name, since, dtypes, floating_rule, integer_rule, ...) \
   add_case(unary_float, code(UnaryOp::name), #floating_rule);                  \
-  if (HETERO_DTYPES_##dtypes == DTypeClass::signed_ints)                       \
+  if (HETERO_DTYPES_##dtypes == DTypeClass::numeric)                           \
     add_case(unary_int, code(UnaryOp::name), #integer_rule);
   HETERO_FORALL_UNARY_OPS(HETERO_CL_UNARY)
 #undef HETERO_CL_UNARY
@@ -32,7 +32,7 @@ std::string make_prelude() {
 #undef HETERO_CL_TERNARY
 #define HETERO_CL_REDUCE(name, since, dtypes, kind, finish)                                 \
   {                                                                                         \
-    const std::string c = code(ReduceOp::name);                                             \
+    const std::string c = code(ReductionOp::name);                                          \
     const std::string test = " || (op) == " + c;                                            \
     codes += "#define REDUCE_" #name " " + c + "\n";                                        \
     const ReductionKind k = HETERO_REDUCTION_KIND_##kind;                                   \
@@ -43,7 +43,7 @@ std::string make_prelude() {
     if (k == ReductionKind::sum) is_sum += test;                                            \
     if (k == ReductionKind::squares) is_squares += test;                                    \
     if (k == ReductionKind::index) is_index += test;                                        \
-    if (min_reduction(ReduceOp::name)) is_min += test;                                      \
+    if (min_reduction(ReductionOp::name)) is_min += test;                                   \
   }
   HETERO_FORALL_REDUCE_OPS(HETERO_CL_REDUCE)
 #undef HETERO_CL_REDUCE

@@ -74,8 +74,8 @@ bool OpenClBackend::supports(OpRef op, DType dtype, int device) const {
   return Backend::supports(op, dtype, device);
 }
 
-bool OpenClBackend::reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int) const {
-  return op == ReduceOp::sum && out_dtype == DType::int64 &&
+bool OpenClBackend::reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int) const {
+  return op == ReductionOp::sum && out_dtype == DType::int64 &&
          (in_dtype == DType::int8 || in_dtype == DType::uint8 || in_dtype == DType::int32);
 }
 
@@ -182,7 +182,7 @@ void OpenClBackend::scatter_add(const StridedView& out, const StridedView& index
   kernels::scatter_add(device_of(stream), out, index, dim, src);
 }
 
-void OpenClBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+void OpenClBackend::reduce(ReductionOp op, const StridedView& in, const StridedView& out,
                            Stream& stream) {
   kernels::reduce(device_of(stream), op, in, out);
 }

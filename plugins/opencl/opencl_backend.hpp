@@ -31,7 +31,7 @@ class OpenClBackend final : public Backend {
   /// cl_khr_fp64.
   bool supports(OpRef op, DType dtype, int device) const override;
   /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (reduce.cl's reduce_long).
-  bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const override;
+  bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const override;
   Capabilities capabilities(int device) const override;
   MemoryStats memory_stats(int device) const override;
 
@@ -61,7 +61,8 @@ class OpenClBackend final : public Backend {
               Stream& stream) override;
   void scatter_add(const StridedView& out, const StridedView& index, int dim,
                    const StridedView& src, Stream& stream) override;
-  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+              Stream& stream) override;
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;

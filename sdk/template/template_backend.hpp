@@ -82,7 +82,8 @@ class TemplateBackend final : public Backend {
   void scatter_add(const StridedView& out, const StridedView& index, int dim,
                    const StridedView& src, Stream& stream) override;
 #endif
-  void reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream& stream) override;
+  void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+              Stream& stream) override;
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;

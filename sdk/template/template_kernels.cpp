@@ -122,7 +122,8 @@ void TemplateBackend::scatter_add(const StridedView& out, const StridedView& ind
 }
 #endif
 
-void TemplateBackend::reduce(ReduceOp op, const StridedView& in, const StridedView& out, Stream&) {
+void TemplateBackend::reduce(ReductionOp op, const StridedView& in, const StridedView& out,
+                             Stream&) {
   const auto [starts, subspace] = reduction_views(in, out);
   const std::int64_t count = subspace.numel();
   dispatch_dtype(in.dtype, [&](auto tag) {

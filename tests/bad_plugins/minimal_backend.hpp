@@ -38,7 +38,7 @@ class MinimalBackend : public Backend {
               Stream&) override {
     refuse();
   }
-  void reduce(ReduceOp, const StridedView&, const StridedView&, Stream&) override { refuse(); }
+  void reduce(ReductionOp, const StridedView&, const StridedView&, Stream&) override { refuse(); }
   void random(RandomDistribution, const StridedView&, std::uint64_t, std::uint64_t,
               Stream&) override {
     refuse();

@@ -48,7 +48,7 @@ binary_functions() {
 TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_EQ(op_name(UnaryOp::sin), "sin");
   EXPECT_EQ(op_name(BinaryOp::maximum), "maximum");
-  EXPECT_EQ(op_name(ReduceOp::argmax), "argmax");
+  EXPECT_EQ(op_name(ReductionOp::argmax), "argmax");
   EXPECT_EQ(op_name(OpRef(OpFamily::unary, 200)), "unknown op");
   EXPECT_EQ(op_since(UnaryOp::tanh), 0);
   EXPECT_EQ(op_since(UnaryOp::sin), 1);
@@ -225,7 +225,7 @@ TEST(OpTables, RoundingSignErfAndAtan2AsTorch) {
   EXPECT_EQ(ang.dtype(), DType::float32);
   EXPECT_NEAR(ang.to_vector<float>()[0], 1.5707963F, 1e-6);
   EXPECT_NEAR(ang.to_vector<float>()[1], -1.5707963F, 1e-6);
-  // sign of bool raises as the other `signed` rows (docs/semantics.md row 34).
+  // sign of bool raises as the other `numeric` rows (docs/semantics.md row 34).
   EXPECT_THROW(sign(tensor({1, 0}).to(DType::bool_)), DTypeError);
 }
 

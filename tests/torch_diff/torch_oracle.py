@@ -603,7 +603,7 @@ def log1p_of_huge(case, herr, expect):
 
 
 def sign_of_bool(case, herr, expect):
-    """sign of a bool tensor: hetero raises DTypeError as for every `signed` row (floor, neg,
+    """sign of a bool tensor: hetero raises DTypeError as for every `numeric` row (floor, neg,
     abs); torch returns the bool tensor."""
     return (bool(herr) and herr["type"] == "DTypeError" and case["op"] == "sign"
             and case["inputs"][0]["dtype"] == "bool" and isinstance(expect, torch.Tensor))

@@ -182,6 +182,45 @@ Gradients sqrt_at_zero(const Tensor& g, const Tensor& y) {
   return {where(eq(y, 0.0), 0.0, g / (2 * y))};
 }
 
+// ---- convolution
+Gradients conv2d(const Tensor& grad, const ConvPlan& p, const ConvSaved& s) {
+  const ConvGeometry& g = p.g;
+  Gradients grads(3);
+  if (p.by_kernels) {
+    const Tensor gy = grad.reshape({g.n, g.o, g.oh, g.ow});
+    if (s.need_b) grads[2] = gy.reshape({g.n, g.o, g.oh * g.ow}).sum(2).sum(0);
+    if (s.need_w)
+      grads[1] = conv_kernel(Conv2dOp::backward_weight, g, gy, p.batched ? s.x : s.x.unsqueeze(0),
+                             s.wshape);
+    if (s.need_x) {
+      const Tensor dx = conv_kernel(Conv2dOp::backward_input, g, gy, s.w, {g.n, g.c, g.h, g.w});
+      grads[0] = p.batched ? dx : dx.squeeze(0);
+    }
+    return grads;
+  }
+  // The output's gradient channel-major, [O, N OH OW], as the forward GEMM produced it.
+  const Tensor gt = grad.reshape({g.n, g.o, g.oh * g.ow})
+                        .transpose(0, 1)
+                        .contiguous()
+                        .view({g.o, g.n * g.oh * g.ow});
+  if (s.need_b) grads[2] = gt.sum(1);
+  // dW = gt cols^T and dcols = W^T gt, per group.
+  if (s.need_w) grads[1] = grouped_matmul(gt, false, s.cols, true, g.groups).reshape(s.wshape);
+  if (s.need_x) {
+    // dX = fold(dcols): the adjoint of im2col, then the padding cut off.
+    const Window2d& w = g.win;
+    const Tensor dcols = grouped_matmul(s.wm, true, gt, false, g.groups);  // [C KH KW, N OH OW]
+    const std::int64_t l = g.oh * g.ow, s_c = w.kh * w.kw * g.n * l;
+    const Tensor cols6 =
+        strided_view(dcols, {g.n, g.c, w.kh, w.kw, g.oh, g.ow},
+                     {l, s_c, w.kw * g.n * l, g.n * l, g.ow, 1}, dcols.impl()->offset);
+    Tensor dx = fold_windows(cols6, w, g.h + 2 * w.ph, g.w + 2 * w.pw);
+    if (w.ph || w.pw) dx = dx.narrow(2, w.ph, g.h).narrow(3, w.pw, g.w).contiguous();
+    grads[0] = p.batched ? dx : dx.squeeze(0);
+  }
+  return grads;
+}
+
 // ---- indexing
 Gradients gather(const Tensor& g, const Shape& shape, std::int64_t d, const Tensor& index) {
   return {hetero::scatter_add(zeros(shape, TensorOptions().dtype(g.dtype()).device(g.device())), d,

@@ -7,15 +7,16 @@
 // ops_elementwise.cpp. An op records its node with detail::record() (Note [Autograd], the one
 // way), whose closure only captures what its formula needs (saved tensors, shapes, dims) and
 // calls it; `g` is the gradient of the op's output, and the result has one gradient per input
-// (an undefined Tensor for an input that takes none). The exception: conv2d's gradient asks
-// its ConvPlan (Note [Convolution plan], ops_conv.cpp), whose route decides between the
-// backend's gradient kernels and the GEMM composition's adjoint.
+// (an undefined Tensor for an input that takes none). conv2d's formula asks its ConvPlan
+// (Note [Convolution plan], conv_plan.hpp), whose route decides between the backend's
+// gradient kernels and the GEMM composition's adjoint.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include <hetero/tensor.hpp>
 
+#include "../conv_plan.hpp"
 #include "../window_views.hpp"
 #include "node.hpp"
 
@@ -102,6 +103,13 @@ Gradients var(const Tensor& g, const Tensor& centred, double factor,
               std::optional<std::int64_t> unsqueeze);
 /// y = sqrt(v) inside std: g / (2 y), and 0 where y = 0 (torch's std_backward), not NaN.
 Gradients sqrt_at_zero(const Tensor& g, const Tensor& y);
+
+// ---- convolution
+/// conv2d planned as `plan` ({dX, dW, db}; each only where `saved` says it is needed): by
+/// the backend's gradient kernels on the kernels route; on the composition's, dW = g cols^T
+/// and dX = fold(W^T g), the adjoint of im2col (Note [Convolution as GEMM]); db = g summed
+/// over N, OH, OW.
+Gradients conv2d(const Tensor& g, const ConvPlan& plan, const ConvSaved& saved);
 
 // ---- indexing
 /// gather(input, d, index) (and index_select) of an input of shape `shape`: g scattered

@@ -1,6 +1,6 @@
 // Reductions for one element type (same options as elementwise.cl plus -DACC=<type>:
 // double for floating types where the device has fp64, long for integers). Op numbers are
-// hetero::ReduceOp. `s` is the input seen with the output's shape (start of each range),
+// hetero::ReductionOp. `s` is the input seen with the output's shape (start of each range),
 // `r` the reduced sub-space from offset 0 (hetero::reduction_views).
 //
 // One pass (reduce, reduce_long): one work item per output walks its sub-space serially, in C

@@ -59,7 +59,8 @@ class Backend {
   /// Allocation statistics of one device.
   virtual MemoryStats memory_stats(int device) const = 0;
 
-  /// Whether this backend runs `op` on elements of `dtype` on `device` (for cast: reads
+  /// The plugin's answer: whether this backend runs `op` on elements of `dtype` on `device`
+  /// (the core caches it per device as OpSupport::has_kernel). For cast: reads
   /// and writes `dtype`; for reduce: the input's dtype). The core asks before every
   /// dispatch (through a table it fills when the plugin loads, so this is not on the hot
   /// path) and raises NotImplementedError naming op, dtype and device where the answer is
@@ -128,10 +129,10 @@ class Backend {
   /// occur.
   virtual void binary(BinaryOp op, const StridedView& a, const StridedView& b,
                       const StridedView& out, Stream& stream) = 0;
-  /// Reduction of `in` into `out` (see ReduceOp for the layout rule; Note [Reduction
+  /// Reduction of `in` into `out` (see ReductionOp for the layout rule; Note [Reduction
   /// semantics], reduction_ops.hpp). `out` has `in`'s dtype (int64 for argmax), or, where
   /// reduces_into() (minor 10) says yes, the wider dtype it names.
-  virtual void reduce(ReduceOp op, const StridedView& in, const StridedView& out,
+  virtual void reduce(ReductionOp op, const StridedView& in, const StridedView& out,
                       Stream& stream) = 0;
   /// Fills `out` (float32/float64) with random numbers: element i in C order takes the
   /// i-th value of the counter-based stream (seed, offset + i), so results do not depend
@@ -282,7 +283,7 @@ class Backend {
   /// yes the core reduces the tensor as it is; where no (the default), it first converts it
   /// to int64, a copy 2-8x the input's size, and reduces that. Must not throw; may be called
   /// from any thread.
-  virtual bool reduces_into(ReduceOp op, DType in_dtype, DType out_dtype, int device) const {
+  virtual bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const {
     (void)op;
     (void)in_dtype;
     (void)out_dtype;

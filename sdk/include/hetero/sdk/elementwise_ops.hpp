@@ -7,7 +7,7 @@
 ///   nearest even on return): the row's floating rule with IEEE arithmetic and the C math
 ///   functions; maximum/minimum propagate a NaN in either operand (the first one when both
 ///   are NaN), relu keeps a NaN (as torch.relu);
-/// - integers, int8, uint8, int32 and int64 (rows of class `signed` / `arithmetic`): the row's
+/// - integers, int8, uint8, int32 and int64 (rows of class `numeric` / `arithmetic`): the row's
 ///   integer rule; + - * and negation wrap around modulo 2^bits (two's complement, no signed
 ///   overflow: uint8 1 - 2 is 255, as torch); there is no integer division (div is a
 ///   `floating` row: the core divides integers in float32); abs(MIN) == MIN; abs and relu
@@ -186,7 +186,7 @@ HETERO_HOST_DEVICE inline T unary_element(T in) {
     using C = compute_type_t<T>;
     return T(Rule::floating(static_cast<C>(in)));
   } else if constexpr (is_integer_storage_v<T>) {
-    if constexpr (op_table_detail::kUnaryDTypes[static_cast<int>(Op)] == DTypeClass::signed_ints)
+    if constexpr (op_table_detail::kUnaryDTypes[static_cast<int>(Op)] == DTypeClass::numeric)
       return Rule::integer(in);
     else
       return in;

@@ -31,7 +31,10 @@ enum class BinaryOp : std::uint8_t { HETERO_FORALL_BINARY_OPS(HETERO_OP_ENUMERAT
 /// a sum of int8, uint8 or int32 may write int64 where Backend::reduces_into says so.
 /// max/min/argmax of an empty range are rejected by the core; no backend sees an empty
 /// range.
-enum class ReduceOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };
+enum class ReductionOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };
+/// The reductions' former name, kept for plugins written against it (the collectives'
+/// hetero::distributed::ReduceOp, as torch.distributed.ReduceOp, is another enum).
+using ReduceOp [[deprecated("hetero::ReduceOp is now hetero::ReductionOp")]] = ReductionOp;
 
 /// Element-wise functions of three operands, out = f(c, x, y): the rows of
 /// HETERO_FORALL_TERNARY_OPS (interface minor 4; where). All three and out share one dtype.
@@ -64,14 +67,17 @@ enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
 
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
-  floating,     ///< float16, bfloat16, float32, float64
-  signed_ints,  ///< floating and the integers int8, uint8, int32, int64 (the table's `signed`;
-                ///< torch's neg and abs take uint8 too, wrapping)
-  arithmetic,   ///< every dtype but bool
-  every,        ///< every dtype (fill, cast, where)
+  floating,    ///< float16, bfloat16, float32, float64
+  numeric,     ///< floating and the integers int8, uint8, int32, int64, each by its own rule
+               ///< (the unary table's `numeric`; torch's neg and abs take uint8 too, wrapping);
+               ///< bool is refused (DTypeError), as torch's neg, floor, sign
+  arithmetic,  ///< every dtype but bool (binary rows: bool computed as an integer)
+  every,       ///< every dtype (fill, cast, where)
+  /// The former name of `numeric` (it named uint8 too, which is not signed).
+  signed_ints [[deprecated("DTypeClass::signed_ints is now DTypeClass::numeric")]] = numeric,
 };
 #define HETERO_DTYPES_floating ::hetero::DTypeClass::floating
-#define HETERO_DTYPES_signed ::hetero::DTypeClass::signed_ints
+#define HETERO_DTYPES_numeric ::hetero::DTypeClass::numeric
 #define HETERO_DTYPES_arithmetic ::hetero::DTypeClass::arithmetic
 #define HETERO_DTYPES_comparison ::hetero::DTypeClass::arithmetic
 #define HETERO_DTYPES_every ::hetero::DTypeClass::every
@@ -81,7 +87,7 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   switch (c) {
     case DTypeClass::floating:
       return is_floating_point(t);
-    case DTypeClass::signed_ints:
+    case DTypeClass::numeric:
       return is_floating_point(t) || is_integral(t);
     case DTypeClass::arithmetic:
       return t != DType::bool_;
@@ -149,7 +155,7 @@ struct OpRef {
   constexpr OpRef(OpFamily f, std::uint8_t c = 0) : family(f), code(c) {}  // NOLINT
   constexpr OpRef(UnaryOp op) : family(OpFamily::unary), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(BinaryOp op) : family(OpFamily::binary), code(static_cast<std::uint8_t>(op)) {}
-  constexpr OpRef(ReduceOp op) : family(OpFamily::reduce), code(static_cast<std::uint8_t>(op)) {}
+  constexpr OpRef(ReductionOp op) : family(OpFamily::reduce), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(RandomDistribution d)
       : family(OpFamily::random), code(static_cast<std::uint8_t>(d)) {}
   constexpr OpRef(SoftmaxOp op)  // NOLINT
@@ -278,7 +284,7 @@ constexpr std::string_view op_name(BinaryOp op) noexcept {
   const auto i = static_cast<int>(op);
   return i < kBinaryOpCount ? op_table_detail::kBinaryNames[i] : "unknown op";
 }
-constexpr std::string_view op_name(ReduceOp op) noexcept {
+constexpr std::string_view op_name(ReductionOp op) noexcept {
   const auto i = static_cast<int>(op);
   return i < kReduceOpCount ? op_table_detail::kReduceNames[i] : "unknown op";
 }

@@ -4,7 +4,7 @@
 /// Note [Op tables]: every op of a family is one row of an X-macro list, as c10's
 /// C10_FORALL_SCALAR_TYPES (design and the recipe for a new op: docs/design/op-tables.md).
 /// Everything that lists the ops is generated from these rows: the enums UnaryOp, BinaryOp
-/// and ReduceOp, op_name(), the compile-time visitors, the element rules of every backend
+/// and ReductionOp, op_name(), the compile-time visitors, the element rules of every backend
 /// (C++ and CUDA through elementwise_ops.hpp, OpenCL C through the rule's text), the default
 /// Backend::supports(), the conformance case lists and the core's public functions with
 /// their autograd nodes.
@@ -19,11 +19,12 @@
 /// - since: the interface minor of the row's group: written `since` in every row, the
 ///   parameter through which the group list (HETERO_UNARY_OP_GROUPS, ...) passes it;
 /// - dtypes: `floating` (float16, bfloat16, float32, float64; the core computes integer and
-///   bool input in float32, as torch.exp) or `signed` (those and int32, int64);
+///   bool input in float32, as torch.exp) or `numeric` (those and int8, uint8, int32,
+///   int64 by the integer rule; bool refused);
 /// - floating_rule: the result for one element `x` of a floating type (computed in float for
 ///   the 16-bit types, double for float64), in the common subset of C++ and OpenCL C: the
 ///   <cmath> / OpenCL built-in functions, arithmetic, comparisons and ?:;
-/// - integer_rule: the same for int8, uint8, int32 and int64 (`signed` rows only;
+/// - integer_rule: the same for int8, uint8, int32 and int64 (`numeric` rows only;
 ///   HETERO_NO_INTEGER_RULE for `floating` rows, unary or binary), with the helpers wrap_neg /
 ///   wrap_add / wrap_sub / wrap_mul / wrap_div (wrap-around) and is_negative (false for uint8) of
 ///   elementwise_ops.hpp and OpenCL's elementwise.cl;
@@ -62,12 +63,12 @@
 
 // clang-format off
 #define HETERO_UNARY_OPS_MINOR_0(_, since)                                                                 \
-  _(neg,     since, signed,   -x,                     wrap_neg(x),               nothing, -g)                   \
+  _(neg,     since, numeric,  -x,                     wrap_neg(x),               nothing, -g)                   \
   _(exp,     since, floating, exp(x),                 HETERO_NO_INTEGER_RULE,    output,  g * y)                \
   _(log,     since, floating, log(x),                 HETERO_NO_INTEGER_RULE,    input,   g / x)                \
   _(sqrt,    since, floating, sqrt(x),                HETERO_NO_INTEGER_RULE,    output,  g / (2.0 * y))        \
-  _(abs,     since, signed,   fabs(x),                (is_negative(x) ? wrap_neg(x) : x), input, g * sign(x))      \
-  _(relu,    since, signed,   (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  relu_gradient(g, y))   \
+  _(abs,     since, numeric,  fabs(x),                (is_negative(x) ? wrap_neg(x) : x), input, g * sign(x))      \
+  _(relu,    since, numeric,  (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  relu_gradient(g, y))   \
   _(sigmoid, since, floating, 1 / (1 + exp(-x)),      HETERO_NO_INTEGER_RULE,    output,  g * y * (1.0 - y))    \
   _(tanh,    since, floating, tanh(x),                HETERO_NO_INTEGER_RULE,    output,  g * (1.0 - y * y))
 #if HETERO_TARGET_INTERFACE_MINOR >= 1
@@ -92,11 +93,11 @@
 #define HETERO_UNARY_OPS_MINOR_11(_, since)                                                          \
   _(erf,        since, floating, erf(x),                 HETERO_NO_INTEGER_RULE, input,   g * 1.1283791670955126 * exp(-(x * x))) \
   _(reciprocal, since, floating, 1 / x,                  HETERO_NO_INTEGER_RULE, output,  -g * y * y)    \
-  _(floor,      since, signed,   floor(x),               x,                      nothing, zeros_like(g)) \
-  _(ceil,       since, signed,   ceil(x),                x,                      nothing, zeros_like(g)) \
-  _(round,      since, signed,   rint(x),                x,                      nothing, zeros_like(g)) \
-  _(trunc,      since, signed,   trunc(x),               x,                      nothing, zeros_like(g)) \
-  _(sign,       since, signed,   (x > 0 ? 1 : (x < 0 ? -1 : 0)), (x > 0 ? 1 : (is_negative(x) ? -1 : 0)), nothing, zeros_like(g))
+  _(floor,      since, numeric,  floor(x),               x,                      nothing, zeros_like(g)) \
+  _(ceil,       since, numeric,  ceil(x),                x,                      nothing, zeros_like(g)) \
+  _(round,      since, numeric,  rint(x),                x,                      nothing, zeros_like(g)) \
+  _(trunc,      since, numeric,  trunc(x),               x,                      nothing, zeros_like(g)) \
+  _(sign,       since, numeric,  (x > 0 ? 1 : (x < 0 ? -1 : 0)), (x > 0 ? 1 : (is_negative(x) ? -1 : 0)), nothing, zeros_like(g))
 #else
 #define HETERO_UNARY_OPS_MINOR_11(_, since)
 #endif

@@ -42,10 +42,10 @@ enum class ReductionKind : std::uint8_t {
 #define HETERO_REDUCTION_KIND_index ::hetero::ReductionKind::index
 
 /// The kind of `op` (its row's column); host and device.
-HETERO_HOST_DEVICE constexpr ReductionKind reduction_kind(ReduceOp op) {
+HETERO_HOST_DEVICE constexpr ReductionKind reduction_kind(ReductionOp op) {
   switch (op) {
 #define HETERO_REDUCE_KIND_CASE(name, since, dtypes, kind, ...) \
-  case ReduceOp::name:                                          \
+  case ReductionOp::name:                                       \
     return HETERO_REDUCTION_KIND_##kind;
     HETERO_FORALL_REDUCE_OPS(HETERO_REDUCE_KIND_CASE)
 #undef HETERO_REDUCE_KIND_CASE
@@ -54,18 +54,18 @@ HETERO_HOST_DEVICE constexpr ReductionKind reduction_kind(ReduceOp op) {
 }
 
 /// Whether an extremum reduction keeps the minimum (min) rather than the maximum.
-HETERO_HOST_DEVICE constexpr bool min_reduction(ReduceOp op) { return op == ReduceOp::min; }
+HETERO_HOST_DEVICE constexpr bool min_reduction(ReductionOp op) { return op == ReductionOp::min; }
 
 /// The result of an accumulating reduction (kind sum or squares) from its accumulator
 /// `acc` and the number of elements `count` (>= 1): the row's finish column (mean = acc /
 /// count, norm = sqrt(acc), sum = acc). Acc is double or std::int64_t; for the other kinds
 /// the result is `acc` unchanged.
 template <class Acc>
-HETERO_HOST_DEVICE inline Acc reduction_finish(ReduceOp op, Acc acc, std::int64_t count) {
+HETERO_HOST_DEVICE inline Acc reduction_finish(ReductionOp op, Acc acc, std::int64_t count) {
   using std::sqrt;
   switch (op) {
 #define HETERO_REDUCE_FINISH_CASE(name, since, dtypes, kind, finish) \
-  case ReduceOp::name:                                               \
+  case ReductionOp::name:                                            \
     return static_cast<Acc>(finish);
     HETERO_FORALL_REDUCE_OPS(HETERO_REDUCE_FINISH_CASE)
 #undef HETERO_REDUCE_FINISH_CASE

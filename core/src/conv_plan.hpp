@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// conv2d's plan (Note [Convolution plan]) and the pieces its forward (ops_conv.cpp) and its
+// backward formula (autograd/formulas.cpp) share.
+#include <cstdint>
+
+#include <hetero/conv.hpp>
+#include <hetero/sdk/op_codes.hpp>
+#include <hetero/tensor.hpp>
+
+#include "window_views.hpp"
+
+namespace hetero::detail {
+
+/// A convolution's geometry: input [N, C, H, W], weight [O, C / groups, KH, KW], output
+/// [N, O, OH, OW], and its windows.
+struct ConvGeometry {
+  std::int64_t n, c, h, w, o, groups, oh, ow;
+  Window2d win;
+};
+
+// Note [Convolution plan]: how one conv2d call runs is decided once, by plan_conv(), and
+// the forward and the one backward ask the plan: its geometry and its route, the backend's
+// three convolution kernels (Backend::conv2d, asked once here) or the composition (im2col and
+// the backends' GEMM). 16-bit inputs whose backend lacks the kernels are widened to float32
+// first (conv2d calls itself), so no plan has that route.
+struct ConvPlan {
+  ConvGeometry g;
+  bool batched;     // input [N, C, H, W] rather than [C, H, W]
+  bool by_kernels;  // the backend's kernels, else the composition
+};
+
+// What the backward reads, by route: the kernels need the input (for dW) and the weight
+// (for dX); the composition the weight as a matrix [O, C/groups KH KW] and the im2col
+// matrix (for dW).
+struct ConvSaved {
+  Tensor x, w, wm, cols;
+  Shape wshape;
+  bool need_x, need_w, need_b;
+};
+
+/// Checks conv2d's arguments as torch 1.13 (ShapeError, DTypeError, ValueError with its
+/// messages) and decides the route: the backend's three kernels where it has them for the
+/// input's dtype and the tensors have elements, else the composition.
+ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
+                   Size2 padding, Size2 dilation, std::int64_t groups);
+
+/// Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T
+/// with `transpose_b`), joined along dim 0; a and b are split into `groups` equal row blocks.
+Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
+                      std::int64_t groups);
+
+/// One of the backend's convolution kernels (Backend::conv2d) on dense copies of a and b,
+/// into a new tensor of `shape`. Only where the plan's route is the kernels.
+Tensor conv_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Tensor& b,
+                   Shape shape);
+
+}  // namespace hetero::detail
