@@ -249,6 +249,88 @@ TEST(Gradcheck, ReluMaximumMinimumSelectTheirGradients) {
   EXPECT_EQ(d.grad().to_vector<double>(), (std::vector<double>{0.0, inf, 2.0, 1.0}));
 }
 
+// The activations of <hetero/activations.hpp> against torch 1.13 (float64 values printed by
+// torch.nn.functional; within 4 ulps, NaN for NaN, infinities exact), their errors, the
+// 16-bit path (computed in float32, rounded once), the modules, and the gradients.
+void expect_like_torch(const Tensor& got, const std::vector<double>& want) {
+  const auto v = got.to_vector<double>();
+  ASSERT_EQ(v.size(), want.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(v[i])) << "element " << i << " got " << v[i];
+    } else if (std::isinf(want[i]) || want[i] == 0.0) {
+      EXPECT_EQ(v[i], want[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(v[i], want[i], 4 * std::fabs(want[i]) * 2.220446049250313e-16) << "element " << i;
+    }
+  }
+}
+
+TEST(Activations, MatchTorch) {
+  const double nan = std::nan(""), inf = INFINITY;
+  const Tensor x = f64({-3.0, -0.5, 0.0, 0.7, 2.5, nan, inf, -inf}, {8});
+  expect_like_torch(gelu(x), {-0.00404969409489031, -0.15426876936299344, 0.0, 0.5306254434438489,
+                              2.4844758366855597, nan, inf, nan});
+  expect_like_torch(gelu(x, "tanh"), {-0.0036373920817729943, -0.15428599017485606, 0.0,
+                                      0.5305701347051167, 2.484915733910001, nan, inf, nan});
+  expect_like_torch(silu(x), {-0.14227761953270035, -0.1887703343990727, 0.0, 0.46773144051771626,
+                              2.3103545499468914, nan, inf, nan});
+  expect_like_torch(leaky_relu(x, 0.2), {-0.6000000000000001, -0.1, 0.0, 0.7, 2.5, nan, inf, -inf});
+  expect_like_torch(elu(x, 0.5),
+                    {-0.475106465816068, -0.1967346701436833, 0.0, 0.7, 2.5, nan, inf, -0.5});
+  expect_like_torch(softplus(x, 2.0, 1.0), {0.0012378425688652247, 0.15663084375911143,
+                                            0.34657359027997264, 0.7, 2.5, nan, inf, 0.0});
+  // float32 as torch's float kernel; bfloat16 computed in float32 and rounded once.
+  const Tensor g32 = gelu(x.to(DType::float32));
+  EXPECT_EQ(g32.dtype(), DType::float32);
+  // At -3, 1 + erf(x / sqrt 2) cancels: hetero (SLEEF's erf) is within 16 float32 ulps of
+  // the exact -0.00404969409489031; torch's float kernel gives -0.0040498674, ~370 ulps off.
+  EXPECT_NEAR(g32.to_vector<float>()[0], -0.00404969409489031, 16 * 4.66e-10);
+  EXPECT_FLOAT_EQ(g32.to_vector<float>()[3], 0.5306254625320435f);
+  const Tensor gb = gelu(x.to(DType::bfloat16));
+  EXPECT_EQ(gb.dtype(), DType::bfloat16);
+  const auto vb = gb.to_vector<double>();
+  EXPECT_EQ(vb[0], -0.004058837890625);
+  EXPECT_EQ(vb[1], -0.154296875);
+  EXPECT_EQ(vb[3], 0.53125);
+  EXPECT_EQ(vb[4], 2.484375);
+  // Errors as torch's: integer input, an unknown approximation, softplus's beta of 0.
+  const Tensor ints = from_vector(std::vector<double>{3, -2}, {2}).to(DType::int64);
+  EXPECT_THROW((void)gelu(ints), NotImplementedError);
+  EXPECT_THROW((void)silu(ints), NotImplementedError);
+  EXPECT_THROW((void)leaky_relu(ints), NotImplementedError);
+  EXPECT_THROW((void)elu(ints.to(DType::bool_)), NotImplementedError);
+  EXPECT_THROW((void)softplus(ints.to(DType::int32)), NotImplementedError);
+  EXPECT_THROW((void)gelu(x, "erf"), ValueError);
+  EXPECT_THROW((void)nn::GELU("exact"), ValueError);
+  EXPECT_THROW((void)softplus(x, 0.0), ValueError);
+  // The modules call the functions with their parameters.
+  expect_like_torch(nn::LeakyReLU(0.2)(x), leaky_relu(x, 0.2).to_vector<double>());
+  expect_like_torch(nn::ELU(0.5)(x), elu(x, 0.5).to_vector<double>());
+  expect_like_torch(nn::Softplus(2.0, 1.0)(x), softplus(x, 2.0, 1.0).to_vector<double>());
+  expect_like_torch(nn::GELU("tanh")(x), gelu(x, "tanh").to_vector<double>());
+  expect_like_torch(nn::SiLU()(x), silu(x).to_vector<double>());
+}
+
+TEST(Gradcheck, Activations) {
+  gradcheck([](auto& x) { return gelu(x[0]); }, {values({2, 3}, 1)});
+  gradcheck([](auto& x) { return gelu(x[0], "tanh"); }, {values({2, 3}, 2)});
+  gradcheck([](auto& x) { return silu(x[0]); }, {values({2, 3}, 3)});
+  gradcheck([](auto& x) { return leaky_relu(x[0], 0.3); }, {values({2, 3}, 4)});
+  gradcheck([](auto& x) { return elu(x[0], 0.7); }, {values({2, 3}, 5)});
+  gradcheck([](auto& x) { return softplus(x[0], 2.0, 1.5); }, {values({2, 3}, 6)});
+  // Values of torch's GeluBackward; and leaky_relu's gradient as torch's
+  // leaky_relu_backward, x > 0 ? g : g * slope: an infinite g at x < 0 with slope 0 is NaN.
+  Tensor z = f64({-1.0, 2.0}, {2}).requires_grad_();
+  gelu(z).backward(f64({1.0, 1.0}, {2}));
+  EXPECT_NEAR(z.grad().to_vector<double>()[0], -0.08331547058768635, 1e-15);
+  EXPECT_NEAR(z.grad().to_vector<double>()[1], 1.085231801078197, 1e-15);
+  Tensor w = f64({-1.0, 2.0}, {2}).requires_grad_();
+  leaky_relu(w, 0.0).backward(f64({INFINITY, 1.0}, {2}));
+  EXPECT_TRUE(std::isnan(w.grad().to_vector<double>()[0]));
+  EXPECT_EQ(w.grad().to_vector<double>()[1], 1.0);
+}
+
 TEST(Autograd, ModuleParametersRequireGradAndZeroGrad) {
   nn::Sequential net{nn::Linear(3, 2)};
   for (const auto& p : net.parameters()) EXPECT_TRUE(p.requires_grad());

@@ -241,6 +241,21 @@ Tensor pooling(const std::string& op, const std::vector<Tensor>& in, const Json&
                     a["count_include_pad"].get<bool>());
 }
 
+// The activations (generate.cpp's activation_case(); the grad category's with the defaults).
+bool is_activation(const std::string& op) {
+  return op == "gelu" || op == "gelu_tanh" || op == "silu" || op == "leaky_relu" || op == "elu" ||
+         op == "softplus";
+}
+Tensor activation(const std::string& op, const Tensor& x, const Json& a) {
+  if (op == "gelu") return gelu(x);
+  if (op == "gelu_tanh") return gelu(x, "tanh");
+  if (op == "silu") return silu(x);
+  if (op == "leaky_relu") return leaky_relu(x, a.value("negative_slope", 0.01));
+  if (op == "elu") return elu(x, a.value("alpha", 1.0));
+  if (op == "softplus") return softplus(x, a.value("beta", 1.0), a.value("threshold", 20.0));
+  throw std::runtime_error("torch_diff: unknown activation " + op);
+}
+
 // The grad category's expression (generate.cpp's expression()).
 Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (e.is_number()) return e.get<int>() == 0 ? x0 : x1;
@@ -257,6 +272,7 @@ Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (op == "std_dim") return hetero::std(a, last, 0, true);
   if (op == "logsumexp_dim") return logsumexp(a, last, true);
   if (op == "prod_dim") return prod(a, last, true);
+  if (is_activation(op)) return activation(op, a, Json::object());
   // A row defined on part of the line (generate.cpp's grad_unary()), on |a| + 0.5.
   if (op.size() > 4 && op.ends_with("_abs"))
     return unary(op.substr(0, op.size() - 4), abs(a) + 0.5);
@@ -279,11 +295,16 @@ Json run(Json& spec, const Device& device) {
     r["grads"] = grads;
     return r;
   }
-  if ((cat == "index" || cat == "pool") && args["backward"].get<bool>()) {
+  const auto layered = [&](const std::vector<Tensor>& x) {
+    return cat == "pool"         ? pooling(op, x, args)
+           : cat == "activation" ? activation(op, x[0], args)
+                                 : indexing(op, x, args);
+  };
+  if ((cat == "index" || cat == "pool" || cat == "activation") && args["backward"].get<bool>()) {
     // The gradient of sum(y * y) for every floating input (the index stays without one).
     for (auto& x : in)
       if (is_floating_point(x.dtype())) x = x.contiguous().requires_grad_();
-    const Tensor y = cat == "pool" ? pooling(op, in, args) : indexing(op, in, args);
+    const Tensor y = layered(in);
     (y * y).sum().backward();
     Json r = record(y.detach());
     Json grads = Json::array();
@@ -292,7 +313,9 @@ Json run(Json& spec, const Device& device) {
     return r;
   }
   Tensor r;
-  if (cat == "index")
+  if (cat == "activation")
+    r = activation(op, in[0], args);
+  else if (cat == "index")
     r = indexing(op, in, args);
   else if (cat == "pool")
     r = pooling(op, in, args);

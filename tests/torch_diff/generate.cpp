@@ -49,7 +49,15 @@ std::vector<std::string> grad_binary() {
   names.insert(names.end(), {"where_gt", "clamp_both"});
   return names;
 }
-const std::vector<std::string> kGradUnary = grad_unary();
+// The activations of <hetero/activations.hpp> (execute.cpp's activation()): gelu_tanh is
+// gelu(x, "tanh").
+const auto kActivations =
+    std::to_array<const char*>({"gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus"});
+const std::vector<std::string> kGradUnary = [] {
+  std::vector<std::string> names = grad_unary();
+  names.insert(names.end(), kActivations.begin(), kActivations.end());
+  return names;
+}();
 const std::vector<std::string> kGradBinary = grad_binary();
 const std::array<const char*, 11> kReduce = {"sum",    "mean", "max", "min",       "norm", "argmax",
                                              "argmin", "var",  "std", "logsumexp", "prod"};
@@ -661,6 +669,24 @@ Json pool_case(Gen& g) {
   return {{"op", op}, {"inputs", {values_for(t, shape)}}, {"args", args}};
 }
 
+// An activation of any dtype (floating nine times in ten: the others raise on both sides)
+// with special values, and its parameters from the values models use and the edges
+// (slope 0 and negative, a negative beta, a small threshold); for float32/float64 the
+// gradient of sum(y * y) half of the time.
+Json activation_case(Gen& g) {
+  const std::string t = g.chance(0.9) ? g.float_dtype() : g.dtype();
+  const std::string op = g.pick(kActivations);
+  Json args = {{"backward", (t == "float32" || t == "float64") && g.chance(0.5)}};
+  if (op == "leaky_relu")
+    args["negative_slope"] = g.pick(std::array<double, 5>{0.01, 0.2, 0.0, -0.5, 3.0});
+  if (op == "elu") args["alpha"] = g.pick(std::array<double, 4>{1.0, 0.5, 2.0, -1.0});
+  if (op == "softplus") {
+    args["beta"] = g.pick(std::array<double, 4>{1.0, 2.0, 0.5, -1.0});
+    args["threshold"] = g.pick(std::array<double, 3>{20.0, 1.0, 5.0});
+  }
+  return {{"op", op}, {"inputs", {g.input(t, g.shape(3), true)}}, {"args", args}};
+}
+
 }  // namespace
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
@@ -668,8 +694,9 @@ Json generate_case(std::uint64_t seed, std::int64_t id) {
   // The generators in kCategories' order.
   using Generator = Json (*)(Gen&);
   static constexpr Generator kGenerators[] = {
-      unary_case, binary_case,  scalar_case, reduce_case, softmax_case, cast_case,  matmul_case,
-      view_case,  factory_case, grad_case,   where_case,  logic_case,   index_case, pool_case};
+      unary_case, binary_case, scalar_case, reduce_case,  softmax_case,
+      cast_case,  matmul_case, view_case,   factory_case, grad_case,
+      where_case, logic_case,  index_case,  pool_case,    activation_case};
   static_assert(std::size(kGenerators) == std::size(kCategories));
   const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
   const std::string cat = kCategories[k];

@@ -81,6 +81,25 @@ BINARY = {
 }
 
 
+def activation(op, x, a):
+    F = torch.nn.functional
+    x = x[0]
+    if op == "gelu":
+        return F.gelu(x)
+    if op == "gelu_tanh":
+        return F.gelu(x, approximate="tanh")
+    if op == "silu":
+        return F.silu(x)
+    if op == "leaky_relu":
+        return F.leaky_relu(x, a.get("negative_slope", 0.01))
+    if op == "elu":
+        return F.elu(x, a.get("alpha", 1.0))
+    return F.softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0))
+
+
+ACTIVATIONS = ("gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus")
+
+
 def logic(op, x, a):
     if op in ("logical_and", "logical_or", "logical_xor"):
         return getattr(torch, op)(x[0], x[1])
@@ -185,6 +204,8 @@ def evaluate(e, x0, x1):
         return torch.logsumexp(a, last, keepdim=True)
     if op == "prod_dim":
         return torch.prod(a, last, keepdim=True)
+    if op in ACTIVATIONS:
+        return activation(op, [a], {})
     if op.endswith("_abs"):  # a row defined on part of the line, on |a| + 0.5 (generate.cpp)
         return getattr(torch, op[:-4])(torch.abs(a) + 0.5)
     return getattr(torch, op)(a)
@@ -219,8 +240,12 @@ def compute(case, as_float64=False):
         return x[0].masked_fill(x[1], int(v) if isinstance(v, int) else float(v))
     if cat == "logic":
         return logic(op, x, a)
-    if cat in ("index", "pool"):
-        fn = indexing if cat == "index" else pooling
+    if cat in ("index", "pool", "activation"):
+        fn = {"index": indexing, "pool": pooling, "activation": activation}[cat]
+        if cat == "activation" and op == "gelu" and as_float64:
+            # The accuracy reference without the cancellation of 1 + erf(x / sqrt 2) at
+            # negative x, where both sides' formula loses digits (x Phi(x), Phi by erfc).
+            fn = lambda op, x, a: x[0] * 0.5 * torch.special.erfc(-x[0] * math.sqrt(0.5))
         if not a["backward"]:
             return fn(op, x, a)
         # The gradient of sum(y * y) for every floating input (execute.cpp does the same).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "formulas.hpp"
 
+#include <cmath>
+
 #include <hetero/autograd.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
@@ -180,6 +182,55 @@ Gradients var(const Tensor& g, const Tensor& centred, double factor,
 }
 Gradients sqrt_at_zero(const Tensor& g, const Tensor& y) {
   return {where(eq(y, 0.0), 0.0, g / (2 * y))};
+}
+
+// ---- activations
+namespace {
+// f(g, x) with 16-bit operands widened to float32 and the result rounded back to g's dtype.
+template <class F>
+Gradients widened(const Tensor& g, const Tensor& x, F f) {
+  const bool half = g.dtype() == DType::float16 || g.dtype() == DType::bfloat16;
+  if (!half) return {f(g, x)};
+  return {f(g.to(DType::float32), x.to(DType::float32)).to(g.dtype())};
+}
+}  // namespace
+
+Gradients gelu(const Tensor& g, const Tensor& x, bool tanh_form) {
+  return widened(g, x, [tanh_form](const Tensor& dy, const Tensor& v) {
+    if (tanh_form) {
+      const Tensor x_sq = v * v;
+      const Tensor t = hetero::tanh((v + x_sq * v * kGeluKappa) * kGeluBeta);
+      const Tensor left = 0.5 * v, right = 1.0 + t;
+      const Tensor inner_derivative = kGeluBeta * (1.0 + 3.0 * kGeluKappa * x_sq);
+      return dy * (0.5 * right + left * (1.0 - t * t) * inner_derivative);
+    }
+    const Tensor cdf = 0.5 * (1.0 + hetero::erf(v * M_SQRT1_2));
+    const Tensor pdf = hetero::exp(v * v * -0.5) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    return dy * (cdf + v * pdf);
+  });
+}
+Gradients silu(const Tensor& g, const Tensor& x) {
+  return widened(g, x, [](const Tensor& dy, const Tensor& v) {
+    const Tensor s = 1.0 / (1.0 + hetero::exp(-v));
+    return dy * s * (1.0 + v * (1.0 - s));
+  });
+}
+Gradients leaky_relu(const Tensor& g, const Tensor& x, double negative_slope) {
+  return widened(g, x, [negative_slope](const Tensor& dy, const Tensor& v) {
+    return where(gt(v, 0.0), dy, dy * negative_slope);
+  });
+}
+Gradients elu(const Tensor& g, const Tensor& x, double alpha) {
+  return widened(g, x, [alpha](const Tensor& dy, const Tensor& v) {
+    return where(le(v, 0.0), dy * alpha * hetero::exp(v), dy);
+  });
+}
+Gradients softplus(const Tensor& g, const Tensor& x, double beta, double threshold) {
+  return widened(g, x, [beta, threshold](const Tensor& dy, const Tensor& v) {
+    const Tensor bx = v * beta;
+    const Tensor z = hetero::exp(bx);
+    return where(gt(bx, threshold), dy, dy * z / (z + 1.0));
+  });
 }
 
 // ---- convolution

@@ -104,6 +104,22 @@ Gradients var(const Tensor& g, const Tensor& centred, double factor,
 /// y = sqrt(v) inside std: g / (2 y), and 0 where y = 0 (torch's std_backward), not NaN.
 Gradients sqrt_at_zero(const Tensor& g, const Tensor& y);
 
+// ---- activations (activations.hpp; torch 1.13's backward kernels, 16-bit in float32)
+/// sqrt(2 / pi) and 0.044715, the tanh approximation's constants (torch's kBeta, kKappa).
+inline constexpr double kGeluBeta = 0.7978845608028654;
+inline constexpr double kGeluKappa = 0.044715;
+/// gelu: g (Φ(x) + x φ(x)); with `tanh_form`, g (0.5 (1 + t) + 0.5 x (1 - t^2) beta
+/// (1 + 3 kappa x^2)), t = tanh(beta (x + kappa x^3)).
+Gradients gelu(const Tensor& g, const Tensor& x, bool tanh_form);
+/// silu: g s (1 + x (1 - s)), s = 1 / (1 + exp(-x)).
+Gradients silu(const Tensor& g, const Tensor& x);
+/// leaky_relu: g where x > 0, else g negative_slope (selected).
+Gradients leaky_relu(const Tensor& g, const Tensor& x, double negative_slope);
+/// elu: g alpha exp(x) where x <= 0, else g (selected).
+Gradients elu(const Tensor& g, const Tensor& x, double alpha);
+/// softplus: g where beta x > threshold, else g z / (z + 1), z = exp(beta x).
+Gradients softplus(const Tensor& g, const Tensor& x, double beta, double threshold);
+
 // ---- convolution
 /// conv2d planned as `plan` ({dX, dW, db}; each only where `saved` says it is needed): by
 /// the backend's gradient kernels on the kernels route; on the composition's, dW = g cols^T
