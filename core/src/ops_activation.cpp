@@ -87,7 +87,8 @@ Tensor elu(const Tensor& x, double alpha) {
   const detail::prof::Scope op_scope("elu", x);
   check_floating(x, "elu");
   const Tensor out = in_compute_dtype(
-      x, [&](const Tensor& v) { return where(le(v, 0.0), (exp(v) - 1.0) * alpha, v); });
+      // expm1(x), not torch's exp(x) - 1, which cancels near 0 (docs/semantics.md row 36).
+      x, [&](const Tensor& v) { return where(le(v, 0.0), expm1(v) * alpha, v); });
   return detail::record("EluBackward", out, {x}, [&] {
     return [v = detail::saved(x), alpha](const Tensor& g) {
       return detail::formulas::elu(g, v, alpha);

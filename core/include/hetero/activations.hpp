@@ -23,7 +23,9 @@ HETERO_API Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 HETERO_API Tensor silu(const Tensor& x);
 /// x where x > 0, else negative_slope x, as torch.nn.functional.leaky_relu.
 HETERO_API Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
-/// x where x > 0, else alpha (exp(x) - 1), as torch.nn.functional.elu (NaN stays NaN).
+/// x where x > 0, else alpha (exp(x) - 1), as torch.nn.functional.elu (NaN stays NaN); the
+/// exp(x) - 1 computed as expm1(x), exact near 0 where torch's subtraction cancels
+/// (docs/semantics.md row 36).
 HETERO_API Tensor elu(const Tensor& x, double alpha = 1.0);
 /// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (for stability), as
 /// torch.nn.functional.softplus. ValueError for beta == 0.
