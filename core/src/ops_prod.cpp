@@ -12,6 +12,7 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 
@@ -46,11 +47,19 @@ Tensor pairwise_product(Tensor t, std::int64_t d) {
   return t;
 }
 
-// What prod computes in: int64 for bool and integers (torch's result), float32 for the
-// 16-bit floats (rounded once at the end, as hetero's other reductions), else the dtype.
-DType compute_dtype(DType t) {
+// What prod computes in: int64 for bool and integers (torch's result); for the 16-bit floats
+// float64 where the device runs it, else float32 (rounded once at the end: in float32 the
+// pairwise order overflowed where torch's left-to-right product did not, as bfloat16
+// [2.5e38, 3, 1e-4, ...]; the differential test on cuda:0, seed of gpu_check); else the dtype.
+DType compute_dtype(const Tensor& a) {
+  const DType t = a.dtype();
   if (!is_floating_point(t)) return DType::int64;
-  return t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
+  if (t != DType::float16 && t != DType::bfloat16) return t;
+  const detail::Storage& on = detail::storage_of(a);
+  const bool f64 = detail::calls::has_kernel(on, OpFamily::cast, DType::float64) &&
+                   detail::calls::has_kernel(on, BinaryOp::mul, DType::float64) &&
+                   detail::calls::has_kernel(on, OpFamily::fill, DType::float64);
+  return f64 ? DType::float64 : DType::float32;
 }
 DType result_dtype(DType t) { return is_floating_point(t) ? t : DType::int64; }
 
@@ -61,7 +70,7 @@ Tensor prod_impl(const Tensor& a, std::optional<std::int64_t> dim, bool keepdim)
   const std::optional<std::int64_t> d =
       dim ? std::optional<std::int64_t>(detail::wrap_dim(*dim, rank, "prod")) : std::nullopt;
   const Tensor out = detail::untracked([&] {
-    Tensor x = a.to(compute_dtype(a.dtype()));
+    Tensor x = a.to(compute_dtype(a));
     if (!d || a.dim() == 0) x = x.reshape({x.numel()});
     Tensor p = pairwise_product(x, d.value_or(0));
     if (!d || a.dim() == 0)

@@ -145,4 +145,11 @@ TEST(CnnLayers, ProdKeepsTheOrderOfItsElements) {
   const auto rows = prod(m, 1).to_vector<float>();
   EXPECT_EQ(rows, (std::vector<float>{inf, 120.0f}));
   EXPECT_EQ(prod(m.t(), 0).to_vector<float>(), rows);
+  // 16-bit products in float64 where the device has it: pairing -4 with 2.5e38 overflowed
+  // float32, where torch's left-to-right product stays finite (differential test on cuda:0).
+  const std::vector<double> v{-0.0732421875, -0.1875, -4.0, 2.5388254719491893e+38,
+                              -0.0238037109375};
+  EXPECT_EQ(prod(from_vector(v, {5}).to(DType::bfloat16)).item<double>(), 3.32306998946229e+35);
+  EXPECT_EQ(prod(from_vector(v, {5, 1}).to(DType::bfloat16), 0).to_vector<double>(),
+            (std::vector<double>{3.32306998946229e+35}));
 }
