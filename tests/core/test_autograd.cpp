@@ -358,8 +358,13 @@ TEST(Optim, SgdMatchesTorchFormulas) {
     const auto got = p.to_vector<double>();
     for (int i = 0; i < 2; ++i) EXPECT_NEAR(got[i], ref[i], 1e-12) << "step " << step;
   }
-  EXPECT_THROW(optim::SGD({p}, {.lr = -1}), Error);
-  EXPECT_THROW(optim::SGD({ones({1})}, {.lr = 1}), Error);  // does not require grad
+  EXPECT_THROW(optim::SGD({p}, {.lr = -1}), ValueError);
+  EXPECT_THROW(optim::SGD({p * 2}, {.lr = 1}), ValueError);  // can't optimize a non-leaf Tensor
+  // A frozen (or integer) parameter is accepted and skipped, as torch (issue #50 item 6).
+  Tensor frozen = ones({1}), steps = zeros({1}, TensorOptions().dtype(DType::int64));
+  optim::SGD with_frozen({p, frozen, steps}, {.lr = 1});
+  with_frozen.step();
+  EXPECT_TRUE(equal(frozen, ones({1})));
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Random optimiser runs computed by PyTorch (Debian's python3-torch) for test_torch_optim:
-SGD, Adam and AdamW with random options on 1-3 parameters over 1-6 steps, a parameter's
-gradient sometimes absent (torch then skips it). Per case `<i>.p<k>` (initial parameters),
-`<i>.g<s>.<k>` (the gradient of parameter k at step s), `<i>.out<k>` (torch's parameters
-after the last step) and `<i>.state.<k>.<name>` (torch's state_dict()["state"]); the
-optimiser and its options as JSON in the metadata under `<i>`.
+SGD, Adam and AdamW with random options on 1-3 parameters over 1-8 steps, a parameter's
+gradient sometimes absent (torch then skips it); sometimes two parameter groups with their
+own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
+ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR),
+and clip_grad_norm_ or clip_grad_value_ before each step. Per case `<i>.p<k>` (initial
+parameters), `<i>.g<s>.<k>` (the gradient of parameter k at step s, before clipping),
+`<i>.out<k>` (torch's parameters after the last step) and `<i>.state.<k>.<name>` (torch's
+state_dict()["state"]); as JSON in the metadata under `<i>`: the optimiser, its options,
+the groups, the scheduler and clipping, each step's lrs ("lrs", the first after the
+scheduler's construction) and total norms, and the groups' final hyper-parameters.
 Usage: make_cases.py OUT.safetensors [SEED] [CASES]."""
 import json
 import random
@@ -29,6 +34,77 @@ def options(r, kind):
             "amsgrad": r.random() < 0.3}
 
 
+def scheduler(r, steps):
+    kind = r.choice(["none", "none", "step", "multistep", "exponential", "linear", "cosine",
+                     "lambda", "onecycle", "onecycle"])
+    if kind == "none":
+        return None
+    if kind == "step":
+        return {"kind": kind, "step_size": r.randint(1, 3), "gamma": r.choice([0.1, 0.5, 0.9])}
+    if kind == "multistep":
+        return {"kind": kind, "milestones": sorted(r.randint(1, 7) for _ in range(r.randint(1, 3))),
+                "gamma": r.choice([0.1, 0.5])}
+    if kind == "exponential":
+        return {"kind": kind, "gamma": r.choice([0.9, 0.5, 1.1])}
+    if kind == "linear":
+        return {"kind": kind, "start_factor": r.choice([1.0 / 3, 0.1, 0.5, 1.0]),
+                "end_factor": r.choice([1.0, 0.5, 0.0]), "total_iters": r.randint(1, 6)}
+    if kind == "cosine":
+        return {"kind": kind, "T_max": r.randint(1, 5), "eta_min": r.choice([0.0, 1e-4])}
+    if kind == "lambda":
+        return {"kind": kind, "base": r.choice([0.95, 0.5])}
+    return {"kind": kind, "max_lr": r.choice([0.1, 1.0, 0.01]), "total_steps": steps + r.randint(0, 3),
+            "pct_start": r.choice([0.25, 0.3, 0.5, 0.0]), "anneal_strategy": r.choice(["cos", "linear"]),
+            "cycle_momentum": r.random() < 0.7, "div_factor": r.choice([25.0, 10.0]),
+            "final_div_factor": r.choice([1e4, 100.0]), "three_phase": r.random() < 0.3}
+
+
+def make_scheduler(opt, a):
+    s = torch.optim.lr_scheduler
+    k = a["kind"]
+    if k == "step":
+        return s.StepLR(opt, a["step_size"], a["gamma"])
+    if k == "multistep":
+        return s.MultiStepLR(opt, a["milestones"], a["gamma"])
+    if k == "exponential":
+        return s.ExponentialLR(opt, a["gamma"])
+    if k == "linear":
+        return s.LinearLR(opt, a["start_factor"], a["end_factor"], a["total_iters"])
+    if k == "cosine":
+        return s.CosineAnnealingLR(opt, a["T_max"], a["eta_min"])
+    if k == "lambda":
+        base = a["base"]
+        return s.LambdaLR(opt, lambda e: base ** e)
+    return s.OneCycleLR(opt, a["max_lr"], total_steps=a["total_steps"], pct_start=a["pct_start"],
+                        anneal_strategy=a["anneal_strategy"], cycle_momentum=a["cycle_momentum"],
+                        div_factor=a["div_factor"], final_div_factor=a["final_div_factor"],
+                        three_phase=a["three_phase"])
+
+
+def clipping(r):
+    c = r.random()
+    if c < 0.2:
+        return {"kind": "norm", "max_norm": r.choice([0.5, 1.0, 100.0]),
+                "norm_type": r.choice([2.0, 2.0, 1.0, 3.0, "inf"])}
+    if c < 0.3:
+        return {"kind": "value", "clip_value": r.choice([0.1, 0.5])}
+    return None
+
+
+def group_values(opt):
+    """The numeric keys of each param group, Adam's betas as beta1/beta2 (hetero's keys)."""
+    out = []
+    for g in opt.param_groups:
+        d = {}
+        for k, v in g.items():
+            if k == "betas":
+                d["beta1"], d["beta2"] = float(v[0]), float(v[1])
+            elif isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool)):
+                d[k] = float(v)
+        out.append(d)
+    return out
+
+
 def main():
     out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -44,8 +120,27 @@ def main():
         for k, p in enumerate(params):
             tensors[f"{i}.p{k}"] = p.detach().clone()
         cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[kind]
-        opt = cls(params, **opts)
-        steps = r.randint(1, 6)
+        # Two groups, the second with its own options, when there are two parameters or more.
+        groups = None
+        if len(params) > 1 and r.random() < 0.4:
+            cut = r.randint(1, len(params) - 1)
+            groups = [{"params": list(range(cut)), "options": None},
+                      {"params": list(range(cut, len(params))), "options": options(r, kind)}]
+            opt = cls([{"params": [params[j] for j in g["params"]], **(g["options"] or {})}
+                       for g in groups], **opts)
+        else:
+            opt = cls(params, **opts)
+        steps = r.randint(1, 8)
+        sched_args = scheduler(r, steps)
+        if sched_args and sched_args["kind"] == "onecycle":
+            # A phase of zero steps divides by zero in torch (test_torch_optim's unit tests
+            # check hetero's ValueError): drawn again.
+            while sched_args["pct_start"] * sched_args["total_steps"] in (1.0, 2.0):
+                sched_args["pct_start"] = r.choice([0.25, 0.3, 0.5, 0.0])
+        sched = make_scheduler(opt, sched_args) if sched_args else None
+        clip = clipping(r)
+        lrs = [[g["lr"] for g in opt.param_groups]]
+        norms = []
         for s in range(steps):
             for k, p in enumerate(params):
                 if r.random() < 0.15:
@@ -53,7 +148,15 @@ def main():
                 else:
                     p.grad = torch.randn(p.shape, dtype=dtype)
                     tensors[f"{i}.g{s}.{k}"] = p.grad.clone()
+            if clip and clip["kind"] == "norm":
+                norm_type = float(clip["norm_type"])
+                norms.append(float(torch.nn.utils.clip_grad_norm_(params, clip["max_norm"], norm_type)))
+            elif clip:
+                torch.nn.utils.clip_grad_value_(params, clip["clip_value"])
             opt.step()
+            if sched:
+                sched.step()
+            lrs.append([g["lr"] for g in opt.param_groups])
         for k, p in enumerate(params):
             tensors[f"{i}.out{k}"] = p.detach().clone()
         for k, st in opt.state_dict()["state"].items():
@@ -61,7 +164,9 @@ def main():
                 if t is not None:
                     tensors[f"{i}.state.{k}.{name}"] = t.detach().clone().reshape(t.shape)
         meta[str(i)] = json.dumps({"optimizer": kind, "options": opts, "steps": steps,
-                                   "params": len(params)})
+                                   "params": len(params), "groups": groups,
+                                   "scheduler": sched_args, "clip": clip, "lrs": lrs,
+                                   "norms": norms, "group_values": group_values(opt)})
     write_safetensors(out, tensors, meta)
 
 

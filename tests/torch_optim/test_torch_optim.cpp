@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// SGD, Adam and AdamW against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
-// python3-torch) writes random runs (options, parameters, gradients per step, some absent)
-// with torch's final parameters and state_dict; each is replayed here on HETERO_TEST_DEVICE
-// (default cpu) and compared: parameters and every state entry, |got - want| <= tol (1 +
-// |want|), tol 1e-5 float32 (torch's fused multiply-adds round differently), 1e-12 float64.
-// Each run is also interrupted halfway, its state saved (safetensors) and loaded into a new
-// optimiser over copies of the parameters: the resumed run must end bit-identical.
+// SGD, Adam and AdamW, their parameter groups, the learning-rate schedules and gradient
+// clipping against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
+// python3-torch) writes random runs (options, groups, scheduler, clipping, parameters,
+// gradients per step, some absent) with torch's final parameters, state_dict, each step's
+// lrs and clipping norms, and the groups' final hyper-parameters; each is replayed here on
+// HETERO_TEST_DEVICE (default cpu) and compared: parameters, state entries and norms
+// |got - want| <= tol (1 + |want|), tol 1e-5 float32 (torch's fused multiply-adds round
+// differently), 1e-12 float64; every lr and hyper-parameter bit-identical (the schedules
+// compute torch's formulas term for term in double, with the same libm). Each run is
+// also interrupted halfway, the optimiser's and scheduler's states saved (safetensors) and
+// loaded into new ones over copies of the parameters: the resumed run must end
+// bit-identical, hyper-parameters included.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -24,30 +29,85 @@ using hetero::torch_cases::worst;
 
 namespace {
 
+optim::SGDOptions sgd_options(const nlohmann::json& o) {
+  return {.lr = o["lr"],
+          .momentum = o["momentum"],
+          .dampening = o["dampening"],
+          .weight_decay = o["weight_decay"],
+          .nesterov = o["nesterov"]};
+}
+
+template <class Options>
+Options adam_options(const nlohmann::json& o) {
+  return {.lr = o["lr"],
+          .beta1 = o["betas"][0],
+          .beta2 = o["betas"][1],
+          .eps = o["eps"],
+          .weight_decay = o["weight_decay"],
+          .amsgrad = o["amsgrad"]};
+}
+
+// The case's parameter groups over `params` ("groups": null is one group of all).
+template <class Options, class Read>
+std::vector<optim::ParamGroup<Options>> groups_of(const nlohmann::json& a,
+                                                  const std::vector<Tensor>& params, Read read) {
+  if (a["groups"].is_null()) return {{params, std::nullopt}};
+  std::vector<optim::ParamGroup<Options>> out;
+  for (const auto& g : a["groups"]) {
+    optim::ParamGroup<Options> group;
+    for (int k : g["params"]) group.params.push_back(params[static_cast<std::size_t>(k)]);
+    if (!g["options"].is_null()) group.options = read(g["options"]);
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
 std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vector<Tensor>& params) {
   const auto& o = a["options"];
   const std::string kind = a["optimizer"];
   if (kind == "sgd")
-    return std::make_unique<optim::SGD>(params, optim::SGDOptions{.lr = o["lr"],
-                                                                  .momentum = o["momentum"],
-                                                                  .dampening = o["dampening"],
-                                                                  .weight_decay = o["weight_decay"],
-                                                                  .nesterov = o["nesterov"]});
+    return std::make_unique<optim::SGD>(groups_of<optim::SGDOptions>(a, params, sgd_options),
+                                        sgd_options(o));
   if (kind == "adam")
-    return std::make_unique<optim::Adam>(params,
-                                         optim::AdamOptions{.lr = o["lr"],
-                                                            .beta1 = o["betas"][0],
-                                                            .beta2 = o["betas"][1],
-                                                            .eps = o["eps"],
-                                                            .weight_decay = o["weight_decay"],
-                                                            .amsgrad = o["amsgrad"]});
-  return std::make_unique<optim::AdamW>(params,
-                                        optim::AdamWOptions{.lr = o["lr"],
-                                                            .beta1 = o["betas"][0],
-                                                            .beta2 = o["betas"][1],
-                                                            .eps = o["eps"],
-                                                            .weight_decay = o["weight_decay"],
-                                                            .amsgrad = o["amsgrad"]});
+    return std::make_unique<optim::Adam>(
+        groups_of<optim::AdamOptions>(a, params, adam_options<optim::AdamOptions>),
+        adam_options<optim::AdamOptions>(o));
+  return std::make_unique<optim::AdamW>(
+      groups_of<optim::AdamWOptions>(a, params, adam_options<optim::AdamWOptions>),
+      adam_options<optim::AdamWOptions>(o));
+}
+
+// The case's scheduler on `opt`, or null.
+std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, optim::Optimizer& opt) {
+  const auto& s = a["scheduler"];
+  if (s.is_null()) return nullptr;
+  const std::string kind = s["kind"];
+  if (kind == "step") return std::make_unique<optim::StepLR>(opt, s["step_size"], s["gamma"]);
+  if (kind == "multistep")
+    return std::make_unique<optim::MultiStepLR>(
+        opt, s["milestones"].get<std::vector<std::int64_t>>(), s["gamma"]);
+  if (kind == "exponential") return std::make_unique<optim::ExponentialLR>(opt, s["gamma"]);
+  if (kind == "linear")
+    return std::make_unique<optim::LinearLR>(opt, s["start_factor"], s["end_factor"],
+                                             s["total_iters"]);
+  if (kind == "cosine")
+    return std::make_unique<optim::CosineAnnealingLR>(opt, s["T_max"], s["eta_min"]);
+  if (kind == "lambda") {
+    const double base = s["base"];
+    return std::make_unique<optim::LambdaLR>(
+        opt, [base](std::int64_t e) { return std::pow(base, static_cast<double>(e)); });
+  }
+  return std::make_unique<optim::OneCycleLR>(
+      opt, optim::OneCycleLROptions{.max_lr = {s["max_lr"].get<double>()},
+                                    .total_steps = s["total_steps"],
+                                    .pct_start = s["pct_start"],
+                                    .anneal_strategy = s["anneal_strategy"] == "cos"
+                                                           ? optim::AnnealStrategy::cos
+                                                           : optim::AnnealStrategy::linear,
+                                    .cycle_momentum = s["cycle_momentum"],
+                                    .div_factor = s["div_factor"],
+                                    .final_div_factor = s["final_div_factor"],
+                                    .three_phase = s["three_phase"]});
 }
 
 }  // namespace
@@ -59,6 +119,8 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
   const Metadata& meta = cases.meta;
   const auto state_path = std::filesystem::temp_directory_path() /
                           ("hetero_torch_optim_" + std::to_string(::getpid()) + ".safetensors");
+  const auto sched_path = std::filesystem::temp_directory_path() /
+                          ("hetero_torch_sched_" + std::to_string(::getpid()) + ".safetensors");
   int checked = 0;
   for (const auto& [key, text] : meta) {
     const nlohmann::json a = nlohmann::json::parse(text);
@@ -75,25 +137,68 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
     };
     std::vector<Tensor> initial;
     for (int k = 0; k < n; ++k) initial.push_back(get("p" + std::to_string(k)));
-    // Runs steps [first, last) of the case on `params` with `opt`.
-    const auto run = [&](optim::Optimizer& opt, std::vector<Tensor>& params, int first, int last) {
+    const nlohmann::json& clip = a["clip"];
+    const double tol = initial[0].dtype() == DType::float64 ? 1e-12 : 1e-5;
+    // Runs steps [first, last) of the case on `params` with `opt` (and `sched`), checking
+    // each step's clipping norm and lrs against torch's when `check`.
+    const auto run = [&](optim::Optimizer& opt, optim::LRScheduler* sched,
+                         std::vector<Tensor>& params, int first, int last, bool check) {
+      std::size_t norm_index = 0;
+      for (int s = 0; s < first; ++s) norm_index += clip.is_object() && clip["kind"] == "norm";
       for (int s = first; s < last; ++s) {
-        for (int k = 0; k < n; ++k)
-          params[static_cast<std::size_t>(k)].mutable_grad() =
-              get("g" + std::to_string(s) + "." + std::to_string(k));
+        for (int k = 0; k < n; ++k) {
+          const Tensor g = get("g" + std::to_string(s) + "." + std::to_string(k));
+          params[static_cast<std::size_t>(k)].mutable_grad() = g.defined() ? g.clone() : g;
+        }
+        if (clip.is_object() && clip["kind"] == "norm") {
+          const double norm_type =
+              clip["norm_type"].is_string() ? INFINITY : clip["norm_type"].get<double>();
+          const Tensor total = nn::utils::clip_grad_norm_(params, clip["max_norm"], norm_type);
+          const double want = a["norms"][norm_index++];
+          if (check) {
+            EXPECT_LE(std::abs(total.to(DType::float64).item<double>() - want),
+                      tol * (1 + std::abs(want)))
+                << "clip_grad_norm_ total at step " << s;
+          }
+        } else if (clip.is_object()) {
+          nn::utils::clip_grad_value_(params, clip["clip_value"]);
+        }
         opt.step();
+        if (sched) sched->step();
+        if (!check) continue;
+        for (std::size_t g = 0; g < opt.num_param_groups(); ++g) {
+          EXPECT_EQ(opt.lr(g), a["lrs"][static_cast<std::size_t>(s + 1)][g].get<double>())
+              << "lr of group " << g << " after step " << s;
+        }
       }
     };
     std::vector<Tensor> params = fresh(initial);
     auto opt = make(a, params);
-    run(*opt, params, 0, steps);
-    const double tol = initial[0].dtype() == DType::float64 ? 1e-12 : 1e-5;
+    auto sched = make_scheduler(a, *opt);
+    for (std::size_t g = 0; g < opt->num_param_groups(); ++g)
+      EXPECT_EQ(opt->lr(g), a["lrs"][0][g].get<double>()) << "initial lr of group " << g;
+    run(*opt, sched.get(), params, 0, steps, true);
     for (int k = 0; k < n; ++k)
       EXPECT_LE(worst(params[static_cast<std::size_t>(k)], get("out" + std::to_string(k))), tol)
           << "parameter " << k;
+    // Every numeric hyper-parameter of every group, torch's keys (betas as beta1/beta2).
+    ASSERT_EQ(opt->num_param_groups(), a["group_values"].size());
+    for (std::size_t g = 0; g < opt->num_param_groups(); ++g)
+      for (const auto& [k, v] : a["group_values"][g].items()) {
+        const auto ours = opt->get(g, k);
+        if (!ours) {
+          // torch 1.13's keys that hetero has no option for.
+          EXPECT_TRUE(k == "maximize" || k == "foreach" || k == "capturable" ||
+                      k == "differentiable" || k == "fused")
+              << "group " << g << " has no '" << k << "'";
+          continue;
+        }
+        EXPECT_EQ(*ours, v.get<double>()) << "group " << g << " '" << k << "'";
+      }
     // The state: the same entries as torch's, with torch's values.
     const nn::NamedTensors state = opt->state_dict();
-    std::size_t torch_entries = 0;
+    std::size_t torch_entries = 0, state_entries = 0;
+    for (const auto& [name, t] : state) state_entries += name.rfind("state.", 0) == 0;
     for (const auto& [name, t] : file)
       if (name.rfind(key + ".state.", 0) == 0) {
         ++torch_entries;
@@ -101,24 +206,33 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
         ASSERT_TRUE(state.contains(ours)) << "state entry " << ours << " missing";
         EXPECT_LE(worst(state.at(ours), t), tol) << ours;
       }
-    EXPECT_EQ(state.size(), torch_entries);
+    EXPECT_EQ(state_entries, torch_entries);
 
     // Interrupted halfway, saved, loaded into a new optimiser over copies: bit-identical.
     const int half = steps / 2;
+    // The scheduler is built before the load (it sets the lrs), as torch's recipe.
     std::vector<Tensor> first = fresh(initial);
     auto opt1 = make(a, first);
-    run(*opt1, first, 0, half);
+    auto sched1 = make_scheduler(a, *opt1);
+    run(*opt1, sched1.get(), first, 0, half, false);
     save(opt1->state_dict(), state_path);
+    if (sched1) save(sched1->state_dict(), sched_path);
     std::vector<Tensor> second = fresh(first);
     auto opt2 = make(a, second);
+    auto sched2 = make_scheduler(a, *opt2);
     opt2->load_state_dict(load_file(state_path, dev));
-    run(*opt2, second, half, steps);
+    if (sched2) sched2->load_state_dict(load_file(sched_path, dev));
+    run(*opt2, sched2.get(), second, half, steps, false);
     for (int k = 0; k < n; ++k)
       EXPECT_TRUE(equal(second[static_cast<std::size_t>(k)], params[static_cast<std::size_t>(k)]))
           << "resumed parameter " << k << " differs from the uninterrupted run";
+    for (std::size_t g = 0; g < opt->num_param_groups(); ++g)
+      for (const std::string& k : opt->keys(g))
+        EXPECT_EQ(opt2->get(g, k), opt->get(g, k)) << "resumed group " << g << " '" << k << "'";
     ++checked;
   }
   std::filesystem::remove(state_path);
+  std::filesystem::remove(sched_path);
   EXPECT_GT(checked, 50);
   std::printf("torch_optim: %d runs matched torch on %s and resumed bit-identically\n", checked,
               dev.str().c_str());
@@ -146,8 +260,106 @@ TEST(TorchOptim, LoadStateDictRefusesWhatDoesNotFit) {
   zero_step.push_back("state.0.exp_avg", zeros({2, 3}));
   zero_step.push_back("state.0.exp_avg_sq", zeros({2, 3}));
   EXPECT_THROW(adam.load_state_dict(zero_step), ValueError);
-  EXPECT_EQ(adam.state_dict().size(), 0u);  // unchanged by the refusals
+  std::size_t entries = 0;
+  for (const auto& [name, t] : adam.state_dict()) entries += name.rfind("state.", 0) == 0;
+  EXPECT_EQ(entries, 0u);  // unchanged by the refusals
   EXPECT_THROW(optim::Adam({p}, {.lr = -1}), ValueError);
   EXPECT_THROW(optim::Adam({p}, {.beta2 = 1.0}), ValueError);
-  EXPECT_THROW(optim::AdamW({zeros({2})}), Error);  // does not require grad
+  const Tensor non_leaf = p * 2;
+  EXPECT_THROW(optim::AdamW({non_leaf}), ValueError);  // can't optimize a non-leaf Tensor
+  EXPECT_NO_THROW(optim::AdamW({zeros({2})}));         // frozen: accepted and skipped, as torch
+}
+
+TEST(TorchOptim, ParamGroupsReadAndSetEachGroupsHyperParameters) {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  optim::SGD sgd({{{a}, std::nullopt}, {{b}, optim::SGDOptions{.lr = 0.5, .momentum = 0.9}}},
+                 {.lr = 0.1});
+  ASSERT_EQ(sgd.num_param_groups(), 2u);
+  EXPECT_EQ(sgd.lr(0), 0.1);
+  EXPECT_EQ(sgd.lr(1), 0.5);
+  EXPECT_EQ(sgd.get(1, "momentum"), 0.9);
+  EXPECT_EQ(sgd.get(0, "initial_lr"), std::nullopt);
+  EXPECT_TRUE(sgd.param_group(1)[0].is_same(b));
+  sgd.set_lr(1, 0.25);
+  EXPECT_EQ(sgd.options(1).lr, 0.25);
+  EXPECT_THROW(sgd.set_lr(1, -1), ValueError);
+  EXPECT_EQ(sgd.lr(1), 0.25);  // unchanged by the refusal
+  EXPECT_THROW(sgd.set(0, "weight_decay", -1), ValueError);
+  EXPECT_THROW(sgd.lr(2), IndexError);
+  sgd.set(0, "anything", 3);  // kept beside the options, as torch's param_groups
+  EXPECT_EQ(sgd.keys(0).back(), "anything");
+  sgd.set_lr(0.0);  // lr = 0 is accepted, as torch 1.13
+  a.mutable_grad() = ones({2});
+  b.mutable_grad() = ones({3});
+  sgd.step();
+  EXPECT_TRUE(equal(a, ones({2})));
+  EXPECT_THROW(optim::SGD({{{a}, std::nullopt}, {{a}, std::nullopt}}, {.lr = 0.1}), ValueError);
+  EXPECT_THROW(optim::SGD(std::vector<Tensor>{}, {.lr = 0.1}), ValueError);
+  // A checkpoint carries the groups' values; one whose groups differ is refused whole.
+  nn::NamedTensors state = sgd.state_dict();
+  optim::SGD other({{{a}, std::nullopt}, {{b}, std::nullopt}}, {.lr = 0.1});
+  other.load_state_dict(state);
+  EXPECT_EQ(other.lr(1), 0.0);
+  EXPECT_EQ(other.get(0, "anything"), 3.0);
+  optim::SGD one_group({a, b}, {.lr = 0.1});
+  EXPECT_THROW(one_group.load_state_dict(state), ValueError);
+  EXPECT_EQ(one_group.lr(), 0.1);
+  nn::NamedTensors bad_momentum;  // a good lr, then an entry that fails: nothing changes
+  bad_momentum.push_back("param_groups.0.lr", full({}, 0.5));
+  bad_momentum.push_back("state.0.momentum_buffer", zeros({7}));
+  EXPECT_THROW(one_group.load_state_dict(bad_momentum), ShapeError);
+  EXPECT_EQ(one_group.lr(), 0.1);
+}
+
+TEST(TorchOptim, ZeroGradKeepsOrDropsTheGradient) {
+  Tensor p = ones({2}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.1});
+  p.mutable_grad() = full({2}, 3.0);
+  const Tensor g = p.grad();
+  sgd.zero_grad(false);  // torch 1.13's default: zeroed in place
+  EXPECT_TRUE(p.grad().is_same(g));
+  EXPECT_TRUE(equal(g, zeros({2})));
+  sgd.zero_grad();
+  EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
+  Tensor p = ones({2}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.1});
+  // pct_start * total_steps == 1: the first phase has no steps (torch: ZeroDivisionError).
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}, .total_steps = 4, .pct_start = 0.25}),
+               ValueError);
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}}), ValueError);  // no step count
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0, 2.0}, .total_steps = 10}), ValueError);
+  EXPECT_THROW(optim::LinearLR(sgd, 1.5), ValueError);
+  EXPECT_THROW(optim::StepLR(sgd, 0), ValueError);
+  optim::SGD fresh({p}, {.lr = 0.1});
+  optim::OneCycleLR one_cycle(fresh, {.max_lr = {1.0}, .total_steps = 3});
+  for (int i = 0; i < 3; ++i) one_cycle.step();
+  const double lr = fresh.lr();
+  EXPECT_THROW(one_cycle.step(), ValueError);  // "Tried to step 5 times ..."
+  EXPECT_EQ(fresh.lr(), lr);
+  EXPECT_EQ(one_cycle.last_epoch(), 3);
+  nn::NamedTensors wrong;
+  for (const auto& [name, t] : one_cycle.state_dict())
+    wrong.push_back(name,
+                    name == "base_lrs" ? zeros({2}, TensorOptions().dtype(DType::float64)) : t);
+  EXPECT_THROW(one_cycle.load_state_dict(wrong), ValueError);
+  EXPECT_EQ(one_cycle.last_epoch(), 3);
+}
+
+TEST(TorchOptim, ClipGradRefusesAndSkips) {
+  Tensor p = ones({2}).requires_grad_(), q = ones({2}).requires_grad_();
+  EXPECT_EQ(nn::utils::clip_grad_norm_({p, q}, 1.0).item<float>(), 0.0f);  // no gradients
+  p.mutable_grad() = tensor({3.0f, 4.0f});
+  const Tensor total = nn::utils::clip_grad_norm_({p, q}, 1.0);
+  EXPECT_FLOAT_EQ(total.item<float>(), 5.0f);
+  EXPECT_NEAR(p.grad().to_vector<float>()[0], 0.6f, 1e-6);
+  p.mutable_grad() = tensor({INFINITY, 1.0f});
+  EXPECT_THROW(nn::utils::clip_grad_norm_({p}, 1.0, 2.0, true), ValueError);
+  EXPECT_EQ(p.grad().to_vector<float>()[1], 1.0f);  // unchanged
+  EXPECT_THROW(nn::utils::clip_grad_norm_({p}, 1.0, 0.0), ValueError);
+  EXPECT_THROW(nn::utils::clip_grad_value_({p}, -1.0), ValueError);
+  nn::utils::clip_grad_value_({p}, 0.5);
+  EXPECT_EQ(p.grad().to_vector<float>()[0], 0.5f);
 }

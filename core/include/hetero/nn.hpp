@@ -3,6 +3,7 @@
 /// @file nn.hpp
 /// The neural-network layers.
 #include <hetero/nn/activation.hpp>
+#include <hetero/nn/clip_grad.hpp>
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>

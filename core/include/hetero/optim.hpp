@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file optim.hpp
-/// Optimisers.
+/// Optimisers and learning-rate schedules.
 #include <hetero/optim/adam.hpp>
+#include <hetero/optim/lr_scheduler.hpp>
+#include <hetero/optim/lr_schedulers.hpp>
+#include <hetero/optim/one_cycle_lr.hpp>
 #include <hetero/optim/optimizer.hpp>
 #include <hetero/optim/sgd.hpp>

@@ -2,7 +2,10 @@
 #include <hetero/optim/adam.hpp>
 
 #include <cmath>
+#include <optional>
 #include <string>
+
+#include <fmt/format.h>
 
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
@@ -13,35 +16,86 @@
 
 namespace hetero::optim {
 
-Adam::Adam(std::vector<Tensor> params, AdamOptions options)
-    : Adam(std::move(params), options, false, "Adam") {}
+namespace {
 
-Adam::Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* who)
-    : Optimizer(std::move(params), who),
-      state_(params_.size()),
-      options_(options),
-      decoupled_(decoupled) {
+void check(const AdamOptions& o, const char* who) {
   const auto bad = [who](const std::string& what, double v) {
-    return ValueError(std::string(who) + ": invalid " + what + ": " + std::to_string(v) +
+    return ValueError(std::string(who) + ": Invalid " + what + ": " + fmt::format("{}", v) +
                       " (as torch)");
   };
-  if (!(options.lr > 0)) throw bad("learning rate (must be > 0)", options.lr);
-  if (!(options.eps >= 0)) throw bad("epsilon value (must be >= 0)", options.eps);
-  if (!(options.beta1 >= 0 && options.beta1 < 1))
-    throw bad("beta parameter at index 0", options.beta1);
-  if (!(options.beta2 >= 0 && options.beta2 < 1))
-    throw bad("beta parameter at index 1", options.beta2);
-  if (!(options.weight_decay >= 0))
-    throw bad("weight_decay value (must be >= 0)", options.weight_decay);
+  if (!(o.lr >= 0)) throw bad("learning rate", o.lr);
+  if (!(o.eps >= 0)) throw bad("epsilon value", o.eps);
+  if (!(o.beta1 >= 0 && o.beta1 < 1)) throw bad("beta parameter at index 0", o.beta1);
+  if (!(o.beta2 >= 0 && o.beta2 < 1)) throw bad("beta parameter at index 1", o.beta2);
+  if (!(o.weight_decay >= 0)) throw bad("weight_decay value", o.weight_decay);
+}
+
+AdamOptions adam_options(const AdamWOptions& o) {
+  return {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.amsgrad};
+}
+
+std::vector<ParamGroup<AdamOptions>> adam_groups(std::vector<ParamGroup<AdamWOptions>> groups) {
+  std::vector<ParamGroup<AdamOptions>> out;
+  for (auto& g : groups)
+    out.push_back(
+        {std::move(g.params), g.options ? std::optional(adam_options(*g.options)) : std::nullopt});
+  return out;
+}
+
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, AdamOptions options)
+    : Adam(std::vector<ParamGroup<AdamOptions>>{{std::move(params), std::nullopt}}, options) {}
+
+Adam::Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults)
+    : Adam(std::move(groups), defaults, false, "Adam") {}
+
+Adam::Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults, bool decoupled,
+           const char* who)
+    : Optimizer(detail::params_of(groups), who),
+      state_(params_.size()),
+      options_(
+          detail::options_of(groups, defaults, [who](const AdamOptions& o) { check(o, who); })),
+      decoupled_(decoupled) {}
+
+const AdamOptions& Adam::options(std::size_t group) const {
+  param_group(group);  // IndexError out of range
+  return options_[group];
+}
+
+std::vector<std::pair<std::string, double>> Adam::options_of(std::size_t group) const {
+  const AdamOptions& o = options_[group];
+  return {{"lr", o.lr},
+          {"beta1", o.beta1},
+          {"beta2", o.beta2},
+          {"eps", o.eps},
+          {"weight_decay", o.weight_decay}};
+}
+
+bool Adam::set_option(std::size_t group, const std::string& key, double value, bool checked) {
+  double AdamOptions::*field = key == "lr"             ? &AdamOptions::lr
+                               : key == "beta1"        ? &AdamOptions::beta1
+                               : key == "beta2"        ? &AdamOptions::beta2
+                               : key == "eps"          ? &AdamOptions::eps
+                               : key == "weight_decay" ? &AdamOptions::weight_decay
+                                                       : nullptr;
+  if (!field) return false;
+  const char* who = decoupled_ ? "AdamW" : "Adam";
+  if (checked)
+    detail::set_checked(options_[group], field, value,
+                        [who](const AdamOptions& o) { check(o, who); });
+  else
+    options_[group].*field = value;
+  return true;
 }
 
 void Adam::step() {
   NoGradGuard no_grad;
-  const auto& o = options_;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = params_[i];
     Tensor g = p.grad();
     if (!g.defined()) continue;
+    const AdamOptions& o = options_[group_of(i)];
     State& s = state_[i];
     if (s.step == 0) {
       s.exp_avg = zeros_like(p);
@@ -66,7 +120,7 @@ void Adam::step() {
   }
 }
 
-nn::NamedTensors Adam::state_dict() const {
+nn::NamedTensors Adam::param_state() const {
   nn::NamedTensors out;
   for (std::size_t i = 0; i < state_.size(); ++i) {
     const State& s = state_[i];
@@ -81,7 +135,7 @@ nn::NamedTensors Adam::state_dict() const {
   return out;
 }
 
-void Adam::load_state_dict(const nn::NamedTensors& state) {
+void Adam::load_param_state(const nn::NamedTensors& state) {
   const char* who = decoupled_ ? "AdamW" : "Adam";
   const auto entries =
       detail::split_state(state, params_, {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, who);
@@ -93,10 +147,11 @@ void Adam::load_state_dict(const nn::NamedTensors& state) {
       if (!e.count(name))
         throw ValueError(std::string(who) + ".load_state_dict: parameter " + std::to_string(i) +
                          " has state but no 'state." + std::to_string(i) + "." + name + "'");
-    if (options_.amsgrad != (e.count("max_exp_avg_sq") != 0))
+    const bool amsgrad = options_[group_of(i)].amsgrad;
+    if (amsgrad != (e.count("max_exp_avg_sq") != 0))
       throw ValueError(std::string(who) + ".load_state_dict: parameter " + std::to_string(i) +
-                       (options_.amsgrad ? " lacks 'max_exp_avg_sq' (amsgrad is on)"
-                                         : " has 'max_exp_avg_sq' but amsgrad is off"));
+                       (amsgrad ? " lacks 'max_exp_avg_sq' (amsgrad is on)"
+                                : " has 'max_exp_avg_sq' but amsgrad is off"));
     State& s = loaded[i];
     const double step = e.at("step").to(DType::float64).reshape({}).item<double>();
     if (!(step >= 1 && step == std::floor(step) && step < 9.0e15))
@@ -105,13 +160,15 @@ void Adam::load_state_dict(const nn::NamedTensors& state) {
     s.step = static_cast<std::int64_t>(step);
     s.exp_avg = detail::adopt(e.at("exp_avg"), params_[i]);
     s.exp_avg_sq = detail::adopt(e.at("exp_avg_sq"), params_[i]);
-    if (options_.amsgrad) s.max_exp_avg_sq = detail::adopt(e.at("max_exp_avg_sq"), params_[i]);
+    if (amsgrad) s.max_exp_avg_sq = detail::adopt(e.at("max_exp_avg_sq"), params_[i]);
   }
   state_ = std::move(loaded);
 }
 
-AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
-    : Adam(std::move(params), {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.amsgrad}, true,
-           "AdamW") {}
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions options)
+    : AdamW(std::vector<ParamGroup<AdamWOptions>>{{std::move(params), std::nullopt}}, options) {}
+
+AdamW::AdamW(std::vector<ParamGroup<AdamWOptions>> groups, AdamWOptions defaults)
+    : Adam(adam_groups(std::move(groups)), adam_options(defaults), true, "AdamW") {}
 
 }  // namespace hetero::optim

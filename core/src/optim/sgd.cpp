@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/optim/sgd.hpp>
 
+#include <fmt/format.h>
+
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
@@ -9,24 +11,64 @@
 
 namespace hetero::optim {
 
+namespace {
+
+// torch.optim.SGD's checks and messages.
+void check(const SGDOptions& o) {
+  const auto bad = [](const std::string& what, double v) {
+    return ValueError("SGD: Invalid " + what + ": " + fmt::format("{}", v) + " (as torch)");
+  };
+  if (!(o.lr >= 0)) throw bad("learning rate", o.lr);
+  if (!(o.momentum >= 0)) throw bad("momentum value", o.momentum);
+  if (!(o.weight_decay >= 0)) throw bad("weight_decay value", o.weight_decay);
+  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
+    throw ValueError("SGD: Nesterov momentum requires a momentum and zero dampening (as torch)");
+}
+
+}  // namespace
+
 SGD::SGD(std::vector<Tensor> params, SGDOptions options)
-    : Optimizer(std::move(params), "SGD"), momentum_(params_.size()), options_(options) {
-  if (!(options.lr > 0)) throw Error("SGD: lr must be positive, got " + std::to_string(options.lr));
-  if (options.momentum < 0)
-    throw Error("SGD: momentum must be >= 0, got " + std::to_string(options.momentum));
-  if (options.weight_decay < 0)
-    throw Error("SGD: weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
-  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
-    throw Error("SGD: Nesterov momentum needs momentum > 0 and dampening = 0");
+    : SGD(std::vector<ParamGroup<SGDOptions>>{{std::move(params), std::nullopt}}, options) {}
+
+SGD::SGD(std::vector<ParamGroup<SGDOptions>> groups, SGDOptions defaults)
+    : Optimizer(detail::params_of(groups), "SGD"),
+      momentum_(params_.size()),
+      options_(detail::options_of(groups, defaults, check)) {}
+
+const SGDOptions& SGD::options(std::size_t group) const {
+  param_group(group);  // IndexError out of range
+  return options_[group];
+}
+
+std::vector<std::pair<std::string, double>> SGD::options_of(std::size_t group) const {
+  const SGDOptions& o = options_[group];
+  return {{"lr", o.lr},
+          {"momentum", o.momentum},
+          {"dampening", o.dampening},
+          {"weight_decay", o.weight_decay}};
+}
+
+bool SGD::set_option(std::size_t group, const std::string& key, double value, bool checked) {
+  double SGDOptions::*field = key == "lr"             ? &SGDOptions::lr
+                              : key == "momentum"     ? &SGDOptions::momentum
+                              : key == "dampening"    ? &SGDOptions::dampening
+                              : key == "weight_decay" ? &SGDOptions::weight_decay
+                                                      : nullptr;
+  if (!field) return false;
+  if (checked)
+    detail::set_checked(options_[group], field, value, check);
+  else
+    options_[group].*field = value;
+  return true;
 }
 
 void SGD::step() {
   NoGradGuard no_grad;
-  const auto& o = options_;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = params_[i];
     const Tensor g = p.grad();
     if (!g.defined()) continue;
+    const SGDOptions& o = options_[group_of(i)];
     Tensor d = o.weight_decay != 0 ? g + o.weight_decay * p : g;
     if (o.momentum != 0) {
       Tensor& buf = momentum_[i];
@@ -37,7 +79,7 @@ void SGD::step() {
   }
 }
 
-nn::NamedTensors SGD::state_dict() const {
+nn::NamedTensors SGD::param_state() const {
   nn::NamedTensors out;
   for (std::size_t i = 0; i < momentum_.size(); ++i)
     if (momentum_[i].defined())
@@ -45,7 +87,7 @@ nn::NamedTensors SGD::state_dict() const {
   return out;
 }
 
-void SGD::load_state_dict(const nn::NamedTensors& state) {
+void SGD::load_param_state(const nn::NamedTensors& state) {
   const auto entries = detail::split_state(state, params_, {"momentum_buffer"}, "SGD");
   std::vector<Tensor> momentum(params_.size());
   for (std::size_t i = 0; i < params_.size(); ++i)

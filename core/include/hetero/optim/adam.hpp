@@ -12,7 +12,10 @@
 /// State per parameter (state_dict names): "exp_avg" (m), "exp_avg_sq" (v), "max_exp_avg_sq"
 /// (amsgrad only), "step" (a 0-d float32 tensor, as torch), on the parameter's device. The
 /// step count is kept on the host, so step() waits for no device.
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <hetero/export.hpp>
@@ -20,9 +23,11 @@
 
 namespace hetero::optim {
 
-/// Hyper-parameters of Adam (torch.optim.Adam's defaults).
+/// Hyper-parameters of Adam (torch.optim.Adam's defaults). As keys of a parameter group
+/// (Optimizer::get / set): "lr", "beta1", "beta2" (torch's betas), "eps", "weight_decay";
+/// amsgrad is fixed at construction.
 struct AdamOptions {
-  double lr = 1e-3;                   ///< > 0
+  double lr = 1e-3;                   ///< >= 0 (torch 1.13 accepts 0)
   double beta1 = 0.9, beta2 = 0.999;  ///< each in [0, 1)
   double eps = 1e-8;                  ///< >= 0
   double weight_decay = 0;            ///< >= 0
@@ -31,16 +36,23 @@ struct AdamOptions {
 
 class HETERO_API Adam : public Optimizer {
  public:
-  /// Keeps handles to `params`. Error for an invalid option (naming it) or a parameter that
-  /// is undefined or does not require grad.
+  /// One group: keeps handles to `params`. ValueError for an invalid option (naming it, as
+  /// torch's messages) or parameters (see Optimizer).
   Adam(std::vector<Tensor> params, AdamOptions options = {});
+  /// Parameter groups, each with its options or `defaults`; errors as above.
+  Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults);
   void step() override;
-  nn::NamedTensors state_dict() const override;
-  void load_state_dict(const nn::NamedTensors& state) override;
-  const AdamOptions& options() const noexcept { return options_; }
+  /// Group `group`'s options (IndexError out of range).
+  const AdamOptions& options(std::size_t group = 0) const;
 
  protected:
-  Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* who);
+  Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults, bool decoupled,
+       const char* who);
+  std::vector<std::pair<std::string, double>> options_of(std::size_t group) const override;
+  bool set_option(std::size_t group, const std::string& key, double value, bool checked) override;
+  /// "state.<i>.step", "exp_avg", "exp_avg_sq" and "max_exp_avg_sq" (amsgrad), as torch.
+  nn::NamedTensors param_state() const override;
+  void load_param_state(const nn::NamedTensors& state) override;
 
  private:
   struct State {
@@ -48,7 +60,7 @@ class HETERO_API Adam : public Optimizer {
     std::int64_t step = 0;  // on the host: the update needs no device read for it
   };
   std::vector<State> state_;
-  AdamOptions options_;
+  std::vector<AdamOptions> options_;
   bool decoupled_;
 };
 
@@ -66,6 +78,8 @@ struct AdamWOptions {
 class HETERO_API AdamW : public Adam {
  public:
   AdamW(std::vector<Tensor> params, AdamWOptions options = {});
+  /// Parameter groups, each with its options or `defaults`.
+  AdamW(std::vector<ParamGroup<AdamWOptions>> groups, AdamWOptions defaults);
 };
 
 }  // namespace hetero::optim

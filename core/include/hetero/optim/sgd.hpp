@@ -10,6 +10,9 @@
 /// Every update runs on the parameter's device, in place (handles see it), without
 /// recording gradients. Move the module before building the optimiser (as torch says):
 /// momentum buffers live where the parameters were at the first step.
+#include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <hetero/export.hpp>
@@ -18,9 +21,11 @@
 
 namespace hetero::optim {
 
-/// Hyper-parameters of SGD (torch.optim.SGD's defaults except lr, which is required).
+/// Hyper-parameters of SGD (torch.optim.SGD's defaults except lr, which is required). As
+/// keys of a parameter group (Optimizer::get / set): "lr", "momentum", "dampening",
+/// "weight_decay"; nesterov is fixed at construction.
 struct SGDOptions {
-  double lr;            ///< learning rate, > 0
+  double lr;            ///< learning rate, >= 0 (0 freezes the group, as torch 1.13 accepts)
   double momentum = 0;  ///< >= 0
   double dampening = 0;
   double weight_decay = 0;  ///< L2 penalty, >= 0
@@ -29,18 +34,27 @@ struct SGDOptions {
 
 class HETERO_API SGD : public Optimizer {
  public:
-  /// Keeps handles to `params` (e.g. module.parameters()). Error for an invalid option.
+  /// One group: keeps handles to `params` (e.g. module.parameters()). ValueError for an
+  /// invalid option (naming it, as torch's messages) or parameters (see Optimizer).
   SGD(std::vector<Tensor> params, SGDOptions options);
+  /// Parameter groups, each with its options or `defaults` (as torch.optim.SGD(
+  /// [{"params": ...}, ...], lr=...)); errors as above.
+  SGD(std::vector<ParamGroup<SGDOptions>> groups, SGDOptions defaults);
   /// One update of every parameter that has a gradient (others are skipped).
   void step() override;
+  /// Group `group`'s options (IndexError out of range).
+  const SGDOptions& options(std::size_t group = 0) const;
+
+ protected:
+  std::vector<std::pair<std::string, double>> options_of(std::size_t group) const override;
+  bool set_option(std::size_t group, const std::string& key, double value, bool checked) override;
   /// "state.<i>.momentum_buffer" for each parameter with a momentum buffer (as torch).
-  nn::NamedTensors state_dict() const override;
-  void load_state_dict(const nn::NamedTensors& state) override;
-  const SGDOptions& options() const noexcept { return options_; }
+  nn::NamedTensors param_state() const override;
+  void load_param_state(const nn::NamedTensors& state) override;
 
  private:
   std::vector<Tensor> momentum_;
-  SGDOptions options_;
+  std::vector<SGDOptions> options_;
 };
 
 }  // namespace hetero::optim

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file optim/lr_schedulers.hpp
+/// The learning-rate schedules of torch.optim.lr_scheduler (torch 1.13), by epoch e =
+/// last_epoch() and each group's base lr b (its "initial_lr"). Each computes torch's
+/// recursive get_lr() from the group's current lr; the closed forms below are what they
+/// amount to when nothing else changes the lr. Constructors take the first step (e = 0).
+/// ValueError for invalid arguments, with torch's messages.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include <hetero/export.hpp>
+#include <hetero/optim/lr_scheduler.hpp>
+
+namespace hetero::optim {
+
+/// lr = b * gamma^floor(e / step_size), as torch.optim.lr_scheduler.StepLR.
+class HETERO_API StepLR final : public LRScheduler {
+ public:
+  /// ValueError unless step_size >= 1.
+  StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::int64_t step_size_;
+  double gamma_;
+};
+
+/// lr = b * gamma^(milestones <= e), counting repeated milestones (torch's Counter), as
+/// torch.optim.lr_scheduler.MultiStepLR.
+class HETERO_API MultiStepLR final : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& optimizer, const std::vector<std::int64_t>& milestones,
+              double gamma = 0.1);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::map<std::int64_t, int> milestones_;
+  double gamma_;
+};
+
+/// lr = b * gamma^e, as torch.optim.lr_scheduler.ExponentialLR.
+class HETERO_API ExponentialLR final : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  double gamma_;
+};
+
+/// lr = b * (start + (end - start) * min(e, total_iters) / total_iters), a linear warm-up
+/// (or decay), as torch.optim.lr_scheduler.LinearLR. ValueError unless 0 <= start_factor
+/// <= 1, 0 <= end_factor <= 1 and total_iters >= 1.
+class HETERO_API LinearLR final : public LRScheduler {
+ public:
+  LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
+           std::int64_t total_iters = 5);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  double start_, end_;
+  std::int64_t total_iters_;
+};
+
+/// lr = eta_min + (b - eta_min) (1 + cos(pi e / T_max)) / 2 (Loshchilov and Hutter 2017,
+/// SGDR without restarts), as torch.optim.lr_scheduler.CosineAnnealingLR: past T_max the
+/// lr rises again along the cosine, as torch's. ValueError unless T_max >= 1.
+class HETERO_API CosineAnnealingLR final : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::int64_t t_max_;
+  double eta_min_;
+};
+
+/// lr = b * lambda(e), as torch.optim.lr_scheduler.LambdaLR with one function for every
+/// group. The function is called on the stepping thread; what it throws propagates.
+class HETERO_API LambdaLR final : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t epoch)> lr_lambda);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::function<double(std::int64_t)> lambda_;
+};
+
+}  // namespace hetero::optim

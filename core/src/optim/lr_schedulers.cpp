@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// torch 1.13's get_lr() of each schedule (torch/optim/lr_scheduler.py), term for term, so
+// that the doubles round as torch's do.
+#include <hetero/optim/lr_schedulers.hpp>
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <hetero/error.hpp>
+
+namespace hetero::optim {
+
+namespace {
+
+// Each group's current lr times `factor`.
+std::vector<double> scaled(const Optimizer& opt, double factor) {
+  std::vector<double> out;
+  for (std::size_t g = 0; g < opt.num_param_groups(); ++g) out.push_back(opt.lr(g) * factor);
+  return out;
+}
+
+}  // namespace
+
+StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
+    : LRScheduler(optimizer, "StepLR"), step_size_(step_size), gamma_(gamma) {
+  if (step_size < 1)
+    throw ValueError("StepLR: step_size must be >= 1, got " + std::to_string(step_size));
+  initial_step();
+}
+
+std::vector<double> StepLR::get_lr() {
+  const std::int64_t e = last_epoch();
+  return scaled(optimizer_, e == 0 || e % step_size_ != 0 ? 1.0 : gamma_);
+}
+
+MultiStepLR::MultiStepLR(Optimizer& optimizer, const std::vector<std::int64_t>& milestones,
+                         double gamma)
+    : LRScheduler(optimizer, "MultiStepLR"), gamma_(gamma) {
+  for (std::int64_t m : milestones) ++milestones_[m];
+  initial_step();
+}
+
+std::vector<double> MultiStepLR::get_lr() {
+  const auto it = milestones_.find(last_epoch());
+  if (it == milestones_.end()) return scaled(optimizer_, 1.0);
+  return scaled(optimizer_, std::pow(gamma_, it->second));
+}
+
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
+    : LRScheduler(optimizer, "ExponentialLR"), gamma_(gamma) {
+  initial_step();
+}
+
+std::vector<double> ExponentialLR::get_lr() {
+  return scaled(optimizer_, last_epoch() == 0 ? 1.0 : gamma_);
+}
+
+LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
+                   std::int64_t total_iters)
+    : LRScheduler(optimizer, "LinearLR"),
+      start_(start_factor),
+      end_(end_factor),
+      total_iters_(total_iters) {
+  if (!(start_factor >= 0 && start_factor <= 1))
+    throw ValueError("LinearLR: Starting multiplicative factor expected to be between 0 and 1.");
+  if (!(end_factor >= 0 && end_factor <= 1))
+    throw ValueError("LinearLR: Ending multiplicative factor expected to be between 0 and 1.");
+  if (total_iters < 1)
+    throw ValueError("LinearLR: total_iters must be >= 1, got " + std::to_string(total_iters));
+  initial_step();
+}
+
+std::vector<double> LinearLR::get_lr() {
+  const std::int64_t e = last_epoch();
+  if (e == 0) return scaled(optimizer_, start_);
+  if (e > total_iters_) return scaled(optimizer_, 1.0);
+  std::vector<double> out;
+  for (std::size_t g = 0; g < optimizer_.num_param_groups(); ++g)
+    out.push_back(group_lr(g) *
+                  (1. + (end_ - start_) / (static_cast<double>(total_iters_) * start_ +
+                                           static_cast<double>(e - 1) * (end_ - start_))));
+  return out;
+}
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
+    : LRScheduler(optimizer, "CosineAnnealingLR"), t_max_(T_max), eta_min_(eta_min) {
+  if (T_max < 1)
+    throw ValueError("CosineAnnealingLR: T_max must be >= 1, got " + std::to_string(T_max));
+  initial_step();
+}
+
+std::vector<double> CosineAnnealingLR::get_lr() {
+  constexpr double pi = std::numbers::pi;
+  const std::int64_t e = last_epoch();
+  const double t_max = static_cast<double>(t_max_), de = static_cast<double>(e);
+  std::vector<double> out;
+  for (std::size_t g = 0; g < optimizer_.num_param_groups(); ++g) {
+    const double lr = group_lr(g), base = base_lrs_[g];
+    if (e == 0)
+      out.push_back(lr);
+    else if ((e - 1 - t_max_) % (2 * t_max_) == 0)
+      out.push_back(lr + (base - eta_min_) * (1 - std::cos(pi / t_max)) / 2);
+    else
+      out.push_back((1 + std::cos(pi * de / t_max)) / (1 + std::cos(pi * (de - 1) / t_max)) *
+                        (lr - eta_min_) +
+                    eta_min_);
+  }
+  return out;
+}
+
+LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t)> lr_lambda)
+    : LRScheduler(optimizer, "LambdaLR"), lambda_(std::move(lr_lambda)) {
+  if (!lambda_) throw ValueError("LambdaLR: lr_lambda is empty");
+  initial_step();
+}
+
+std::vector<double> LambdaLR::get_lr() {
+  const double factor = lambda_(last_epoch());
+  std::vector<double> out;
+  for (double base : base_lrs_) out.push_back(base * factor);
+  return out;
+}
+
+}  // namespace hetero::optim
