@@ -186,6 +186,14 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
   const double span =
       t == DType::int64 ? std::ceil((xend - xstart) / xstep) : std::ceil((end - start) / step);
   if (span > 9.2e18) throw ShapeError("arange: too many elements");
+  // The integer dtypes other than int64 check the sign with truncated bounds but count with
+  // the double ones: arange(0.75, -0.25, 1, uint8) passes the first and counts -1, which
+  // torch refuses (the differential test, seed 24).
+  if (span < 0)
+    throw ShapeError("arange: invalid size, possible overflow? (" + detail::format_double(start) +
+                     " -> " + detail::format_double(end) + " step " + detail::format_double(step) +
+                     " counts " + detail::format_double(span) + " elements in " +
+                     std::string(dtype_name(t)) + ", as torch)");
   const auto n = span > 0 ? static_cast<std::int64_t>(span) : 0;
   if (integer && (std::fabs(xstart) >= 9.2e18 || std::fabs(xend) >= 9.2e18))
     throw ShapeError("arange: bounds " + detail::format_double(start) + " -> " +
@@ -231,6 +239,74 @@ Tensor detail::arange_integral(std::int64_t start, std::int64_t end, std::int64_
 
 Tensor arange(std::int64_t end, TensorOptions options) {
   return detail::arange_integral(0, end, 1, options);
+}
+
+namespace {
+// torch 1.13's cpu linspace kernel, element `idx` of `steps`: computed in T (double for
+// integer dtypes, float for the 16-bit ones), from both ends towards the middle.
+template <class T>
+T linspace_at(T start, T end, T step, std::int64_t idx, std::int64_t steps) {
+  return idx < steps / 2 ? start + step * static_cast<T>(idx)
+                         : end - step * static_cast<T>(steps - idx - 1);
+}
+}  // namespace
+
+Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options) {
+  return traced("linspace", [&] {
+    const DType t = options.dtype_or(DType::float32);
+    if (steps < 0)
+      throw ValueError("linspace: number of steps must be non-negative, got " +
+                       std::to_string(steps) + " (as torch)");
+    if (t == DType::bool_) throw DTypeError("linspace: not implemented for 'Bool' (as torch)");
+    const bool integer = !is_floating_point(t);
+    if (!std::isfinite(start) || !std::isfinite(end)) {
+      if (integer)
+        throw DTypeError("linspace: start and end must be finite for " +
+                         std::string(dtype_name(t)));
+    }
+    Tensor result = empty(Shape{steps}, options.dtype(t));
+    const TensorOptions host = TensorOptions(result.device()).dtype(t);
+    const double span = static_cast<double>(std::max<std::int64_t>(steps - 1, 1));
+    constexpr std::int64_t kChunk = std::int64_t{1} << 16;
+    for (std::int64_t lo = 0; lo < steps; lo += kChunk) {
+      const std::int64_t m = std::min(kChunk, steps - lo);
+      std::vector<double> v(static_cast<std::size_t>(m));
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t idx = lo + i;
+        double x;
+        if (integer) {  // start and end as integers, the step in double, truncated back
+          const double a = std::trunc(start), b = std::trunc(end);
+          x = std::trunc(linspace_at(a, b, (b - a) / span, idx, steps));
+        } else if (t == DType::float64) {
+          x = linspace_at(start, end, (end - start) / span, idx, steps);
+        } else {  // float32, and the 16-bit dtypes (torch's Half arithmetic is in float)
+          const auto a = static_cast<float>(start), b = static_cast<float>(end);
+          x = linspace_at(a, b, (b - a) / static_cast<float>(span), idx, steps);
+        }
+        v[static_cast<std::size_t>(i)] = steps == 1 ? start : x;
+      }
+      Tensor part = result.narrow(0, lo, m);
+      if (integer) {
+        std::vector<std::int64_t> w(v.begin(), v.end());
+        part.copy_(from_host(w.data(), w.size(), DType::int64, Shape{m}, host));
+      } else {
+        part.copy_(from_host(v.data(), v.size(), DType::float64, Shape{m}, host));
+      }
+    }
+    return result;
+  });
+}
+
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m, TensorOptions options) {
+  return traced("eye", [&] {
+    const std::int64_t cols = m.value_or(n);
+    if (n < 0) throw ValueError("eye: n must be greater or equal to 0, got " + std::to_string(n));
+    if (cols < 0)
+      throw ValueError("eye: m must be greater or equal to 0, got " + std::to_string(cols));
+    const DType t = options.dtype_or(DType::float32);
+    const TensorOptions index = options.dtype(DType::int64);
+    return eq(arange(n, index).unsqueeze(1), arange(cols, index)).to(t);
+  });
 }
 
 Tensor rand(const Shape& shape, TensorOptions options) {

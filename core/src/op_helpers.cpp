@@ -14,6 +14,13 @@
 
 namespace hetero::detail {
 
+bool runs_float64(const Tensor& a, BinaryOp op) {
+  const Storage& on = storage_of(a);
+  return calls::has_kernel(on, OpFamily::cast, DType::float64) &&
+         calls::has_kernel(on, op, DType::float64) &&
+         calls::has_kernel(on, OpFamily::fill, DType::float64);
+}
+
 std::string shape_str(const Shape& s) {
   std::ostringstream os;
   os << '[';

@@ -80,6 +80,9 @@ void fill(const Tensor& t, double v);
 void fill(const Tensor& t, std::int64_t v);
 /// "[2, 3]".
 std::string shape_str(const Shape& s);
+/// Whether `a`'s device runs cast, fill and `op` in float64: where composed ops widen 16-bit
+/// or float32 work to float64 (prod, cumsum), else they take float32.
+bool runs_float64(const Tensor& a, BinaryOp op);
 /// `v` for an error message, with enough digits to tell it apart: "1e+10", "-2.25", "nan".
 std::string format_double(double v);
 /// torch's overflow rule for a value put into dtype `t` (full, masked_fill): DTypeError

@@ -63,14 +63,14 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
       offset += n;
     }
   }
-  std::vector<Tensor> inputs;
-  for (const Tensor* t : parts) inputs.push_back(*t);
-  return detail::record("CatBackward", out, inputs, [&] {
+  // Every input is recorded, the skipped empty ones too (their gradient is empty, as torch's).
+  return detail::record("CatBackward", out, tensors, [&] {
     std::vector<std::int64_t> sizes;
     std::vector<DType> dtypes;
-    for (const Tensor* t : parts) {
-      sizes.push_back(t->shape()[static_cast<std::size_t>(d)]);
-      dtypes.push_back(t->dtype());
+    for (const Tensor& t : tensors) {
+      const bool skipped = t.dim() == 1 && t.numel() == 0;
+      sizes.push_back(skipped ? -1 : t.shape()[static_cast<std::size_t>(d)]);
+      dtypes.push_back(t.dtype());
     }
     return
         [sizes, dtypes, d](const Tensor& g) { return detail::formulas::cat(g, d, sizes, dtypes); };

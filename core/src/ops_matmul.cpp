@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // matmul as torch.matmul: 1-D operands are promoted to matrices and the added dimension
 // removed afterwards; batch dimensions broadcast; each batch is one GEMM of the backend.
+#include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
 #include "autograd/formulas.hpp"
@@ -190,6 +192,42 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       return detail::formulas::matmul(g, sa, sb);
     };
   });
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  detail::impl_of(a, "bmm");
+  detail::impl_of(b, "bmm");
+  if (a.dim() != 3)
+    throw ShapeError("bmm: batch1 must be a 3D tensor, got shape " + detail::shape_str(a.shape()));
+  if (b.dim() != 3)
+    throw ShapeError("bmm: batch2 must be a 3D tensor, got shape " + detail::shape_str(b.shape()));
+  if (a.shape()[0] != b.shape()[0] || a.shape()[2] != b.shape()[1])
+    throw ShapeError("bmm: Expected size for first two dimensions of batch2 tensor to be: [" +
+                     std::to_string(a.shape()[0]) + ", " + std::to_string(a.shape()[2]) +
+                     "] but got: [" + std::to_string(b.shape()[0]) + ", " +
+                     std::to_string(b.shape()[1]) + "] (as torch)");
+  return matmul(a, b);
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta,
+               double alpha) {
+  detail::impl_of(input, "baddbmm");
+  Tensor product = bmm(batch1, batch2);
+  detail::check_same_device("baddbmm", {&input, &product});
+  // input must broadcast to the product's shape (not the other way round).
+  if (detail::broadcast_shapes("baddbmm", input.shape(), product.shape()) != product.shape())
+    throw ShapeError("baddbmm: input of shape " + detail::shape_str(input.shape()) +
+                     " does not broadcast to the product's shape " +
+                     detail::shape_str(product.shape()));
+  if (alpha != 1) product = product * alpha;
+  if (beta == 0) {
+    // input ignored (its NaN and inf too), as torch; its gradient is 0 (torch's beta * g).
+    if (!input.requires_grad() || !is_grad_enabled()) return product;
+    const Tensor none = full(input.shape(), 0.0, TensorOptions(input.device()).dtype(DType::bool_));
+    return product +
+           where(none, input, full({}, 0.0, TensorOptions(input.device()).dtype(input.dtype())));
+  }
+  return (beta == 1 ? input : input * beta) + product;
 }
 
 }  // namespace hetero

@@ -55,11 +55,7 @@ DType compute_dtype(const Tensor& a) {
   const DType t = a.dtype();
   if (!is_floating_point(t)) return DType::int64;
   if (t != DType::float16 && t != DType::bfloat16) return t;
-  const detail::Storage& on = detail::storage_of(a);
-  const bool f64 = detail::calls::has_kernel(on, OpFamily::cast, DType::float64) &&
-                   detail::calls::has_kernel(on, BinaryOp::mul, DType::float64) &&
-                   detail::calls::has_kernel(on, OpFamily::fill, DType::float64);
-  return f64 ? DType::float64 : DType::float32;
+  return detail::runs_float64(a, BinaryOp::mul) ? DType::float64 : DType::float32;
 }
 DType result_dtype(DType t) { return is_floating_point(t) ? t : DType::int64; }
 

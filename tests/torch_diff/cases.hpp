@@ -19,12 +19,12 @@ namespace hetero::torch_diff {
 using Json = nlohmann::json;
 
 /// The case categories, in the order the generator cycles through them.
-inline constexpr const char* kCategories[] = {"unary", "binary", "scalar", "reduce",  "softmax",
-                                              "cast",  "matmul", "view",   "factory", "grad",
-                                              "where", "logic",  "index",  "pool",    "activation"};
+inline constexpr const char* kCategories[] = {
+    "unary",   "binary", "scalar", "reduce", "softmax", "cast", "matmul",     "view",
+    "factory", "grad",   "where",  "logic",  "index",   "pool", "activation", "shape"};
 
 /// Case number `id` of the stream seeded with `seed` (the same id and seed give the same
-/// case on every run); category kCategories[id % 15], made by generate.cpp's generator of
+/// case on every run); category kCategories[id % 16], made by generate.cpp's generator of
 /// the same position.
 Json generate_case(std::uint64_t seed, std::int64_t id);
 

@@ -256,6 +256,42 @@ Tensor activation(const std::string& op, const Tensor& x, const Json& a) {
   throw std::runtime_error("torch_diff: unknown activation " + op);
 }
 
+// The shape category (generate.cpp's shape_case()). The ops that give several tensors
+// (split, split_sizes, chunk, unbind) give their pieces flattened to float64 and
+// concatenated, then each piece's size along dim.
+Tensor shaping(const std::string& op, const std::vector<Tensor>& in, const Json& a) {
+  const auto dims = [&](const char* key) { return a[key].get<std::vector<std::int64_t>>(); };
+  if (op == "tril") return tril(in[0], a["diagonal"].get<std::int64_t>());
+  if (op == "triu") return triu(in[0], a["diagonal"].get<std::int64_t>());
+  if (op == "flip") return flip(in[0], dims("dims"));
+  if (op == "repeat") return repeat(in[0], dims("repeats"));
+  if (op == "one_hot") return one_hot(in[0], a["num_classes"].get<std::int64_t>());
+  if (op == "bmm") return bmm(in[0], in[1]);
+  if (op == "baddbmm")
+    return baddbmm(in[0], in[1], in[2], a["beta"].get<double>(), a["alpha"].get<double>());
+  const std::int64_t dim = a["dim"].get<std::int64_t>();
+  if (op == "cumsum") {
+    std::optional<DType> dtype;
+    if (a.contains("dtype")) dtype = parse_dtype(a["dtype"].get<std::string>());
+    return cumsum(in[0], dim, dtype);
+  }
+  const std::vector<Tensor> pieces =
+      op == "split"         ? split(in[0], a["split_size"].get<std::int64_t>(), dim)
+      : op == "split_sizes" ? split(in[0], dims("sizes"), dim)
+      : op == "chunk"       ? chunk(in[0], a["chunks"].get<std::int64_t>(), dim)
+                            : unbind(in[0], dim);
+  std::vector<Tensor> parts;
+  std::vector<double> sizes;
+  const std::int64_t d = dim < 0 ? dim + in[0].dim() : dim;
+  for (const Tensor& p : pieces) {
+    parts.push_back(p.reshape({-1}).to(DType::float64));
+    sizes.push_back(op == "unbind" ? 1.0
+                                   : static_cast<double>(p.shape()[static_cast<std::size_t>(d)]));
+  }
+  parts.push_back(from_vector(sizes, TensorOptions(in[0].device())));
+  return cat(parts);
+}
+
 // The grad category's expression (generate.cpp's expression()).
 Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   if (e.is_number()) return e.get<int>() == 0 ? x0 : x1;
@@ -298,9 +334,11 @@ Json run(Json& spec, const Device& device) {
   const auto layered = [&](const std::vector<Tensor>& x) {
     return cat == "pool"         ? pooling(op, x, args)
            : cat == "activation" ? activation(op, x[0], args)
+           : cat == "shape"      ? shaping(op, x, args)
                                  : indexing(op, x, args);
   };
-  if ((cat == "index" || cat == "pool" || cat == "activation") && args["backward"].get<bool>()) {
+  if ((cat == "index" || cat == "pool" || cat == "activation" || cat == "shape") &&
+      args["backward"].get<bool>()) {
     // The gradient of sum(y * y) for every floating input (the index stays without one).
     for (auto& x : in)
       if (is_floating_point(x.dtype())) x = x.contiguous().requires_grad_();
@@ -315,6 +353,8 @@ Json run(Json& spec, const Device& device) {
   Tensor r;
   if (cat == "activation")
     r = activation(op, in[0], args);
+  else if (cat == "shape")
+    r = shaping(op, in, args);
   else if (cat == "index")
     r = indexing(op, in, args);
   else if (cat == "pool")

@@ -53,6 +53,10 @@ std::vector<std::string> grad_binary() {
 // gelu(x, "tanh").
 const auto kActivations =
     std::to_array<const char*>({"gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus"});
+// The ops of the shape category (shape_case(); execute.cpp's shaping()).
+const auto kShapeOps =
+    std::to_array<const char*>({"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk",
+                                "unbind", "cumsum", "one_hot", "bmm", "baddbmm"});
 const std::vector<std::string> kGradUnary = [] {
   std::vector<std::string> names = grad_unary();
   names.insert(names.end(), kActivations.begin(), kActivations.end());
@@ -687,6 +691,96 @@ Json activation_case(Gen& g) {
   return {{"op", op}, {"inputs", {g.input(t, g.shape(3), true)}}, {"args", args}};
 }
 
+// The slicing, joining and rearranging ops of <hetero/manipulation.hpp> and bmm/baddbmm:
+// any dtype (bmm floating mostly), arguments now and then out of range (both raise), and
+// for float32/float64 the gradient of sum(y * y) half of the time. split, chunk and unbind
+// give several tensors: both sides compare each piece flattened to float64, concatenated,
+// followed by the pieces' sizes along dim (execute.cpp's shaping()).
+Json shape_case(Gen& g) {
+  const std::string op = g.pick(kShapeOps);
+  const bool matrices = op == "bmm" || op == "baddbmm";
+  // (bmm of integers: torch's cpu has it, its cuda and hetero's matmul do not: floats only,
+  // as matmul_case.)
+  const std::string t = matrices          ? g.float_dtype()
+                        : op == "one_hot" ? (g.chance(0.9) ? "int64" : g.dtype())
+                        : g.chance(0.5)   ? g.pick(std::array<const char*, 2>{"float32", "float64"})
+                                          : g.dtype();
+  Json args = {
+      {"backward", (t == "float32" || t == "float64") && op != "one_hot" && g.chance(0.5)}};
+  if (matrices) {
+    const int b = g.uniform(1, 3), n = g.uniform(1, 4), k = g.uniform(0, 4), m = g.uniform(1, 4);
+    Json b1 = Json::array({b, n, k}), b2 = Json::array({b, k, m});
+    if (g.chance(0.05)) b2[1] = k + 1;             // inner sizes differ: both raise
+    if (g.chance(0.05)) b1 = Json::array({n, k});  // not 3-D: both raise
+    Json inputs = Json::array();
+    if (op == "baddbmm") {
+      Json in = Json::array({b, n, m});
+      if (g.chance(0.3)) in = Json::array({n, m});
+      if (g.chance(0.2)) in = Json::array({1, m});
+      inputs.push_back(g.input(t, in, true));
+      args["beta"] = g.pick(std::array<double, 3>{1.0, 0.0, 0.5});
+      args["alpha"] = g.pick(std::array<double, 3>{1.0, 2.0, -0.5});
+    }
+    inputs.push_back(g.input(t, b1, false));
+    inputs.push_back(g.input(t, b2, false));
+    return {{"op", op}, {"inputs", inputs}, {"args", args}};
+  }
+  Json shape = g.shape(op == "tril" || op == "triu" ? 4 : 3);
+  if ((op == "tril" || op == "triu") && shape.size() < 2 && g.chance(0.8))
+    shape = Json::array({g.uniform(1, 5), g.uniform(1, 5)});
+  const int rank = static_cast<int>(shape.size());
+  const auto dim = [&] {
+    const int r = std::max(rank, 1);
+    return g.chance(0.03) ? r : g.uniform(-r, r - 1);
+  };
+  const auto size_at = [&](int d) -> int {
+    if (rank == 0) return 1;
+    const int w = d < 0 ? d + rank : d;
+    return w >= 0 && w < rank ? shape[static_cast<std::size_t>(w)].get<int>() : 1;
+  };
+  if (op == "one_hot") {
+    Json in = g.input(t, shape, false);
+    if (t == "int64")
+      for (auto& v : in["values"]) v = g.chance(0.02) ? -1 : g.uniform(0, 4);
+    args["num_classes"] = g.pick(std::array<int, 4>{-1, -1, 5, 3});
+    return {{"op", op}, {"inputs", {in}}, {"args", args}};
+  }
+  if (op == "tril" || op == "triu") args["diagonal"] = g.uniform(-3, 3);
+  if (op == "flip") {
+    Json dims = Json::array();
+    for (int k = g.uniform(0, std::max(rank, 1)); k > 0; --k) dims.push_back(dim());
+    args["dims"] = dims;  // a dimension twice now and then: both raise
+  }
+  if (op == "repeat") {
+    Json repeats = Json::array();
+    const int n = rank + (g.chance(0.05) ? -1 : g.uniform(0, 2));
+    for (int k = 0; k < n; ++k) repeats.push_back(g.chance(0.03) ? -1 : g.uniform(0, 3));
+    args["repeats"] = repeats;
+  }
+  if (op == "split" || op == "split_sizes" || op == "chunk" || op == "unbind" || op == "cumsum")
+    args["dim"] = dim();
+  if (op == "split") args["split_size"] = g.uniform(g.chance(0.05) ? -1 : 0, 4);
+  if (op == "chunk") args["chunks"] = g.uniform(g.chance(0.05) ? 0 : 1, 5);
+  if (op == "split_sizes") {
+    int left = size_at(args["dim"].get<int>());
+    Json sizes = Json::array();
+    while (left > 0) {
+      const int s = g.uniform(0, left);
+      sizes.push_back(s);
+      left -= s;
+    }
+    if (sizes.empty() || g.chance(0.3)) sizes.push_back(0);
+    if (g.chance(0.05)) sizes.push_back(1);  // one too many: both raise
+    args["sizes"] = sizes;
+  }
+  // cumsum's dtype argument: floating for floating inputs (a float to integer conversion out
+  // of range is undefined in torch, docs/semantics.md row 1, as cast_case), int64 otherwise.
+  if (op == "cumsum" && g.chance(0.2))
+    args["dtype"] =
+        is_float(t) ? g.pick(std::array<const char*, 2>{"float64", "float32"}) : "int64";
+  return {{"op", op}, {"inputs", {g.input(t, shape, true)}}, {"args", args}};
+}
+
 }  // namespace
 
 Json generate_case(std::uint64_t seed, std::int64_t id) {
@@ -694,9 +788,9 @@ Json generate_case(std::uint64_t seed, std::int64_t id) {
   // The generators in kCategories' order.
   using Generator = Json (*)(Gen&);
   static constexpr Generator kGenerators[] = {
-      unary_case, binary_case, scalar_case, reduce_case,  softmax_case,
-      cast_case,  matmul_case, view_case,   factory_case, grad_case,
-      where_case, logic_case,  index_case,  pool_case,    activation_case};
+      unary_case,  binary_case, scalar_case,     reduce_case, softmax_case, cast_case,
+      matmul_case, view_case,   factory_case,    grad_case,   where_case,   logic_case,
+      index_case,  pool_case,   activation_case, shape_case};
   static_assert(std::size(kGenerators) == std::size(kCategories));
   const auto k = static_cast<std::size_t>(id) % std::size(kCategories);
   const std::string cat = kCategories[k];

@@ -100,6 +100,37 @@ def activation(op, x, a):
 ACTIVATIONS = ("gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus")
 
 
+def shaping(op, x, a):
+    """The shape category (execute.cpp's shaping(): several pieces flattened to float64,
+    concatenated, then each piece's size along dim)."""
+    if op in ("tril", "triu"):
+        return getattr(torch, op)(x[0], a["diagonal"])
+    if op == "flip":
+        return torch.flip(x[0], a["dims"])
+    if op == "repeat":
+        return x[0].repeat(*a["repeats"]) if a["repeats"] else x[0].repeat(torch.Size([]))
+    if op == "one_hot":
+        return torch.nn.functional.one_hot(x[0], a["num_classes"])
+    if op == "bmm":
+        return torch.bmm(x[0], x[1])
+    if op == "baddbmm":
+        return torch.baddbmm(x[0], x[1], x[2], beta=a["beta"], alpha=a["alpha"])
+    dim = a["dim"]
+    if op == "cumsum":
+        return torch.cumsum(x[0], dim, dtype=DTYPES[a["dtype"]] if "dtype" in a else None)
+    if op == "split":
+        pieces = torch.split(x[0], a["split_size"], dim)
+    elif op == "split_sizes":
+        pieces = torch.split(x[0], a["sizes"], dim)
+    elif op == "chunk":
+        pieces = torch.chunk(x[0], a["chunks"], dim)
+    else:
+        pieces = torch.unbind(x[0], dim)
+    d = dim + x[0].dim() if dim < 0 else dim
+    sizes = [1.0 if op == "unbind" else float(p.shape[d]) for p in pieces]
+    return torch.cat([p.reshape(-1).to(torch.float64) for p in pieces] + [torch.tensor(sizes, dtype=torch.float64)])
+
+
 def logic(op, x, a):
     if op in ("logical_and", "logical_or", "logical_xor"):
         return getattr(torch, op)(x[0], x[1])
@@ -240,8 +271,8 @@ def compute(case, as_float64=False):
         return x[0].masked_fill(x[1], int(v) if isinstance(v, int) else float(v))
     if cat == "logic":
         return logic(op, x, a)
-    if cat in ("index", "pool", "activation"):
-        fn = {"index": indexing, "pool": pooling, "activation": activation}[cat]
+    if cat in ("index", "pool", "activation", "shape"):
+        fn = {"index": indexing, "pool": pooling, "activation": activation, "shape": shaping}[cat]
         if cat == "activation" and op == "gelu" and as_float64:
             # The accuracy reference without the cancellation of 1 + erf(x / sqrt 2) at
             # negative x, where both sides' formula loses digits (x Phi(x), Phi by erfc).
@@ -306,6 +337,17 @@ def close(h, t, dtype, extra):
 def reduction_slack(case, dtype):
     """The extra bound of accumulating ops: 2 * n * eps * sum|terms| (n the reduced count)."""
     cat, op = case["cat"], case["op"]
+    if cat == "shape" and op in ("bmm", "baddbmm", "cumsum"):
+        vals = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
+        vals = [[v for v in vs if not math.isinf(v) and not math.isnan(v)] for vs in vals]
+        eps = 2.0 ** -FLOAT_BITS[dtype][0]
+        if op == "cumsum":  # n additions of terms no larger than the sum of all
+            return 2 * max(len(vals[0]), 1) * eps * sum(vals[0])
+        k = case["inputs"][-2]["base"][-1] if case["inputs"][-2]["base"] else 1
+        ma, mb = max(vals[-2], default=0.0), max(vals[-1], default=0.0)
+        alpha = abs(case["args"]["alpha"]) if op == "baddbmm" else 1.0
+        bias = max(vals[0], default=0.0) if op == "baddbmm" else 0.0
+        return 4 * (k + 2) * eps * (alpha * k * ma * mb + bias)
     if cat not in ("reduce", "softmax", "matmul", "pool"):
         return 0.0
     inputs = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
@@ -351,7 +393,7 @@ def compare(case, got, expect, reference):
     hd, hs = got["dtype"], got["shape"]
     if isinstance(expect, tuple):  # the grad category, index cases with "backward"
         value, grads = expect
-        if case["cat"] in ("index", "pool") and (hs != list(value.shape) or NAMES.get(value.dtype) != hd):
+        if case["cat"] in ("index", "pool", "shape") and (hs != list(value.shape) or NAMES.get(value.dtype) != hd):
             raise Failure(f"result: hetero {hd} {hs}, torch {value.dtype} {list(value.shape)}")
         rvalue, rgrads = reference if reference is not None else (None, [None] * len(grads))
         tensors = [(value, rvalue, got["values"], 0)] + [
@@ -610,6 +652,22 @@ def torch_negative_size(case, herr, expect):
             and any(d < 0 for d in expect.shape))
 
 
+def baddbmm_beta_zero(case, herr, expect):
+    """baddbmm with beta 0 and an input that requires grad: torch 1.13's cpu path scales its
+    uninitialised output by beta (NaN, -0.0 now and then); hetero gives alpha * bmm, the
+    documented result, compared here with torch's."""
+    if herr or case["cat"] != "shape" or case["op"] != "baddbmm" or case["args"]["beta"] != 0:
+        return False
+    x = [make_input(i) for i in case["inputs"]]
+    dt = x[1].dtype  # computed in float64 (torch has no 16-bit bmm on the cpu), then rounded
+    leaves = [t.double().clone().requires_grad_() for t in x]
+    y = case["args"]["alpha"] * torch.bmm(leaves[1], leaves[2])  # input's gradient: zeros
+    if not case["args"]["backward"]:
+        return agrees(case, y.detach().to(dt))
+    (y * y).sum().backward()
+    return agrees(case, (y.detach().to(dt), [torch.zeros_like(x[0])] + [l.grad.to(dt) for l in leaves[1:]]))
+
+
 def log1p_of_huge(case, herr, expect):
     """log1p of values above half the dtype's largest: torch's SLEEF log1p overflows to inf,
     hetero gives log(x), the finite value (within 1 ulp of torch's float64 log)."""
@@ -641,7 +699,8 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
               max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
-              torch_negative_size, sign_of_bool, log1p_of_huge]
+              torch_negative_size, sign_of_bool, log1p_of_huge,
+              baddbmm_beta_zero]
 
 
 def check(case):

@@ -7,6 +7,7 @@
 /// DeviceUnavailableError / InvalidDeviceError for a device that does not exist.
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -48,6 +49,20 @@ Tensor arange(I start, I end, I step = 1, TensorOptions options = {}) {
 }
 /// [0, end) in steps of 1, int64 unless options name a dtype.
 HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
+/// `steps` values evenly spaced from `start` to `end` inclusive (float32 unless options name
+/// a dtype), as torch.linspace: torch's cpu formula, start + step * i for the first half and
+/// end - step * (steps - 1 - i) for the rest, step = (end - start) / (steps - 1), in the
+/// dtype's arithmetic (integer dtypes: integral start and end, the step in double,
+/// truncated). Computed on the host and copied to the device. ValueError for steps < 0;
+/// DTypeError for bool, or a non-finite bound with an integer dtype.
+HETERO_API Tensor linspace(double start, double end, std::int64_t steps,
+                           TensorOptions options = {});
+/// The n x m identity (m = n when absent; float32 unless options name a dtype), as
+/// torch.eye. ValueError for n or m < 0.
+HETERO_API Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt,
+                      TensorOptions options = {});
+/// The n x n identity with `options`.
+inline Tensor eye(std::int64_t n, TensorOptions options) { return eye(n, std::nullopt, options); }
 /// Uniform on [0, 1) (float32 default; floating dtypes), from the device's default generator
 /// (see manual_seed; the stream is Philox4x32-10, <hetero/generator.hpp>). float16/bfloat16 values
 /// are k * 2^-11 / k * 2^-8 (the top bits of a float32 draw), never 1, as torch. DTypeError for

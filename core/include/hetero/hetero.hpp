@@ -15,6 +15,7 @@
 #include <hetero/generator.hpp>
 #include <hetero/interop.hpp>
 #include <hetero/log.hpp>
+#include <hetero/manipulation.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/optim.hpp>

@@ -188,6 +188,15 @@ HETERO_API Tensor prod(const Tensor& a, std::int64_t dim, bool keepdim = false);
 /// NaN as the GEMM's order of accumulation gives it, not the sign of the exact sum
 /// (docs/semantics.md row 27; torch's GEMM alike).
 HETERO_API Tensor matmul(const Tensor& a, const Tensor& b);
+/// Batched matrix product of [b, n, k] and [b, k, m] into [b, n, m], as torch.bmm (no
+/// broadcasting: ShapeError unless both are 3-D with equal batch sizes and inner sizes);
+/// dtypes and accuracy as matmul.
+HETERO_API Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * input + alpha * bmm(batch1, batch2), as torch.baddbmm: input broadcasts to the
+/// product's shape (ShapeError otherwise); with beta == 0 input is ignored (its NaN and inf
+/// do not propagate, as torch). Gradients: as the composition.
+HETERO_API Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2,
+                          double beta = 1, double alpha = 1);
 
 /// softmax(x)_i = exp(x_i - max) / sum_j exp(x_j - max) along `dim` (numerically stable).
 /// Floating dtypes (DTypeError otherwise, as torch); an empty tensor gives an empty result.

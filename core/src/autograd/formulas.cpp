@@ -35,6 +35,10 @@ Gradients cat(const Tensor& g, std::int64_t dim, const std::vector<std::int64_t>
   Gradients grads;
   std::int64_t offset = 0;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] < 0) {  // a skipped empty 1-D input: an empty gradient
+      grads.push_back(full({0}, 0.0, TensorOptions(g.device()).dtype(dtypes[k])));
+      continue;
+    }
     grads.push_back(g.narrow(dim, offset, sizes[k]).to(dtypes[k]).contiguous());
     offset += sizes[k];
   }

@@ -35,7 +35,8 @@ Gradients mean_all(const Tensor& g, const Shape& shape, std::int64_t count);
 /// y = ||x|| (2-norm): g x / y, and 0 at x = 0 (the subgradient torch picks).
 Gradients norm(const Tensor& g, const Tensor& x, const Tensor& y);
 /// cat of inputs of `sizes` along `dim` in `dtypes`: each input's slice of g, in its own
-/// dtype (as torch's CatBackward).
+/// dtype (as torch's CatBackward); a size of -1 marks an empty 1-D input cat skipped, whose
+/// gradient is empty.
 Gradients cat(const Tensor& g, std::int64_t dim, const std::vector<std::int64_t>& sizes,
               const std::vector<DType>& dtypes);
 /// clamp(x, lo, hi) (either bound may be undefined), as torch 1.13's clamp_backward_min_max:

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// tril/triu, flip, repeat, split/chunk/unbind and one_hot (<hetero/manipulation.hpp>):
+// compositions of views, comparisons, where, index_select and copies, so every backend runs
+// them and autograd records them through those ops.
+#include <hetero/manipulation.hpp>
+
+#include <set>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "op_helpers.hpp"
+#include "profiler_record.hpp"
+
+namespace hetero {
+
+namespace {
+
+using detail::shape_str;
+
+std::string list_str(const std::vector<std::int64_t>& v) {
+  return shape_str(Shape(v.begin(), v.end()));
+}
+
+// `a` where column - row of its last two dimensions passes `keep`, else 0 of a's dtype.
+template <class Keep>
+Tensor triangle(const Tensor& a, const char* op, Keep keep) {
+  const detail::prof::Scope op_scope(op, a);
+  detail::impl_of(a, op);
+  if (a.numel() == 0) return a.clone();  // before the rank check, as torch 1.13's
+  if (a.dim() < 2)
+    throw ShapeError(std::string(op) +
+                     ": input tensor must have at least 2 dimensions, got shape " +
+                     shape_str(a.shape()) + " (as torch)");
+  const auto index = TensorOptions(a.device()).dtype(DType::int64);
+  const std::int64_t rows = a.shape()[a.shape().size() - 2], cols = a.shape().back();
+  const Tensor offset = arange(cols, index) - arange(rows, index).unsqueeze(1);  // column - row
+  return where(keep(offset), a, full({}, 0.0, TensorOptions(a.device()).dtype(a.dtype())));
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& a, std::int64_t diagonal) {
+  return triangle(a, "tril", [diagonal](const Tensor& offset) { return offset <= diagonal; });
+}
+
+Tensor triu(const Tensor& a, std::int64_t diagonal) {
+  return triangle(a, "triu", [diagonal](const Tensor& offset) { return offset >= diagonal; });
+}
+
+Tensor flip(const Tensor& a, const std::vector<std::int64_t>& dims) {
+  const detail::prof::Scope op_scope("flip", a);
+  detail::impl_of(a, "flip");
+  std::set<std::int64_t> seen;
+  for (std::int64_t d : dims)
+    if (!seen.insert(detail::wrap_dim(d, a.dim(), "flip")).second)
+      throw ValueError("flip: dim " + std::to_string(d) +
+                       " appears multiple times in the list of dims " + list_str(dims) +
+                       " (as torch)");
+  if (a.dim() == 0) return a.clone();
+  Tensor out = a;
+  const auto index = TensorOptions(a.device()).dtype(DType::int64);
+  for (std::int64_t d : seen) {
+    const std::int64_t n = a.shape()[static_cast<std::size_t>(d)];
+    out = index_select(out, d, arange(n - 1, std::int64_t{-1}, std::int64_t{-1}, index));
+  }
+  return seen.empty() ? a.clone() : out;
+}
+
+Tensor repeat(const Tensor& a, const std::vector<std::int64_t>& repeats) {
+  const detail::prof::Scope op_scope("repeat", a);
+  detail::impl_of(a, "repeat");
+  if (static_cast<std::int64_t>(repeats.size()) < a.dim())
+    throw ShapeError("repeat: Number of dimensions of repeat dims (" + list_str(repeats) +
+                     ") can not be smaller than number of dimensions of tensor " +
+                     shape_str(a.shape()) + " (as torch)");
+  for (std::int64_t r : repeats)
+    if (r < 0)
+      throw ValueError("repeat: Trying to create tensor with negative dimension (repeats " +
+                       list_str(repeats) + ", as torch)");
+  // Leading 1s added, then dimension by dimension: viewed as [before, 1, s, after],
+  // expanded to [before, r, s, after] and copied as [.., r s, ..] (4 dimensions at most
+  // between, so any rank the tensors support).
+  const std::size_t lead = repeats.size() - a.shape().size();
+  Shape shape(lead, 1);
+  shape.insert(shape.end(), a.shape().begin(), a.shape().end());
+  Tensor out = a.reshape(shape);
+  bool copied = false;  // repeat always returns a new tensor, as torch's
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    if (repeats[i] == 1) continue;
+    copied = true;
+    std::int64_t before = 1, after = 1;
+    for (std::size_t j = 0; j < i; ++j) before *= shape[j];
+    for (std::size_t j = i + 1; j < shape.size(); ++j) after *= shape[j];
+    const std::int64_t s = shape[i];
+    shape[i] *= repeats[i];
+    out = out.reshape({before, 1, s, after})
+              .expand({before, repeats[i], s, after})
+              .contiguous()
+              .reshape(shape);
+  }
+  return copied ? out : out.clone();
+}
+
+std::vector<Tensor> split(const Tensor& a, const std::vector<std::int64_t>& split_sizes,
+                          std::int64_t dim) {
+  detail::impl_of(a, "split");
+  if (a.dim() == 0) throw ShapeError("split: cannot split a 0-d tensor (as torch)");
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "split");
+  const std::int64_t size = a.shape()[static_cast<std::size_t>(d)];
+  std::int64_t total = 0;
+  for (std::int64_t s : split_sizes) {
+    if (s < 0)
+      throw ValueError(
+          "split_with_sizes expects split_sizes have only non-negative entries, but got "
+          "split_sizes=" +
+          list_str(split_sizes) + " (as torch)");
+    total += s;
+  }
+  if (total != size)
+    throw ValueError("split_with_sizes expects split_sizes to sum exactly to " +
+                     std::to_string(size) + " (input tensor's size at dimension " +
+                     std::to_string(d) + "), but got split_sizes=" + list_str(split_sizes) +
+                     " (as torch)");
+  std::vector<Tensor> out;
+  std::int64_t start = 0;
+  for (std::int64_t s : split_sizes) {
+    out.push_back(a.narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& a, std::int64_t split_size, std::int64_t dim) {
+  detail::impl_of(a, "split");
+  if (a.dim() == 0) throw ShapeError("split: cannot split a 0-d tensor (as torch)");
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "split");
+  const std::int64_t size = a.shape()[static_cast<std::size_t>(d)];
+  if (split_size < 0)
+    throw ValueError("split expects split_size be non-negative, but got split_size=" +
+                     std::to_string(split_size) + " (as torch)");
+  if (split_size == 0 && size != 0)
+    throw ValueError("split_size can only be 0 if dimension size is 0, but got dimension size of " +
+                     std::to_string(size) + " (as torch)");
+  if (size == 0) return {a.narrow(d, 0, 0)};
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t start = 0; start < size; start += split_size)
+    sizes.push_back(std::min(split_size, size - start));
+  return split(a, sizes, d);
+}
+
+std::vector<Tensor> chunk(const Tensor& a, std::int64_t chunks, std::int64_t dim) {
+  detail::impl_of(a, "chunk");
+  if (a.dim() == 0) throw ShapeError("chunk: expects at least a 1-dimensional tensor (as torch)");
+  if (chunks <= 0)
+    throw ValueError("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks) +
+                     " (as torch)");
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "chunk");
+  const std::int64_t size = a.shape()[static_cast<std::size_t>(d)];
+  if (size == 0) return split(a, std::vector<std::int64_t>(static_cast<std::size_t>(chunks), 0), d);
+  return split(a, (size + chunks - 1) / chunks, d);
+}
+
+std::vector<Tensor> unbind(const Tensor& a, std::int64_t dim) {
+  detail::impl_of(a, "unbind");
+  if (a.dim() == 0)
+    throw ShapeError("unbind: dimension specified as 0 but tensor has no dimensions (as torch)");
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "unbind");
+  std::vector<Tensor> out;
+  for (std::int64_t i = 0; i < a.shape()[static_cast<std::size_t>(d)]; ++i)
+    out.push_back(a.narrow(d, i, 1).squeeze(d));
+  return out;
+}
+
+Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
+  const detail::prof::Scope op_scope("one_hot", indices);
+  detail::impl_of(indices, "one_hot");
+  if (indices.dtype() != DType::int64)
+    throw DTypeError("one_hot is only applicable to index tensor (int64), got " +
+                     std::string(dtype_name(indices.dtype())) + " (as torch)");
+  if (num_classes < -1)
+    throw ValueError("one_hot: num_classes should be -1 or non-negative, got " +
+                     std::to_string(num_classes));
+  if (indices.numel() == 0) {
+    if (num_classes == -1)
+      throw ValueError(
+          "one_hot: Can not infer total number of classes from empty tensor. (as torch)");
+  } else {
+    if (min(indices).item<std::int64_t>() < 0)
+      throw ValueError("one_hot: Class values must be non-negative. (as torch)");
+    const std::int64_t top = max(indices).item<std::int64_t>();
+    if (num_classes == -1)
+      num_classes = top + 1;
+    else if (top >= num_classes)
+      throw ValueError("one_hot: Class values must be smaller than num_classes (" +
+                       std::to_string(num_classes) + ", the largest is " + std::to_string(top) +
+                       "). (as torch)");
+  }
+  const auto index = TensorOptions(indices.device()).dtype(DType::int64);
+  return eq(indices.unsqueeze(indices.dim()), arange(num_classes, index)).to(DType::int64);
+}
+
+}  // namespace hetero

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// <hetero/manipulation.hpp>, linspace/eye and bmm/baddbmm beyond what the differential
+// test's `shape` cases compare with torch (values, dtypes, errors, gradients): the factories'
+// values against torch 1.13's (printed by python3-torch, below), views that alias, the
+// ranks and sizes the compositions must not limit, and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+using namespace hetero;
+
+namespace {
+
+std::vector<double> f64(const Tensor& t) { return t.to(DType::float64).to_vector<double>(); }
+
+}  // namespace
+
+TEST(Manipulation, LinspaceIsTorchsFormula) {
+  // torch.linspace(-3.5, 7.25, 9) and (1, -1, 4), float32 and float64 (torch 1.13).
+  EXPECT_EQ(f64(linspace(-3.5, 7.25, 9)),
+            (std::vector<double>{-3.5, -2.15625, -0.8125, 0.53125, 1.875, 3.21875, 4.5625, 5.90625,
+                                 7.25}));
+  EXPECT_EQ(f64(linspace(1, -1, 4)),
+            (std::vector<double>{1.0, 0.3333333134651184, -0.3333333134651184, -1.0}));
+  EXPECT_EQ(f64(linspace(1, -1, 4, TensorOptions().dtype(DType::float64))),
+            (std::vector<double>{1.0, 0.33333333333333337, -0.33333333333333337, -1.0}));
+  EXPECT_EQ(f64(linspace(-1.1, 1.1, 7)),
+            (std::vector<double>{-1.100000023841858, -0.7333333492279053, -0.36666667461395264, 0.0,
+                                 0.36666667461395264, 0.7333333492279053, 1.100000023841858}));
+  EXPECT_EQ(linspace(-3, 7, 6, TensorOptions().dtype(DType::int64)).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{-3, -1, 1, 3, 5, 7}));
+  EXPECT_EQ(linspace(0, 10, 4, TensorOptions().dtype(DType::int32)).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 3, 6, 10}));
+  EXPECT_EQ(f64(linspace(0, 10, 1)), std::vector<double>{0.0});
+  EXPECT_EQ(linspace(0, 1, 0).numel(), 0);
+  EXPECT_EQ(linspace(0, 1, 5).dtype(), DType::float32);
+  EXPECT_THROW(linspace(0, 1, -1), ValueError);
+  EXPECT_THROW(linspace(0, 1, 3, TensorOptions().dtype(DType::bool_)), DTypeError);
+  // More elements than one host chunk: ends exact, monotone.
+  const auto big = f64(linspace(0, 1, 70000, TensorOptions().dtype(DType::float64)));
+  EXPECT_EQ(big.front(), 0.0);
+  EXPECT_EQ(big.back(), 1.0);
+  for (std::size_t i = 1; i < big.size(); ++i) ASSERT_LT(big[i - 1], big[i]) << i;
+}
+
+TEST(Manipulation, EyeAsTorch) {
+  EXPECT_EQ(f64(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(eye(3).shape(), (Shape{3, 3}));
+  EXPECT_EQ(eye(3, TensorOptions().dtype(DType::bool_)).dtype(), DType::bool_);
+  EXPECT_EQ(eye(0).numel(), 0);
+  EXPECT_THROW(eye(-1), ValueError);
+  EXPECT_THROW(eye(2, -3), ValueError);
+}
+
+TEST(Manipulation, SplitChunkUnbindGiveViews) {
+  Tensor x = arange(12, TensorOptions().dtype(DType::float32)).reshape({3, 4});
+  std::vector<Tensor> pieces = split(x, 3, 1);
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[1].shape(), (Shape{3, 1}));
+  pieces[1].copy_(full({3, 1}, -1.0));  // a view: x sees it
+  EXPECT_EQ(f64(x.narrow(1, 3, 1)), (std::vector<double>{-1, -1, -1}));
+  EXPECT_EQ(chunk(x, 5, 0).size(), 3u);              // ceil(3 / 5) = 1 row each
+  EXPECT_EQ(chunk(zeros({0, 2}), 3, 0).size(), 3u);  // an empty dimension: 3 empty pieces
+  EXPECT_EQ(unbind(x, -1).size(), 4u);
+  EXPECT_EQ(unbind(x, 0)[2].shape(), (Shape{4}));
+  EXPECT_THROW(split(x, std::vector<std::int64_t>{1, 1}, 0), ValueError);  // sums to 2, not 3
+  EXPECT_THROW(split(x, 0, 0), ValueError);
+  EXPECT_THROW(chunk(x, 0), ValueError);
+  EXPECT_THROW(unbind(full({}, 1.0)), ShapeError);
+  EXPECT_THROW(split(x, 1, 2), IndexError);
+}
+
+TEST(Manipulation, RepeatFlipTriangles) {
+  const Tensor x = tensor({1.0, 2.0});
+  EXPECT_EQ(f64(repeat(x, {2, 2})), (std::vector<double>{1, 2, 1, 2, 1, 2, 1, 2}));
+  // As many dimensions as tensors have (8): the composition adds none beyond the result's.
+  EXPECT_EQ(repeat(x, {1, 1, 1, 1, 1, 1, 2, 3}).shape(), (Shape{1, 1, 1, 1, 1, 1, 2, 6}));
+  Tensor same = repeat(x, {1});
+  same.copy_(zeros({2}));  // a copy, never a view
+  EXPECT_EQ(f64(x), (std::vector<double>{1, 2}));
+  EXPECT_THROW(repeat(zeros({2, 2}), {2}), ShapeError);
+  EXPECT_THROW(repeat(x, {-1}), ValueError);
+  EXPECT_EQ(f64(flip(tensor({{1.0, 2.0}, {3.0, 4.0}}), {0, 1})), (std::vector<double>{4, 3, 2, 1}));
+  EXPECT_THROW(flip(x, {0, -1}), ValueError);
+  // A causal mask, as attention builds it.
+  const Tensor mask = tril(ones({3, 3}, TensorOptions().dtype(DType::bool_)));
+  EXPECT_EQ(mask.dtype(), DType::bool_);
+  EXPECT_EQ(f64(mask), (std::vector<double>{1, 0, 0, 1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(f64(triu(ones({2, 3}), 1)), (std::vector<double>{0, 1, 1, 0, 0, 1}));
+  EXPECT_THROW(tril(x), ShapeError);
+}
+
+TEST(Manipulation, CumsumOneHotBmm) {
+  EXPECT_EQ(cumsum(tensor({1, 2, 3}), 0).dtype(), DType::int64);
+  EXPECT_EQ(f64(cumsum(tensor({{1.0, 2.0}, {3.0, 4.0}}), 1)), (std::vector<double>{1, 3, 3, 7}));
+  // float32 accumulated in float64 and rounded once, as torch's cpu kernel: 2^24 + 1 + 1.
+  EXPECT_EQ(f64(cumsum(tensor({16777216.0f, 1.0f, 1.0f}), 0)).back(), 16777218.0);
+  EXPECT_EQ(one_hot(tensor({std::int64_t{0}, std::int64_t{2}}), 4).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 0, 0, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(one_hot(tensor({std::int64_t{1}, std::int64_t{2}})).shape(), (Shape{2, 3}));
+  EXPECT_THROW(one_hot(tensor({std::int64_t{-1}})), ValueError);
+  EXPECT_THROW(one_hot(tensor({std::int64_t{3}}), 3), ValueError);
+  EXPECT_THROW(one_hot(tensor({1.0})), DTypeError);
+  EXPECT_THROW(one_hot(zeros({0}, TensorOptions().dtype(DType::int64))), ValueError);
+  const Tensor a = ones({2, 3, 4}), b = ones({2, 4, 5});
+  EXPECT_EQ(bmm(a, b).shape(), (Shape{2, 3, 5}));
+  EXPECT_THROW(bmm(a, ones({3, 4, 5})), ShapeError);
+  EXPECT_THROW(bmm(ones({3, 4}), b), ShapeError);
+  const Tensor nan_input = full({3, 5}, NAN);
+  EXPECT_EQ(f64(baddbmm(nan_input, a, b, 0.0, 0.5)).front(), 2.0);  // beta 0 ignores NaN
+  EXPECT_THROW(baddbmm(ones({2, 2, 3, 5}), a, b), ShapeError);
+}
