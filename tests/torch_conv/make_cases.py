@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-DTYPES = {torch.float32: "F32", torch.float64: "F64"}
+DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL"}
 
 
 def conv_case(r):

@@ -3,6 +3,7 @@
 /// @file hetero.hpp
 /// Everything an application needs: devices, tensors, operations, layers, plugins.
 #include <hetero/activations.hpp>
+#include <hetero/attention.hpp>
 #include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
 #include <hetero/default_device.hpp>

@@ -3,14 +3,20 @@
 /// @file nn.hpp
 /// The neural-network layers.
 #include <hetero/nn/activation.hpp>
+#include <hetero/nn/batch_norm.hpp>
 #include <hetero/nn/clip_grad.hpp>
+#include <hetero/nn/containers.hpp>
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>
 #include <hetero/nn/flatten.hpp>
+#include <hetero/nn/group_norm.hpp>
+#include <hetero/nn/init.hpp>
 #include <hetero/nn/layer_norm.hpp>
 #include <hetero/nn/linear.hpp>
 #include <hetero/nn/loss.hpp>
 #include <hetero/nn/module.hpp>
+#include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/pooling.hpp>
 #include <hetero/nn/sequential.hpp>
+#include <hetero/nn/transformer.hpp>

@@ -65,6 +65,12 @@ Tensor& Module::parameter(const std::string& name) {
   throw IndexError("module has no parameter '" + name + "'");
 }
 
+Tensor& Module::buffer(const std::string& name) {
+  for (auto& [n, t] : buffers_)
+    if (n == name) return t;
+  throw IndexError("module has no buffer '" + name + "'");
+}
+
 void Module::train(bool on) {
   training_ = on;
   for (auto& [n, child] : children_) child->train(on);

@@ -7,6 +7,11 @@
 
 namespace hetero::nn {
 
+/// x with each element zeroed with probability p and the rest scaled by 1 / (1 - p) when
+/// `training`, else x, as torch.nn.functional.dropout. The mask is drawn on x's device from
+/// its default generator. ValueError unless 0 <= p <= 1.
+HETERO_API Tensor dropout(const Tensor& x, double p, bool training = true);
+
 class HETERO_API Dropout : public Module {
  public:
   /// ShapeError unless 0 <= p <= 1.

@@ -63,6 +63,9 @@ class HETERO_API Module {
   void zero_grad();
   /// The parameter `name` of this module itself (not children); IndexError if absent.
   Tensor& parameter(const std::string& name);
+  /// The buffer `name` of this module itself (BatchNorm's "running_mean"); IndexError if
+  /// absent.
+  Tensor& buffer(const std::string& name);
   /// parameter("weight") / parameter("bias"), as torch's `net[0].weight`.
   Tensor& weight() { return parameter("weight"); }
   Tensor& bias() { return parameter("bias"); }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+/// @file nn/transformer.hpp
+/// hetero::nn::TransformerEncoderLayer — self-attention and a feed-forward block, each with
+/// a residual connection and LayerNorm (Vaswani et al. 2017), as torch 1.13's
+/// torch.nn.TransformerEncoderLayer:
+///   post-norm (norm_first false): x = norm1(x + sa(x)); x = norm2(x + ff(x))
+///   pre-norm  (norm_first true):  x = x + sa(norm1(x)); x = x + ff(norm2(x))
+/// with sa(x) = dropout1(self_attn(x, x, x, masks)) and
+/// ff(x) = dropout2(linear2(dropout(activation(linear1(x))))). Children and state_dict
+/// names are torch's: self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <hetero/nn/dropout.hpp>
+#include <hetero/nn/layer_norm.hpp>
+#include <hetero/nn/linear.hpp>
+#include <hetero/nn/module.hpp>
+#include <hetero/nn/multihead_attention.hpp>
+#include <hetero/tensor_options.hpp>
+
+namespace hetero::nn {
+
+/// TransformerEncoderLayer's arguments, torch's names and defaults.
+struct TransformerEncoderLayerOptions {
+  std::int64_t dim_feedforward = 2048;
+  double dropout = 0.1;
+  std::string activation = "relu";  ///< "relu" or "gelu"
+  double layer_norm_eps = 1e-5;
+  bool batch_first = false;
+  bool norm_first = false;
+};
+
+class HETERO_API TransformerEncoderLayer : public Module {
+ public:
+  /// ValueError for an activation other than "relu"/"gelu" (torch's message) and as
+  /// MultiheadAttention's, Linear's and LayerNorm's constructors.
+  TransformerEncoderLayer(std::int64_t d_model, std::int64_t nhead,
+                          TransformerEncoderLayerOptions options = {},
+                          TensorOptions tensor_options = {});
+  /// src [S, N, E] ([N, S, E] with batch_first, [S, E] unbatched); src_mask and
+  /// src_key_padding_mask as MultiheadAttention's attn_mask and key_padding_mask;
+  /// is_causal builds the causal mask when src_mask is absent. Same shape out.
+  Tensor forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask = {},
+                 bool is_causal = false);
+  /// forward(src, {}, {}).
+  Tensor forward(const Tensor& src) override;
+  MultiheadAttention& self_attn() const noexcept { return *self_attn_; }
+
+ private:
+  Tensor sa_block(const Tensor& x, const Tensor& mask, const Tensor& padding, bool is_causal);
+  Tensor ff_block(const Tensor& x);
+  TransformerEncoderLayerOptions options_;
+  std::shared_ptr<MultiheadAttention> self_attn_;
+  std::shared_ptr<Linear> linear1_, linear2_;
+  std::shared_ptr<Dropout> dropout_, dropout1_, dropout2_;
+  std::shared_ptr<LayerNorm> norm1_, norm2_;
+};
+
+}  // namespace hetero::nn

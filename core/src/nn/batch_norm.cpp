@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <hetero/nn/batch_norm.hpp>
+
+#include <string>
+
+#include <hetero/autograd.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "../op_helpers.hpp"
+
+namespace hetero::nn {
+
+BatchNorm::BatchNorm(const char* name, int min_rank, int max_rank, std::int64_t num_features,
+                     double eps, std::optional<double> momentum, bool affine,
+                     bool track_running_stats, TensorOptions options)
+    : name_(name),
+      min_rank_(min_rank),
+      max_rank_(max_rank),
+      features_(num_features),
+      eps_(eps),
+      momentum_(momentum),
+      affine_(affine),
+      track_(track_running_stats) {
+  const std::string n(name);
+  if (num_features <= 0)
+    throw ValueError(n + ": num_features must be positive, got " + std::to_string(num_features));
+  if (!(eps >= 0)) throw ValueError(n + ": eps must be >= 0, got " + std::to_string(eps));
+  if (momentum && !(*momentum >= 0 && *momentum <= 1))
+    throw ValueError(n + ": momentum must be in [0, 1], got " + std::to_string(*momentum));
+  const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
+  if (affine) {
+    register_parameter("weight", ones({num_features}, o));
+    register_parameter("bias", zeros({num_features}, o));
+  }
+  if (track_running_stats) {
+    register_buffer("running_mean", zeros({num_features}, o));
+    register_buffer("running_var", ones({num_features}, o));
+    register_buffer("num_batches_tracked", zeros({}, o.dtype(DType::int64)));
+  }
+}
+
+Tensor BatchNorm::forward(const Tensor& x_in) {
+  const std::string n(name_);
+  if (!x_in.defined()) throw ShapeError(n + ": undefined input");
+  if (x_in.dim() < min_rank_ || x_in.dim() > max_rank_)
+    throw ShapeError(n + ": expected " +
+                     (min_rank_ == max_rank_
+                          ? std::to_string(min_rank_) + "D"
+                          : std::to_string(min_rank_) + "D or " + std::to_string(max_rank_) + "D") +
+                     " input (got " + std::to_string(x_in.dim()) + "D input) (as torch)");
+  if (x_in.size(1) != features_)
+    throw ShapeError(n + ": expected " + std::to_string(features_) +
+                     " channels (dimension 1), got shape " + detail::shape_str(x_in.shape()));
+  if (!is_floating_point(x_in.dtype()))
+    throw DTypeError(n + ": expected a floating input, got " +
+                     std::string(dtype_name(x_in.dtype())));
+  const DType t = x_in.dtype();
+  const bool narrow = t == DType::float16 || t == DType::bfloat16;
+  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
+  // [N, C, rest] with the channel statistics as [1, C, 1].
+  std::int64_t rest = 1;
+  for (std::int64_t d = 2; d < x.dim(); ++d) rest *= x.size(d);
+  const std::int64_t batch = x.size(0), per_channel = batch * rest;
+  const Tensor x3 = x.reshape({batch, features_, rest});
+  Tensor mean_c, var_c;
+  const bool batch_stats = is_training() || !track_;
+  if (batch_stats) {
+    if (is_training() && per_channel <= 1)
+      throw ValueError(n +
+                       ": Expected more than 1 value per channel when training, got input size " +
+                       detail::shape_str(x_in.shape()) + " (as torch)");
+    mean_c = mean(mean(x3, 2, true), 0, true);
+    const Tensor centred = x3 - mean_c;
+    var_c = mean(mean(centred * centred, 2, true), 0, true);
+    if (is_training() && track_) {
+      NoGradGuard no_grad;
+      Tensor& count = buffer("num_batches_tracked");
+      count.copy_(count + 1);
+      const double m =
+          momentum_ ? *momentum_ : 1.0 / static_cast<double>(count.item<std::int64_t>());
+      const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
+      Tensor& rm = buffer("running_mean");
+      Tensor& rv = buffer("running_var");
+      rm.copy_(rm * (1 - m) + mean_c.detach().reshape({features_}).to(rm.dtype()) * m);
+      rv.copy_(rv * (1 - m) + var_c.detach().reshape({features_}).to(rv.dtype()) * (m * unbias));
+    }
+  } else {
+    mean_c = buffer("running_mean").to(x.dtype()).reshape({1, features_, 1});
+    var_c = buffer("running_var").to(x.dtype()).reshape({1, features_, 1});
+  }
+  Tensor y = (x3 - mean_c) / sqrt(var_c + eps_);
+  if (affine_)
+    y = y * weight().to(y.dtype()).reshape({1, features_, 1}) +
+        bias().to(y.dtype()).reshape({1, features_, 1});
+  y = y.reshape(x.shape());
+  return narrow ? y.to(t) : y;
+}
+
+BatchNorm1d::BatchNorm1d(std::int64_t num_features, double eps, std::optional<double> momentum,
+                         bool affine, bool track_running_stats, TensorOptions options)
+    : BatchNorm("BatchNorm1d", 2, 3, num_features, eps, momentum, affine, track_running_stats,
+                options) {}
+
+BatchNorm2d::BatchNorm2d(std::int64_t num_features, double eps, std::optional<double> momentum,
+                         bool affine, bool track_running_stats, TensorOptions options)
+    : BatchNorm("BatchNorm2d", 4, 4, num_features, eps, momentum, affine, track_running_stats,
+                options) {}
+
+}  // namespace hetero::nn

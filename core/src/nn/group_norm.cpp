@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <hetero/nn/group_norm.hpp>
+
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "../op_helpers.hpp"
+
+namespace hetero::nn {
+
+GroupNorm::GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps, bool affine,
+                     TensorOptions options)
+    : groups_(num_groups), channels_(num_channels), eps_(eps), affine_(affine) {
+  if (num_groups <= 0 || num_channels <= 0 || num_channels % num_groups != 0)
+    throw ValueError("GroupNorm: num_channels must be divisible by num_groups (got " +
+                     std::to_string(num_channels) + " and " + std::to_string(num_groups) +
+                     ", as torch)");
+  if (!(eps >= 0)) throw ValueError("GroupNorm: eps must be >= 0, got " + std::to_string(eps));
+  if (affine) {
+    const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
+    register_parameter("weight", ones({num_channels}, o));
+    register_parameter("bias", zeros({num_channels}, o));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& x_in) {
+  if (!x_in.defined() || x_in.dim() < 2 || x_in.size(1) != channels_)
+    throw ShapeError("GroupNorm: expected input [N, " + std::to_string(channels_) + ", ...], got " +
+                     (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
+  if (!is_floating_point(x_in.dtype()))
+    throw DTypeError("GroupNorm: expected a floating input, got " +
+                     std::string(dtype_name(x_in.dtype())));
+  const DType t = x_in.dtype();
+  const bool narrow = t == DType::float16 || t == DType::bfloat16;
+  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
+  std::int64_t rest = 1;
+  for (std::int64_t d = 2; d < x.dim(); ++d) rest *= x.size(d);
+  const std::int64_t batch = x.size(0);
+  if (batch * (channels_ / groups_) * rest == 1)
+    throw ValueError(
+        "GroupNorm: Expected more than 1 value per channel when training, got input size " +
+        detail::shape_str(x_in.shape()) + " (as torch: one value per group)");
+  // [N, G, C/G * rest]: each row one group's values.
+  const Tensor g = x.reshape({batch, groups_, channels_ / groups_ * rest});
+  const Tensor centred = g - mean(g, 2, true);
+  const Tensor variance = mean(centred * centred, 2, true);
+  Tensor y = (centred / sqrt(variance + eps_)).reshape({batch, channels_, rest});
+  if (affine_)
+    y = y * weight().to(y.dtype()).reshape({1, channels_, 1}) +
+        bias().to(y.dtype()).reshape({1, channels_, 1});
+  y = y.reshape(x.shape());
+  return narrow ? y.to(t) : y;
+}
+
+}  // namespace hetero::nn

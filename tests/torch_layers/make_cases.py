@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Random layer cases computed by PyTorch (Debian's python3-torch) for test_torch_layers:
+BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gradients),
+GroupNorm, scaled dot-product attention (its math definition: torch 1.13 has no public
+F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
+float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
+(post- and pre-norm, relu and gelu, masks), with dropout 0. Per case `<i>.param.<name>`
+(the module's parameters, which the C++ side loads), `<i>.in<k>` (inputs), `<i>.out<k>`
+(outputs), `<i>.grad.<name>` (gradients of sum(out0 * cot) for the inputs that require
+grad and the parameters), `<i>.cot` (the cotangent); the case's arguments as JSON under `<i>`.
+Usage: make_cases.py OUT.safetensors [SEED] [CASES]."""
+import json
+import math
+import random
+import sys
+
+import torch
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/torch_conv")
+from make_cases import write_safetensors  # noqa: E402
+
+F = torch.nn.functional
+
+
+def sdpa(q, k, v, mask, is_causal, scale):
+    """torch 2's documented math path of scaled_dot_product_attention."""
+    L, S = q.size(-2), k.size(-2)
+    s = 1 / math.sqrt(q.size(-1)) if scale is None else scale
+    bias = torch.zeros(L, S, dtype=q.dtype)
+    if is_causal:
+        bias = bias.masked_fill(torch.ones(L, S, dtype=torch.bool).tril().logical_not(), float("-inf"))
+    if mask is not None:
+        bias = bias.masked_fill(mask.logical_not(), float("-inf")) if mask.dtype == torch.bool else bias + mask
+    return torch.softmax(q @ k.transpose(-2, -1) * s + bias, dim=-1) @ v
+
+
+def case(r, i, tensors):
+    kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder"])
+    dtype = r.choice([torch.float64, torch.float64, torch.float32])
+    a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
+    ins, grads_of, module = [], [], None
+
+    def rand(*shape):
+        return torch.randn(*shape, dtype=dtype)
+
+    if kind == "batchnorm":
+        two_d = r.random() < 0.5
+        c = r.randint(1, 4)
+        momentum = r.choice([0.1, None, 0.5])
+        a.update(two_d=two_d, features=c, momentum=momentum, affine=r.random() < 0.8,
+                 track=r.random() < 0.8, steps=r.randint(1, 3))
+        cls = torch.nn.BatchNorm2d if two_d else torch.nn.BatchNorm1d
+        module = cls(c, momentum=momentum, affine=a["affine"], track_running_stats=a["track"]).to(dtype)
+        shape = [r.randint(2, 3), c, r.randint(1, 4), r.randint(1, 4)] if two_d else (
+            [r.randint(2, 5), c] if r.random() < 0.5 else [r.randint(1, 3), c, r.randint(2, 4)])
+        a["shape"] = shape
+        outs = []
+        for s in range(a["steps"]):
+            x = rand(*shape).requires_grad_()
+            ins.append(x)
+            outs.append(module(x))
+        module.eval()
+        x = rand(*shape)
+        ins.append(x)
+        outs.append(module(x))
+        for name, b in module.named_buffers():
+            tensors[f"{i}.buffer.{name}"] = b.detach().clone()
+        y = outs[-2]  # the last training step's output takes the gradient
+        grads_of = [("in" + str(len(ins) - 2), ins[-2])]
+        all_out = outs
+    elif kind == "groupnorm":
+        g = r.choice([1, 2])
+        c = g * r.randint(1, 3)
+        a.update(groups=g, channels=c, affine=r.random() < 0.8)
+        module = torch.nn.GroupNorm(g, c, affine=a["affine"]).to(dtype)
+        if a["affine"]:
+            with torch.no_grad():
+                module.weight.normal_()
+                module.bias.normal_()
+        shape = [r.randint(1, 3), c, *[r.randint(1, 3) for _ in range(r.randint(0, 2))]]
+        if shape[0] * (c // g) * math.prod(shape[2:]) == 1:  # one value per group: both raise
+            shape[0] = 2
+        x = rand(*shape).requires_grad_()
+        ins, grads_of = [x], [("in0", x)]
+        y = module(x)
+        all_out = [y]
+    elif kind == "sdpa":
+        batch = [r.randint(1, 2) for _ in range(r.randint(0, 2))]
+        L, S, E, Ev = r.randint(1, 4), r.randint(1, 4), r.randint(1, 4), r.randint(1, 3)
+        causal = r.random() < 0.3
+        q, k, v = rand(*batch, L, E), rand(*batch, S, E), rand(*batch, S, Ev)
+        mask = None
+        if not causal and r.random() < 0.5:
+            if r.random() < 0.5:
+                mask = torch.rand(L, S) < 0.7
+                mask[:, 0] = True  # every row attends somewhere (a masked row is NaN on both sides)
+            else:
+                mask = rand(L, S)
+        if causal:
+            S = L
+            k, v = rand(*batch, S, E), rand(*batch, S, Ev)
+        a.update(causal=causal, scale=r.choice([None, None, 0.5]), mask=mask is not None)
+        for t in (q, k, v):
+            t.requires_grad_()
+        ins = [q, k, v] + ([mask] if mask is not None else [])
+        grads_of = [("in0", q), ("in1", k), ("in2", v)]
+        y = sdpa(q, k, v, mask, causal, a["scale"])
+        all_out = [y]
+    else:
+        H = r.choice([1, 2])
+        E = H * r.randint(1, 3)
+        batch_first = r.random() < 0.5
+        batched = r.random() < 0.8
+        N, L = r.randint(1, 3), r.randint(1, 4)
+        S = L if kind == "encoder" else r.randint(1, 4)
+        mask_kind = r.choice(["none", "bool", "float", "causal"]) if L == S else r.choice(["none", "float"])
+        padding = batched and r.random() < 0.4
+        a.update(heads=H, embed=E, batch_first=batch_first, batched=batched, mask=mask_kind,
+                 padding=padding)
+        if mask_kind == "bool":
+            m = torch.rand(L, S) < 0.3
+            m[:, 0] = False  # hetero's and torch's: True masks; every row keeps key 0
+        elif mask_kind == "float":
+            m = rand(L, S)
+        elif mask_kind == "causal":
+            m = torch.ones(L, S, dtype=torch.bool).triu(1)
+        else:
+            m = None
+        kpm = None
+        if padding:
+            kpm = torch.rand(N, S) < 0.3
+            kpm[:, 0] = False
+        def seq(T):
+            shape = ([N, T, E] if batch_first else [T, N, E]) if batched else [T, E]
+            return rand(*shape).requires_grad_()
+        if kind == "mha":
+            module = torch.nn.MultiheadAttention(E, H, batch_first=batch_first).to(dtype)
+            with torch.no_grad():
+                module.in_proj_bias.normal_()
+                module.out_proj.bias.normal_()
+            q, k, v = seq(L), seq(S), seq(S)
+            a.update(average=r.random() < 0.7)
+            y, w = module(q, k, v, key_padding_mask=kpm, attn_mask=m, average_attn_weights=a["average"])
+            ins = [q, k, v]
+            grads_of = [("in0", q), ("in1", k), ("in2", v)]
+            all_out = [y, w]
+        else:
+            a.update(norm_first=r.random() < 0.5, activation=r.choice(["relu", "gelu"]),
+                     ff=r.randint(1, 6))
+            module = torch.nn.TransformerEncoderLayer(E, H, a["ff"], dropout=0.0, activation=a["activation"],
+                                                      batch_first=batch_first, norm_first=a["norm_first"]).to(dtype)
+            with torch.no_grad():
+                for p in module.parameters():
+                    p.add_(torch.randn(p.shape, dtype=dtype) * 0.1)
+            x = seq(L)
+            y = module(x, src_mask=m, src_key_padding_mask=kpm)
+            ins, grads_of, all_out = [x], [("in0", x)], [y]
+        if m is not None:
+            tensors[f"{i}.mask"] = m
+        if kpm is not None:
+            tensors[f"{i}.padding"] = kpm
+    if module is not None:
+        for name, p in module.named_parameters():
+            tensors[f"{i}.param.{name}"] = p.detach().clone()
+            grads_of.append(("param." + name, p))
+    for k_, t in enumerate(ins):
+        tensors[f"{i}.in{k_}"] = t.detach().clone()
+    for k_, t in enumerate(all_out):
+        tensors[f"{i}.out{k_}"] = t.detach().clone()
+    cot = torch.randn(y.shape, dtype=dtype)
+    tensors[f"{i}.cot"] = cot
+    grads = torch.autograd.grad((y * cot).sum(), [t for _, t in grads_of], allow_unused=True)
+    for (name, _), g in zip(grads_of, grads):
+        if g is not None:
+            tensors[f"{i}.grad.{name}"] = g
+    a["outputs"] = len(all_out)
+    a["inputs"] = len(ins)
+    return a
+
+
+def main():
+    out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    r = random.Random(seed)
+    torch.manual_seed(seed)
+    tensors, meta = {}, {}
+    for i in range(count):
+        meta[str(i)] = json.dumps(case(r, i, tensors))
+    # (the parameters are a module's: their layout is loaded by name)
+    write_safetensors(out, {k: v.contiguous() for k, v in tensors.items()}, meta)
+
+
+if __name__ == "__main__":
+    main()

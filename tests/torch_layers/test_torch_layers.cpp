@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+// BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention and
+// TransformerEncoderLayer against PyTorch: make_cases.py (run by run_torch_cases.sh with
+// Debian's python3-torch) writes random cases with torch's parameters, inputs, outputs and
+// the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE (default cpu)
+// with torch's parameters loaded by name, and compared: |got - want| <= tol (1 + |want|),
+// tol 1e-10 float64, 1e-4 float32 (a normalisation divides by a small standard deviation,
+// which magnifies float32 rounding), gradients 10 tol; BatchNorm's running statistics and step
+// count too.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+#include <hetero/hetero.hpp>
+
+#include "../torch_cases.hpp"
+
+using namespace hetero;
+using hetero::torch_cases::worst;
+
+namespace {
+
+// Copies torch's parameters into the module's, by name.
+void load(nn::Module& m, const std::function<Tensor(const std::string&)>& get) {
+  NoGradGuard no_grad;
+  for (const auto& [name, p] : m.named_parameters()) {
+    const Tensor want = get("param." + name);
+    ASSERT_TRUE(want.defined()) << "torch has no parameter " << name;
+    Tensor target = p;
+    target.copy_(want);
+  }
+}
+
+}  // namespace
+
+TEST(TorchLayers, EveryCaseMatchesTorch) {
+  const torch_cases::Cases cases = torch_cases::load_cases();
+  const Device& dev = cases.device;
+  const nn::NamedTensors& file = cases.tensors;
+  int checked = 0;
+  for (const auto& [key, text] : cases.meta) {
+    const nlohmann::json a = nlohmann::json::parse(text);
+    SCOPED_TRACE("case " + key + ": " + text);
+    const auto get = [&](const std::string& what) {
+      const std::string name = key + "." + what;
+      return file.contains(name) ? file.at(name) : Tensor();
+    };
+    const double tol = a["dtype"] == "float64" ? 1e-10 : 1e-4;
+    const TensorOptions o =
+        TensorOptions(dev).dtype(a["dtype"] == "float64" ? DType::float64 : DType::float32);
+    const std::string kind = a["kind"];
+    std::vector<Tensor> in;
+    for (int k = 0; k < a["inputs"].get<int>(); ++k) in.push_back(get("in" + std::to_string(k)));
+    std::vector<Tensor> out;
+    std::shared_ptr<nn::Module> module;
+    std::vector<std::pair<std::string, Tensor>> leaves;  // what takes a gradient
+    Tensor y;                                            // the output the gradient is of
+    if (kind == "batchnorm") {
+      const std::optional<double> momentum =
+          a["momentum"].is_null() ? std::nullopt
+                                  : std::optional<double>(a["momentum"].get<double>());
+      if (a["two_d"])
+        module = std::make_shared<nn::BatchNorm2d>(a["features"].get<std::int64_t>(), 1e-5,
+                                                   momentum, a["affine"], a["track"], o);
+      else
+        module = std::make_shared<nn::BatchNorm1d>(a["features"].get<std::int64_t>(), 1e-5,
+                                                   momentum, a["affine"], a["track"], o);
+      load(*module, get);
+      const int steps = a["steps"];
+      for (int s = 0; s < steps; ++s) {
+        Tensor x = in[static_cast<std::size_t>(s)].detach().clone().requires_grad_();
+        if (s == steps - 1) leaves.emplace_back("in" + std::to_string(s), x);
+        out.push_back(module->forward(x));
+      }
+      y = out.back();
+      module->eval();
+      out.push_back(module->forward(in.back()));
+      for (const auto& [name, b] : module->named_buffers())
+        EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
+      EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+    } else if (kind == "groupnorm") {
+      module = std::make_shared<nn::GroupNorm>(
+          a["groups"].get<std::int64_t>(), a["channels"].get<std::int64_t>(), 1e-5, a["affine"], o);
+      load(*module, get);
+      Tensor x = in[0].detach().clone().requires_grad_();
+      leaves.emplace_back("in0", x);
+      y = module->forward(x);
+      out.push_back(y);
+    } else if (kind == "sdpa") {
+      std::vector<Tensor> qkv;
+      for (int k = 0; k < 3; ++k) {
+        qkv.push_back(in[static_cast<std::size_t>(k)].detach().clone().requires_grad_());
+        leaves.emplace_back("in" + std::to_string(k), qkv.back());
+      }
+      const std::optional<double> scale =
+          a["scale"].is_null() ? std::nullopt : std::optional<double>(a["scale"].get<double>());
+      y = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], a["mask"] ? in[3] : Tensor(), 0,
+                                       a["causal"], scale);
+      out.push_back(y);
+    } else {
+      const std::int64_t E = a["embed"], H = a["heads"];
+      const std::string mask_kind = a["mask"];
+      // "causal": torch 1.13 got the explicit mask; hetero builds it from is_causal.
+      const Tensor mask = mask_kind == "none" || mask_kind == "causal" ? Tensor() : get("mask");
+      const bool causal = mask_kind == "causal";
+      const Tensor padding = a["padding"] ? get("padding") : Tensor();
+      if (kind == "mha") {
+        auto mha = std::make_shared<nn::MultiheadAttention>(E, H, 0.0, true, a["batch_first"], o);
+        module = mha;
+        load(*module, get);
+        std::vector<Tensor> qkv;
+        for (int k = 0; k < 3; ++k) {
+          qkv.push_back(in[static_cast<std::size_t>(k)].detach().clone().requires_grad_());
+          leaves.emplace_back("in" + std::to_string(k), qkv.back());
+        }
+        const auto r =
+            mha->forward(qkv[0], qkv[1], qkv[2], padding, true, mask, a["average"], causal);
+        y = r.output;
+        out = {r.output, r.weights};
+      } else {
+        auto layer = std::make_shared<nn::TransformerEncoderLayer>(
+            E, H,
+            nn::TransformerEncoderLayerOptions{.dim_feedforward = a["ff"],
+                                               .dropout = 0.0,
+                                               .activation = a["activation"],
+                                               .batch_first = a["batch_first"],
+                                               .norm_first = a["norm_first"]},
+            o);
+        module = layer;
+        load(*module, get);
+        Tensor x = in[0].detach().clone().requires_grad_();
+        leaves.emplace_back("in0", x);
+        y = layer->forward(x, mask, padding, causal);
+        out.push_back(y);
+      }
+    }
+    ASSERT_EQ(out.size(), a["outputs"].get<std::size_t>());
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const Tensor want = get("out" + std::to_string(k));
+      ASSERT_EQ(out[k].shape(), want.shape()) << "output " << k;
+      EXPECT_LE(worst(out[k], want), tol) << "output " << k;
+    }
+    if (module)
+      for (const auto& [name, p] : module->named_parameters())
+        leaves.emplace_back("param." + name, p);
+    (y * get("cot")).sum().backward();
+    for (const auto& [name, t] : leaves) {
+      const Tensor want = get("grad." + name);
+      if (!want.defined()) continue;  // torch's unused (allow_unused)
+      ASSERT_TRUE(t.grad().defined()) << "no gradient for " << name;
+      EXPECT_LE(worst(t.grad(), want), tol * 10) << "gradient of " << name;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 50);
+  std::printf("torch_layers: %d cases matched torch on %s\n", checked, dev.str().c_str());
+}
+
+TEST(TorchLayers, RefuseWhatTorchRefuses) {
+  EXPECT_THROW(nn::BatchNorm2d(0), ValueError);
+  nn::BatchNorm1d bn(3);
+  EXPECT_THROW(bn.forward(ones({1, 3})), ValueError);  // one value per channel in training
+  bn.eval();
+  EXPECT_NO_THROW(bn.forward(ones({1, 3})));
+  EXPECT_THROW(bn.forward(ones({2, 4})), ShapeError);
+  EXPECT_THROW(nn::BatchNorm2d(3).forward(ones({2, 3, 4})), ShapeError);  // expected 4D input
+  EXPECT_THROW(nn::GroupNorm(2, 3), ValueError);
+  EXPECT_THROW(nn::GroupNorm(1, 1).forward(ones({1, 1})), ValueError);
+  EXPECT_THROW(nn::MultiheadAttention(5, 2), ValueError);
+  nn::MultiheadAttention mha(4, 2);
+  EXPECT_THROW(mha.forward(ones({3, 2, 5})), ShapeError);
+  EXPECT_THROW(
+      mha.forward(ones({3, 2, 4}), ones({3, 2, 4}), ones({3, 2, 4}), {}, true, ones({2, 2})),
+      ShapeError);
+  const Tensor q = ones({2, 3});
+  EXPECT_THROW(scaled_dot_product_attention(q, q, q, ones({2, 2}), 0, true), ValueError);
+  EXPECT_THROW(scaled_dot_product_attention(q, ones({2, 4}), q), ShapeError);
+  EXPECT_THROW(nn::TransformerEncoderLayer(4, 2, {.activation = "tanh"}), ValueError);
+  nn::ModuleList list;
+  list.push_back(std::make_shared<nn::Linear>(2, 3));
+  list.push_back(std::make_shared<nn::BatchNorm1d>(3));
+  EXPECT_EQ(list.named_parameters().size(), 4u);
+  EXPECT_EQ(list.named_buffers().size(), 3u);
+  EXPECT_TRUE(list.named_buffers().contains("1.running_mean"));
+  EXPECT_NE(list.at<nn::Linear>(0), nullptr);
+  EXPECT_THROW(list[2], IndexError);
+  EXPECT_THROW(list.forward(ones({1})), NotImplementedError);
+  nn::ModuleDict dict;
+  dict.insert("encoder", std::make_shared<nn::Linear>(2, 2));
+  EXPECT_THROW(dict.insert("encoder", std::make_shared<nn::Linear>(2, 2)), ValueError);
+  EXPECT_THROW(dict["decoder"], IndexError);
+  EXPECT_TRUE(dict.named_parameters().contains("encoder.weight"));
+  // init: the distributions' bounds.
+  Tensor w = empty({64, 32});
+  nn::init::kaiming_uniform_(w, 0, "fan_in", "relu");
+  const double bound = std::sqrt(2.0) * std::sqrt(3.0 / 32);
+  EXPECT_LE(max(abs(w)).item<float>(), bound);
+  EXPECT_GT(max(abs(w)).item<float>(), 0.9 * bound);
+  EXPECT_THROW(nn::init::xavier_uniform_(w = empty({3})), ValueError);
+  EXPECT_THROW(nn::init::kaiming_normal_(w = empty({2, 2}), 0, "fan_avg"), ValueError);
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain("tanh"), 5.0 / 3);
+}
