@@ -55,6 +55,8 @@ inline T wrap_pow(T x, T y) {
 #define HETERO_TANH_IS_ONE 9.0110f
 #endif
 inline T hetero_tanh(T x) { return fabs(x) >= HETERO_TANH_IS_ONE ? copysign((T)1, x) : tanh(x); }
+// (tanh may be a macro of the OpenCL headers: PoCL warns "macro redefined" without the undef)
+#undef tanh
 #define tanh(x) hetero_tanh(x)
 #endif
 
