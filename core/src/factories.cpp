@@ -9,6 +9,7 @@
 
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/counter_rng.hpp>
 #include <hetero/sdk/dtype_dispatch.hpp>
 #include <hetero/sdk/element_conversion.hpp>
 
@@ -307,6 +308,32 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, TensorOptions options)
     const TensorOptions index = options.dtype(DType::int64);
     return eq(arange(n, index).unsqueeze(1), arange(cols, index)).to(t);
   });
+}
+
+Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options) {
+  return traced("randperm", [&] {
+    if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+    const DType t = options.dtype_or(DType::int64);
+    if (!is_floating_point(t) && t != DType::int64 && t != DType::int32 &&
+        n - 1 > (t == DType::uint8 ? 255 : 127))
+      throw DTypeError("randperm: n " + std::to_string(n) + " does not fit " +
+                       std::string(dtype_name(t)) + " (as torch)");
+    // Fisher-Yates on the host with draw i = Philox(seed, offset + i) (hetero::rng::mix),
+    // so the permutation is a pure function of the generator's state.
+    const GeneratorState s = generator.reserve(static_cast<std::uint64_t>(n));
+    std::vector<std::int64_t> p(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = i;
+    for (std::int64_t i = n - 1; i > 0; --i) {
+      const std::uint64_t draw = rng::mix(s.seed, s.offset + static_cast<std::uint64_t>(i));
+      std::swap(p[static_cast<std::size_t>(i)],
+                p[static_cast<std::size_t>(draw % static_cast<std::uint64_t>(i + 1))]);
+    }
+    return from_vector(p, options).to(t);
+  });
+}
+
+Tensor randperm(std::int64_t n, TensorOptions options) {
+  return randperm(n, default_generator(options.device()), options);
 }
 
 Tensor rand(const Shape& shape, TensorOptions options) {

@@ -24,9 +24,10 @@ struct Split {
 const std::vector<std::string>& class_names();
 
 /// Reads `<dir>/<prefix>-images-idx3-ubyte[.gz]` and `<prefix>-labels-idx1-ubyte[.gz]`
-/// (prefix "train" or "t10k"), at most `limit` samples (0: all). Throws
-/// std::runtime_error naming the file: absent (and the package that provides it), not IDX,
-/// truncated, a label outside 0..9, or images and labels of different counts.
+/// (prefix "train" or "t10k") with hetero::data::fashion_mnist, at most `limit` samples (0:
+/// all). Throws its errors (std::runtime_error's subclasses hetero::Error / FormatError)
+/// naming the file: absent (and the package that provides it), not IDX, truncated, a label
+/// outside 0..9, or images and labels of different counts.
 Split load(const std::filesystem::path& dir, const std::string& prefix, std::int64_t limit = 0);
 
 }  // namespace fashion_mnist

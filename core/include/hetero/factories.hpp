@@ -63,6 +63,13 @@ HETERO_API Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullo
                       TensorOptions options = {});
 /// The n x n identity with `options`.
 inline Tensor eye(std::int64_t n, TensorOptions options) { return eye(n, std::nullopt, options); }
+/// A random permutation of 0 .. n-1 (int64 unless options name a dtype), as torch.randperm:
+/// Fisher-Yates on the host with the generator's Philox stream (so a pure function of its
+/// seed and offset; not torch's numbers), copied to options' device. ValueError for n < 0;
+/// DTypeError when n - 1 does not fit the dtype.
+HETERO_API Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options = {});
+/// randperm from the default generator of options' device.
+HETERO_API Tensor randperm(std::int64_t n, TensorOptions options = {});
 /// Uniform on [0, 1) (float32 default; floating dtypes), from the device's default generator
 /// (see manual_seed; the stream is Philox4x32-10, <hetero/generator.hpp>). float16/bfloat16 values
 /// are k * 2^-11 / k * 2^-8 (the top bits of a float32 draw), never 1, as torch. DTypeError for
