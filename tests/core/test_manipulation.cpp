@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -112,4 +113,31 @@ TEST(Manipulation, CumsumOneHotBmm) {
   const Tensor nan_input = full({3, 5}, NAN);
   EXPECT_EQ(f64(baddbmm(nan_input, a, b, 0.0, 0.5)).front(), 2.0);  // beta 0 ignores NaN
   EXPECT_THROW(baddbmm(ones({2, 2, 3, 5}), a, b), ShapeError);
+}
+
+TEST(Manipulation, MultinomialDrawsTheDistribution) {
+  Generator g(11);
+  const Tensor probs = tensor({0.1, 0.2, 0.7, 0.0});
+  const auto draws = multinomial(probs, 20000, true, &g).to_vector<std::int64_t>();
+  std::vector<double> freq(4, 0);
+  for (std::int64_t d : draws) freq[static_cast<std::size_t>(d)] += 1.0 / 20000;
+  EXPECT_NEAR(freq[0], 0.1, 0.015);
+  EXPECT_NEAR(freq[1], 0.2, 0.015);
+  EXPECT_NEAR(freq[2], 0.7, 0.015);
+  EXPECT_EQ(freq[3], 0.0);  // a zero weight is never drawn
+  // Without replacement: distinct indices, the zero weight never among them.
+  const Tensor rows = tensor({{1.0, 5.0, 0.0, 2.0}, {3.0, 0.0, 1.0, 1.0}});
+  for (int trial = 0; trial < 20; ++trial) {
+    const Tensor s = multinomial(rows, 3, false, &g);
+    ASSERT_EQ(s.shape(), (Shape{2, 3}));
+    const auto v = s.to_vector<std::int64_t>();
+    EXPECT_EQ(std::set<std::int64_t>(v.begin(), v.begin() + 3), (std::set<std::int64_t>{0, 1, 3}));
+    EXPECT_EQ(std::set<std::int64_t>(v.begin() + 3, v.end()), (std::set<std::int64_t>{0, 2, 3}));
+  }
+  EXPECT_THROW(multinomial(rows, 4), ValueError);  // three non-zero weights per row
+  EXPECT_THROW(multinomial(tensor({-1.0, 2.0}), 1), ValueError);
+  EXPECT_THROW(multinomial(tensor({0.0, 0.0}), 1, true), ValueError);
+  EXPECT_THROW(multinomial(tensor({1, 2}), 1), DTypeError);
+  EXPECT_THROW(multinomial(ones({2, 2, 2}), 1), ValueError);
+  EXPECT_THROW(multinomial(tensor({1.0}), 0), ValueError);
 }

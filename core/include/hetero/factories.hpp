@@ -68,6 +68,19 @@ inline Tensor eye(std::int64_t n, TensorOptions options) { return eye(n, std::nu
 /// seed and offset; not torch's numbers), copied to options' device. ValueError for n < 0;
 /// DTypeError when n - 1 does not fit the dtype.
 HETERO_API Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options = {});
+/// Indices drawn from the categorical distributions in the rows of `probs` ([V] or [B, V],
+/// floating, non-negative weights that need not sum to 1), as torch.multinomial: int64
+/// [num_samples] or [B, num_samples] on probs' device. Without `replacement` each row's
+/// indices are distinct (each drawn from the weights left). Inverse-CDF sampling (a
+/// cumulative sum in float64 and a count of the entries below a uniform draw) from
+/// `generator`, or the device's default generator when null: torch's distribution, not its
+/// numbers. Reads the weights' minimum and row sums (waits for the device). ValueError, with
+/// torch's messages, for a rank other than 1 or 2, negative, inf or NaN weights, a row
+/// summing to 0, num_samples <= 0, or more samples than categories (with a non-zero weight)
+/// without replacement;
+/// DTypeError for a non-floating probs.
+HETERO_API Tensor multinomial(const Tensor& probs, std::int64_t num_samples,
+                              bool replacement = false, Generator* generator = nullptr);
 /// randperm from the default generator of options' device.
 HETERO_API Tensor randperm(std::int64_t n, TensorOptions options = {});
 /// Uniform on [0, 1) (float32 default; floating dtypes), from the device's default generator
