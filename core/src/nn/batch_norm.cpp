@@ -9,6 +9,7 @@
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
+#include "normalization.hpp"
 
 namespace hetero::nn {
 
@@ -53,15 +54,9 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   if (x_in.size(1) != features_)
     throw ShapeError(n + ": expected " + std::to_string(features_) +
                      " channels (dimension 1), got shape " + detail::shape_str(x_in.shape()));
-  if (!is_floating_point(x_in.dtype()))
-    throw DTypeError(n + ": expected a floating input, got " +
-                     std::string(dtype_name(x_in.dtype())));
-  const DType t = x_in.dtype();
-  const bool narrow = t == DType::float16 || t == DType::bfloat16;
-  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
+  const Tensor x = norm_detail::widened_input(x_in, name_);
   // [N, C, rest] with the channel statistics as [1, C, 1].
-  std::int64_t rest = 1;
-  for (std::int64_t d = 2; d < x.dim(); ++d) rest *= x.size(d);
+  const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0), per_channel = batch * rest;
   const Tensor x3 = x.reshape({batch, features_, rest});
   Tensor mean_c, var_c;
@@ -94,8 +89,7 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   if (affine_)
     y = y * weight().to(y.dtype()).reshape({1, features_, 1}) +
         bias().to(y.dtype()).reshape({1, features_, 1});
-  y = y.reshape(x.shape());
-  return narrow ? y.to(t) : y;
+  return y.reshape(x.shape()).to(x_in.dtype());
 }
 
 BatchNorm1d::BatchNorm1d(std::int64_t num_features, double eps, std::optional<double> momentum,

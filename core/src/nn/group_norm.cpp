@@ -8,6 +8,7 @@
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
+#include "normalization.hpp"
 
 namespace hetero::nn {
 
@@ -30,14 +31,8 @@ Tensor GroupNorm::forward(const Tensor& x_in) {
   if (!x_in.defined() || x_in.dim() < 2 || x_in.size(1) != channels_)
     throw ShapeError("GroupNorm: expected input [N, " + std::to_string(channels_) + ", ...], got " +
                      (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
-  if (!is_floating_point(x_in.dtype()))
-    throw DTypeError("GroupNorm: expected a floating input, got " +
-                     std::string(dtype_name(x_in.dtype())));
-  const DType t = x_in.dtype();
-  const bool narrow = t == DType::float16 || t == DType::bfloat16;
-  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
-  std::int64_t rest = 1;
-  for (std::int64_t d = 2; d < x.dim(); ++d) rest *= x.size(d);
+  const Tensor x = norm_detail::widened_input(x_in, "GroupNorm");
+  const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0);
   if (batch * (channels_ / groups_) * rest == 1)
     throw ValueError(
@@ -51,8 +46,7 @@ Tensor GroupNorm::forward(const Tensor& x_in) {
   if (affine_)
     y = y * weight().to(y.dtype()).reshape({1, channels_, 1}) +
         bias().to(y.dtype()).reshape({1, channels_, 1});
-  y = y.reshape(x.shape());
-  return narrow ? y.to(t) : y;
+  return y.reshape(x.shape()).to(x_in.dtype());
 }
 
 }  // namespace hetero::nn

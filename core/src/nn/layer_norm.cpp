@@ -8,6 +8,7 @@
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
+#include "normalization.hpp"
 
 namespace hetero::nn {
 LayerNorm::LayerNorm(Shape normalized_shape, double eps, bool elementwise_affine,
@@ -33,19 +34,14 @@ Tensor LayerNorm::forward(const Tensor& x_in) {
     throw ShapeError("LayerNorm: expected input with trailing shape " + detail::shape_str(shape_) +
                      ", got " +
                      (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
-  if (!is_floating_point(x_in.dtype()))
-    throw DTypeError("LayerNorm: expected a floating input, got " +
-                     std::string(dtype_name(x_in.dtype())));
-  const DType t = x_in.dtype();
-  const bool narrow = t == DType::float16 || t == DType::bfloat16;
-  const Tensor x = narrow ? x_in.to(DType::float32) : x_in;
+  const Tensor x = norm_detail::widened_input(x_in, "LayerNorm");
   // The normalised dimensions as one: [..., n].
   const Tensor flat = x.flatten(x.dim() - k, x.dim() - 1);
   const Tensor centred = flat - mean(flat, -1, true);
   const Tensor variance = mean(centred * centred, -1, true);
   Tensor y = (centred / sqrt(variance + eps_)).reshape(x.shape());
   if (affine_) y = y * weight().to(y.dtype()) + bias().to(y.dtype());
-  return narrow ? y.to(t) : y;
+  return y.to(x_in.dtype());
 }
 
 }  // namespace hetero::nn

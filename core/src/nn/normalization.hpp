@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What the normalisation layers (LayerNorm, BatchNorm, GroupNorm) share: the input check
+// and the float32 computation of 16-bit input, rounded once at the end.
+#include <cstdint>
+#include <string>
+
+#include <hetero/error.hpp>
+#include <hetero/tensor.hpp>
+
+namespace hetero::nn::norm_detail {
+
+/// x as the layer computes it: float32 for float16/bfloat16, else x. DTypeError naming
+/// `who` for a non-floating x.
+inline Tensor widened_input(const Tensor& x, const char* who) {
+  if (!is_floating_point(x.dtype()))
+    throw DTypeError(std::string(who) + ": expected a floating input, got " +
+                     std::string(dtype_name(x.dtype())));
+  const bool narrow = x.dtype() == DType::float16 || x.dtype() == DType::bfloat16;
+  return narrow ? x.to(DType::float32) : x;
+}
+
+/// The product of x's sizes from dimension `from` on (1 when there are none).
+inline std::int64_t trailing_numel(const Tensor& x, std::int64_t from) {
+  std::int64_t n = 1;
+  for (std::int64_t d = from; d < x.dim(); ++d) n *= x.size(d);
+  return n;
+}
+
+}  // namespace hetero::nn::norm_detail
