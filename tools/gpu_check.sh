@@ -206,8 +206,9 @@ check() {
   # The `parity` label needs python3-torch, which the GPU machine may lack (its cases run on
   # cuda:0 below either way).
   # Left out where this machine cannot run them, each said: `toolchain` (tests that run the
-  # compiler) for a packed build, and `dataset` (Fashion-MNIST) where Debian's
-  # dataset-fashion-mnist is not installed.
+  # compiler) for a packed build, `dataset` (Fashion-MNIST) where Debian's
+  # dataset-fashion-mnist is not installed, and `fortunes` (the Transformer example's text)
+  # where Debian's fortunes is not.
   local rest='cuda|conformance\.cuda'
   /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || rest="$rest|parity"
   if [ -n "${GPU_CHECK_FROM_PACK:-}" ]; then
@@ -217,6 +218,10 @@ check() {
   if [ ! -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     rest="$rest|dataset"
     echo "  (no /usr/share/datasets/fashion-mnist: the tests labelled dataset are left out)"
+  fi
+  if [ ! -d /usr/share/games/fortunes ]; then
+    rest="$rest|fortunes"
+    echo "  (no /usr/share/games/fortunes: the tests labelled fortunes are left out)"
   fi
   step "ctest (the rest of the suite)" "${ctest[@]}" -LE "^($rest)\$"
   step "chapter_gpu (try_gpu() = cuda:0)" expect_output "^cuda:0, cpu, \[cuda:0" "$bin/chapter_gpu"

@@ -41,14 +41,16 @@ std::string read_text(const std::filesystem::path& dir) {
                              "fortunes) or pass --data DIR holding text files");
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && !e.is_symlink() && !e.path().has_extension()) files.push_back(e.path());
+    if (e.is_regular_file() && !e.is_symlink() && !e.path().has_extension())
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::string text;
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
     text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  if (text.size() < 1000) throw std::runtime_error(dir.string() + ": less than 1000 characters of text");
+  if (text.size() < 1000)
+    throw std::runtime_error(dir.string() + ": less than 1000 characters of text");
   return text;
 }
 
@@ -101,9 +103,9 @@ class CharTransformer : public nn::Module {
 std::pair<Tensor, Tensor> batch(const Tensor& text, std::int64_t b, std::int64_t t, Generator& g) {
   const auto o = TensorOptions(text.device()).dtype(DType::int64);
   const std::int64_t n = text.size(0) - t - 1;
-  const Tensor starts = (rand({b, 1}, g, TensorOptions(text.device()).dtype(DType::float64)) *
-                         static_cast<double>(n))
-                            .to(DType::int64);
+  const Tensor starts =
+      (rand({b, 1}, g, TensorOptions(text.device()).dtype(DType::float64)) * static_cast<double>(n))
+          .to(DType::int64);
   const Tensor at = starts + arange(t, o).unsqueeze(0);  // [B, T]
   return {index_select(text, 0, at.reshape({-1})).reshape({b, t}),
           index_select(text, 0, (at + 1).reshape({-1})).reshape({b, t})};
@@ -115,28 +117,34 @@ int main(int argc, char** argv) {
   CLI::App app{"A character-level Transformer language model on Debian's fortunes"};
   std::string data = kFortunes, device_name, checkpoint;
   std::int64_t steps = 3000, batch_size = 32, context = 64, d_model = 128, heads = 4, layers = 3,
-               warmup = 100, eval_every = 250, eval_batches = 20, sample_chars = 300, stop_after = 0;
+               warmup = 100, eval_every = 250, eval_batches = 20, sample_chars = 300,
+               stop_after = 0;
   double lr = 3e-3, temperature = 0.8, max_val_loss = 0;
   std::uint64_t seed = 0;
   bool resume = false, quiet = false, expect_drop = false;
   app.add_option("--data", data, "directory of text files (default: Debian's fortunes)");
   app.add_option("--steps", steps, "training steps")->check(hetero::examples::positive());
-  app.add_option("--batch-size", batch_size, "windows per step")->check(hetero::examples::positive());
-  app.add_option("--context", context, "characters per window")->check(hetero::examples::positive());
+  app.add_option("--batch-size", batch_size, "windows per step")
+      ->check(hetero::examples::positive());
+  app.add_option("--context", context, "characters per window")
+      ->check(hetero::examples::positive());
   app.add_option("--d-model", d_model, "embedding width")->check(hetero::examples::positive());
   app.add_option("--heads", heads, "attention heads")->check(hetero::examples::positive());
   app.add_option("--layers", layers, "Transformer layers")->check(hetero::examples::positive());
   app.add_option("--lr", lr, "peak learning rate of AdamW");
-  app.add_option("--warmup", warmup, "linear warm-up steps")->check(hetero::examples::non_negative());
+  app.add_option("--warmup", warmup, "linear warm-up steps")
+      ->check(hetero::examples::non_negative());
   app.add_option("--eval-every", eval_every, "steps between validation losses")
       ->check(hetero::examples::positive());
-  app.add_option("--eval-batches", eval_batches, "validation batches")->check(hetero::examples::positive());
+  app.add_option("--eval-batches", eval_batches, "validation batches")
+      ->check(hetero::examples::positive());
   app.add_option("--sample", sample_chars, "characters to sample at the end")
       ->check(hetero::examples::non_negative());
   app.add_option("--temperature", temperature, "sampling temperature");
   app.add_option("--device", device_name, "device (default: try_gpu())");
   app.add_option("--seed", seed, "initialisation and data seed");
-  app.add_option("--checkpoint", checkpoint, "save model, optimiser, schedule and data stream here");
+  app.add_option("--checkpoint", checkpoint,
+                 "save model, optimiser, schedule and data stream here");
   app.add_option("--max-val-loss", max_val_loss, "exit 1 when the final validation loss is higher");
   app.add_flag("--resume", resume, "continue from --checkpoint");
   app.add_option("--stop-after", stop_after,
@@ -168,7 +176,8 @@ int main(int argc, char** argv) {
         chars.push_back(static_cast<char>(ch));
       }
     std::vector<std::int64_t> encoded(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) encoded[i] = code[static_cast<unsigned char>(text[i])];
+    for (std::size_t i = 0; i < text.size(); ++i)
+      encoded[i] = code[static_cast<unsigned char>(text[i])];
     const auto split = static_cast<std::int64_t>(encoded.size() * 9 / 10);
     const Tensor all = from_vector(encoded).to(dev);
     const Tensor train = all.narrow(0, 0, split), val = all.narrow(0, split, all.size(0) - split);
@@ -184,13 +193,16 @@ int main(int argc, char** argv) {
     std::vector<Tensor> decay, no_decay;
     for (const auto& [name, p] : net.named_parameters())
       (p.dim() >= 2 && name.find("norm") == std::string::npos ? decay : no_decay).push_back(p);
-    optim::AdamW opt({{decay, std::nullopt}, {no_decay, optim::AdamWOptions{.lr = lr, .weight_decay = 0}}},
-                     {.lr = lr, .beta2 = 0.99, .weight_decay = 0.1});
+    optim::AdamW opt(
+        {{decay, std::nullopt}, {no_decay, optim::AdamWOptions{.lr = lr, .weight_decay = 0}}},
+        {.lr = lr, .beta2 = 0.99, .weight_decay = 0.1});
     const double w = static_cast<double>(warmup), total = static_cast<double>(steps);
     optim::LambdaLR schedule(opt, [w, total](std::int64_t s) {
       const double t = static_cast<double>(s);
       if (t < w) return (t + 1) / (w + 1);
-      return 0.1 + 0.9 * 0.5 * (1 + std::cos(std::numbers::pi * std::min(1.0, (t - w) / std::max(1.0, total - w))));
+      return 0.1 + 0.9 * 0.5 *
+                       (1 + std::cos(std::numbers::pi *
+                                     std::min(1.0, (t - w) / std::max(1.0, total - w))));
     });
     Generator data_gen(seed + 1);
     std::int64_t first_step = 0;
@@ -201,7 +213,8 @@ int main(int argc, char** argv) {
       schedule.load_state_dict(load_file(checkpoint + ".schedule"));
       data_gen.set_state({std::stoull(m.at("data_seed")), std::stoull(m.at("data_offset"))});
       first_step = std::stoll(m.at("step"));
-      std::printf("resumed from %s after step %lld\n", checkpoint.c_str(), static_cast<long long>(first_step));
+      std::printf("resumed from %s after step %lld\n", checkpoint.c_str(),
+                  static_cast<long long>(first_step));
     }
     nn::CrossEntropyLoss criterion;
     const auto validation_loss = [&] {
@@ -233,10 +246,12 @@ int main(int argc, char** argv) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("step %5lld  train loss %.4f  val loss %.4f nats/char  lr %.2e  %.1f s\n",
-                    static_cast<long long>(step + 1), loss.item<double>(), last_val, opt.lr(0), seconds);
+                    static_cast<long long>(step + 1), loss.item<double>(), last_val, opt.lr(0),
+                    seconds);
         std::fflush(stdout);
       } else if (!quiet && (step + 1) % 10 == 0) {
-        std::fprintf(stderr, "\rstep %lld/%lld", static_cast<long long>(step + 1), static_cast<long long>(steps));
+        std::fprintf(stderr, "\rstep %lld/%lld", static_cast<long long>(step + 1),
+                     static_cast<long long>(steps));
       }
       if (!checkpoint.empty() && ((step + 1) % eval_every == 0 || step + 1 == last_step)) {
         const GeneratorState g = data_gen.get_state();
@@ -259,18 +274,22 @@ int main(int argc, char** argv) {
         const std::vector<std::int64_t> window(out.begin() + from, out.end());
         const Tensor logits = net(from_vector(window).to(dev).unsqueeze(0));
         const Tensor last = logits.narrow(1, logits.size(1) - 1, 1).reshape({vocab});
-        out.push_back(multinomial(softmax(last / temperature, 0), 1, false, &sampler).item<std::int64_t>());
+        out.push_back(
+            multinomial(softmax(last / temperature, 0), 1, false, &sampler).item<std::int64_t>());
       }
       std::string sample;
-      for (std::size_t i = 1; i < out.size(); ++i) sample.push_back(chars[static_cast<std::size_t>(out[i])]);
+      for (std::size_t i = 1; i < out.size(); ++i)
+        sample.push_back(chars[static_cast<std::size_t>(out[i])]);
       std::printf("sample (temperature %.2f):\n%s\n", temperature, sample.c_str());
     }
     if (expect_drop && !(last_val < first_val)) {
-      std::fprintf(stderr, "char_transformer: the validation loss did not fall (%.4f -> %.4f)\n", first_val, last_val);
+      std::fprintf(stderr, "char_transformer: the validation loss did not fall (%.4f -> %.4f)\n",
+                   first_val, last_val);
       return 1;
     }
     if (max_val_loss > 0 && !(last_val <= max_val_loss)) {
-      std::fprintf(stderr, "char_transformer: validation loss %.4f is above %.4f\n", last_val, max_val_loss);
+      std::fprintf(stderr, "char_transformer: validation loss %.4f is above %.4f\n", last_val,
+                   max_val_loss);
       return 1;
     }
     return 0;
