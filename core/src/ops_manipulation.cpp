@@ -76,15 +76,17 @@ Tensor repeat(const Tensor& a, const std::vector<std::int64_t>& repeats) {
     throw ShapeError("repeat: Number of dimensions of repeat dims (" + list_str(repeats) +
                      ") can not be smaller than number of dimensions of tensor " +
                      shape_str(a.shape()) + " (as torch)");
-  for (std::int64_t r : repeats)
-    if (r < 0)
+  // As torch, a negative repeat is refused where the result's size would be negative (not
+  // against a dimension of size 0).
+  const std::size_t pad = repeats.size() - a.shape().size();
+  for (std::size_t i = 0; i < repeats.size(); ++i)
+    if (repeats[i] * (i < pad ? 1 : a.shape()[i - pad]) < 0)
       throw ValueError("repeat: Trying to create tensor with negative dimension (repeats " +
-                       list_str(repeats) + ", as torch)");
+                       list_str(repeats) + " of shape " + shape_str(a.shape()) + ", as torch)");
   // Leading 1s added, then dimension by dimension: viewed as [before, 1, s, after],
   // expanded to [before, r, s, after] and copied as [.., r s, ..] (4 dimensions at most
   // between, so any rank the tensors support).
-  const std::size_t lead = repeats.size() - a.shape().size();
-  Shape shape(lead, 1);
+  Shape shape(pad, 1);
   shape.insert(shape.end(), a.shape().begin(), a.shape().end());
   Tensor out = a.reshape(shape);
   bool copied = false;  // repeat always returns a new tensor, as torch's

@@ -194,32 +194,58 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   });
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  detail::impl_of(a, "bmm");
-  detail::impl_of(b, "bmm");
+namespace {
+// bmm's operands: 3-D with equal batch sizes and inner sizes (ShapeError, torch's messages).
+void check_bmm(const Tensor& a, const Tensor& b, const char* op) {
+  detail::impl_of(a, op);
+  detail::impl_of(b, op);
   if (a.dim() != 3)
-    throw ShapeError("bmm: batch1 must be a 3D tensor, got shape " + detail::shape_str(a.shape()));
+    throw ShapeError(std::string(op) + ": batch1 must be a 3D tensor, got shape " +
+                     detail::shape_str(a.shape()));
   if (b.dim() != 3)
-    throw ShapeError("bmm: batch2 must be a 3D tensor, got shape " + detail::shape_str(b.shape()));
+    throw ShapeError(std::string(op) + ": batch2 must be a 3D tensor, got shape " +
+                     detail::shape_str(b.shape()));
   if (a.shape()[0] != b.shape()[0] || a.shape()[2] != b.shape()[1])
-    throw ShapeError("bmm: Expected size for first two dimensions of batch2 tensor to be: [" +
-                     std::to_string(a.shape()[0]) + ", " + std::to_string(a.shape()[2]) +
-                     "] but got: [" + std::to_string(b.shape()[0]) + ", " +
-                     std::to_string(b.shape()[1]) + "] (as torch)");
+    throw ShapeError(
+        std::string(op) + ": Expected size for first two dimensions of batch2 tensor to be: [" +
+        std::to_string(a.shape()[0]) + ", " + std::to_string(a.shape()[2]) + "] but got: [" +
+        std::to_string(b.shape()[0]) + ", " + std::to_string(b.shape()[1]) + "] (as torch)");
+}
+}  // namespace
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  check_bmm(a, b, "bmm");
   return matmul(a, b);
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta,
                double alpha) {
   detail::impl_of(input, "baddbmm");
-  Tensor product = bmm(batch1, batch2);
-  detail::check_same_device("baddbmm", {&input, &product});
+  check_bmm(batch1, batch2, "baddbmm");
+  detail::check_same_device("baddbmm", {&input, &batch1});
   // input must broadcast to the product's shape (not the other way round).
-  if (detail::broadcast_shapes("baddbmm", input.shape(), product.shape()) != product.shape())
+  const Shape shape{batch1.shape()[0], batch1.shape()[1], batch2.shape()[2]};
+  if (detail::broadcast_shapes("baddbmm", input.shape(), shape) != shape)
     throw ShapeError("baddbmm: input of shape " + detail::shape_str(input.shape()) +
-                     " does not broadcast to the product's shape " +
-                     detail::shape_str(product.shape()));
-  if (alpha != 1) product = product * alpha;
+                     " does not broadcast to the product's shape " + detail::shape_str(shape));
+  // alpha * (batch1 @ batch2) as one node whose gradients are alpha * (g @ batch2^T) and
+  // alpha * (batch1^T @ g), in torch's order: alpha scales after the product (scaling g
+  // first overflows where torch's stays finite, the differential test at seed 24).
+  Tensor product;
+  {
+    NoGradGuard no_grad;
+    product = matmul_impl(batch1, batch2);
+    if (alpha != 1) product = product * alpha;
+  }
+  product = detail::record("BaddbmmBackward", product, {batch1, batch2}, [&] {
+    return [sa = detail::saved(batch1), sb = detail::saved(batch2), alpha](const Tensor& g) {
+      auto grads = detail::formulas::matmul(g, sa, sb);
+      if (alpha != 1)
+        for (Tensor& t : grads)
+          if (t.defined()) t = t * alpha;
+      return grads;
+    };
+  });
   if (beta == 0) {
     // input ignored (its NaN and inf too), as torch; its gradient is 0 (torch's beta * g).
     if (!input.requires_grad() || !is_grad_enabled()) return product;
@@ -227,7 +253,9 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
     return product +
            where(none, input, full({}, 0.0, TensorOptions(input.device()).dtype(input.dtype())));
   }
-  return (beta == 1 ? input : input * beta) + product;
+  // beta scales the broadcast input, so that its gradient is beta * g summed afterwards, in
+  // torch's order (summing first overflows where torch's stays finite).
+  return (beta == 1 ? input : input.expand(shape) * beta) + product;
 }
 
 }  // namespace hetero

@@ -141,3 +141,23 @@ TEST(Manipulation, MultinomialDrawsTheDistribution) {
   EXPECT_THROW(multinomial(ones({2, 2, 2}), 1), ValueError);
   EXPECT_THROW(multinomial(tensor({1.0}), 0), ValueError);
 }
+
+TEST(Manipulation, EinsumSubsetAndItsRefusals) {
+  const Tensor a = tensor({{1.0, 2.0}, {3.0, 4.0}}), b = tensor({{5.0, 6.0}, {7.0, 8.0}});
+  EXPECT_TRUE(equal(einsum("ij,jk->ik", {a, b}), matmul(a, b)));
+  EXPECT_TRUE(equal(einsum("ij->ji", {a}), a.t().contiguous()));
+  EXPECT_EQ(einsum("ij->", {a}).item<double>(), 10.0);
+  EXPECT_EQ(einsum("i,i->", {tensor({1.0, 2.0}), tensor({3.0, 4.0})}).item<double>(), 11.0);
+  EXPECT_TRUE(equal(einsum("ij,jk", {a, b}), matmul(a, b)));  // implicit output "ik"
+  // Attention's contraction, against matmul with a transpose.
+  const Tensor q = randn({2, 3, 4, 5}), k = randn({2, 3, 6, 5});
+  EXPECT_TRUE(allclose(einsum("bhqd,bhkd->bhqk", {q, k}), matmul(q, k.transpose(-2, -1))));
+  EXPECT_EQ(einsum("ij,jk->ik", {ones({1, 3}), ones({3, 2})}).shape(), (Shape{1, 2}));
+  EXPECT_THROW(einsum("ii->i", {a}), ValueError);      // a diagonal: not in the subset
+  EXPECT_THROW(einsum("...ij->ij", {a}), ValueError);  // an ellipsis: not in the subset
+  EXPECT_THROW(einsum("ij,jk,kl->il", {a, a, a}), ValueError);
+  EXPECT_THROW(einsum("ij,jk->ik", {a}), ValueError);  // one operand for two subscripts
+  EXPECT_THROW(einsum("ijk->k", {a}), ShapeError);     // rank 2, three subscripts
+  EXPECT_THROW(einsum("ij,jk->ik", {a, ones({3, 2})}), ShapeError);
+  EXPECT_THROW(einsum("ij->iz", {a}), ValueError);  // z is in no input
+}

@@ -267,6 +267,7 @@ Tensor shaping(const std::string& op, const std::vector<Tensor>& in, const Json&
   if (op == "repeat") return repeat(in[0], dims("repeats"));
   if (op == "one_hot") return one_hot(in[0], a["num_classes"].get<std::int64_t>());
   if (op == "bmm") return bmm(in[0], in[1]);
+  if (op == "einsum") return einsum(a["equation"].get<std::string>(), in);
   if (op == "baddbmm")
     return baddbmm(in[0], in[1], in[2], a["beta"].get<double>(), a["alpha"].get<double>());
   const std::int64_t dim = a["dim"].get<std::int64_t>();

@@ -3,9 +3,11 @@
 // broadcast dimensions; contiguous, transposed and narrowed inputs; NaN, +-inf, -0.0, huge
 // and tiny values; arguments now and then out of range, so that error parity is tested too.
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -56,7 +58,13 @@ const auto kActivations =
 // The ops of the shape category (shape_case(); execute.cpp's shaping()).
 const auto kShapeOps =
     std::to_array<const char*>({"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk",
-                                "unbind", "cumsum", "one_hot", "bmm", "baddbmm"});
+                                "unbind", "cumsum", "one_hot", "bmm", "baddbmm", "einsum"});
+// einsum equations of hetero's subset (<hetero/manipulation.hpp>): attention's
+// contractions, matrix products, outer and inner products, transposes and sums.
+const auto kEinsum =
+    std::to_array<const char*>({"ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "bhqk,bhkd->bhqd",
+                                "i,i->", "i,j->ij", "ij->ji", "ij->", "ijk->kj", "ij,ij->i",
+                                "bi,bj->bij", "ij,jk", "ik,jk->ij", "ijk,k->ij", "i->"});
 const std::vector<std::string> kGradUnary = [] {
   std::vector<std::string> names = grad_unary();
   names.insert(names.end(), kActivations.begin(), kActivations.end());
@@ -698,7 +706,7 @@ Json activation_case(Gen& g) {
 // followed by the pieces' sizes along dim (execute.cpp's shaping()).
 Json shape_case(Gen& g) {
   const std::string op = g.pick(kShapeOps);
-  const bool matrices = op == "bmm" || op == "baddbmm";
+  const bool matrices = op == "bmm" || op == "baddbmm" || op == "einsum";
   // (bmm of integers: torch's cpu has it, its cuda and hetero's matmul do not: floats only,
   // as matmul_case.)
   const std::string t = matrices          ? g.float_dtype()
@@ -707,6 +715,28 @@ Json shape_case(Gen& g) {
                                           : g.dtype();
   Json args = {
       {"backward", (t == "float32" || t == "float64") && op != "one_hot" && g.chance(0.5)}};
+  if (op == "einsum") {
+    const std::string eq = g.pick(kEinsum);
+    std::map<char, int> size;
+    for (char c : eq)
+      if (std::isalpha(static_cast<unsigned char>(c)) && !size.count(c))
+        size[c] = g.chance(0.04) ? 0 : g.uniform(1, 4);
+    const std::string lhs = eq.substr(0, eq.find("->"));
+    Json inputs = Json::array();
+    std::size_t start = 0;
+    for (bool last = false; !last;) {
+      const std::size_t comma = lhs.find(',', start);
+      last = comma == std::string::npos;
+      const std::string sub = lhs.substr(start, last ? std::string::npos : comma - start);
+      Json shape = Json::array();
+      for (char c : sub) shape.push_back(size[c]);
+      if (g.chance(0.03) && !shape.empty()) shape[0] = shape[0].get<int>() + 1;  // both raise
+      inputs.push_back(g.input(t, shape, false));
+      start = comma + 1;
+    }
+    args["equation"] = eq;
+    return {{"op", op}, {"inputs", inputs}, {"args", args}};
+  }
   if (matrices) {
     const int b = g.uniform(1, 3), n = g.uniform(1, 4), k = g.uniform(0, 4), m = g.uniform(1, 4);
     Json b1 = Json::array({b, n, k}), b2 = Json::array({b, k, m});

@@ -113,6 +113,8 @@ def shaping(op, x, a):
         return torch.nn.functional.one_hot(x[0], a["num_classes"])
     if op == "bmm":
         return torch.bmm(x[0], x[1])
+    if op == "einsum":
+        return torch.einsum(a["equation"], *x)
     if op == "baddbmm":
         return torch.baddbmm(x[0], x[1], x[2], beta=a["beta"], alpha=a["alpha"])
     dim = a["dim"]
@@ -337,6 +339,13 @@ def close(h, t, dtype, extra):
 def reduction_slack(case, dtype):
     """The extra bound of accumulating ops: 2 * n * eps * sum|terms| (n the reduced count)."""
     cat, op = case["cat"], case["op"]
+    if cat == "shape" and op == "einsum":  # a contraction of at most every element
+        vals = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
+        vals = [[v for v in vs if not math.isinf(v) and not math.isnan(v)] for vs in vals]
+        eps = 2.0 ** -FLOAT_BITS[dtype][0]
+        n = max(len(v) for v in vals) + 1
+        bound = math.prod(max(v, default=0.0) for v in vals) * max(len(v) for v in vals)
+        return 4 * n * eps * max(bound, sum(vals[0]))
     if cat == "shape" and op in ("bmm", "baddbmm", "cumsum"):
         vals = [[abs(as_number(v)) for v in i["values"]] for i in case["inputs"]]
         vals = [[v for v in vs if not math.isinf(v) and not math.isnan(v)] for vs in vals]

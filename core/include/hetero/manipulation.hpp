@@ -10,6 +10,7 @@
 /// Dimensions count from the end when negative (IndexError out of range), as torch's.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <hetero/dtype.hpp>
@@ -31,7 +32,8 @@ HETERO_API Tensor flip(const Tensor& a, const std::vector<std::int64_t>& dims);
 
 /// The tensor tiled `repeats[i]` times along dimension i, as torch.Tensor.repeat: with more
 /// repeats than dimensions, leading dimensions of size 1 are added first. ShapeError for
-/// fewer repeats than dimensions, ValueError for a negative repeat. Gradient: the tiles of g
+/// fewer repeats than dimensions, ValueError for a negative repeat of a non-empty dimension
+/// (a negative result size, as torch). Gradient: the tiles of g
 /// summed.
 HETERO_API Tensor repeat(const Tensor& a, const std::vector<std::int64_t>& repeats);
 
@@ -67,5 +69,16 @@ HETERO_API Tensor cumsum(const Tensor& a, std::int64_t dim,
 /// for a negative index or one >= num_classes (torch's messages). Reads the indices' minimum
 /// and maximum: waits for the device.
 HETERO_API Tensor one_hot(const Tensor& indices, std::int64_t num_classes = -1);
+
+/// Einstein summation, as torch.einsum, for the subset the models of issue #46 use: one or
+/// two operands, letters as subscripts ("bhqd,bhkd->bhqk", "ij->ji", "bij,bjk->bik",
+/// "i,i->"), an explicit output after "->" or the implicit one (the subscripts that appear
+/// once, in alphabetical order). Indices missing from the output are summed; the
+/// contraction of two operands is one batched matmul (so floating dtypes only, as matmul).
+/// ValueError for an ellipsis, a subscript repeated within one operand (diagonals), more
+/// than two operands, or a malformed equation; ShapeError for a subscript count that is not
+/// the operand's rank or a subscript with two sizes that do not broadcast (1 broadcasts, as
+/// torch's). Gradient: through the views, sums and matmul it is made of.
+HETERO_API Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 }  // namespace hetero
