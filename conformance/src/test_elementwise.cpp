@@ -107,6 +107,13 @@ std::optional<double> binary_ref(BinaryOp op, double x, double y, bool integral)
       return std::pow(x, y);
     case BinaryOp::atan2:
       return std::atan2(x, y);
+    case BinaryOp::fmod:  // integers by 0: the kernels' 0 (the core refuses them first)
+      return integral && y == 0 ? 0 : std::fmod(x, y);
+    case BinaryOp::remainder: {
+      if (integral && y == 0) return 0;
+      const double r = std::fmod(x, y);
+      return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+    }
     default:
       return std::nullopt;
   }

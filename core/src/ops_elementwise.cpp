@@ -38,6 +38,10 @@ DType result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
     throw DTypeError(
         "pow: bool tensors take no power (torch raises too); convert first, e.g. "
         "x.to(DType::int64)");
+  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && t == DType::bool_)
+    throw DTypeError(std::string(op_name(op)) +
+                     ": not defined for two bool tensors (torch raises too); convert first, "
+                     "e.g. x.to(DType::int64)");
   return t;
 }
 
@@ -51,6 +55,17 @@ std::vector<std::int64_t> broadcast_strides(const Tensor& t, const Shape& out) {
   return r;
 }
 
+// torch's cpu kernels raise for an integer fmod or remainder by 0 (the cuda ones leave the
+// result undefined): so does hetero, on every backend, by reading whether b has a 0 (one
+// host sync) before any kernel. The kernels' integer rules give 0 there without a trap.
+void check_integer_divisor(const char* name, const Tensor& b) {
+  if (b.numel() == 0 || eq(b, detail::scalar_operand(b, 0.0)).sum().item<std::int64_t>() == 0)
+    return;
+  throw ValueError(std::string(name) +
+                   ": ZeroDivisionError: an integer divisor is 0 (as torch); convert to a "
+                   "floating dtype for NaN instead, e.g. b.to(DType::float32)");
+}
+
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = op_name(op).data();  // a string literal of the table
   const detail::prof::Scope op_scope(name, a);
@@ -58,6 +73,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const DType result = result_dtype(op, a, b);
   if (result == DType::bool_) return binary(op, a.to(DType::int64), b.to(DType::int64)).to(result);
   const DType t = result;
+  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && is_integral(t))
+    check_integer_divisor(name, b);
   // Operands already of dtype t are used as they are (no Tensor copies: reference counts
   // are atomic, and this is the path of every small op).
   Tensor a_cast, b_cast;
@@ -242,6 +259,9 @@ Tensor lt(const Tensor& a, double s) { return lt(a, detail::scalar_operand(a, s)
 Tensor le(const Tensor& a, double s) { return le(a, detail::scalar_operand(a, s)); }
 Tensor gt(const Tensor& a, double s) { return gt(a, detail::scalar_operand(a, s)); }
 Tensor ge(const Tensor& a, double s) { return ge(a, detail::scalar_operand(a, s)); }
+
+Tensor fmod(const Tensor& a, double b) { return fmod(a, detail::scalar_operand(a, b)); }
+Tensor remainder(const Tensor& a, double b) { return remainder(a, detail::scalar_operand(a, b)); }
 
 Tensor pow(const Tensor& a, double exponent) {
   const Tensor e = detail::scalar_operand(a, exponent);

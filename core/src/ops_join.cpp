@@ -17,6 +17,24 @@
 
 namespace hetero {
 
+namespace {
+// cat's node: every input is recorded, the skipped empty ones too (their gradient is empty,
+// as torch's).
+Tensor record_cat(const std::vector<Tensor>& tensors, std::int64_t d, const Tensor& out) {
+  return detail::record("CatBackward", out, tensors, [&] {
+    std::vector<std::int64_t> sizes;
+    std::vector<DType> dtypes;
+    for (const Tensor& t : tensors) {
+      const bool skipped = t.dim() == 1 && t.numel() == 0;
+      sizes.push_back(skipped ? -1 : t.shape()[static_cast<std::size_t>(d)]);
+      dtypes.push_back(t.dtype());
+    }
+    return
+        [sizes, dtypes, d](const Tensor& g) { return detail::formulas::cat(g, d, sizes, dtypes); };
+  });
+}
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
   const detail::prof::Scope op_scope("cat", tensors.empty() ? Tensor() : tensors[0]);
   if (tensors.empty()) throw ValueError("cat: expected a non-empty list of tensors (as torch)");
@@ -36,8 +54,11 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     detail::check_same_device("cat", {&tensors[0], &t});
     dtype = detail::promote_types(dtype, t.dtype());
   }
-  if (parts.empty()) return full({0}, 0.0, TensorOptions().dtype(dtype).device(first.device()));
-  const std::int64_t d = detail::wrap_dim(dim, first.dim(), "cat");
+  // Only skipped inputs: an empty 1-D result, still recorded (torch's has a grad_fn too).
+  const std::int64_t d = parts.empty() ? 0 : detail::wrap_dim(dim, first.dim(), "cat");
+  if (parts.empty())
+    return record_cat(tensors, d,
+                      full({0}, 0.0, TensorOptions().dtype(dtype).device(first.device())));
   Shape shape = first.shape();
   shape[static_cast<std::size_t>(d)] = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
@@ -63,18 +84,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
       offset += n;
     }
   }
-  // Every input is recorded, the skipped empty ones too (their gradient is empty, as torch's).
-  return detail::record("CatBackward", out, tensors, [&] {
-    std::vector<std::int64_t> sizes;
-    std::vector<DType> dtypes;
-    for (const Tensor& t : tensors) {
-      const bool skipped = t.dim() == 1 && t.numel() == 0;
-      sizes.push_back(skipped ? -1 : t.shape()[static_cast<std::size_t>(d)]);
-      dtypes.push_back(t.dtype());
-    }
-    return
-        [sizes, dtypes, d](const Tensor& g) { return detail::formulas::cat(g, d, sizes, dtypes); };
-  });
+  return record_cat(tensors, d, out);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {

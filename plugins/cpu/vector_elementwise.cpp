@@ -177,8 +177,8 @@ bool binary_dense(BinaryOp op, const T* a, int sa, const T* b, int sb, T* out, s
       map2(d, a, sa, b, sb, out, n,
            [d](V x, V y) { return hn::IfThenElseZero(x >= y, hn::Set(d, T(1))); });
       return true;
-    default:  // pow, atan2: the scalar rules (C pow, atan2), which SLEEF's would not match bit
-      return false;  // for bit
+    default:         // pow, atan2, fmod, remainder: the scalar rules (C pow, atan2, fmod), which
+      return false;  // SLEEF's would not match bit for bit
   }
 }
 

@@ -84,7 +84,7 @@ TEST(OpTables, ReleasedOpCodesNeverMove) {
                          "reciprocal", "floor", "ceil", "round", "trunc", "sign"}},
       {OpFamily::binary,
        {"add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "pow",
-        "atan2"}},
+        "atan2", "fmod", "remainder"}},
       {OpFamily::reduce, {"sum", "mean", "max", "min", "norm", "argmax"}},
       {OpFamily::ternary, {"where"}}};
   for (const auto& [family, names] : released)
@@ -227,6 +227,47 @@ TEST(OpTables, RoundingSignErfAndAtan2AsTorch) {
   EXPECT_NEAR(ang.to_vector<float>()[1], -1.5707963F, 1e-6);
   // sign of bool raises as the other `numeric` rows (docs/semantics.md row 34).
   EXPECT_THROW(sign(tensor({1, 0}).to(DType::bool_)), DTypeError);
+}
+
+// The rows of minor 12 against torch 1.13's values (python3-torch): fmod takes the
+// dividend's sign, remainder the divisor's; integers stay integers, MIN % -1 is 0, an integer
+// divisor of 0 raises (torch's "ZeroDivisionError") and a floating one gives NaN; the
+// gradients are g and -g * trunc(a / b) / -g * floor(a / b).
+TEST(OpTables, FmodAndRemainderAsTorch) {
+  const Tensor a = tensor({-7, 7, -7, 7}), b = tensor({2, 2, -2, -2});
+  EXPECT_EQ(fmod(a, b).dtype(), DType::int64);
+  EXPECT_EQ(fmod(a, b).to_vector<std::int64_t>(), (std::vector<std::int64_t>{-1, 1, -1, 1}));
+  EXPECT_EQ(remainder(a, b).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 1, -1, -1}));
+  EXPECT_EQ(fmod(tensor({-128}).to(DType::int8), tensor({-1}).to(DType::int8)).item<std::int64_t>(),
+            0);
+  EXPECT_EQ(remainder(tensor({5}), 2.5).dtype(), DType::float32);
+  EXPECT_EQ(fmod(tensor({5}), 2.0).item<std::int64_t>(), 1);
+  EXPECT_THROW(fmod(tensor({5, 3}), tensor({1, 0})), ValueError);
+  EXPECT_THROW(remainder(tensor({5}), tensor({0})), ValueError);
+  EXPECT_TRUE(std::isnan(remainder(tensor({5}), 0.0).item<double>()));  // a floating 0: NaN
+  EXPECT_THROW(fmod(tensor({1}).to(DType::bool_), tensor({1}).to(DType::bool_)), DTypeError);
+  const Tensor x = tensor({-3.5, 3.5, -0.0, 5.0, INFINITY, 1.0, -1e-40});
+  const Tensor y = tensor({2.0, -2.0, 3.0, 0.0, 2.0, INFINITY, 1e10});
+  const auto f = fmod(x, y).to_vector<float>(), r = remainder(x, y).to_vector<float>();
+  const std::vector<float> want_f{-1.5F, 1.5F, -0.0F, NAN, NAN, 1.0F, -1e-40F},
+      want_r{0.5F, -0.5F, -0.0F, NAN, NAN, 1.0F, 1e10F};
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (std::isnan(want_f[i])) {
+      EXPECT_TRUE(std::isnan(f[i]) && std::isnan(r[i])) << i;
+      continue;
+    }
+    EXPECT_EQ(f[i], want_f[i]) << i;
+    EXPECT_EQ(r[i], want_r[i]) << i;
+  }
+  EXPECT_TRUE(std::signbit(f[2]) && std::signbit(r[2]));
+  Tensor p = tensor({-3.5, 7.25}).requires_grad_(), q = tensor({2.0, -2.0}).requires_grad_();
+  remainder(p, q).sum().backward();
+  EXPECT_EQ(p.grad().to_vector<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(q.grad().to_vector<float>(), (std::vector<float>{2, 4}));
+  p.mutable_grad() = Tensor();
+  q.mutable_grad() = Tensor();
+  fmod(p, q).sum().backward();
+  EXPECT_EQ(q.grad().to_vector<float>(), (std::vector<float>{1, 3}));
 }
 
 // libhetero-partial.so runs fill, cast and add only.

@@ -261,11 +261,12 @@ TEST(VectorKernels, Log1pOfTheLargestValuesIsFinite) {
 // The table rows that have no vector path, and so run the scalar loop (correct, but several
 // times slower on long runs): a row added to op_table.hpp without a case in
 // vector_elementwise.cpp fails here until it gets one or is listed with the reason.
-// pow and atan2 stay with the scalar rules (C pow, atan2), which SLEEF's vector forms do not
-// match bit for bit. Every other row has a path for float32, float64 and bfloat16 on every
-// target with vector units (SSE4 and newer on x86); the others take only some rows.
+// pow, atan2, fmod and remainder stay with the scalar rules (C pow, atan2, fmod), which SLEEF's
+// vector forms do not match bit for bit. Every other row has a path for float32, float64 and
+// bfloat16 on every target with vector units (SSE4 and newer on x86); the others take only some
+// rows.
 TEST(VectorKernels, TableRowsWithoutAVectorPath) {
-  const std::vector<std::string> kScalarOnly{"pow", "atan2"};
+  const std::vector<std::string> kScalarOnly{"pow", "atan2", "fmod", "remainder"};
   for (DType dtype : {DType::float32, DType::float64, DType::bfloat16}) {
     SCOPED_TRACE(std::string(dtype_name(dtype)));
     std::vector<unsigned char> in(8 * 64, 0), out(8 * 64, 0);

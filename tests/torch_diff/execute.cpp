@@ -271,6 +271,13 @@ Tensor shaping(const std::string& op, const std::vector<Tensor>& in, const Json&
   if (op == "baddbmm")
     return baddbmm(in[0], in[1], in[2], a["beta"].get<double>(), a["alpha"].get<double>());
   const std::int64_t dim = a["dim"].get<std::int64_t>();
+  if (op == "sort") {  // the values and the indices, flattened to float64 and concatenated
+    const auto [values, indices] = sort(in[0], dim, a["descending"].get<bool>(), true);
+    return cat({values.reshape({-1}).to(DType::float64), indices.reshape({-1}).to(DType::float64)});
+  }
+  if (op == "argsort") return argsort(in[0], dim, a["descending"].get<bool>(), true);
+  if (op == "topk")
+    return std::get<0>(topk(in[0], a["k"].get<std::int64_t>(), dim, a["descending"].get<bool>()));
   if (op == "cumsum") {
     std::optional<DType> dtype;
     if (a.contains("dtype")) dtype = parse_dtype(a["dtype"].get<std::string>());

@@ -56,9 +56,9 @@ std::vector<std::string> grad_binary() {
 const auto kActivations =
     std::to_array<const char*>({"gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus"});
 // The ops of the shape category (shape_case(); execute.cpp's shaping()).
-const auto kShapeOps =
-    std::to_array<const char*>({"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk",
-                                "unbind", "cumsum", "one_hot", "bmm", "baddbmm", "einsum"});
+const auto kShapeOps = std::to_array<const char*>(
+    {"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk", "unbind", "cumsum",
+     "one_hot", "bmm", "baddbmm", "einsum", "sort", "argsort", "topk"});
 // einsum equations of hetero's subset (<hetero/manipulation.hpp>): attention's
 // contractions, matrix products, outer and inner products, transposes and sums.
 const auto kEinsum =
@@ -789,6 +789,16 @@ Json shape_case(Gen& g) {
   }
   if (op == "split" || op == "split_sizes" || op == "chunk" || op == "unbind" || op == "cumsum")
     args["dim"] = dim();
+  if (op == "sort" || op == "argsort" || op == "topk") {
+    args["dim"] = dim();
+    args["descending"] = g.chance(0.5);  // topk: largest
+    // topk's tie order is unspecified in torch, and so is the gradient among ties: values only.
+    if (op != "sort") args["backward"] = false;
+    if (op == "topk") {
+      const int size = size_at(args["dim"].get<int>());
+      args["k"] = g.chance(0.04) ? (g.chance(0.5) ? -1 : size + 1) : g.uniform(0, size);
+    }
+  }
   if (op == "split") args["split_size"] = g.uniform(g.chance(0.05) ? -1 : 0, 4);
   if (op == "chunk") args["chunks"] = g.uniform(g.chance(0.05) ? 0 : 1, 5);
   if (op == "split_sizes") {

@@ -118,6 +118,13 @@ def shaping(op, x, a):
     if op == "baddbmm":
         return torch.baddbmm(x[0], x[1], x[2], beta=a["beta"], alpha=a["alpha"])
     dim = a["dim"]
+    if op == "sort":
+        v, i = torch.sort(x[0], dim=dim, descending=a["descending"], stable=True)
+        return torch.cat([v.reshape(-1).to(torch.float64), i.reshape(-1).to(torch.float64)])
+    if op == "argsort":
+        return torch.argsort(x[0], dim=dim, descending=a["descending"], stable=True)
+    if op == "topk":  # values only: the indices of ties are unspecified
+        return torch.topk(x[0], a["k"], dim, largest=a["descending"]).values
     if op == "cumsum":
         return torch.cumsum(x[0], dim, dtype=DTYPES[a["dtype"]] if "dtype" in a else None)
     if op == "split":

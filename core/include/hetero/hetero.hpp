@@ -25,6 +25,7 @@
 #include <hetero/profiler.hpp>
 #include <hetero/relocate_storage.hpp>
 #include <hetero/serialize.hpp>
+#include <hetero/sorting.hpp>
 #include <hetero/tensor.hpp>
 #include <hetero/tensor_options.hpp>
 #include <hetero/transfer_stats.hpp>

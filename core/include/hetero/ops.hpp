@@ -249,6 +249,21 @@ HETERO_API Tensor pow(const Tensor& a, const Tensor& b);
 /// a `floating` row, so integer and bool operands give float32 (interface minor 11).
 /// Gradients g b / (a^2 + b^2) and -g a / (a^2 + b^2) (NaN at the origin, as torch).
 HETERO_API Tensor atan2(const Tensor& a, const Tensor& b);
+/// The remainder of a / b with the sign of a (C's fmod, truncated division), as torch.fmod:
+/// broadcasts and promotes as the arithmetic ops (integers stay integers); a floating x / 0
+/// is NaN. ValueError ("ZeroDivisionError", as torch's cpu kernel) when the result dtype is
+/// an integer and some divisor is 0, checked before any kernel (which reads b back to the
+/// host). Gradients g and -g * trunc(a / b), as torch (interface minor 12).
+HETERO_API Tensor fmod(const Tensor& a, const Tensor& b);
+/// fmod by a scalar (torch.fmod(Tensor, Scalar)): the scalar takes part in the promotion as
+/// a 0-d tensor (an integer tensor by 2.5 gives float32).
+HETERO_API Tensor fmod(const Tensor& a, double b);
+/// The remainder of a / b with the sign of b (Python's %, floored division), as
+/// torch.remainder: fmod(a, b) + b where that is nonzero and its sign differs from b's.
+/// Broadcasting, promotion, errors and minor as fmod; gradients g and -g * floor(a / b).
+HETERO_API Tensor remainder(const Tensor& a, const Tensor& b);
+/// remainder by a scalar (torch.remainder(Tensor, Scalar)).
+HETERO_API Tensor remainder(const Tensor& a, double b);
 /// pow with a floating scalar exponent (an integer tensor gives float32, as torch). The
 /// exponent keeps double precision, as in torch's pow(Tensor, Scalar) scalar path: computed
 /// in float64 and rounded once to the result dtype (torch's vectorised path rounds the

@@ -26,6 +26,15 @@ inline T wrap_mul(T x, T y) { return AS_T((UT)((UT)x * (UT)y)); }
 inline T wrap_div(T x, T y) {
   return y == (T)0 ? (T)0 : ((T)-1 < (T)0 && y == (T)-1 ? wrap_neg(x) : (T)(x / y));
 }
+// C's % without a trap (0 for y == 0 and MIN % -1), and Python's % (torch.remainder), as
+// elementwise_ops.hpp's wrap_fmod / wrap_remainder.
+inline T wrap_fmod(T x, T y) {
+  return y == (T)0 || ((T)-1 < (T)0 && y == (T)-1) ? (T)0 : (T)(x % y);
+}
+inline T wrap_remainder(T x, T y) {
+  T r = wrap_fmod(x, y);
+  return r != (T)0 && ((T)-1 < (T)0) && ((r < (T)0) != (y < (T)0)) ? (T)(r + y) : r;
+}
 // Integer power by squaring, wrapping; a negative exponent gives 1 / x^|y| truncated (1 for
 // x == 1, +-1 for x == -1, else 0), as torch.pow.
 inline T wrap_pow(T x, T y) {

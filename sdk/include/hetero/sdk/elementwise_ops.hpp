@@ -61,6 +61,24 @@ HETERO_HOST_DEVICE inline T wrap_div(T x, T y) {
   return static_cast<T>(x / y);
 }
 
+// x - trunc(x / y) * y (C's %, the sign of x), 0 for y == 0 (the core refuses it before a
+// kernel runs) and for MIN % -1 (whose quotient overflows): never a trap.
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_fmod(T x, T y) {
+  if (y == 0) return T(0);
+  if constexpr (std::is_signed_v<T>)
+    if (y == -1) return T(0);
+  return static_cast<T>(x % y);
+}
+// Python's x % y (the sign of y), as torch.remainder of integers; wrap_fmod's zeros.
+template <class T>
+HETERO_HOST_DEVICE inline T wrap_remainder(T x, T y) {
+  const T r = wrap_fmod(x, y);
+  if constexpr (std::is_signed_v<T>)
+    if (r != 0 && ((r < 0) != (y < 0))) return static_cast<T>(r + y);
+  return r;
+}
+
 // x < 0, without a comparison an unsigned type would make pointless (compiler warnings).
 template <class T>
 HETERO_HOST_DEVICE inline bool is_negative(T x) {

@@ -139,6 +139,23 @@
 #define HETERO_BINARY_OPS_MINOR_11(_, since)
 #endif
 
+#if HETERO_TARGET_INTERFACE_MINOR >= 12
+// fmod and remainder, as torch.fmod (C's fmod: the sign of the dividend) and torch.remainder
+// (Python's %: the sign of the divisor; torch 1.13's kernel adds y to a nonzero fmod of the
+// other sign). Floating x / 0 is NaN; the core refuses an integer divisor of 0 before the
+// kernel (ZeroDivisionError, as torch's cpu kernels), and the integer rules never trap
+// (wrap_fmod / wrap_remainder). Gradients as torch's derivatives.yaml: g for the dividend,
+// -g * div(a, b, rounding_mode="trunc" / "floor") for the divisor.
+#define HETERO_BINARY_OPS_MINOR_12(_, since)                                                         \
+  _(fmod,      since, arithmetic, fmod(x, y),                 wrap_fmod(x, y),      inputs,        \
+    g,                               -g * trunc(a / b))                                              \
+  _(remainder, since, arithmetic,                                                                    \
+    ((fmod(x, y) != 0 && ((fmod(x, y) < 0) != (y < 0))) ? fmod(x, y) + y : fmod(x, y)),             \
+    wrap_remainder(x, y), inputs,    g,                               -g * floor(a / b))
+#else
+#define HETERO_BINARY_OPS_MINOR_12(_, since)
+#endif
+
 #define HETERO_REDUCE_OPS_MINOR_0(_, since)                        \
   _(sum,    since, arithmetic, sum,      acc)                   \
   _(mean,   since, floating,   sum,      acc / count)           \
@@ -156,7 +173,8 @@
 /// declaration in ops.hpp has no definition and `OpTables.*` fail); groups out of order fail
 /// the static_assert in op_codes.hpp ("groups must be listed oldest first").
 #define HETERO_UNARY_OP_GROUPS(G, X) G(UNARY, 0, X) G(UNARY, 1, X) G(UNARY, 5, X) G(UNARY, 11, X)
-#define HETERO_BINARY_OP_GROUPS(G, X) G(BINARY, 0, X) G(BINARY, 4, X) G(BINARY, 11, X)
+#define HETERO_BINARY_OP_GROUPS(G, X) \
+  G(BINARY, 0, X) G(BINARY, 4, X) G(BINARY, 11, X) G(BINARY, 12, X)
 #define HETERO_TERNARY_OP_GROUPS(G, X) G(TERNARY, 4, X)
 #define HETERO_REDUCE_OP_GROUPS(G, X) G(REDUCE, 0, X)
 
