@@ -8,6 +8,7 @@ bench=()
 pkgs=("${bench[@]}" g++ cmake ninja-build pkg-config ccache git
       libboost-dev libopenblas-dev libhwy-dev libsleef-dev librandom123-dev libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev dataset-fashion-mnist fortunes
+      libdnnl-dev
       libopenmpi-dev openmpi-bin
       python3-numpy python3-torch clang clang-format libclang-rt-dev
       libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)

@@ -26,6 +26,7 @@ HETERO_FUZZ_SECONDS="${HETERO_FUZZ_SECONDS:-20}" tools/run_fuzz.sh build-fuzz
 tools/test_package.sh build
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHETERO_SANITIZE=address,undefined \
+      -DHETERO_CPU_ONEDNN=OFF \
       -DHETERO_BUILD_BENCH=OFF
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -36,6 +37,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:ha
 # where small (the default) and with all of it queued on the device workers; then the
 # distributed tests on 2 and 3 processes.
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETERO_SANITIZE=thread \
+      -DHETERO_CPU_ONEDNN=OFF \
       -DHETERO_BUILD_BENCH=OFF -DHETERO_BUILD_EXAMPLES=OFF
 cmake --build build-tsan -j"$jobs" --target hetero-cpu test_core test_multi_device conformance_cpu
 export TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tools/tsan.supp"

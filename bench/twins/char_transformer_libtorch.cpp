@@ -73,7 +73,7 @@ struct CharTransformerImpl : torch::nn::Module {
         norm(register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})))),
         head(register_module("head", torch::nn::Linear(d, vocab))) {
     for (std::int64_t i = 0; i < layers; ++i)
-      blocks.push_back(register_module("blocks." + std::to_string(i), Block(d, heads)));
+      blocks.push_back(register_module("block" + std::to_string(i), Block(d, heads)));
   }
   torch::Tensor forward(const torch::Tensor& idx) {
     const std::int64_t t = idx.size(1);

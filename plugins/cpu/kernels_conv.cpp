@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Backend::conv2d on the cpu (interface minor 8).
+// Backend::conv2d on the cpu (interface minor 8): float32 on oneDNN where it has a primitive
+// (onednn_conv.cpp), the rest (float64, and what oneDNN declines) on the kernels below.
 //
 // Note [Convolution kernels on the cpu]: the core's composition (Note [Convolution as GEMM])
 // builds one im2col matrix for the whole batch ([C KH KW, N OH OW]: 15 MB for LeNet's second
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "onednn_conv.hpp"
 #include "openblas_gemm.hpp"
 #include "thread_pool.hpp"
 #include "vector_rows.hpp"
@@ -295,6 +297,12 @@ T* host(const StridedView& v) {
 
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out) {
+  if (out.dtype == DType::float32) {  // oneDNN first (Note [Convolution on oneDNN])
+    const ThreadPool* pool = kernel_pool();
+    if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out),
+                      pool ? static_cast<int>(pool->size()) : 1))
+      return;
+  }
   const Geometry g = geometry_of(args);
   const auto run = [&](auto tag) {
     using T = decltype(tag);

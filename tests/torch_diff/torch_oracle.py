@@ -21,6 +21,7 @@ to the dtype, or no farther from that than 4 times torch's own result is.
 Signed zeros compare equal; NaN equals NaN.
 """
 import argparse
+import copy
 import json
 import math
 import sys
@@ -616,6 +617,66 @@ def conv_overflow_times_zero(case, herr, expect):
         return False
 
 
+def conv_without_padded_taps(x, w, b, a):
+    """conv2d in float64 as a sum over the taps inside the image only (oneDNN's: a padded tap
+    adds nothing, even against an infinite weight, where slow_conv2d adds 0 * inf = NaN)."""
+    F = torch.nn.functional
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    g = a["groups"]
+    args = dict(kernel_size=(kh, kw), dilation=a["dilation"], padding=a["padding"],
+                stride=a["stride"] or 1)
+    cols = F.unfold(x, **args)                        # [n, c kh kw, L]
+    inside = F.unfold(torch.ones_like(x), **args) > 0  # the taps inside the image
+    cols = cols.reshape(n, g, cg * kh * kw, -1)
+    inside = inside.reshape(n, g, cg * kh * kw, -1)
+    wg = w.reshape(g, o // g, cg * kh * kw)
+    terms = cols.unsqueeze(2) * wg[None, :, :, :, None]           # [n, g, o/g, K, L]
+    terms = torch.where(inside.unsqueeze(2), terms, torch.zeros((), dtype=terms.dtype))
+    y = terms.sum(3).reshape(n, o, -1)
+    if b is not None:
+        y = y + b[None, :, None]
+    return y
+
+
+def conv_onednn_skips_padding(case, herr, expect):
+    """docs/semantics.md row 41: a float32 (or 16-bit, computed in float32) conv2d on the
+    cpu, where hetero runs oneDNN, and an infinite term meets a padded tap: oneDNN skips the
+    padding, where torch's slow_conv2d (which torch picks for these small shapes) adds
+    0 * inf = NaN. Recognised when hetero equals the float64 sum over the taps inside the
+    image, rounded to its dtype (forward cases)."""
+    if herr or case["op"] != "conv2d":
+        return False
+    dtype = case["result"]["dtype"]
+    if dtype not in ("float32", "float16", "bfloat16"):
+        return False
+    try:
+        xs = [make_input(i, as_float64=True) for i in case["inputs"]]
+        if xs[0].dim() != 4:
+            return False
+        y = conv_without_padded_taps(xs[0], xs[1], xs[2] if len(xs) > 2 else None, case["args"])
+        want = y.reshape(case["result"]["shape"]).to(DTYPES[dtype])
+        if not case["args"].get("backward"):
+            compare(case, case["result"], want, None)
+            return True
+        # With gradients: the value as above; each gradient element as torch's wherever
+        # torch's is a number (its NaNs are the same 0 * inf of the padded taps).
+        _, grads = expect
+        got = copy.deepcopy(case["result"])
+        compare(case, {"dtype": got["dtype"], "shape": got["shape"], "values": got["values"]},
+                want, None)
+        for hvals, t in zip(got.get("grads") or [], grads):
+            if hvals is None or t is None:
+                continue
+            for k, e in enumerate(flat(t)):
+                if math.isnan(e):
+                    hvals[k] = "nan"
+        compare(case, got, (want, grads), None)
+        return True
+    except Exception:
+        return False
+
+
 def max_pool_first_nan(case, herr, expect):
     """docs/semantics.md row 22: max_pool2d's gradient where a window holds several NaNs goes
     to the first (as argmax) in hetero, to the last in torch's cpu kernel. Recognised when
@@ -714,7 +775,7 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
-              max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
+              conv_onednn_skips_padding, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero]
 

@@ -74,6 +74,8 @@ inline constexpr Variable kVariables[] = {
   {"HETERO_CPU_INLINE_LIMIT", Type::integer, "1048576",
    "cpu work of fewer elements runs on the calling thread (0: all on the device's worker)",
    0, 1 << 30},
+  {"HETERO_CPU_ONEDNN", Type::flag, "1",
+   "0: the cpu backend's float32 convolution on its own im2col kernels instead of oneDNN"},
   {"HETERO_MEMORY_POOL", Type::flag, "1",
    "0: no caching allocator (every free returns memory at once; for sanitizers)"},
   {"HETERO_MEMORY_CACHE_LIMIT", Type::bytes, "1/8 of the device's memory, at most 1G",

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// Note [Convolution on oneDNN]: float32 conv2d and its two gradients run on oneDNN's
+// convolution primitives (Debian's libdnnl, the library libtorch, ONNX Runtime and
+// TensorFlow call), as libtorch's cpu convolution does: the primitive picks its memory
+// formats (format_tag::any: blocked layouts such as nChw8c where its JIT kernels want them),
+// the plain NCHW / OIHW operands are reordered into them and the result back. A primitive
+// and its reorders are built once per (op, geometry) and cached; each call brings its own
+// scratchpad (scratchpad_mode::user), so concurrent calls from two cpu devices share nothing
+// mutable. Threads: Debian's oneDNN runs on OpenMP; the calling thread's OpenMP thread count
+// is set to the device's kernel threads for the call and restored after it (a per-thread
+// setting: nothing else in the process changes). float64 and what oneDNN declines stay on
+// kernels_conv.cpp's im2col kernels.
+#include "onednn_conv.hpp"
+
+#if HETERO_CPU_ONEDNN
+#include <omp.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include <dnnl.hpp>
+#endif
+
+namespace hetero::cpu::kernels {
+
+#if HETERO_CPU_ONEDNN
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+using Tag = memory::format_tag;
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// One operand: its plain (user) layout, the primitive's, and the reorder between them when
+// they differ.
+struct Operand {
+  memory::desc user, inner;
+  std::optional<dnnl::reorder> convert;  // user -> inner (inputs) or inner -> user (output)
+};
+
+struct Plan {
+  dnnl::primitive primitive;
+  Operand a, b, out;
+  memory::desc scratchpad;
+  int arg_a = 0, arg_b = 0, arg_out = 0;
+};
+
+Operand operand(const memory::desc& user, const memory::desc& inner, bool is_output) {
+  Operand o{user, inner, std::nullopt};
+  if (user != inner)
+    o.convert = is_output
+                    ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), inner, engine(), user))
+                    : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), user, engine(), inner));
+  return o;
+}
+
+std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g) {
+  using dt = memory::data_type;
+  const Dims src{g.n, g.c, g.h, g.w}, dst{g.n, g.o, g.oh, g.ow};
+  const Dims wts = g.groups == 1 ? Dims{g.o, g.c, g.kh, g.kw}
+                                 : Dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
+  const memory::desc src_user(src, dt::f32, Tag::nchw), dst_user(dst, dt::f32, Tag::nchw),
+      wts_user(wts, dt::f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  const auto any = [](const Dims& d) { return memory::desc(d, dt::f32, Tag::any); };
+  // oneDNN's dilation counts the gaps (torch's dilation - 1); the right padding is torch's
+  // left one: oneDNN's output size (src - extent + l + r) / stride + 1 is then torch's.
+  const Dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1}, pad{g.ph, g.pw};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training,
+                                           dnnl::algorithm::convolution_direct, any(src), any(wts),
+                                           any(dst), strides, dilates, pad, pad);
+  const dnnl::convolution_forward::primitive_desc fpd(fd, attr, engine());
+  auto plan = std::make_shared<Plan>();
+  switch (op) {
+    case Conv2dOp::forward:
+      plan->primitive = dnnl::convolution_forward(fpd);
+      plan->a = operand(src_user, fpd.src_desc(), false);
+      plan->b = operand(wts_user, fpd.weights_desc(), false);
+      plan->out = operand(dst_user, fpd.dst_desc(), true);
+      plan->scratchpad = fpd.scratchpad_desc();
+      plan->arg_a = DNNL_ARG_SRC;
+      plan->arg_b = DNNL_ARG_WEIGHTS;
+      plan->arg_out = DNNL_ARG_DST;
+      break;
+    case Conv2dOp::backward_input: {
+      const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, any(src),
+                                                    any(wts), any(dst), strides, dilates, pad, pad);
+      const dnnl::convolution_backward_data::primitive_desc pd(d, attr, engine(), fpd);
+      plan->primitive = dnnl::convolution_backward_data(pd);
+      plan->a = operand(dst_user, pd.diff_dst_desc(), false);
+      plan->b = operand(wts_user, pd.weights_desc(), false);
+      plan->out = operand(src_user, pd.diff_src_desc(), true);
+      plan->scratchpad = pd.scratchpad_desc();
+      plan->arg_a = DNNL_ARG_DIFF_DST;
+      plan->arg_b = DNNL_ARG_WEIGHTS;
+      plan->arg_out = DNNL_ARG_DIFF_SRC;
+      break;
+    }
+    case Conv2dOp::backward_weight: {
+      const dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct,
+                                                       any(src), any(wts), any(dst), strides,
+                                                       dilates, pad, pad);
+      const dnnl::convolution_backward_weights::primitive_desc pd(d, attr, engine(), fpd);
+      plan->primitive = dnnl::convolution_backward_weights(pd);
+      plan->a = operand(dst_user, pd.diff_dst_desc(), false);
+      plan->b = operand(src_user, pd.src_desc(), false);
+      plan->out = operand(wts_user, pd.diff_weights_desc(), true);
+      plan->scratchpad = pd.scratchpad_desc();
+      plan->arg_a = DNNL_ARG_DIFF_DST;
+      plan->arg_b = DNNL_ARG_SRC;
+      plan->arg_out = DNNL_ARG_DIFF_WEIGHTS;
+      break;
+    }
+  }
+  return plan;
+}
+
+using Key = std::array<std::int64_t, 18>;
+
+// The cached plans (built once per op and geometry; a few dozen in a ResNet), or nullptr where
+// oneDNN has none.
+std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g) {
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<Plan>> plans;
+  constexpr std::size_t kMaxPlans = 512;  // then start again: geometries that come and go
+  const Key key{static_cast<std::int64_t>(op),
+                g.n,
+                g.c,
+                g.h,
+                g.w,
+                g.o,
+                g.groups,
+                g.kh,
+                g.kw,
+                g.sh,
+                g.sw,
+                g.ph,
+                g.pw,
+                g.dh,
+                g.dw,
+                g.oh,
+                g.ow,
+                0};
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = plans.find(key); it != plans.end()) return it->second;
+  }
+  std::shared_ptr<Plan> plan;
+  try {
+    plan = make_plan(op, g);
+  } catch (const dnnl::error&) {
+    plan = nullptr;  // no implementation: the im2col kernels run it
+  }
+  const std::lock_guard lock(mutex);
+  if (plans.size() >= kMaxPlans) plans.clear();
+  plans.emplace(key, plan);
+  return plan;
+}
+
+}  // namespace
+
+bool onednn_available() noexcept { return true; }
+
+bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float* b, float* out,
+                   int threads) {
+  static const bool enabled = [] {  // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
+    const char* v = std::getenv("HETERO_CPU_ONEDNN");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  if (!enabled || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0) return false;
+  const std::shared_ptr<Plan> plan = plan_for(op, g);
+  if (!plan) return false;
+  // The calling thread's OpenMP thread count for this call only (it may be the application's
+  // own thread, when small work runs inline): restored before returning.
+  const int caller_threads = omp_get_max_threads();
+  omp_set_num_threads(threads > 0 ? threads : 1);
+  struct Restore {
+    int n;
+    ~Restore() { omp_set_num_threads(n); }
+  } restore{caller_threads};
+  dnnl::stream stream(engine());
+  const auto input = [&](const Operand& o, const float* data) {
+    memory user(o.user, engine(), const_cast<float*>(data));  // read only
+    if (!o.convert) return user;
+    memory inner(o.inner, engine());
+    o.convert->execute(stream, user, inner);
+    return inner;
+  };
+  memory ma = input(plan->a, a), mb = input(plan->b, b);
+  memory user_out(plan->out.user, engine(), out);
+  memory mout = plan->out.convert ? memory(plan->out.inner, engine()) : user_out;
+  memory scratch(plan->scratchpad, engine());
+  plan->primitive.execute(stream, {{plan->arg_a, ma},
+                                   {plan->arg_b, mb},
+                                   {plan->arg_out, mout},
+                                   {DNNL_ARG_SCRATCHPAD, scratch}});
+  if (plan->out.convert) plan->out.convert->execute(stream, mout, user_out);
+  stream.wait();
+  return true;
+}
+
+#else
+
+bool onednn_available() noexcept { return false; }
+bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, const float*, const float*, float*, int) {
+  return false;
+}
+
+#endif
+
+}  // namespace hetero::cpu::kernels

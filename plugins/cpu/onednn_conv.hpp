@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Backend::conv2d's float32 kernels on oneDNN (issue #49 item 1), as libtorch's cpu
+// convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
+#include <hetero/sdk/kernel_args.hpp>
+#include <hetero/sdk/op_codes.hpp>
+
+namespace hetero::cpu::kernels {
+
+/// Runs `op` of `args`' geometry on oneDNN over dense C-order float32 operands (a, b, out as
+/// Backend::conv2d names them) and returns true; returns false, writing nothing, where
+/// oneDNN has no primitive for it or hetero was built without oneDNN (the caller then runs
+/// its own im2col kernels). `threads`: the most threads oneDNN may run (the device's kernel
+/// threads). Thread-safe: primitives are cached per geometry and executed with a scratchpad
+/// of the call's own.
+bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, const float* a, const float* b, float* out,
+                   int threads);
+
+/// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
+bool onednn_available() noexcept;
+
+}  // namespace hetero::cpu::kernels
