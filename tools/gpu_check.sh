@@ -3,7 +3,8 @@
 #   - the `cuda` and `conformance.cuda` test labels, then the rest of the suite (it must
 #     pass with a GPU visible too);
 #   - every example on cuda:0: chapter_gpu, train_digits (trained on cuda:0, reloaded on
-#     cpu), model_parallel (cuda:0 + cpu), lenet_fashion_mnist (where Fashion-MNIST is, or
+#     cpu), model_parallel (cuda:0 + cpu), lenet_fashion_mnist and resnet18_fashion_mnist
+#     (short runs; char_transformer too where fortunes is) (where Fashion-MNIST is, or
 #     GPU_CHECK_FASHION_MNIST names its IDX files), train_digits_ddp (mpirun -np 2; Open
 #     MPI is packed along where the GPU machine has none);
 #   - the differential test against PyTorch on cuda:0 (tests/torch_diff);
@@ -37,7 +38,7 @@ pack() {
   # libraries into the pack (the device tool carries at most 64 MiB).
   if ldd "$build"/bin/* 2>/dev/null | grep 'libtorch_cpu' >/dev/null; then  # not -q: pipefail
     echo "gpu_check: $build links the libtorch benchmark peers; pack a build without them:" >&2
-    echo "  cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DHETERO_BENCH_LIBTORCH=OFF" >&2
+    echo "  cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DHETERO_BENCH_LIBTORCH=OFF -DHETERO_CPU_ONEDNN=OFF" >&2
     echo "  cmake --build build-gpu -j2 && tools/gpu_check.sh --pack $out build-gpu" >&2
     exit 2
   fi
@@ -241,8 +242,24 @@ check() {
   if [ -x "$bin/lenet_fashion_mnist" ] && [ -e "$fmnist/train-images-idx3-ubyte.gz" ]; then
     step "lenet_fashion_mnist on cuda:0 (4096 samples, 1 epoch)" "$bin/lenet_fashion_mnist" \
       --device cuda:0 --data "$fmnist" --epochs 1 --limit 4096 --test-limit 1000 --expect-loss-drop --quiet
+    # Issue #46's ResNet-18 (BatchNorm, residual blocks, DataLoader with pinned memory):
+    # one short epoch whose loss must fall, and its resume check.
+    if [ -x "$bin/resnet18_fashion_mnist" ]; then
+      step "resnet18_fashion_mnist on cuda:0 (2048 samples, 1 epoch)" "$bin/resnet18_fashion_mnist" \
+        --device cuda:0 --data "$fmnist" --epochs 1 --limit 2048 --test-limit 500 --expect-loss-drop --quiet
+      step "resnet18_fashion_mnist resume on cuda:0" "$here/examples/resnet18_fashion_mnist/check_resume.sh" \
+        "$bin/resnet18_fashion_mnist" --device cuda:0 --data "$fmnist"
+    fi
   else
-    echo "  (no Fashion-MNIST at $fmnist: lenet_fashion_mnist on cuda:0 skipped)"
+    echo "  (no Fashion-MNIST at $fmnist: lenet_fashion_mnist and resnet18_fashion_mnist on cuda:0 skipped)"
+  fi
+  # Issue #46's Transformer (attention, LayerNorm, AdamW, multinomial) where fortunes is.
+  if [ -x "$bin/char_transformer" ] && [ -d /usr/share/games/fortunes ]; then
+    step "char_transformer on cuda:0 (60 short steps)" "$bin/char_transformer" --device cuda:0 \
+      --steps 60 --batch-size 8 --context 32 --d-model 32 --heads 2 --layers 1 --warmup 10 \
+      --eval-every 20 --eval-batches 4 --sample 40 --expect-loss-drop --quiet
+  else
+    echo "  (no fortunes at /usr/share/games/fortunes: char_transformer on cuda:0 skipped)"
   fi
   step "hetero-smi --json" "$bin/hetero-smi" --json
   # The differential test against PyTorch on cuda:0 (docs/semantics.md): the cases run here;

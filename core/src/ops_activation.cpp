@@ -87,8 +87,10 @@ Tensor elu(const Tensor& x, double alpha) {
   const detail::prof::Scope op_scope("elu", x);
   check_floating(x, "elu");
   const Tensor out = in_compute_dtype(
-      // expm1(x), not torch's exp(x) - 1, which cancels near 0 (docs/semantics.md row 36).
-      x, [&](const Tensor& v) { return where(le(v, 0.0), expm1(v) * alpha, v); });
+      // expm1(x), not torch's exp(x) - 1, which cancels near 0 (docs/semantics.md row 36);
+      // of x + 0, so that -0 gives torch's (exp(-0) - 1) * alpha = +0 * alpha, not -0 (a -0
+      // flipped atan2(elu(x), y) from -pi to pi against torch: torch_diff seed 5, case 4089).
+      x, [&](const Tensor& v) { return where(le(v, 0.0), expm1(v + 0.0) * alpha, v); });
   return detail::record("EluBackward", out, {x}, [&] {
     return [v = detail::saved(x), alpha](const Tensor& g) {
       return detail::formulas::elu(g, v, alpha);

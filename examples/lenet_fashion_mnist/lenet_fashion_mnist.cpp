@@ -81,11 +81,13 @@ int main(int argc, char** argv) {
   app.set_version_flag(
       "--version", "lenet_fashion_mnist (hetero " + std::string(hetero::version().string) + ")");
   int epochs = 10;
-  std::int64_t batch_size = 256, limit = 0, test_limit = 0;
-  double lr = 0, min_accuracy = 0;
-  std::string data = fashion_mnist::kDebianDir, checkpoint, device_name, optimizer = "sgd";
-  bool resume = false, quiet = false, expect_drop = false;
-  std::uint64_t seed = 0;
+  std::int64_t batch_size = 256;
+  double lr = 0;
+  std::string optimizer = "sgd";
+  hetero::examples::ImageTrainingOptions o;
+  o.data = fashion_mnist::kDebianDir;
+  auto& [data, checkpoint, device_name, limit, test_limit, min_accuracy, seed, resume, quiet,
+         expect_drop] = o;
   app.add_option("--epochs", epochs, "passes over the training set")
       ->check(hetero::examples::positive());
   app.add_option("--batch-size", batch_size, "minibatch size")->check(hetero::examples::positive());
@@ -93,21 +95,9 @@ int main(int argc, char** argv) {
       ->check(hetero::examples::positive());
   app.add_option("--optimizer", optimizer, "sgd (D2L's) or adam")
       ->check(CLI::IsMember({"sgd", "adam"}));
-  app.add_option("--data", data, "directory of the four IDX files");
-  app.add_option("--limit", limit, "train on the first N samples only (0: all)")
-      ->check(hetero::examples::non_negative());
-  app.add_option("--test-limit", test_limit, "test on the first N samples only (0: all)")
-      ->check(hetero::examples::non_negative());
-  app.add_option("--checkpoint", checkpoint,
-                 "save the parameters and epoch here after every epoch");
-  app.add_flag("--resume", resume, "continue from --checkpoint");
-  app.add_option("--min-accuracy", min_accuracy, "exit 1 below this test accuracy");
-  app.add_option("--device", device_name, "device (default: try_gpu())");
-  app.add_option("--seed", seed, "initialisation and shuffling seed");
-  app.add_flag("--quiet", quiet, "no progress bar");
-  app.add_flag(
-      "--expect-loss-drop", expect_drop,
-      "exit 1 unless each epoch's last tenth of steps has a lower mean loss than its first");
+  hetero::examples::add_image_training_options(
+      app, o, "save the parameters and epoch here after every epoch",
+      "initialisation and shuffling seed");
   CLI11_PARSE(app, argc, argv);
   if (resume && checkpoint.empty()) {
     std::cerr << "lenet_fashion_mnist: --resume needs --checkpoint FILE\n";

@@ -70,12 +70,14 @@ int main(int argc, char** argv) {
   app.set_version_flag(
       "--version", "resnet18_fashion_mnist (hetero " + std::string(hetero::version().string) + ")");
   int epochs = 4, stop_after = 0, workers = 2;
-  std::int64_t batch_size = 128, limit = 0, test_limit = 0;
-  double lr = 0, weight_decay = 5e-4, min_accuracy = 0;
-  std::string data_dir = data::kFashionMnistDebianDir, checkpoint, device_name, optimizer = "sgd",
-              schedule_name = "onecycle";
-  bool resume = false, quiet = false, expect_drop = false, augment = false;
-  std::uint64_t seed = 0;
+  std::int64_t batch_size = 128;
+  double lr = 0, weight_decay = 5e-4;
+  std::string optimizer = "sgd", schedule_name = "onecycle";
+  bool augment = false;
+  hetero::examples::ImageTrainingOptions o;
+  o.data = data::kFashionMnistDebianDir;
+  auto& [data_dir, checkpoint, device_name, limit, test_limit, min_accuracy, seed, resume, quiet,
+         expect_drop] = o;
   app.add_option("--epochs", epochs, "passes over the training set (the schedule's length)")
       ->check(hetero::examples::positive());
   app.add_option("--batch-size", batch_size, "minibatch size")->check(hetero::examples::positive());
@@ -90,25 +92,13 @@ int main(int argc, char** argv) {
   app.add_flag("--augment", augment, "random crop (padding 2) and horizontal flip");
   app.add_option("--workers", workers, "DataLoader worker threads")
       ->check(hetero::examples::non_negative());
-  app.add_option("--data", data_dir, "directory of the four IDX files");
-  app.add_option("--limit", limit, "train on the first N samples only (0: all)")
-      ->check(hetero::examples::non_negative());
-  app.add_option("--test-limit", test_limit, "test on the first N samples only (0: all)")
-      ->check(hetero::examples::non_negative());
-  app.add_option("--checkpoint", checkpoint,
-                 "save model, optimiser and schedule after every epoch");
-  app.add_flag("--resume", resume, "continue from --checkpoint");
   app.add_option("--stop-after", stop_after,
                  "stop (checkpointed) after this many epochs of the --epochs schedule, as if "
                  "interrupted")
       ->check(hetero::examples::non_negative());
-  app.add_option("--min-accuracy", min_accuracy, "exit 1 below this test accuracy");
-  app.add_option("--device", device_name, "device (default: try_gpu())");
-  app.add_option("--seed", seed, "initialisation, shuffling and augmentation seed");
-  app.add_flag("--quiet", quiet, "no progress bar");
-  app.add_flag(
-      "--expect-loss-drop", expect_drop,
-      "exit 1 unless each epoch's last tenth of steps has a lower mean loss than its first");
+  hetero::examples::add_image_training_options(
+      app, o, "save model, optimiser and schedule after every epoch",
+      "initialisation, shuffling and augmentation seed");
   CLI11_PARSE(app, argc, argv);
   if (resume && checkpoint.empty()) {
     std::cerr << "resnet18_fashion_mnist: --resume needs --checkpoint FILE\n";
