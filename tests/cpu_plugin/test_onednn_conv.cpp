@@ -3,12 +3,10 @@
 // three ops over strides, padding, dilation and groups, and its one side effect undone: the
 // calling thread's OpenMP thread count is what it was before the call. (torch_conv.cpu checks
 // the plugin's results against PyTorch through the core; torch_conv.cpu_im2col the
-// fallback kernels.)
+// fallback kernels.) Built only where the plugin has oneDNN (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
-#if HETERO_CPU_ONEDNN
 #include <omp.h>
-#endif
 
 #include <cmath>
 #include <random>
@@ -66,7 +64,7 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
 }  // namespace
 
 TEST(OneDnnConv, ThreeOpsMatchTheDirectSums) {
-  if (!cpu::kernels::onednn_available()) GTEST_SKIP() << "built without oneDNN (HETERO_CPU_ONEDNN)";
+  ASSERT_TRUE(cpu::kernels::onednn_available());  // compiled only where the plugin has it
   std::mt19937 rng(3);
   for (const Conv2dArgs& g :
        {geometry(2, 3, 7, 6, 4, 1, 3, 1, 1, 1), geometry(3, 4, 9, 9, 6, 2, 3, 2, 0, 1),
@@ -102,9 +100,6 @@ TEST(OneDnnConv, ThreeOpsMatchTheDirectSums) {
 }
 
 TEST(OneDnnConv, LeavesTheCallersOpenMPThreadCount) {
-#if !HETERO_CPU_ONEDNN
-  GTEST_SKIP() << "built without oneDNN (HETERO_CPU_ONEDNN)";
-#else
   omp_set_num_threads(3);
   const Conv2dArgs g = geometry(1, 2, 4, 4, 2, 1, 3, 1, 1, 1);
   const std::vector<float> x(32, 1.0F), w(36, 1.0F);
@@ -112,5 +107,4 @@ TEST(OneDnnConv, LeavesTheCallersOpenMPThreadCount) {
   ASSERT_TRUE(cpu::kernels::onednn_conv2d(Conv2dOp::forward, g, x.data(), w.data(), y.data(), 1));
   EXPECT_EQ(omp_get_max_threads(), 3);
   EXPECT_EQ(y[5], 18.0F);  // an inner position: 2 channels x 9 taps
-#endif
 }
