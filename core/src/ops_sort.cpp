@@ -33,7 +33,9 @@ Tensor precedes(const Tensor& a, const Tensor& ia, const Tensor& b, const Tensor
     same = logical_or(same, logical_and(nan_a, nan_b));
   }
   const Tensor by_value = logical_or(first, logical_and(same, lt(ia, ib)));
-  return logical_and(lt(ia, n), logical_or(ge(ib, n), by_value));
+  // n as an int64 0-d operand: a double scalar would compare in float32, exact only below 2^24.
+  const Tensor limit = detail::scalar_operand(ia, n);
+  return logical_and(lt(ia, limit), logical_or(ge(ib, limit), by_value));
 }
 
 // The stable sorting permutation of each row of x [R, n] (n >= 1), int64 [R, n].
