@@ -104,11 +104,6 @@ DeviceProperties CudaBackend::device_properties(int index) const {
   return p;
 }
 
-bool CudaBackend::supports(OpRef op, DType dtype, int device) const {
-  if (op == OpRef(BinaryOp::fmod) || op == OpRef(BinaryOp::remainder)) return false;
-  return Backend::supports(op, dtype, device);
-}
-
 Capabilities CudaBackend::capabilities(int index) const {
   Capabilities c;
   c.async_copy = true;

@@ -28,11 +28,6 @@ class CudaBackend final : public Backend {
   Capabilities capabilities(int device) const override;
   MemoryStats memory_stats(int device) const override;
 
-  /// The op tables' rows (the default) less BinaryOp::fmod and remainder (interface minor
-  /// 12): their kernels are generated from the rows like every other, but no GPU has been
-  /// lent since they were added, and a CUDA kernel lands only with a GPU run. Until
-  /// tools/gpu_check.sh has run them, the core raises NotImplementedError for them on cuda.
-  bool supports(OpRef op, DType dtype, int device) const override;
   std::unique_ptr<Buffer> allocate(int device, std::size_t bytes) override;
   std::unique_ptr<Buffer> adopt(int device, void* handle, std::size_t bytes,
                                 std::function<void()> release) override;
