@@ -107,7 +107,7 @@ bool gemm_is_correct() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  (void)hetero::all_devices();  // loads the cpu plugin, which sets OpenBLAS single-threaded
+  (void)hetero::all_devices();  // loads the cpu plugin
   if (!gemm_is_correct<float>() || !gemm_is_correct<double>()) return 1;
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
   const int t = bench::threads();

@@ -48,9 +48,9 @@ inline benchmark::internal::Benchmark* add(const std::string& name, std::functio
 }
 
 /// OpenBLAS at this run's thread count for a peer's loop (raw cblas, libtorch, which calls
-/// the same OpenBLAS), the previous count restored after: hetero's cpu plugin keeps OpenBLAS
-/// single-threaded and splits GEMMs over its own kernel threads (Note [GEMM on the kernel
-/// pool]), so a peer left at that setting would run on one core.
+/// the same OpenBLAS), the previous count restored after: the run's `--threads` may differ
+/// from OpenBLAS's default (the cores; OPENBLAS_NUM_THREADS). hetero's cpu plugin leaves the
+/// count as it finds it (Note [OpenBLAS's thread count]).
 class PeerBlasThreads {
  public:
   PeerBlasThreads() : previous_(openblas_get_num_threads()) { openblas_set_num_threads(threads()); }

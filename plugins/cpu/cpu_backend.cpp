@@ -81,7 +81,6 @@ CpuBackend::CpuBackend() {
   const int threads = env_int("HETERO_CPU_THREADS", cores);
   const int per_device = std::max(1, threads / devices);
   const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 20);
-  set_blas_threads(1);  // GEMM runs on the devices' kernel threads (Note [GEMM on the kernel pool])
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);
   const bool pooling = memory_pool_enabled();
   // The virtual devices share the host's memory: each caches a share of the limit.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include <hetero/sdk/buffer.hpp>
@@ -15,15 +16,47 @@
 namespace hetero::cpu {
 namespace {
 
-// Note [GEMM on the kernel pool]: OpenBLAS runs single-threaded (set_blas_threads(1) at
-// start-up) and one GEMM is split over the device's kernel threads here, each part one
-// cblas call: batches, else column blocks of C, else row blocks, else (a small C with a
-// long inner dimension, conv2d's weight gradient) blocks of k whose partial products are
-// added in part order. OpenBLAS's own workers would spin (sched_yield) for a while after
-// every call, competing for the cores with the kernel threads that run the next op; one
-// set of threads does both now. Splitting m, n or the batch leaves every element's sum as
-// one call computes it; splitting k changes the rounding, deterministically for a given
-// thread count (as OpenBLAS's and torch's own threaded reductions).
+// Note [GEMM on the kernel pool]: OpenBLAS runs single-threaded while hetero calls it (Note
+// [OpenBLAS's thread count]) and one GEMM is split over the device's kernel threads here, each part
+// one cblas call: batches, else column blocks of C, else row blocks, else (a small C with a long
+// inner dimension, conv2d's weight gradient) blocks of k whose partial products are added in part
+// order. OpenBLAS's own workers would spin (sched_yield) for a while after every call, competing
+// for the cores with the kernel threads that run the next op; one set of threads does both now.
+// Splitting m, n or the batch leaves every element's sum as one call computes it; splitting k
+// changes the rounding, deterministically for a given thread count (as OpenBLAS's and torch's own
+// threaded reductions).
+
+// Note [OpenBLAS's thread count]: OpenBLAS 0.3.21 has one thread count for the whole
+// process (openblas_set_num_threads; per-thread controls came in later versions), which the
+// application, numpy or libtorch in the same process also use. hetero needs 1 while its
+// kernel threads call cblas, and nothing else: SerialBlas sets it for the span of hetero's
+// calls and puts the previous count back when the last one returns, unless someone changed
+// it meanwhile (theirs is kept). The cost: an application's own GEMM that runs at the very
+// same time as one of hetero's gets one thread. (The plugin used to set 1 at load for the
+// rest of the process: issue #49 item 2.) Re-entrant and thread-safe: the first of
+// overlapping scopes saves and sets, the last restores.
+class SerialBlas {
+ public:
+  SerialBlas() {
+    const std::lock_guard lock(mutex_);
+    if (active_++ == 0) {
+      saved_ = openblas_get_num_threads();
+      if (saved_ != 1) openblas_set_num_threads(1);
+    }
+  }
+  ~SerialBlas() {
+    const std::lock_guard lock(mutex_);
+    if (--active_ == 0 && saved_ != 1 && openblas_get_num_threads() == 1)
+      openblas_set_num_threads(saved_);
+  }
+  SerialBlas(const SerialBlas&) = delete;
+  SerialBlas& operator=(const SerialBlas&) = delete;
+
+ private:
+  static inline std::mutex mutex_;
+  static inline int active_ = 0;  // scopes open, on every thread
+  static inline int saved_ = 1;   // the count before the first of them
+};
 
 /// One row-major GEMM (or a batch of them) on host pointers, in elements.
 template <class T>
@@ -229,6 +262,7 @@ void run(const GemmArgs& args) {
 }  // namespace
 
 void gemm(const GemmArgs& a) {
+  const SerialBlas serial;  // around the parts, which run within this call
   switch (a.dtype) {
     case DType::float64:
       return run<double>(a);
@@ -245,16 +279,16 @@ void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::
                          float alpha, const float* a, std::int64_t lda, const float* b,
                          std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   const Problem<float> p{ta, tb, m, n, k, 1, alpha, beta, a, lda, 0, b, ldb, 0, c, ldc, 0};
+  const SerialBlas serial;
   call(p, a, b, c);
 }
 void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                          double alpha, const double* a, std::int64_t lda, const double* b,
                          std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
   const Problem<double> p{ta, tb, m, n, k, 1, alpha, beta, a, lda, 0, b, ldb, 0, c, ldc, 0};
+  const SerialBlas serial;
   call(p, a, b, c);
 }
-
-void set_blas_threads(int n) { openblas_set_num_threads(std::max(n, 1)); }
 
 std::string blas_version() {
   return openblas_get_config();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..."

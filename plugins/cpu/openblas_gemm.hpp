@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The OpenBLAS wrapper: GEMM and thread control. The only file that includes cblas.h.
+// The OpenBLAS wrapper: GEMM, single-threaded in OpenBLAS for the span of each call (Note
+// [OpenBLAS's thread count]). The only file that includes cblas.h.
 #include <cstdint>
 #include <string>
 
@@ -9,7 +10,8 @@
 namespace hetero::cpu {
 
 /// Runs args (float32, float64; float16/bfloat16 widened to float32) with cblas_?gemm, split
-/// over the calling thread's kernel pool (Note [GEMM on the kernel pool]).
+/// over the calling thread's kernel pool (Note [GEMM on the kernel pool]). Leaves OpenBLAS's
+/// process-wide thread count as it found it. Thread-safe.
 void gemm(const GemmArgs& args);
 /// C = alpha op(A) op(B) + beta C, row-major host matrices (op: transposed where `ta`/`tb`;
 /// m x n result, inner dimension k; ld*: row strides in elements), as one cblas call on the
@@ -21,8 +23,6 @@ void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::
 void gemm_on_this_thread(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                          double alpha, const double* a, std::int64_t lda, const double* b,
                          std::int64_t ldb, double beta, double* c, std::int64_t ldc);
-/// Sets OpenBLAS's (process-wide) thread count; the plugin sets 1.
-void set_blas_threads(int n);
 /// "OpenBLAS 0.3.21 (...config...)".
 std::string blas_version();
 
