@@ -354,6 +354,69 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
   });
 }
 
+// Outputs whose reduced elements are one strided row each (x.sum(-1), x.max(-1), mean over
+// the trailing dimensions; `count` elements `inner` apart from the output's offset in
+// `base`): the row loop directly, without for_each_row_range's set-up per output (35 ns,
+// which made x.mean(2) of a [128, 512, 1] tensor 2.3 ms). Rows shorter than kShortRow
+// (BatchNorm's 1 to 16 pixels per channel, max_pool2d's 9-element windows) take a plain
+// loop per output instead of a vector-kernel call.
+template <class T, class Result>
+void reduce_rows(const Rule& r, const T* src, const StridedView& out, const StridedView& base,
+                 std::int64_t count, std::int64_t inner, Result* dst) {
+  constexpr std::int64_t kShortRow = 32;
+  const bool summing = r.kind == ReductionKind::sum || r.kind == ReductionKind::squares;
+  const auto each_output = [&](auto&& row) {
+    for_each_row<2>(
+        {&out, &base},
+        [&](auto off, std::int64_t n, auto st) {
+          for (std::int64_t i = 0; i < n; ++i)
+            row(src + off[1] + i * st[1], dst + off[0] + i * st[0]);
+        },
+        /*allow_parallel=*/true, /*work_per_element=*/std::max<std::int64_t>(count, 1));
+  };
+  if (count > 0 && count < kShortRow && !summing) {
+    // As add_row: later indices lose ties; the first NaN stays and ends the row.
+    each_output([&](const T* p, Result* d) {
+      T best = p[0];
+      std::int64_t at = 0;
+      if (!reduction_is_nan(best))
+        for (std::int64_t j = 1; j < count; ++j) {
+          const T x = p[j * inner];
+          if (reduction_is_nan(x)) {
+            best = x;
+            at = j;
+            break;
+          }
+          if (r.min ? x < best : best < x) {
+            best = x;
+            at = j;
+          }
+        }
+      *d = r.kind == ReductionKind::index ? static_cast<Result>(at) : static_cast<Result>(best);
+    });
+    return;
+  }
+  if constexpr (is_floating_storage_v<T>) {
+    if (summing && count < kShortRow) {  // in double, as sum_row
+      const bool square = r.kind == ReductionKind::squares;
+      each_output([&](const T* p, Result* d) {
+        double acc = 0;
+        for (std::int64_t j = 0; j < count; ++j) {
+          const double x = static_cast<double>(p[j * inner]);
+          acc += square ? x * x : x;
+        }
+        *d = static_cast<Result>(reduction_finish(r.op, acc, count));
+      });
+      return;
+    }
+  }
+  each_output([&](const T* p, Result* d) {
+    Partial<T> part;
+    if (count > 0) add_row(r, p, count, inner, 0, part);
+    finish(r, part, count, d);
+  });
+}
+
 template <class T, class Result>
 void reduce_to(const Rule& r, const T* src, const StridedView& in, const StridedView& out,
                Result* dst) {
@@ -372,46 +435,7 @@ void reduce_to(const Rule& r, const T* src, const StridedView& in, const Strided
                           outputs.strides[0][0]);
   }
   const LoopShape<1> reduced = make_loop<1>({&sub});
-  if (reduced.ndim == 1) {
-    // The reduced elements of each output are one strided row (x.sum(-1), mean over the
-    // trailing dimensions): add_row directly, without for_each_row_range's set-up per
-    // output (35 ns, which made x.mean(2) of a [128, 512, 1] tensor 2.3 ms).
-    const std::int64_t inner = reduced.strides[0][0];
-    if constexpr (is_floating_storage_v<T>) {
-      const bool summing = r.kind == ReductionKind::sum || r.kind == ReductionKind::squares;
-      if (summing && count < 32) {
-        // Short rows of a floating sum (BatchNorm's 1 to 16 pixels per channel): one plain
-        // loop per output, in double as sum_row, no call per output.
-        const bool square = r.kind == ReductionKind::squares;
-        for_each_row<2>(
-            {&out, &base},
-            [&](auto off, std::int64_t n, auto st) {
-              for (std::int64_t i = 0; i < n; ++i) {
-                const T* p = src + off[1] + i * st[1];
-                double acc = 0;
-                for (std::int64_t j = 0; j < count; ++j) {
-                  const double x = static_cast<double>(p[j * inner]);
-                  acc += square ? x * x : x;
-                }
-                dst[off[0] + i * st[0]] = static_cast<Result>(reduction_finish(r.op, acc, count));
-              }
-            },
-            /*allow_parallel=*/true, /*work_per_element=*/count);
-        return;
-      }
-    }
-    for_each_row<2>(
-        {&out, &base},
-        [&](auto off, std::int64_t n, auto st) {
-          for (std::int64_t i = 0; i < n; ++i) {
-            Partial<T> part;
-            if (count > 0) add_row(r, src + off[1] + i * st[1], count, inner, 0, part);
-            finish(r, part, count, dst + off[0] + i * st[0]);
-          }
-        },
-        /*allow_parallel=*/true, /*work_per_element=*/count);
-    return;
-  }
+  if (reduced.ndim == 1) return reduce_rows(r, src, out, base, count, reduced.strides[0][0], dst);
   for_each_row<2>(
       {&out, &base},
       [&](auto off, std::int64_t n, auto st) {
