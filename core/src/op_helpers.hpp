@@ -38,6 +38,13 @@ Tensor new_tensor(Shape shape, DType dtype, const TensorOptions& options, const 
 /// the fast path of every op's result; a pinned `like` gives an ordinary cpu tensor, as
 /// torch's ops do).
 Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like);
+/// out = op(a, b) written into `out`'s own elements (no new tensor), for the optimisers'
+/// updates under NoGradGuard (as torch's in-place p.add_(d, alpha)): `a` and `b` broadcast to
+/// out's shape, the op's result dtype is out's, all on out's device. `out` may be `a` or `b`
+/// itself (element-wise kernels read each element before writing it) but must not overlap
+/// them otherwise. Not recorded by autograd; bumps out's version. InternalError when the
+/// shapes, dtypes or devices do not fit.
+void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.

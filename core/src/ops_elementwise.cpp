@@ -10,6 +10,7 @@
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/internal_assert.hpp>
 #include <hetero/ops.hpp>
 
 #include "autograd/formulas.hpp"
@@ -95,6 +96,27 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
       detail::view_of(b2, shape, broadcast_strides(b2, shape)), detail::view_of(out));
   return out;
 }
+
+}  // namespace
+
+void detail::binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  const char* name = op_name(op).data();
+  const detail::prof::Scope op_scope(name, a);
+  const auto& o = detail::impl_of(out, name);
+  HETERO_INTERNAL_ASSERT(a.device() == out.device() && b.device() == out.device() &&
+                             result_dtype(op, a, b) == out.dtype() && a.dtype() == out.dtype() &&
+                             b.dtype() == out.dtype() &&
+                             detail::broadcast_shapes(name, a.shape(), b.shape()) == out.shape(),
+                         std::string("binary_into: ") + name + " does not fit its destination");
+  ++o.storage->version;  // Note [Saved tensor versions]
+  if (out.numel() == 0) return;
+  const Shape& shape = out.shape();
+  detail::calls::binary(
+      detail::storage_of(out), op, detail::view_of(a, shape, broadcast_strides(a, shape)),
+      detail::view_of(b, shape, broadcast_strides(b, shape)), detail::view_of(out));
+}
+
+namespace {
 
 // A comparison row: the kernel writes 1 or 0 in the promoted dtype, returned as bool (two
 // passes; the tables have no bool-output binary family). No gradient: bool results take none.

@@ -7,6 +7,7 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "../op_helpers.hpp"
 #include "state_entries.hpp"
 
 namespace hetero::optim {
@@ -69,13 +70,27 @@ void SGD::step() {
     const Tensor g = p.grad();
     if (!g.defined()) continue;
     const SGDOptions& o = options_[group_of(i)];
-    Tensor d = o.weight_decay != 0 ? g + o.weight_decay * p : g;
+    // torch.optim.SGD's update, term for term; the momentum buffer and the parameter are
+    // updated in place (detail::binary_into, as torch's mul_/add_): 6 passes over the
+    // parameter's size instead of 8, and no new buffer per step.
+    Tensor d = g;
+    if (o.weight_decay != 0) {
+      d = o.weight_decay * p;
+      hetero::detail::binary_into(BinaryOp::add, g, d, d);  // g + wd p
+    }
     if (o.momentum != 0) {
       Tensor& buf = momentum_[i];
-      buf = buf.defined() ? buf * o.momentum + (1 - o.dampening) * d : d.clone();
+      if (buf.defined()) {
+        hetero::detail::binary_into(BinaryOp::mul, buf,
+                                    hetero::detail::scalar_operand(buf, o.momentum), buf);
+        hetero::detail::binary_into(BinaryOp::add, buf,
+                                    o.dampening != 0 ? (1 - o.dampening) * d : d, buf);
+      } else {
+        buf = d.clone();
+      }
       d = o.nesterov ? d + o.momentum * buf : buf;
     }
-    p.copy_(p - o.lr * d);
+    hetero::detail::binary_into(BinaryOp::sub, p, o.lr * d, p);
   }
 }
 
