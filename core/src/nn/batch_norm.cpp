@@ -8,6 +8,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "../autograd/record.hpp"
 #include "../op_helpers.hpp"
 #include "normalization.hpp"
 
@@ -59,18 +60,38 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0), per_channel = batch * rest;
   const Tensor x3 = x.reshape({batch, features_, rest});
-  Tensor mean_c, var_c;
   const bool batch_stats = is_training() || !track_;
-  if (batch_stats) {
-    if (is_training() && per_channel <= 1)
-      throw ValueError(n +
-                       ": Expected more than 1 value per channel when training, got input size " +
-                       detail::shape_str(x_in.shape()) + " (as torch)");
-    mean_c = mean(mean(x3, 2, true), 0, true);
-    const Tensor centred = x3 - mean_c;
-    var_c = mean(mean(centred * centred, 2, true), 0, true);
+  const Tensor w = affine_ ? weight().to(x.dtype()) : Tensor();
+  const Tensor b = affine_ ? bias().to(x.dtype()) : Tensor();
+  const Shape per_c{1, features_, 1};
+  if (!batch_stats) {
+    // The running statistics: constants of the graph; autograd differentiates the map.
+    const Tensor mean_c = buffer("running_mean").to(x.dtype()).reshape(per_c);
+    const Tensor var_c = buffer("running_var").to(x.dtype()).reshape(per_c);
+    Tensor alpha = reciprocal(sqrt(var_c + eps_));
+    if (affine_) alpha = alpha * w.reshape(per_c);
+    Tensor beta = -(mean_c * alpha);
+    if (affine_) beta = beta + b.reshape(per_c);
+    return (x3 * alpha + beta).reshape(x.shape()).to(x_in.dtype());
+  }
+  if (is_training() && per_channel <= 1)
+    throw ValueError(n + ": Expected more than 1 value per channel when training, got input size " +
+                     detail::shape_str(x_in.shape()) + " (as torch)");
+  // Batch statistics, as torch's cpu kernels (batch_norm_cpu_collect_stats and
+  // batch_norm_cpu_transform_input): the per-channel affine map folded into one scale and
+  // one shift, y = x * alpha + beta with alpha = w / sqrt(var + eps) and beta = b - mean *
+  // alpha (two element-wise passes over x), and one backward node with torch's formula
+  // (batch_norm_backward_cpu) instead of the graph of a dozen element-wise ops the
+  // composition records: dx = (g - mean(g) - (x - mean) * k) * invstd * w with k =
+  // sum(g * (x - mean)) * invstd^2 / M, dw = sum(g * (x - mean)) * invstd, db = sum(g),
+  // the sums over the M = N * H * W elements of each channel.
+  Tensor y, centred, invstd;
+  {
+    NoGradGuard no_grad;
+    const Tensor mean_c = mean(mean(x3, 2, true), 0, true);
+    centred = x3 - mean_c;
+    const Tensor var_c = mean(mean(centred * centred, 2, true), 0, true);
     if (is_training() && track_) {
-      NoGradGuard no_grad;
       Tensor& count = buffer("num_batches_tracked");
       count.copy_(count + 1);
       const double m =
@@ -78,23 +99,29 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
       const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
       Tensor& rm = buffer("running_mean");
       Tensor& rv = buffer("running_var");
-      rm.copy_(rm * (1 - m) + mean_c.detach().reshape({features_}).to(rm.dtype()) * m);
-      rv.copy_(rv * (1 - m) + var_c.detach().reshape({features_}).to(rv.dtype()) * (m * unbias));
+      rm.copy_(rm * (1 - m) + mean_c.reshape({features_}).to(rm.dtype()) * m);
+      rv.copy_(rv * (1 - m) + var_c.reshape({features_}).to(rv.dtype()) * (m * unbias));
     }
-  } else {
-    mean_c = buffer("running_mean").to(x.dtype()).reshape({1, features_, 1});
-    var_c = buffer("running_var").to(x.dtype()).reshape({1, features_, 1});
+    invstd = reciprocal(sqrt(var_c + eps_));
+    const Tensor alpha = affine_ ? invstd * w.reshape(per_c) : invstd;
+    Tensor beta = -(mean_c * alpha);
+    if (affine_) beta = beta + b.reshape(per_c);
+    y = x3 * alpha + beta;
   }
-  // As torch's cpu kernel (batch_norm_cpu_transform_input): the per-channel affine map
-  // folded into one scale and one shift, y = x * alpha + beta with alpha = w / sqrt(var +
-  // eps) and beta = b - mean * alpha: two element-wise passes over x instead of four, and
-  // the [1, C, 1] operands broadcast over short rows (1 to 49 pixels in a ResNet) cost per
-  // row, not per element.
-  Tensor alpha = reciprocal(sqrt(var_c + eps_));
-  if (affine_) alpha = alpha * weight().to(x.dtype()).reshape({1, features_, 1});
-  Tensor beta = -(mean_c * alpha);
-  if (affine_) beta = beta + bias().to(x.dtype()).reshape({1, features_, 1});
-  const Tensor y = x3 * alpha + beta;
+  const double count = static_cast<double>(per_channel);
+  y = detail::record("NativeBatchNormBackward", y, {x3, w, b}, [&] {
+    return [c = detail::saved(centred), is = detail::saved(invstd),
+            sw = affine_ ? detail::saved(w) : Tensor(), per_c, count,
+            features = features_](const Tensor& g) {
+      const Tensor sum_g = sum(sum(g, 2, true), 0, true);
+      const Tensor sum_gc = sum(sum(g * c, 2, true), 0, true);
+      const Tensor k = is * is * sum_gc / count;
+      const Tensor scale = sw.defined() ? is * sw.reshape(per_c) : is;
+      const Tensor dx = (g - sum_g / count - c * k) * scale;
+      if (!sw.defined()) return detail::Gradients{dx, Tensor(), Tensor()};
+      return detail::Gradients{dx, (sum_gc * is).reshape({features}), sum_g.reshape({features})};
+    };
+  });
   return y.reshape(x.shape()).to(x_in.dtype());
 }
 
