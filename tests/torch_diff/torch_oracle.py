@@ -773,13 +773,31 @@ def sign_of_bool(case, herr, expect):
             and case["inputs"][0]["dtype"] == "bool" and isinstance(expect, torch.Tensor))
 
 
+def repeat_backward_of_empty(case, herr, expect):
+    """docs/semantics.md row 42: the gradient of repeat() with a negative count against a
+    dimension of size 0 (an empty result, which torch allows): torch 1.13's backward raises
+    while reshaping ("cannot reshape tensor of 0 elements into shape [.., -1, ..]"), hetero
+    returns the (empty) gradient. Recognised when torch's forward alone gives hetero's
+    shape."""
+    if herr or case["op"] != "repeat" or not case["args"].get("backward"):
+        return False
+    reps = case["args"].get("repeats") or []
+    if not any(r < 0 for r in reps):
+        return False
+    try:
+        want = make_input(case["inputs"][0]).repeat(reps)
+    except Exception:
+        return False
+    return want.numel() == 0 and list(want.shape) == list(case["result"]["shape"])
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
               conv_onednn_skips_padding, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
-              baddbmm_beta_zero]
+              baddbmm_beta_zero, repeat_backward_of_empty]
 
 
 def check(case):
