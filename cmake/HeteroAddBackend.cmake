@@ -25,6 +25,10 @@ function(_hetero_add_backend NAME)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "hetero_add_backend(${NAME}): SOURCES is required")
   endif()
+  if(DEFINED HETERO_RANDOM123_INCLUDE_DIR AND NOT HETERO_RANDOM123_INCLUDE_DIR)
+    message(FATAL_ERROR "hetero_add_backend(${NAME}): the SDK's counter_rng.hpp needs Random123 "
+                        "(Random123/philox.h): apt install librandom123-dev")
+  endif()
   if(NOT NAME MATCHES "^[a-z][a-z0-9_]*$")
     message(FATAL_ERROR "hetero_add_backend(${NAME}): a backend name is lower-case letters, "
                         "digits and '_', starting with a letter (it is the device type in 'NAME:0')")

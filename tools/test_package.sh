@@ -88,13 +88,14 @@ echo "== examples/app through pkg-config (hetero.pc, relocatable) instead of CMa
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion hetero)" = "$(pkg-config --modversion hetero-sdk)" ]
 mkdir -p "$out/app_pkgconfig"
+# No -std here: the .pc files' Cflags carry -std=c++20 (g++ 12 defaults to C++17).
 # shellcheck disable=SC2046  # the flags are words
-g++ -std=c++20 examples/app/main.cpp -o "$out/app_pkgconfig/hetero_app" \
+g++ examples/app/main.cpp -o "$out/app_pkgconfig/hetero_app" \
   $(pkg-config --cflags --libs hetero) -Wl,-rpath,"$(pkg-config --variable=libdir hetero)"
 "$out/app_pkgconfig/hetero_app"
 # shellcheck disable=SC2046
 printf '#include <hetero/sdk/sdk.hpp>\nint main() { return 0; }\n' |
-  g++ -std=c++20 -x c++ - -fsyntax-only $(pkg-config --cflags hetero-sdk)
+  g++ -x c++ - -fsyntax-only $(pkg-config --cflags hetero-sdk)
 [ -d "$(pkg-config --variable=plugindir hetero-sdk)" ]
 
 if [ -e "$prefix/lib/cmake/Hetero/HeteroDistributedTargets.cmake" ]; then
