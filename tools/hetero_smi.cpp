@@ -81,7 +81,8 @@ void print_devices() {
                  info.properties.multiprocessor_count, info.properties.runtime_version,
                  info.properties.driver_version);
   }
-  if (hetero::all_devices().empty()) fmt::print("(no device: see the plugins below)\n");
+  if (hetero::all_devices().empty())
+    fmt::print("(no device: hetero-smi --plugins shows each plugin's state and why)\n");
   fmt::print("{}\n", rule);
 }
 
@@ -117,7 +118,10 @@ void print_environment(bool markdown) {
     }
     return;
   }
+  std::size_t row = 0;
   for (const config::Variable& v : config::kVariables) {
+    if (row++ == config::kLibraryVariables)
+      fmt::print("-- read by hetero's build, test and benchmark scripts, not by the libraries:\n");
     const auto value = config::raw(v.name);
     std::string shown = value ? "'" + *value + "'" : fmt::format("unset: {}", v.default_text);
     if (value)

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -96,6 +97,12 @@ inline constexpr Variable kVariables[] = {
   {"HETERO_TEST_DEVICE", Type::list, "cpu", "the torch_conv/torch_optim tests: the device"},
 };
 // clang-format on
+
+/// kVariables' rows before this index are read by the libraries; the rest only by hetero's
+/// scripts and tests (hetero-smi --env lists them apart).
+inline constexpr std::size_t kLibraryVariables = 16;
+static_assert(kVariables[kLibraryVariables].name == "HETERO_JOBS",
+              "kLibraryVariables: the first row read only by scripts and tests");
 
 /// The row of `name`, or nullptr.
 constexpr const Variable* find(std::string_view name) noexcept {
