@@ -295,9 +295,16 @@ T* host(const StridedView& v) {
 
 }  // namespace
 
+// Input channels per group below which float32 stays on the kernels here: oneDNN's kernels
+// for 1-3 channels (LeNet's and ResNet-18's first layers, over 1-channel images) took 3-4x
+// the im2col kernels' time, forward + backward (2 threads, 2026-11-26: LeNet conv1 at batch
+// 256 19.4 vs 5.0 ms, ResNet-18's 7x7 stem at batch 128 24 vs 6.8 ms).
+constexpr std::int64_t kOneDnnMinChannels = 4;
+
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out) {
-  if (out.dtype == DType::float32) {  // oneDNN first (Note [Convolution on oneDNN])
+  if (out.dtype == DType::float32 && args.c / args.groups >= kOneDnnMinChannels) {
+    // oneDNN first (Note [Convolution on oneDNN])
     const ThreadPool* pool = kernel_pool();
     if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out),
                       pool ? static_cast<int>(pool->size()) : 1))
