@@ -26,15 +26,18 @@
 namespace hetero::cpu::kernels {
 namespace {
 
+/// Rows shorter than this (BatchNorm's 1 to 16 pixels per channel, max_pool2d's 9-element
+/// windows) are reduced in plain loops: a vector-kernel call per row costs more than its sum.
+constexpr std::int64_t kShortRow = 32;
+
 // Sum of p[i * stride] (or of its squares) for i < n, in double: eight partial sums, so
 // the additions do not wait on each other and the dense case vectorises.
 template <bool Square, class T>
 double sum_row(const T* p, std::int64_t n, std::int64_t stride) {
   if constexpr (!Square && is_floating_storage_v<T>) {
-    // Dense float rows: the vector kernel's (Note [Vector kernels]); short ones (BatchNorm's
-    // 1, 4 or 16 pixels per channel) below, where the dispatch would cost more than the sum.
+    // Dense float rows: the vector kernel's (Note [Vector kernels]); short ones below.
     double total = 0;
-    if (stride == 1 && n >= 32 && vec::sum(dtype_of<T>, p, n, &total)) return total;
+    if (stride == 1 && n >= kShortRow && vec::sum(dtype_of<T>, p, n, &total)) return total;
   }
   double part[8] = {};
   std::int64_t i = 0;
@@ -363,7 +366,6 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
 template <class T, class Result>
 void reduce_rows(const Rule& r, const T* src, const StridedView& out, const StridedView& base,
                  std::int64_t count, std::int64_t inner, Result* dst) {
-  constexpr std::int64_t kShortRow = 32;
   const bool summing = r.kind == ReductionKind::sum || r.kind == ReductionKind::squares;
   const auto each_output = [&](auto&& row) {
     for_each_row<2>(

@@ -64,15 +64,18 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   const Tensor w = affine_ ? weight().to(x.dtype()) : Tensor();
   const Tensor b = affine_ ? bias().to(x.dtype()) : Tensor();
   const Shape per_c{1, features_, 1};
+  // x3 * alpha + beta, alpha = w / sqrt(var + eps) and beta = b - mean * alpha ([1, C, 1]).
+  const auto normalised = [&](const Tensor& mean_c, const Tensor& invstd) {
+    const Tensor alpha = affine_ ? invstd * w.reshape(per_c) : invstd;
+    Tensor beta = -(mean_c * alpha);
+    if (affine_) beta = beta + b.reshape(per_c);
+    return x3 * alpha + beta;
+  };
   if (!batch_stats) {
     // The running statistics: constants of the graph; autograd differentiates the map.
     const Tensor mean_c = buffer("running_mean").to(x.dtype()).reshape(per_c);
     const Tensor var_c = buffer("running_var").to(x.dtype()).reshape(per_c);
-    Tensor alpha = reciprocal(sqrt(var_c + eps_));
-    if (affine_) alpha = alpha * w.reshape(per_c);
-    Tensor beta = -(mean_c * alpha);
-    if (affine_) beta = beta + b.reshape(per_c);
-    return (x3 * alpha + beta).reshape(x.shape()).to(x_in.dtype());
+    return normalised(mean_c, reciprocal(sqrt(var_c + eps_))).reshape(x.shape()).to(x_in.dtype());
   }
   if (is_training() && per_channel <= 1)
     throw ValueError(n + ": Expected more than 1 value per channel when training, got input size " +
@@ -103,10 +106,7 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
       rv.copy_(rv * (1 - m) + var_c.reshape({features_}).to(rv.dtype()) * (m * unbias));
     }
     invstd = reciprocal(sqrt(var_c + eps_));
-    const Tensor alpha = affine_ ? invstd * w.reshape(per_c) : invstd;
-    Tensor beta = -(mean_c * alpha);
-    if (affine_) beta = beta + b.reshape(per_c);
-    y = x3 * alpha + beta;
+    y = normalised(mean_c, invstd);
   }
   const double count = static_cast<double>(per_channel);
   y = detail::record("NativeBatchNormBackward", y, {x3, w, b}, [&] {
