@@ -45,6 +45,11 @@ Tensor new_tensor_like(Shape shape, DType dtype, const Tensor& like);
 /// them otherwise. Not recorded by autograd; bumps out's version. InternalError when the
 /// shapes, dtypes or devices do not fit.
 void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out);
+/// out[... index[...] ...] += src[...] along dimension `d`, in out's own elements (the kernel
+/// of scatter_add without its checks): the caller guarantees what scatter_add checks (int64
+/// index of out's rank, sizes, every index in [0, out.size(d)), one dtype and device). Not
+/// recorded by autograd; bumps out's version.
+void scatter_add_into(Tensor& out, std::int64_t d, const Tensor& index, const Tensor& src);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.

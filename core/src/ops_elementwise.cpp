@@ -195,7 +195,13 @@ Tensor extremum_gradient(const Tensor& g, const Tensor& a, const Tensor& b, bool
   return where(is_max ? lt(a, b) : gt(a, b), 0.0, where(eq(a, b), g * 0.5, g));
 }
 // relu's gradient, as torch's threshold_backward(g, y, 0): 0 where y <= 0 (selected), else g.
-Tensor relu_gradient(const Tensor& g, const Tensor& y) { return where(le(y, 0.0), 0.0, g); }
+// Two passes over y: the comparison row's 1 or 0 in y's dtype is where's condition as it is
+// (every backend's where tests its condition against 0), without le()'s cast to bool and
+// where()'s cast back.
+Tensor relu_gradient(const Tensor& g, const Tensor& y) {
+  const Tensor zero = detail::scalar_operand(g, 0.0);
+  return ternary(TernaryOp::where, binary(BinaryOp::le, y, zero), zero, g, g.dtype());
+}
 
 // pow's gradients, as torch's pow_backward_self / pow_backward_exponent: the formula, with 0
 // where y == 0 (for the base) and where x == 0 and y >= 0 (for the exponent), where the

@@ -74,7 +74,15 @@ Tensor run_gather(const Tensor& src, std::int64_t d, const Tensor& index) {
 // The kernel of scatter_add: a copy of `self` with src's elements added at index.
 Tensor run_scatter_add(const Tensor& self, std::int64_t d, const Tensor& index, const Tensor& src) {
   Tensor out = self.clone();
-  if (index.numel() == 0) return out;
+  detail::scatter_add_into(out, d, index, src);
+  return out;
+}
+
+}  // namespace
+
+void detail::scatter_add_into(Tensor& out, std::int64_t d, const Tensor& index, const Tensor& src) {
+  ++detail::impl_of(out, "scatter_add").storage->version;  // Note [Saved tensor versions]
+  if (index.numel() == 0) return;
   const StridedView x = view_1d(index);
   StridedView o = view_1d(out);
   StridedView s = view_1d(src);
@@ -83,8 +91,9 @@ Tensor run_scatter_add(const Tensor& self, std::int64_t d, const Tensor& index, 
     if (k != d) o.shape[k] = x.shape[k];
   }
   detail::calls::scatter_add(detail::storage_of(out), o, x, static_cast<int>(d), s);
-  return out;
 }
+
+namespace {
 
 // gather's range check and gradient, shared with index_select (`op` and `node` name them;
 // `indices` holds the values of `index`, which may be an expanded view of it).

@@ -32,34 +32,30 @@ void gather(const StridedView& src, const StridedView& index, int dim, const Str
 void scatter_add(const StridedView& out, const StridedView& index, int dim,
                  const StridedView& src) {
   const ScatterFibers f = scatter_fibers(out, index, src, dim);
-  const std::int64_t fibers = f.out.numel();
   const auto* idx = data_of<std::int64_t>(index);
   dispatch(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* o = data_of<T>(out);
     const T* s = data_of<T>(src);
-    // Fibers write disjoint elements, so blocks of them run on different threads; within a
-    // block, the position along dim is the outer loop (neighbouring fibers are usually
-    // neighbours in memory: an embedding's gradient adds whole rows) and each element
-    // receives its additions in order along dim, as the contract asks.
-    constexpr std::int64_t kBlock = 64;
-    const std::int64_t blocks = (fibers + kBlock - 1) / kBlock;
-    parallel_range(blocks, kBlock * f.length, [&](std::int64_t begin, std::int64_t end) {
-      std::array<std::int64_t, kBlock> oo{}, io{}, so{};
-      for (std::int64_t b = begin; b < end; ++b) {
-        const std::int64_t first = b * kBlock, count = std::min(kBlock, fibers - first);
-        for (std::int64_t k = 0; k < count; ++k) {
-          oo[k] = f.out.element_offset(first + k);
-          io[k] = f.index.element_offset(first + k);
-          so[k] = f.src.element_offset(first + k);
-        }
-        for (std::int64_t i = 0; i < f.length; ++i)
-          for (std::int64_t k = 0; k < count; ++k) {
-            T& target = o[oo[k] + idx[io[k] + i * f.index_stride] * f.out_stride];
-            target = scatter_add_element(target, s[so[k] + i * f.src_stride]);
+    // Fibers write disjoint elements, so rows of them run on different threads (the loop's
+    // odometer finds each fiber's offsets without a division per fiber: max_pool2d's gradient
+    // scatters fibers of one element). Within a row the position along dim is the outer loop
+    // (neighbouring fibers are usually neighbours in memory: an embedding's gradient adds
+    // whole rows) and each element receives its additions in order along dim, as the
+    // contract asks.
+    for_each_row<3>(
+        {&f.out, &f.index, &f.src},
+        [&](auto off, std::int64_t n, auto st) {
+          for (std::int64_t i = 0; i < f.length; ++i) {
+            const std::int64_t* pi = idx + off[1] + i * f.index_stride;
+            const T* ps = s + off[2] + i * f.src_stride;
+            for (std::int64_t k = 0; k < n; ++k) {
+              T& target = o[off[0] + k * st[0] + pi[k * st[1]] * f.out_stride];
+              target = scatter_add_element(target, ps[k * st[2]]);
+            }
           }
-      }
-    });
+        },
+        true, f.length);
   });
 }
 

@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../op_helpers.hpp"
 #include "../storage.hpp"
+#include "../tensor_impl.hpp"
 #include "node.hpp"
 
 namespace hetero {
@@ -48,10 +50,29 @@ void check_saved_versions(const Node& n) {
   }
 }
 
+// Note [Stealing gradients]: a gradient that nothing but the engine references (one handle
+// on its TensorImpl, one TensorImpl on its storage, dense, no autograd record) may be kept or
+// written in place instead of copied, as torch's AccumulateGrad steals `new_grad` when its
+// use count allows and adds into `variable.grad` in place with grad mode off. A view, a
+// tensor a hook or a saved closure kept, or the caller's seed is shared, and is copied.
+bool sole_dense(const Tensor& t) {
+  const auto& impl = t.impl();
+  return impl.use_count() == 1 && impl->storage.use_count() == 1 && !impl->autograd &&
+         t.is_contiguous();
+}
+
+// a += b in place when `a` is the engine's alone and the two match, else a = a + b.
+void add_gradient(Tensor& a, const Tensor& b) {
+  if (sole_dense(a) && a.shape() == b.shape() && a.dtype() == b.dtype() && a.device() == b.device())
+    detail::binary_into(BinaryOp::add, a, b, a);
+  else
+    a = a + b;
+}
+
 void accumulate(std::unordered_map<Node*, Tensor>& pending, Node* n, const Tensor& g) {
   Tensor c = conform(*n, g);
-  auto [it, inserted] = pending.try_emplace(n, c);
-  if (!inserted) it->second = it->second + c;
+  auto [it, inserted] = pending.try_emplace(n, std::move(c));
+  if (!inserted) add_gradient(it->second, c);  // try_emplace left c alone
 }
 
 // Runs the active `hooks` on `g` in order, each seeing the previous one's result
@@ -71,10 +92,18 @@ Tensor run_hooks(std::vector<detail::Hook<GradHook>> hooks, const Node& n, Tenso
 }
 
 // Accumulates a leaf's gradient for this pass, between its hooks.
-void run_leaf(Node& n, const Tensor& incoming) {
+// `incoming` is moved in, so that the engine's handle is its only one (Note [Stealing
+// gradients]).
+void run_leaf(Node& n, Tensor incoming) {
   auto& meta = *n.leaf;
-  const Tensor g = meta.hooks.empty() ? incoming : run_hooks(meta.hooks, n, incoming);
-  meta.grad = meta.grad.defined() ? meta.grad + g : g.clone();
+  Tensor g = meta.hooks.empty() ? std::move(incoming) : run_hooks(meta.hooks, n, incoming);
+  if (!meta.grad.defined())
+    meta.grad = sole_dense(g) ? std::move(g) : g.clone();
+  else if (meta.grad.shape() == g.shape() && meta.grad.dtype() == g.dtype() &&
+           meta.grad.device() == g.device() && meta.grad.is_contiguous())
+    detail::binary_into(BinaryOp::add, meta.grad, g, meta.grad);  // torch: grad += new_grad
+  else
+    meta.grad = meta.grad + g;
   if (meta.post_accumulate_hooks.empty()) return;
   const auto post = meta.post_accumulate_hooks;  // a snapshot, as run_hooks
   for (const auto& h : post)
@@ -135,10 +164,10 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
         if (next && --deps[next.get()] == 0) ready.push_back(next.get());
       continue;
     }
-    const Tensor g = found->second;
+    Tensor g = std::move(found->second);
     pending.erase(found);
     if (n->leaf) {
-      run_leaf(*n, g);
+      run_leaf(*n, std::move(g));
       continue;
     }
     if (n->released)

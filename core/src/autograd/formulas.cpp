@@ -61,8 +61,11 @@ Gradients max_pool2d(const Tensor& g, const Tensor& index, const WindowGeometry&
                      bool unbatched) {
   const Tensor g4 = unbatched ? g.unsqueeze(0) : g;
   const std::int64_t kk = geom.win.kh * geom.win.kw;
-  const Tensor hit = eq(index.unsqueeze(4), arange(kk, TensorOptions(index.device())));
-  const Tensor lines = where(hit, g4.unsqueeze(4), 0.0).contiguous();  // [N, C, OH, OW, KK]
+  // Each window's line [N, C, OH, OW, KK]: g at the window's argmax, 0 elsewhere, by one
+  // scatter along the last dimension (a fiber of one element per window: no order to keep).
+  Tensor lines =
+      zeros({geom.n, geom.c, geom.oh, geom.ow, kk}, TensorOptions(g.device()).dtype(g.dtype()));
+  detail::scatter_add_into(lines, 4, index.unsqueeze(4), g4.unsqueeze(4));
   const auto& s = lines.strides();
   const Tensor cols =
       strided_view(lines, {geom.n, geom.c, geom.win.kh, geom.win.kw, geom.oh, geom.ow},
