@@ -94,6 +94,11 @@ struct Group {
   std::vector<std::pair<std::shared_ptr<CommThread::Job>, Tensor>> outstanding;
   // This group's number among the groups of the process (Work checks it is still current).
   std::uint64_t id = 0;
+  // A new_group() group destroyed with the default group (destroy_process_group, as
+  // torch's destroys every group): unusable, out of live_groups, its MPI objects freed
+  // when `released`; its last ProcessGroup handle then deletes it (else leaves it behind).
+  bool destroyed = false;
+  bool released = false;
 };
 
 // The process group for collective `op` (`target`, or the default group when null),

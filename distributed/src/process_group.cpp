@@ -424,9 +424,35 @@ void init_process_group(MPI_Comm comm, const ProcessGroupOptions& options) {
   detail::start(comm, detail::with_environment(options), level);
 }
 
+namespace detail {
+namespace {
+// A new_group() group, destroyed with the default group (issue #50 item 6): its calls
+// still queued complete (or time out) first, as the default group's; then it is
+// unusable, and a Work launched on it says its group was destroyed, as the default
+// group's do.
+void destroy_subgroup(Group& s) noexcept {
+  live_groups().erase(s.id);
+  if (!used_by_another_thread(s)) {  // else left to that thread, as retire() does
+    release_mpi_objects(s);
+    s.released = s.broken.empty();
+    if (s.released) s.staging.clear();
+  }
+  if (s.broken.empty())
+    s.broken =
+        "destroy_process_group() destroyed it with the default group (as torch's destroys "
+        "every group); after init_process_group(), make it again with new_group()";
+  s.destroyed = true;
+}
+}  // namespace
+}  // namespace detail
+
 void destroy_process_group() noexcept {
   detail::Group* g = detail::current_group;
   if (g == nullptr) return;
+  std::vector<detail::Group*> subgroups;
+  for (const auto& [id, other] : detail::live_groups())
+    if (other != g) subgroups.push_back(other);
+  for (detail::Group* s : subgroups) detail::destroy_subgroup(*s);
   detail::current_group = nullptr;
   detail::retire(g);
 }
@@ -434,6 +460,13 @@ void destroy_process_group() noexcept {
 namespace detail {
 void retire(Group* g) noexcept {
   live_groups().erase(g->id);
+  if (g->destroyed) {  // a subgroup destroy_process_group() destroyed: its last handle went
+    if (g->released)
+      delete g;
+    else
+      abandon(g);
+    return;
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) {  // a group outliving MPI (a static handle): nothing to free any more

@@ -111,6 +111,37 @@ TEST(NewGroup, DefaultAndSubgroupCollectivesInterleave) {
   (void)me;
 }
 
+// Issue #50 item 6: destroy_process_group() destroys the subgroups too, as torch's: a handle
+// kept past it raises (naming what happened) instead of running on a freed communicator,
+// and groups made after a new init_process_group() work.
+TEST(NewGroup, DestroyProcessGroupDestroysSubgroups) {
+  const int world = dist::world_size();
+  std::vector<int> everyone;
+  for (int r = 0; r < world; ++r) everyone.push_back(r);
+  dist::ProcessGroup old = dist::new_group(everyone);
+  ASSERT_TRUE(old.is_member());
+  Tensor t = full({3}, 1.0);
+  dist::Work pending = old.all_reduce(t, dist::ReduceOp::sum, dist::async_op);
+  dist::destroy_process_group();
+  EXPECT_THROW(pending.wait(), dist::DistributedError);
+  EXPECT_TRUE(pending.is_completed());
+  try {
+    old.all_reduce(t);
+    ADD_FAILURE() << "a destroyed subgroup ran a collective";
+  } catch (const dist::DistributedError& e) {
+    EXPECT_NE(std::string(e.what()).find("destroy_process_group"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(old.barrier(), dist::DistributedError);
+  dist::init_process_group();
+  dist::ProcessGroup fresh = dist::new_group(everyone);
+  Tensor u = full({3}, 1.0);
+  fresh.all_reduce(u);
+  EXPECT_EQ(u.to_vector<double>(), std::vector<double>(3, world));
+  EXPECT_THROW(old.all_reduce(u), dist::DistributedError);  // still destroyed
+  old = dist::ProcessGroup();                               // its last handle: the group is deleted
+  dist::barrier();
+}
+
 TEST(NewGroup, BadListsAreRefused) {
   const int me = dist::rank(), world = dist::world_size();
   EXPECT_THROW(dist::new_group({world}), dist::DistributedError);

@@ -49,8 +49,11 @@ struct ProcessGroupOptions {
 HETERO_API void init_process_group(const ProcessGroupOptions& options = {});
 
 /// Leaves the group: frees its communicator, staging buffers and thread (after a
-/// timeout it frees nothing: a thread is still inside MPI). A no-op without a group; a
-/// new group may be created afterwards. MPI itself is finalised at exit when
+/// timeout it frees nothing: a thread is still inside MPI). Destroys every new_group()
+/// group with it, as torch's destroy_process_group(): their queued calls complete (or
+/// time out) first; afterwards their handles' collectives raise DistributedError, and a
+/// Work of any destroyed group raises at wait(). A no-op without a group; a new group (and
+/// new subgroups) may be created afterwards. MPI itself is finalised at exit when
 /// init_process_group() initialised it, so a program need not call this.
 HETERO_API void destroy_process_group() noexcept;
 
