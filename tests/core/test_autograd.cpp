@@ -165,6 +165,42 @@ TEST(Autograd, AccumulatesOverUsesAndCalls) {
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(g[i], 2 * xv[i] + 2);
 }
 
+// Note [Stealing gradients]: the engine keeps a gradient nothing else references and adds
+// later ones in place, but a tensor someone else holds (the caller's seed, one a hook kept,
+// a view of another tensor) is copied: writing it afterwards never changes the gradient.
+TEST(Autograd, LeafGradientsAreNeverAliasesOfOtherTensors) {
+  Tensor w = from_vector<float>({1, 2, 3}).requires_grad_();
+  Tensor seed = from_vector<float>({5, 6, 7});
+  w.backward(seed);  // a leaf: its gradient is the seed's value, not the seed
+  seed.copy_(zeros({3}));
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{5, 6, 7}));
+
+  Tensor kept;
+  Tensor a = from_vector<float>({1, 2, 3}).requires_grad_();
+  a.register_hook([&](const Tensor& g) {
+    kept = g;
+    return Tensor();
+  });
+  (a * 2.0).sum().backward();
+  kept.copy_(full({3}, -1.0));
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{2, 2, 2}));
+
+  // Gradients that are views of one tensor (cat's backward narrows it) stay apart.
+  Tensor p = from_vector<float>({1, 2}).requires_grad_();
+  Tensor q = from_vector<float>({3}).requires_grad_();
+  (cat({p, q}) * from_vector<float>({1, 2, 3})).sum().backward();
+  EXPECT_EQ(p.grad().to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_EQ(q.grad().to_vector<float>(), (std::vector<float>{3}));
+
+  // A second pass adds into the gradient in place, as torch's grad += new_grad: a handle
+  // read before sees the sum, as in torch.
+  Tensor before = a.grad();
+  (a * 3.0).sum().backward();
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{5, 5, 5}));
+  EXPECT_TRUE(before.is_same(a.grad()));
+  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{5, 5, 5}));
+}
+
 TEST(Autograd, LeavesNoGradAndDetach) {
   Tensor w = ones({2}).requires_grad_();
   EXPECT_TRUE(w.is_leaf());
