@@ -72,7 +72,7 @@ void check_rank(const Group& g, int root, const char* op, const char* what) {
 }
 
 State launch_reduction(const char* name, Tensor& t, ReduceOp op, std::optional<int> dst, bool async,
-                       Group* target) {
+                       Group* target, CallLabel label) {
   const GroupUse use(name, true, target);
   Group& g = use.group;
   check_defined(t, name, "the tensor");
@@ -86,8 +86,10 @@ State launch_reduction(const char* name, Tensor& t, ReduceOp op, std::optional<i
   const int n = mpi_count(host.numel(), name);
   void* data = data_of(host);
   const int world = g.size;
+  CallSite site{name, &t, static_cast<int>(op), root};
+  site.label = std::move(label);
   return launch_work(
-      g, {name, &t, static_cast<int>(op), root},
+      g, site,
       [=, comm = g.comm, keep = host] {
         const MPI_Datatype type = mpi_datatype(wire);
         const int rc = root < 0  ? MPI_Allreduce(MPI_IN_PLACE, data, n, type, mop, comm)

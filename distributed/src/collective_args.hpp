@@ -63,9 +63,10 @@ State launch_in_out(Group& g, const CallSite& site, const Tensor& input, Tensor&
 // Launches the in-place reduction of `t` over the group: into every rank's `t` without a
 // `root` (all_reduce), else into rank `root`'s only (reduce; the others' `t` is only read;
 // a root outside the group, negative ones included, raises before communicating). `name`
-// is the collective's; it holds the group (GroupUse) itself.
+// is the collective's (or its caller's: all_reduce_gradients), `label` what else the ranks
+// must agree on; it holds the group (GroupUse) itself.
 State launch_reduction(const char* name, Tensor& t, ReduceOp op, std::optional<int> root,
-                       bool async, Group* target);
+                       bool async, Group* target, CallLabel label = {});
 
 // Runs a launched collective to completion while `name`'s hold on the group stays (no
 // other thread's collective can come between the launch and the wait).

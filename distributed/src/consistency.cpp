@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <hetero/distributed/collectives.hpp>
@@ -17,31 +19,52 @@
 #include "reduction.hpp"
 
 namespace hetero::distributed::detail {
-namespace {
 
-constexpr std::size_t shown_dims = 4;
-
-// 80 bytes, no padding: exchanged as MPI_BYTE between identical builds.
-struct Record {
-  std::int64_t dims[shown_dims];
-  std::int64_t numel;
-  std::uint64_t shape_hash;  // FNV-1a of every dimension
-  std::int64_t other_numel;
-  std::int32_t op_hash, dtype, reduce_op, root, ndim, seq;  // seq: Group::calls
-  bool operator==(const Record& o) const { return std::memcmp(this, &o, sizeof(Record)) == 0; }
-};
-static_assert(sizeof(Record) == 80);
-
-std::uint64_t fnv1a(const void* data, std::size_t bytes,
-                    std::uint64_t h = 14695981039346656037ull) {
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
   return h;
 }
 
+namespace {
+
+// Every dimension a tensor can have (the SDK's kMaxDims; the core refuses more).
+constexpr std::size_t shown_dims = 8;
+
+// 256 bytes, no padding: exchanged as MPI_BYTE between identical builds. The ranks agree
+// when the bytes before `op` agree; `op` and `label` are for the message.
+struct Record {
+  std::int64_t dims[shown_dims];
+  std::int64_t numel;
+  std::uint64_t shape_hash;  // FNV-1a of every dimension
+  std::int64_t other_numel;
+  std::uint64_t label_hash;
+  std::int32_t op_hash, dtype, reduce_op, root, ndim, seq;  // seq: Group::calls
+  char op[24];
+  char label[112];
+  bool operator==(const Record& o) const {
+    return std::memcmp(this, &o, offsetof(Record, op)) == 0;
+  }
+};
+static_assert(sizeof(Record) == 256);
+
+// `text` into `out` (NUL-terminated), cut with "..." when it does not fit.
+template <std::size_t N>
+void copy_text(char (&out)[N], const std::string& text) {
+  if (text.size() < N) {
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    return;
+  }
+  std::memcpy(out, text.data(), N - 4);
+  std::memcpy(out + N - 4, "...", 4);
+}
+
 Record describe(const CallSite& site, std::int32_t seq) {
   Record r{};
   r.op_hash = static_cast<std::int32_t>(fnv1a(site.op, std::strlen(site.op)) & 0x7fffffff);
+  copy_text(r.op, site.op);
+  copy_text(r.label, site.label.text);
+  r.label_hash = site.label.hash;
   r.reduce_op = site.reduce_op;
   r.root = site.root;
   r.other_numel = site.other_numel;
@@ -58,19 +81,16 @@ Record describe(const CallSite& site, std::int32_t seq) {
   return r;
 }
 
-std::int32_t barrier_hash() { return static_cast<std::int32_t>(fnv1a("barrier", 7) & 0x7fffffff); }
-
-std::string show(const Record& r, const char* my_op, const Record& my_record) {
-  std::string s = r.op_hash == my_record.op_hash ? my_op : "another collective";
-  if (r.op_hash != my_record.op_hash && r.op_hash == barrier_hash()) s = "barrier";
+std::string show(const Record& r, const Record& my_record) {
+  std::string s = r.op;
+  if (r.label[0] != '\0') s += fmt::format(" ({})", r.label);
   if (r.seq != my_record.seq)
     s += fmt::format(" (its call #{}, this rank's #{})", r.seq, my_record.seq);
   if (r.ndim < 0) return s;
   s += fmt::format(" {} [", dtype_name(static_cast<DType>(r.dtype)));
   for (std::int32_t d = 0; d < std::min<std::int32_t>(r.ndim, shown_dims); ++d)
     s += fmt::format("{}{}", d ? ", " : "", r.dims[d]);
-  s += r.ndim > static_cast<std::int32_t>(shown_dims) ? fmt::format(", ...] ({} dims)", r.ndim)
-                                                      : "]";
+  s += "]";
   if (r.reduce_op >= 0) s += fmt::format(" {}", reduce_op_name(static_cast<ReduceOp>(r.reduce_op)));
   if (r.root >= 0) s += fmt::format(" root {}", r.root);
   if (r.other_numel >= 0) s += fmt::format(" into {} elements", r.other_numel);
@@ -97,12 +117,14 @@ enum class Stage : int { queued, exchanging, collective };
 }  // namespace
 
 struct CheckRecords {
-  CheckRecords(const char* op, const Record& mine, int size, bool point_to_point)
+  CheckRecords(const char* op, const Record& mine, int size, bool point_to_point,
+               std::vector<int> world_ranks)
       : op(op),
         mine(mine),
         all(static_cast<std::size_t>(size)),
         point_to_point(point_to_point),
-        arrived(std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(size))) {}
+        arrived(std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(size))),
+        world_ranks(std::move(world_ranks)) {}
   const char* op;
   Record mine;
   std::vector<Record> all;
@@ -110,6 +132,7 @@ struct CheckRecords {
   // Written by the communication thread, read by the caller at its deadline.
   std::unique_ptr<std::atomic<bool>[]> arrived;  // per rank: its record came
   std::atomic<Stage> stage{Stage::queued};
+  std::vector<int> world_ranks;  // Group::world_ranks: how the messages name the ranks
 };
 
 namespace {
@@ -195,16 +218,16 @@ std::string explain_timeout(const CheckRecords& r, int rank) {
         "a peer process exited or is stuck (ranks that did not arrive are named "
         "in groups of up to {} processes)",
         named_arrival_max_ranks);
-  std::vector<int> missing;
+  std::vector<std::size_t> missing;
   for (int p = 0; p < static_cast<int>(r.all.size()); ++p)
-    if (p != rank && !r.arrived[p].load(std::memory_order_acquire)) missing.push_back(p);
+    if (p != rank && !r.arrived[p].load(std::memory_order_acquire))
+      missing.push_back(static_cast<std::size_t>(p));
   if (missing.empty())  // the last record came just now
     return "every rank reached it just before the deadline";
   return fmt::format(
-      "{} {} {} not reached it (no consistency record came for this rank's call #{}): "
+      "{} {} not reached it (no consistency record came for this rank's call #{}): "
       "{}",
-      missing.size() > 1 ? "ranks" : "rank", fmt::join(missing, ", "),
-      missing.size() > 1 ? "have" : "has", r.mine.seq,
+      ranks_str(r.world_ranks, missing), missing.size() > 1 ? "have" : "has", r.mine.seq,
       missing.size() > 1 ? "they have exited, are stuck in an earlier call or are still computing"
                          : "it has exited, is stuck in an earlier call or is still computing");
 }
@@ -223,7 +246,7 @@ CheckedCall::CheckedCall(Group& g, const CallSite& site, std::function<int()> co
     return;
   }
   records_ = std::make_shared<CheckRecords>(site.op, describe(site, g.calls), g.size,
-                                            g.size <= named_arrival_max_ranks);
+                                            g.size <= named_arrival_max_ranks, g.world_ranks);
   call_ = g.launch(
       site.op,
       [comm = g.comm, rank = g.rank, r = records_, collective = std::move(collective)] {
@@ -254,9 +277,8 @@ void CheckedCall::finish(Group& g) {
     std::vector<std::size_t> same;
     for (std::size_t j = i; j < all.size(); ++j)
       if (!shown[j] && all[j] == all[i]) same.push_back(j), shown[j] = true;
-    listing +=
-        fmt::format("{}{} {}: {}", listing.empty() ? "" : "; ", same.size() > 1 ? "ranks" : "rank",
-                    fmt::join(same, ", "), show(all[i], records_->op, records_->mine));
+    listing += fmt::format("{}{}: {}", listing.empty() ? "" : "; ", g.ranks_str(same),
+                           show(all[i], records_->mine));
   }
   throw g.error(records_->op, "the ranks disagree on this collective: " + listing);
 }

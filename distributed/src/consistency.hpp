@@ -6,12 +6,21 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <hetero/tensor.hpp>
 
 #include "group.hpp"
 
 namespace hetero::distributed::detail {
+
+// What else about a call must agree, as a hash (0: nothing), and its description for the
+// message (its first 111 characters are shown; the ranks compare the hash, not the text):
+// new_group's rank list, all_reduce_gradients' bucket of parameters.
+struct CallLabel {
+  std::uint64_t hash = 0;
+  std::string text;
+};
 
 // What a rank says about its call of collective `op` (a name of collectives.hpp).
 struct CallSite {
@@ -21,7 +30,12 @@ struct CallSite {
   int root = -1;                  // broadcast's root, or -1
   std::int64_t other_numel = -1;  // the other operand's element count (gather/scatter)
   bool checked = true;            // false: never checked (point-to-point, monitored_barrier)
+  CallLabel label{};
 };
+
+// FNV-1a of `bytes` bytes at `data`, continuing from `h`.
+std::uint64_t fnv1a(const void* data, std::size_t bytes,
+                    std::uint64_t h = 14695981039346656037ull) noexcept;
 
 struct CheckRecords;  // the ranks' descriptions of a call (consistency.cpp)
 

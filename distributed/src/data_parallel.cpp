@@ -34,7 +34,8 @@ std::size_t all_reduce_gradients(nn::Module& module, std::size_t bucket_bytes) {
   // As DDP (issue #29): frozen parameters (requires_grad false) and non-floating ones
   // (counters, which cannot require grad) take no part: not reduced, not touched. Every
   // bucket carries which ranks had each gradient (Note [Gradient buckets]).
-  detail::GradientReducer reducer(detail::trainable_parameters(module), bucket_bytes);
+  detail::GradientReducer reducer(detail::trainable_parameters(module), bucket_bytes,
+                                  "all_reduce_gradients");
   reducer.finish();
   return reducer.bucket_count();
 }

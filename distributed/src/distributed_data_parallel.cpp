@@ -24,7 +24,8 @@ DistributedDataParallel::DistributedDataParallel(nn::Module& module,
   // Reverse registration order: backward produces the last layers' gradients first.
   std::vector<std::pair<std::string, Tensor>> reversed(params.rbegin(), params.rend());
   state_->module = &module;
-  state_->reducer = std::make_unique<detail::GradientReducer>(reversed, options.bucket_bytes);
+  state_->reducer = std::make_unique<detail::GradientReducer>(reversed, options.bucket_bytes,
+                                                              "DistributedDataParallel");
   for (std::size_t i = 0; i < reversed.size(); ++i) {
     std::weak_ptr<State> weak = state_;  // the hooks must not keep this object alive
     state_->hooks.push_back(

@@ -9,6 +9,8 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 
+#include "collective_args.hpp"
+
 namespace hetero::distributed::detail {
 
 std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Module& module) {
@@ -18,9 +20,34 @@ std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Modul
   return out;
 }
 
+namespace {
+// Bucket k's label: a hash of its parameters' shapes and dtypes (not names: ranks may name
+// alike models differently, as torch's DDP checks shapes only), and the start of
+// "bucket k: name [shape], ..." for the message.
+CallLabel bucket_label(std::size_t k,
+                       const std::vector<std::pair<const std::string*, Tensor>>& ps) {
+  CallLabel l;
+  l.text = fmt::format("bucket {}:", k);
+  std::uint64_t h = fnv1a(&k, sizeof k);
+  for (const auto& [name, t] : ps) {
+    const Shape& shape = t.shape();
+    const auto dtype = static_cast<std::int32_t>(t.dtype());
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    h = fnv1a(&dtype, sizeof dtype, h);
+    h = fnv1a(&rank, sizeof rank, h);
+    h = fnv1a(shape.data(), shape.size() * sizeof(std::int64_t), h);
+    if (l.text.size() < 112)  // what the message can show
+      l.text += fmt::format("{} {} [{}]", name == ps.front().first ? "" : ",", *name,
+                            fmt::join(shape, ", "));
+  }
+  l.hash = h;
+  return l;
+}
+}  // namespace
+
 GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> parameters,
-                                 std::size_t bucket_bytes)
-    : distributed_(world_size() > 1) {
+                                 std::size_t bucket_bytes, const char* caller)
+    : distributed_(world_size() > 1), caller_(caller) {
   for (auto& [name, t] : parameters) {
     const bool fits =
         !buckets_.empty() &&
@@ -37,7 +64,11 @@ GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> par
     params_.push_back(std::move(p));
   }
   if (!distributed_) return;  // the mean over one process is its own gradient
-  for (Bucket& b : buckets_) {
+  for (std::size_t k = 0; k < buckets_.size(); ++k) {
+    Bucket& b = buckets_[k];
+    std::vector<std::pair<const std::string*, Tensor>> members;
+    for (std::size_t i : b.params) members.emplace_back(&params_[i].name, params_[i].tensor);
+    b.label = bucket_label(k, members);
     const Tensor& first = params_[b.params.front()].tensor;
     b.flat = empty({b.elements + static_cast<std::int64_t>(b.params.size())},
                    TensorOptions(first.device()).dtype(first.dtype()));
@@ -64,7 +95,8 @@ void GradientReducer::launch_in_order() {
     Bucket& b = buckets_[next_launch_++];
     Tensor flags = b.flat.narrow(0, b.elements, static_cast<std::int64_t>(b.params.size()));
     flags.copy_(from_vector(b.present));
-    b.work = all_reduce(b.flat, ReduceOp::avg, async_op);
+    b.work = Work(launch_reduction(caller_, b.flat, ReduceOp::avg, std::nullopt, /*async=*/true,
+                                   nullptr, b.label));
   }
 }
 

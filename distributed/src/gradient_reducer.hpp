@@ -12,6 +12,8 @@
 #include <hetero/nn/module.hpp>
 #include <hetero/tensor.hpp>
 
+#include "consistency.hpp"
+
 namespace hetero::distributed::detail {
 
 // Note [Gradient buckets]
@@ -31,8 +33,12 @@ std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Modul
 
 class GradientReducer {
  public:
-  // `parameters`: names and tensors (floating, requiring grad), in bucket order.
-  GradientReducer(std::vector<std::pair<std::string, Tensor>> parameters, std::size_t bucket_bytes);
+  // `parameters`: names and tensors (floating, requiring grad), in bucket order. `caller`
+  // names the reductions in errors ("all_reduce_gradients", "DistributedDataParallel"); the
+  // ranks' buckets must hold parameters of the same shapes and dtypes (the consistency
+  // check compares them, and a disagreement lists each rank's bucket).
+  GradientReducer(std::vector<std::pair<std::string, Tensor>> parameters, std::size_t bucket_bytes,
+                  const char* caller);
 
   // Parameter i's gradient is final for this pass (a post-accumulate hook): copies it into
   // its bucket, and launches every bucket now complete whose predecessors are launched.
@@ -55,6 +61,7 @@ class GradientReducer {
     std::size_t pending = 0;          // parameters not marked this pass
     std::vector<double> present;      // this rank's presence elements, written at launch
     Work work;                        // buckets [0, next_launch_) have one
+    CallLabel label;                  // its parameters' shapes and dtypes (CallSite::label)
   };
   struct Param {
     std::string name;
@@ -74,6 +81,7 @@ class GradientReducer {
   std::vector<Bucket> buckets_;
   std::size_t next_launch_ = 0;
   bool distributed_ = false;  // more than one process
+  const char* caller_;
 };
 
 }  // namespace hetero::distributed::detail

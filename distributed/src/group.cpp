@@ -20,7 +20,24 @@ void keep_forever(std::shared_ptr<void> memory) {
   kept->push_back(std::move(memory));
 }
 
-std::string Group::who() const { return fmt::format("rank {} of {}", rank, size); }
+std::string Group::who() const {
+  if (world_ranks.empty()) return fmt::format("rank {} of {}", rank, size);
+  return fmt::format("rank {} of {} in group [{}] (default-group rank {})", rank, size,
+                     fmt::join(world_ranks, ", "), world_ranks[static_cast<std::size_t>(rank)]);
+}
+
+std::string ranks_str(const std::vector<int>& world_ranks, const std::vector<std::size_t>& ranks) {
+  std::string s = fmt::format("{} {}", ranks.size() > 1 ? "ranks" : "rank", fmt::join(ranks, ", "));
+  if (world_ranks.empty()) return s;
+  std::vector<int> global;
+  for (std::size_t r : ranks) global.push_back(world_ranks.at(r));
+  return s + fmt::format(" (default-group {} {})", ranks.size() > 1 ? "ranks" : "rank",
+                         fmt::join(global, ", "));
+}
+
+std::string Group::ranks_str(const std::vector<std::size_t>& ranks) const {
+  return detail::ranks_str(world_ranks, ranks);
+}
 
 DistributedError Group::error(const char* op, const std::string& what) const {
   return DistributedError(fmt::format("{}: {}: {}", who(), op, what));

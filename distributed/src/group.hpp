@@ -39,6 +39,9 @@ struct PendingCall {
   std::function<std::string()> explain_timeout;
 };
 
+// Group::ranks_str with the group's default-group ranks given (empty: the default group).
+std::string ranks_str(const std::vector<int>& world_ranks, const std::vector<std::size_t>& ranks);
+
 // Keeps `memory` alive for the rest of the process: what an abandoned MPI call may still
 // write (a timed-out collective's tensor, the records of a failed exchange). Thread-safe.
 void keep_forever(std::shared_ptr<void> memory);
@@ -64,8 +67,15 @@ struct Group {
   std::atomic<std::thread::id> user{};
   int user_depth = 0;  // read and written by `user` only
 
-  // "rank R of N".
+  // A new_group() group's members as ranks of the default group, in group rank order; empty
+  // for the default group.
+  std::vector<int> world_ranks;
+  // "rank R of N", and for a new_group() group "rank R of N in group [a, b, ...] (default-group
+  // rank W)".
   std::string who() const;
+  // "rank 2" or "ranks 0, 2" for group ranks `ranks`, with their default-group ranks in a
+  // new_group() group ("ranks 0, 1 (default-group ranks 0, 2)").
+  std::string ranks_str(const std::vector<std::size_t>& ranks) const;
   // A DistributedError "rank R of N: <op>: <what>".
   DistributedError error(const char* op, const std::string& what) const;
   // Runs `task`, MPI calls for collective `op`, on the communication thread when there is

@@ -54,11 +54,11 @@ ProcessGroup new_group(const std::vector<int>& ranks_in) {
   }
   if (ranks.empty()) throw world.error(name, "the list of ranks is empty");
   const bool member = std::binary_search(ranks.begin(), ranks.end(), world.rank);
-  // Every rank must pass the same list: its hash is part of the consistency check.
-  std::uint64_t h = 14695981039346656037ull;
-  for (int r : ranks) h = (h ^ static_cast<std::uint64_t>(r)) * 1099511628211ull;
+  // Every rank must pass the same list: its hash is part of the consistency check, and a
+  // disagreement lists each rank's list.
   detail::CallSite site{name, nullptr};
-  site.other_numel = static_cast<std::int64_t>(h >> 1);
+  site.label = {detail::fnv1a(ranks.data(), ranks.size() * sizeof(int)),
+                fmt::format("ranks [{}]", fmt::join(ranks, ", "))};
   auto split = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
   Work(detail::launch_work(
            world, site,
@@ -72,6 +72,7 @@ ProcessGroup new_group(const std::vector<int>& ranks_in) {
   std::unique_ptr<detail::Group> g =
       detail::make_group(*split, world.options, level, /*free_parent=*/true,
                          /*start_up=*/false);
+  g->world_ranks = ranks;
   return ProcessGroup(std::shared_ptr<detail::Group>(g.release(), detail::retire),
                       std::move(ranks));
 }

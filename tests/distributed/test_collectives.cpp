@@ -330,6 +330,33 @@ TEST(Consistency, RanksThatDisagreeAllThrowDistributedError) {
   }
   Tensor y = zeros({2}, me == 1 ? DType::float64 : DType::float32);
   EXPECT_THROW(dist::broadcast(y, 0), dist::DistributedError);
+  // Issue #50 item 5: another rank's collective is named (it read "another collective"),
+  // and shapes are shown whole (5-d shapes differing in the last dimension printed alike).
+  Tensor b = zeros({2});
+  try {
+    if (me == 0)
+      dist::broadcast(b, 0);
+    else
+      dist::all_reduce(b);
+    ADD_FAILURE() << "broadcast met all_reduce";
+  } catch (const dist::DistributedError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank 0: broadcast float32 [2] root 0"), std::string::npos) << what;
+    EXPECT_NE(what.find(world == 2 ? "rank 1: all_reduce float32 [2] sum"
+                                   : "ranks 1, 2: all_reduce float32 [2] sum"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("another collective"), std::string::npos) << what;
+  }
+  Tensor five = zeros({1, 1, 1, 2, me == 0 ? 3 : 4});
+  try {
+    dist::all_reduce(five);
+    ADD_FAILURE() << "shapes differing in dimension 4 were reduced together";
+  } catch (const dist::DistributedError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("[1, 1, 1, 2, 3]"), std::string::npos) << what;
+    EXPECT_NE(what.find("[1, 1, 1, 2, 4]"), std::string::npos) << what;
+  }
   // The group is still usable after a caught disagreement.
   Tensor z = ones({2});
   dist::all_reduce(z);

@@ -123,6 +123,31 @@ TEST(DataParallel, FrozenUnusedAndIntegerParametersAreLeftAlone) {
             std::vector<double>(3, (world + 1) / 2.0));
 }
 
+// Issue #50 item 5: ranks with different models got "all_reduce float32 [27] avg vs [41]
+// avg"; the error names the function and each rank's parameters. Same element count,
+// other shapes ([2, 3] against [3, 2]) is a disagreement too, as torch's DDP checks shapes.
+TEST(DataParallel, ModelsThatDifferAreNamedInTheError) {
+  const int me = dist::rank(), world = dist::world_size();
+  if (world < 2) GTEST_SKIP() << "a disagreement needs two processes";
+  for (const bool same_count : {false, true}) {
+    const std::int64_t in = me == 0 ? 2 : 3;
+    nn::Linear layer(in, same_count ? (me == 0 ? 3 : 2) : 4, /*bias=*/!same_count);
+    layer(ones({1, in})).sum().backward();
+    try {
+      dist::all_reduce_gradients(layer);
+      ADD_FAILURE() << "different models were averaged together";
+    } catch (const dist::DistributedError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("all_reduce_gradients"), std::string::npos) << what;
+      EXPECT_NE(what.find(same_count ? "weight [3, 2]" : "weight [4, 2]"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find(same_count ? "weight [2, 3]" : "weight [4, 3]"), std::string::npos)
+          << what;
+    }
+  }
+  dist::barrier();
+}
+
 TEST(DistributedSampler, ShardsCoverTheDataSetOnceWithPadding) {
   for (int replicas : {1, 2, 3, 4})
     for (std::int64_t size : {0, 1, 10, 11}) {

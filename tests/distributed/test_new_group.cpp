@@ -142,6 +142,34 @@ TEST(NewGroup, DestroyProcessGroupDestroysSubgroups) {
   dist::barrier();
 }
 
+// Issue #50 item 5: errors in a subgroup name the group and the default-group ranks, not
+// only the group's own rank numbers.
+TEST(NewGroup, ErrorsNameTheGroupAndTheDefaultGroupRanks) {
+  const int me = dist::rank(), world = dist::world_size();
+  if (world < 3) GTEST_SKIP() << "needs a group of 2 that is not the default group: np >= 3";
+  dist::ProcessGroup g = dist::new_group({1, 2});
+  if (g.is_member()) {
+    Tensor t = zeros({me == 1 ? 2 : 3});
+    try {
+      g.all_reduce(t);
+      ADD_FAILURE() << "shapes [2] and [3] were reduced together";
+    } catch (const dist::DistributedError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(me == 1 ? "rank 0 of 2 in group [1, 2] (default-group rank 1)"
+                                  : "rank 1 of 2 in group [1, 2] (default-group rank 2)"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("rank 0 (default-group rank 1): all_reduce float32 [2] sum"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("rank 1 (default-group rank 2): all_reduce float32 [3] sum"),
+                std::string::npos)
+          << what;
+    }
+  }
+  dist::barrier();
+}
+
 TEST(NewGroup, BadListsAreRefused) {
   const int me = dist::rank(), world = dist::world_size();
   EXPECT_THROW(dist::new_group({world}), dist::DistributedError);
@@ -152,7 +180,11 @@ TEST(NewGroup, BadListsAreRefused) {
       (void)dist::new_group({me == 0 ? 0 : 1});
       ADD_FAILURE() << "ranks passing different lists made a group";
     } catch (const dist::DistributedError& e) {
-      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+      const std::string what = e.what();
+      EXPECT_NE(what.find("disagree"), std::string::npos) << what;
+      // Issue #50 item 5: each side's list is shown.
+      EXPECT_NE(what.find("rank 0: new_group (ranks [0])"), std::string::npos) << what;
+      EXPECT_NE(what.find("new_group (ranks [1])"), std::string::npos) << what;
     }
   }
   dist::barrier();
