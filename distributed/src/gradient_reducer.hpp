@@ -73,6 +73,9 @@ class GradientReducer {
   };
 
   Tensor slot(const Param& p) const;
+  // Whether bucket `b` is reduced with sum and divided when written out (float32, float64),
+  // rather than with avg (Note [Dividing by the world size]).
+  bool sums(const Bucket& b) const;
   void fill(Param& p, bool has_gradient);
   void launch_in_order();
   void reset() noexcept;
@@ -81,6 +84,7 @@ class GradientReducer {
   std::vector<Bucket> buckets_;
   std::size_t next_launch_ = 0;
   bool distributed_ = false;  // more than one process
+  int world_ = 1;
   const char* caller_;
 };
 

@@ -125,6 +125,29 @@ TEST(AllReduce, OddSizesAndShapes) {
   }
 }
 
+// Issue #50 item 7: avg divides the sum by the world size in vector steps (multiplying by
+// the exact reciprocal when the size is a power of two); each element must still be the
+// IEEE quotient sum / n, as torch's div_, for sizes that leave a scalar tail.
+TEST(AllReduce, AvgIsTheSumDividedByTheWorldSizeBitForBit) {
+  const int me = dist::rank(), world = dist::world_size();
+  for (const DType t : {DType::float32, DType::float64})
+    for (const std::int64_t n : {std::int64_t{1}, std::int64_t{7}, std::int64_t{1003}}) {
+      manual_seed(static_cast<std::uint64_t>(100 + me));
+      const Tensor x = (randn({n}) * 1e3).to(t);
+      Tensor sum = x.clone(), avg = x.clone();
+      dist::all_reduce(sum, dist::ReduceOp::sum);
+      dist::all_reduce(avg, dist::ReduceOp::avg);
+      const auto s = sum.to_vector<double>(), a = avg.to_vector<double>();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double expected =
+            t == DType::float32
+                ? static_cast<double>(static_cast<float>(s[i]) / static_cast<float>(world))
+                : s[i] / world;
+        ASSERT_EQ(a[i], expected) << dtype_name(t) << " n " << n << " element " << i;
+      }
+    }
+}
+
 TEST(AllReduce, ZeroSizeTensorsAreAllowed) {
   for (const Device& d : collective_devices())
     for (const Shape& shape : {Shape{0}, Shape{2, 0, 3}}) {

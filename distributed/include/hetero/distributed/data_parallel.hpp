@@ -33,7 +33,9 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// Replaces each parameter's gradient by the mean of all ranks' gradients. Gradients
 /// are packed into flat buckets of at most `bucket_bytes` (one per run of parameters
 /// of the same device and dtype; a larger parameter gets a bucket of its own), each
-/// bucket one all_reduce(avg) on the gradients' device, as DDP's bucketing (Note
+/// bucket one all_reduce on the gradients' device (sum for float32 and float64, the
+/// division by the world size fused into writing each gradient, a new tensor: Note
+/// [Dividing by the world size]; avg for 16-bit dtypes), as DDP's bucketing (Note
 /// [Gradient buckets], distributed/src/gradient_reducer.hpp). As DDP, frozen parameters
 /// (requires_grad false) and non-floating ones are left alone, and a parameter without a
 /// gradient on any rank keeps none (torch's None); one without a gradient on this rank
