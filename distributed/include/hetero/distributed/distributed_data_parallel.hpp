@@ -4,7 +4,8 @@
 /// DistributedDataParallel: data-parallel training with the gradient reduction overlapped
 /// with backward(), as torch.nn.parallel.DistributedDataParallel. Each trainable parameter
 /// gets a post-accumulate-grad hook (hooks.hpp); when every gradient of a bucket is ready,
-/// the bucket's all_reduce(avg) is launched asynchronously (work.hpp) while backward goes
+/// the bucket's all_reduce (sum, or avg for 16-bit dtypes: all_reduce_gradients) is
+/// launched asynchronously (work.hpp) while backward goes
 /// on computing earlier layers' gradients. wait() before the optimiser step completes it.
 ///
 ///   dist::DistributedDataParallel ddp(net);      // broadcasts rank 0's parameters
