@@ -88,6 +88,12 @@ int run_suite(int argc, char** argv, const std::string& backend) {
   ::testing::InitGoogleTest(&argc, argv);
   return report_unsupported(RUN_ALL_TESTS(), backend);
 }
+
+// Whether the last RUN_ALL_TESTS ran a test to completion (passed or failed, not skipped).
+bool any_test_ran() {
+  const ::testing::UnitTest& u = *::testing::UnitTest::GetInstance();
+  return u.successful_test_count() + u.failed_test_count() > 0;
+}
 }  // namespace
 
 int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path) {
@@ -95,15 +101,25 @@ int run(int argc, char** argv, const std::string& backend, const std::string& pl
   return run_suite(argc, argv, backend);
 }
 
-int run_plugin(int argc, char** argv, const std::string& plugin_path) {
+int run_plugin(int argc, char** argv, const std::string& plugin_path, const RunOptions& options) {
   const auto s = load_and_report(plugin_path);
-  if (!s) return 2;
+  if (!s) return kNotLoaded;
   if (!s->loaded || s->name.empty()) {
     std::cerr << "[conformance] " << plugin_path << ": the plugin did not load"
               << (s->reason.empty() ? "" : ": " + s->reason) << "\n";
-    return 2;
+    return kNotLoaded;
   }
-  return run_suite(argc, argv, s->name);
+  const int rc = run_suite(argc, argv, s->name);
+  const bool listing = ::testing::GTEST_FLAG(list_tests);
+  if (rc != 0 || listing || options.allow_empty || any_test_ran())
+    return rc == 0 ? kPassed : kFailed;
+  const ::testing::UnitTest& u = *::testing::UnitTest::GetInstance();
+  std::cerr << "[conformance] backend '" << s->name << "': no test ran (" << u.skipped_test_count()
+            << " skipped, " << u.total_test_count() - u.test_to_run_count()
+            << " filtered out): nothing was checked"
+            << (s->devices == 0 ? " (the backend has no device here)" : "")
+            << "; --allow-empty accepts such a run\n";
+  return kNothingRan;
 }
 
 void BackendTest::SetUp() {

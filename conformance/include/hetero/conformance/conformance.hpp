@@ -24,11 +24,29 @@ namespace hetero::conformance {
 /// Loads the plugin at `plugin_path` (HETERO_BACKENDS may restrict discovery to it),
 /// registers the suite for `backend` and runs every test. Returns the gtest exit code.
 int run(int argc, char** argv, const std::string& backend, const std::string& plugin_path);
+/// The exit codes of run_plugin and the hetero-conformance tool.
+enum ExitCode : int {
+  kPassed = 0,      ///< every test that ran passed, and at least one ran
+  kFailed = 1,      ///< a test failed
+  kUsage = 2,       ///< bad command line (the tool's own)
+  kNotLoaded = 3,   ///< the plugin did not load, or has no backend name
+  kNothingRan = 4,  ///< every test was skipped or filtered out (no device, say)
+};
+
+/// How run_plugin treats a run.
+struct RunOptions {
+  /// A run in which no test ran (all skipped, e.g. a GPU backend on a machine without
+  /// the GPU, or filtered out) passes instead of returning kNothingRan.
+  bool allow_empty = false;
+};
+
 /// The same for a prebuilt plugin whose backend name is not known in advance (the
 /// hetero-conformance tool): loads `plugin_path`, takes the backend's name from its info
-/// record and runs the suite for it. Returns 2, having printed why, when the plugin does
-/// not load or has no device name; else the gtest exit code.
-int run_plugin(int argc, char** argv, const std::string& plugin_path);
+/// record and runs the suite for it. Returns an ExitCode: kNotLoaded, having printed why,
+/// when the plugin does not load or has no backend name; kNothingRan (printed) when no
+/// test ran, unless options.allow_empty.
+int run_plugin(int argc, char** argv, const std::string& plugin_path,
+               const RunOptions& options = {});
 
 /// Backends the suite is instantiated for (set by run()).
 std::vector<std::string> backends_under_test();
