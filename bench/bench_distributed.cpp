@@ -2,13 +2,16 @@
 // hetero::distributed against raw MPI, run under `mpirun -np N` (bench/run does -np 1 and
 // -np 2). Prints Markdown tables (rank 0):
 //  1. all_reduce(sum) of a contiguous float32 cpu tensor vs MPI_Allreduce(MPI_IN_PLACE) on
-//     the same buffer, alternated in rounds, median per size: time, algorithm bandwidth
-//     (bytes / time) and the ratio raw time / hetero time (target >= 0.9 from 1 MiB); with
-//     the consistency check on (the default) and off, and without a timeout (the calls run
-//     on the caller's thread instead of the communication thread);
+//     the same buffer, alternated in rounds, median and spread per size: time, algorithm
+//     bandwidth (bytes / time) and the ratio raw time / hetero time (target >= 0.9 from
+//     1 MiB), in the group configuration --config names (default; check-off: no consistency
+//     check; no-timeout: the calls run on the caller's thread instead of the communication
+//     thread), one configuration per process (bench/run starts one mpirun for each);
+//     then 16 all-reduces of 4 KiB blocking, and launched asynchronously then waited for;
 //  2. the data-parallel training step of an MLP (64 -> 512 -> 512 -> 10, SGD, batch
 //     per rank) with all_reduce_gradients, and the share of it spent averaging gradients.
-//   mpirun -np 2 bench_distributed [--rounds 15] [--device cpu]
+//   mpirun -np 2 bench_distributed [--rounds 15] [--device cpu] [--config default]
+//                                  [--tables all|collectives|steps]
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <hetero/distributed.hpp>
@@ -42,17 +46,28 @@ double seconds_per_call(const std::function<void()>& op, int reps) {
   return s;
 }
 
-void all_reduce_table(int rounds) {
+// "median (min-max)" of per-call seconds, in us (or ms).
+std::string spread_us(std::vector<double> v, bool ms = false) {
+  std::sort(v.begin(), v.end());
+  const double scale = ms ? 1e3 : 1e6;
+  char text[96];
+  std::snprintf(text, sizeof text, ms ? "%.3f ms (%.3f-%.3f)" : "%.1f us (%.1f-%.1f)",
+                median(v) * scale, v.front() * scale, v.back() * scale);
+  return text;
+}
+
+// all_reduce(sum) of one float32 cpu tensor per size against MPI_Allreduce(MPI_IN_PLACE) of
+// the same buffer, alternated in rounds, in this process's group configuration only (issue
+// #50 item 8: each configuration in its own process, not groups made one after another).
+void all_reduce_table(int rounds, const std::string& config) {
   const int world = dist::world_size();
   if (dist::rank() == 0) {
     std::printf(
-        "\n### all_reduce(sum), float32 cpu tensor, %d processes (median of %d alternated "
-        "rounds)\n\n",
-        world, rounds);
-    std::printf(
-        "| bytes | raw MPI_Allreduce | hetero | GB/s raw | GB/s hetero | ratio | hetero, check off "
-        "| ratio | hetero, no timeout | ratio |\n");
-    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        "\n### all_reduce(sum), float32 cpu tensor, %d processes, group %s (median (min-max) of "
+        "%d alternated rounds)\n\n",
+        world, config.c_str(), rounds);
+    std::printf("| bytes | raw MPI_Allreduce | hetero | GB/s raw | GB/s hetero | ratio |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|\n");
   }
   for (std::int64_t bytes :
        {std::int64_t{4} << 10, std::int64_t{64} << 10, std::int64_t{1} << 20, std::int64_t{4} << 20,
@@ -62,7 +77,7 @@ void all_reduce_table(int rounds) {
     void* buffer = t.host_data_ptr();
     const int reps =
         static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / bytes, 2, 200));
-    std::vector<double> raw, mine, unchecked, untimed;
+    std::vector<double> raw, mine;
     auto raw_op = [&] {
       MPI_Allreduce(MPI_IN_PLACE, buffer, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     };
@@ -71,27 +86,53 @@ void all_reduce_table(int rounds) {
       raw.push_back(seconds_per_call(raw_op, reps));
       mine.push_back(seconds_per_call(hetero_op, reps));
     }
-    // The same without the consistency check, then without a timeout (groups made with
-    // those options).
-    for (const auto& [options, times] :
-         {std::pair{dist::ProcessGroupOptions{.check_consistency = false}, &unchecked},
-          std::pair{dist::ProcessGroupOptions{.timeout_seconds = 0}, &untimed}}) {
-      dist::destroy_process_group();
-      dist::init_process_group(options);
-      for (int r = 0; r < rounds; ++r) {
-        raw.push_back(seconds_per_call(raw_op, reps));
-        times->push_back(seconds_per_call(hetero_op, reps));
-      }
-    }
-    dist::destroy_process_group();
-    dist::init_process_group();
-    const double tr = median(raw), th = median(mine), tu = median(unchecked), tn = median(untimed);
+    const double tr = median(raw), th = median(mine);
     if (dist::rank() == 0)
-      std::printf(
-          "| %lld | %.1f us | %.1f us | %.2f | %.2f | %.2f | %.1f us | %.2f | %.1f us | %.2f |\n",
-          static_cast<long long>(bytes), tr * 1e6, th * 1e6, bytes / tr / 1e9, bytes / th / 1e9,
-          tr / th, tu * 1e6, tr / tu, tn * 1e6, tr / tn);
+      std::printf("| %lld | %s | %s | %.2f | %.2f | %.2f |\n", static_cast<long long>(bytes),
+                  spread_us(raw).c_str(), spread_us(mine).c_str(), bytes / tr / 1e9,
+                  bytes / th / 1e9, tr / th);
   }
+}
+
+// Batching small collectives (issue #50 item 8): 16 all_reduce(sum) of 4 KiB each, blocking
+// one after another, against the same 16 launched with async_op and waited for at the end
+// (the hand-offs to the communication thread overlap), and 16 raw MPI_Allreduce calls.
+void batching_table(int rounds, const std::string& config) {
+  constexpr int calls = 16;
+  constexpr std::int64_t n = 1024;  // 4 KiB of float32
+  std::vector<Tensor> ts;
+  for (int i = 0; i < calls; ++i) ts.push_back(ones({n}));
+  std::vector<double> raw, blocking, batched;
+  auto raw_op = [&] {
+    for (Tensor& t : ts)
+      MPI_Allreduce(MPI_IN_PLACE, t.host_data_ptr(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+  };
+  auto blocking_op = [&] {
+    for (Tensor& t : ts) dist::all_reduce(t);
+  };
+  auto batched_op = [&] {
+    std::vector<dist::Work> works;
+    for (Tensor& t : ts) works.push_back(dist::all_reduce(t, dist::ReduceOp::sum, dist::async_op));
+    for (dist::Work& w : works) w.wait();
+  };
+  for (int r = 0; r < rounds; ++r) {
+    raw.push_back(seconds_per_call(raw_op, 50));
+    blocking.push_back(seconds_per_call(blocking_op, 50));
+    batched.push_back(seconds_per_call(batched_op, 50));
+  }
+  if (dist::rank() != 0) return;
+  std::printf(
+      "\n### %d all_reduce(sum) of 4 KiB, %d processes, group %s (median (min-max) of %d "
+      "alternated rounds)\n\n",
+      calls, dist::world_size(), config.c_str(), rounds);
+  std::printf(
+      "| raw MPI_Allreduce x%d | blocking x%d | async x%d, then wait | raw / blocking | "
+      "raw / async |\n|---:|---:|---:|---:|---:|\n",
+      calls, calls, calls);
+  std::printf("| %s | %s | %s | %.2f | %.2f |\n", spread_us(raw).c_str(),
+              spread_us(blocking).c_str(), spread_us(batched).c_str(),
+              median(raw) / median(blocking), median(raw) / median(batched));
 }
 
 // One MLP training step four ways, alternated in rounds: no gradient averaging (the
@@ -146,7 +187,7 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
   for (int r = 0; r < rounds; ++r)
     for (Sync s : {Sync::none, Sync::sequential, Sync::ddp, Sync::raw})
       t[static_cast<int>(s)].push_back(seconds_per_call([&] { step(s); }, 20));
-  const double none = median(t[0]), seq = median(t[1]), ov = median(t[2]), raw = median(t[3]);
+  const double seq = median(t[1]), ov = median(t[2]), raw = median(t[3]);
   if (dist::rank() == 0) {
     std::printf(
         "\n### Data-parallel step, MLP 64-%lldx%d-10 (%lld parameters, %.2f MiB of float32 "
@@ -159,8 +200,9 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
         "DistributedDataParallel (overlapped) | floor: step + raw MPI_Allreduce | "
         "sequential / floor | DDP / floor | samples/s with DDP (all ranks) |\n");
     std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    std::printf("| %d | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.2f | %.2f | %.0f |\n", world,
-                none * 1e3, seq * 1e3, ov * 1e3, raw * 1e3, raw / seq, raw / ov,
+    std::printf("| %d | %s | %s | %s | %s | %.2f | %.2f | %.0f |\n", world,
+                spread_us(t[0], true).c_str(), spread_us(t[1], true).c_str(),
+                spread_us(t[2], true).c_str(), spread_us(t[3], true).c_str(), raw / seq, raw / ov,
                 static_cast<double>(batch * world) / ov);
   }
 }
@@ -170,21 +212,35 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
 int main(int argc, char** argv) {
   CLI::App app{"hetero::distributed vs raw MPI (run under mpirun)"};
   int rounds = 15;
-  std::string device = "cpu";
-  app.add_option("--rounds", rounds, "alternated rounds per row (median)")
+  std::string device = "cpu", config = "default", tables = "all";
+  app.add_option("--rounds", rounds, "alternated rounds per row (median, min-max)")
       ->check(CLI::PositiveNumber);
   app.add_option("--device", device, "device of the training step");
+  app.add_option("--config", config,
+                 "the process group's options: default, check-off (no consistency check) or "
+                 "no-timeout (calls on the caller's thread); one per process")
+      ->check(CLI::IsMember({"default", "check-off", "no-timeout"}));
+  app.add_option("--tables", tables, "all, collectives (all_reduce and batching) or steps")
+      ->check(CLI::IsMember({"all", "collectives", "steps"}));
   CLI11_PARSE(app, argc, argv);
   try {
-    dist::init_process_group();
-    all_reduce_table(rounds);
-    // One bucket (DDP's 25 MiB default) and buckets of a quarter of the gradients, which
-    // the overlap needs to have several to start while backward runs.
-    training_step_table(rounds, Device(device), dist::default_bucket_bytes, 512, 2);
-    training_step_table(rounds, Device(device), std::size_t{300} << 10, 512, 2);
-    // Deeper: each layer's backward is long enough to hide a bucket's all_reduce behind.
-    training_step_table(rounds, Device(device), dist::default_bucket_bytes, 1024, 6);
-    training_step_table(rounds, Device(device), std::size_t{4} << 20, 1024, 6);
+    dist::ProcessGroupOptions options;
+    if (config == "check-off") options.check_consistency = false;
+    if (config == "no-timeout") options.timeout_seconds = 0;
+    dist::init_process_group(options);
+    if (tables != "steps") {
+      all_reduce_table(rounds, config);
+      batching_table(rounds, config);
+    }
+    if (tables != "collectives") {
+      // One bucket (DDP's 25 MiB default) and buckets of a quarter of the gradients, which
+      // the overlap needs to have several to start while backward runs.
+      training_step_table(rounds, Device(device), dist::default_bucket_bytes, 512, 2);
+      training_step_table(rounds, Device(device), std::size_t{300} << 10, 512, 2);
+      // Deeper: each layer's backward is long enough to hide a bucket's all_reduce behind.
+      training_step_table(rounds, Device(device), dist::default_bucket_bytes, 1024, 6);
+      training_step_table(rounds, Device(device), std::size_t{4} << 20, 1024, 6);
+    }
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {
