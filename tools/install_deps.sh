@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # Installs what hetero needs to build and test on Debian 12 (skips apt when all present).
+# --main installs only what configuring the tree and building the main job (the core, the
+# cpu plugin, chapter_gpu) need: README's first command (issue #47 item 1; the tests' oracle
+# python3-torch, MPI, clang, PoCL and the data sets come with the full set).
 # --bench adds the benchmarks' peers and plots: libtorch-dev (about 1 GB) and
 # python3-matplotlib (bench/run works without them, with fewer columns and no plots).
 set -euo pipefail
-bench=()
-[ "${1:-}" = "--bench" ] && bench=(libtorch-dev python3-matplotlib)
-pkgs=("${bench[@]}" g++ cmake ninja-build pkg-config ccache git
+main=(g++ cmake ninja-build pkg-config ccache git
       libboost-dev libopenblas-dev libhwy-dev libsleef-dev librandom123-dev libdlpack-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev dataset-fashion-mnist fortunes
-      libdnnl-dev
-      libopenmpi-dev openmpi-bin
-      python3-numpy python3-torch clang clang-format libclang-rt-dev
-      libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+      libcli11-dev libfmt-dev nlohmann-json3-dev libfp16-dev zlib1g-dev libdnnl-dev)
+case "${1:-}" in
+  --main) pkgs=("${main[@]}") ;;
+  --bench|"")
+    bench=()
+    [ "${1:-}" = "--bench" ] && bench=(libtorch-dev python3-matplotlib)
+    pkgs=("${bench[@]}" "${main[@]}" dataset-fashion-mnist fortunes
+          libopenmpi-dev openmpi-bin
+          python3-numpy python3-torch clang clang-format libclang-rt-dev
+          libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd) ;;
+  *) echo "usage: tools/install_deps.sh [--main | --bench]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
