@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "copy.hpp"
 
-#include "profiler_record.hpp"
-
 #include <cstring>
+#include <string>
 
 #include "backend_calls.hpp"
+#include "log.hpp"
+#include "profiler_record.hpp"
 #include "transfer_counters.hpp"
 
 namespace hetero::detail {
@@ -27,6 +28,15 @@ void write_bytes(const void* src, const Storage& dst, std::size_t dst_offset, st
   count_host_sync(dst.device);
 }
 
+namespace {
+// HETERO_LOG=debug: one line per copy between two devices, with the path it takes.
+void log_copy(const Storage& src, const Storage& dst, std::size_t bytes, const char* path) {
+  if (src.device == dst.device || !log_enabled(LogLevel::debug)) return;
+  log_debug("copy " + std::to_string(bytes) + " bytes " + src.device.str() + " -> " +
+            dst.device.str() + ": " + path);
+}
+}  // namespace
+
 void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
                 std::size_t dst_offset, std::size_t bytes) {
   if (bytes == 0) return;
@@ -45,6 +55,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
       src.stream().wait(*copied);
     }
     count_copy(dst.device, CopyKind::device_to_device, bytes);
+    log_copy(src, dst, bytes, "within one backend (stream-ordered)");
     return;
   }
   if (void* host = src.buffer->host_pointer()) {
@@ -60,9 +71,11 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     if (src.pinned && src.memory_owner == dst.plugin) {
       calls::copy_host_to_device(from, dst, dst_offset, bytes);
       count_copy(dst.device, CopyKind::host_to_device, bytes);
+      log_copy(src, dst, bytes, "upload from pinned memory (asynchronous)");
       return;
     }
     write_bytes(from, dst, dst_offset, bytes);
+    log_copy(src, dst, bytes, "upload from pageable memory (waits for the copy)");
     return;
   }
   if (void* host = dst.buffer->host_pointer()) {
@@ -73,6 +86,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
     }
     count_host_sync(dst.device);
     read_bytes(src, src_offset, static_cast<char*>(host) + dst_offset, bytes);
+    log_copy(src, dst, bytes, "download into host memory");
     return;
   }
   // Rung 4: staged through host memory (slow: two transfers).
@@ -80,6 +94,7 @@ void copy_bytes(const Storage& src, std::size_t src_offset, const Storage& dst,
   std::vector<char> staging(bytes);
   read_bytes(src, src_offset, staging.data(), bytes);
   write_bytes(staging.data(), dst, dst_offset, bytes);
+  log_copy(src, dst, bytes, "staged through host memory (two transfers, different backends)");
 }
 
 }  // namespace hetero::detail

@@ -12,6 +12,10 @@ bool log_enabled(LogLevel level = LogLevel::info) noexcept;
 void log(LogLevel level, const std::string& message) noexcept;
 /// log(LogLevel::info, message), the core's diagnostics (plugin loading, try_gpu fallback).
 inline void log_info(const std::string& message) noexcept { log(LogLevel::info, message); }
+/// log(LogLevel::debug, message): what HETERO_LOG=debug adds (each plugin directory searched
+/// and file considered, each copy between devices). Build the message only under
+/// `if (log_enabled(LogLevel::debug))` on hot paths.
+inline void log_debug(const std::string& message) noexcept { log(LogLevel::debug, message); }
 /// log(LogLevel::warn, message).
 inline void log_warn(const std::string& message) noexcept { log(LogLevel::warn, message); }
 }  // namespace hetero::detail

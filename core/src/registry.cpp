@@ -187,6 +187,9 @@ void Registry::discover_locked() {
     for (const auto& e : fs::directory_iterator(dir, ec))
       if (is_plugin_file_name(e.path().filename().string())) files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
+    if (log_enabled(LogLevel::debug))
+      log_debug("searching " + dir + " for plugins: " + std::to_string(files.size()) +
+                " file(s) named libhetero-<name>.so");
     for (const auto& f : files) {
       std::error_code cec;
       const auto canonical = fs::canonical(f, cec);
@@ -199,6 +202,7 @@ void Registry::discover_locked() {
         skipped.path = path;
         skipped.name = stem.substr(10);
         skipped.reason = "excluded by HETERO_BACKENDS (not opened)";
+        log_debug(path + ": " + skipped.reason);
         records_.push_back(skipped);
         continue;
       }
