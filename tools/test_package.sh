@@ -80,6 +80,14 @@ echo "== the installed layers: Hetero::core does not hand the SDK's headers to a
 layer_check core_layer Hetero::core hetero/hetero.hpp hetero/sdk/backend.hpp \
   "Hetero::core hands the SDK's headers to applications"
 
+echo "== sonames: 0.MINOR while the major is 0 (docs/versioning.md)"
+version="$(pkg-config --with-path="$prefix/lib/pkgconfig" --modversion hetero)"
+want_soname="libhetero_core.so.${version%%.*}"
+[ "${version%%.*}" = 0 ] && want_soname="libhetero_core.so.0.$(echo "$version" | cut -d. -f2)"
+got_soname="$(readelf -d "$prefix/lib/libhetero_core.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')"
+[ "$got_soname" = "$want_soname" ] ||
+  { echo "test_package: libhetero_core's soname is '$got_soname', expected '$want_soname'" >&2; exit 1; }
+
 echo "== examples/app against the moved prefix"
 configure examples/app app
 "$out/app/hetero_app"
