@@ -320,6 +320,15 @@ check() {
     echo "gpu_check: failed: ${failures[*]}"
   fi
   echo "gpu_check: $passed passed, $failed failed"
+  # The run's row for docs/bench/gpu_status.md (issue #47 item 7), to add to the table in the
+  # checkout: tools/gpu_status_since.sh then counts the cuda commits from this one.
+  local device commit
+  device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)"
+  commit="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  printf '| %s | %s | %s | %d / %d | %s |\n' "$(date -u +%F)" "${device:-a GPU}" "$commit" \
+    "$passed" "$((passed + failed))" \
+    "$([ $failed -eq 0 ] && echo "every step passed" || echo "failed: ${failures[*]}")" |
+    tee "$logs/gpu_status_row.md" | sed 's/^/gpu_check: gpu_status.md row: /'
   [ $failed -eq 0 ]
   exit $?
 }
