@@ -363,6 +363,11 @@ Tensor tensor(std::initializer_list<std::int64_t> v, TensorOptions o) {
 Tensor tensor(std::initializer_list<double> v, TensorOptions o) {
   return from_list(v, DType::float64, o.dtype(o.dtype_or(DType::float32)));
 }
+Tensor tensor(const std::vector<bool>& values, TensorOptions o) {
+  const std::vector<std::uint8_t> bytes(values.begin(), values.end());
+  return from_host(bytes.data(), bytes.size(), DType::bool_,
+                   {static_cast<std::int64_t>(bytes.size())}, o.dtype(o.dtype_or(DType::bool_)));
+}
 Tensor tensor(std::initializer_list<float> v, TensorOptions o) {
   return from_list(v, DType::float32, o);
 }

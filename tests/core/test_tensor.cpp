@@ -294,3 +294,33 @@ TEST(Tensor, RelocateStorageMovesEveryViewAndKeepsTheOldMemoryWithItsOwner) {
   EXPECT_EQ(relocate_storage(zeros({0})), nullptr);
   EXPECT_THROW(relocate_storage(Tensor{}), Error);
 }
+
+// Issue #47 item 4: torch::tensor(std::vector<T>) and ArrayRef forms compile with hetero's
+// spelling too, with libtorch's dtypes (Debian's libtorch 1.13: int and int64_t -> int64,
+// float and double -> float32, uint8_t -> uint8, int8_t -> int8).
+TEST(Factories, TensorOfAVectorOrSpanTakesLibtorchsDtype) {
+  const std::vector<std::int64_t> i64{1, 2, 3};
+  const std::vector<int> i32{4, 5};
+  const std::vector<double> f64{1.5, -2.25};
+  const std::vector<float> f32{0.5f};
+  const std::vector<std::uint8_t> u8{7, 255};
+  const std::vector<std::int8_t> s8{-3};
+  EXPECT_EQ(tensor(i64).dtype(), DType::int64);
+  EXPECT_EQ(tensor(i64).to_vector<std::int64_t>(), i64);
+  EXPECT_EQ(tensor(i32).dtype(), DType::int64);
+  EXPECT_EQ(tensor(i32).to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 5}));
+  EXPECT_EQ(tensor(f64).dtype(), DType::float32);
+  EXPECT_EQ(tensor(f64).to_vector<double>(), f64);
+  EXPECT_EQ(tensor(f32).dtype(), DType::float32);
+  EXPECT_EQ(tensor(u8).dtype(), DType::uint8);
+  EXPECT_EQ(tensor(u8).to_vector<double>(), (std::vector<double>{7, 255}));
+  EXPECT_EQ(tensor(s8).dtype(), DType::int8);
+  EXPECT_EQ(tensor(std::vector<bool>{true, false}).to_vector<bool>(),
+            (std::vector<bool>{true, false}));
+  // A span (libtorch's ArrayRef) of part of a buffer; options choose the dtype.
+  const std::span<const std::int64_t> tail(i64.data() + 1, 2);
+  EXPECT_EQ(tensor(tail).to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(tensor(f64, TensorOptions().dtype(DType::float64)).dtype(), DType::float64);
+  EXPECT_EQ(tensor(std::vector<double>{}).numel(), 0);
+  EXPECT_EQ(tensor(std::vector<double>{}).dim(), 1);
+}

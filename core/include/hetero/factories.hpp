@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <hetero/export.hpp>
@@ -106,6 +107,44 @@ HETERO_API Tensor tensor(std::initializer_list<int> values, TensorOptions option
 HETERO_API Tensor tensor(std::initializer_list<std::int64_t> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
+namespace detail {
+/// torch::tensor's dtype for C++ elements of type T: uint8_t -> uint8, int8_t -> int8, other
+/// integers -> int64, float and double -> float32 (libtorch's default dtype; checked against
+/// Debian's libtorch 1.13), bool -> bool, Half/BFloat16 -> their own.
+template <class T>
+constexpr DType tensor_dtype_of() {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> ||
+                std::is_same_v<T, std::int8_t>)
+    return dtype_of<T>;
+  else if constexpr (std::is_integral_v<T>)
+    return DType::int64;
+  else if constexpr (std::is_floating_point_v<T>)
+    return DType::float32;
+  else
+    return dtype_of<T>;
+}
+}  // namespace detail
+
+/// 1-D tensor of `values` (copied), as torch::tensor(at::ArrayRef<T>) and
+/// torch::tensor(std::vector<T>): T is an element type of dtype_of (float, double,
+/// std::int32_t, std::int64_t, std::uint8_t, std::int8_t, bool, Half, BFloat16); the dtype is
+/// detail::tensor_dtype_of<T> (int32 and int64 values give int64, float and double give
+/// float32, as libtorch) unless options name one, converted on the host as from_host.
+template <class T>
+Tensor tensor(std::span<const T> values, TensorOptions options = {}) {
+  return from_host(values.data(), values.size(), dtype_of<T>,
+                   {static_cast<std::int64_t>(values.size())},
+                   options.dtype(options.dtype_or(detail::tensor_dtype_of<T>())));
+}
+/// tensor(std::span<const T>) of a vector's elements.
+template <class T>
+Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
+  return tensor(std::span<const T>(values.data(), values.size()), options);
+}
+/// A bool tensor of the vector's values (std::vector<bool> has no contiguous elements;
+/// libtorch refuses it, hetero converts it).
+HETERO_API Tensor tensor(const std::vector<bool>& values, TensorOptions options = {});
+
 /// 2-D tensor from nested rows; ShapeError when rows differ in length.
 HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<int>> rows,
                          TensorOptions options = {});
