@@ -10,6 +10,10 @@
 #   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
 #                                          exported targets, HeteroAddBackend.cmake
 #   share/hetero/conformance_main.cpp      main() of conformance executables
+#   share/hetero/examples/app/             an application built against this install
+#   share/hetero/template/                 the SDK's template backend, built the same way
+#   share/doc/hetero/                      README, the SDK guide, from_libtorch, semantics,
+#                                          versioning, licence and notices
 #   lib/pkgconfig/hetero.pc, hetero-sdk.pc the same for pkg-config users
 include(CMakePackageConfigHelpers)
 
@@ -34,6 +38,14 @@ install(DIRECTORY core/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-c
 install(FILES ${PROJECT_BINARY_DIR}/core/include/hetero/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-core/hetero)
 install(FILES LICENSE THIRD_PARTY_NOTICES.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero)
+# Something to learn from in the install (issue #47 item 4): the guides, an application and
+# the template backend, both of which build against this prefix (tools/test_package.sh
+# builds these installed copies).
+install(FILES README.md docs/from_libtorch.md docs/semantics.md docs/versioning.md
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero)
+install(FILES sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/hetero RENAME sdk.md)
+install(DIRECTORY examples/app/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero/examples/app)
+install(DIRECTORY sdk/template/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero/template)
 install(EXPORT HeteroTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 
 if(TARGET hetero_conformance)

@@ -88,8 +88,15 @@ got_soname="$(readelf -d "$prefix/lib/libhetero_core.so" | sed -n 's/.*Library s
 [ "$got_soname" = "$want_soname" ] ||
   { echo "test_package: libhetero_core's soname is '$got_soname', expected '$want_soname'" >&2; exit 1; }
 
-echo "== examples/app against the moved prefix"
-configure examples/app app
+echo "== what the install gives to learn from (issue #47 item 4)"
+for f in share/doc/hetero/README.md share/doc/hetero/sdk.md share/doc/hetero/from_libtorch.md \
+         share/doc/hetero/semantics.md share/doc/hetero/versioning.md \
+         share/hetero/examples/app/main.cpp share/hetero/template/CMakeLists.txt; do
+  [ -f "$prefix/$f" ] || { echo "test_package: $f is not installed" >&2; exit 1; }
+done
+
+echo "== the installed examples/app against the moved prefix"
+configure "$prefix/share/hetero/examples/app" app
 "$out/app/hetero_app"
 
 echo "== examples/app through pkg-config (hetero.pc, relocatable) instead of CMake"
@@ -98,7 +105,7 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 mkdir -p "$out/app_pkgconfig"
 # No -std here: the .pc files' Cflags carry -std=c++20 (g++ 12 defaults to C++17).
 # shellcheck disable=SC2046  # the flags are words
-g++ examples/app/main.cpp -o "$out/app_pkgconfig/hetero_app" \
+g++ "$prefix/share/hetero/examples/app/main.cpp" -o "$out/app_pkgconfig/hetero_app" \
   $(pkg-config --cflags --libs hetero) -Wl,-rpath,"$(pkg-config --variable=libdir hetero)"
 "$out/app_pkgconfig/hetero_app"
 # shellcheck disable=SC2046
@@ -135,8 +142,8 @@ CPP
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "$out/ddp/ddp_consumer"
 fi
 
-echo "== sdk/template: out-of-tree plugin + conformance kit"
-configure sdk/template template
+echo "== the installed sdk/template: out-of-tree plugin + conformance kit"
+configure "$prefix/share/hetero/template" template
 ctest --test-dir "$out/template" --output-on-failure
 
 echo "== the installed hetero-conformance against the prebuilt template plugin"
