@@ -46,8 +46,9 @@ pack() {
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
   mkdir -p "$stage/tree" "$stage/libs"
-  # The tree without objects and static archives; binaries without debug info.
-  (cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.a' ! -path './CMakeFiles/*' ! -path './Testing/*' \
+  # The tree without objects, static archives and the API reference (9 MB of HTML);
+  # binaries without debug info.
+  (cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.a' ! -path './CMakeFiles/*' ! -path './Testing/*' ! -path './docs/html/*' \
       ! -name '*.ninja' ! -name '.ninja_*' -print0 | tar --null -T - -cf -) | tar -xf - -C "$stage/tree"
   find "$stage/tree" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
     while IFS= read -r -d '' f; do

@@ -16,7 +16,7 @@ case "${1:-}" in
     [ "${1:-}" = "--bench" ] && bench=(libtorch-dev python3-matplotlib)
     pkgs=("${bench[@]}" "${main[@]}" dataset-fashion-mnist fortunes
           libopenmpi-dev openmpi-bin
-          python3-numpy python3-torch clang clang-format libclang-rt-dev
+          python3-numpy python3-torch clang clang-format libclang-rt-dev doxygen
           libclblast-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd) ;;
   *) echo "usage: tools/install_deps.sh [--main | --bench]" >&2; exit 2 ;;
 esac

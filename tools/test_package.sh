@@ -94,6 +94,10 @@ for f in share/doc/hetero/README.md share/doc/hetero/sdk.md share/doc/hetero/fro
          share/hetero/examples/app/main.cpp share/hetero/template/CMakeLists.txt; do
   [ -f "$prefix/$f" ] || { echo "test_package: $f is not installed" >&2; exit 1; }
 done
+if [ -f "$build/docs/html/index.html" ]; then  # the API reference, where Doxygen built it
+  [ -f "$prefix/share/doc/hetero/html/index.html" ] ||
+    { echo "test_package: the API reference is not installed" >&2; exit 1; }
+fi
 
 echo "== the installed examples/app against the moved prefix"
 configure "$prefix/share/hetero/examples/app" app
