@@ -5,11 +5,17 @@ through ctypes and dlpack_bridge.cpp: hetero -> torch, hetero -> NumPy (values, 
 byte offsets), torch -> hetero and NumPy -> hetero (values, and a write through hetero that
 the producer sees: no copy). Usage: dlpack_roundtrip.py path/to/libdlpack_bridge.so"""
 import ctypes
+import os
 import sys
 
 import numpy as np
 import torch
 import torch.utils.dlpack
+
+# The capsule protocol helpers of the user's example (examples/python_dlpack).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples", "python_dlpack"))
+from hetero_dlpack import FromHetero, capsule, consumed  # noqa: E402
 
 lib = ctypes.CDLL(sys.argv[1])
 lib.bridge_export_arange.restype = ctypes.c_void_p
@@ -20,38 +26,6 @@ lib.bridge_import_sum.restype = ctypes.c_double
 lib.bridge_import_sum.argtypes = [ctypes.c_void_p]
 lib.bridge_import_fill.restype = ctypes.c_int64
 lib.bridge_import_fill.argtypes = [ctypes.c_void_p, ctypes.c_double]
-
-api = ctypes.pythonapi
-api.PyCapsule_New.restype = ctypes.py_object
-api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-api.PyCapsule_SetName.restype = ctypes.c_int
-api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-def capsule(ptr):
-    return api.PyCapsule_New(ptr, b"dltensor", None)
-
-
-class FromHetero:
-    """What np.from_dlpack asks of a producer."""
-    def __init__(self, ptr):
-        self.ptr = ptr
-
-    def __dlpack__(self, stream=None):
-        return capsule(self.ptr)
-
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU
-
-
-def consumed(cap):
-    """The DLManagedTensor of a producer's capsule, marked used: hetero now owns it."""
-    ptr = api.PyCapsule_GetPointer(cap, b"dltensor")
-    api.PyCapsule_SetName(cap, b"used_dltensor")
-    return ptr
-
 
 failures = 0
 
