@@ -10,6 +10,7 @@
 
 #include "backend_calls.hpp"
 #include "empty_buffer.hpp"
+#include "profiler_record.hpp"
 #include "registry.hpp"
 
 namespace hetero::detail {
@@ -240,6 +241,7 @@ const Storage& storage_of(const Tensor& t) {
 
 void fill(const Tensor& t, double v) {
   if (t.numel() == 0) return;
+  const prof::Scope op_scope("fill_", t);  // torch.profiler's aten::fill_ (a scalar operand's)
   // The integer part for integer dtypes: truncated, saturated at int64's range, NaN -> 0
   // (no undefined conversion); bool takes v != 0, so NaN is true (as torch.full).
   std::int64_t i = 0;
@@ -256,6 +258,7 @@ void fill(const Tensor& t, double v) {
 
 void fill(const Tensor& t, std::int64_t v) {
   if (t.numel() == 0) return;
+  const prof::Scope op_scope("fill_", t);
   calls::fill(storage_of(t), view_of(t),
               Scalar{static_cast<double>(v), t.dtype() == DType::bool_ ? (v != 0 ? 1 : 0) : v});
 }

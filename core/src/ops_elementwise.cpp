@@ -385,6 +385,7 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 
 Tensor cast(const Tensor& a, DType t) {
   detail::impl_of(a, "cast");
+  const detail::prof::Scope op_scope("to", a);  // torch.profiler's aten::to
   Tensor out = detail::new_tensor_like(a.shape(), t, a);
   if (out.numel() > 0)
     detail::calls::cast(detail::storage_of(out), detail::view_of(a), detail::view_of(out));

@@ -289,3 +289,87 @@ TEST(Profiler, KernelsCarryDeviceTimeFromTheBackendsTimestamps) {
   EXPECT_EQ(with_device_time, device_timed);
   std::filesystem::remove(path);
 }
+
+// Issue #47 item 3: the summary's self time. An op's self time excludes the kernels it ran,
+// and the self shares of all rows add up to 100% (the totals, nested, added past it).
+TEST(Profiler, SummarySelfTimeExcludesNestedEventsAndSharesAddUp) {
+  using profiler::Event;
+  auto event = [](const char* category, const char* name, double start, double duration,
+                  std::uint32_t thread = 0) {
+    Event e;
+    e.category = category;
+    e.name = name;
+    e.start_us = start;
+    e.duration_us = duration;
+    e.thread = thread;
+    return e;
+  };
+  // A range holding an op holding two kernels; another thread's kernel at the same time.
+  const std::vector<Event> events{
+      event("range", "step", 0, 100),    event("op", "conv2d", 10, 60),
+      event("kernel", "gemm", 15, 30),   event("kernel", "copy_strided", 50, 10),
+      event("kernel", "add", 20, 40, 1), event("op", "relu", 80, 5)};
+  const std::string table = profiler::summary(events, events.size());
+  auto row = [&](const std::string& name) {
+    const auto at = table.find(" " + name + " ");
+    EXPECT_NE(at, std::string::npos) << table;
+    return table.substr(at, table.find('\n', at) - at);
+  };
+  // step: 100 - 60 (conv2d) - 5 (relu) = 35 self; conv2d: 60 - 30 - 10 = 20.
+  EXPECT_NE(row("step").find(" 35.0 "), std::string::npos) << table;
+  EXPECT_NE(row("conv2d").find(" 20.0 "), std::string::npos) << table;
+  EXPECT_NE(row("gemm").find(" 30.0 "), std::string::npos) << table;
+  EXPECT_NE(row("add").find(" 40.0 "), std::string::npos) << table;  // another thread's
+  // Self shares: 35 + 20 + 30 + 10 + 40 + 5 = 140 us in all.
+  double shares = 0;
+  for (const char* name : {"step", "conv2d", "gemm", "copy_strided", "add", "relu"}) {
+    const std::string r = row(name);
+    const auto pct = r.rfind('%');
+    const auto from = r.rfind(' ', pct) + 1;
+    shares += std::stod(r.substr(from, pct - from));
+  }
+  EXPECT_NEAR(shares, 100.0, 0.5) << table;
+}
+
+// Issue #47 item 3: every kernel belongs to an op. Backward's kernels ran under no op (a
+// third of a LeNet step's); each autograd node is now an op event named for it.
+TEST(Profiler, EveryKernelOfATrainingStepIsUnderAnOp) {
+  manual_seed(3);
+  nn::Sequential net;
+  net.push_back(std::make_shared<nn::Conv2d>(1, 4, 3, nn::Conv2dOptions{.padding = 1}));
+  net.push_back(std::make_shared<nn::ReLU>());
+  net.push_back(std::make_shared<nn::Flatten>());
+  net.push_back(std::make_shared<nn::Linear>(4 * 6 * 6, 3));
+  optim::SGD sgd(net.parameters(), {.lr = 0.1, .momentum = 0.9});
+  const Tensor x = randn({2, 1, 6, 6});
+  const Tensor y = tensor({0, 2});
+  nn::CrossEntropyLoss loss_fn;
+  profiler::start();
+  for (int step = 0; step < 2; ++step) {
+    sgd.zero_grad();
+    loss_fn(net(x), y).backward();
+    sgd.step();
+  }
+  synchronize(Device::cpu());
+  const std::vector<profiler::Event> events = profiler::stop();
+  std::size_t kernels = 0, outside = 0, in_backward = 0;
+  std::string outside_names;
+  for (const auto& k : events) {
+    if (k.category != "kernel") continue;
+    ++kernels;
+    const profiler::Event* holder = nullptr;
+    for (const auto& o : events)
+      if (o.category == "op" && o.thread == k.thread && o.start_us <= k.start_us + 1e-3 &&
+          k.start_us + k.duration_us <= o.start_us + o.duration_us + 1e-3)
+        holder = &o;
+    if (holder == nullptr) {
+      ++outside;
+      outside_names += k.name + " ";
+    } else if (holder->name.find("Backward") != std::string::npos) {
+      ++in_backward;
+    }
+  }
+  EXPECT_GT(kernels, 20u);
+  EXPECT_EQ(outside, 0u) << "kernels under no op: " << outside_names;
+  EXPECT_GT(in_backward, 0u);
+}

@@ -67,8 +67,10 @@ HETERO_API bool is_recording() noexcept;
 /// reason when it cannot be written, and when `path` exists but is not a regular file
 /// (a device, FIFO or directory is never replaced).
 HETERO_API void write_chrome_trace(const std::vector<Event>& events, const std::string& path);
-/// A table of the `top` names with the most total time, per category: count, total,
-/// mean and share of the recording (as torch.profiler's key_averages().table()).
+/// A table of the `top` names with the most total time, per category: count, total, mean,
+/// self time (the total less the events nested in each: an op's kernels and the ops it
+/// calls, on its thread) and self share (of all events' self time, so the shares of all
+/// rows add up to 100%), as torch.profiler's key_averages().table() with its self columns.
 HETERO_API std::string summary(const std::vector<Event>& events, std::size_t top = 15);
 
 /// A named span of the application's own (as torch.profiler.record_function): recorded,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../op_helpers.hpp"
+#include "../profiler_record.hpp"
 #include "../storage.hpp"
 #include "../tensor_impl.hpp"
 #include "node.hpp"
@@ -175,8 +176,14 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
                   " a second time; its saved tensors were freed (pass retain_graph = true to the "
                   "first backward)");
     check_saved_versions(*n);
-    const detail::Gradients grads =
-        n->fn(n->pre_hooks.empty() ? g : run_hooks(n->pre_hooks, *n, g));
+    detail::Gradients grads;
+    {
+      // The node's kernels under one op event named for it (as torch.profiler's
+      // "autograd::engine::evaluate_function: MulBackward0"): backward's kernels used to
+      // belong to no op (issue #47 item 3).
+      const detail::prof::Scope node_scope(n->name, g);
+      grads = n->fn(n->pre_hooks.empty() ? g : run_hooks(n->pre_hooks, *n, g));
+    }
     HETERO_INTERNAL_ASSERT(grads.size() == n->next.size(),
                            "backward: " + n->name + " returned " + std::to_string(grads.size()) +
                                " gradients for " + std::to_string(n->next.size()) + " inputs");
