@@ -21,31 +21,6 @@ std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Modul
   return out;
 }
 
-namespace {
-// Bucket k's label: a hash of its parameters' shapes and dtypes (not names: ranks may name
-// alike models differently, as torch's DDP checks shapes only), and the start of
-// "bucket k: name [shape], ..." for the message.
-CallLabel bucket_label(std::size_t k,
-                       const std::vector<std::pair<const std::string*, Tensor>>& ps) {
-  CallLabel l;
-  l.text = fmt::format("bucket {}:", k);
-  std::uint64_t h = fnv1a(&k, sizeof k);
-  for (const auto& [name, t] : ps) {
-    const Shape& shape = t.shape();
-    const auto dtype = static_cast<std::int32_t>(t.dtype());
-    const auto rank = static_cast<std::int64_t>(shape.size());
-    h = fnv1a(&dtype, sizeof dtype, h);
-    h = fnv1a(&rank, sizeof rank, h);
-    h = fnv1a(shape.data(), shape.size() * sizeof(std::int64_t), h);
-    if (l.text.size() < 112)  // what the message can show
-      l.text += fmt::format("{} {} [{}]", name == ps.front().first ? "" : ",", *name,
-                            fmt::join(shape, ", "));
-  }
-  l.hash = h;
-  return l;
-}
-}  // namespace
-
 GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> parameters,
                                  std::size_t bucket_bytes, const char* caller)
     : distributed_(world_size() > 1), world_(world_size()), caller_(caller) {
@@ -67,9 +42,7 @@ GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> par
   if (!distributed_) return;  // the mean over one process is its own gradient
   for (std::size_t k = 0; k < buckets_.size(); ++k) {
     Bucket& b = buckets_[k];
-    std::vector<std::pair<const std::string*, Tensor>> members;
-    for (std::size_t i : b.params) members.emplace_back(&params_[i].name, params_[i].tensor);
-    b.label = bucket_label(k, members);
+    b.label = label_of(k);
     const Tensor& first = params_[b.params.front()].tensor;
     b.flat = empty({b.elements + static_cast<std::int64_t>(b.params.size())},
                    TensorOptions(first.device()).dtype(first.dtype()));
@@ -89,6 +62,25 @@ void GradientReducer::fill(Param& p, bool has_gradient) {
   b.present[p.index] = has_gradient ? 1.0 : 0.0;
   p.ready = true;
   --b.pending;
+}
+
+CallLabel GradientReducer::label_of(std::size_t k) const {
+  CallLabel l;
+  l.text = fmt::format("bucket {}:", k);
+  std::uint64_t h = fnv1a(&k, sizeof k);
+  for (std::size_t i : buckets_[k].params) {
+    const Shape& shape = params_[i].tensor.shape();
+    const auto dtype = static_cast<std::int32_t>(params_[i].tensor.dtype());
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    h = fnv1a(&dtype, sizeof dtype, h);
+    h = fnv1a(&rank, sizeof rank, h);
+    h = fnv1a(shape.data(), shape.size() * sizeof(std::int64_t), h);
+    if (l.text.size() < 112)  // what the message can show
+      l.text += fmt::format("{} {} [{}]", i == buckets_[k].params.front() ? "" : ",",
+                            params_[i].name, fmt::join(shape, ", "));
+  }
+  l.hash = h;
+  return l;
 }
 
 bool GradientReducer::sums(const Bucket& b) const {
@@ -145,8 +137,9 @@ void GradientReducer::finish() {
     for (std::size_t k = 0; k < b.params.size(); ++k) {
       Param& p = params_[b.params[k]];
       if (!(flags[k] > 0)) continue;  // no rank had a gradient: it keeps none
-      // A new gradient tensor (as torch's DDP with gradient_as_bucket_view gives its own):
-      // the mean written once, not copied into the old gradient after a division pass.
+      // The mean written once into a new gradient tensor, not copied into the old one after
+      // a division pass (the old tensor is replaced, as torch's DDP with
+      // gradient_as_bucket_view replaces it too).
       p.tensor.mutable_grad() = sums(b) ? slot(p) / static_cast<double>(world_) : slot(p).clone();
     }
   }

@@ -73,6 +73,10 @@ class GradientReducer {
   };
 
   Tensor slot(const Param& p) const;
+  // Bucket k's label (CallSite::label): a hash of its parameters' shapes and dtypes (not
+  // names: ranks may name alike models differently, as torch's DDP checks shapes only), and
+  // the start of "bucket k: name [shape], ..." for the message.
+  CallLabel label_of(std::size_t k) const;
   // Whether bucket `b` is reduced with sum and divided when written out (float32, float64),
   // rather than with avg (Note [Dividing by the world size]).
   bool sums(const Bucket& b) const;

@@ -2,7 +2,6 @@
 #include "reduction.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include <hetero/error.hpp>

@@ -62,9 +62,15 @@ bool sole_dense(const Tensor& t) {
          t.is_contiguous();
 }
 
+// Whether `b` can be added into `a` in place: one shape, dtype and device, `a` dense.
+bool adds_in_place(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() && a.device() == b.device() &&
+         a.is_contiguous();
+}
+
 // a += b in place when `a` is the engine's alone and the two match, else a = a + b.
 void add_gradient(Tensor& a, const Tensor& b) {
-  if (sole_dense(a) && a.shape() == b.shape() && a.dtype() == b.dtype() && a.device() == b.device())
+  if (sole_dense(a) && adds_in_place(a, b))
     detail::binary_into(BinaryOp::add, a, b, a);
   else
     a = a + b;
@@ -100,9 +106,8 @@ void run_leaf(Node& n, Tensor incoming) {
   Tensor g = meta.hooks.empty() ? std::move(incoming) : run_hooks(meta.hooks, n, incoming);
   if (!meta.grad.defined())
     meta.grad = sole_dense(g) ? std::move(g) : g.clone();
-  else if (meta.grad.shape() == g.shape() && meta.grad.dtype() == g.dtype() &&
-           meta.grad.device() == g.device() && meta.grad.is_contiguous())
-    detail::binary_into(BinaryOp::add, meta.grad, g, meta.grad);  // torch: grad += new_grad
+  else if (adds_in_place(meta.grad, g))  // torch: grad += new_grad, whoever else holds grad
+    detail::binary_into(BinaryOp::add, meta.grad, g, meta.grad);
   else
     meta.grad = meta.grad + g;
   if (meta.post_accumulate_hooks.empty()) return;
