@@ -201,6 +201,25 @@ inline void conv2d(const Storage& on, Conv2dOp op, const Conv2dArgs& args, const
   after_kernel(on);
 }
 
+/// The batch normalisation kernels (Backend::batch_norm, interface minor 13); only where
+/// has_kernel() says yes. The caller (nn/batch_norm_kernels.cpp) made every used view dense
+/// and of one dtype.
+inline void batch_norm(const Storage& on, BatchNormOp op, const BatchNormArgs& args,
+                       const BatchNormViews& v) {
+  check_supported(on, op, v.output.dtype);
+  const bool backward = op == BatchNormOp::backward;
+  for (const StridedView* view :
+       {&v.input, &v.grad_output, &v.weight_bias, &v.stats, &v.output, &v.grad_weight_bias}) {
+    if (!backward && (view == &v.grad_output || view == &v.grad_weight_bias)) continue;
+    check_view("batch_norm", *view);
+    HETERO_INTERNAL_ASSERT(view->is_contiguous() && view->dtype == v.output.dtype,
+                           "batch_norm called with operands that are not dense or of two dtypes");
+  }
+  const prof::Scope trace("kernel", op_name(op), &on, &v.output);
+  on.plugin->backend->batch_norm(op, args, v, on.stream());
+  after_kernel(on);
+}
+
 /// What the index kernels (interface minor 6) are promised: the op in the plugin's minor
 /// and supported (check_supported keeps them from an older plugin), non-empty views, an
 /// int64 index, one dtype and dim in range; the caller (ops_index.cpp) checked shapes and

@@ -282,6 +282,33 @@ void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& 
       },
       a, b, out);
 }
+void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& v,
+                            Stream& stream) {
+  const std::int64_t cost = args.n * args.c * args.spatial * 3;  // passes over the data
+  if (op == BatchNormOp::forward_training) {
+    submit_views_writing<2>(
+        on(stream), op_name(op), cost,
+        [op, args](const StridedView& x, const StridedView& wb, const StridedView& y,
+                   const StridedView& stats) {
+          BatchNormViews views;
+          views.input = x;
+          views.weight_bias = wb;
+          views.output = y;
+          views.stats = stats;
+          kernels::batch_norm(op, args, views);
+        },
+        v.input, v.weight_bias, v.output, v.stats);
+    return;
+  }
+  submit_views_writing<2>(
+      on(stream), op_name(op), cost,
+      [op, args](const StridedView& x, const StridedView& dy, const StridedView& wb,
+                 const StridedView& stats, const StridedView& dwb, const StridedView& dx) {
+        const BatchNormViews views{x, dy, wb, stats, dx, dwb};
+        kernels::batch_norm(op, args, views);
+      },
+      v.input, v.grad_output, v.weight_bias, v.stats, v.grad_weight_bias, v.output);
+}
 void CpuBackend::gather(const StridedView& src, const StridedView& index, int dim,
                         const StridedView& out, Stream& stream) {
   submit_views(
@@ -303,6 +330,8 @@ void CpuBackend::scatter_add(const StridedView& out, const StridedView& index, i
 bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
   if (op.family == OpFamily::conv2d)
+    return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
+  if (op.family == OpFamily::batch_norm)
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);
 }

@@ -41,6 +41,12 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
 /// each an im2col + GEMM in cache (Note [Convolution kernels on the cpu], kernels_conv.cpp).
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out);
+/// Backend::batch_norm on dense float32/float64 operands: channels over the kernel threads,
+/// each in two passes (Note [Batch norm kernels on the cpu], kernels_batch_norm.cpp).
+void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views);
+/// Backend::batch_norm's rule in double, one element at a time, on float32/float64 (single
+/// thread): the unit tests' yardstick.
+void batch_norm_reference(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views);
 /// Backend::gather: an element-wise loop over out (kernels_index.cpp).
 void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out);
 /// Backend::scatter_add: blocks of fibers over the kernel threads, each fiber in order

@@ -13,19 +13,16 @@
 #include "onednn_conv.hpp"
 
 #if HETERO_CPU_ONEDNN
-#include <omp.h>
-
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string_view>
-#include <unordered_map>
 
 #include <dnnl.hpp>
+
+#include "onednn_runtime.hpp"
 #endif
 
 namespace hetero::cpu::kernels {
@@ -34,13 +31,9 @@ namespace hetero::cpu::kernels {
 namespace {
 
 using dnnl::memory;
+using onednn::engine;
 using Dims = memory::dims;
 using Tag = memory::format_tag;
-
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
 
 // One operand: its plain (user) layout, the primitive's, and the reorder between them when
 // they differ.
@@ -175,21 +168,12 @@ bool onednn_available() noexcept { return true; }
 
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float* b, float* out,
                    int threads) {
-  static const bool enabled = [] {  // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
-    const char* v = std::getenv("HETERO_CPU_ONEDNN");
-    return v == nullptr || std::string_view(v) != "0";
-  }();
-  if (!enabled || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0) return false;
+  // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
+  if (!onednn::enabled() || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0)
+    return false;
   const std::shared_ptr<Plan> plan = plan_for(op, g);
   if (!plan) return false;
-  // The calling thread's OpenMP thread count for this call only (it may be the application's
-  // own thread, when small work runs inline): restored before returning.
-  const int caller_threads = omp_get_max_threads();
-  omp_set_num_threads(threads > 0 ? threads : 1);
-  struct Restore {
-    int n;
-    ~Restore() { omp_set_num_threads(n); }
-  } restore{caller_threads};
+  const onednn::ThreadScope thread_scope(threads);
   dnnl::stream stream(engine());
   const auto input = [&](const Operand& o, const float* data) {
     memory user(o.user, engine(), const_cast<float*>(data));  // read only

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include <hetero/dtype.hpp>
 #include <hetero/sdk/kernel_args.hpp>
@@ -33,9 +34,9 @@ struct KernelName {
 };
 
 /// Runs body() as the kernel `name` reading the allocations `inputs()` (an array of ids)
-/// and writing `output()` (an id; 0 for none): an input poisoned by an earlier failure fails
-/// it, and any failure poisons the output and is rethrown typed, with the kernel named
-/// (Note [Poisoned buffers]). The ids are asked for only when a mark exists or the kernel
+/// and writing `output()` (an id, 0 for none, or an array of them): an input poisoned by an earlier
+/// failure fails it, and any failure poisons the output and is rethrown typed, with the kernel
+/// named (Note [Poisoned buffers]). The ids are asked for only when a mark exists or the kernel
 /// failed: the common path costs one atomic load.
 template <class Inputs, class Output, class Body>
 void run_kernel(const KernelName& name, Inputs&& inputs, Output&& output, Body&& body) {
@@ -55,26 +56,38 @@ void run_kernel(const KernelName& name, Inputs&& inputs, Output&& output, Body&&
       error = poison::with_context(std::current_exception(), name.context());
     }
   }
-  poison::mark(output(), error);
+  const auto outputs = output();
+  if constexpr (std::is_integral_v<std::remove_const_t<decltype(outputs)>>)
+    poison::mark(outputs, error);
+  else
+    for (const std::uint64_t id : outputs) poison::mark(id, error);
   std::rethrow_exception(error);
 }
 
-/// run_kernel over views: the last is the output, the others are inputs.
-template <class F, class... Views>
+/// run_kernel over views: the last `Outputs` are the outputs, the others are inputs (views
+/// without a buffer count as none).
+template <std::size_t Outputs, class F, class... Views>
 void run_view_kernel(const KernelName& name, F& fn, const Views&... views) {
+  constexpr std::size_t kInputs = sizeof...(Views) - Outputs;
   const std::array<const StridedView*, sizeof...(Views)> all{&views...};
   run_kernel(
       name,
       [&] {
-        std::array<std::uint64_t, sizeof...(Views) - 1> inputs{};
-        for (std::size_t i = 0; i + 1 < all.size(); ++i) inputs[i] = buffer_id(all[i]->buffer);
+        std::array<std::uint64_t, kInputs> inputs{};
+        for (std::size_t i = 0; i < kInputs; ++i) inputs[i] = buffer_id(all[i]->buffer);
         return inputs;
       },
-      [&] { return buffer_id(all.back()->buffer); }, [&] { fn(views...); });
+      [&] {
+        std::array<std::uint64_t, Outputs> outputs{};
+        for (std::size_t i = 0; i < Outputs; ++i) outputs[i] = buffer_id(all[kInputs + i]->buffer);
+        return outputs;
+      },
+      [&] { fn(views...); });
 }
 
-/// fn(views...) with each view's buffer re-pointed at a HostRef of this task.
-template <class F, std::size_t N>
+/// fn(views...) with each view's buffer re-pointed at a HostRef of this task; the last
+/// `Outputs` views are written.
+template <class F, std::size_t N, std::size_t Outputs>
 class ViewTask final : public WorkQueue::Task {
  public:
   ViewTask(const KernelName& name, F fn, const std::array<const StridedView*, N>& views)
@@ -85,7 +98,7 @@ class ViewTask final : public WorkQueue::Task {
     }
   }
   void run() override {
-    std::apply([&](const auto&... v) { run_view_kernel(name_, fn_, v...); }, views_);
+    std::apply([&](const auto&... v) { run_view_kernel<Outputs>(name_, fn_, v...); }, views_);
   }
 
  private:
@@ -127,19 +140,27 @@ class GemmTask final : public WorkQueue::Task {
 };
 
 /// Runs fn(views...) as kernel `op` on `device`'s queue, in order (at once when small and
-/// idle); the last view is the output, its dtype the one named on failure. `cost` is the
-/// work in elements.
-template <class F, class... Views>
-void submit_views(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
-                  const Views&... views) {
+/// idle); the last `Outputs` views are written (a failure poisons each), the last one's dtype
+/// is the one named on failure. `cost` is the work in elements.
+template <std::size_t Outputs, class F, class... Views>
+void submit_views_writing(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
+                          const Views&... views) {
+  static_assert(Outputs >= 1 && Outputs < sizeof...(Views) + 1);
   const KernelName name{op, std::get<sizeof...(Views) - 1>(std::tie(views...)).dtype,
                         device.index()};
   device.queue().submit(
-      cost, [&] { run_view_kernel(name, fn, views...); },
+      cost, [&] { run_view_kernel<Outputs>(name, fn, views...); },
       [&] {
-        return std::make_unique<ViewTask<F, sizeof...(Views)>>(
+        return std::make_unique<ViewTask<F, sizeof...(Views), Outputs>>(
             name, fn, std::array<const StridedView*, sizeof...(Views)>{&views...});
       });
+}
+
+/// submit_views_writing with one output, the last view.
+template <class F, class... Views>
+void submit_views(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
+                  const Views&... views) {
+  submit_views_writing<1>(device, op, cost, std::move(fn), views...);
 }
 
 }  // namespace hetero::cpu

@@ -64,6 +64,11 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_EQ(op_dtypes(OpRef(OpFamily::gather)), DTypeClass::every);
   EXPECT_TRUE(is_optional(OpFamily::softmax));
   EXPECT_TRUE(is_optional(OpFamily::conv2d));
+  EXPECT_TRUE(is_optional(OpFamily::batch_norm));
+  EXPECT_EQ(op_since(BatchNormOp::backward), 13);
+  EXPECT_EQ(op_count(OpFamily::batch_norm), 2);
+  EXPECT_EQ(op_name(BatchNormOp::backward), "batch_norm_backward");
+  EXPECT_FALSE(table_defines(BatchNormOp::forward_training, DType::float32));
   EXPECT_FALSE(is_optional(OpFamily::ternary));
   EXPECT_FALSE(table_defines(OpRef(OpFamily::conv2d), DType::float32));
   EXPECT_TRUE(table_defines(OpRef(OpFamily::gather), DType::bool_));

@@ -164,6 +164,11 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
   EXPECT_THROW(bn.forward(ones({1, 3})), ValueError);  // one value per channel in training
   bn.eval();
   EXPECT_NO_THROW(bn.forward(ones({1, 3})));
+  // Without running statistics eval uses the batch's too: torch refuses as in training.
+  nn::BatchNorm1d untracked(3, 1e-5, 0.1, true, false);
+  untracked.eval();
+  EXPECT_THROW(untracked.forward(ones({1, 3})), ValueError);
+  EXPECT_NO_THROW(untracked.forward(ones({2, 3})));
   EXPECT_THROW(bn.forward(ones({2, 4})), ShapeError);
   EXPECT_THROW(nn::BatchNorm2d(3).forward(ones({2, 3, 4})), ShapeError);  // expected 4D input
   EXPECT_THROW(nn::GroupNorm(2, 3), ValueError);

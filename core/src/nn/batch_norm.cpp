@@ -10,6 +10,7 @@
 
 #include "../autograd/record.hpp"
 #include "../op_helpers.hpp"
+#include "batch_norm_kernels.hpp"
 #include "normalization.hpp"
 
 namespace hetero::nn {
@@ -77,9 +78,47 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
     const Tensor var_c = buffer("running_var").to(x.dtype()).reshape(per_c);
     return normalised(mean_c, reciprocal(sqrt(var_c + eps_))).reshape(x.shape()).to(x_in.dtype());
   }
-  if (is_training() && per_channel <= 1)
+  // As torch's F.batch_norm(training=True), which eval without running statistics is too.
+  if (per_channel <= 1)
     throw ValueError(n + ": Expected more than 1 value per channel when training, got input size " +
                      detail::shape_str(x_in.shape()) + " (as torch)");
+  // The running statistics from the batch's mean and biased variance, [C] each (training
+  // with track_running_stats only), as torch: momentum, or a cumulative average without one.
+  const auto update_running = [&](const Tensor& mean_c, const Tensor& var_c) {
+    if (!is_training() || !track_) return;
+    Tensor& count = buffer("num_batches_tracked");
+    count.copy_(count + 1);
+    const double m = momentum_ ? *momentum_ : 1.0 / static_cast<double>(count.item<std::int64_t>());
+    const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
+    Tensor& rm = buffer("running_mean");
+    Tensor& rv = buffer("running_var");
+    rm.copy_(rm * (1 - m) + mean_c.to(rm.dtype()) * m);
+    rv.copy_(rv * (1 - m) + var_c.to(rv.dtype()) * (m * unbias));
+  };
+  Tensor y;
+  if (norm_detail::batch_norm_by_kernels(x3)) {
+    // The device's kernels (Note [Batch norm kernels]): one node, its backward a kernel too.
+    Tensor wb, stats;
+    {
+      NoGradGuard no_grad;
+      const TensorOptions o = TensorOptions(x.device()).dtype(x.dtype());
+      wb = affine_ ? stack({w, b}) : stack({ones({features_}, o), zeros({features_}, o)});
+      norm_detail::BatchNormForward f = norm_detail::batch_norm_forward(x3, wb, eps_);
+      update_running(f.stats[0], f.stats[1]);
+      y = std::move(f.y);
+      stats = std::move(f.stats);
+    }
+    y = detail::record("NativeBatchNormBackward", y, {x3, w, b}, [&] {
+      return [sx = detail::saved(x3), swb = detail::saved(wb), ss = detail::saved(stats),
+              eps = eps_, affine = affine_](const Tensor& g) {
+        const norm_detail::BatchNormBackward r =
+            norm_detail::batch_norm_backward(g, sx, swb, ss, eps);
+        if (!affine) return detail::Gradients{r.grad_input, Tensor(), Tensor()};
+        return detail::Gradients{r.grad_input, r.grad_weight_bias[0], r.grad_weight_bias[1]};
+      };
+    });
+    return y.reshape(x.shape()).to(x_in.dtype());
+  }
   // Batch statistics, as torch's cpu kernels (batch_norm_cpu_collect_stats and
   // batch_norm_cpu_transform_input): the per-channel affine map folded into one scale and
   // one shift, y = x * alpha + beta with alpha = w / sqrt(var + eps) and beta = b - mean *
@@ -88,23 +127,13 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   // composition records: dx = (g - mean(g) - (x - mean) * k) * invstd * w with k =
   // sum(g * (x - mean)) * invstd^2 / M, dw = sum(g * (x - mean)) * invstd, db = sum(g),
   // the sums over the M = N * H * W elements of each channel.
-  Tensor y, centred, invstd;
+  Tensor centred, invstd;
   {
     NoGradGuard no_grad;
     const Tensor mean_c = mean(mean(x3, 2, true), 0, true);
     centred = x3 - mean_c;
     const Tensor var_c = mean(mean(centred * centred, 2, true), 0, true);
-    if (is_training() && track_) {
-      Tensor& count = buffer("num_batches_tracked");
-      count.copy_(count + 1);
-      const double m =
-          momentum_ ? *momentum_ : 1.0 / static_cast<double>(count.item<std::int64_t>());
-      const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
-      Tensor& rm = buffer("running_mean");
-      Tensor& rv = buffer("running_var");
-      rm.copy_(rm * (1 - m) + mean_c.reshape({features_}).to(rm.dtype()) * m);
-      rv.copy_(rv * (1 - m) + var_c.reshape({features_}).to(rv.dtype()) * (m * unbias));
-    }
+    update_running(mean_c.reshape({features_}), var_c.reshape({features_}));
     invstd = reciprocal(sqrt(var_c + eps_));
     y = normalised(mean_c, invstd);
   }

@@ -291,6 +291,28 @@ class Backend {
     return false;
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 13
+  // --- optional kernels of minor 13: batch normalisation ----------------------------------
+  /// Batch normalisation of `args`' geometry over `views` (BatchNormViews says which each op
+  /// reads and writes), as aten's native_batch_norm with training = true (forward_training:
+  /// y and the batch's mean and biased variance) and native_batch_norm_backward
+  /// (backward: dL/dx = weight / sqrt(var + eps) * (dy - mean(dy) - (x - mean) *
+  /// sum(dy * (x - mean)) / (M * (var + eps))), dL/dweight = sum(dy * (x - mean)) /
+  /// sqrt(var + eps), dL/dbias = sum(dy), sums and means per channel over its M = n *
+  /// spatial elements). The outputs overlap no input. Results agree with those sums to
+  /// rounding. The running statistics are the core's. The default supports() says no, and
+  /// the core then composes batch norm from reduce and binary (Note [Batch norm kernels]);
+  /// a backend that implements this overrides both. The default throws NotImplementedError.
+  virtual void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views,
+                          Stream& stream) {
+    (void)args;
+    (void)views;
+    (void)stream;
+    throw NotImplementedError(std::string(op_name(op)) + ": backend '" + name() +
+                              "' has no batch normalisation kernel");
+  }
+#endif
 };
 
 }  // namespace hetero

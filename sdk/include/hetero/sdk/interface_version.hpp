@@ -26,7 +26,9 @@
 /// widening sums (int8, uint8 and int32 summed into int64 without a converted copy).
 /// 11: UnaryOp::erf, reciprocal, floor, ceil, round, trunc, sign and BinaryOp::atan2 (the
 /// first `floating` binary row beside div). 12: BinaryOp::fmod and remainder.
-#define HETERO_INTERFACE_VERSION_MINOR 12
+/// 13: Backend::batch_norm(), the optional batch normalisation kernels (OpFamily::batch_norm,
+/// BatchNormOp, BatchNormArgs, BatchNormViews).
+#define HETERO_INTERFACE_VERSION_MINOR 13
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

@@ -156,4 +156,33 @@ struct Conv2dArgs {
   std::int64_t oh = 0, ow = 0;
 };
 
+/// The geometry of Backend::batch_norm() (interface minor 13): an input [n, c, spatial]
+/// (torch's [N, C, *] with the trailing dimensions flattened; spatial = 1 for BatchNorm1d's
+/// [N, C]) normalised per channel over its n * spatial >= 2 elements, as
+/// torch.nn.functional.batch_norm(training=True): y = (x - mean) / sqrt(var + eps) * weight
+/// + bias with the biased variance. n, c, spatial >= 1; eps >= 0.
+struct BatchNormArgs {
+  std::int64_t n = 0;        ///< images (torch's N)
+  std::int64_t c = 0;        ///< channels (torch's C, num_features)
+  std::int64_t spatial = 1;  ///< elements per image and channel (H * W; 1 for [N, C])
+  double eps = 1e-5;         ///< added to the variance before the square root
+};
+
+/// The operands of Backend::batch_norm(): dense C-order views of one floating dtype on one
+/// device. Views an op does not use are left empty (numel() 0).
+/// - forward_training reads input, weight_bias; writes output (y) and stats;
+/// - backward reads input, grad_output, weight_bias, stats; writes output (the input's
+///   gradient) and grad_weight_bias.
+struct BatchNormViews {
+  StridedView input;        ///< x, [n, c, spatial]
+  StridedView grad_output;  ///< backward: dL/dy, [n, c, spatial]
+  /// [2, c]: row 0 the scale (torch's weight; ones without affine), row 1 the shift (bias).
+  StridedView weight_bias;
+  /// [2, c]: row 0 the batch mean, row 1 the biased batch variance (sum (x - mean)^2 / (n *
+  /// spatial)), as native_batch_norm's save_mean and 1 / save_invstd^2 - eps.
+  StridedView stats;
+  StridedView output;            ///< forward: y; backward: dL/dx; [n, c, spatial]
+  StridedView grad_weight_bias;  ///< backward: [2, c], dL/dweight and dL/dbias
+};
+
 }  // namespace hetero

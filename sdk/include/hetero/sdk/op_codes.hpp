@@ -65,6 +65,11 @@ enum class SoftmaxOp : std::uint8_t { softmax, log_softmax };
 /// two gradients, as torch.nn.functional.conv2d and aten's convolution_backward.
 enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
 
+/// The ops of Backend::batch_norm() (interface minor 13): batch normalisation with the
+/// batch's statistics and its gradient, as aten's native_batch_norm (training = true) and
+/// native_batch_norm_backward.
+enum class BatchNormOp : std::uint8_t { forward_training, backward };
+
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,    ///< float16, bfloat16, float32, float64
@@ -105,7 +110,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 /// - optional: `optional` where no table defines the family, so a backend runs it only where
 ///   its supports() opts in and the core composes it from the others elsewhere (softmax,
 ///   minor 3; conv2d, minor 8, composed from cast, gemm and binary: Note [Convolution as
-///   GEMM]); `required` otherwise;
+///   GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch norm
+///   kernels]); `required` otherwise;
 /// - count: its op codes at this translation unit's target minor (1 for a one-op family);
 /// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
 ///   families read their rows' columns).
@@ -126,7 +132,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   _(ternary,     4, required, kTernaryOpCount,         kTernaryNames[code], kTernarySince[code], kTernaryDTypes[code]) \
   _(gather,      6, required, 1,                       "gather",            6,                   DTypeClass::every)    \
   _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
-  _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating)
+  _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating) \
+  _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating)
 // clang-format on
 #define HETERO_FAMILY_IS_OPTIONAL_optional true
 #define HETERO_FAMILY_IS_OPTIONAL_required false
@@ -164,6 +171,9 @@ struct OpRef {
       : family(OpFamily::ternary), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(Conv2dOp op)  // NOLINT
       : family(OpFamily::conv2d), code(static_cast<std::uint8_t>(op)) {}
+  /// The batch normalisation op `op` (OpFamily::batch_norm).
+  constexpr OpRef(BatchNormOp op)  // NOLINT
+      : family(OpFamily::batch_norm), code(static_cast<std::uint8_t>(op)) {}
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
@@ -210,12 +220,16 @@ inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
 inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_input",
                                                     "conv2d_backward_weight"};
+/// The names of the BatchNormOp codes, as profiler events and errors print them.
+inline constexpr std::string_view kBatchNormNames[] = {"batch_norm", "batch_norm_backward"};
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
 static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
               "kSoftmaxNames needs one name per SoftmaxOp");
 static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::backward_weight) + 1,
               "kConv2dNames needs one name per Conv2dOp");
+static_assert(std::size(kBatchNormNames) == static_cast<std::size_t>(BatchNormOp::backward) + 1,
+              "kBatchNormNames needs one name per BatchNormOp");
 /// The number of names of a family's list, as an op count.
 template <class T, std::size_t N>
 constexpr int count_of(const T (&)[N]) noexcept {
