@@ -85,6 +85,30 @@ TEST(Data, TensorDatasetAndCollate) {
   EXPECT_THROW(collate({}), ValueError);
 }
 
+TEST(Data, GetBatchEqualsStackingEachSample) {
+  // TensorDataset gathers a batch at once (index_select); the default stacks get(i). Both
+  // equal collate of the samples: values, dtypes, shapes, repeats allowed.
+  const Tensor images = randn({7, 2, 3});
+  const Tensor labels = arange(7) * 10;
+  const TensorDataset ds({images, labels});
+  const std::vector<std::int64_t> idx{6, 0, 3, 3, 1};
+  std::vector<Example> samples;
+  for (const std::int64_t i : idx) samples.push_back(ds.get(i));
+  const Batch want = collate(samples), got = ds.get_batch(idx),
+              by_default = ds.Dataset::get_batch(idx);
+  for (std::size_t f = 0; f < 2; ++f) {
+    EXPECT_EQ(got[f].dtype(), want[f].dtype());
+    EXPECT_EQ(got[f].shape(), want[f].shape());
+    EXPECT_TRUE(equal(got[f], want[f])) << "field " << f;
+    EXPECT_TRUE(equal(by_default[f], want[f])) << "field " << f;
+  }
+  EXPECT_EQ(got[1].to_vector<std::int64_t>(), (std::vector<std::int64_t>{60, 0, 30, 30, 10}));
+  EXPECT_THROW(ds.get_batch({2, 7}), IndexError);
+  EXPECT_THROW(ds.get_batch({-1}), IndexError);
+  EXPECT_THROW(ds.get_batch({}), ValueError);
+  EXPECT_THROW(Throwing(4).get_batch({1, 4}), ValueError);  // get()'s own error
+}
+
 TEST(Data, LoaderBatchesInOrderAndDropsTheLast) {
   DataLoader loader(numbers(10), {.batch_size = 4});
   EXPECT_EQ(loader.size(), 3);

@@ -114,10 +114,8 @@ class DataLoader::Epoch {
     const std::int64_t first = k * options_.batch_size;
     const std::int64_t last = std::min<std::int64_t>(first + options_.batch_size,
                                                      static_cast<std::int64_t>(order_.size()));
-    std::vector<Example> examples;
-    for (std::int64_t i = first; i < last; ++i)
-      examples.push_back(dataset_->get(order_[static_cast<std::size_t>(i)]));
-    Batch b = collate(examples);
+    Batch b = dataset_->get_batch(
+        std::vector<std::int64_t>(order_.begin() + first, order_.begin() + last));
     return options_.pin_memory ? pinned(std::move(b)) : b;
   }
 

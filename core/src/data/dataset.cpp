@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include <hetero/data/dataloader.hpp>
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
 
 namespace hetero::data {
 
@@ -20,14 +23,39 @@ TensorDataset::TensorDataset(std::vector<Tensor> tensors) : tensors_(std::move(t
   }
 }
 
+std::vector<Tensor> Dataset::get_batch(const std::vector<std::int64_t>& indices) const {
+  if (indices.empty()) throw ValueError("Dataset::get_batch: no indices");
+  std::vector<Example> examples;
+  examples.reserve(indices.size());
+  for (const std::int64_t i : indices) examples.push_back(get(i));
+  return collate(examples);
+}
+
 std::int64_t TensorDataset::size() const { return tensors_[0].size(0); }
 
-Example TensorDataset::get(std::int64_t index) const {
-  if (index < 0 || index >= size())
+namespace {
+
+void check_index(std::int64_t index, std::int64_t size) {
+  if (index < 0 || index >= size)
     throw IndexError("TensorDataset: index " + std::to_string(index) + " is out of range [0, " +
-                     std::to_string(size()) + ")");
+                     std::to_string(size) + ")");
+}
+
+}  // namespace
+
+Example TensorDataset::get(std::int64_t index) const {
+  check_index(index, size());
   Example out;
   for (const Tensor& t : tensors_) out.push_back(t[index]);
+  return out;
+}
+
+std::vector<Tensor> TensorDataset::get_batch(const std::vector<std::int64_t>& indices) const {
+  if (indices.empty()) throw ValueError("TensorDataset::get_batch: no indices");
+  for (const std::int64_t i : indices) check_index(i, size());
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors_)
+    out.push_back(index_select(t, 0, tensor(indices, TensorOptions(t.device()))));
   return out;
 }
 

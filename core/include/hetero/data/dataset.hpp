@@ -24,10 +24,19 @@ class HETERO_API Dataset {
   /// Sample `index` in [0, size()) (torch's __getitem__); IndexError outside. Called
   /// concurrently by DataLoader's workers.
   virtual Example get(std::int64_t index) const = 0;
+  /// The samples `indices` (each in [0, size()), repeats allowed) as one batch: each field
+  /// stacked along a new first dimension, as torch's default_collate of get(i) for each i
+  /// (and torch 2's Dataset.__getitems__, which lets a dataset fetch a batch at once). The
+  /// default calls get() and collate(); a dataset that can gather a batch in one operation
+  /// overrides it (TensorDataset). DataLoader calls it from its workers (concurrently). Throws
+  /// as get() and collate(); ValueError for no indices.
+  virtual std::vector<Tensor> get_batch(const std::vector<std::int64_t>& indices) const;
 };
 
 /// Samples along the first dimension of tensors of one length, as
-/// torch.utils.data.TensorDataset: get(i) = {t[i] for each t} (views, no copy).
+/// torch.utils.data.TensorDataset: get(i) = {t[i] for each t} (views, no copy), and a batch
+/// = {index_select(t, 0, indices) for each t}: one gather per field instead of a copy per
+/// sample.
 class HETERO_API TensorDataset : public Dataset {
  public:
   /// ValueError for no tensors, an undefined or 0-d one, or first dimensions that differ
@@ -35,6 +44,10 @@ class HETERO_API TensorDataset : public Dataset {
   explicit TensorDataset(std::vector<Tensor> tensors);
   std::int64_t size() const override;
   Example get(std::int64_t index) const override;
+  /// Each tensor's rows `indices`, gathered at once (equal to stacking get(i) for each i);
+  /// IndexError naming the first index out of range.
+  std::vector<Tensor> get_batch(const std::vector<std::int64_t>& indices) const override;
+  /// The tensors, as given.
   const std::vector<Tensor>& tensors() const noexcept { return tensors_; }
 
  private:
