@@ -220,6 +220,22 @@ inline void batch_norm(const Storage& on, BatchNormOp op, const BatchNormArgs& a
   after_kernel(on);
 }
 
+/// The max pooling kernels (Backend::pool2d, interface minor 13); only where has_kernel()
+/// says yes. The caller (ops_pool.cpp) checked the geometry and made the views dense.
+inline void pool2d(const Storage& on, Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& v) {
+  check_supported(on, op, v.x.dtype);
+  for (const StridedView* view : {&v.x, &v.y, &v.indices}) {
+    check_view("pool2d", *view);
+    HETERO_INTERNAL_ASSERT(view->is_contiguous(),
+                           "pool2d called with an operand that is not dense");
+  }
+  HETERO_INTERNAL_ASSERT(v.x.dtype == v.y.dtype && v.indices.dtype == DType::int64,
+                         "pool2d called with operands of the wrong dtypes");
+  const prof::Scope trace("kernel", op_name(op), &on, op == Pool2dOp::max_forward ? &v.y : &v.x);
+  on.plugin->backend->pool2d(op, args, v, on.stream());
+  after_kernel(on);
+}
+
 /// What the index kernels (interface minor 6) are promised: the op in the plugin's minor
 /// and supported (check_supported keeps them from an older plugin), non-empty views, an
 /// int64 index, one dtype and dim in range; the caller (ops_index.cpp) checked shapes and

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <hetero/autograd.hpp>
@@ -16,6 +18,7 @@
 #include "autograd/formulas.hpp"
 #include "autograd/node.hpp"
 #include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
@@ -111,6 +114,38 @@ Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor&
   return from_vector(d, {g.oh, g.ow}, TensorOptions(like.device()).dtype(like.dtype()));
 }
 
+Pool2dArgs pool_args(const PoolGeometry& g) {
+  const detail::Window2d& w = g.win;
+  return {g.n, g.c, g.h, g.w, w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw, g.oh, g.ow};
+}
+
+// Whether x4's backend has both max pooling kernels for its dtype (Backend::pool2d); not for
+// an empty batch (kernels see no empty views).
+bool max_pool_by_kernels(const Tensor& x4, const PoolGeometry& g) {
+  const detail::Storage& on = detail::storage_of(x4);
+  return g.n > 0 && detail::calls::has_kernel(on, Pool2dOp::max_forward, x4.dtype()) &&
+         detail::calls::has_kernel(on, Pool2dOp::max_backward, x4.dtype());
+}
+
+// max_pool2d on the backend's kernels: y [N, C, OH, OW] and each window's index in its plane.
+std::pair<Tensor, Tensor> max_pool_kernel(const Tensor& x4, const PoolGeometry& g) {
+  const Tensor x = x4.contiguous();
+  Tensor y = detail::new_tensor_like({g.n, g.c, g.oh, g.ow}, x.dtype(), x);
+  Tensor index = detail::new_tensor_like({g.n, g.c, g.oh, g.ow}, DType::int64, x);
+  detail::calls::pool2d(detail::storage_of(y), Pool2dOp::max_forward, pool_args(g),
+                        {detail::view_of(x), detail::view_of(y), detail::view_of(index)});
+  return {y, index};
+}
+
+// Its gradient: dL/dx [N, C, H, W] from dL/dy g4 and the forward's indices.
+Tensor max_pool_kernel_backward(const Tensor& g4, const Tensor& index, const PoolGeometry& g) {
+  const Tensor gy = g4.contiguous();
+  Tensor dx = detail::new_tensor_like({g.n, g.c, g.h, g.w}, gy.dtype(), gy);
+  detail::calls::pool2d(detail::storage_of(dx), Pool2dOp::max_backward, pool_args(g),
+                        {detail::view_of(dx), detail::view_of(gy), detail::view_of(index)});
+  return dx;
+}
+
 }  // namespace
 
 Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
@@ -119,6 +154,22 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   const Tensor x4 = batched(input, "max_pool2d");
   check_floating(input, "max_pool2d");
   const PoolGeometry g = check_pool(x4, "max_pool2d", kernel, stride, padding, dilation, ceil_mode);
+  const bool unbatched = input.dim() == 3;
+  if (max_pool_by_kernels(x4, g)) {  // the device's kernels (Backend::pool2d)
+    Tensor y, index;
+    {
+      NoGradGuard no_grad;
+      std::tie(y, index) = max_pool_kernel(x4, g);
+    }
+    return detail::record(
+        "MaxPool2DWithIndicesBackward", unbatched ? y.squeeze(0) : y, {input}, [&] {
+          return [g, index, unbatched](const Tensor& grad) {
+            const Tensor dx =
+                max_pool_kernel_backward(unbatched ? grad.unsqueeze(0) : grad, index, g);
+            return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
+          };
+        });
+  }
   const std::int64_t kk = g.win.kh * g.win.kw;
   const bool grad = detail::needs_grad({&input});
   Tensor out, index;

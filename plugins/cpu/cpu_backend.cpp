@@ -309,6 +309,19 @@ void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const Bat
       },
       v.input, v.grad_output, v.weight_bias, v.stats, v.grad_weight_bias, v.output);
 }
+void CpuBackend::pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& v, Stream& stream) {
+  const std::int64_t cost = args.n * args.c * args.oh * args.ow * args.kh * args.kw;
+  const auto kernel = [op, args](const StridedView& a, const StridedView& b, const StridedView& c) {
+    // forward: (x, indices, y); backward: (y, indices, x)
+    const Pool2dViews views =
+        op == Pool2dOp::max_forward ? Pool2dViews{a, c, b} : Pool2dViews{c, a, b};
+    kernels::pool2d(op, args, views);
+  };
+  if (op == Pool2dOp::max_forward)
+    submit_views_writing<2>(on(stream), op_name(op), cost, kernel, v.x, v.indices, v.y);
+  else
+    submit_views(on(stream), op_name(op), cost, kernel, v.y, v.indices, v.x);
+}
 void CpuBackend::gather(const StridedView& src, const StridedView& index, int dim,
                         const StridedView& out, Stream& stream) {
   submit_views(
@@ -331,7 +344,7 @@ bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
   if (op.family == OpFamily::conv2d)
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
-  if (op.family == OpFamily::batch_norm)
+  if (op.family == OpFamily::batch_norm || op.family == OpFamily::pool2d)
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);
 }

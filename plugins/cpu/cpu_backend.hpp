@@ -77,13 +77,16 @@ class CpuBackend final : public Backend {
   /// The batch normalisation kernels (kernels::batch_norm), on float32 and float64.
   void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views,
                   Stream& stream) override;
+  /// The max pooling kernels (kernels::pool2d), on float32 and float64.
+  void pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& views,
+              Stream& stream) override;
   /// A timestamp on the device's queue (CpuStream::record_timestamp): steady_clock time when
   /// the queue reaches it.
   std::unique_ptr<Event> record_timestamp(Stream& stream) override;
   /// Seconds between two complete timestamps of one cpu device. Error otherwise.
   double elapsed_seconds(Event& start, Event& end) override;
-  /// The tables' ops, the fused softmax on floating dtypes, convolution and batch norm on
-  /// float32/float64.
+  /// The tables' ops, the fused softmax on floating dtypes, convolution, batch norm and max
+  /// pooling on float32/float64.
   bool supports(OpRef op, DType dtype, int device) const override;
   /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (kernels::reduce).
   bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const override;

@@ -47,6 +47,9 @@ void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews&
 /// Backend::batch_norm's rule in double, one element at a time, on float32/float64 (single
 /// thread): the unit tests' yardstick.
 void batch_norm_reference(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views);
+/// Backend::pool2d (max pooling and its gradient) on dense float32/float64 operands: planes
+/// over the kernel threads (Note [Max pooling on the cpu], kernels_pool.cpp).
+void pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& views);
 /// Backend::gather: an element-wise loop over out (kernels_index.cpp).
 void gather(const StridedView& src, const StridedView& index, int dim, const StridedView& out);
 /// Backend::scatter_add: blocks of fibers over the kernel threads, each fiber in order

@@ -69,6 +69,9 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_EQ(op_count(OpFamily::batch_norm), 2);
   EXPECT_EQ(op_name(BatchNormOp::backward), "batch_norm_backward");
   EXPECT_FALSE(table_defines(BatchNormOp::forward_training, DType::float32));
+  EXPECT_TRUE(is_optional(OpFamily::pool2d));
+  EXPECT_EQ(op_since(Pool2dOp::max_backward), 13);
+  EXPECT_EQ(op_name(Pool2dOp::max_forward), "max_pool2d");
   EXPECT_FALSE(is_optional(OpFamily::ternary));
   EXPECT_FALSE(table_defines(OpRef(OpFamily::conv2d), DType::float32));
   EXPECT_TRUE(table_defines(OpRef(OpFamily::gather), DType::bool_));

@@ -27,7 +27,8 @@
 /// 11: UnaryOp::erf, reciprocal, floor, ceil, round, trunc, sign and BinaryOp::atan2 (the
 /// first `floating` binary row beside div). 12: BinaryOp::fmod and remainder.
 /// 13: Backend::batch_norm(), the optional batch normalisation kernels (OpFamily::batch_norm,
-/// BatchNormOp, BatchNormArgs, BatchNormViews).
+/// BatchNormOp, BatchNormArgs, BatchNormViews), and Backend::pool2d(), the optional max
+/// pooling kernels (OpFamily::pool2d, Pool2dOp, Pool2dArgs, Pool2dViews).
 #define HETERO_INTERFACE_VERSION_MINOR 13
 
 /// The minor version this translation unit is built against: the newest unless a plugin

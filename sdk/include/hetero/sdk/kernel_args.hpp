@@ -185,4 +185,40 @@ struct BatchNormViews {
   StridedView grad_weight_bias;  ///< backward: [2, c], dL/dweight and dL/dbias
 };
 
+/// The geometry of Backend::pool2d() (interface minor 13), in elements, as
+/// torch.nn.functional.max_pool2d's arguments: input [n, c, h, w], output [n, c, oh, ow];
+/// output (i, j)'s window starts at (i sh - ph, j sw - pw) and takes every dh-th row and
+/// dw-th column of its kh x kw extent that lies inside the input (padding is -inf: never
+/// taken). oh and ow are torch's (ceil_mode included), so that every window holds at least
+/// one input element. Every size >= 1; 0 <= ph <= kh / 2, 0 <= pw <= kw / 2.
+struct Pool2dArgs {
+  std::int64_t n = 0;   ///< images
+  std::int64_t c = 0;   ///< channels
+  std::int64_t h = 0;   ///< input height
+  std::int64_t w = 0;   ///< input width
+  std::int64_t kh = 1;  ///< window height (kernel_size)
+  std::int64_t kw = 1;  ///< window width
+  std::int64_t sh = 1;  ///< vertical stride
+  std::int64_t sw = 1;  ///< horizontal stride
+  std::int64_t ph = 0;  ///< padding above and below
+  std::int64_t pw = 0;  ///< padding left and right
+  std::int64_t dh = 1;  ///< vertical dilation
+  std::int64_t dw = 1;  ///< horizontal dilation
+  std::int64_t oh = 0;  ///< output height
+  std::int64_t ow = 0;  ///< output width
+};
+
+/// The operands of Backend::pool2d(): dense C-order views on one device, x and y of one
+/// floating dtype, indices int64.
+/// - max_forward reads x and writes y (each window's maximum; NaN when the window holds one)
+///   and indices (where it was, as h * w + column in its input plane, as torch's
+///   return_indices: the first element of the window for a maximum of -inf; the last NaN);
+/// - max_backward reads y (dL/dy) and indices, and writes x (dL/dx: every element; the sum
+///   of dL/dy over the windows whose index names it).
+struct Pool2dViews {
+  StridedView x;        ///< [n, c, h, w]: the input, or its gradient (max_backward)
+  StridedView y;        ///< [n, c, oh, ow]: the output, or its gradient (max_backward)
+  StridedView indices;  ///< [n, c, oh, ow], int64
+};
+
 }  // namespace hetero

@@ -70,6 +70,10 @@ enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
 /// native_batch_norm_backward.
 enum class BatchNormOp : std::uint8_t { forward_training, backward };
 
+/// The ops of Backend::pool2d() (interface minor 13): 2-d max pooling with its indices and
+/// its gradient, as aten's max_pool2d_with_indices and max_pool2d_with_indices_backward.
+enum class Pool2dOp : std::uint8_t { max_forward, max_backward };
+
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,    ///< float16, bfloat16, float32, float64
@@ -111,7 +115,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 ///   its supports() opts in and the core composes it from the others elsewhere (softmax,
 ///   minor 3; conv2d, minor 8, composed from cast, gemm and binary: Note [Convolution as
 ///   GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch norm
-///   kernels]); `required` otherwise;
+///   kernels]; pool2d, minor 13, composed from window views and reductions); `required`
+///   otherwise;
 /// - count: its op codes at this translation unit's target minor (1 for a one-op family);
 /// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
 ///   families read their rows' columns).
@@ -133,7 +138,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   _(gather,      6, required, 1,                       "gather",            6,                   DTypeClass::every)    \
   _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
   _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating) \
-  _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating)
+  _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating) \
+  _(pool2d,     13, optional, count_of(kPool2dNames),  kPool2dNames[code],  13,                  DTypeClass::floating)
 // clang-format on
 #define HETERO_FAMILY_IS_OPTIONAL_optional true
 #define HETERO_FAMILY_IS_OPTIONAL_required false
@@ -174,6 +180,9 @@ struct OpRef {
   /// The batch normalisation op `op` (OpFamily::batch_norm).
   constexpr OpRef(BatchNormOp op)  // NOLINT
       : family(OpFamily::batch_norm), code(static_cast<std::uint8_t>(op)) {}
+  /// The pooling op `op` (OpFamily::pool2d).
+  constexpr OpRef(Pool2dOp op)  // NOLINT
+      : family(OpFamily::pool2d), code(static_cast<std::uint8_t>(op)) {}
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
@@ -222,6 +231,8 @@ inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_i
                                                     "conv2d_backward_weight"};
 /// The names of the BatchNormOp codes, as profiler events and errors print them.
 inline constexpr std::string_view kBatchNormNames[] = {"batch_norm", "batch_norm_backward"};
+/// The names of the Pool2dOp codes, as profiler events and errors print them.
+inline constexpr std::string_view kPool2dNames[] = {"max_pool2d", "max_pool2d_backward"};
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
 static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
@@ -230,6 +241,8 @@ static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::back
               "kConv2dNames needs one name per Conv2dOp");
 static_assert(std::size(kBatchNormNames) == static_cast<std::size_t>(BatchNormOp::backward) + 1,
               "kBatchNormNames needs one name per BatchNormOp");
+static_assert(std::size(kPool2dNames) == static_cast<std::size_t>(Pool2dOp::max_backward) + 1,
+              "kPool2dNames needs one name per Pool2dOp");
 /// The number of names of a family's list, as an op count.
 template <class T, std::size_t N>
 constexpr int count_of(const T (&)[N]) noexcept {
