@@ -30,7 +30,9 @@ class KernelCall {
   KernelCall& view(const StridedView& v);
   /// mem(v.buffer) then view(v).
   KernelCall& buffer_view(const StridedView& v) { return mem(v.buffer).view(v); }
-  /// Enqueues over `items` work items, one each up to 2^31 (the kernels loop beyond).
+  /// Enqueues over `items` work items, one each up to 2^31 (the kernels loop beyond), in
+  /// work-groups of a fixed size (256 or the kernel's maximum; the global size rounded up).
+  /// Throws hetero::Error naming the OpenCL status where a call fails.
   void launch(cl_command_queue queue, std::int64_t items);
 
  private:
