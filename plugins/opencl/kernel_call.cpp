@@ -62,8 +62,7 @@ void KernelCall::launch(cl_command_queue queue, std::int64_t items) {
   // (docs/design/opencl-plugin.md).
   constexpr std::size_t kLocal = 256;
   cl_device_id device = nullptr;
-  HETERO_CL_CHECK(
-      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device, nullptr));
+  HETERO_CL_CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device, nullptr));
   std::size_t kernel_max = 0;
   HETERO_CL_CHECK(clGetKernelWorkGroupInfo(kernel_, device, CL_KERNEL_WORK_GROUP_SIZE,
                                            sizeof(kernel_max), &kernel_max, nullptr));

@@ -92,6 +92,10 @@ inline constexpr Variable kVariables[] = {
   // is not warned about).
   {"HETERO_JOBS", Type::integer, "2", "tools/run_tests.sh: parallel build and test jobs", 1, 1024},
   {"HETERO_FUZZ_SECONDS", Type::integer, "20", "tools/run_fuzz.sh: seconds of fuzzing", 0, 1 << 30},
+  {"HETERO_CONFORMANCE_SEQUENCES", Type::integer, "1000",
+   "the conformance kit: randomised stream sequences each backend runs "
+   "(RandomisedSequencesMatchASynchronousRun; fewer for slow builds such as sanitizers')",
+   1, 1 << 20},
   {"HETERO_BENCH_BUILD", Type::path, "build", "bench/run: the build directory"},
   {"HETERO_TORCH_CASES", Type::path, "none", "the torch_conv/torch_optim tests: their case file"},
   {"HETERO_TEST_DEVICE", Type::list, "cpu", "the torch_conv/torch_optim tests: the device"},
