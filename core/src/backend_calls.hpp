@@ -220,18 +220,25 @@ inline void batch_norm(const Storage& on, BatchNormOp op, const BatchNormArgs& a
   after_kernel(on);
 }
 
-/// The max pooling kernels (Backend::pool2d, interface minor 13); only where has_kernel()
-/// says yes. The caller (ops_pool.cpp) checked the geometry and made the views dense.
+/// The pooling kernels (Backend::pool2d: max, interface minor 13; average, minor 14); only
+/// where has_kernel() says yes. The caller (ops_pool.cpp) checked the geometry and made the
+/// views dense.
 inline void pool2d(const Storage& on, Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& v) {
   check_supported(on, op, v.x.dtype);
-  for (const StridedView* view : {&v.x, &v.y, &v.indices}) {
+  const bool avg = op == Pool2dOp::avg_forward || op == Pool2dOp::avg_backward;
+  const bool half = v.x.dtype == DType::float16 || v.x.dtype == DType::bfloat16;
+  for (const StridedView* view : {&v.x, &v.y, avg ? &v.divisor : &v.indices}) {
     check_view("pool2d", *view);
     HETERO_INTERNAL_ASSERT(view->is_contiguous(),
                            "pool2d called with an operand that is not dense");
   }
-  HETERO_INTERNAL_ASSERT(v.x.dtype == v.y.dtype && v.indices.dtype == DType::int64,
-                         "pool2d called with operands of the wrong dtypes");
-  const prof::Scope trace("kernel", op_name(op), &on, op == Pool2dOp::max_forward ? &v.y : &v.x);
+  HETERO_INTERNAL_ASSERT(
+      v.x.dtype == v.y.dtype && (avg ? v.divisor.dtype == (half ? DType::float32 : v.x.dtype) &&
+                                           v.divisor.numel() == args.oh * args.ow
+                                     : v.indices.dtype == DType::int64),
+      "pool2d called with operands of the wrong dtypes");
+  const bool forward = op == Pool2dOp::max_forward || op == Pool2dOp::avg_forward;
+  const prof::Scope trace("kernel", op_name(op), &on, forward ? &v.y : &v.x);
   on.plugin->backend->pool2d(op, args, v, on.stream());
   after_kernel(on);
 }

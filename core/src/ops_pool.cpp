@@ -96,7 +96,7 @@ Tensor padded(const Tensor& x4, const PoolGeometry& g, double value) {
 // The divisor of each output cell of avg_pool2d, [OH, OW], by torch's rule
 // (AvgPoolKernel.cpp): the window clipped to the padded input (count_include_pad) or to
 // the input itself.
-Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor& like) {
+Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const TensorOptions& on) {
   const detail::Window2d& w = g.win;
   std::vector<double> d(static_cast<std::size_t>(g.oh * g.ow));
   for (std::int64_t i = 0; i < g.oh; ++i)
@@ -111,7 +111,7 @@ Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const Tensor&
       d[static_cast<std::size_t>(i * g.ow + j)] =
           static_cast<double>(count_include_pad ? pool : (h1 - h0) * (w1 - w0));
     }
-  return from_vector(d, {g.oh, g.ow}, TensorOptions(like.device()).dtype(like.dtype()));
+  return from_vector(d, {g.oh, g.ow}, on);
 }
 
 Pool2dArgs pool_args(const PoolGeometry& g) {
@@ -119,12 +119,12 @@ Pool2dArgs pool_args(const PoolGeometry& g) {
   return {g.n, g.c, g.h, g.w, w.kh, w.kw, w.sh, w.sw, w.ph, w.pw, w.dh, w.dw, g.oh, g.ow};
 }
 
-// Whether x4's backend has both max pooling kernels for its dtype (Backend::pool2d); not for
-// an empty batch (kernels see no empty views).
-bool max_pool_by_kernels(const Tensor& x4, const PoolGeometry& g) {
+// Whether x4's backend has both pooling kernels `forward` and `backward` for its dtype
+// (Backend::pool2d); not for an empty batch (kernels see no empty views).
+bool pool_by_kernels(const Tensor& x4, const PoolGeometry& g, Pool2dOp forward, Pool2dOp backward) {
   const detail::Storage& on = detail::storage_of(x4);
-  return g.n > 0 && detail::calls::has_kernel(on, Pool2dOp::max_forward, x4.dtype()) &&
-         detail::calls::has_kernel(on, Pool2dOp::max_backward, x4.dtype());
+  return g.n > 0 && detail::calls::has_kernel(on, forward, x4.dtype()) &&
+         detail::calls::has_kernel(on, backward, x4.dtype());
 }
 
 // max_pool2d on the backend's kernels: y [N, C, OH, OW] and each window's index in its plane.
@@ -133,7 +133,7 @@ std::pair<Tensor, Tensor> max_pool_kernel(const Tensor& x4, const PoolGeometry& 
   Tensor y = detail::new_tensor_like({g.n, g.c, g.oh, g.ow}, x.dtype(), x);
   Tensor index = detail::new_tensor_like({g.n, g.c, g.oh, g.ow}, DType::int64, x);
   detail::calls::pool2d(detail::storage_of(y), Pool2dOp::max_forward, pool_args(g),
-                        {detail::view_of(x), detail::view_of(y), detail::view_of(index)});
+                        {detail::view_of(x), detail::view_of(y), detail::view_of(index), {}});
   return {y, index};
 }
 
@@ -142,7 +142,26 @@ Tensor max_pool_kernel_backward(const Tensor& g4, const Tensor& index, const Poo
   const Tensor gy = g4.contiguous();
   Tensor dx = detail::new_tensor_like({g.n, g.c, g.h, g.w}, gy.dtype(), gy);
   detail::calls::pool2d(detail::storage_of(dx), Pool2dOp::max_backward, pool_args(g),
-                        {detail::view_of(dx), detail::view_of(gy), detail::view_of(index)});
+                        {detail::view_of(dx), detail::view_of(gy), detail::view_of(index), {}});
+  return dx;
+}
+
+// avg_pool2d on the backend's kernels: y [N, C, OH, OW] from x4 and each window's divisor
+// ([OH, OW], in the accumulate type).
+Tensor avg_pool_kernel(const Tensor& x4, const Tensor& divisor, const PoolGeometry& g) {
+  const Tensor x = x4.contiguous();
+  Tensor y = detail::new_tensor_like({g.n, g.c, g.oh, g.ow}, x.dtype(), x);
+  detail::calls::pool2d(detail::storage_of(y), Pool2dOp::avg_forward, pool_args(g),
+                        {detail::view_of(x), detail::view_of(y), {}, detail::view_of(divisor)});
+  return y;
+}
+
+// Its gradient: dL/dx [N, C, H, W] from dL/dy g4.
+Tensor avg_pool_kernel_backward(const Tensor& g4, const Tensor& divisor, const PoolGeometry& g) {
+  const Tensor gy = g4.contiguous();
+  Tensor dx = detail::new_tensor_like({g.n, g.c, g.h, g.w}, gy.dtype(), gy);
+  detail::calls::pool2d(detail::storage_of(dx), Pool2dOp::avg_backward, pool_args(g),
+                        {detail::view_of(dx), detail::view_of(gy), {}, detail::view_of(divisor)});
   return dx;
 }
 
@@ -155,7 +174,8 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   check_floating(input, "max_pool2d");
   const PoolGeometry g = check_pool(x4, "max_pool2d", kernel, stride, padding, dilation, ceil_mode);
   const bool unbatched = input.dim() == 3;
-  if (max_pool_by_kernels(x4, g)) {  // the device's kernels (Backend::pool2d)
+  if (pool_by_kernels(x4, g, Pool2dOp::max_forward,
+                      Pool2dOp::max_backward)) {  // the device's kernels (Backend::pool2d)
     Tensor y, index;
     {
       NoGradGuard no_grad;
@@ -217,13 +237,33 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
   if (divisor_override && *divisor_override <= 0)
     throw ValueError("avg_pool2d: divisor must be not zero, got " +
                      std::to_string(*divisor_override));
+  const bool unbatched = input.dim() == 3;
+  const DType t = x4.dtype();
+  // 16-bit inputs are summed and divided in float32 and rounded once (docs/semantics.md
+  // row 20, as torch's accumulate type; issue #44: float16 sums overflowed and cancelled).
+  const DType acc = t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
+  if (pool_by_kernels(x4, g, Pool2dOp::avg_forward, Pool2dOp::avg_backward)) {
+    Tensor y, divisor;
+    {
+      NoGradGuard no_grad;
+      const TensorOptions on = TensorOptions(x4.device()).dtype(acc);
+      if (divisor_override)
+        divisor = full({g.oh, g.ow}, static_cast<double>(*divisor_override), on);
+      else
+        divisor = avg_divisors(g, count_include_pad, on);
+      y = avg_pool_kernel(x4, divisor, g);
+    }
+    return detail::record("AvgPool2DBackward", unbatched ? y.squeeze(0) : y, {input}, [&] {
+      return [g, divisor, unbatched](const Tensor& grad) {
+        const Tensor dx =
+            avg_pool_kernel_backward(unbatched ? grad.unsqueeze(0) : grad, divisor, g);
+        return detail::Gradients{unbatched ? dx.squeeze(0) : dx};
+      };
+    });
+  }
   Tensor out, divisor;
   {
     NoGradGuard no_grad;
-    // 16-bit inputs are summed and divided in float32 and rounded once (docs/semantics.md
-    // row 20, as torch's accumulate type; issue #44: float16 sums overflowed and cancelled).
-    const DType t = x4.dtype();
-    const DType acc = t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
     const Tensor xp = padded(acc == t ? x4 : x4.to(acc), g, 0.0);
     const Tensor sums = detail::window_sum(xp, g.win, g.oh, g.ow);  // [N, C, OH, OW]
     Tensor d;
@@ -232,13 +272,13 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
     else if (count_include_pad && !g.win.extra_h && !g.win.extra_w)
       d = full({}, static_cast<double>(g.win.kh * g.win.kw), TensorOptions(x4.device()).dtype(acc));
     else
-      d = avg_divisors(g, count_include_pad, xp);
+      d = avg_divisors(g, count_include_pad, TensorOptions(xp.device()).dtype(acc));
     const Tensor y = acc == t ? sums / d : (sums / d).to(t);
     out = input.dim() == 4 ? y : y.squeeze(0);
     divisor = d;  // in the accumulate type: counts above 256 (bfloat16) are not exact in 16 bits
   }
   return detail::record("AvgPool2DBackward", out, {input}, [&] {
-    return [g, divisor, unbatched = input.dim() == 3](const Tensor& grad) {
+    return [g, divisor, unbatched](const Tensor& grad) {
       return detail::formulas::avg_pool2d(grad, divisor, g, unbatched);
     };
   });

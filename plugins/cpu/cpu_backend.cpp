@@ -311,16 +311,30 @@ void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const Bat
 }
 void CpuBackend::pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& v, Stream& stream) {
   const std::int64_t cost = args.n * args.c * args.oh * args.ow * args.kh * args.kw;
-  const auto kernel = [op, args](const StridedView& a, const StridedView& b, const StridedView& c) {
-    // forward: (x, indices, y); backward: (y, indices, x)
-    const Pool2dViews views =
-        op == Pool2dOp::max_forward ? Pool2dViews{a, c, b} : Pool2dViews{c, a, b};
-    kernels::pool2d(op, args, views);
+  // Each kernel gets (what it reads..., what it writes); the last `a` of the backward ops is
+  // dL/dx, their first dL/dy.
+  const auto run = [op, args](const StridedView& a, const StridedView& b, const StridedView& c) {
+    switch (op) {
+      case Pool2dOp::max_forward:  // (x, indices, y)
+        return kernels::pool2d(op, args, {a, c, b, {}});
+      case Pool2dOp::max_backward:  // (dy, indices, dx)
+        return kernels::pool2d(op, args, {c, a, b, {}});
+      case Pool2dOp::avg_forward:  // (x, divisor, y)
+        return kernels::pool2d(op, args, {a, c, {}, b});
+      case Pool2dOp::avg_backward:  // (dy, divisor, dx)
+        return kernels::pool2d(op, args, {c, a, {}, b});
+    }
   };
-  if (op == Pool2dOp::max_forward)
-    submit_views_writing<2>(on(stream), op_name(op), cost, kernel, v.x, v.indices, v.y);
-  else
-    submit_views(on(stream), op_name(op), cost, kernel, v.y, v.indices, v.x);
+  switch (op) {
+    case Pool2dOp::max_forward:
+      return submit_views_writing<2>(on(stream), op_name(op), cost, run, v.x, v.indices, v.y);
+    case Pool2dOp::max_backward:
+      return submit_views(on(stream), op_name(op), cost, run, v.y, v.indices, v.x);
+    case Pool2dOp::avg_forward:
+      return submit_views(on(stream), op_name(op), cost, run, v.x, v.divisor, v.y);
+    case Pool2dOp::avg_backward:
+      return submit_views(on(stream), op_name(op), cost, run, v.y, v.divisor, v.x);
+  }
 }
 void CpuBackend::gather(const StridedView& src, const StridedView& index, int dim,
                         const StridedView& out, Stream& stream) {

@@ -72,6 +72,12 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_TRUE(is_optional(OpFamily::pool2d));
   EXPECT_EQ(op_since(Pool2dOp::max_backward), 13);
   EXPECT_EQ(op_name(Pool2dOp::max_forward), "max_pool2d");
+  // Average pooling joined the family at minor 14: a plugin of minor 13 has two codes.
+  EXPECT_EQ(op_since(Pool2dOp::avg_forward), 14);
+  EXPECT_EQ(op_since(Pool2dOp::avg_backward), 14);
+  EXPECT_EQ(op_count(OpFamily::pool2d), 4);
+  EXPECT_EQ(op_name(Pool2dOp::avg_backward), "avg_pool2d_backward");
+  EXPECT_FALSE(table_defines(Pool2dOp::avg_forward, DType::float32));
   EXPECT_FALSE(is_optional(OpFamily::ternary));
   EXPECT_FALSE(table_defines(OpRef(OpFamily::conv2d), DType::float32));
   EXPECT_TRUE(table_defines(OpRef(OpFamily::gather), DType::bool_));

@@ -312,12 +312,13 @@ class Backend {
     throw NotImplementedError(std::string(op_name(op)) + ": backend '" + name() +
                               "' has no batch normalisation kernel");
   }
-  /// Max pooling of `args`' geometry over `views` (Pool2dViews says which each op reads and
-  /// writes), as aten's max_pool2d_with_indices (max_forward) and its backward
-  /// (max_backward). The outputs overlap no input. The default supports() says no, and the
-  /// core then composes max pooling from window views, argmax and scatter_add (Note
-  /// [Convolution as GEMM]); a backend that implements this overrides both. The default
-  /// throws NotImplementedError.
+  /// Max and (minor 14) average pooling of `args`' geometry over `views` (Pool2dViews says
+  /// which each op reads and writes), as aten's max_pool2d_with_indices (max_forward),
+  /// avg_pool2d (avg_forward) and their backwards. The outputs overlap no input. The default
+  /// supports() says no, and the core then composes pooling from window views, reductions
+  /// and scatter_add (Note [Convolution as GEMM]); a backend that implements this overrides
+  /// both, and may support the max ops without the average ones. The default throws
+  /// NotImplementedError.
   virtual void pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& views,
                       Stream& stream) {
     (void)args;

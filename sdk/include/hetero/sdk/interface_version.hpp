@@ -28,8 +28,9 @@
 /// first `floating` binary row beside div). 12: BinaryOp::fmod and remainder.
 /// 13: Backend::batch_norm(), the optional batch normalisation kernels (OpFamily::batch_norm,
 /// BatchNormOp, BatchNormArgs, BatchNormViews), and Backend::pool2d(), the optional max
-/// pooling kernels (OpFamily::pool2d, Pool2dOp, Pool2dArgs, Pool2dViews).
-#define HETERO_INTERFACE_VERSION_MINOR 13
+/// pooling kernels (OpFamily::pool2d, Pool2dOp, Pool2dArgs, Pool2dViews). 14: Pool2dOp's
+/// average pooling codes (avg_forward, avg_backward) and Pool2dViews::divisor.
+#define HETERO_INTERFACE_VERSION_MINOR 14
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

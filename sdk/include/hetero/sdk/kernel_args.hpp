@@ -190,7 +190,8 @@ struct BatchNormViews {
 /// output (i, j)'s window starts at (i sh - ph, j sw - pw) and takes every dh-th row and
 /// dw-th column of its kh x kw extent that lies inside the input (padding is -inf: never
 /// taken). oh and ow are torch's (ceil_mode included), so that every window holds at least
-/// one input element. Every size >= 1; 0 <= ph <= kh / 2, 0 <= pw <= kw / 2.
+/// one input element. Every size >= 1; 0 <= ph <= kh / 2, 0 <= pw <= kw / 2. Average
+/// pooling (minor 14) has dh = dw = 1, and its padding counts as zeros.
 struct Pool2dArgs {
   std::int64_t n = 0;   ///< images
   std::int64_t c = 0;   ///< channels
@@ -214,11 +215,22 @@ struct Pool2dArgs {
 ///   and indices (where it was, as h * w + column in its input plane, as torch's
 ///   return_indices: the first element of the window for a maximum of -inf; the last NaN);
 /// - max_backward reads y (dL/dy) and indices, and writes x (dL/dx: every element; the sum
-///   of dL/dy over the windows whose index names it).
+///   of dL/dy over the windows whose index names it);
+/// - avg_forward (minor 14) reads x and divisor, and writes y: the sum of each window's
+///   input elements (in row-major order, in x's dtype) divided by the window's divisor, as
+///   aten's cpu avg_pool2d;
+/// - avg_backward (minor 14) reads y (dL/dy) and divisor, and writes x (dL/dx: every element;
+///   the sum of dL/dy / divisor over the windows that hold it).
+/// The average ops leave indices empty; the max ops leave divisor empty.
 struct Pool2dViews {
-  StridedView x;        ///< [n, c, h, w]: the input, or its gradient (max_backward)
-  StridedView y;        ///< [n, c, oh, ow]: the output, or its gradient (max_backward)
-  StridedView indices;  ///< [n, c, oh, ow], int64
+  StridedView x;        ///< [n, c, h, w]: the input, or its gradient (the backward ops)
+  StridedView y;        ///< [n, c, oh, ow]: the output, or its gradient (the backward ops)
+  StridedView indices;  ///< max: [n, c, oh, ow], int64
+  /// avg (minor 14): [oh, ow], each window's divisor, in the accumulate type (float32 for
+  /// float16 and bfloat16 x, x's dtype otherwise). The core applies torch's rule:
+  /// divisor_override, else the window's cells within the padded input (count_include_pad)
+  /// or within the input.
+  StridedView divisor;
 };
 
 }  // namespace hetero

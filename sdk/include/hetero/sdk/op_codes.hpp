@@ -71,8 +71,10 @@ enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
 enum class BatchNormOp : std::uint8_t { forward_training, backward };
 
 /// The ops of Backend::pool2d() (interface minor 13): 2-d max pooling with its indices and
-/// its gradient, as aten's max_pool2d_with_indices and max_pool2d_with_indices_backward.
-enum class Pool2dOp : std::uint8_t { max_forward, max_backward };
+/// its gradient, as aten's max_pool2d_with_indices and max_pool2d_with_indices_backward;
+/// from minor 14, 2-d average pooling and its gradient, as aten's avg_pool2d and
+/// avg_pool2d_backward. A translation unit of target minor 13 counts the first two.
+enum class Pool2dOp : std::uint8_t { max_forward, max_backward, avg_forward, avg_backward };
 
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
@@ -115,7 +117,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 ///   its supports() opts in and the core composes it from the others elsewhere (softmax,
 ///   minor 3; conv2d, minor 8, composed from cast, gemm and binary: Note [Convolution as
 ///   GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch norm
-///   kernels]; pool2d, minor 13, composed from window views and reductions); `required`
+///   kernels]; pool2d, minor 13 (average pooling's codes minor 14), composed from window
+///   views and reductions); `required`
 ///   otherwise;
 /// - count: its op codes at this translation unit's target minor (1 for a one-op family);
 /// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
@@ -139,7 +142,7 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
   _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating) \
   _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating) \
-  _(pool2d,     13, optional, count_of(kPool2dNames),  kPool2dNames[code],  13,                  DTypeClass::floating)
+  _(pool2d,     13, optional, kPool2dOpCount,          kPool2dNames[code],  kPool2dSince[code],  DTypeClass::floating)
 // clang-format on
 #define HETERO_FAMILY_IS_OPTIONAL_optional true
 #define HETERO_FAMILY_IS_OPTIONAL_required false
@@ -232,7 +235,12 @@ inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_i
 /// The names of the BatchNormOp codes, as profiler events and errors print them.
 inline constexpr std::string_view kBatchNormNames[] = {"batch_norm", "batch_norm_backward"};
 /// The names of the Pool2dOp codes, as profiler events and errors print them.
-inline constexpr std::string_view kPool2dNames[] = {"max_pool2d", "max_pool2d_backward"};
+inline constexpr std::string_view kPool2dNames[] = {"max_pool2d", "max_pool2d_backward",
+                                                    "avg_pool2d", "avg_pool2d_backward"};
+/// The interface minor that added each Pool2dOp code.
+inline constexpr int kPool2dSince[] = {13, 13, 14, 14};
+/// The Pool2dOp codes of the minor this translation unit targets.
+inline constexpr int kPool2dOpCount = HETERO_TARGET_INTERFACE_MINOR >= 14 ? 4 : 2;
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
 static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
@@ -241,8 +249,9 @@ static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::back
               "kConv2dNames needs one name per Conv2dOp");
 static_assert(std::size(kBatchNormNames) == static_cast<std::size_t>(BatchNormOp::backward) + 1,
               "kBatchNormNames needs one name per BatchNormOp");
-static_assert(std::size(kPool2dNames) == static_cast<std::size_t>(Pool2dOp::max_backward) + 1,
-              "kPool2dNames needs one name per Pool2dOp");
+static_assert(std::size(kPool2dNames) == static_cast<std::size_t>(Pool2dOp::avg_backward) + 1 &&
+                  std::size(kPool2dSince) == std::size(kPool2dNames),
+              "kPool2dNames and kPool2dSince need one entry per Pool2dOp");
 /// The number of names of a family's list, as an op count.
 template <class T, std::size_t N>
 constexpr int count_of(const T (&)[N]) noexcept {
