@@ -87,6 +87,7 @@ constexpr std::string_view dtype_name(DType t) noexcept {
   return "unknown";
 }
 
+/// Prints dtype_name(t) ("float32", ...).
 inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
 
 /// The DType of a C++ element type T, for dispatch and from_vector<T>:
@@ -104,33 +105,40 @@ struct DTypeOf {
       "values "
       "first");
 };
+/// float is float32.
 template <>
 struct DTypeOf<float> {
-  static constexpr DType value = DType::float32;
+  static constexpr DType value = DType::float32;  ///< the DType
 };
+/// double is float64.
 template <>
 struct DTypeOf<double> {
-  static constexpr DType value = DType::float64;
+  static constexpr DType value = DType::float64;  ///< the DType
 };
+/// std::int32_t is int32.
 template <>
 struct DTypeOf<std::int32_t> {
-  static constexpr DType value = DType::int32;
+  static constexpr DType value = DType::int32;  ///< the DType
 };
+/// std::int64_t is int64.
 template <>
 struct DTypeOf<std::int64_t> {
-  static constexpr DType value = DType::int64;
+  static constexpr DType value = DType::int64;  ///< the DType
 };
+/// bool is bool_.
 template <>
 struct DTypeOf<bool> {
-  static constexpr DType value = DType::bool_;
+  static constexpr DType value = DType::bool_;  ///< the DType
 };
+/// std::uint8_t is uint8.
 template <>
 struct DTypeOf<std::uint8_t> {
-  static constexpr DType value = DType::uint8;
+  static constexpr DType value = DType::uint8;  ///< the DType
 };
+/// std::int8_t is int8.
 template <>
 struct DTypeOf<std::int8_t> {
-  static constexpr DType value = DType::int8;
+  static constexpr DType value = DType::int8;  ///< the DType
 };
 
 /// dtype_of<float> == DType::float32 (see DTypeOf).

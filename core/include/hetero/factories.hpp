@@ -29,8 +29,10 @@ HETERO_API Tensor ones(const Shape& shape, TensorOptions options = {});
 /// largest); bool takes value != 0 (NaN is true); a fraction truncates for integers.
 HETERO_API Tensor full(const Shape& shape, double value, TensorOptions options = {});
 /// Same shape, dtype and device as `like`, all zeros / ones.
+/// @{
 HETERO_API Tensor zeros_like(const Tensor& like);
 HETERO_API Tensor ones_like(const Tensor& like);
+/// @}
 /// [start, end) in steps of `step` (1-D), as torch.arange with Python floats: float32 unless
 /// options name a dtype; ceil((end - start) / step) elements, and for an integer dtype start
 /// and step truncated first (arange(-2.25, 7.5, 2, int64) is [-2, 0, 2, 4, 6]). ShapeError
@@ -103,10 +105,12 @@ HETERO_API Tensor randn(const Shape& shape, Generator& generator, TensorOptions 
 HETERO_API void manual_seed(std::uint64_t seed);
 
 /// 1-D tensor from values, as torch.tensor: integers give int64, floating values float32.
+/// @{
 HETERO_API Tensor tensor(std::initializer_list<int> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<std::int64_t> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<float> values, TensorOptions options = {});
+/// @}
 namespace detail {
 /// torch::tensor's dtype for C++ elements of type T: uint8_t -> uint8, int8_t -> int8, other
 /// integers -> int64, float and double -> float32 (libtorch's default dtype; checked against
@@ -146,10 +150,12 @@ Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
 HETERO_API Tensor tensor(const std::vector<bool>& values, TensorOptions options = {});
 
 /// 2-D tensor from nested rows; ShapeError when rows differ in length.
+/// @{
 HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<int>> rows,
                          TensorOptions options = {});
 HETERO_API Tensor tensor(std::initializer_list<std::initializer_list<double>> rows,
                          TensorOptions options = {});
+/// @}
 
 /// Copies raw host elements of `src_dtype` into a new tensor of `shape`
 /// (options.dtype, default src_dtype), converting them on the host by the rule every

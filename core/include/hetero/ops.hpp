@@ -20,18 +20,29 @@
 
 namespace hetero {
 
+/// a + b, a - b, a * b and a / b element by element, as torch.add / sub / mul / div (without
+/// alpha or rounding_mode): broadcasting and promotion as the file comment says; div is true
+/// division (integers give float32). Gradients g, -g, g b and g / b, -g a / b^2 to a and b,
+/// summed over broadcast dimensions.
+/// @{
 HETERO_API Tensor add(const Tensor& a, const Tensor& b);
 HETERO_API Tensor sub(const Tensor& a, const Tensor& b);
 HETERO_API Tensor mul(const Tensor& a, const Tensor& b);
 HETERO_API Tensor div(const Tensor& a, const Tensor& b);
+/// @}
 /// Elementwise max / min of two tensors (as torch.maximum / torch.minimum).
+/// @{
 HETERO_API Tensor maximum(const Tensor& a, const Tensor& b);
 HETERO_API Tensor minimum(const Tensor& a, const Tensor& b);
+/// @}
 
+/// The operators of add, sub, mul and div (as libtorch's).
+/// @{
 HETERO_API Tensor operator+(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator-(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator*(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator/(const Tensor& a, const Tensor& b);
+/// @}
 namespace detail {
 /// The 0-d operand of a tensor-scalar op on a's device, as torch wraps a Python number: a
 /// floating scalar takes a floating tensor's dtype and is float32 (the default dtype) for an
@@ -39,12 +50,15 @@ namespace detail {
 /// into it (uint8 + 300 is + 44, as torch), and int64 for a bool tensor. The op then
 /// promotes as torch.result_type with a 0-d operand. DeviceUnavailableError for an
 /// undefined `a`.
+/// @{
 HETERO_API Tensor scalar_operand(const Tensor& a, double s);
 HETERO_API Tensor scalar_operand(const Tensor& a, std::int64_t s);
+/// @}
 }  // namespace detail
 
 /// Tensor-scalar forms with a floating scalar (as torch's with a Python float): an integer or
 /// bool tensor gives float32, a floating tensor keeps its dtype; x + INFINITY is inf.
+/// @{
 HETERO_API Tensor operator+(const Tensor& a, double s);
 HETERO_API Tensor operator-(const Tensor& a, double s);
 HETERO_API Tensor operator*(const Tensor& a, double s);
@@ -53,11 +67,13 @@ HETERO_API Tensor operator+(double s, const Tensor& a);
 HETERO_API Tensor operator-(double s, const Tensor& a);
 HETERO_API Tensor operator*(double s, const Tensor& a);
 HETERO_API Tensor operator/(double s, const Tensor& a);
+/// @}
 
 /// Tensor-scalar forms with an integral scalar (as torch's with a Python int): the tensor
 /// keeps its dtype (bool gives int64), the value converted to int64 and then wrapped into
 /// the dtype; `/` is true division in floating point, the scalar not wrapped (int32 x /
 /// 2^31 divides by 2^31, as torch).
+/// @{
 template <IntegralScalar I>
 Tensor operator+(const Tensor& a, I s) {
   return a + detail::scalar_operand(a, static_cast<std::int64_t>(s));
@@ -90,6 +106,8 @@ template <IntegralScalar I>
 Tensor operator/(I s, const Tensor& a) {
   return detail::scalar_operand(a, static_cast<double>(s)) / a;
 }
+/// @}
+/// -a, as neg(a).
 HETERO_API Tensor operator-(const Tensor& a);
 
 /// Unary functions, as torch's of the same names (the rows of the op tables,
@@ -98,6 +116,7 @@ HETERO_API Tensor operator-(const Tensor& a);
 /// input in float32; neg, abs and relu keep integer dtypes and raise DTypeError for
 /// bool (as torch: use a logical op for a mask). relu keeps NaN. NotImplementedError where the
 /// device's backend lacks the op for the dtype.
+/// @{
 HETERO_API Tensor neg(const Tensor& a);
 HETERO_API Tensor exp(const Tensor& a);
 HETERO_API Tensor log(const Tensor& a);
@@ -106,65 +125,88 @@ HETERO_API Tensor abs(const Tensor& a);
 HETERO_API Tensor relu(const Tensor& a);
 HETERO_API Tensor sigmoid(const Tensor& a);
 HETERO_API Tensor tanh(const Tensor& a);
+/// @}
 /// sin(x) and cos(x), x in radians; gradients cos(x) and -sin(x).
+/// @{
 HETERO_API Tensor sin(const Tensor& a);
 HETERO_API Tensor cos(const Tensor& a);
+/// @}
 /// log(1 + x), exp(x) - 1 (accurate near 0, as torch.log1p / torch.expm1) and 1 / sqrt(x)
 /// (torch.rsqrt); floating dtypes, integer input gives float32 (interface minor 5). Gradients
 /// g / (1 + x), g (y + 1) and -g y^3 / 2.
+/// @{
 HETERO_API Tensor log1p(const Tensor& a);
 HETERO_API Tensor expm1(const Tensor& a);
 HETERO_API Tensor rsqrt(const Tensor& a);
+/// @}
 /// The Gauss error function 2/sqrt(pi) * integral_0^x exp(-t^2) dt (torch.erf) and 1 / x
 /// (torch.reciprocal); floating dtypes, integer or bool input gives float32 (interface
 /// minor 11). Gradients 2/sqrt(pi) exp(-x^2) g and -g / x^2.
+/// @{
 HETERO_API Tensor erf(const Tensor& a);
 HETERO_API Tensor reciprocal(const Tensor& a);
+/// @}
 /// Rounding to an integral value in the input's dtype, as torch.floor / ceil / round /
 /// trunc: round goes to the nearest, ties to even (2.5 -> 2, -0.5 -> -0); integer input
 /// is returned as it is (a new tensor); NaN and infinities stay. sign: 1, -1, or 0 for 0
 /// and NaN (as torch 1.13), in the input's dtype (uint8 gives 0 or 1). DTypeError for bool
 /// (torch.sign of bool returns it; docs/semantics.md). The gradients are 0 (interface
 /// minor 11).
+/// @{
 HETERO_API Tensor floor(const Tensor& a);
 HETERO_API Tensor ceil(const Tensor& a);
 HETERO_API Tensor round(const Tensor& a);
 HETERO_API Tensor trunc(const Tensor& a);
 HETERO_API Tensor sign(const Tensor& a);
+/// @}
 
 /// Sum of all elements (0-D), or along `dim` (negative counts from the end).
+/// @{
 HETERO_API Tensor sum(const Tensor& a);
 HETERO_API Tensor sum(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// @}
 /// Mean (floating dtypes; DTypeError for integers, as torch).
+/// @{
 HETERO_API Tensor mean(const Tensor& a);
 HETERO_API Tensor mean(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// @}
 /// Max / min values in the input's dtype, bool included (ShapeError on an empty range).
+/// @{
 HETERO_API Tensor max(const Tensor& a);
 HETERO_API Tensor max(const Tensor& a, std::int64_t dim, bool keepdim = false);
 HETERO_API Tensor min(const Tensor& a);
 HETERO_API Tensor min(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// @}
 /// Frobenius norm sqrt(sum(x^2)) of all elements (floating dtypes), 0-D.
 HETERO_API Tensor norm(const Tensor& a);
 /// Index (int64) of the first maximum, over the flattened tensor or along `dim`; NaN is the
 /// maximum. DTypeError for bool (as torch).
+/// @{
 HETERO_API Tensor argmax(const Tensor& a);
 HETERO_API Tensor argmax(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// @}
 /// Index (int64) of the first minimum, as torch.argmin: NaN is the minimum; computed as the
 /// argmax of an order-reversing map (-x for floats, -x - 1 = ~x for signed integers, 255 - x
 /// for uint8), exact for every value. Errors as argmax.
+/// @{
 HETERO_API Tensor argmin(const Tensor& a);
 HETERO_API Tensor argmin(const Tensor& a, std::int64_t dim, bool keepdim = false);
+/// @}
 /// Variance sum((x - mean)^2) / max(0, N - correction) over all elements or along `dim`, as
 /// torch.var (correction 1: Bessel's; 0: the population variance; N - correction <= 0 gives
 /// inf or NaN, as torch). Floating dtypes (DTypeError otherwise: "std and var only support
 /// floating point"). Gradient as torch's: 2 (x - mean) / (N - correction).
+/// @{
 HETERO_API Tensor var(const Tensor& a, std::int64_t correction = 1);
 HETERO_API Tensor var(const Tensor& a, std::int64_t dim, std::int64_t correction,
                       bool keepdim = false);
+/// @}
 /// sqrt(var(...)), as torch.std; its gradient is 0 where the result is 0 (torch's rule).
+/// @{
 HETERO_API Tensor std(const Tensor& a, std::int64_t correction = 1);
 HETERO_API Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction,
                       bool keepdim = false);
+/// @}
 /// log(sum(exp(x))) along `dim`, computed stably as m + log(sum(exp(x - m))) with m the
 /// maximum (0 where it is infinite), as torch.logsumexp: integer and bool input gives
 /// float32; an empty reduction gives -inf. Gradient softmax(x) g.
@@ -213,12 +255,17 @@ HETERO_API Tensor cast(const Tensor& a, DType t);
 /// promotes as `x + 2.5` does. Implicit from any arithmetic type but bool.
 class Number {
  public:
+  /// An integral number (converted to int64).
   template <IntegralScalar I>
   Number(I v) : integral_(true), i_(static_cast<std::int64_t>(v)) {}  // NOLINT(implicit)
+  /// A floating number (converted to double).
   template <std::floating_point F>
   Number(F v) : d_(static_cast<double>(v)) {}  // NOLINT(implicit)
+  /// Whether it was given as an integral value.
   bool is_integral() const noexcept { return integral_; }
+  /// The integral value (0 for a floating number).
   std::int64_t integral() const noexcept { return i_; }
+  /// The value as a double (an integral one converted).
   double floating() const noexcept { return integral_ ? static_cast<double>(i_) : d_; }
 
  private:
@@ -232,12 +279,14 @@ class Number {
 /// integral scalar wraps into the tensor's dtype, uint8 < 300 compares with 44, as torch),
 /// the result is bool, with no gradient. NaN compares unequal to everything, itself
 /// included (ne is true). The rows of the op table with dtypes `comparison`.
+/// @{
 HETERO_API Tensor eq(const Tensor& a, const Tensor& b);
 HETERO_API Tensor ne(const Tensor& a, const Tensor& b);
 HETERO_API Tensor lt(const Tensor& a, const Tensor& b);
 HETERO_API Tensor le(const Tensor& a, const Tensor& b);
 HETERO_API Tensor gt(const Tensor& a, const Tensor& b);
 HETERO_API Tensor ge(const Tensor& a, const Tensor& b);
+/// @}
 
 /// x to the power y, as torch.pow: broadcasts and promotes as the arithmetic ops; integer
 /// dtypes give integers (wrapping; a negative exponent gives 1 for x == 1, +-1 for x == -1
@@ -270,11 +319,13 @@ HETERO_API Tensor remainder(const Tensor& a, double b);
 /// exponent to float32 first: up to ~8 ulps apart; docs/semantics.md).
 HETERO_API Tensor pow(const Tensor& a, double exponent);
 /// pow with a scalar base: the base takes the exponent tensor's dtype rules as in `s + a`.
+/// @{
 HETERO_API Tensor pow(double base, const Tensor& exponent);
 template <IntegralScalar I>
 Tensor pow(I base, const Tensor& exponent) {
   return pow(detail::scalar_operand(exponent, static_cast<std::int64_t>(base)), exponent);
 }
+/// @}
 namespace detail {
 /// pow with an integral exponent: the tensor keeps its dtype (bool gives int64); an integer
 /// tensor with a negative exponent raises DTypeError "integers to negative integer powers
@@ -282,6 +333,9 @@ namespace detail {
 /// ValueError (both as torch).
 HETERO_API Tensor pow_integral(const Tensor& a, std::int64_t exponent);
 }  // namespace detail
+/// pow with an integral exponent: the tensor keeps its dtype (bool gives int64); DTypeError
+/// for an integer tensor with a negative exponent, ValueError for an exponent the dtype
+/// cannot hold (as torch).
 template <IntegralScalar I>
 Tensor pow(const Tensor& a, I exponent) {
   return detail::pow_integral(a, static_cast<std::int64_t>(exponent));
@@ -289,12 +343,14 @@ Tensor pow(const Tensor& a, I exponent) {
 
 /// Tensor-scalar comparisons (as torch's with a Python number: the scalar is wrapped as by
 /// the arithmetic operators, detail::scalar_operand).
+/// @{
 HETERO_API Tensor eq(const Tensor& a, double s);
 HETERO_API Tensor ne(const Tensor& a, double s);
 HETERO_API Tensor lt(const Tensor& a, double s);
 HETERO_API Tensor le(const Tensor& a, double s);
 HETERO_API Tensor gt(const Tensor& a, double s);
 HETERO_API Tensor ge(const Tensor& a, double s);
+/// Defines name(const Tensor&, I) for an integral scalar I (undefined after use).
 #define HETERO_INTEGRAL_COMPARISON(name)                        \
   template <IntegralScalar I>                                   \
   Tensor name(const Tensor& a, I s) {                           \
@@ -306,20 +362,24 @@ HETERO_INTEGRAL_COMPARISON(lt)
 HETERO_INTEGRAL_COMPARISON(le)
 HETERO_INTEGRAL_COMPARISON(gt)
 HETERO_INTEGRAL_COMPARISON(ge)
+/// @}
 #undef HETERO_INTEGRAL_COMPARISON
 
 /// The comparison operators, as libtorch's: `a == b` is eq(a, b), a bool tensor (not a
 /// bool: use equal() for "same shape and values", allclose() for closeness).
+/// @{
 HETERO_API Tensor operator==(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator!=(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator<(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator<=(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator>(const Tensor& a, const Tensor& b);
 HETERO_API Tensor operator>=(const Tensor& a, const Tensor& b);
+/// @}
 /// A number a comparison operator takes beside a tensor (any arithmetic type but bool).
 template <class S>
 concept ComparisonScalar = std::is_arithmetic_v<S> && !std::same_as<S, bool>;
 /// With a scalar on either side (3 < x is gt(x, 3)).
+/// @{
 #define HETERO_SCALAR_COMPARISON_OPERATOR(op, name, mirrored) \
   template <ComparisonScalar S>                               \
   Tensor operator op(const Tensor& a, S s) {                  \
@@ -335,23 +395,30 @@ HETERO_SCALAR_COMPARISON_OPERATOR(<, lt, gt)
 HETERO_SCALAR_COMPARISON_OPERATOR(<=, le, ge)
 HETERO_SCALAR_COMPARISON_OPERATOR(>, gt, lt)
 HETERO_SCALAR_COMPARISON_OPERATOR(>=, ge, le)
+/// @}
 #undef HETERO_SCALAR_COMPARISON_OPERATOR
 
 /// Logical ops, as torch.logical_and / or / xor / not: any dtype, an element is true when
 /// it is non-zero (NaN is true); bool result, no gradient.
+/// @{
 HETERO_API Tensor logical_and(const Tensor& a, const Tensor& b);
 HETERO_API Tensor logical_or(const Tensor& a, const Tensor& b);
 HETERO_API Tensor logical_xor(const Tensor& a, const Tensor& b);
 HETERO_API Tensor logical_not(const Tensor& a);
+/// @}
 /// NaN / +-inf / finite tests, as torch.isnan / isinf / isfinite (bool; integer and bool
 /// tensors are finite, never NaN or inf).
+/// @{
 HETERO_API Tensor isnan(const Tensor& a);
 HETERO_API Tensor isinf(const Tensor& a);
 HETERO_API Tensor isfinite(const Tensor& a);
+/// @}
 /// True (0-d bool) when every / any element is non-zero, as torch.all / torch.any; all of
 /// an empty tensor is true, any false. A uint8 tensor gives a uint8 result (as torch).
+/// @{
 HETERO_API Tensor all(const Tensor& a);
 HETERO_API Tensor any(const Tensor& a);
+/// @}
 
 /// `cond ? x : y` element by element, as torch.where: `cond` must be bool (DTypeError
 /// otherwise, as torch), the three broadcast together, x and y promote as the arithmetic
@@ -359,8 +426,10 @@ HETERO_API Tensor any(const Tensor& a);
 /// x; the converse to y. The ternary table's `where` row.
 HETERO_API Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 /// where with a scalar for y or x (wrapped as the arithmetic operators' scalars are).
+/// @{
 HETERO_API Tensor where(const Tensor& cond, const Tensor& x, double y);
 HETERO_API Tensor where(const Tensor& cond, double x, const Tensor& y);
+/// @}
 /// `value` where `mask` (bool) is true, a elsewhere, as torch.masked_fill: a's dtype (the
 /// value converted with full()'s overflow check: 2.7 into an integer tensor is 2, 300 into
 /// uint8 raises DTypeError), the shape of a and mask broadcast together. DTypeError for a
@@ -383,9 +452,11 @@ HETERO_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor&
 /// bool results raise DTypeError (as torch). Gradient (as torch's clamp_backward): to x, g
 /// where min <= x <= max, else 0; to a tensor min, g where x < min < max; to a tensor max,
 /// g where x > max or max < min.
+/// @{
 HETERO_API Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max);
 HETERO_API Tensor clamp(const Tensor& a, const std::optional<Tensor>& min,
                         const std::optional<Tensor>& max);
+/// @}
 
 /// |a - b| <= atol + rtol * |b| element by element, or both equal (infinities of one sign
 /// included), or both NaN when equal_nan; as torch.isclose. a and b must have one dtype

@@ -37,12 +37,19 @@ namespace detail {
 struct TensorImpl;
 }
 
+/// An n-dimensional array of one dtype on one device, as torch::Tensor: a handle sharing
+/// its storage and autograd state with its copies (copying a Tensor copies no elements;
+/// clone() does). Views (view, transpose, slicing) share the storage of their base. Use a
+/// tensor and the tensors sharing its storage from one thread at a time (concurrent use
+/// from several threads is not tested; the devices' own work is asynchronous either way).
 class HETERO_API Tensor {
  public:
   /// An undefined tensor (defined() is false); most methods throw Error on it.
   Tensor() = default;
+  /// A handle on `impl` (the core's own; applications use the factories).
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
 
+  /// Whether this handle refers to a tensor (false for a default-constructed one).
   bool defined() const noexcept { return impl_ != nullptr; }
   /// Dimensions in elements.
   const Shape& shape() const;
@@ -54,7 +61,9 @@ class HETERO_API Tensor {
   std::int64_t size(std::int64_t d) const;
   /// Number of elements.
   std::int64_t numel() const;
+  /// The element type.
   DType dtype() const;
+  /// The device holding the elements.
   Device device() const;
   /// True when elements are dense in row-major order (always for a tensor without elements).
   bool is_contiguous() const;
@@ -155,6 +164,8 @@ class HETERO_API Tensor {
   void* host_data_ptr() const;
 
   // --- operations (see ops.hpp for the free functions and semantics) ----------------
+  /// x.f(...) is the free function f(x, ...) of ops.hpp (same semantics and errors).
+  /// @{
   Tensor exp() const;
   Tensor log() const;
   Tensor sqrt() const;
@@ -176,6 +187,7 @@ class HETERO_API Tensor {
   Tensor matmul(const Tensor& other) const;
   Tensor softmax(std::int64_t dim) const;
   Tensor log_softmax(std::int64_t dim) const;
+  /// @}
 
   // --- autograd (see autograd.hpp) ------------------------------------------------
   /// True when gradients flow to or through this tensor: a leaf marked with
@@ -224,6 +236,8 @@ class HETERO_API Tensor {
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
+/// The instantiations of to_vector() and item() that libhetero_core.so exports.
+/// @{
 extern template std::vector<float> Tensor::to_vector<float>() const;
 extern template std::vector<double> Tensor::to_vector<double>() const;
 extern template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
@@ -238,6 +252,7 @@ extern template std::int64_t Tensor::item<std::int64_t>() const;
 extern template bool Tensor::item<bool>() const;
 extern template std::uint8_t Tensor::item<std::uint8_t>() const;
 extern template std::int8_t Tensor::item<std::int8_t>() const;
+/// @}
 
 /// Prints as PyTorch does: `tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')`,
 /// adding `device='...'` when not on cpu and `dtype=...` when not float32/int64.

@@ -64,9 +64,14 @@ std::vector<std::string> unsupported_pairs();
 /// cases the backend runs is reported as skipped with that reason.
 class BackendTest : public ::testing::TestWithParam<std::string> {
  protected:
+  /// Finds the loaded backend the test's parameter names (fails when none is loaded; skips,
+  /// naming its reason, when it has no device).
   void SetUp() override;
+  /// Synchronises device 0's default stream, so that no work outlives the test.
   void TearDown() override;
+  /// The backend under test (valid between SetUp and TearDown).
   Backend& backend() { return *backend_; }
+  /// Device 0's default stream.
   Stream& stream() { return backend_->default_stream(0); }
   /// Whether the backend runs `op` on `dtype` on device 0: the op exists in the plugin's
   /// interface minor and Backend::supports says yes. When not, records the pair (see
@@ -79,11 +84,13 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   /// them only then.
   bool has(OptionalCapability c) const { return has_capability(interface_minor(), c); }
 
-  std::shared_ptr<Backend> backend_;
+  std::shared_ptr<Backend> backend_;  ///< the backend under test (see backend())
 };
 
 /// A device buffer holding `count` elements of `dtype`, filled from / read to host.
 struct DeviceArray {
+  /// Allocates room for `pad_elements` + `count` elements of `dtype` on `device` of `b`
+  /// (the padding before the elements, for views at an offset). Throws as Backend::allocate.
   DeviceArray(Backend& b, int device, DType dtype, std::int64_t count,
               std::int64_t pad_elements = 0);
   /// Uploads host bytes (count * element_size) at element offset `pad`.
@@ -96,11 +103,12 @@ struct DeviceArray {
   StridedView view(const std::vector<std::int64_t>& shape,
                    std::vector<std::int64_t> strides = {}) const;
 
-  Backend* backend;
-  int device;
-  DType dtype;
-  std::int64_t count, pad;
-  std::unique_ptr<Buffer> buffer;
+  Backend* backend;                ///< not owned; outlives the array
+  int device;                      ///< the device index the buffer is on
+  DType dtype;                     ///< the elements' dtype
+  std::int64_t count;              ///< elements after the padding
+  std::int64_t pad;                ///< elements of padding before them
+  std::unique_ptr<Buffer> buffer;  ///< the allocation (pad + count elements)
 };
 
 /// Values of `dtype` in a deterministic pseudo-random pattern, stored as doubles; for
@@ -122,6 +130,7 @@ double round_to(DType t, double v);
 /// One unit in the last place of `t` relative to 1 (2^-23 float32, 2^-52 float64,
 /// 2^-10 float16, 2^-7 bfloat16); 0 for integer dtypes.
 double epsilon(DType t);
+/// float32 and float64: the dtypes the floating tests loop over.
 const std::vector<DType>& floating_dtypes();
 /// Shapes the kernels are checked at: 0-sized, 1, 1xN, Nx1, primes, and sizes that are
 /// not multiples of any vector width.

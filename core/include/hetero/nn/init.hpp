@@ -24,9 +24,11 @@ HETERO_API Tensor& uniform_(Tensor& t, double a = 0, double b = 1, Generator* ge
 HETERO_API Tensor& normal_(Tensor& t, double mean = 0, double std = 1,
                            Generator* generator = nullptr);
 /// Every element `value`.
+/// @{
 HETERO_API Tensor& constant_(Tensor& t, double value);
 HETERO_API Tensor& zeros_(Tensor& t);
 HETERO_API Tensor& ones_(Tensor& t);
+/// @}
 /// U(-a, a), a = gain sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio 2010). fan_in =
 /// size(1) * receptive field, fan_out = size(0) * receptive field (the product of the
 /// dimensions after the first two); ValueError for fewer than 2 dimensions (as torch).

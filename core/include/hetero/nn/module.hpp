@@ -17,13 +17,20 @@ namespace hetero::nn {
 /// An ordered list of (name, tensor) in registration order, as a state_dict.
 class HETERO_API NamedTensors {
  public:
+  /// One entry: its name and the tensor (a handle sharing the module's).
   using value_type = std::pair<std::string, Tensor>;
   /// The tensor named `name`; IndexError naming it and listing the names if absent.
   const Tensor& at(const std::string& name) const;
+  /// Whether an entry is named `name`.
   bool contains(const std::string& name) const;
+  /// Number of entries.
   std::size_t size() const noexcept { return items_.size(); }
+  /// The entries in order, as value_type (begin() to end()).
+  /// @{
   auto begin() const noexcept { return items_.begin(); }
   auto end() const noexcept { return items_.end(); }
+  /// @}
+  /// Appends an entry (names are not checked for repeats).
   void push_back(std::string name, Tensor t) { items_.emplace_back(std::move(name), std::move(t)); }
 
  private:
@@ -39,8 +46,11 @@ class HETERO_API Module {
   Module() = default;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
+  /// Moves the parameters, buffers and children (handles to them stay valid).
+  /// @{
   Module(Module&&) = default;
   Module& operator=(Module&&) = default;
+  /// @}
 
   /// The layer's computation; runs on x's device (parameters elsewhere:
   /// DeviceMismatchError, never a silent copy).
@@ -67,11 +77,16 @@ class HETERO_API Module {
   /// absent.
   Tensor& buffer(const std::string& name);
   /// parameter("weight") / parameter("bias"), as torch's `net[0].weight`.
+  /// @{
   Tensor& weight() { return parameter("weight"); }
   Tensor& bias() { return parameter("bias"); }
-  /// Training mode (affects Dropout), recursively; eval() is train(false).
+  /// @}
+  /// Training mode (affects Dropout and BatchNorm), recursively; eval() is train(false).
+  /// @{
   void train(bool on = true);
   void eval() { train(false); }
+  /// @}
+  /// Whether this module is in training mode (true after construction).
   bool is_training() const noexcept { return training_; }
   /// Direct children in registration order.
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const noexcept {

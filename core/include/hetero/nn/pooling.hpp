@@ -13,16 +13,18 @@ namespace hetero::nn {
 
 /// Options of MaxPool2d (torch's defaults; stride unset means the kernel size).
 struct MaxPool2dOptions {
-  std::optional<Size2> stride = std::nullopt;
-  Size2 padding = 0;
-  Size2 dilation = 1;
-  bool ceil_mode = false;
+  std::optional<Size2> stride = std::nullopt;  ///< window step (unset: the kernel size)
+  Size2 padding = 0;                           ///< -inf rows/columns on each side, <= kernel / 2
+  Size2 dilation = 1;                          ///< spacing of the window's elements
+  bool ceil_mode = false;                      ///< round the output size up, as torch's
 };
 
 /// max_pool2d(x, kernel_size, ...): x [N, C, H, W] or [C, H, W], floating; throws as max_pool2d.
 class HETERO_API MaxPool2d : public Module {
  public:
+  /// Windows of `kernel_size`; the options are checked at forward(), as max_pool2d's.
   explicit MaxPool2d(Size2 kernel_size, MaxPool2dOptions options = {});
+  /// max_pool2d(x, kernel_size, options...).
   Tensor forward(const Tensor& x) override;
 
  private:
@@ -32,17 +34,20 @@ class HETERO_API MaxPool2d : public Module {
 
 /// Options of AvgPool2d (torch's defaults; stride unset means the kernel size).
 struct AvgPool2dOptions {
-  std::optional<Size2> stride = std::nullopt;
-  Size2 padding = 0;
-  bool ceil_mode = false;
-  bool count_include_pad = true;
+  std::optional<Size2> stride = std::nullopt;  ///< window step (unset: the kernel size)
+  Size2 padding = 0;                           ///< zero rows/columns on each side
+  bool ceil_mode = false;                      ///< round the output size up, as torch's
+  bool count_include_pad = true;               ///< divide by the window's cells in the padded input
+  /// Divide every window by this instead (> 0; ValueError otherwise).
   std::optional<std::int64_t> divisor_override = std::nullopt;
 };
 
 /// avg_pool2d(x, kernel_size, ...); throws as avg_pool2d.
 class HETERO_API AvgPool2d : public Module {
  public:
+  /// Windows of `kernel_size`; the options are checked at forward(), as avg_pool2d's.
   explicit AvgPool2d(Size2 kernel_size, AvgPool2dOptions options = {});
+  /// avg_pool2d(x, kernel_size, options...).
   Tensor forward(const Tensor& x) override;
 
  private:
@@ -53,7 +58,9 @@ class HETERO_API AvgPool2d : public Module {
 /// adaptive_avg_pool2d(x, output_size); throws as adaptive_avg_pool2d.
 class HETERO_API AdaptiveAvgPool2d : public Module {
  public:
+  /// Outputs of `output_size` (checked at forward()).
   explicit AdaptiveAvgPool2d(Size2 output_size) : size_(output_size) {}
+  /// adaptive_avg_pool2d(x, output_size).
   Tensor forward(const Tensor& x) override;
 
  private:

@@ -27,13 +27,16 @@ namespace hetero::optim {
 /// (Optimizer::get / set): "lr", "beta1", "beta2" (torch's betas), "eps", "weight_decay";
 /// amsgrad is fixed at construction.
 struct AdamOptions {
-  double lr = 1e-3;                   ///< >= 0 (torch 1.13 accepts 0)
-  double beta1 = 0.9, beta2 = 0.999;  ///< each in [0, 1)
-  double eps = 1e-8;                  ///< >= 0
-  double weight_decay = 0;            ///< >= 0
-  bool amsgrad = false;
+  double lr = 1e-3;         ///< >= 0 (torch 1.13 accepts 0)
+  double beta1 = 0.9;       ///< decay of the gradient's running mean m, in [0, 1)
+  double beta2 = 0.999;     ///< decay of the squared gradient's running mean v, in [0, 1)
+  double eps = 1e-8;        ///< added to the denominator, >= 0
+  double weight_decay = 0;  ///< L2 penalty added to the gradient, >= 0
+  bool amsgrad = false;     ///< use the running maximum of v (Reddi et al. 2018)
 };
 
+/// The Adam optimiser (see the file comment for the update and its state). Not thread-safe:
+/// step() from one thread, with no op on the parameters running alongside.
 class HETERO_API Adam : public Optimizer {
  public:
   /// One group: keeps handles to `params`. ValueError for an invalid option (naming it, as
@@ -41,11 +44,14 @@ class HETERO_API Adam : public Optimizer {
   Adam(std::vector<Tensor> params, AdamOptions options = {});
   /// Parameter groups, each with its options or `defaults`; errors as above.
   Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults);
+  /// One update of every parameter that has a gradient (parameters without one are skipped,
+  /// as torch's); on the parameters' devices, without waiting for them.
   void step() override;
   /// Group `group`'s options (IndexError out of range).
   const AdamOptions& options(std::size_t group = 0) const;
 
  protected:
+  /// For AdamW: `decoupled` weight decay; `who` names the optimiser in errors.
   Adam(std::vector<ParamGroup<AdamOptions>> groups, AdamOptions defaults, bool decoupled,
        const char* who);
   std::vector<std::pair<std::string, double>> options_of(std::size_t group) const override;
@@ -68,15 +74,18 @@ class HETERO_API Adam : public Optimizer {
 /// weight_decay defaults to 1e-2 and multiplies the parameter by (1 - lr weight_decay)
 /// before the update instead of adding to the gradient.
 struct AdamWOptions {
-  double lr = 1e-3;
-  double beta1 = 0.9, beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 1e-2;
-  bool amsgrad = false;
+  double lr = 1e-3;            ///< >= 0
+  double beta1 = 0.9;          ///< as AdamOptions::beta1
+  double beta2 = 0.999;        ///< as AdamOptions::beta2
+  double eps = 1e-8;           ///< >= 0
+  double weight_decay = 1e-2;  ///< decoupled decay rate, >= 0
+  bool amsgrad = false;        ///< as AdamOptions::amsgrad
 };
 
+/// The AdamW optimiser (torch.optim.AdamW): Adam with the decoupled weight decay above.
 class HETERO_API AdamW : public Adam {
  public:
+  /// One group: keeps handles to `params`; ValueError for an invalid option, as Adam's.
   AdamW(std::vector<Tensor> params, AdamWOptions options = {});
   /// Parameter groups, each with its options or `defaults`.
   AdamW(std::vector<ParamGroup<AdamWOptions>> groups, AdamWOptions defaults);

@@ -49,6 +49,10 @@ class HETERO_API ProcessGroup {
   /// The members, as ranks of the default group, in group rank order.
   const std::vector<int>& ranks() const noexcept { return ranks_; }
 
+  /// The collectives of collectives.hpp over this group's ranks (same semantics, errors and
+  /// AsyncOp forms returning a Work; splits, roots, dst and src as the file comment says; the
+  /// all_to_all_single with split sizes takes one entry per group rank).
+  /// @{
   void all_reduce(Tensor& t, ReduceOp op = ReduceOp::sum);
   Work all_reduce(Tensor& t, ReduceOp op, AsyncOp);
   void broadcast(Tensor& t, int root);
@@ -70,7 +74,6 @@ class HETERO_API ProcessGroup {
   Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, AsyncOp);
   void all_to_all_single(Tensor& output, const Tensor& input);
   Work all_to_all_single(Tensor& output, const Tensor& input, AsyncOp);
-  /// Uneven splits, one entry per group rank (as the free function's).
   void all_to_all_single(Tensor& output, const Tensor& input,
                          const std::vector<std::int64_t>& output_split_sizes,
                          const std::vector<std::int64_t>& input_split_sizes);
@@ -81,6 +84,7 @@ class HETERO_API ProcessGroup {
   Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, AsyncOp);
   void barrier();
   Work barrier(AsyncOp);
+  /// @}
 
  private:
   // The group for `op`; DistributedError on a non-member.

@@ -24,11 +24,15 @@ namespace hetero {
 
 /// IEEE binary16 storage (DType::float16). 2 bytes, trivially copyable.
 struct Half {
-  std::uint16_t bits = 0;
+  std::uint16_t bits = 0;  ///< the binary16 encoding (0: +0)
+  /// +0.
   Half() = default;
+  /// `f` rounded to the nearest binary16, ties to even (implicit, as c10::Half).
   HETERO_HOST_DEVICE Half(float f) : bits(from_float(f)) {}  // NOLINT: implicit, as c10::Half
+  /// The value as a float (exact).
   HETERO_HOST_DEVICE operator float() const { return to_float(bits); }  // NOLINT
 
+  /// The binary16 encoding of `f`, rounded to nearest even (FP16's / CUDA's __float2half_rn).
   HETERO_HOST_DEVICE static std::uint16_t from_float(float f) {
 #if defined(__CUDA_ARCH__)
     return __half_as_ushort(__float2half_rn(f));
@@ -36,6 +40,7 @@ struct Half {
     return fp16_ieee_from_fp32_value(f);
 #endif
   }
+  /// The float value of binary16 encoding `h` (exact).
   HETERO_HOST_DEVICE static float to_float(std::uint16_t h) {
 #if defined(__CUDA_ARCH__)
     return __half2float(__ushort_as_half(h));
@@ -47,10 +52,13 @@ struct Half {
 
 /// bfloat16 storage (DType::bfloat16): the upper 16 bits of a binary32. 2 bytes.
 struct BFloat16 {
-  std::uint16_t bits = 0;
+  std::uint16_t bits = 0;  ///< the upper 16 bits of the binary32 encoding (0: +0)
+  /// +0.
   BFloat16() = default;
+  /// `f` rounded as from_float() does (implicit, as c10::BFloat16).
   HETERO_HOST_DEVICE BFloat16(float f)
       : bits(from_float(f)) {}  // NOLINT: implicit, as c10::BFloat16
+  /// The value as a float (exact).
   HETERO_HOST_DEVICE operator float() const { return to_float(bits); }  // NOLINT
 
   /// Round to nearest even on the upper 16 bits; NaN becomes the quiet NaN 0x7FC0.
@@ -61,6 +69,7 @@ struct BFloat16 {
     u += 0x7FFFu + ((u >> 16) & 1u);
     return static_cast<std::uint16_t>(u >> 16);
   }
+  /// The float value of bfloat16 bits `b` (exact).
   HETERO_HOST_DEVICE static float to_float(std::uint16_t b) {
     const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
     float f;
@@ -102,11 +111,12 @@ using compute_type_t =
 /// <hetero/dtype.hpp>): the base layer names no SDK type.
 template <>
 struct DTypeOf<Half> {
-  static constexpr DType value = DType::float16;
+  static constexpr DType value = DType::float16;  ///< the DType
 };
+/// BFloat16 is bfloat16.
 template <>
 struct DTypeOf<BFloat16> {
-  static constexpr DType value = DType::bfloat16;
+  static constexpr DType value = DType::bfloat16;  ///< the DType
 };
 
 }  // namespace hetero

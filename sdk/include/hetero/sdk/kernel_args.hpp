@@ -22,11 +22,11 @@ inline constexpr int kMaxDims = 8;
 /// Strides may be 0 (a broadcast dimension) and are never negative. A view with
 /// ndim == 0 is a scalar (one element). Not owning.
 struct StridedView {
-  Buffer* buffer = nullptr;  ///< never null when numel() > 0
-  std::int64_t offset = 0;   ///< elements from the start of the buffer
-  DType dtype = DType::float32;
-  int ndim = 0;
-  std::array<std::int64_t, kMaxDims> shape{};    ///< elements per dimension
+  Buffer* buffer = nullptr;                    ///< never null when numel() > 0
+  std::int64_t offset = 0;                     ///< elements from the start of the buffer
+  DType dtype = DType::float32;                ///< the element type the buffer's bytes are read as
+  int ndim = 0;                                ///< dimensions in use, 0 to kMaxDims
+  std::array<std::int64_t, kMaxDims> shape{};  ///< elements per dimension
   std::array<std::int64_t, kMaxDims> strides{};  ///< elements between neighbours
 
   /// Number of elements (1 for ndim == 0, 0 if any dimension is 0).
@@ -59,17 +59,19 @@ struct StridedView {
 /// A scalar for fill(): the backend reads `f` for floating dtypes and `i` for integer
 /// and bool dtypes. The core fills both consistently.
 struct Scalar {
-  double f = 0.0;
-  std::int64_t i = 0;
+  double f = 0.0;      ///< the value for floating dtypes
+  std::int64_t i = 0;  ///< the value for integer dtypes and bool (0 or 1)
 };
 
 /// The two views a reduction kernel walks (for any backend): `in` seen with out's shape
 /// (one element per output, at the start of its range), and in's reduced dimensions
 /// only, from element offset 0 (the sub-space each output reduces, in C order).
 struct ReductionViews {
-  StridedView starts;
-  StridedView subspace;
+  StridedView starts;    ///< in with out's shape: each output's first input element
+  StridedView subspace;  ///< in's reduced dimensions only, from offset 0
 };
+/// The ReductionViews of reducing `in` into `out` (out's shape is in's with 1 for each
+/// reduced dimension; the core checked both).
 inline ReductionViews reduction_views(const StridedView& in, const StridedView& out) {
   ReductionViews r{in, in};
   for (int d = 0; d < in.ndim; ++d) r.starts.shape[d] = out.shape[d];
@@ -90,9 +92,10 @@ inline ReductionViews reduction_views(const StridedView& in, const StridedView& 
 /// index and start have one shape, so they merge and split over threads as any
 /// element-wise loop.
 struct GatherViews {
-  StridedView start;
-  std::int64_t dim_stride = 0;
+  StridedView start;            ///< src with out's shape and stride 0 along dim
+  std::int64_t dim_stride = 0;  ///< src's stride along dim, in elements
 };
+/// The GatherViews of gathering `src` into `out` along `dim` (the core checked the shapes).
 inline GatherViews gather_views(const StridedView& src, const StridedView& out, int dim) {
   GatherViews g{src, src.strides[dim]};
   g.start.shape[dim] = out.shape[dim];
@@ -107,10 +110,15 @@ inline GatherViews gather_views(const StridedView& src, const StridedView& out, 
 /// src[src_off + i * src_stride] and adds into out[out_off + index * out_stride], for i in
 /// [0, length) in order. Distinct fibers write distinct elements of out.
 struct ScatterFibers {
-  StridedView out, index, src;
-  std::int64_t length = 0;
-  std::int64_t out_stride = 0, index_stride = 0, src_stride = 0;
+  StridedView out;                ///< where each fiber's out begins (extent 1 along dim)
+  StridedView index;              ///< where each fiber's index begins
+  StridedView src;                ///< where each fiber's src begins
+  std::int64_t length = 0;        ///< positions per fiber (index's extent along dim)
+  std::int64_t out_stride = 0;    ///< out's stride along dim, in elements
+  std::int64_t index_stride = 0;  ///< index's stride along dim
+  std::int64_t src_stride = 0;    ///< src's stride along dim
 };
+/// The ScatterFibers of scatter_add(out, dim, index, src) (the core checked the shapes).
 inline ScatterFibers scatter_fibers(const StridedView& out, const StridedView& index,
                                     const StridedView& src, int dim) {
   ScatterFibers f{
@@ -131,18 +139,27 @@ inline ScatterFibers scatter_fibers(const StridedView& out, const StridedView& i
 /// the same for all three. m, n, k and batch are >= 1 (the core makes
 /// an empty product without a GEMM: Note [Empty tensors]).
 struct GemmArgs {
-  DType dtype = DType::float32;
-  bool trans_a = false;
-  bool trans_b = false;
-  std::int64_t m = 0, n = 0, k = 0;
-  std::int64_t batch = 1;
-  double alpha = 1.0, beta = 0.0;
-  Buffer* a = nullptr;
-  std::int64_t a_offset = 0, lda = 0, stride_a = 0;
-  Buffer* b = nullptr;
-  std::int64_t b_offset = 0, ldb = 0, stride_b = 0;
-  Buffer* c = nullptr;
-  std::int64_t c_offset = 0, ldc = 0, stride_c = 0;
+  DType dtype = DType::float32;  ///< of A, B and C
+  bool trans_a = false;          ///< A_b is stored k x m (op(A_b) is its transpose)
+  bool trans_b = false;          ///< B_b is stored n x k
+  std::int64_t m = 0;            ///< rows of op(A_b) and C_b
+  std::int64_t n = 0;            ///< columns of op(B_b) and C_b
+  std::int64_t k = 0;            ///< columns of op(A_b), rows of op(B_b)
+  std::int64_t batch = 1;        ///< number of products
+  double alpha = 1.0;            ///< the product's scale
+  double beta = 0.0;             ///< the scale of C_b's previous value
+  Buffer* a = nullptr;           ///< A's buffer (not owned)
+  std::int64_t a_offset = 0;     ///< A_0's first element, in elements from the buffer's start
+  std::int64_t lda = 0;          ///< elements between A's stored rows
+  std::int64_t stride_a = 0;     ///< elements from A_b to A_b+1 (0: one A for every b)
+  Buffer* b = nullptr;           ///< B's buffer (not owned)
+  std::int64_t b_offset = 0;     ///< B_0's first element
+  std::int64_t ldb = 0;          ///< elements between B's stored rows
+  std::int64_t stride_b = 0;     ///< elements from B_b to B_b+1 (0: broadcast)
+  Buffer* c = nullptr;           ///< C's buffer (not owned; written)
+  std::int64_t c_offset = 0;     ///< C_0's first element
+  std::int64_t ldc = 0;          ///< elements between C's rows
+  std::int64_t stride_c = 0;     ///< elements from C_b to C_b+1
 };
 
 /// The geometry of Backend::conv2d() (interface minor 8), in elements, as
@@ -151,9 +168,22 @@ struct GemmArgs {
 /// oh = (h + 2 ph - dh (kh - 1) - 1) / sh + 1 (ow likewise) >= 1; every size >= 1, n >= 1,
 /// c and o divisible by groups; stride, dilation >= 1, padding >= 0 (zeros).
 struct Conv2dArgs {
-  std::int64_t n = 0, c = 0, h = 0, w = 0, o = 0, groups = 1;
-  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  std::int64_t oh = 0, ow = 0;
+  std::int64_t n = 0;       ///< images
+  std::int64_t c = 0;       ///< input channels
+  std::int64_t h = 0;       ///< input height
+  std::int64_t w = 0;       ///< input width
+  std::int64_t o = 0;       ///< output channels
+  std::int64_t groups = 1;  ///< channel groups (torch's groups)
+  std::int64_t kh = 1;      ///< kernel height
+  std::int64_t kw = 1;      ///< kernel width
+  std::int64_t sh = 1;      ///< vertical stride
+  std::int64_t sw = 1;      ///< horizontal stride
+  std::int64_t ph = 0;      ///< zero rows above and below
+  std::int64_t pw = 0;      ///< zero columns left and right
+  std::int64_t dh = 1;      ///< vertical dilation
+  std::int64_t dw = 1;      ///< horizontal dilation
+  std::int64_t oh = 0;      ///< output height
+  std::int64_t ow = 0;      ///< output width
 };
 
 /// The geometry of Backend::batch_norm() (interface minor 13): an input [n, c, spatial]

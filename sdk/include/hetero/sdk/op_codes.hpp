@@ -48,10 +48,12 @@ enum class TernaryOp : std::uint8_t {
 
 #define HETERO_OP_COUNT_ROW(...) +1
 /// Number of rows of each table (of the minor this translation unit targets).
+/// @{
 inline constexpr int kUnaryOpCount = 0 HETERO_FORALL_UNARY_OPS(HETERO_OP_COUNT_ROW);
 inline constexpr int kBinaryOpCount = 0 HETERO_FORALL_BINARY_OPS(HETERO_OP_COUNT_ROW);
 inline constexpr int kReduceOpCount = 0 HETERO_FORALL_REDUCE_OPS(HETERO_OP_COUNT_ROW);
 inline constexpr int kTernaryOpCount = 0 HETERO_FORALL_TERNARY_OPS(HETERO_OP_COUNT_ROW);
+/// @}
 #undef HETERO_OP_COUNT_ROW
 
 /// Distributions of Backend::random(): uniform on [0, 1), standard normal.
@@ -87,11 +89,15 @@ enum class DTypeClass : std::uint8_t {
   /// The former name of `numeric` (it named uint8 too, which is not signed).
   signed_ints [[deprecated("DTypeClass::signed_ints is now DTypeClass::numeric")]] = numeric,
 };
+/// The DTypeClass of a table row's `dtypes` column word (`comparison` rows take the
+/// arithmetic dtypes and write bool).
+/// @{
 #define HETERO_DTYPES_floating ::hetero::DTypeClass::floating
 #define HETERO_DTYPES_numeric ::hetero::DTypeClass::numeric
 #define HETERO_DTYPES_arithmetic ::hetero::DTypeClass::arithmetic
 #define HETERO_DTYPES_comparison ::hetero::DTypeClass::arithmetic
 #define HETERO_DTYPES_every ::hetero::DTypeClass::every
+/// @}
 
 /// Whether `t` belongs to class `c`.
 constexpr bool in_class(DTypeClass c, DType t) noexcept {
@@ -164,11 +170,16 @@ inline constexpr OpFamily kLastOpFamily = static_cast<OpFamily>(kOpFamilyCount -
 
 /// One op of one family, as Backend::supports() is asked about it.
 struct OpRef {
-  OpFamily family = OpFamily::fill;
-  std::uint8_t code = 0;
+  OpFamily family = OpFamily::fill;  ///< the family (which Backend method runs the op)
+  std::uint8_t code = 0;             ///< the op's enum value in its family (0 for one-op families)
 
+  /// fill's op.
   constexpr OpRef() = default;
+  /// Op `c` of family `f`.
   constexpr OpRef(OpFamily f, std::uint8_t c = 0) : family(f), code(c) {}  // NOLINT
+  /// The op `op` of its family (implicit, so that supports(UnaryOp::exp, ...) reads as it
+  /// says).
+  /// @{
   constexpr OpRef(UnaryOp op) : family(OpFamily::unary), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(BinaryOp op) : family(OpFamily::binary), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(ReductionOp op) : family(OpFamily::reduce), code(static_cast<std::uint8_t>(op)) {}
@@ -180,12 +191,14 @@ struct OpRef {
       : family(OpFamily::ternary), code(static_cast<std::uint8_t>(op)) {}
   constexpr OpRef(Conv2dOp op)  // NOLINT
       : family(OpFamily::conv2d), code(static_cast<std::uint8_t>(op)) {}
+  /// @}
   /// The batch normalisation op `op` (OpFamily::batch_norm).
   constexpr OpRef(BatchNormOp op)  // NOLINT
       : family(OpFamily::batch_norm), code(static_cast<std::uint8_t>(op)) {}
   /// The pooling op `op` (OpFamily::pool2d).
   constexpr OpRef(Pool2dOp op)  // NOLINT
       : family(OpFamily::pool2d), code(static_cast<std::uint8_t>(op)) {}
+  /// Same family and code.
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
 
@@ -312,6 +325,7 @@ constexpr std::string_view op_name(OpRef op) noexcept {
 }
 
 /// The name of a row of each table, without the family switch of op_name(OpRef).
+/// @{
 constexpr std::string_view op_name(UnaryOp op) noexcept {
   const auto i = static_cast<int>(op);
   return i < kUnaryOpCount ? op_table_detail::kUnaryNames[i] : "unknown op";
@@ -328,6 +342,7 @@ constexpr std::string_view op_name(TernaryOp op) noexcept {
   const auto i = static_cast<int>(op);
   return i < kTernaryOpCount ? op_table_detail::kTernaryNames[i] : "unknown op";
 }
+/// @}
 
 /// Whether a binary row is a comparison (dtypes `comparison`: the kernel writes 1 or 0 in the
 /// operands' dtype and the core returns bool).

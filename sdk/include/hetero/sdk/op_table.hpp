@@ -166,17 +166,19 @@
 // clang-format on
 
 /// The minor groups of each family, oldest first: one G(FAMILY, n, X) per group
-/// HETERO_<FAMILY>_OPS_MINOR_<n>. This list is the only place a group's number is written:
+/// `HETERO_<FAMILY>_OPS_MINOR_<n>`. This list is the only place a group's number is written:
 /// the group's macro is named from it and its rows get their `since` from it (the rows say
 /// `since`, the group macro's parameter), so a row's minor cannot disagree with its group.
 /// A group left out of this list is in no table (the op does not exist anywhere: its
 /// declaration in ops.hpp has no definition and `OpTables.*` fail); groups out of order fail
 /// the static_assert in op_codes.hpp ("groups must be listed oldest first").
+/// @{
 #define HETERO_UNARY_OP_GROUPS(G, X) G(UNARY, 0, X) G(UNARY, 1, X) G(UNARY, 5, X) G(UNARY, 11, X)
 #define HETERO_BINARY_OP_GROUPS(G, X) \
   G(BINARY, 0, X) G(BINARY, 4, X) G(BINARY, 11, X) G(BINARY, 12, X)
 #define HETERO_TERNARY_OP_GROUPS(G, X) G(TERNARY, 4, X)
 #define HETERO_REDUCE_OP_GROUPS(G, X) G(REDUCE, 0, X)
+/// @}
 
 /// The rows of one group, each given `_` and the group's minor as its `since`.
 #define HETERO_OP_GROUP_ROWS(family, n, _) HETERO_##family##_OPS_MINOR_##n(_, n)
