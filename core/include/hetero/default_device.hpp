@@ -22,6 +22,8 @@ HETERO_API void set_default_device(const Device& d);
 /// Scopes the default device of factories on this thread (RAII; nests). Not copyable.
 class HETERO_API DeviceGuard {
  public:
+  /// Makes `d` the default device until this guard is destroyed (the previous one then
+  /// comes back).
   explicit DeviceGuard(const Device& d);
   ~DeviceGuard();
   DeviceGuard(const DeviceGuard&) = delete;

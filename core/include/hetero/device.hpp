@@ -21,10 +21,13 @@ class HETERO_API Device {
  public:
   /// Parses "type" or "type:index". The type is lower-case letters, digits and '_'
   /// starting with a letter; the index decimal digits. Throws InvalidDeviceError naming
-  /// the text for anything else ("", "cuda:-1", "gpu:x", "cuda:0:1").
+  /// the text for anything else ("", "cuda:-1", "gpu:x", "cuda:0:1"). Implicit, as
+  /// torch::Device, so that a device may be spelled "cuda:1".
+  /// @{
   Device(std::string_view text);  // NOLINT(google-explicit-constructor): as torch::Device
   Device(const char* text) : Device(std::string_view(text)) {}         // NOLINT
   Device(const std::string& text) : Device(std::string_view(text)) {}  // NOLINT
+  /// @}
   /// Type and index; throws InvalidDeviceError for a malformed type or index < 0.
   Device(std::string_view type, int index);
 
@@ -33,16 +36,22 @@ class HETERO_API Device {
   /// The CUDA device `cuda:index` (as torch::Device(torch::kCUDA, index)).
   static Device cuda(int index = 0) { return Device("cuda", index); }
 
+  /// The backend's name: "cpu", "cuda", "opencl", or a third-party plugin's.
   const std::string& type() const noexcept { return type_; }
+  /// The device's index within its type, >= 0.
   int index() const noexcept { return index_; }
+  /// Whether type() is "cpu".
   bool is_cpu() const noexcept { return type_ == "cpu"; }
   /// "cpu" for cpu:0 (as PyTorch prints it), "type:index" otherwise.
   std::string str() const;
 
+  /// Same type and index (cpu equals cpu:0).
+  /// @{
   friend bool operator==(const Device& a, const Device& b) noexcept {
     return a.index_ == b.index_ && a.type_ == b.type_;
   }
   friend bool operator!=(const Device& a, const Device& b) noexcept { return !(a == b); }
+  /// @}
 
  private:
   std::string type_;
@@ -56,8 +65,10 @@ HETERO_API std::ostream& operator<<(std::ostream& os, const std::vector<Device>&
 
 }  // namespace hetero
 
+/// Hashes a Device by type and index, for unordered containers keyed by device.
 template <>
 struct std::hash<hetero::Device> {
+  /// The hash of d.type() and d.index().
   std::size_t operator()(const hetero::Device& d) const noexcept {
     return std::hash<std::string>{}(d.type()) * 31u + static_cast<std::size_t>(d.index());
   }

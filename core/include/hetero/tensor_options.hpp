@@ -18,9 +18,13 @@ namespace hetero {
 class TensorOptions {
  public:
   TensorOptions() = default;
+  /// Options with only a device, or only a dtype (implicit, as libtorch's, so that
+  /// ones({2}, "cuda:0") and ones({2}, DType::int64) read as they say).
+  /// @{
   TensorOptions(const Device& d) : device_(d) {}        // NOLINT: implicit, as in libtorch
   TensorOptions(const char* d) : device_(Device(d)) {}  // NOLINT
   TensorOptions(DType t) : dtype_(t) {}                 // NOLINT
+  /// @}
 
   /// A copy with the device set.
   TensorOptions device(const Device& d) const {
@@ -51,6 +55,7 @@ class TensorOptions {
   Device device() const { return device_ ? *device_ : default_device(); }
   /// The dtype, or `fallback` when unset.
   DType dtype_or(DType fallback) const { return dtype_ ? *dtype_ : fallback; }
+  /// Whether a dtype was set.
   bool has_dtype() const noexcept { return dtype_.has_value(); }
   /// Whether pinned host memory was asked for (default false).
   bool pinned_memory() const noexcept { return pinned_memory_; }

@@ -29,11 +29,11 @@ namespace hetero::data {
 /// DataLoader's arguments, torch's names and defaults.
 struct DataLoaderOptions {
   std::int64_t batch_size = 1;  ///< >= 1
-  bool shuffle = false;
-  bool drop_last = false;   ///< drop the last batch when smaller than batch_size
-  int num_workers = 0;      ///< 0: batches built in the loop's thread
-  int prefetch_factor = 2;  ///< batches waiting per worker, >= 1
-  bool pin_memory = false;
+  bool shuffle = false;         ///< a new random order each epoch (else the dataset's order)
+  bool drop_last = false;       ///< drop the last batch when smaller than batch_size
+  int num_workers = 0;          ///< 0: batches built in the loop's thread
+  int prefetch_factor = 2;      ///< batches waiting per worker, >= 1
+  bool pin_memory = false;      ///< batches in pinned host memory (see the file comment)
   std::optional<Device> device = std::nullopt;  ///< where each batch goes (hetero's addition)
   /// Draws the shuffle order; null: a generator the loader owns, seeded once from the cpu
   /// default generator (so manual_seed() makes the orders reproducible). Not owned; must
@@ -49,6 +49,9 @@ using Batch = std::vector<Tensor>;
 /// the errors of stack for shapes that differ.
 HETERO_API Batch collate(const std::vector<Example>& examples);
 
+/// Batches of a Dataset, epoch by epoch (see the file comment):
+///
+///     for (const Batch& b : loader) { Tensor x = b[0], y = b[1]; ... }
 class HETERO_API DataLoader {
  public:
   /// ValueError for a null dataset, batch_size < 1, num_workers < 0 or prefetch_factor < 1.
@@ -64,12 +67,18 @@ class HETERO_API DataLoader {
   /// An input iterator over one epoch's batches; the loop's thread only.
   class HETERO_API Iterator {
    public:
+    /// The current batch (valid until the next ++).
+    /// @{
     const Batch& operator*() const { return current_; }
     const Batch* operator->() const { return &current_; }
+    /// @}
     /// The next batch; rethrows what building it threw.
     Iterator& operator++();
+    /// Same position in the epoch (the end is the position size()).
+    /// @{
     bool operator==(const Iterator& other) const { return index_ == other.index_; }
     bool operator!=(const Iterator& other) const { return index_ != other.index_; }
+    /// @}
 
    private:
     friend class DataLoader;
@@ -81,6 +90,7 @@ class HETERO_API DataLoader {
   };
   /// Starts an epoch (ending the previous one): a new order when shuffling.
   Iterator begin();
+  /// The position after the epoch's last batch.
   Iterator end();
 
  private:

@@ -31,6 +31,7 @@ class HETERO_API Tanh : public Module {
 /// throws as softmax().
 class HETERO_API Softmax : public Module {
  public:
+  /// Along `dim` (checked at forward()).
   explicit Softmax(std::int64_t dim) : dim_(dim) {}
   Tensor forward(const Tensor& x) override;
 
@@ -43,6 +44,7 @@ class HETERO_API Softmax : public Module {
 /// another `approximate`.
 class HETERO_API GELU : public Module {
  public:
+  /// "none" (the erf form) or "tanh"; ValueError otherwise (see the class comment).
   explicit GELU(std::string approximate = "none");
   Tensor forward(const Tensor& x) override;
 
@@ -59,6 +61,7 @@ class HETERO_API SiLU : public Module {
 /// leaky_relu(x, negative_slope), as torch.nn.LeakyReLU (default slope 0.01).
 class HETERO_API LeakyReLU : public Module {
  public:
+  /// The slope for x < 0.
   explicit LeakyReLU(double negative_slope = 0.01) : negative_slope_(negative_slope) {}
   Tensor forward(const Tensor& x) override;
 
@@ -69,6 +72,7 @@ class HETERO_API LeakyReLU : public Module {
 /// elu(x, alpha), as torch.nn.ELU (default alpha 1).
 class HETERO_API ELU : public Module {
  public:
+  /// alpha (exp(x) - 1) for x <= 0.
   explicit ELU(double alpha = 1.0) : alpha_(alpha) {}
   Tensor forward(const Tensor& x) override;
 
@@ -79,6 +83,7 @@ class HETERO_API ELU : public Module {
 /// softplus(x, beta, threshold), as torch.nn.Softplus (defaults 1 and 20).
 class HETERO_API Softplus : public Module {
  public:
+  /// log(1 + exp(beta x)) / beta, and x where beta x > threshold.
   explicit Softplus(double beta = 1.0, double threshold = 20.0)
       : beta_(beta), threshold_(threshold) {}
   Tensor forward(const Tensor& x) override;

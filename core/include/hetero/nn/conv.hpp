@@ -13,11 +13,11 @@ namespace hetero::nn {
 /// The options of Conv2d beside the channel counts and kernel (torch.nn.Conv2d's
 /// defaults), for designated initialisers: Conv2d(1, 6, 5, {.padding = 2}).
 struct Conv2dOptions {
-  Size2 stride = 1;
-  Size2 padding = 0;  ///< zeros, on both sides
-  Size2 dilation = 1;
+  Size2 stride = 1;         ///< step of the kernel over the input
+  Size2 padding = 0;        ///< zeros, on both sides
+  Size2 dilation = 1;       ///< spacing of the kernel's taps
   std::int64_t groups = 1;  ///< in and out channels must both be divisible by it
-  bool bias = true;
+  bool bias = true;         ///< whether the layer has the "bias" parameter
 };
 
 /// weight: [out_channels, in_channels / groups, KH, KW]; bias: [out_channels]; both
@@ -33,10 +33,12 @@ class HETERO_API Conv2d : public Module {
   /// conv2d(x, weight, bias, stride, padding, dilation, groups): x [N, C, H, W] or
   /// [C, H, W]; throws as conv2d.
   Tensor forward(const Tensor& x) override;
+  /// Module::to(d), returning this layer.
   Conv2d& to(const Device& d) {
     Module::to(d);
     return *this;
   }
+  /// The options it was built with.
   const Conv2dOptions& options() const noexcept { return conv_; }
 
  private:

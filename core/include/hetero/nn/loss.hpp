@@ -13,7 +13,9 @@ namespace hetero::nn {
 /// Base of losses. forward(x) alone is an Error: a loss needs a target.
 class HETERO_API Loss : public Module {
  public:
+  /// The loss of `input` against `target`, a 0-d tensor on input's device.
   virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
+  /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// Throws Error: call loss(input, target).
   Tensor forward(const Tensor& x) override;
@@ -24,6 +26,7 @@ class HETERO_API Loss : public Module {
 class HETERO_API MSELoss : public Loss {
  public:
   using Loss::forward;
+  /// The mean squared error (see the class comment).
   Tensor forward(const Tensor& input, const Tensor& target) override;
 };
 
@@ -43,7 +46,9 @@ class HETERO_API CrossEntropyLoss : public Loss {
   /// NaN loss without waiting.
   explicit CrossEntropyLoss(Tensor weight = {}, bool check_targets = true);
   using Loss::forward;
+  /// The weighted mean cross entropy (see the class comment).
   Tensor forward(const Tensor& input, const Tensor& target) override;
+  /// Module::to(d) (moves the class weights), returning this loss.
   CrossEntropyLoss& to(const Device& d) {
     Module::to(d);
     return *this;

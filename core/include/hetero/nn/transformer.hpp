@@ -24,14 +24,17 @@ namespace hetero::nn {
 
 /// TransformerEncoderLayer's arguments, torch's names and defaults.
 struct TransformerEncoderLayerOptions {
-  std::int64_t dim_feedforward = 2048;
-  double dropout = 0.1;
-  std::string activation = "relu";  ///< "relu" or "gelu"
-  double layer_norm_eps = 1e-5;
-  bool batch_first = false;
-  bool norm_first = false;
+  std::int64_t dim_feedforward = 2048;  ///< the feed-forward block's hidden width
+  double dropout = 0.1;                 ///< dropout probability (attention and blocks)
+  std::string activation = "relu";      ///< "relu" or "gelu"
+  double layer_norm_eps = 1e-5;         ///< the LayerNorms' eps
+  bool batch_first = false;             ///< input [N, S, E] instead of [S, N, E]
+  bool norm_first = false;              ///< LayerNorm before each block (pre-norm)
 };
 
+/// One encoder layer, as torch.nn.TransformerEncoderLayer: self-attention and a
+/// feed-forward block, each with dropout, a residual connection and a LayerNorm (see the
+/// file comment).
 class HETERO_API TransformerEncoderLayer : public Module {
  public:
   /// ValueError for an activation other than "relu"/"gelu" (torch's message) and as
@@ -46,6 +49,7 @@ class HETERO_API TransformerEncoderLayer : public Module {
                  bool is_causal = false);
   /// forward(src, {}, {}).
   Tensor forward(const Tensor& src) override;
+  /// The self-attention block (its parameters are "self_attn.*").
   MultiheadAttention& self_attn() const noexcept { return *self_attn_; }
 
  private:

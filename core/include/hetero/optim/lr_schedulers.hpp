@@ -34,6 +34,8 @@ class HETERO_API StepLR final : public LRScheduler {
 /// torch.optim.lr_scheduler.MultiStepLR.
 class HETERO_API MultiStepLR final : public LRScheduler {
  public:
+  /// Schedules `optimizer`'s groups (kept by reference: it must outlive the scheduler);
+  /// milestones in any order, as torch's.
   MultiStepLR(Optimizer& optimizer, const std::vector<std::int64_t>& milestones,
               double gamma = 0.1);
 
@@ -48,6 +50,7 @@ class HETERO_API MultiStepLR final : public LRScheduler {
 /// lr = b * gamma^e, as torch.optim.lr_scheduler.ExponentialLR.
 class HETERO_API ExponentialLR final : public LRScheduler {
  public:
+  /// Schedules `optimizer`'s groups (kept by reference: it must outlive the scheduler).
   ExponentialLR(Optimizer& optimizer, double gamma);
 
  protected:
@@ -62,6 +65,7 @@ class HETERO_API ExponentialLR final : public LRScheduler {
 /// <= 1, 0 <= end_factor <= 1 and total_iters >= 1.
 class HETERO_API LinearLR final : public LRScheduler {
  public:
+  /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
   LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
            std::int64_t total_iters = 5);
 
@@ -78,6 +82,7 @@ class HETERO_API LinearLR final : public LRScheduler {
 /// lr rises again along the cosine, as torch's. ValueError unless T_max >= 1.
 class HETERO_API CosineAnnealingLR final : public LRScheduler {
  public:
+  /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
   CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0);
 
  protected:
@@ -92,6 +97,7 @@ class HETERO_API CosineAnnealingLR final : public LRScheduler {
 /// group. The function is called on the stepping thread; what it throws propagates.
 class HETERO_API LambdaLR final : public LRScheduler {
  public:
+  /// Schedules `optimizer`'s groups (kept by reference) with `lr_lambda` (copied).
   LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t epoch)> lr_lambda);
 
  protected:

@@ -28,15 +28,17 @@ struct OneCycleLROptions {
   std::int64_t epochs = 0;           ///< > 0 when total_steps is 0
   std::int64_t steps_per_epoch = 0;  ///< > 0 when total_steps is 0
   double pct_start = 0.3;            ///< the rising fraction, in [0, 1]
-  AnnealStrategy anneal_strategy = AnnealStrategy::cos;
-  bool cycle_momentum = true;  ///< needs a "momentum" or "beta1" option
-  double base_momentum = 0.85;
-  double max_momentum = 0.95;
-  double div_factor = 25.;        ///< initial lr = max_lr / div_factor
-  double final_div_factor = 1e4;  ///< min lr = initial lr / final_div_factor
-  bool three_phase = false;
+  AnnealStrategy anneal_strategy = AnnealStrategy::cos;  ///< cosine or linear annealing
+  bool cycle_momentum = true;                            ///< needs a "momentum" or "beta1" option
+  double base_momentum = 0.85;                           ///< the momentum at the lr's peak
+  double max_momentum = 0.95;                            ///< the momentum at the start and end
+  double div_factor = 25.;                               ///< initial lr = max_lr / div_factor
+  double final_div_factor = 1e4;                         ///< min lr = initial lr / final_div_factor
+  bool three_phase = false;  ///< up to max_lr, back to the initial lr, then down to min lr
 };
 
+/// The 1cycle schedule (Smith and Topin 2018), as torch.optim.lr_scheduler.OneCycleLR: see
+/// the file comment. Stepped once per batch.
 class HETERO_API OneCycleLR final : public LRScheduler {
  public:
   /// Sets each group's "initial_lr", "max_lr", "min_lr" (and with cycle_momentum the

@@ -49,6 +49,8 @@
 
 namespace hetero {
 
+/// The pool of freed blocks in front of a backend's raw allocator (see the file comment).
+/// Thread-safe.
 class CachingAllocator {
  public:
   /// Allocation granularity in bytes.
@@ -57,8 +59,8 @@ class CachingAllocator {
   /// A block of device memory: the backend's handle (a host pointer, a cl_mem, ...) and
   /// its rounded size in bytes.
   struct Block {
-    void* ptr = nullptr;
-    std::size_t size = 0;
+    void* ptr = nullptr;   ///< the backend's handle (null: no block)
+    std::size_t size = 0;  ///< rounded size in bytes
     /// False for the empty block allocate() returns when the device is out of memory.
     explicit operator bool() const noexcept { return ptr != nullptr; }
   };
@@ -131,8 +133,8 @@ class CachingAllocator {
   /// out of memory (it must not throw for that); `release(ptr, bytes)` gives a block back
   /// to the device once the work queued so far on its stream no longer needs it.
   struct RawMemory {
-    std::function<void*(std::size_t)> allocate;
-    std::function<void(void*, std::size_t)> release;
+    std::function<void*(std::size_t)> allocate;       ///< bytes -> handle, or null when out
+    std::function<void(void*, std::size_t)> release;  ///< handle, bytes: stream-ordered free
   };
 
   /// `pooling == false` turns the cache off: every free releases at once (what
