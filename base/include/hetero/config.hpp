@@ -41,11 +41,12 @@ enum class Type : std::uint8_t {
 
 /// One row of the table.
 struct Variable {
-  std::string_view name;
-  Type type;
+  std::string_view name;          ///< HETERO_...
+  Type type;                      ///< how its value is parsed and checked
   std::string_view default_text;  ///< what applies when unset, in words
-  std::string_view meaning;
-  std::int64_t min = 0, max = 0;  ///< integer rows: the accepted range
+  std::string_view meaning;       ///< what it does, one line (hetero-smi --env prints it)
+  std::int64_t min = 0;           ///< integer rows: the smallest accepted value
+  std::int64_t max = 0;           ///< integer rows: the largest accepted value
 };
 
 // clang-format off

@@ -32,13 +32,13 @@ inline const char* device_kind_name(DeviceKind k) noexcept {
 /// Description of one device, as nvidia-smi / cudaGetDeviceProperties report it.
 struct DeviceProperties {
   std::string name;  ///< e.g. "NVIDIA H100 80GB HBM3" or the CPU model; never empty
-  DeviceKind kind = DeviceKind::cpu;
-  std::size_t total_memory = 0;    ///< bytes the device can hold
-  std::size_t free_memory = 0;     ///< bytes free now (best effort)
-  std::string compute_capability;  ///< e.g. "9.0"; empty where meaningless
-  std::string driver_version;      ///< e.g. "13.0" (cudaDriverGetVersion); empty where meaningless
-  std::string runtime_version;     ///< e.g. "13.0" (cudaRuntimeGetVersion); empty where meaningless
-  int multiprocessor_count = 0;    ///< SMs, compute units or cores
+  DeviceKind kind = DeviceKind::cpu;  ///< cpu, gpu or accelerator
+  std::size_t total_memory = 0;       ///< bytes the device can hold
+  std::size_t free_memory = 0;        ///< bytes free now (best effort)
+  std::string compute_capability;     ///< e.g. "9.0"; empty where meaningless
+  std::string driver_version;    ///< e.g. "13.0" (cudaDriverGetVersion); empty where meaningless
+  std::string runtime_version;   ///< e.g. "13.0" (cudaRuntimeGetVersion); empty where meaningless
+  int multiprocessor_count = 0;  ///< SMs, compute units or cores
 };
 
 /// What a device can do beyond the required interface.

@@ -26,6 +26,7 @@ template <class MakeMessage>
 
 }  // namespace hetero::detail
 
+/// Throws InternalError unless `condition` holds (see the file comment).
 #define HETERO_INTERNAL_ASSERT(condition, message)                                        \
   do {                                                                                    \
     if (!(condition)) [[unlikely]]                                                        \

@@ -19,8 +19,11 @@ namespace hetero {
 /// A (height, width) pair of a window parameter: one number for both, or {h, w}, as
 /// torch's `int or tuple` arguments.
 struct Size2 {
-  std::int64_t h = 0, w = 0;
+  std::int64_t h = 0;  ///< height (rows)
+  std::int64_t w = 0;  ///< width (columns)
+  /// Both sizes `both` (implicit, as torch's int-or-tuple arguments).
   Size2(std::int64_t both) : h(both), w(both) {}  // NOLINT(google-explicit-constructor)
+  /// {height, width}.
   Size2(std::int64_t height, std::int64_t width) : h(height), w(width) {}
 };
 

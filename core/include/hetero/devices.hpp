@@ -33,11 +33,11 @@ HETERO_API std::vector<Device> all_devices();
 
 /// Description of one device, as nvidia-smi shows it.
 struct DeviceInfo {
-  Device device = Device::cpu();
-  std::string backend;          ///< plugin name
-  DeviceProperties properties;  ///< name, kind, memory (bytes), compute capability, driver
-  Capabilities capabilities;
-  MemoryStats memory;  ///< allocation statistics (bytes)
+  Device device = Device::cpu();  ///< the device listed
+  std::string backend;            ///< plugin name
+  DeviceProperties properties;    ///< name, kind, memory (bytes), compute capability, driver
+  Capabilities capabilities;      ///< what its backend offers (pinned memory, peer copies, ...)
+  MemoryStats memory;             ///< allocation statistics (bytes)
 };
 
 /// Properties of `d`. Throws DeviceUnavailableError when no loaded backend provides

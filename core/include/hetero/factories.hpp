@@ -169,6 +169,7 @@ HETERO_API Tensor from_host(const void* data, std::size_t count, DType src_dtype
 /// float32, double -> float64, int32_t -> int32, int64_t -> int64, uint8_t -> uint8,
 /// int8_t -> int8, bool -> bool) unless options name one, as torch.tensor. ShapeError when
 /// the count does not fill `shape`.
+/// @{
 template <class T>
 Tensor from_vector(std::span<const T> values, const Shape& shape, TensorOptions options = {}) {
   return from_host(values.data(), values.size(), dtype_of<T>, shape, options);
@@ -177,6 +178,7 @@ template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions options = {}) {
   return from_vector(std::span<const T>(values.data(), values.size()), shape, options);
 }
+/// @}
 /// 1-D from_vector.
 template <class T>
 Tensor from_vector(const std::vector<T>& values, TensorOptions options = {}) {

@@ -17,8 +17,9 @@ namespace hetero {
 /// What get_state() returns and set_state() takes (torch's get_state()/set_state(), as two
 /// integers instead of a byte tensor).
 struct GeneratorState {
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;    ///< the Philox key
   std::uint64_t offset = 0;  ///< counters already used
+  /// Same seed and offset.
   friend bool operator==(const GeneratorState&, const GeneratorState&) = default;
 };
 
@@ -31,6 +32,7 @@ inline constexpr std::uint64_t kDefaultSeed = 67280421310721ULL;
 /// shares a Generator object.
 class HETERO_API Generator {
  public:
+  /// A generator seeded with `seed`, at offset 0.
   explicit Generator(std::uint64_t seed = kDefaultSeed) noexcept : state_{seed, 0} {}
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
@@ -41,6 +43,7 @@ class HETERO_API Generator {
   std::uint64_t initial_seed() const;
   /// The seed and offset: restoring them with set_state() repeats the draws that followed.
   GeneratorState get_state() const;
+  /// Restores a get_state() (torch.Generator.set_state).
   void set_state(const GeneratorState& state);
   /// Reserves `counters` counters: returns the seed and the offset of the first, and
   /// advances the offset (what rand/randn call; a backend draws from them).

@@ -77,6 +77,7 @@ HETERO_API std::string summary(const std::vector<Event>& events, std::size_t top
 /// with what runs inside it, while a recording is on; nothing otherwise.
 class HETERO_API Range {
  public:
+  /// Opens the span `name` (closed by the destructor).
   explicit Range(std::string name);
   ~Range();
   Range(const Range&) = delete;
@@ -91,6 +92,7 @@ class HETERO_API Range {
 /// (errors go to the log: a destructor does not throw). events() gives what it recorded.
 class HETERO_API Session {
  public:
+  /// Starts recording (see the class comment for `path`).
   explicit Session(std::string path = {});
   ~Session();
   Session(const Session&) = delete;

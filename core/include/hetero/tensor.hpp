@@ -240,17 +240,25 @@ class HETERO_API Tensor {
 /// @{
 extern template std::vector<float> Tensor::to_vector<float>() const;
 extern template std::vector<double> Tensor::to_vector<double>() const;
+/// to_vector<std::int32_t>, exported.
 extern template std::vector<std::int32_t> Tensor::to_vector<std::int32_t>() const;
+/// to_vector<std::int64_t>, exported.
 extern template std::vector<std::int64_t> Tensor::to_vector<std::int64_t>() const;
+/// to_vector<std::uint8_t>, exported.
 extern template std::vector<std::uint8_t> Tensor::to_vector<std::uint8_t>() const;
+/// to_vector<std::int8_t>, exported.
 extern template std::vector<std::int8_t> Tensor::to_vector<std::int8_t>() const;
 extern template std::vector<bool> Tensor::to_vector<bool>() const;
 extern template float Tensor::item<float>() const;
 extern template double Tensor::item<double>() const;
+/// item<std::int32_t>, exported.
 extern template std::int32_t Tensor::item<std::int32_t>() const;
+/// item<std::int64_t>, exported.
 extern template std::int64_t Tensor::item<std::int64_t>() const;
 extern template bool Tensor::item<bool>() const;
+/// item<std::uint8_t>, exported.
 extern template std::uint8_t Tensor::item<std::uint8_t>() const;
+/// item<std::int8_t>, exported.
 extern template std::int8_t Tensor::item<std::int8_t>() const;
 /// @}
 

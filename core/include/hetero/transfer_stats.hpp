@@ -17,12 +17,12 @@ namespace hetero {
 /// cpu device "host" and "device" memory are the same RAM; its copies are counted the
 /// same way, so code behaves identically in the counters whatever try_gpu() returned.
 struct TransferStats {
-  std::uint64_t host_to_device = 0;  ///< copies from host memory into this device
-  std::uint64_t host_to_device_bytes = 0;
-  std::uint64_t device_to_host = 0;  ///< copies from this device to host memory
-  std::uint64_t device_to_host_bytes = 0;
-  std::uint64_t device_to_device = 0;  ///< copies into this device from a device of its backend
-  std::uint64_t device_to_device_bytes = 0;
+  std::uint64_t host_to_device = 0;        ///< copies from host memory into this device
+  std::uint64_t host_to_device_bytes = 0;  ///< their bytes
+  std::uint64_t device_to_host = 0;        ///< copies from this device to host memory
+  std::uint64_t device_to_host_bytes = 0;  ///< their bytes
+  std::uint64_t device_to_device = 0;      ///< copies into this device from a device of its backend
+  std::uint64_t device_to_device_bytes = 0;  ///< their bytes
   std::uint64_t staged = 0;      ///< copies into this device staged through host memory (slow)
   std::uint64_t host_syncs = 0;  ///< times the host waited for this device: synchronize(),
                                  ///< item(), to_vector(), printing, pageable copies

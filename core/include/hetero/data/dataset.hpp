@@ -16,6 +16,9 @@ namespace hetero::data {
 /// One sample's fields, in order (torch's tuple).
 using Example = std::vector<Tensor>;
 
+/// A map-style dataset, as torch.utils.data.Dataset: samples by index in [0, size())
+/// (see the file comment). Read by DataLoader's workers concurrently: get() and get_batch()
+/// must be safe to call from several threads.
 class HETERO_API Dataset {
  public:
   virtual ~Dataset() = default;

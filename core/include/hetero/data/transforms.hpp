@@ -20,8 +20,8 @@ namespace hetero::data {
 /// The random draws of one sample: Philox4x32-10 (hetero::rng::mix) of `seed` at counters
 /// counter, counter + 1, ...
 struct HETERO_API SampleRandom {
-  std::uint64_t seed = 0;
-  std::uint64_t counter = 0;
+  std::uint64_t seed = 0;     ///< the stream's key
+  std::uint64_t counter = 0;  ///< the next draw's counter (each draw advances it)
   /// 64 random bits.
   std::uint64_t next();
   /// Uniform in [0, 1) (53 bits).
@@ -55,6 +55,7 @@ HETERO_API Tensor random_horizontal_flip(const Tensor& x, SampleRandom& random, 
 /// The transform is called from DataLoader's workers concurrently.
 class HETERO_API TransformDataset : public Dataset {
  public:
+  /// The per-sample function: the sample and its draws in, the transformed sample out.
   using Transform = std::function<Example(Example, SampleRandom&)>;
   /// ValueError for a null dataset or an empty transform.
   TransformDataset(std::shared_ptr<const Dataset> dataset, Transform transform,

@@ -29,6 +29,7 @@ class HETERO_API BatchNorm : public Module {
   /// ValueError in training when a channel has one value (torch's "Expected more than 1
   /// value per channel when training").
   Tensor forward(const Tensor& x) override;
+  /// C, the channels normalised.
   std::int64_t num_features() const noexcept { return features_; }
 
  protected:
@@ -52,6 +53,10 @@ class HETERO_API BatchNorm : public Module {
 /// Batch normalisation of [N, C] or [N, C, L], as torch.nn.BatchNorm1d.
 class HETERO_API BatchNorm1d : public BatchNorm {
  public:
+  /// weight ones and bias zeros [num_features] (with affine), running_mean zeros and
+  /// running_var ones (with track_running_stats), on options' device and dtype (float32 by
+  /// default), and num_batches_tracked; momentum nullopt: a cumulative average, as torch's
+  /// momentum=None. ValueError for num_features <= 0, eps < 0 or momentum outside [0, 1].
   explicit BatchNorm1d(std::int64_t num_features, double eps = 1e-5,
                        std::optional<double> momentum = 0.1, bool affine = true,
                        bool track_running_stats = true, TensorOptions options = {});
@@ -60,6 +65,10 @@ class HETERO_API BatchNorm1d : public BatchNorm {
 /// Batch normalisation of [N, C, H, W], as torch.nn.BatchNorm2d.
 class HETERO_API BatchNorm2d : public BatchNorm {
  public:
+  /// weight ones and bias zeros [num_features] (with affine), running_mean zeros and
+  /// running_var ones (with track_running_stats), on options' device and dtype (float32 by
+  /// default), and num_batches_tracked; momentum nullopt: a cumulative average, as torch's
+  /// momentum=None. ValueError for num_features <= 0, eps < 0 or momentum outside [0, 1].
   explicit BatchNorm2d(std::int64_t num_features, double eps = 1e-5,
                        std::optional<double> momentum = 0.1, bool affine = true,
                        bool track_running_stats = true, TensorOptions options = {});

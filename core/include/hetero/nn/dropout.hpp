@@ -12,6 +12,7 @@ namespace hetero::nn {
 /// its default generator. ValueError unless 0 <= p <= 1.
 HETERO_API Tensor dropout(const Tensor& x, double p, bool training = true);
 
+/// Dropout, as torch.nn.Dropout (see the file comment).
 class HETERO_API Dropout : public Module {
  public:
   /// ShapeError unless 0 <= p <= 1.
@@ -19,6 +20,7 @@ class HETERO_API Dropout : public Module {
   /// Floating x of any shape; the mask is drawn on x's device from its generator
   /// (manual_seed makes it reproducible). p == 1 gives zeros.
   Tensor forward(const Tensor& x) override;
+  /// The probability of zeroing an element.
   double p() const noexcept { return p_; }
 
  private:

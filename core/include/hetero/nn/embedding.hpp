@@ -25,11 +25,14 @@ class HETERO_API Embedding : public Module {
   /// DTypeError for a non-integer index, DeviceMismatchError when indices and the weight
   /// are on different devices.
   Tensor forward(const Tensor& indices) override;
+  /// Module::to(d), returning this layer.
   Embedding& to(const Device& d) {
     Module::to(d);
     return *this;
   }
+  /// Rows of the weight (the index range).
   std::int64_t num_embeddings() const noexcept { return rows_; }
+  /// Width of each row.
   std::int64_t embedding_dim() const noexcept { return width_; }
   /// Normalised to [0, num_embeddings) when given.
   std::optional<std::int64_t> padding_idx() const noexcept { return padding_; }

@@ -9,6 +9,7 @@
 
 namespace hetero::nn {
 
+/// Flatten, as torch.nn.Flatten (see the file comment).
 class HETERO_API Flatten : public Module {
  public:
   /// Negative dimensions count from the end.

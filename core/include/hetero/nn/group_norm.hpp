@@ -13,6 +13,7 @@
 
 namespace hetero::nn {
 
+/// Group normalisation, as torch.nn.GroupNorm (see the file comment).
 class HETERO_API GroupNorm : public Module {
  public:
   /// weight (ones) and bias (zeros) [num_channels] when `affine`. ValueError unless

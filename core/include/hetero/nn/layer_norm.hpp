@@ -11,6 +11,7 @@
 
 namespace hetero::nn {
 
+/// Layer normalisation, as torch.nn.LayerNorm (see the file comment).
 class HETERO_API LayerNorm : public Module {
  public:
   /// weight (ones) and bias (zeros) of shape `normalized_shape` when `elementwise_affine`,
@@ -22,6 +23,7 @@ class HETERO_API LayerNorm : public Module {
   /// normalized_shape. Computed in float32 for 16-bit input, rounded once; differentiable
   /// through its parts.
   Tensor forward(const Tensor& x) override;
+  /// The trailing dimensions normalised over.
   const Shape& normalized_shape() const noexcept { return shape_; }
 
  private:

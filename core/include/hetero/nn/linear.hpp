@@ -21,11 +21,14 @@ class HETERO_API Linear : public Module {
   /// ShapeError when x's last dimension is not in_features; DeviceMismatchError when x
   /// and the parameters are on different devices.
   Tensor forward(const Tensor& x) override;
+  /// Module::to(d), returning this layer.
   Linear& to(const Device& d) {
     Module::to(d);
     return *this;
   }
+  /// Input width (the weight's columns).
   std::int64_t in_features() const noexcept { return in_; }
+  /// Output width (the weight's rows).
   std::int64_t out_features() const noexcept { return out_; }
 
  private:

@@ -18,6 +18,7 @@
 
 namespace hetero::nn {
 
+/// Multi-head attention, as torch.nn.MultiheadAttention (see the file comment).
 class HETERO_API MultiheadAttention : public Module {
  public:
   /// ValueError unless embed_dim > 0 and num_heads > 0 divides it (torch's "embed_dim must
@@ -43,7 +44,9 @@ class HETERO_API MultiheadAttention : public Module {
                  bool is_causal = false);
   /// Self-attention of x with no mask: forward(x, x, x).output.
   Tensor forward(const Tensor& x) override;
+  /// The model width E.
   std::int64_t embed_dim() const noexcept { return embed_dim_; }
+  /// The number of heads (E / num_heads per head).
   std::int64_t num_heads() const noexcept { return heads_; }
 
  private:

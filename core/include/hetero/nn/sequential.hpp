@@ -12,6 +12,7 @@
 
 namespace hetero::nn {
 
+/// Modules run in order, as torch.nn.Sequential (see the file comment).
 class HETERO_API Sequential : public Module {
  public:
   Sequential() = default;
@@ -27,7 +28,9 @@ class HETERO_API Sequential : public Module {
   Tensor forward(const Tensor& x) override;
   /// The i-th layer; IndexError when out of range.
   Module& operator[](std::size_t i) const;
+  /// Number of modules.
   std::size_t size() const noexcept { return children().size(); }
+  /// Module::to(d), returning this container.
   Sequential& to(const Device& d) {
     Module::to(d);
     return *this;

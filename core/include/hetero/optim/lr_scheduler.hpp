@@ -23,6 +23,7 @@
 
 namespace hetero::optim {
 
+/// The base of the learning-rate schedules (see the file comment); one thread at a time.
 class HETERO_API LRScheduler {
  public:
   virtual ~LRScheduler() = default;
@@ -69,9 +70,9 @@ class HETERO_API LRScheduler {
   /// How many steps were taken, counting the first (torch's _step_count).
   std::int64_t step_count() const noexcept { return step_count_; }
 
-  Optimizer& optimizer_;
-  std::vector<double> base_lrs_;
-  const char* who_;
+  Optimizer& optimizer_;          ///< the scheduled optimiser (not owned)
+  std::vector<double> base_lrs_;  ///< each group's "initial_lr"
+  const char* who_;               ///< the schedule's name, for error messages
 
  private:
   std::int64_t last_epoch_ = -1;

@@ -28,10 +28,11 @@ namespace hetero::optim {
 /// optimiser's defaults (its constructor's `defaults`), present replaces all of them.
 template <class Options>
 struct ParamGroup {
-  std::vector<Tensor> params;
-  std::optional<Options> options;
+  std::vector<Tensor> params;      ///< the group's parameters (handles)
+  std::optional<Options> options;  ///< its own options, or none for the defaults
 };
 
+/// The base of the optimisers (see the file comment); one thread at a time.
 class HETERO_API Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -108,6 +109,7 @@ class HETERO_API Optimizer {
   /// guarantee, errors as load_state_dict().
   virtual void load_param_state(const nn::NamedTensors& state) = 0;
 
+  /// Every parameter, the groups' in order (see parameters()).
   std::vector<Tensor> params_;
 
  private:

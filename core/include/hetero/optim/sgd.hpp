@@ -25,13 +25,15 @@ namespace hetero::optim {
 /// keys of a parameter group (Optimizer::get / set): "lr", "momentum", "dampening",
 /// "weight_decay"; nesterov is fixed at construction.
 struct SGDOptions {
-  double lr;            ///< learning rate, >= 0 (0 freezes the group, as torch 1.13 accepts)
-  double momentum = 0;  ///< >= 0
-  double dampening = 0;
+  double lr;                ///< learning rate, >= 0 (0 freezes the group, as torch 1.13 accepts)
+  double momentum = 0;      ///< >= 0
+  double dampening = 0;     ///< the gradient's weight in the momentum buffer is 1 - this
   double weight_decay = 0;  ///< L2 penalty, >= 0
   bool nesterov = false;    ///< needs momentum > 0 and dampening == 0
 };
 
+/// Stochastic gradient descent, as torch.optim.SGD (the update in the file comment). Not
+/// thread-safe, as Adam.
 class HETERO_API SGD : public Optimizer {
  public:
   /// One group: keeps handles to `params` (e.g. module.parameters()). ValueError for an

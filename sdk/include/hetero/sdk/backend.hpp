@@ -39,6 +39,9 @@
 
 namespace hetero {
 
+/// The interface a backend plugin implements (the contract is the file comment's). The
+/// core calls a Backend from several threads: the methods must be thread-safe, as the
+/// conformance kit's ConcurrentUseFromThreads checks.
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -9,8 +9,12 @@
 #include <hetero/sdk/backend.hpp>
 #include <hetero/sdk/interface_version.hpp>
 
+/// The text of x after macro expansion (HETERO_STRINGIFY(HETERO_INTERFACE_VERSION_MINOR)
+/// is "14"); HETERO_STRINGIFY_ is its unexpanded step.
+/// @{
 #define HETERO_STRINGIFY_(x) #x
 #define HETERO_STRINGIFY(x) HETERO_STRINGIFY_(x)
+/// @}
 
 /// Compiler identity, e.g. "GCC 12.2.0" or "Clang 14.0.6".
 #if defined(__clang__)
@@ -61,6 +65,7 @@ struct HeteroPluginInfo {
 /// owns the result; may throw a hetero::Error (reported as the load failure's reason).
 #define HETERO_PLUGIN_CREATE_SYMBOL "hetero_plugin_create"
 
+/// C linkage and default visibility, for the two entry points (HETERO_PLUGIN defines them).
 #define HETERO_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
 
 /// Defines the plugin's two entry points. Use once per plugin, at namespace scope:
