@@ -6,11 +6,15 @@
 // groups, warm-up + cosine LambdaLR, clip_grad_norm_ 1.0, text, split, window sampling
 // procedure and validation windows' procedure, in its own process. The random draws
 // (initial weights, windows) come from torch's generator, so they are the same procedure,
-// not the same numbers, as hetero's. It prints the example's lines.
+// not the same numbers, as hetero's. With --twin-files DIR (written by `char_transformer
+// --twin-files DIR` with the same options) it starts from hetero's initial weights and takes
+// every training and validation window from hetero, so that the two runs differ only by
+// rounding. It prints the example's lines.
 //
 //   char_transformer_libtorch [--steps 3000] [--batch-size 32] [--context 64] [--d-model 128]
 //                             [--heads 4] [--layers 3] [--lr 3e-3] [--warmup 100]
 //                             [--eval-every 250] [--eval-batches 20] [--threads 2] [--data DIR]
+//                             [--twin-files DIR]
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
@@ -24,6 +28,8 @@
 #include <iterator>
 #include <limits>
 #include <numbers>
+
+#include "twin_files.hpp"
 
 namespace {
 
@@ -90,12 +96,24 @@ struct CharTransformerImpl : torch::nn::Module {
 };
 TORCH_MODULE(CharTransformer);
 
-// B windows of t + 1 characters at offsets drawn as the example draws them.
+// The hetero example's name of this model's tensor `name`: "block<i>." is hetero's
+// "blocks.<i>." (a ModuleList); the rest is named alike.
+std::string hetero_name(const std::string& name) {
+  if (!name.starts_with("block")) return name;
+  const std::size_t dot = name.find('.');
+  return "blocks." + name.substr(5, dot - 5) + name.substr(dot);
+}
+
+// B windows of t + 1 characters at offsets drawn as the example draws them, or, when `given`
+// is defined (int64 [B], from hetero's twin files), at those offsets.
 std::pair<torch::Tensor, torch::Tensor> batch(const torch::Tensor& text, std::int64_t b,
-                                              std::int64_t t, torch::Generator& g) {
+                                              std::int64_t t, torch::Generator& g,
+                                              const torch::Tensor& given = {}) {
   const std::int64_t n = text.size(0) - t - 1;
   const torch::Tensor starts =
-      (torch::rand({b, 1}, g, torch::kFloat64) * static_cast<double>(n)).to(torch::kInt64);
+      given.defined()
+          ? given.reshape({b, 1})
+          : (torch::rand({b, 1}, g, torch::kFloat64) * static_cast<double>(n)).to(torch::kInt64);
   const torch::Tensor at = starts + torch::arange(t, torch::kInt64).unsqueeze(0);
   return {text.index_select(0, at.reshape({-1})).reshape({b, t}),
           text.index_select(0, (at + 1).reshape({-1})).reshape({b, t})};
@@ -124,6 +142,9 @@ int main(int argc, char** argv) {
   app.add_option("--eval-batches", eval_batches);
   app.add_option("--threads", threads);
   app.add_option("--seed", seed);
+  std::string twin_files;
+  app.add_option("--twin-files", twin_files,
+                 "start from the hetero example's weights and windows in DIR");
   CLI11_PARSE(app, argc, argv);
   try {
     torch::set_num_threads(threads);
@@ -147,6 +168,22 @@ int main(int argc, char** argv) {
 
     torch::manual_seed(seed);
     CharTransformer net(vocab, context, d_model, heads, layers);
+    torch::Tensor train_starts, val_starts;  // [steps, B] and [eval batches, B] from hetero
+    if (!twin_files.empty()) {
+      twins::load_state(*net, twins::read_safetensors(twin_files + "/init.safetensors"),
+                        hetero_name);
+      auto order = twins::read_safetensors(twin_files + "/order.safetensors");
+      train_starts = order.at("train");
+      val_starts = order.at("val");
+      if (train_starts.size(0) < steps || train_starts.size(1) != batch_size ||
+          val_starts.size(0) < eval_batches || val_starts.size(1) != batch_size)
+        throw std::runtime_error(twin_files +
+                                 "/order.safetensors was written for other --steps, "
+                                 "--batch-size or --eval-batches");
+    }
+    const auto given = [](const torch::Tensor& starts, std::int64_t i) {
+      return starts.defined() ? starts[i] : torch::Tensor();
+    };
     std::vector<torch::Tensor> decay, no_decay;
     for (const auto& p : net->named_parameters())
       (p.value().dim() >= 2 && p.key().find("norm") == std::string::npos ? decay : no_decay)
@@ -174,7 +211,7 @@ int main(int argc, char** argv) {
       torch::Generator fixed = at::detail::createCPUGenerator(12345);
       double sum = 0;
       for (std::int64_t i = 0; i < eval_batches; ++i) {
-        const auto [x, y] = batch(val, batch_size, context, fixed);
+        const auto [x, y] = batch(val, batch_size, context, fixed, given(val_starts, i));
         sum += torch::nn::functional::cross_entropy(net->forward(x).reshape({-1, vocab}),
                                                     y.reshape({-1}))
                    .item<double>();
@@ -186,7 +223,7 @@ int main(int argc, char** argv) {
     for (std::int64_t step = 0; step < steps; ++step) {
       for (auto& g : opt.param_groups())
         static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr * factor(step));
-      const auto [x, y] = batch(train, batch_size, context, data_gen);
+      const auto [x, y] = batch(train, batch_size, context, data_gen, given(train_starts, step));
       const torch::Tensor loss = torch::nn::functional::cross_entropy(
           net->forward(x).reshape({-1, vocab}), y.reshape({-1}));
       opt.zero_grad();

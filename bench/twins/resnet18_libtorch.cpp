@@ -6,12 +6,15 @@
 // torch.optim.lr_scheduler's formulas: libtorch 1.13's C++ API has neither), run in its own
 // process. The shuffle is torch::randperm from a generator seeded with seed + epoch: the
 // same procedure as hetero's DataLoader, not the same permutation (the two frameworks'
-// generators differ), and so are the initial weights. It prints the example's lines, so the
-// two transcripts compare row by row.
+// generators differ), and so are the initial weights. With --twin-files DIR (written by
+// `resnet18_fashion_mnist --twin-files DIR` with the same --epochs, --limit and --seed) it
+// starts from hetero's initial weights and buffers and takes each epoch's order from hetero,
+// so that the two runs differ only by rounding. It prints the example's lines, so the two
+// transcripts compare row by row.
 //
 //   resnet18_libtorch [--epochs 4] [--batch-size 128] [--optimizer sgd|adam]
 //                     [--schedule onecycle|cosine|none] [--lr MAX] [--limit N] [--test-limit N]
-//                     [--threads 2] [--data DIR]
+//                     [--threads 2] [--data DIR] [--twin-files DIR]
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
@@ -22,6 +25,7 @@
 #include <numbers>
 
 #include "idx_reader.hpp"
+#include "twin_files.hpp"
 
 namespace {
 
@@ -66,6 +70,19 @@ torch::nn::Sequential resnet18() {
   net->push_back(Flatten());
   net->push_back(Linear(512, 10));
   return net;
+}
+
+// The hetero example's state_dict name of this network's tensor `name`: b1's four layers are
+// hetero's "0.<k>", the Residuals 4..11 are hetero's stages "<1 + (k - 4) / 2>.<(k - 4) % 2>",
+// and the Linear (14) is hetero's "7".
+std::string hetero_name(const std::string& name) {
+  const std::size_t dot = name.find('.');
+  const int k = std::stoi(name.substr(0, dot));
+  const std::string rest = name.substr(dot);
+  if (k < 4) return "0." + std::to_string(k) + rest;
+  if (k < 12) return std::to_string(1 + (k - 4) / 2) + "." + std::to_string((k - 4) % 2) + rest;
+  if (k == 14) return "7" + rest;
+  throw std::runtime_error("resnet18_libtorch: no hetero name for " + name);
 }
 
 // Images [n, 1, 28, 28] normalised, and labels [n].
@@ -117,6 +134,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "intra-op threads");
   app.add_option("--seed", seed);
   app.add_option("--data", data);
+  std::string twin_files;
+  app.add_option("--twin-files", twin_files,
+                 "start from the hetero example's weights and data order in DIR");
   CLI11_PARSE(app, argc, argv);
   try {
     torch::set_num_threads(threads);
@@ -128,6 +148,12 @@ int main(int argc, char** argv) {
                 static_cast<long long>(n), static_cast<long long>(test_x.size(0)), threads);
     torch::manual_seed(seed);
     torch::nn::Sequential net = resnet18();
+    std::map<std::string, torch::Tensor> orders;
+    if (!twin_files.empty()) {
+      twins::load_state(*net, twins::read_safetensors(twin_files + "/init.safetensors"),
+                        hetero_name);
+      orders = twins::read_safetensors(twin_files + "/order.safetensors");
+    }
     const bool adam = optimizer == "adam";
     const double peak = lr > 0 ? lr : adam ? 2e-3 : 0.1;
     std::unique_ptr<torch::optim::Optimizer> opt;
@@ -163,11 +189,19 @@ int main(int argc, char** argv) {
     double rate = 0;
     for (int epoch = 1; epoch <= epochs; ++epoch) {
       shuffle.set_current_seed(seed + static_cast<std::uint64_t>(epoch));
-      const torch::Tensor order = torch::randperm(n, shuffle);
+      const auto from_hetero = orders.find("epoch" + std::to_string(epoch));
+      if (!twin_files.empty() && (from_hetero == orders.end() || from_hetero->second.numel() != n))
+        throw std::runtime_error(twin_files + "/order.safetensors has no order of " +
+                                 std::to_string(n) + " samples for epoch " + std::to_string(epoch));
+      const torch::Tensor order =
+          twin_files.empty() ? torch::randperm(n, shuffle) : from_hetero->second;
       net->train();
       const auto start = Clock::now();
       double data_seconds = 0;
       torch::Tensor loss_sum = torch::zeros({}), hits = torch::zeros({}, torch::kInt64);
+      // Step losses of the first and the last tenth of the epoch, as the example prints them.
+      const std::int64_t tenth = std::max<std::int64_t>(1, steps / 10);
+      torch::Tensor head = torch::zeros({}), tail = torch::zeros({});
       for (std::int64_t step = 0; step < steps; ++step) {
         const auto fetch = Clock::now();
         const std::int64_t first = step * batch_size, len = std::min(batch_size, n - first);
@@ -181,6 +215,8 @@ int main(int argc, char** argv) {
         loss.backward();
         opt->step();
         loss_sum += loss.detach() * static_cast<double>(len);
+        if (step < tenth) head += loss.detach();
+        if (step >= steps - tenth) tail += loss.detach();
         hits += logits.detach().argmax(1).eq(y).sum();
       }
       const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -202,6 +238,9 @@ int main(int argc, char** argv) {
           static_cast<double>(hits.item<std::int64_t>()) / static_cast<double>(n),
           static_cast<double>(correct) / static_cast<double>(test_x.size(0)), seconds,
           static_cast<double>(n) / seconds, 100 * data_seconds / seconds, rate);
+      std::printf("          mean loss of the first tenth of steps %.4f, of the last %.4f\n",
+                  head.item<double>() / static_cast<double>(tenth),
+                  tail.item<double>() / static_cast<double>(tenth));
       std::fflush(stdout);
     }
     return 0;

@@ -5,7 +5,10 @@
 // (no weight decay on biases and norms: two parameter groups) with a linear warm-up and
 // cosine decay (LambdaLR), clip_grad_norm_, a held-out validation split (the last tenth of
 // the text), checkpoint and bit-exact resume, then text sampled with multinomial at a
-// temperature. usage: char_transformer --help
+// temperature. --twin-files DIR writes what the libtorch twin (bench/twins) needs to train
+// from the same start on the same windows: DIR/init.safetensors (the initial parameters) and
+// DIR/order.safetensors (the windows' start offsets, int64: "train" [steps, batch] and "val"
+// [eval batches, batch]). usage: char_transformer --help
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -98,24 +101,56 @@ class CharTransformer : public nn::Module {
   std::shared_ptr<nn::Linear> head_;
 };
 
-// B windows of context + 1 characters of `text` (int64 [n] on the device) at random
-// offsets: inputs [B, T] and the next characters [B, T].
-std::pair<Tensor, Tensor> batch(const Tensor& text, std::int64_t b, std::int64_t t, Generator& g) {
-  const auto o = TensorOptions(text.device()).dtype(DType::int64);
+// The start offsets of B windows of t + 1 characters of `text` (int64 [n] on the device),
+// drawn uniformly: int64 [B, 1].
+Tensor window_starts(const Tensor& text, std::int64_t b, std::int64_t t, Generator& g) {
   const std::int64_t n = text.size(0) - t - 1;
-  const Tensor starts =
-      (rand({b, 1}, g, TensorOptions(text.device()).dtype(DType::float64)) * static_cast<double>(n))
-          .to(DType::int64);
-  const Tensor at = starts + arange(t, o).unsqueeze(0);  // [B, T]
+  return (rand({b, 1}, g, TensorOptions(text.device()).dtype(DType::float64)) *
+          static_cast<double>(n))
+      .to(DType::int64);
+}
+
+// The windows of t + 1 characters at `starts` (int64 [B, 1]): inputs [B, T] and the next
+// characters [B, T].
+std::pair<Tensor, Tensor> windows(const Tensor& text, const Tensor& starts, std::int64_t t) {
+  const std::int64_t b = starts.size(0);
+  const Tensor at =
+      starts + arange(t, TensorOptions(text.device()).dtype(DType::int64)).unsqueeze(0);  // [B, T]
   return {index_select(text, 0, at.reshape({-1})).reshape({b, t}),
           index_select(text, 0, (at + 1).reshape({-1})).reshape({b, t})};
+}
+
+// B random windows of context + 1 characters: inputs [B, T] and the next characters [B, T].
+std::pair<Tensor, Tensor> batch(const Tensor& text, std::int64_t b, std::int64_t t, Generator& g) {
+  return windows(text, window_starts(text, b, t, g), t);
+}
+
+// The libtorch twin's files in `dir` (created): the initial state_dict of `net`, and the
+// windows' starts of `steps` training batches from a generator seeded `data_seed` and of
+// `eval_batches` validation batches from one seeded `eval_seed`, drawn as the loop draws them.
+void write_twin_files(const nn::Module& net, const std::filesystem::path& dir, const Tensor& train,
+                      const Tensor& val, std::int64_t steps, std::int64_t eval_batches,
+                      std::int64_t b, std::int64_t t, std::uint64_t data_seed,
+                      std::uint64_t eval_seed) {
+  std::filesystem::create_directories(dir);
+  save(net, dir / "init.safetensors", {{"model", "char-transformer"}});
+  const auto draw = [&](const Tensor& text, std::int64_t batches, std::uint64_t seed) {
+    Generator g(seed);
+    std::vector<Tensor> rows;
+    for (std::int64_t i = 0; i < batches; ++i) rows.push_back(window_starts(text, b, t, g));
+    return cat(rows, 1).t().contiguous();  // [batches, B]
+  };
+  nn::NamedTensors order;
+  order.push_back("train", draw(train, steps, data_seed));
+  order.push_back("val", draw(val, eval_batches, eval_seed));
+  save(order, dir / "order.safetensors");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"A character-level Transformer language model on Debian's fortunes"};
-  std::string data = kFortunes, device_name, checkpoint;
+  std::string data = kFortunes, device_name, checkpoint, twin_files;
   std::int64_t steps = 3000, batch_size = 32, context = 64, d_model = 128, heads = 4, layers = 3,
                warmup = 100, eval_every = 250, eval_batches = 20, sample_chars = 300,
                stop_after = 0;
@@ -152,11 +187,18 @@ int main(int argc, char** argv) {
                  "interrupted")
       ->check(hetero::examples::non_negative());
   app.add_flag("--quiet", quiet, "no per-step progress");
+  app.add_option("--twin-files", twin_files,
+                 "write the initial weights and the data windows to DIR for the libtorch twin "
+                 "(bench/twins/char_transformer_libtorch --twin-files DIR)");
   app.add_flag("--expect-loss-drop", expect_drop,
                "exit 1 unless the last validation loss is below the first");
   CLI11_PARSE(app, argc, argv);
   if (resume && checkpoint.empty()) {
     std::cerr << "char_transformer: --resume needs --checkpoint FILE\n";
+    return 2;
+  }
+  if (resume && !twin_files.empty()) {
+    std::cerr << "char_transformer: --twin-files describes a run from the start, not --resume\n";
     return 2;
   }
   if (d_model % heads != 0) {
@@ -189,6 +231,10 @@ int main(int argc, char** argv) {
     manual_seed(seed);
     CharTransformer net({vocab, context, d_model, heads, layers});
     net.to(dev);
+    constexpr std::uint64_t kEvalSeed = 12345;  // the same held-out windows every time
+    if (!twin_files.empty())
+      write_twin_files(net, twin_files, train, val, steps, eval_batches, batch_size, context,
+                       seed + 1, kEvalSeed);
     // AdamW with weight decay on the matrices only (torch's usual two groups).
     std::vector<Tensor> decay, no_decay;
     for (const auto& [name, p] : net.named_parameters())
@@ -220,7 +266,7 @@ int main(int argc, char** argv) {
     const auto validation_loss = [&] {
       NoGradGuard no_grad;
       net.eval();
-      Generator fixed(12345);  // the same held-out windows every time
+      Generator fixed(kEvalSeed);
       Tensor total_loss = zeros({}, dev);
       for (std::int64_t i = 0; i < eval_batches; ++i) {
         const auto [x, y] = batch(val, batch_size, context, fixed);

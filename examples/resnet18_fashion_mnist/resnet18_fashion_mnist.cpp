@@ -9,13 +9,17 @@
 // BatchNorm's running statistics and the epoch; FILE.optimizer and FILE.schedule, written
 // first) and --resume. The shuffle of epoch e comes from a Generator seeded with seed + e and
 // the augmentation from (seed, e, sample), so a resumed run ends bit-identical to an
-// uninterrupted one.
+// uninterrupted one. --twin-files DIR writes what the libtorch twin (bench/twins) needs to
+// train the same network from the same start on the same batches: DIR/init.safetensors (the
+// initial parameters and buffers) and DIR/order.safetensors (each epoch's shuffle, int64
+// [n] named "epoch1", "epoch2", ...).
 //
 //   resnet18_fashion_mnist [--epochs 4] [--batch-size 128] [--optimizer sgd|adam]
 //                          [--schedule onecycle|cosine|none] [--lr MAX] [--augment]
 //                          [--workers 2] [--limit N] [--test-limit N] [--data DIR]
 //                          [--checkpoint FILE] [--resume] [--stop-after EPOCHS]
 //                          [--min-accuracy A] [--expect-loss-drop] [--device cuda:0]
+//                          [--twin-files DIR]
 // Exit status 1 when the test accuracy is below --min-accuracy, or with --expect-loss-drop
 // when an epoch's last tenth of steps did not have a lower mean loss than its first; 2 for bad
 // arguments, a missing data set (the message names its Debian package) or a bad checkpoint.
@@ -25,6 +29,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -63,6 +68,21 @@ void progress(int epoch, std::int64_t done, std::int64_t total, double seconds) 
   if (done == total) std::fprintf(stderr, "\r%*s\r", width + 50, "");
 }
 
+// The libtorch twin's files in `dir` (created): the initial state_dict of `net`, and the
+// order in which the DataLoader will visit the `n` samples in each of `epochs` epochs: the
+// randperm(n) of a generator seeded with seed + epoch, as the training loop seeds it.
+void write_twin_files(const nn::Module& net, const std::filesystem::path& dir, std::int64_t n,
+                      std::uint64_t seed, int epochs) {
+  std::filesystem::create_directories(dir);
+  save(net, dir / "init.safetensors", {{"model", "d2l-resnet18"}});
+  nn::NamedTensors order;
+  for (int e = 1; e <= epochs; ++e) {
+    Generator g(seed + static_cast<std::uint64_t>(e));
+    order.push_back("epoch" + std::to_string(e), randperm(n, g));
+  }
+  save(order, dir / "order.safetensors");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +94,7 @@ int main(int argc, char** argv) {
   double lr = 0, weight_decay = 5e-4;
   std::string optimizer = "sgd", schedule_name = "onecycle";
   bool augment = false;
+  std::string twin_files;
   hetero::examples::ImageTrainingOptions o;
   o.data = data::kFashionMnistDebianDir;
   auto& [data_dir, checkpoint, device_name, limit, test_limit, min_accuracy, seed, resume, quiet,
@@ -96,12 +117,20 @@ int main(int argc, char** argv) {
                  "stop (checkpointed) after this many epochs of the --epochs schedule, as if "
                  "interrupted")
       ->check(hetero::examples::non_negative());
+  app.add_option("--twin-files", twin_files,
+                 "write the initial weights and the data order to DIR for the libtorch twin "
+                 "(bench/twins/resnet18_libtorch --twin-files DIR)");
   hetero::examples::add_image_training_options(
       app, o, "save model, optimiser and schedule after every epoch",
       "initialisation, shuffling and augmentation seed");
   CLI11_PARSE(app, argc, argv);
   if (resume && checkpoint.empty()) {
     std::cerr << "resnet18_fashion_mnist: --resume needs --checkpoint FILE\n";
+    return 2;
+  }
+  if (!twin_files.empty() && (resume || augment)) {
+    std::cerr << "resnet18_fashion_mnist: --twin-files describes a run from the start without "
+                 "--augment (the twin has neither resume nor augmentation)\n";
     return 2;
   }
 
@@ -141,6 +170,7 @@ int main(int argc, char** argv) {
 
     manual_seed(seed);
     nn::Sequential net = resnet::make_resnet18();
+    if (!twin_files.empty()) write_twin_files(net, twin_files, train_set->size(), seed, epochs);
     net.to(dev);
     std::unique_ptr<optim::Optimizer> opt;
     if (optimizer == "adam")
