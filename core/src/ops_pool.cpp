@@ -98,20 +98,21 @@ Tensor padded(const Tensor& x4, const PoolGeometry& g, double value) {
 // the input itself.
 Tensor avg_divisors(const PoolGeometry& g, bool count_include_pad, const TensorOptions& on) {
   const detail::Window2d& w = g.win;
-  std::vector<double> d(static_cast<std::size_t>(g.oh * g.ow));
-  for (std::int64_t i = 0; i < g.oh; ++i)
-    for (std::int64_t j = 0; j < g.ow; ++j) {
-      std::int64_t h0 = i * w.sh - w.ph, w0 = j * w.sw - w.pw;
-      std::int64_t h1 = std::min(h0 + w.kh, g.h + w.ph), w1 = std::min(w0 + w.kw, g.w + w.pw);
-      const std::int64_t pool = (h1 - h0) * (w1 - w0);
-      h0 = std::max<std::int64_t>(h0, 0);
-      w0 = std::max<std::int64_t>(w0, 0);
-      h1 = std::min(h1, g.h);
-      w1 = std::min(w1, g.w);
-      d[static_cast<std::size_t>(i * g.ow + j)] =
-          static_cast<double>(count_include_pad ? pool : (h1 - h0) * (w1 - w0));
-    }
-  return from_vector(d, {g.oh, g.ow}, on);
+  // Every window whole (no padding, no ceil_mode overhang), or counted with its padding and
+  // not past it: one count. Built on the device, as the counts below: a divisor made on the
+  // host would be a blocking copy (a wait for the stream) in every call (the profiler
+  // showed 4 ms per LeNet avg_pool2d).
+  if ((!w.ph && !w.pw && !w.extra_h && !w.extra_w) ||
+      (count_include_pad && !w.extra_h && !w.extra_w))
+    return full({g.oh, g.ow}, static_cast<double>(w.kh * w.kw), on);
+  // Otherwise each window's count of the positions it may count, as a window sum of ones:
+  // the input's (zeros in the padding), or the padded input's (zeros past it only). Small
+  // integers, exact in every accumulate type.
+  const Tensor counted = count_include_pad
+                             ? detail::pad2d(ones({1, 1, g.h + 2 * w.ph, g.w + 2 * w.pw}, on), 0,
+                                             w.extra_h, 0, w.extra_w, 0.0)
+                             : padded(ones({1, 1, g.h, g.w}, on), g, 0.0);
+  return detail::window_sum(counted, w, g.oh, g.ow).reshape({g.oh, g.ow});
 }
 
 Pool2dArgs pool_args(const PoolGeometry& g) {

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -33,11 +35,35 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Note [Profiling kernels]: recording adds no waits. A kernel's or copy's scope brackets
+// its work with two device timestamps (Backend::record_timestamp) and hands them here
+// unresolved. A stream runs its work in the order queued and a stream's scopes end in
+// that order, so each lane's pending timestamps complete front to back: every new one
+// resolves the completed front of its lane (Event::query, which never blocks), and stop()
+// waits for the rest. A lane's first resolved start timestamp is its anchor, placed at its
+// event's host start; the others are placed by their device time after it. The pending
+// entries keep their plugin (and so the backend that made the timestamps) alive.
+struct Pending {
+  std::size_t event = 0;  // index in Recorder::events
+  std::shared_ptr<LoadedPlugin> plugin;
+  std::shared_ptr<Event> start;
+  std::unique_ptr<Event> end;
+};
+struct Lane {
+  std::string name;  // "cpu:0 stream 0"
+  std::deque<Pending> pending;
+  std::shared_ptr<Event> anchor;  // the first resolved start timestamp
+  double anchor_host_us = 0;      // its event's host start
+};
+
 struct Recorder {
   std::mutex mutex;
   Clock::time_point origin = Clock::now();
   std::vector<profiler::Event> events;
   std::unordered_map<std::thread::id, std::uint32_t> threads;
+  // Device lanes by stream (address) and device; streams numbered per device.
+  std::map<std::pair<const Stream*, std::string>, Lane> lanes;
+  std::map<std::string, int> streams_per_device;
   // Note [Bounded recording] (issue #44: 2.1M events took 6.65 GB while the trace was
   // written): at most `limit` events are kept; later ones are counted, not kept, and stop()
   // says how many were dropped.
@@ -55,19 +81,79 @@ double now_us() noexcept {
   return std::chrono::duration<double, std::micro>(Clock::now() - recorder().origin).count();
 }
 
+namespace {
+
+// Appends `e` (its thread filled in) unless the recording is off or full; its index, or
+// none. Called with r.mutex held.
+std::optional<std::size_t> push(Recorder& r, profiler::Event&& e) {
+  if (!recording()) return std::nullopt;
+  const auto [it, fresh] =
+      r.threads.emplace(std::this_thread::get_id(), static_cast<std::uint32_t>(r.threads.size()));
+  e.thread = it->second;
+  if (r.events.size() >= r.limit) {
+    ++r.dropped;
+    return std::nullopt;
+  }
+  r.events.push_back(std::move(e));
+  return r.events.size() - 1;
+}
+
+// Gives events[p.event] its device time and place from p's completed timestamps (nothing
+// where the backend cannot measure them, e.g. after the work failed).
+void resolve(std::vector<profiler::Event>& events, Lane& lane, const Pending& p) noexcept {
+  try {
+    profiler::Event& e = events[p.event];
+    const double seconds = p.plugin->backend->elapsed_seconds(*p.start, *p.end);
+    if (seconds < 0) return;
+    if (!lane.anchor) {
+      lane.anchor = p.start;
+      lane.anchor_host_us = e.start_us;
+    }
+    const double offset = p.plugin->backend->elapsed_seconds(*lane.anchor, *p.start);
+    e.device_duration_us = seconds * 1e6;
+    e.device_start_us = lane.anchor_host_us + offset * 1e6;
+    e.lane = lane.name;
+  } catch (...) {
+  }
+}
+
+// Resolves the front of `lane` while its end timestamps have completed; never blocks.
+void resolve_completed(std::vector<profiler::Event>& events, Lane& lane) noexcept {
+  while (!lane.pending.empty()) {
+    Pending& p = lane.pending.front();
+    try {
+      if (!p.end->query()) return;
+      resolve(events, lane, p);
+    } catch (...) {  // the work failed: no device time
+    }
+    lane.pending.pop_front();
+  }
+}
+
+}  // namespace
+
 void add(profiler::Event e) noexcept {
   try {
     Recorder& r = recorder();
     std::lock_guard lock(r.mutex);
-    if (!recording()) return;
-    const auto [it, fresh] =
-        r.threads.emplace(std::this_thread::get_id(), static_cast<std::uint32_t>(r.threads.size()));
-    e.thread = it->second;
-    if (r.events.size() >= r.limit) {
-      ++r.dropped;
-      return;
-    }
-    r.events.push_back(std::move(e));
+    push(r, std::move(e));
+  } catch (...) {
+  }
+}
+
+void add_timed(profiler::Event e, const Storage& on, std::unique_ptr<Event> start,
+               std::unique_ptr<Event> end) noexcept {
+  try {
+    Recorder& r = recorder();
+    std::lock_guard lock(r.mutex);
+    const std::string device = e.device;
+    const auto index = push(r, std::move(e));
+    if (!index) return;
+    const auto [it, fresh] = r.lanes.try_emplace({&on.stream(), device});
+    Lane& lane = it->second;
+    if (fresh) lane.name = device + " stream " + std::to_string(r.streams_per_device[device]++);
+    lane.pending.push_back({*index, on.plugin, std::move(start), std::move(end)});
+    resolve_completed(r.events, lane);
   } catch (...) {
   }
 }
@@ -130,17 +216,12 @@ void Scope::describe(const Tensor& t) noexcept {
 Scope::~Scope() {
   if (!event_) return;
   std::unique_ptr<Event> device_end;
-  try {
-    if (device_start_) device_end = calls::record_timestamp(*storage_);
-    if (storage_ != nullptr) storage_->stream().synchronize();
-  } catch (...) {  // the kernel's error surfaces at the caller's next wait
-  }
+  if (device_start_) device_end = calls::record_timestamp(*storage_);
   event_->duration_us = now_us() - event_->start_us;
-  if (device_start_ && device_end) {
-    const double seconds = calls::elapsed_seconds(*storage_, *device_start_, *device_end);
-    if (seconds >= 0) event_->device_duration_us = seconds * 1e6;
-  }
-  add(std::move(*event_));
+  if (device_start_ && device_end)
+    add_timed(std::move(*event_), *storage_, std::move(device_start_), std::move(device_end));
+  else
+    add(std::move(*event_));
 }
 
 }  // namespace detail::prof
@@ -152,6 +233,8 @@ void start() {
   std::lock_guard lock(r.mutex);
   r.events.clear();
   r.threads.clear();
+  r.lanes.clear();
+  r.streams_per_device.clear();
   r.limit = max_events();
   r.dropped = 0;
   r.origin = std::chrono::steady_clock::now();
@@ -161,15 +244,30 @@ void start() {
 std::vector<Event> stop() {
   auto& r = detail::prof::recorder();
   std::vector<Event> out;
+  std::map<std::pair<const Stream*, std::string>, detail::prof::Lane> lanes;
   std::size_t dropped = 0, limit = 0;
   {
     std::lock_guard lock(r.mutex);
     detail::prof::g_recording.store(false);
     out = std::move(r.events);
     r.events.clear();
+    lanes = std::move(r.lanes);
+    r.lanes.clear();
+    r.streams_per_device.clear();
     dropped = std::exchange(r.dropped, 0);
     limit = r.limit;
   }
+  // The device timestamps still pending, waited for (outside the lock: the work may take a
+  // while, and other threads may record meanwhile into a new recording).
+  for (auto& [key, lane] : lanes)
+    for (const detail::prof::Pending& p : lane.pending) {
+      try {
+        p.end->synchronize();
+      } catch (...) {  // the work failed: no device time (the error surfaces to its caller)
+        continue;
+      }
+      detail::prof::resolve(out, lane, p);
+    }
   if (dropped > 0)  // outside the lock: a log callback may use the profiler
     detail::log_warn(fmt::format(
         "profiler: {} events were dropped past the first {} (HETERO_PROFILE_MAX_EVENTS); "
@@ -210,6 +308,9 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
     };
     buffer = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [";
     std::map<std::uint32_t, bool> threads;
+    std::map<std::string, std::size_t> lanes;  // device tracks (pid 1), numbered by name
+    for (const Event& e : events)
+      if (e.device_start_us >= 0 && !e.lane.empty()) lanes.emplace(e.lane, lanes.size());
     for (const Event& e : events) {
       threads[e.thread] = true;
       nlohmann::json args = nlohmann::json::object();
@@ -226,6 +327,15 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
            {"pid", 0},
            {"tid", e.thread},
            {"args", args}});
+      if (e.device_start_us >= 0 && !e.lane.empty())
+        put({{"name", e.name},
+             {"cat", e.category},
+             {"ph", "X"},
+             {"ts", e.device_start_us},
+             {"dur", e.device_duration_us},
+             {"pid", 1},
+             {"tid", lanes.at(e.lane)},
+             {"args", args}});
     }
     put({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "hetero"}}}});
     for (const auto& [t, unused] : threads)
@@ -234,6 +344,14 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
            {"pid", 0},
            {"tid", t},
            {"args", {{"name", fmt::format("host thread {}", t)}}}});
+    if (!lanes.empty())
+      put({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "devices"}}}});
+    for (const auto& [name, tid] : lanes)
+      put({{"name", "thread_name"},
+           {"ph", "M"},
+           {"pid", 1},
+           {"tid", tid},
+           {"args", {{"name", name}}}});
     buffer += "\n]}\n";
     file.write(buffer.data(), buffer.size());
     file.commit();
@@ -279,7 +397,8 @@ std::string summary(const std::vector<Event>& events, std::size_t top) {
   struct Row {
     std::string category, name;
     std::size_t count = 0;
-    double total = 0, self = 0;
+    double total = 0, self = 0, device = 0;
+    bool timed = false;  // some event has device time
   };
   std::map<std::pair<std::string, std::string>, Row> rows;
   double span = 0, all_self = 0;
@@ -292,6 +411,10 @@ std::string summary(const std::vector<Event>& events, std::size_t top) {
     ++r.count;
     r.total += e.duration_us;
     r.self += self[i];
+    if (e.device_duration_us >= 0) {
+      r.device += e.device_duration_us;
+      r.timed = true;
+    }
     all_self += self[i];
     span = std::max(span, e.start_us + e.duration_us);
   }
@@ -300,15 +423,18 @@ std::string summary(const std::vector<Event>& events, std::size_t top) {
   std::sort(sorted.begin(), sorted.end(),
             [](const Row& a, const Row& b) { return a.total > b.total; });
   if (sorted.size() > top) sorted.resize(top);
-  std::string out = fmt::format("{:<8} {:<24} {:>8} {:>14} {:>12} {:>14} {:>11}\n", "kind", "name",
-                                "calls", "total (us)", "mean (us)", "self (us)", "self share");
+  std::string out =
+      fmt::format("{:<8} {:<24} {:>8} {:>14} {:>12} {:>14} {:>14} {:>11}\n", "kind", "name",
+                  "calls", "total (us)", "mean (us)", "device (us)", "self (us)", "self share");
   for (const Row& r : sorted)
-    out += fmt::format("{:<8} {:<24} {:>8} {:>14.1f} {:>12.2f} {:>14.1f} {:>10.1f}%\n", r.category,
-                       r.name, r.count, r.total, r.total / static_cast<double>(r.count), r.self,
+    out += fmt::format("{:<8} {:<24} {:>8} {:>14.1f} {:>12.2f} {:>14} {:>14.1f} {:>10.1f}%\n",
+                       r.category, r.name, r.count, r.total, r.total / static_cast<double>(r.count),
+                       r.timed ? fmt::format("{:.1f}", r.device) : std::string("-"), r.self,
                        all_self > 0 ? 100.0 * r.self / all_self : 0.0);
   out += fmt::format(
-      "{} events over {:.1f} us; self time excludes nested events (an op's kernels and the ops "
-      "it calls), so the self shares of all rows add up to 100%\n",
+      "{} events over {:.1f} us; total and self are host times (self excludes nested events: an "
+      "op's kernels and the ops it calls, so the self shares of all rows add up to 100%); "
+      "device is the kernels' and copies' time on their devices\n",
       events.size(), span);
   return out;
 }

@@ -24,16 +24,21 @@ inline bool recording() noexcept { return g_recording.load(std::memory_order_rel
 double now_us() noexcept;
 /// Adds an event (thread and start filled in by the caller). Thread-safe; never throws.
 void add(profiler::Event e) noexcept;
+/// Adds an event with the two device timestamps that bracket its work on `on`'s stream;
+/// its device time and place are filled in once they complete (Note [Profiling kernels]).
+/// Thread-safe; never throws; never waits.
+void add_timed(profiler::Event e, const Storage& on, std::unique_ptr<Event> start,
+               std::unique_ptr<Event> end) noexcept;
 /// HETERO_PROFILE: starts a recording written at exit (once, from registry.cpp).
 void start_from_environment() noexcept;
 /// "[2, 3]" of a view.
 std::string shape_of(const StridedView& v);
 
 /// Times its scope and records it as an event of `category` when a recording is on. With
-/// `storage`, it waits for that storage's stream at the end first (a kernel: its device
-/// time, Note [Profiling kernels]), and where the backend keeps device timestamps
-/// (Backend::record_timestamp) it brackets the scope's work with two and records the device
-/// time between them (Event::device_duration_us).
+/// `storage`, where the backend keeps device timestamps (Backend::record_timestamp), it
+/// brackets the scope's work on the storage's stream with two, which the recorder resolves
+/// into the event's device time and place once they complete (Note [Profiling kernels]);
+/// it never waits for them.
 class Scope {
  public:
   Scope(const char* category, std::string_view name, const Storage* storage = nullptr,

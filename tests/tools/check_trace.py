@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks a hetero Chrome trace (HETERO_PROFILE) the way chrome://tracing and Perfetto read
 it: a {"traceEvents": [...]} object; complete events ("ph": "X") with name, cat, ts, dur,
-pid, tid and args; the categories hetero records; per thread, events in time order that
-either nest or follow each other; kernels with a device, shape and dtype.
+pid, tid and args; the categories hetero records; per host thread (pid 0), events in time
+order; per track (host thread, or device stream under pid 1), events that either nest or
+follow each other; kernels with a device, shape and dtype.
 Usage: check_trace.py TRACE.json [REQUIRED_KERNEL ...]"""
 import json
 import sys
@@ -24,11 +25,12 @@ for e in events:
         errors.append(f"kernel without device/shape/dtype {e}")
 by_thread = {}
 for e in events:
-    by_thread.setdefault(e["tid"], []).append(e)
+    by_thread.setdefault((e["pid"], e["tid"]), []).append(e)
 for tid, evs in by_thread.items():
     starts = [e["ts"] for e in evs]
-    if starts != sorted(starts):
+    if tid[0] == 0 and starts != sorted(starts):
         errors.append(f"thread {tid}: events out of time order")
+    evs = sorted(evs, key=lambda e: (e["ts"], -e["dur"]))
     open_spans = []  # ends of the spans containing the current time
     for e in evs:
         while open_spans and open_spans[-1] <= e["ts"] + 1e-3:
@@ -47,6 +49,6 @@ for k in sys.argv[2:]:
         errors.append(f"no {k} kernel (kernels: {sorted(kernels)})")
 for e in errors[:10]:
     print("FAIL", e)
-print(f"{len(events)} events, {len(by_thread)} thread(s), categories {sorted(categories)}: "
+print(f"{len(events)} events, {len(by_thread)} track(s), categories {sorted(categories)}: "
       f"{'ok' if not errors else 'FAILED'}")
 sys.exit(1 if errors else 0)
