@@ -295,6 +295,15 @@ namespace {
 // beyond a shorter window are masked to 0 (where, not a multiplication) before the sum.
 Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
   const std::int64_t in = x.size(dim);
+  if (in > 0 && in % out == 0) {
+    // Equal windows of in / out (global average pooling: out 1): a mean over the split
+    // dimension, with no window table (a table made on the host is a blocking copy, which
+    // waits for all the work queued on the stream: 135 ms per ResNet-18 forward).
+    Shape split = x.shape();
+    split[static_cast<std::size_t>(dim)] = out;
+    split.insert(split.begin() + dim + 1, in / out);
+    return x.reshape(split).mean(dim + 1);
+  }
   // The longest window: at most ceil(in / out) + 1 (slots beyond a window are masked).
   const std::int64_t k = std::min(in, in / out + 2);
   std::int64_t slots = 0;
