@@ -50,7 +50,7 @@ struct Pending {
   std::unique_ptr<Event> end;
 };
 struct Lane {
-  std::string name;  // "cpu:0 stream 0"
+  std::string name;  // "cuda:0 stream 0" (Device::str, then the stream number)
   std::deque<Pending> pending;
   std::shared_ptr<Event> anchor;  // the first resolved start timestamp
   double anchor_host_us = 0;      // its event's host start
