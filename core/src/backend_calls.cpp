@@ -92,11 +92,12 @@ std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept {
   }
 }
 
-double elapsed_seconds(const Storage& on, Event& start, Event& end) noexcept {
+std::optional<double> elapsed_seconds(const LoadedPlugin& plugin, Event& start,
+                                      Event& end) noexcept {
   try {
-    return on.plugin->backend->elapsed_seconds(start, end);
+    return plugin.backend->elapsed_seconds(start, end);
   } catch (...) {
-    return -1;
+    return std::nullopt;
   }
 }
 

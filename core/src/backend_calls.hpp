@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <hetero/internal_assert.hpp>
@@ -163,9 +164,11 @@ inline void random(const Storage& on, RandomDistribution dist, const StridedView
 /// A device timestamp queued on `on`'s stream (Backend::record_timestamp, interface minor 9),
 /// or null where the backend keeps none (or predates them). Never throws: the profiler's.
 std::unique_ptr<Event> record_timestamp(const Storage& on) noexcept;
-/// Seconds of device time from `start` to `end`, two complete timestamps of `on`'s backend;
-/// negative when the backend cannot say. Never throws: the profiler's.
-double elapsed_seconds(const Storage& on, Event& start, Event& end) noexcept;
+/// Seconds of device time from `start` to `end`, two complete timestamps of `plugin`'s
+/// backend (negative when `end` came first); none when the backend cannot say. Never
+/// throws: the profiler's.
+std::optional<double> elapsed_seconds(const LoadedPlugin& plugin, Event& start,
+                                      Event& end) noexcept;
 
 /// Whether `on`'s backend has a kernel for `op` on `dtype`: OpSupport's cached copy of
 /// Backend::supports; runs nothing. For the optional families (e.g. the fused softmax, which

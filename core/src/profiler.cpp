@@ -103,17 +103,18 @@ std::optional<std::size_t> push(Recorder& r, profiler::Event&& e) {
 void resolve(std::vector<profiler::Event>& events, Lane& lane, const Pending& p) noexcept {
   try {
     profiler::Event& e = events[p.event];
-    const double seconds = p.plugin->backend->elapsed_seconds(*p.start, *p.end);
-    if (seconds < 0) return;
+    const std::optional<double> seconds = calls::elapsed_seconds(*p.plugin, *p.start, *p.end);
+    if (!seconds || *seconds < 0) return;
     if (!lane.anchor) {
       lane.anchor = p.start;
       lane.anchor_host_us = e.start_us;
     }
-    const double offset = p.plugin->backend->elapsed_seconds(*lane.anchor, *p.start);
-    e.device_duration_us = seconds * 1e6;
-    e.device_start_us = lane.anchor_host_us + offset * 1e6;
+    const std::optional<double> offset = calls::elapsed_seconds(*p.plugin, *lane.anchor, *p.start);
+    if (!offset) return;
+    e.device_duration_us = *seconds * 1e6;
+    e.device_start_us = lane.anchor_host_us + *offset * 1e6;
     e.lane = lane.name;
-  } catch (...) {
+  } catch (...) {  // a string or vector allocation
   }
 }
 
