@@ -10,6 +10,7 @@
 #   lib/cmake/Hetero/                      HeteroConfig.cmake, HeteroConfigVersion.cmake,
 #                                          exported targets, HeteroAddBackend.cmake
 #   share/hetero/conformance_main.cpp      main() of conformance executables
+#   share/hetero/conformance/src/          the kit's sources (its failures point there)
 #   share/hetero/examples/app/             an application built against this install
 #   share/hetero/template/                 the SDK's template backend, built the same way
 #   share/doc/hetero/                      README, the SDK guide, from_libtorch, semantics,
@@ -53,6 +54,9 @@ if(TARGET hetero_conformance)
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-conformance)
   install(FILES conformance/src/conformance_main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero)
+  # The kit's sources, where its failure messages point (issue #47 item 2: a location that
+  # exists on the user's machine; conformance/src/runner.cpp, located_source).
+  install(DIRECTORY conformance/src/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero/conformance/src)
   install(EXPORT HeteroConformanceTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 endif()
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -54,6 +56,14 @@ bool BackendTest::runs(OpRef op, DType dtype) {
   return false;
 }
 
+std::string describe_case(std::string_view op, DType dtype, std::string_view device,
+                          const std::vector<std::int64_t>& shape) {
+  std::string s = std::string(op) + " " + std::string(dtype_name(dtype)) + " on " +
+                  std::string(device) + ", shape [";
+  for (std::size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+  return s + "]";
+}
+
 namespace {
 // After the suite: what the backend does not run, never counted as passed or failed.
 int report_unsupported(int rc, const std::string& backend) {
@@ -82,10 +92,89 @@ std::optional<BackendStatus> load_and_report(const std::string& plugin_path) {
   }
 }
 
+// Where the kit's sources are on this machine (issue #47 item 2: a failure's location must
+// exist where the kit runs): the tree it was built from, else the copy installed under
+// <datadir>/hetero/conformance/src (found from the core's plugin directory, so a moved
+// prefix works), else a name that says they are not here.
+const std::string& kit_sources() {
+  static const std::string dir = [] {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(fs::path(HETERO_CONFORMANCE_SOURCE_DIR) / "runner.cpp", ec))
+      return std::string(HETERO_CONFORMANCE_SOURCE_DIR);
+    const std::string plugins = default_plugin_dir();
+    if (!plugins.empty()) {
+      const fs::path installed =
+          fs::weakly_canonical(fs::path(plugins) / HETERO_CONFORMANCE_SOURCES_FROM_PLUGINS, ec);
+      if (!ec && fs::exists(installed / "runner.cpp", ec)) return installed.string();
+    }
+    return std::string("<hetero's conformance/src, not installed here>");
+  }();
+  return dir;
+}
+
+// `text` with the build tree's path of the kit's sources replaced by kit_sources().
+std::string located(std::string text) {
+  static const std::string built = HETERO_CONFORMANCE_SOURCE_DIR;
+  if (kit_sources() == built) return text;
+  for (std::size_t at = text.find(built); at != std::string::npos;
+       at = text.find(built, at + kit_sources().size()))
+    text.replace(at, built.size(), kit_sources());
+  return text;
+}
+
+// GoogleTest's own printer, given each failure with its file (and the file:line of any
+// SCOPED_TRACE in its message) where the kit's sources are on this machine.
+class LocatingPrinter : public ::testing::TestEventListener {
+ public:
+  explicit LocatingPrinter(::testing::TestEventListener* printer) : printer_(printer) {}
+  void OnTestProgramStart(const ::testing::UnitTest& u) override {
+    printer_->OnTestProgramStart(u);
+  }
+  void OnTestIterationStart(const ::testing::UnitTest& u, int i) override {
+    printer_->OnTestIterationStart(u, i);
+  }
+  void OnEnvironmentsSetUpStart(const ::testing::UnitTest& u) override {
+    printer_->OnEnvironmentsSetUpStart(u);
+  }
+  void OnEnvironmentsSetUpEnd(const ::testing::UnitTest& u) override {
+    printer_->OnEnvironmentsSetUpEnd(u);
+  }
+  void OnTestSuiteStart(const ::testing::TestSuite& s) override { printer_->OnTestSuiteStart(s); }
+  void OnTestCaseStart(const ::testing::TestCase& s) override { printer_->OnTestCaseStart(s); }
+  void OnTestStart(const ::testing::TestInfo& t) override { printer_->OnTestStart(t); }
+  void OnTestDisabled(const ::testing::TestInfo& t) override { printer_->OnTestDisabled(t); }
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    const std::string file = r.file_name() ? located(r.file_name()) : std::string();
+    const std::string message = located(r.message());
+    printer_->OnTestPartResult(::testing::TestPartResult(
+        r.type(), r.file_name() ? file.c_str() : nullptr, r.line_number(), message.c_str()));
+  }
+  void OnTestEnd(const ::testing::TestInfo& t) override { printer_->OnTestEnd(t); }
+  void OnTestSuiteEnd(const ::testing::TestSuite& s) override { printer_->OnTestSuiteEnd(s); }
+  void OnTestCaseEnd(const ::testing::TestCase& s) override { printer_->OnTestCaseEnd(s); }
+  void OnEnvironmentsTearDownStart(const ::testing::UnitTest& u) override {
+    printer_->OnEnvironmentsTearDownStart(u);
+  }
+  void OnEnvironmentsTearDownEnd(const ::testing::UnitTest& u) override {
+    printer_->OnEnvironmentsTearDownEnd(u);
+  }
+  void OnTestIterationEnd(const ::testing::UnitTest& u, int i) override {
+    printer_->OnTestIterationEnd(u, i);
+  }
+  void OnTestProgramEnd(const ::testing::UnitTest& u) override { printer_->OnTestProgramEnd(u); }
+
+ private:
+  std::unique_ptr<::testing::TestEventListener> printer_;
+};
+
 int run_suite(int argc, char** argv, const std::string& backend) {
   // The suite's parameter generator runs inside InitGoogleTest: register first.
   registered().push_back(backend);
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  if (auto* printer = listeners.Release(listeners.default_result_printer()))
+    listeners.Append(new LocatingPrinter(printer));
   return report_unsupported(RUN_ALL_TESTS(), backend);
 }
 

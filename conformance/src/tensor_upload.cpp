@@ -13,4 +13,8 @@ Tensor upload(const std::vector<double>& values, const Shape& shape, DType dtype
   return from_host(bytes.data(), values.size(), dtype, shape, TensorOptions(device));
 }
 
+std::string describe_result(std::string_view what, const Tensor& result) {
+  return describe_case(what, result.dtype(), result.device().str(), result.shape());
+}
+
 }  // namespace hetero::conformance

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The first conformance test, written out as an example for backend authors: every
 // other test in the kit follows this pattern.
+#include <cmath>
+
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 
 namespace hetero::conformance {
 
@@ -31,14 +34,18 @@ TEST_P(BackendTest, ExampleAddTwoVectors) {
 
   // 5. Read back (download synchronises the stream) and compare with a reference
   //    computed in double, at the stated tolerance: float32 addition is exact to
-  //    half an ulp, so 1e-6 relative is generous.
+  //    half an ulp, so 1e-6 relative is generous. ElementsNear (matchers.hpp) reports how
+  //    many elements differ and the first few, with the operands there; case_name() names
+  //    the op, dtype, device and shape, so that the failure alone says what broke.
   std::vector<unsigned char> raw(static_cast<std::size_t>(n) * 4);
   dc.download(raw.data());
   const auto c = unpack(DType::float32, raw);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double expected = static_cast<double>(static_cast<float>(a[i] + b[i]));
-    EXPECT_NEAR(c[i], expected, 1e-6 * (1 + std::abs(expected))) << "element " << i;
-  }
+  std::vector<double> expected(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    expected[i] = static_cast<double>(static_cast<float>(a[i] + b[i]));
+  EXPECT_THAT(c, ElementsNear(expected, [](double e) { return 1e-6 * (1 + std::abs(e)); }, {n},
+                              {{"a", a}, {"b", b}}))
+      << case_name("add", DType::float32, {n});
 }
 
 // The suite is instantiated once, for the backends run() registered.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 #include <hetero/conformance/tensor_upload.hpp>
 #include <hetero/hetero.hpp>
 
@@ -95,16 +96,15 @@ void pool_ref(const Geo& g, bool is_max, bool count_include_pad, const Vec& x, c
 // `terms`: the products summed into each element; float32's tolerance grows with its square
 // root beyond 256 (rounding errors of a long sum, as a GEMM over the batch for the weight
 // gradient, add up as a random walk).
-void expect_near(const Tensor& got, const Vec& want, DType t, const char* what,
+void expect_near(const Tensor& got, const Vec& want, DType t, const std::string& what,
                  std::int64_t terms = 1) {
-  ASSERT_TRUE(got.defined()) << what;
+  ASSERT_TRUE(got.defined()) << what << ": undefined";
   const auto v = got.to_vector<double>();  // read from the device: the backend may be alone
-  ASSERT_EQ(v.size(), want.size()) << what;
   const double growth = std::sqrt(std::max(1.0, static_cast<double>(terms) / 256.0));
   const double tol = (t == DType::float64 ? 1e-10 : 1e-4) * growth;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    ASSERT_LE(std::abs(v[i] - want[i]), tol * (1 + std::abs(want[i])))
-        << what << " element " << i << ": " << v[i] << " vs " << want[i];
+  EXPECT_THAT(v, ElementsNear(
+                     want, [tol](double e) { return tol * (1 + std::abs(e)); }, got.shape()))
+      << describe_result(what, got);
 }
 
 }  // namespace
@@ -134,8 +134,14 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
     for (Geo g : convs) {
       g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
       g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-      SCOPED_TRACE(std::string(dtype_name(t)) + " conv2d groups " + std::to_string(g.groups) +
-                   " kernel " + std::to_string(g.kh) + "x" + std::to_string(g.kw));
+      const auto pair = [](std::int64_t a, std::int64_t b) {
+        return std::to_string(a) + "x" + std::to_string(b);
+      };
+      const std::string op = "conv2d (input [" + std::to_string(g.n) + ", " + std::to_string(g.c) +
+                             ", " + std::to_string(g.h) + ", " + std::to_string(g.w) +
+                             "], kernel " + pair(g.kh, g.kw) + ", stride " + pair(g.sh, g.sw) +
+                             ", padding " + pair(g.ph, g.pw) + ", dilation " + pair(g.dh, g.dw) +
+                             ", groups " + std::to_string(g.groups) + ")";
       const Vec x = sample_values(DType::float64, g.n * g.c * g.h * g.w, 1);
       const Vec w = sample_values(DType::float64, g.o * g.c / g.groups * g.kh * g.kw, 2);
       const Vec b = sample_values(DType::float64, g.o, 3);
@@ -147,11 +153,11 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
       Tensor tb = upload(b, {g.o}, t, dev).requires_grad_();
       const Tensor ty = conv2d(tx, tw, tb, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.groups);
       const std::int64_t window = g.c / g.groups * g.kh * g.kw, positions = g.n * g.oh * g.ow;
-      expect_near(ty, y, t, "output", window);
+      expect_near(ty, y, t, op + " output", window);
       ty.backward(upload(gy, ty.shape(), t, dev));
-      expect_near(tx.grad(), gx, t, "input gradient", g.o / g.groups * g.kh * g.kw);
-      expect_near(tw.grad(), gw, t, "weight gradient", positions);
-      expect_near(tb.grad(), gb, t, "bias gradient", positions);
+      expect_near(tx.grad(), gx, t, op + " input gradient", g.o / g.groups * g.kh * g.kw);
+      expect_near(tw.grad(), gw, t, op + " weight gradient", positions);
+      expect_near(tb.grad(), gb, t, op + " bias gradient", positions);
     }
     struct Pool {
       Geo g;
@@ -173,9 +179,13 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
       };
       g.oh = size(g.h, g.kh, g.sh, g.ph, g.dh);
       g.ow = size(g.w, g.kw, g.sw, g.pw, g.dw);
-      SCOPED_TRACE(std::string(dtype_name(t)) + (pc.is_max ? " max_pool2d" : " avg_pool2d") +
-                   (pc.ceil_mode ? " ceil_mode" : "") +
-                   (pc.count_include_pad ? "" : " pad not counted"));
+      const std::string op =
+          std::string(pc.is_max ? "max_pool2d" : "avg_pool2d") + " (input [" + std::to_string(g.n) +
+          ", " + std::to_string(g.c) + ", " + std::to_string(g.h) + ", " + std::to_string(g.w) +
+          "], kernel " + std::to_string(g.kh) + "x" + std::to_string(g.kw) + ", stride " +
+          std::to_string(g.sh) + "x" + std::to_string(g.sw) + ", padding " + std::to_string(g.ph) +
+          "x" + std::to_string(g.pw) + (pc.ceil_mode ? ", ceil_mode" : "") +
+          (pc.count_include_pad ? "" : ", padding not counted") + ")";
       const Vec x = sample_values(DType::float64, g.n * g.c * g.h * g.w, 5);
       const Vec gy = sample_values(DType::float64, g.n * g.c * g.oh * g.ow, 6);
       Vec y, gx;
@@ -185,12 +195,11 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
                                                {g.dh, g.dw}, pc.ceil_mode)
                                   : avg_pool2d(tx, {g.kh, g.kw}, Size2{g.sh, g.sw}, {g.ph, g.pw},
                                                pc.ceil_mode, pc.count_include_pad);
-      expect_near(ty, y, t, "output");
+      expect_near(ty, y, t, op + " output");
       ty.backward(upload(gy, ty.shape(), t, dev));
-      expect_near(tx.grad(), gx, t, "input gradient");
+      expect_near(tx.grad(), gx, t, op + " input gradient");
     }
     {
-      SCOPED_TRACE(std::string(dtype_name(t)) + " adaptive_avg_pool2d 7x5 -> 3x4");
       const Vec x = sample_values(DType::float64, 2 * 7 * 5, 7);
       Vec y(2 * 3 * 4, 0);
       for (int c = 0; c < 2; ++c)
@@ -203,7 +212,8 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
               for (int s = s0; s < s1; ++s) sum += x[static_cast<std::size_t>((c * 7 + r) * 5 + s)];
             y[static_cast<std::size_t>((c * 3 + i) * 4 + j)] = sum / ((r1 - r0) * (s1 - s0));
           }
-      expect_near(adaptive_avg_pool2d(upload(x, {2, 7, 5}, t, dev), {3, 4}), y, t, "output");
+      expect_near(adaptive_avg_pool2d(upload(x, {2, 7, 5}, t, dev), {3, 4}), y, t,
+                  "adaptive_avg_pool2d (input [2, 7, 5] to 3x4) output");
     }
   }
   // A backend lacking them skips, naming why; run() lists the pairs it lacks.

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 
 namespace hetero::conformance {
 namespace {
@@ -13,6 +14,11 @@ std::vector<unsigned char> bytes_pattern(std::size_t n, unsigned seed) {
   for (std::size_t i = 0; i < n; ++i)
     v[i] = static_cast<unsigned char>((i * 131 + seed * 17) & 0xff);
   return v;
+}
+
+// Bytes as the doubles the matchers compare.
+std::vector<double> as_values(std::vector<unsigned char>::const_iterator first, std::size_t n) {
+  return {first, first + static_cast<std::ptrdiff_t>(n)};
 }
 }  // namespace
 
@@ -25,10 +31,14 @@ TEST_P(BackendTest, HostToDeviceToHostWithOffsets) {
       std::vector<unsigned char> back(n + 2, 0xEE);
       backend().copy_device_to_host(*buf, off, back.data() + 1, n, stream());
       stream().synchronize();
-      EXPECT_TRUE(std::equal(src.begin(), src.end(), back.begin() + 1))
-          << "n=" << n << " off=" << off;
-      EXPECT_EQ(back[0], 0xEE);
-      EXPECT_EQ(back[n + 1], 0xEE) << "wrote past the end";
+      const auto n64 = static_cast<std::int64_t>(n);
+      EXPECT_THAT(as_values(back.begin() + 1, n), ElementsEqual(as_values(src.begin(), n), {n64}))
+          << case_name("copy host -> device -> host of bytes", DType::uint8, {n64})
+          << ", device offset " << off << " bytes";
+      EXPECT_EQ(back[0], 0xEE) << case_name("copy device -> host", DType::uint8, {n64})
+                               << ": wrote before the destination";
+      EXPECT_EQ(back[n + 1], 0xEE)
+          << case_name("copy device -> host", DType::uint8, {n64}) << ": wrote past the end";
     }
 }
 
@@ -42,7 +52,8 @@ TEST_P(BackendTest, DeviceToDeviceSameDeviceWithOffsets) {
   std::vector<unsigned char> back(n);
   backend().copy_device_to_host(*b, 9, back.data(), n, stream());
   stream().synchronize();
-  EXPECT_EQ(back, src);
+  EXPECT_THAT(as_values(back.begin(), n), ElementsEqual(as_values(src.begin(), n), {4099}))
+      << case_name("copy device -> device of bytes, offsets 3 -> 9", DType::uint8, {4099});
 }
 
 TEST_P(BackendTest, DeviceToDeviceAcrossDevices) {
@@ -59,7 +70,8 @@ TEST_P(BackendTest, DeviceToDeviceAcrossDevices) {
   std::vector<unsigned char> back(n);
   backend().copy_device_to_host(*b, 1, back.data(), n, s1);
   s1.synchronize();
-  EXPECT_EQ(back, src);
+  EXPECT_THAT(as_values(back.begin(), n), ElementsEqual(as_values(src.begin(), n), {10007}))
+      << case_name("copy device 0 -> device 1 of bytes", DType::uint8, {10007});
 }
 
 TEST_P(BackendTest, StridedCopyAndCastEveryDtypePair) {
@@ -88,7 +100,11 @@ TEST_P(BackendTest, StridedCopyAndCastEveryDtypePair) {
           else  // integer to integer wraps: int8 -50 is uint8 206
             v = round_to(d, v);
           ASSERT_EQ(out[static_cast<std::size_t>(i * 7 + j)], v)
-              << dtype_name(s) << " -> " << dtype_name(d) << " at (" << i << "," << j << ")";
+              << case_name(
+                     std::string("cast from ") + std::string(dtype_name(s)) + " (strides 1, 5) to",
+                     d, shape)
+              << ": element [" << i << ", " << j << "], input "
+              << values[static_cast<std::size_t>(i + 5 * j)];
         }
     }
 }
@@ -103,7 +119,10 @@ TEST_P(BackendTest, FillEveryDtypeAndShape) {
       backend().fill(a.view(shape), Scalar{3.0, 3}, stream());
       std::vector<unsigned char> raw(static_cast<std::size_t>(n) * element_size(t));
       a.download(raw.data());
-      for (double v : unpack(t, raw)) ASSERT_EQ(v, t == DType::bool_ ? 1.0 : 3.0) << dtype_name(t);
+      EXPECT_THAT(unpack(t, raw), ElementsEqual(std::vector<double>(raw.size() / element_size(t),
+                                                                    t == DType::bool_ ? 1.0 : 3.0),
+                                                shape))
+          << case_name("fill with 3", t, shape);
     }
 }
 

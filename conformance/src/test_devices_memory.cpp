@@ -89,12 +89,15 @@ TEST_P(BackendTest, AdoptedMemoryIsUsedInPlaceAndReleasedOnce) {
   v.buffer = adopted.get();
   backend().fill(v, Scalar{2.5, 2}, stream());
   const auto through_original = original.values();
-  EXPECT_THAT(through_original, ElementsEqual(std::vector<double>(n, 2.5), {n}));
+  EXPECT_THAT(through_original, ElementsEqual(std::vector<double>(n, 2.5), {n}))
+      << case_name("fill with 2.5 through the adopted buffer", DType::float32, {n})
+      << ", read through the original";
   EXPECT_EQ(released, 0);
   adopted.reset();
   EXPECT_EQ(released, 1);
   backend().fill(original.view({n}), Scalar{-1.0, -1}, stream());  // still the backend's
-  EXPECT_THAT(original.values(), ElementsEqual(std::vector<double>(n, -1.0), {n}));
+  EXPECT_THAT(original.values(), ElementsEqual(std::vector<double>(n, -1.0), {n}))
+      << case_name("fill with -1 after the adopted buffer was released", DType::float32, {n});
 }
 
 }  // namespace hetero::conformance

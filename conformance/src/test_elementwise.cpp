@@ -178,7 +178,7 @@ TEST_P(BackendTest, UnaryOpsMatchReference) {
         }
         ASSERT_THAT(y,
                     ElementsNear(expected, [t](double e) { return tol(t, e); }, shape, {{"x", x}}))
-            << op_name(op) << " " << dtype_name(t);
+            << case_name(op_name(op), t, shape);
       }
     }
   }
@@ -219,7 +219,7 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
           }
         ASSERT_THAT(y, ElementsNear(expected, [t](double e) { return tol(t, e); }, {r, c},
                                     {{"a", a}, {"b (broadcast over rows)", b_row}}))
-            << op_name(op) << " " << dtype_name(t);
+            << case_name(op_name(op), t, {r, c});
         // And the other operand broadcast: a scalar (ndim 0 semantics via all-zero strides).
         if (r * c > 0) {
           backend().binary(op, db.view({r, c}, {0, 0}), da.view({r, c}), dout.view({r, c}),
@@ -227,7 +227,9 @@ TEST_P(BackendTest, BinaryOpsMatchReferenceWithBroadcasting) {
           const auto z = run_download(dout);
           double e = binary_ref(op, b[0], a[0], !is_floating_point(t)).value_or(NAN);
           e = round_to(t, e);
-          ASSERT_NEAR(z[0], e, tol(t, e));
+          ASSERT_NEAR(z[0], e, tol(t, e))
+              << case_name(op_name(op), t, {r, c}) << ", a scalar (all strides 0) " << op_name(op)
+              << " b: element [0, 0], a = " << b[0] << ", b = " << a[0];
         }
       }
     }
@@ -262,7 +264,8 @@ TEST_P(BackendTest, BinaryIntoItsFirstOperandInPlace) {
       if (col % 2 == 0) e = round_to(t, e + b[col / 2]);
       if (i < r * c) e = round_to(t, e + b[i % c]);
       ASSERT_NEAR(y[i], e, tol(t, e) + 4 * epsilon(t) * std::abs(e))
-          << dtype_name(t) << " element " << i << " (row " << row << ")";
+          << case_name("add in place", t, {r, 2 * c}) << ": element [" << row << ", " << col
+          << "], a = " << a[i];
     }
   }
   // A backend with no floating add skips; run() lists the pairs it lacks.
@@ -295,7 +298,8 @@ TEST_P(BackendTest, TernaryOpsMatchReferenceWithBroadcasting) {
           for (std::int64_t j = 0; j < c; ++j) {
             const double e = ternary_ref(op, w[i], x[i * c + j], y[j]).value_or(NAN);
             ASSERT_EQ(out[i * c + j], e)
-                << op_name(op) << " " << dtype_name(t) << " (" << i << "," << j << ")";
+                << case_name(op_name(op), t, {r, c}) << ": element [" << i << ", " << j
+                << "], condition = " << w[i] << ", x = " << x[i * c + j] << ", y = " << y[j];
           }
       }
     }
@@ -321,8 +325,10 @@ TEST_P(BackendTest, IntegerArithmeticWrapsWithoutTrapping) {
   std::vector<std::int64_t> sum(3), prod(3);
   dsum.download(sum.data());
   dprod.download(prod.data());
-  EXPECT_EQ(sum, (std::vector<std::int64_t>{-446744073709551616LL, 0, 5}));
-  EXPECT_EQ(prod, (std::vector<std::int64_t>{-4977229585478320128LL, 4977229585478320128LL, 0}));
+  EXPECT_EQ(sum, (std::vector<std::int64_t>{-446744073709551616LL, 0, 5}))
+      << case_name("add", DType::int64, {3}) << ", a = {9e18, -9e18, 5}, b = {9e18, 9e18, 0}";
+  EXPECT_EQ(prod, (std::vector<std::int64_t>{-4977229585478320128LL, 4977229585478320128LL, 0}))
+      << case_name("mul", DType::int64, {3}) << ", a = {9e18, -9e18, 5}, b = {9e18, 9e18, 0}";
 }
 
 // The 8-bit integers wrap modulo 256 (as torch.uint8 / torch.int8): the cases where a
@@ -348,7 +354,7 @@ TEST_P(BackendTest, EightBitArithmeticWraps) {
     db.upload(pack(c.t, {c.b}).data());
     backend().binary(c.op, da.view({1}), db.view({1}), dc.view({1}), stream());
     EXPECT_EQ(run_download(dc)[0], c.expected)
-        << dtype_name(c.t) << " " << c.a << " " << op_name(c.op) << " " << c.b;
+        << case_name(op_name(c.op), c.t, {1}) << ": a = " << c.a << ", b = " << c.b;
   }
   const std::vector<std::tuple<DType, UnaryOp, double, double>> unary_cases{
       {DType::uint8, UnaryOp::neg, 1, 255},    {DType::uint8, UnaryOp::abs, 200, 200},
@@ -359,7 +365,7 @@ TEST_P(BackendTest, EightBitArithmeticWraps) {
     DeviceArray in(backend(), 0, t, 1), out(backend(), 0, t, 1);
     in.upload(pack(t, {x}).data());
     backend().unary(op, in.view({1}), out.view({1}), stream());
-    EXPECT_EQ(run_download(out)[0], expected) << dtype_name(t) << " " << op_name(op) << " " << x;
+    EXPECT_EQ(run_download(out)[0], expected) << case_name(op_name(op), t, {1}) << ": x = " << x;
   }
 }
 

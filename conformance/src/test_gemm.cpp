@@ -21,7 +21,7 @@ struct Case {
   bool broadcast_b;
 };
 
-void check(Backend& be, Stream& s, DType t, const Case& c) {
+void check(Backend& be, Stream& s, DType t, const Case& c, const std::string& device) {
   const std::int64_t pad = 3;  // leading-dimension padding
   const std::int64_t ar = c.ta ? c.k : c.m, ac = c.ta ? c.m : c.k;
   const std::int64_t br = c.tb ? c.n : c.k, bc = c.tb ? c.k : c.n;
@@ -87,14 +87,17 @@ void check(Backend& be, Stream& s, DType t, const Case& c) {
         tolerances.push_back(tol);
       }
   ASSERT_THAT(got, ElementsNear(expected, tolerances, {c.batch, c.m, c.n}))
-      << "gemm " << dtype_name(t) << " C[batch " << c.batch << ", m " << c.m << ", n " << c.n
-      << "] = " << c.alpha << " * op(A) op(B) + " << c.beta << " * C, k " << c.k
-      << (c.ta ? ", A transposed" : "") << (c.tb ? ", B transposed" : "");
+      << describe_case("gemm", t, device, {c.batch, c.m, c.n}) << ": C = " << c.alpha
+      << " * op(A) op(B) + " << c.beta << " * C, k " << c.k << (c.ta ? ", A transposed" : "")
+      << (c.tb ? ", B transposed" : "");
   // Padding between rows is untouched.
   for (std::int64_t b = 0; b < c.batch; ++b)
     for (std::int64_t i = 0; i < c.m; ++i)
       for (std::int64_t j = c.n; j < ldc; ++j)
-        ASSERT_EQ(C[b * sc + i * ldc + j], C0[b * sc + i * ldc + j]) << "wrote into padding";
+        ASSERT_EQ(C[b * sc + i * ldc + j], C0[b * sc + i * ldc + j])
+            << describe_case("gemm", t, device, {c.batch, c.m, c.n}) << ": wrote into the padding "
+            << "after row " << i << " of batch " << b << " (column " << j << " of ldc " << ldc
+            << ")";
 }
 
 const std::vector<DType>& gemm_dtypes() {
@@ -115,7 +118,8 @@ TEST_P(BackendTest, GemmMatchesReference) {
     for (const auto& s : mnk)
       for (bool ta : {false, true})
         for (bool tb : {false, true})
-          check(backend(), stream(), t, {s[0], s[1], s[2], 1, ta, tb, 1.0, 0.0, false});
+          check(backend(), stream(), t, {s[0], s[1], s[2], 1, ta, tb, 1.0, 0.0, false},
+                device_name());
   }
   if (cases == 0) GTEST_SKIP() << "the backend runs no GEMM";
 }
@@ -123,9 +127,9 @@ TEST_P(BackendTest, GemmMatchesReference) {
 TEST_P(BackendTest, GemmBatchedAlphaBetaAndBroadcast) {
   for (DType t : gemm_dtypes()) {
     if (!runs(OpFamily::gemm, t)) continue;
-    check(backend(), stream(), t, {5, 7, 3, 4, false, false, 1.0, 0.0, false});
-    check(backend(), stream(), t, {5, 7, 3, 4, true, false, 0.5, 2.0, false});
-    check(backend(), stream(), t, {5, 7, 3, 3, false, true, 1.0, 0.0, true});
+    check(backend(), stream(), t, {5, 7, 3, 4, false, false, 1.0, 0.0, false}, device_name());
+    check(backend(), stream(), t, {5, 7, 3, 4, true, false, 0.5, 2.0, false}, device_name());
+    check(backend(), stream(), t, {5, 7, 3, 3, false, true, 1.0, 0.0, true}, device_name());
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 #include <hetero/conformance/tensor_upload.hpp>
 #include <hetero/hetero.hpp>
 
@@ -62,10 +63,9 @@ Index position_of(const Shape& s, std::int64_t o) {
 }
 
 void expect_equal(const Tensor& got, const Vec& want, const std::string& what) {
-  ASSERT_TRUE(got.defined()) << what;
+  ASSERT_TRUE(got.defined()) << what << ": undefined";
   const auto v = got.to_vector<double>();  // converted on the host: no float64 on the device
-  ASSERT_EQ(v.size(), want.size()) << what;
-  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], want[i]) << what << " element " << i;
+  EXPECT_THAT(v, ElementsEqual(want, got.shape())) << describe_result(what, got);
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
     ++ran;
     const Vec x = small_values(t, 60, 1);
     for (std::int64_t d = 0; d < 3; ++d) {
-      SCOPED_TRACE(std::string(dtype_name(t)) + " dim " + std::to_string(d));
+      const std::string along = " along dim " + std::to_string(d);
       // gather: index [2, 3, 6] (larger than input along d when d == 2, smaller elsewhere).
       Shape ishape{2, 3, 4};
       ishape[static_cast<std::size_t>(d)] = 6;
@@ -96,11 +96,11 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
       }
       const Tensor input = upload(x, shape, t, dev);
       const Tensor index = upload_index(idx, ishape, dev);
-      expect_equal(gather(input, d, index), want, "gather");
+      expect_equal(gather(input, d, index), want, "gather" + along);
       // The same input as a transposed view of a [5, 4, 3] tensor (strides 1, 3, 12).
       const Tensor strided = input.permute({2, 1, 0}).contiguous().permute({2, 1, 0});
       ASSERT_FALSE(strided.is_contiguous());
-      expect_equal(gather(strided, d, index), want, "gather of a strided input");
+      expect_equal(gather(strided, d, index), want, "gather of a strided input" + along);
 
       // scatter_add of src [2, 3, 6] into a copy of input: each element in order along d.
       const Vec src = small_values(t, n, 20 + d);
@@ -114,8 +114,8 @@ TEST_P(BackendTest, GatherAndScatterAddMatchHostLoops) {
       }
       // scatter_add needs index.size(k) <= input.size(k) for k != d: [2, 3, 6] fits [3, 4, 5].
       const Tensor added = scatter_add(strided, d, index, upload(src, ishape, t, dev));
-      expect_equal(added, sum, "scatter_add");
-      expect_equal(strided, x, "scatter_add's input, unchanged");
+      expect_equal(added, sum, "scatter_add" + along);
+      expect_equal(strided, x, "scatter_add's input (unchanged)" + along);
     }
   }
   if (ran == 0) GTEST_SKIP() << "backend '" << GetParam() << "' runs no gather or scatter_add";
@@ -130,7 +130,6 @@ TEST_P(BackendTest, IndexSelectAndEmbeddingWithGradients) {
         !runs(ReductionOp::max, DType::int64) || !runs(BinaryOp::mul, t))
       continue;
     ++ran;
-    SCOPED_TRACE(dtype_name(t));
     // index_select along dim 1 of [3, 7] with repeats, int32 index; gradient counts.
     const Vec x = small_values(t, 21, 3);
     const Index pick{6, 0, 6, 2, 6};

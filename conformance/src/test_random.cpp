@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 #include <hetero/sdk/counter_rng.hpp>
 
 namespace hetero::conformance {
@@ -21,8 +22,11 @@ TEST_P(BackendTest, RandomIsReproducibleAndSplittable) {
       a.download(ra.data());
       b.download(rb.data());
       c.download(rc.data());
-      EXPECT_EQ(ra, rb) << "same seed and offset must give the same numbers";
-      EXPECT_NE(ra, rc) << "different seeds must give different numbers";
+      const std::string name = dist == RandomDistribution::uniform ? "uniform" : "normal";
+      EXPECT_THAT(unpack(t, rb), ElementsEqual(unpack(t, ra), {n}))
+          << case_name(name, t, {n}) << ": seed 42, offset 0, drawn twice, must be equal";
+      EXPECT_NE(ra, rc) << case_name(name, t, {n})
+                        << ": seeds 42 and 43 at offset 0 gave the same numbers";
       // Splitting: elements [500, 1000) of a call at offset 0 equal a call at offset 500
       // (uniform; normal uses two counters per element, so offset 1000).
       DeviceArray half(backend(), 0, t, 500);
@@ -30,7 +34,11 @@ TEST_P(BackendTest, RandomIsReproducibleAndSplittable) {
                        stream());
       std::vector<unsigned char> rh(500 * element_size(t));
       half.download(rh.data());
-      EXPECT_TRUE(std::equal(rh.begin(), rh.end(), ra.begin() + static_cast<long>(rh.size())));
+      const auto whole = unpack(t, ra);
+      EXPECT_THAT(unpack(t, rh), ElementsEqual({whole.begin() + 500, whole.end()}, {500}))
+          << case_name(name, t, {500}) << ": seed 42 at offset "
+          << (dist == RandomDistribution::uniform ? 500 : 1000)
+          << " must equal elements [500, 1000) of the draw at offset 0";
     }
 }
 
@@ -47,18 +55,23 @@ TEST_P(BackendTest, RandomMomentsAreRight) {
     const auto uv = unpack(t, ru), gv = unpack(t, rg);
     double su = 0, su2 = 0, sg = 0, sg2 = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      ASSERT_GE(uv[i], 0.0);
-      ASSERT_LT(uv[i], 1.0);
+      ASSERT_TRUE(uv[i] >= 0.0 && uv[i] < 1.0)
+          << case_name("uniform", t, {n}) << ", seed 7: element [" << i << "] = " << uv[i]
+          << ", outside [0, 1)";
       su += uv[i];
       su2 += uv[i] * uv[i];
       sg += gv[i];
       sg2 += gv[i] * gv[i];
     }
     const double dn = static_cast<double>(n);
-    EXPECT_NEAR(su / dn, 0.5, 5 * std::sqrt(1.0 / 12 / dn));
-    EXPECT_NEAR(su2 / dn - (su / dn) * (su / dn), 1.0 / 12, 5 * 0.075 / std::sqrt(dn));
-    EXPECT_NEAR(sg / dn, 0.0, 5 / std::sqrt(dn));
-    EXPECT_NEAR(sg2 / dn, 1.0, 5 * std::sqrt(2.0 / dn));
+    EXPECT_NEAR(su / dn, 0.5, 5 * std::sqrt(1.0 / 12 / dn))
+        << case_name("uniform", t, {n}) << ", seed 7: the mean";
+    EXPECT_NEAR(su2 / dn - (su / dn) * (su / dn), 1.0 / 12, 5 * 0.075 / std::sqrt(dn))
+        << case_name("uniform", t, {n}) << ", seed 7: the variance";
+    EXPECT_NEAR(sg / dn, 0.0, 5 / std::sqrt(dn))
+        << case_name("normal", t, {n}) << ", seed 7: the mean";
+    EXPECT_NEAR(sg2 / dn, 1.0, 5 * std::sqrt(2.0 / dn))
+        << case_name("normal", t, {n}) << ", seed 7: the second moment";
   }
 }
 
@@ -92,21 +105,23 @@ TEST_P(BackendTest, RandomIsTheSdkStream) {
       std::vector<unsigned char> raw(static_cast<std::size_t>(n) * element_size(t));
       a.download(raw.data());
       const auto got = unpack(t, raw);
+      std::vector<double> want(static_cast<std::size_t>(n));
       for (std::int64_t i = 0; i < n; ++i) {
         const auto u = static_cast<std::uint64_t>(i);
-        const double want =
+        want[static_cast<std::size_t>(i)] =
             dist == RandomDistribution::normal
                 ? (t == DType::float32 ? static_cast<float>(rng::normal_at(seed, offset, u))
                                        : rng::normal_at(seed, offset, u))
                 : (t == DType::float32
                        ? static_cast<double>(rng::uniform_at<float>(seed, offset, u))
                        : rng::uniform_at<double>(seed, offset, u));
-        const double tol =
-            dist == RandomDistribution::uniform ? 0.0 : (t == DType::float32 ? 2e-6 : 1e-12);
-        ASSERT_LE(std::abs(got[static_cast<std::size_t>(i)] - want), tol * (1 + std::abs(want)))
-            << dtype_name(t) << (dist == RandomDistribution::uniform ? " uniform" : " normal")
-            << " element " << i;
       }
+      const double tol =
+          dist == RandomDistribution::uniform ? 0.0 : (t == DType::float32 ? 2e-6 : 1e-12);
+      ASSERT_THAT(got, ElementsNear(want, [tol](double e) { return tol * (1 + std::abs(e)); }, {n}))
+          << case_name(dist == RandomDistribution::uniform ? "uniform" : "normal", t, {n})
+          << ", seed 0x123456789, offset 1000003 (the SDK's rng::"
+          << (dist == RandomDistribution::uniform ? "uniform_at" : "normal_at") << ")";
     }
   if (ran == 0) GTEST_SKIP() << "backend '" << GetParam() << "' draws no random numbers";
 }

@@ -100,10 +100,9 @@ TEST_P(BackendTest, ReductionsMatchReference) {
                 tolerances.push_back(op == ReductionOp::argmax ? 0 : t_ol);
               }
           ASSERT_THAT(y, ElementsNear(expected, tolerances, os))
-              << op_name(op) << " " << dtype_name(t) << " of shape [" << s[0] << ", " << s[1]
-              << ", " << s[2] << "] over dims " << (m[0] ? "0 " : "") << (m[1] ? "1 " : "")
-              << (m[2] ? "2" : "") << " (output shape [" << os[0] << ", " << os[1] << ", " << os[2]
-              << "], input: sample_values(seed 21))";
+              << case_name(op_name(op), t, {s[0], s[1], s[2]}) << ", over dims "
+              << (m[0] ? "0 " : "") << (m[1] ? "1 " : "") << (m[2] ? "2" : "") << " (output shape ["
+              << os[0] << ", " << os[1] << ", " << os[2] << "], input: sample_values(seed 21))";
         }
     }
 }
@@ -152,9 +151,8 @@ TEST_P(BackendTest, WideningSumsAreExactInInt64) {
             }
         ASSERT_THAT(out.values(),
                     ElementsNear(expected, std::vector<double>(expected.size(), 0.0), os))
-            << "sum of " << dtype_name(t) << " into int64, shape [" << s[0] << ", " << s[1] << ", "
-            << s[2] << "] over dims " << (m[0] ? "0 " : "") << (m[1] ? "1 " : "")
-            << (m[2] ? "2" : "");
+            << case_name("sum into int64", t, {s[0], s[1], s[2]}) << ", over dims "
+            << (m[0] ? "0 " : "") << (m[1] ? "1 " : "") << (m[2] ? "2" : "");
       }
   }
 }
@@ -168,7 +166,6 @@ TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
     for (std::int64_t n : {6, 37, 4099, 20011}) {
       if (!runs(ReductionOp::max, t) || !runs(ReductionOp::min, t) || !runs(ReductionOp::argmax, t))
         continue;
-      SCOPED_TRACE(testing::Message() << dtype_name(t) << " n=" << n);
       // Row 0: ties only (maximum 5 first at n/3, minimum -5 first at n/4).
       // Row 1: the same with NaN at 2n/3 and n - 1.
       std::vector<double> v(static_cast<std::size_t>(2 * n));
@@ -193,12 +190,19 @@ TEST_P(BackendTest, ExtremaFollowTheNaNAndTieRules) {
       };
       const auto mx = run(ReductionOp::max), mn = run(ReductionOp::min),
                  am = run(ReductionOp::argmax);
-      EXPECT_EQ(mx[0], 5.0);
-      EXPECT_EQ(mn[0], -5.0);
-      EXPECT_EQ(am[0], static_cast<double>(n / 3));
-      EXPECT_TRUE(std::isnan(mx[1]));
-      EXPECT_TRUE(std::isnan(mn[1]));
-      EXPECT_EQ(am[1], static_cast<double>(2 * n / 3));
+      // Row 0 (ties) and row 1 (ties and NaN), each reduced over dim 1.
+      const auto at = [&](const char* op, int row) {
+        return case_name(op, t, {2, n}) + ", over dim 1: row " + std::to_string(row) +
+               (row ? " (ties, NaN first at " + std::to_string(2 * n / 3) + ")"
+                    : " (5 first at " + std::to_string(n / 3) + ", -5 first at " +
+                          std::to_string(n / 4) + ")");
+      };
+      EXPECT_EQ(mx[0], 5.0) << at("max", 0);
+      EXPECT_EQ(mn[0], -5.0) << at("min", 0);
+      EXPECT_EQ(am[0], static_cast<double>(n / 3)) << at("argmax", 0);
+      EXPECT_TRUE(std::isnan(mx[1])) << at("max", 1) << ": got " << mx[1] << ", expected NaN";
+      EXPECT_TRUE(std::isnan(mn[1])) << at("min", 1) << ": got " << mn[1] << ", expected NaN";
+      EXPECT_EQ(am[1], static_cast<double>(2 * n / 3)) << at("argmax", 1);
       // The rule the backends share, checked on the host too.
       EXPECT_TRUE(extremum_replaces(nan, 9, 5.0, 1, false));
       EXPECT_FALSE(extremum_replaces(nan, 9, nan, 1, false));

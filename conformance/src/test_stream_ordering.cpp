@@ -5,6 +5,7 @@
 // no synchronisation until the end, and once synchronising after every step. Queued work
 // must give bit-for-bit the synchronous results. Also: event waits across devices, and
 // that a freed block handed out again is not written before the old owner's work is done.
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include <hetero/config.hpp>
 #include <hetero/conformance/conformance.hpp>
+#include <hetero/conformance/matchers.hpp>
 
 namespace hetero::conformance {
 namespace {
@@ -171,10 +173,26 @@ TEST_P(BackendTest, RandomisedSequencesMatchASynchronousRun) {
     const auto queued = run_sequence(backend(), seed, /*synchronous=*/false, kit);
     const auto reference = run_sequence(backend(), seed, /*synchronous=*/true, kit);
     ASSERT_EQ(queued.size(), reference.size()) << "sequence " << seq;
-    for (std::size_t i = 0; i < queued.size(); ++i)
-      ASSERT_TRUE(queued[i] == reference[i])
-          << "sequence " << seq << " (seed " << seed << "): array " << i
-          << " differs from the synchronous run";
+    for (std::size_t i = 0; i < queued.size(); ++i) {
+      if (queued[i] == reference[i]) continue;  // bit for bit
+      const std::size_t size = element_size(kit.dtype);
+      const auto got = unpack(kit.dtype, queued[i]), want = unpack(kit.dtype, reference[i]);
+      std::size_t differ = 0, first = 0;
+      for (std::size_t e = got.size(); e-- > 0;)
+        if (std::memcmp(queued[i].data() + e * size, reference[i].data() + e * size, size) != 0) {
+          ++differ;
+          first = e;
+        }
+      FAIL() << "sequence " << seq << " of " << count << " (seed " << seed << "), "
+             << describe_case("download " + std::to_string(i), kit.dtype, device_name(),
+                              {static_cast<std::int64_t>(got.size())})
+             << " (" << backend().device_count() << " device(s)): " << differ << " of "
+             << got.size() << " elements differ from the same sequence run synchronously "
+             << "(each step followed by a synchronize); first: [" << first << "]: got "
+             << got[first] << ", expected " << want[first];
+    }
+    if ((seq + 1) % std::max(1, count / 4) == 0 && seq + 1 < count)
+      std::printf("[ progress ] %d of %d sequences\n", seq + 1, count);
   }
 }
 
@@ -203,7 +221,10 @@ TEST_P(BackendTest, EventWaitOrdersAnotherDeviceWithoutBlockingTheHost) {
   backend().copy_device_to_host(*far.buffer, 0, out.data(), out.size() * sizeof(float), other);
   other.synchronize();
   EXPECT_TRUE(done->query()) << "the waiting stream finished before the event it waited for";
-  for (float v : out) ASSERT_EQ(v, 8.0f * m);
+  EXPECT_THAT(std::vector<double>(out.begin(), out.end()),
+              ElementsEqual(std::vector<double>(out.size(), 8.0 * m), {m, m}))
+      << case_name("gemm, 8 times accumulated, of ones", DType::float32, {m, m})
+      << ", then copied to " << GetParam() << ":" << last << " after waiting for its event";
 }
 
 TEST_P(BackendTest, FreedBlockIsReusedOnlyAfterItsWorkIsDone) {
@@ -249,7 +270,12 @@ TEST_P(BackendTest, FreedBlockIsReusedOnlyAfterItsWorkIsDone) {
     r.buffer = reuse.get();
     r.offset = 0;
     backend().fill(r, Scalar{-1.0, 0}, stream());
-    for (double v : result.values()) ASSERT_EQ(v, want) << "round " << round;
+    ASSERT_THAT(result.values(), ElementsEqual(std::vector<double>(n, want), {m, m}))
+        << case_name(gemm ? "gemm of 0.5s into a block freed at once"
+                          : "add of 0.5s into a block freed at once",
+                     t, {m, m})
+        << ", round " << round
+        << ": the copy out of the freed block saw the next allocation's fill of -1";
   }
 }
 

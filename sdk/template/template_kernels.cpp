@@ -68,6 +68,15 @@ void TemplateBackend::binary(BinaryOp op, const StridedView& a, const StridedVie
     T* z = data_of<T>(out);
     for (std::int64_t i = 0; i < out.numel(); ++i)
       z[out.element_offset(i)] = binary_element(op, x[a.element_offset(i)], y[b.element_offset(i)]);
+#ifdef HETERO_TEMPLATE_BROKEN_ADD
+    // The test build `brokenadd` (tests/CMakeLists.txt): a float32 add that drops its last
+    // element's second operand, as an off-by-one loop would. The kit's first failure must
+    // name the op, dtype, device, shape and that element (issue #47 item 2).
+    if constexpr (std::is_same_v<T, float>) {
+      const std::int64_t last = out.numel() - 1;
+      if (op == BinaryOp::add && last >= 0) z[out.element_offset(last)] = x[a.element_offset(last)];
+    }
+#endif
   });
 }
 

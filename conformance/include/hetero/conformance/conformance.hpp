@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,6 +56,11 @@ std::vector<std::string> backends_under_test();
 /// run() lists after the suite).
 std::vector<std::string> unsupported_pairs();
 
+/// How a failure names its case: "<op> <dtype> on <device>, shape [d0, d1, ...]" (e.g.
+/// "add float32 on cpu:0, shape [4, 37]"); BackendTest::case_name on the kit's device.
+std::string describe_case(std::string_view op, DType dtype, std::string_view device,
+                          const std::vector<std::int64_t>& shape);
+
 /// Base fixture: the backend under test, its device 0 and stream. Skips (with the
 /// backend's reason) when the backend has no device: hardware absent is not a failure.
 ///
@@ -83,6 +89,15 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   /// Whether the plugin's vtable has `c`'s virtuals (Note [Optional capabilities]): call
   /// them only then.
   bool has(OptionalCapability c) const { return has_capability(interface_minor(), c); }
+  /// The device the kit runs on, as a failure names it: "<backend>:0".
+  std::string device_name() const { return GetParam() + ":0"; }
+  /// How a failure names its case (issue #47 item 2: every failure says the op, dtype,
+  /// device and shape): e.g. "add float32 on cpu:0, shape [4, 37]". `op` may carry more
+  /// ("conv2d output", "sum over dims 0 2").
+  std::string case_name(std::string_view op, DType dtype,
+                        const std::vector<std::int64_t>& shape) const {
+    return describe_case(op, dtype, device_name(), shape);
+  }
 
   std::shared_ptr<Backend> backend_;  ///< the backend under test (see backend())
 };
