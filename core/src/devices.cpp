@@ -92,7 +92,7 @@ DeviceInfo device_info(const Device& d) {
 MemoryStats memory_stats(const Device& d) {
   MemoryStats total = detail::calls::memory_stats(*detail::plugin_for(d), d.index());
   for (const auto& old : detail::Registry::instance().retired(d.type())) {
-    if (d.index() >= old->backend->device_count()) continue;
+    if (d.index() >= detail::calls::device_count(*old)) continue;
     const MemoryStats s = detail::calls::memory_stats(*old, d.index());
     total.allocated += s.allocated;
     total.reserved += s.reserved;
@@ -107,7 +107,7 @@ MemoryStats memory_stats(const Device& d) {
 void empty_cache(const Device& d) {
   detail::calls::empty_cache(*detail::plugin_for(d), d.index());
   for (const auto& old : detail::Registry::instance().retired(d.type()))
-    if (d.index() < old->backend->device_count()) detail::calls::empty_cache(*old, d.index());
+    if (d.index() < detail::calls::device_count(*old)) detail::calls::empty_cache(*old, d.index());
 }
 
 void synchronize(const Device& d) {

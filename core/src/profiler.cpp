@@ -338,21 +338,18 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
              {"tid", lanes.at(e.lane)},
              {"args", args}});
     }
-    put({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "hetero"}}}});
+    // The track names: pid 0 the host threads, pid 1 the device streams (when any ran).
+    const auto name_track = [&](const char* what, int pid, std::optional<std::int64_t> tid,
+                                const std::string& name) {
+      nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
+      if (tid) m["tid"] = *tid;
+      put(m);
+    };
+    name_track("process_name", 0, std::nullopt, "hetero");
     for (const auto& [t, unused] : threads)
-      put({{"name", "thread_name"},
-           {"ph", "M"},
-           {"pid", 0},
-           {"tid", t},
-           {"args", {{"name", fmt::format("host thread {}", t)}}}});
-    if (!lanes.empty())
-      put({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "devices"}}}});
-    for (const auto& [name, tid] : lanes)
-      put({{"name", "thread_name"},
-           {"ph", "M"},
-           {"pid", 1},
-           {"tid", tid},
-           {"args", {{"name", name}}}});
+      name_track("thread_name", 0, t, fmt::format("host thread {}", t));
+    if (!lanes.empty()) name_track("process_name", 1, std::nullopt, "devices");
+    for (const auto& [name, tid] : lanes) name_track("thread_name", 1, tid, name);
     buffer += "\n]}\n";
     file.write(buffer.data(), buffer.size());
     file.commit();
