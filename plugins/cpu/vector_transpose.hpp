@@ -2,7 +2,7 @@
 #pragma once
 // Transposed copies in Highway (Note [Vector kernels], vector_kernels.hpp): the inner loops
 // of x.t().contiguous() and of copies into transposed views (convert_transposed in
-// kernels_elementwise.cpp), elements moved as bits in square blocks through registers.
+// kernels_copy.cpp), elements moved as bits in square blocks through registers.
 // Each returns true when it wrote, and false, writing nothing, where no vector path exists
 // (an element size it does not take, or a target without the instructions): the caller
 // then copies element by element, with the same result. Thread-safe; threads are the

@@ -1,82 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// fill, convert (copy/cast), unary and binary kernels.
+// fill and convert (copies and casts, strided and transposed).
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <type_traits>
 #include <utility>
 
-#include <hetero/internal_assert.hpp>
 #include <hetero/sdk/element_conversion.hpp>
-#include <hetero/sdk/elementwise_ops.hpp>
 
 #include "kernels.hpp"
 #include "vector_kernels.hpp"
 #include "vector_transpose.hpp"
 
 namespace hetero::cpu::kernels {
-namespace {
-
-// Dense runs go to the vector kernels (Note [Vector kernels]) where they have the op and
-// dtype, whatever their length, so that an element's result does not depend on the size of
-// the tensor it is in; the rest runs the scalar rule `op`.
-template <class T, class Op>
-void apply_unary(UnaryOp code, const StridedView& in, const StridedView& out, Op op) {
-  const T* src = data_of<T>(in);
-  T* dst = data_of<T>(out);
-  for_each_row<2>({&in, &out}, [&](auto off, std::int64_t n, auto st) {
-    const T* s = src + off[0];
-    T* d = dst + off[1];
-    if (st[0] == 1 && st[1] == 1) {
-      if (vec::unary(code, in.dtype, s, d, n)) return;
-      for (std::int64_t i = 0; i < n; ++i) d[i] = op(s[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) d[i * st[1]] = op(s[i * st[0]]);
-    }
-  });
-}
-
-// Element-wise binary ops are exact (IEEE arithmetic, comparisons), so the vector kernels
-// give the scalar loop's results bit for bit; tiny dense tensors skip them (no dispatch).
-template <class T, class Op>
-void apply_binary(BinaryOp code, const StridedView& a, const StridedView& b, const StridedView& out,
-                  Op op) {
-  constexpr std::int64_t kVectorMin = 64;
-  const T* pa = data_of<T>(a);
-  const T* pb = data_of<T>(b);
-  T* po = data_of<T>(out);
-  if (const std::int64_t n = out.numel();
-      n < kParallelThreshold && a.is_contiguous() && b.is_contiguous() && out.is_contiguous()) {
-    // Small and dense (the common case of small tensors): one loop, no loop planning.
-    const T* x = pa + a.offset;
-    const T* y = pb + b.offset;
-    T* o = po + out.offset;
-    if (n >= kVectorMin && vec::binary(code, out.dtype, x, 1, y, 1, o, n)) return;
-    for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
-    return;
-  }
-  for_each_row<3>({&out, &a, &b}, [&](auto off, std::int64_t n, auto st) {
-    T* o = po + off[0];
-    const T* x = pa + off[1];
-    const T* y = pb + off[2];
-    if (st[0] == 1 && (st[1] == 0 || st[1] == 1) && (st[2] == 0 || st[2] == 1) && n >= kVectorMin &&
-        vec::binary(code, out.dtype, x, static_cast<int>(st[1]), y, static_cast<int>(st[2]), o, n))
-      return;
-    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
-      for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], y[i]);
-    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
-      const T yv = *y;
-      for (std::int64_t i = 0; i < n; ++i) o[i] = op(x[i], yv);
-    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
-      const T xv = *x;
-      for (std::int64_t i = 0; i < n; ++i) o[i] = op(xv, y[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = op(x[i * st[1]], y[i * st[2]]);
-    }
-  });
-}
-
-}  // namespace
 
 void fill(const StridedView& out, Scalar value) {
   dispatch(out.dtype, [&](auto tag) {
@@ -207,79 +141,6 @@ void convert(const StridedView& src, const StridedView& dst) {
           for (std::int64_t i = 0; i < n; ++i) o[i] = convert_element<D>(i0[i]);
         } else {
           for (std::int64_t i = 0; i < n; ++i) o[i * st[0]] = convert_element<D>(i0[i * st[1]]);
-        }
-      });
-    });
-  });
-}
-
-// The element rules are the SDK's (Note [Element-wise semantics], elementwise_ops.hpp);
-// each op is its own loop (visit_unary/visit_binary), so the compiler vectorises it. The
-// core calls only for ops and dtypes the tables define (Backend::supports' default).
-void unary(UnaryOp op, const StridedView& in, const StridedView& out) {
-  dispatch(in.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    HETERO_INTERNAL_ASSERT(supports_unary<T>(op), "cpu backend: unary " + std::string(op_name(op)) +
-                                                      " on " + std::string(dtype_name(in.dtype)));
-    visit_unary(op, [&](auto c) {
-      constexpr UnaryOp Op = decltype(c)::value;
-      // Only the pairs the table defines are instantiated (the assert above refuses the
-      // rest): a third fewer loops to compile, none that could run.
-      if constexpr (supports_unary<T>(Op))
-        apply_unary<T>(op, in, out, [](T x) { return unary_element<Op>(x); });
-    });
-  });
-}
-
-void binary(BinaryOp op, const StridedView& a, const StridedView& b, const StridedView& out) {
-  dispatch(out.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    HETERO_INTERNAL_ASSERT(supports_binary<T>(op), "cpu backend: binary " +
-                                                       std::string(op_name(op)) + " on " +
-                                                       std::string(dtype_name(out.dtype)));
-    visit_binary(op, [&](auto c) {
-      constexpr BinaryOp Op = decltype(c)::value;
-      if constexpr (supports_binary<T>(Op))  // as in unary()
-        apply_binary<T>(op, a, b, out, [](T x, T y) { return binary_element<Op>(x, y); });
-    });
-  });
-}
-
-void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
-             const StridedView& out) {
-  dispatch(out.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    visit_ternary(op, [&](auto code) {
-      constexpr TernaryOp Op = decltype(code)::value;
-      const T* pc = data_of<T>(c);
-      const T* px = data_of<T>(x);
-      const T* py = data_of<T>(y);
-      T* po = data_of<T>(out);
-      for_each_row<4>({&out, &c, &x, &y}, [&](auto off, std::int64_t n, auto st) {
-        T* o = po + off[0];
-        const T* cc = pc + off[1];
-        const T* xx = px + off[2];
-        const T* yy = py + off[3];
-        const auto unit = [](std::int64_t s) { return s == 0 || s == 1; };
-        if (st[0] == 1 && unit(st[1]) && unit(st[2]) && unit(st[3])) {
-          // Dense operands and broadcast scalars (where(c, 0.0, g): ReLU's gradient), each
-          // stride a constant of the loop, so that it vectorises; 3 ns per element through
-          // the general loop below, for the 0-stride operand's multiply and the gather.
-          const auto run = [&](auto sc, auto sx, auto sy) {
-            for (std::int64_t i = 0; i < n; ++i)
-              o[i] = ternary_element<Op>(cc[i * sc], xx[i * sx], yy[i * sy]);
-          };
-          using Zero = std::integral_constant<std::int64_t, 0>;
-          using One = std::integral_constant<std::int64_t, 1>;
-          const auto pick = [&](std::int64_t s, auto&& then) {
-            return s == 0 ? then(Zero{}) : then(One{});
-          };
-          pick(st[1], [&](auto sc) {
-            pick(st[2], [&](auto sx) { pick(st[3], [&](auto sy) { run(sc, sx, sy); }); });
-          });
-        } else {
-          for (std::int64_t i = 0; i < n; ++i)
-            o[i * st[0]] = ternary_element<Op>(cc[i * st[1]], xx[i * st[2]], yy[i * st[3]]);
         }
       });
     });
