@@ -55,9 +55,9 @@ class ElementsNearMatcher : public ::testing::MatcherInterface<const std::vector
       if (near(got[i], expected_[i], tol)) continue;
       if (bad++ >= max_shown_) continue;
       shown << (bad > 1 ? "; " : "");
-      if (!shape_.empty())
+      if (shape_.size() > 1)
         shown << coordinates(i, shape_) << " (flat " << i << ")";
-      else
+      else  // no shape, or one dimension: the index is the coordinate
         shown << "[" << i << "]";
       shown << ": got " << got[i] << ", expected " << expected_[i] << " (tolerance " << tol << ")";
       for (const auto& [name, values] : operands_)

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; failed=1; }
 first=$(awk '/: Failure$/ {on=1} on {print} /^\[  FAILED  \]/ && on {exit}' "$out")
 echo "--- the first failure:"; echo "$first" | cut -c1-300
 for want in "add float32 on brokenadd:0, shape \[37\]" \
-            "1 of 37 elements differ; first: \[36\] \(flat 36\): got [-0-9.e]+, expected [-0-9.e]+" \
+            "1 of 37 elements differ; first: \[36\]: got [-0-9.e]+, expected [-0-9.e]+" \
             ", a = [-0-9.e]+, b = [-0-9.e]+"; do
   echo "$first" | grep -Eq "$want" || fail "the first failure lacks /$want/"
 done
