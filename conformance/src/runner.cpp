@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -113,13 +114,20 @@ const std::string& kit_sources() {
   return dir;
 }
 
-// `text` with the build tree's path of the kit's sources replaced by kit_sources().
+// `text` with each path to one of the kit's sources ("<dir>/conformance/src/<file>", as
+// __FILE__ gives it: absolute, or relative to the build directory where ccache's
+// CCACHE_BASEDIR rewrote the compile's paths, as tools/run_tests.sh does) pointing into
+// kit_sources() instead.
 std::string located(std::string text) {
-  static const std::string built = HETERO_CONFORMANCE_SOURCE_DIR;
-  if (kit_sources() == built) return text;
-  for (std::size_t at = text.find(built); at != std::string::npos;
-       at = text.find(built, at + kit_sources().size()))
-    text.replace(at, built.size(), kit_sources());
+  static const std::string marker = "conformance/src/";
+  const std::string& dir = kit_sources();
+  for (std::size_t at = text.find(marker); at != std::string::npos;) {
+    std::size_t start = at;  // back to the start of the path
+    while (start > 0 && !std::isspace(static_cast<unsigned char>(text[start - 1]))) --start;
+    const std::size_t end = at + marker.size();
+    text.replace(start, end - start, dir + "/");
+    at = text.find(marker, start + dir.size() + 1);
+  }
   return text;
 }
 
