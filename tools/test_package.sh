@@ -55,7 +55,7 @@ if(Hetero_FOUND)
 endif()
 message(STATUS "version_check: Hetero ${Hetero_VERSION} at ${Hetero_DIR}")
 CMAKE
-cmake -S "$tmp/version_check" -B "$tmp/version_check/build" -DCMAKE_PREFIX_PATH="$prefix" | grep version_check
+cmake -S "$tmp/version_check" -B "$tmp/version_check/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" | grep version_check
 
 # layer_check NAME TARGET INCLUDE FORBIDDEN MESSAGE: a file that links only TARGET and
 # includes INCLUDE must not see the header FORBIDDEN (the #error fires otherwise).
