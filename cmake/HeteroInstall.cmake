@@ -55,7 +55,7 @@ if(TARGET hetero_conformance)
   install(DIRECTORY conformance/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hetero-conformance)
   install(FILES conformance/src/conformance_main.cpp DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero)
   # The kit's sources, where its failure messages point (issue #47 item 2: a location that
-  # exists on the user's machine; conformance/src/runner.cpp, located_source).
+  # exists on the user's machine; conformance/src/runner.cpp, kit_sources and located).
   install(DIRECTORY conformance/src/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hetero/conformance/src)
   install(EXPORT HeteroConformanceTargets NAMESPACE Hetero:: DESTINATION ${HETERO_CMAKE_INSTALL_DIR})
 endif()
