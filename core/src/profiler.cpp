@@ -480,7 +480,9 @@ namespace detail::prof {
 void start_from_environment() noexcept {
   try {
     const auto path = config::raw("HETERO_PROFILE");
-    if (!path) return;
+    // A directory is refused now (the environment check has said so, "the default applies"),
+    // not after a whole run has been recorded for a write that cannot succeed.
+    if (!path || !config::problem(*config::find("HETERO_PROFILE"), *path).empty()) return;
     // Resolved now, so that a chdir() before exit does not move the trace, and said, so
     // that a relative name does not land in the working directory without a word.
     std::error_code ec;

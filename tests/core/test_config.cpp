@@ -84,6 +84,24 @@ TEST(Config, EveryTypeParsesAndRefusesAsDocumented) {
                          "HETERO_LOG='verbose' is not a log level (error, warn, info or debug); "
                          "the default applies (warn)"));
   }
+  // Issue #47 item 3: HETERO_PROFILE is a file to be written; a directory is refused when
+  // the environment is checked, not after a run has been recorded for it.
+  for (const char* dir : {"/tmp", "/tmp/", "."}) {
+    ScopedEnv e("HETERO_PROFILE", dir);
+    EXPECT_TRUE(mentions(environment_problems(), std::string("HETERO_PROFILE='") + dir +
+                                                     "' is not a file: it names a directory"))
+        << dir;
+  }
+  for (const char* file : {"trace.json", "/tmp/hetero_not_there/trace.json"}) {
+    ScopedEnv e("HETERO_PROFILE", file);
+    EXPECT_FALSE(mentions(environment_problems(), "HETERO_PROFILE")) << file;
+  }
+  {
+    ScopedEnv e("HETERO_BENCH_BUILD", "/etc/hostname");
+    EXPECT_TRUE(mentions(environment_problems(),
+                         "HETERO_BENCH_BUILD='/etc/hostname' is not a directory: it names a file"));
+  }
+  EXPECT_EQ(config::find("HETERO_PROFILE")->type, config::Type::file);
   {
     ScopedEnv e("HETERO_CPU_DEVICEZ", "2");
     EXPECT_TRUE(mentions(environment_problems(),

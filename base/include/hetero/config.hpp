@@ -22,21 +22,25 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <hetero/error.hpp>
 
 namespace hetero::config {
 
 /// How a variable's value is read.
 enum class Type : std::uint8_t {
-  flag,     ///< 1/true/on/yes or 0/false/off/no (any case)
-  integer,  ///< a decimal integer in the row's range
-  list,     ///< comma-separated names
-  paths,    ///< colon-separated absolute directories
-  path,     ///< one file or directory; a relative one is taken from the working directory
-  level,    ///< error, warn, info or debug
-  bytes,    ///< digits, optionally followed by K, M or G (powers of 1024), alone or with
-            ///< B or iB, any case: 512M, 512MB, 512MiB, 1gb; or digits and B
-  seconds,  ///< a number >= 0, or inf
+  flag,       ///< 1/true/on/yes or 0/false/off/no (any case)
+  integer,    ///< a decimal integer in the row's range
+  list,       ///< comma-separated names
+  paths,      ///< colon-separated absolute directories
+  path,       ///< one file or directory; a relative one is taken from the working directory
+  file,       ///< one file (not a directory); a relative one is taken from the working directory
+  directory,  ///< one directory (not a file); a relative one is taken from the working directory
+  level,      ///< error, warn, info or debug
+  bytes,      ///< digits, optionally followed by K, M or G (powers of 1024), alone or with
+              ///< B or iB, any case: 512M, 512MB, 512MiB, 1gb; or digits and B
+  seconds,    ///< a number >= 0, or inf
 };
 
 /// One row of the table.
@@ -61,7 +65,7 @@ inline constexpr Variable kVariables[] = {
    "0: load only the plugins an application loads with load_plugin()"},
   {"HETERO_LOG", Type::level, "warn",
    "the least severe log messages printed: error, warn, info or debug"},
-  {"HETERO_PROFILE", Type::path, "none",
+  {"HETERO_PROFILE", Type::file, "none",
    "a file: record a profile (hetero::profiler) from the first use of hetero to exit and "
    "write it there as Chrome trace JSON (a relative path is resolved, and logged, at the "
    "first use)"},
@@ -97,8 +101,8 @@ inline constexpr Variable kVariables[] = {
    "the conformance kit: randomised stream sequences each backend runs "
    "(RandomisedSequencesMatchASynchronousRun; fewer for slow builds such as sanitizers')",
    1, 1 << 20},
-  {"HETERO_BENCH_BUILD", Type::path, "build", "bench/run: the build directory"},
-  {"HETERO_TORCH_CASES", Type::path, "none", "the torch_conv/torch_optim tests: their case file"},
+  {"HETERO_BENCH_BUILD", Type::directory, "build", "bench/run: the build directory"},
+  {"HETERO_TORCH_CASES", Type::file, "none", "the torch_conv/torch_optim tests: their case file"},
   {"HETERO_TEST_DEVICE", Type::list, "cpu", "the torch_conv/torch_optim tests: the device"},
 };
 // clang-format on
@@ -129,6 +133,10 @@ constexpr std::string_view type_text(Type t) noexcept {
       return "colon-separated absolute directories";
     case Type::path:
       return "a file or directory (relative: from the working directory)";
+    case Type::file:
+      return "a file, not a directory (relative: from the working directory)";
+    case Type::directory:
+      return "a directory (relative: from the working directory)";
     case Type::level:
       return "error, warn, info or debug";
     case Type::bytes:
@@ -153,6 +161,15 @@ inline std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
+}
+/// Whether `path` names an existing directory (following links) / anything that exists.
+inline bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+inline bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
 }
 inline std::string quoted(std::string_view name, const std::string& value) {
   return std::string(name) + "='" + value + "'";
@@ -213,6 +230,16 @@ inline std::string problem(const Variable& v, const std::string& value) {
         return bad + "a number of seconds >= 0 (or inf)";
       return {};
     }
+    case Type::file:
+      // (A name that does not exist yet is a file to be written: HETERO_PROFILE.)
+      if (value.back() == '/' || detail::is_directory(value))
+        return bad + "a file: it names a directory (give a file name in it, e.g. " + value +
+               (value.back() == '/' ? "" : "/") + "trace.json)";
+      return {};
+    case Type::directory:
+      if (detail::exists(value) && !detail::is_directory(value))
+        return bad + "a directory: it names a file";
+      return {};
     case Type::list:
     case Type::paths:
     case Type::path:
