@@ -57,23 +57,6 @@ T* out(const StridedView& v) {
 // is too short for plane_sum's vectors.
 constexpr std::int64_t kMinPlane = 16;
 
-// f(begin, end) over ranges of the channels, spread over the kernel threads.
-template <class F>
-void channel_ranges(std::int64_t channels, F&& f) {
-  if (ThreadPool* pool = kernel_pool(); pool && channels > 1)
-    pool->parallel_for(channels, f);
-  else
-    f(0, channels);
-}
-
-// f(c) for each channel, channels spread over the kernel threads.
-template <class F>
-void each_channel(std::int64_t channels, F&& f) {
-  channel_ranges(channels, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t c = begin; c < end; ++c) f(c);
-  });
-}
-
 // The channels' statistics and the per-channel maps when planes are short (BatchNorm1d's
 // [N, C], a ResNet's last 1x1 stage): image by image, the channel range's elements are one
 // contiguous run, summed into per-channel doubles (the loop vectorises across channels).
@@ -81,7 +64,7 @@ template <class T>
 void forward_rows(const BatchNormArgs& a, const T* x, const T* wb, T* stats, T* y) {
   const std::int64_t s = a.spatial;
   const auto m = static_cast<double>(a.n * s);
-  channel_ranges(a.c, [&](std::int64_t c0, std::int64_t c1) {
+  parallel_ranges(a.c, [&](std::int64_t c0, std::int64_t c1) {
     const auto width = static_cast<std::size_t>(c1 - c0);
     std::vector<double> sum(width), sq(width), alpha(width), beta(width);
     for (std::int64_t n = 0; n < a.n; ++n) {
@@ -123,7 +106,7 @@ void backward_rows(const BatchNormArgs& a, const T* x, const T* dy, const T* wb,
                    T* dx, T* dwb) {
   const std::int64_t s = a.spatial;
   const auto m = static_cast<double>(a.n * s);
-  channel_ranges(a.c, [&](std::int64_t c0, std::int64_t c1) {
+  parallel_ranges(a.c, [&](std::int64_t c0, std::int64_t c1) {
     const auto width = static_cast<std::size_t>(c1 - c0);
     std::vector<double> sum_dy(width), sum_dy_xmu(width), mean(width), ga(width), gb(width),
         gc(width);
@@ -171,7 +154,7 @@ void forward(const BatchNormArgs& a, const BatchNormViews& v) {
   const std::int64_t s = a.spatial;
   if (s < kMinPlane) return forward_rows(a, x, wb, stats, y);
   const auto m = static_cast<double>(a.n * s);
-  each_channel(a.c, [&](std::int64_t c) {
+  parallel_each(a.c, [&](std::int64_t c) {
     double sum = 0, sq = 0;
     for (std::int64_t n = 0; n < a.n; ++n) {
       const T* p = x + (n * a.c + c) * s;
@@ -211,7 +194,7 @@ void backward(const BatchNormArgs& a, const BatchNormViews& v) {
   const std::int64_t s = a.spatial;
   if (s < kMinPlane) return backward_rows(a, x, dy, wb, stats, dx, dwb);
   const auto m = static_cast<double>(a.n * s);
-  each_channel(a.c, [&](std::int64_t c) {
+  parallel_each(a.c, [&](std::int64_t c) {
     const double mean = stats[c],
                  invstd = 1 / std::sqrt(static_cast<double>(stats[a.c + c]) + a.eps);
     const T mean_t = stats[c];

@@ -27,24 +27,13 @@
 namespace hetero::cpu::kernels {
 namespace {
 
-template <class F>
-void each_plane(std::int64_t planes, F&& f) {
-  const auto run = [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t p = begin; p < end; ++p) f(p);
-  };
-  if (ThreadPool* pool = kernel_pool(); pool && planes > 1)
-    pool->parallel_for(planes, run);
-  else
-    run(0, planes);
-}
-
 template <class T>
 void max_forward(const Pool2dArgs& a, const Pool2dViews& v) {
   const T* x = data_of<T>(v.x) + v.x.offset;
   T* y = data_of<T>(v.y) + v.y.offset;
   std::int64_t* index = data_of<std::int64_t>(v.indices) + v.indices.offset;
   const std::int64_t in_plane = a.h * a.w, out_plane = a.oh * a.ow;
-  each_plane(a.n * a.c, [&](std::int64_t p) {
+  parallel_each(a.n * a.c, [&](std::int64_t p) {
     const T* in = x + p * in_plane;
     T* out = y + p * out_plane;
     std::int64_t* idx = index + p * out_plane;
@@ -79,7 +68,7 @@ void max_backward(const Pool2dArgs& a, const Pool2dViews& v) {
   const T* dy = data_of<T>(v.y) + v.y.offset;
   const std::int64_t* index = data_of<std::int64_t>(v.indices) + v.indices.offset;
   const std::int64_t in_plane = a.h * a.w, out_plane = a.oh * a.ow;
-  each_plane(a.n * a.c, [&](std::int64_t p) {
+  parallel_each(a.n * a.c, [&](std::int64_t p) {
     T* g = dx + p * in_plane;
     std::fill(g, g + in_plane, T(0));
     const T* gy = dy + p * out_plane;
@@ -105,7 +94,7 @@ void avg_forward(const Pool2dArgs& a, const Pool2dViews& v) {
   T* y = data_of<T>(v.y) + v.y.offset;
   const T* divisor = data_of<T>(v.divisor) + v.divisor.offset;
   const std::int64_t in_plane = a.h * a.w, out_plane = a.oh * a.ow;
-  each_plane(a.n * a.c, [&](std::int64_t p) {
+  parallel_each(a.n * a.c, [&](std::int64_t p) {
     const T* in = x + p * in_plane;
     T* out = y + p * out_plane;
     for (std::int64_t i = 0; i < a.oh; ++i)
@@ -126,7 +115,7 @@ void avg_backward(const Pool2dArgs& a, const Pool2dViews& v) {
   const T* dy = data_of<T>(v.y) + v.y.offset;
   const T* divisor = data_of<T>(v.divisor) + v.divisor.offset;
   const std::int64_t in_plane = a.h * a.w, out_plane = a.oh * a.ow;
-  each_plane(a.n * a.c, [&](std::int64_t p) {
+  parallel_each(a.n * a.c, [&](std::int64_t p) {
     T* g = dx + p * in_plane;
     std::fill(g, g + in_plane, T(0));
     const T* gy = dy + p * out_plane;

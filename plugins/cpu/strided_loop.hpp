@@ -23,9 +23,8 @@ inline constexpr std::int64_t kParallelThreshold = 1 << 18;
 /// enough, else serially.
 template <class F>
 void parallel_range(std::int64_t n, std::int64_t work_per_item, F&& fn) {
-  ThreadPool* pool = kernel_pool();
-  if (pool && n > 1 && n * work_per_item >= kParallelThreshold)
-    pool->parallel_for(n, fn);
+  if (n * work_per_item >= kParallelThreshold)
+    parallel_ranges(n, fn);
   else
     fn(0, n);
 }

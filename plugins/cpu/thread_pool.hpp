@@ -48,6 +48,25 @@ class ThreadPool {
 /// device has its own pool; its work queue installs it while running that device's work.
 ThreadPool* kernel_pool() noexcept;
 
+/// Runs fn(begin, end) over contiguous ranges of [0, n), one per kernel thread of this
+/// thread's pool (kernel_pool()), or fn(0, n) here when there is no pool or n <= 1. The
+/// kernels' one way of splitting work by items (channels, planes, chunks).
+template <class F>
+void parallel_ranges(std::int64_t n, F&& fn) {
+  if (ThreadPool* pool = kernel_pool(); pool && n > 1)
+    pool->parallel_for(n, fn);
+  else
+    fn(0, n);
+}
+
+/// Runs fn(i) for each i in [0, n), split as parallel_ranges.
+template <class F>
+void parallel_each(std::int64_t n, F&& fn) {
+  parallel_ranges(n, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
 /// Installs `pool` as this thread's kernel pool for the scope's lifetime.
 class ScopedKernelPool {
  public:
