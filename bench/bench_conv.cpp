@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Convolution on the cpu (issue #27): conv2d forward + backward at LeNet's two layer shapes
-// (batch 256), and one SGD step of D2L's LeNet (an epoch of Fashion-MNIST is 235 of them),
-// hetero vs libtorch (its own tuned convolution kernels), in one process. Rows
-// "conv/NAME/hetero" and "conv/NAME/libtorch". Target: conv2d forward + backward >= 0.8x
-// libtorch's speed (hetero's time <= 1.25x libtorch's).
+// Convolution on the cpu (issues #27, #49): conv2d forward, and forward + backward, at
+// LeNet's two layer shapes (batch 256) and four of ResNet-18's 3x3 layers (batch 32), and one
+// SGD step of D2L's LeNet (an epoch of Fashion-MNIST is 235 of them), hetero vs libtorch (its
+// convolution is oneDNN's). Rows "conv/NAME/hetero" and "conv/NAME/libtorch"; bench/alone.py
+// times each framework in its own process. Target (issue #49): >= 1.0x libtorch's speed.
 #include <string>
 
 #include "common.hpp"
@@ -16,12 +16,19 @@ namespace {
 
 using namespace hetero;
 
+// conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias: forward alone, or forward
+// and backward (the gradients of input, weight and bias); as bench::torch::conv2d_step.
 std::function<void()> conv_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
-                                std::int64_t k, std::int64_t padding) {
-  Tensor x = rand({n, c, h, h}).requires_grad_(), w = rand({o, c, k, k}).requires_grad_(),
-         b = rand({o}).requires_grad_();
-  return [x, w, b, padding]() mutable {
-    const Tensor y = conv2d(x, w, b, 1, padding);
+                                std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
+                                bool backward = true) {
+  Tensor x = rand({n, c, h, h}).requires_grad_(backward),
+         w = rand({o, c, k, k}).requires_grad_(backward), b = rand({o}).requires_grad_(backward);
+  return [x, w, b, padding, stride, backward]() mutable {
+    const Tensor y = conv2d(x, w, b, stride, padding);
+    if (!backward) {
+      synchronize(Device::cpu());
+      return;
+    }
     y.backward(ones_like(y));
     x.mutable_grad() = Tensor();
     w.mutable_grad() = Tensor();
@@ -45,6 +52,23 @@ std::function<void()> lenet_step(std::int64_t batch) {
   };
 }
 
+// Issue #49's convolution rows beside LeNet's: ResNet-18's 3x3 layers at batch 32, stride 1
+// and 2, 64-512 channels, on 32x32 (CIFAR-sized) and 14x14 / 7x7 maps (its last stage).
+struct Layer {
+  const char* name;
+  std::int64_t n, c, h, o, k, padding, stride;
+};
+constexpr Layer kLayers[] = {
+    {"conv1", 256, 1, 28, 6, 5, 2, 1},
+    {"conv2", 256, 6, 14, 16, 5, 0, 1},
+    // resnet18_fashion_mnist's stem: 7x7, stride 2, over 1-channel 28x28 images, batch 128
+    {"resnet_stem_7x7_s2", 128, 1, 28, 64, 7, 3, 2},
+    {"resnet_64_32x32", 32, 64, 32, 64, 3, 1, 1},
+    {"resnet_64to128_s2", 32, 64, 32, 128, 3, 1, 2},
+    {"resnet_256to512_s2_14x14", 32, 256, 14, 512, 3, 1, 2},
+    {"resnet_512_7x7", 32, 512, 7, 512, 3, 1, 1},
+};
+
 void register_all() {
   const auto add = [](const std::string& name, std::function<void()> hetero_op,
                       [[maybe_unused]] std::function<void()> torch_op) {
@@ -56,12 +80,17 @@ void register_all() {
   std::function<void()> none;
 #if HETERO_BENCH_HAVE_TORCH
   using namespace bench::torch;
-  add("conv1_fwd_bwd", conv_step(256, 1, 28, 6, 5, 2), conv2d_step(256, 1, 28, 6, 5, 2));
-  add("conv2_fwd_bwd", conv_step(256, 6, 14, 16, 5, 0), conv2d_step(256, 6, 14, 16, 5, 0));
+  for (const Layer& l : kLayers)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward),
+          conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward));
   add("lenet_step", lenet_step(256), bench::torch::lenet_step(256));
 #else
-  add("conv1_fwd_bwd", conv_step(256, 1, 28, 6, 5, 2), none);
-  add("conv2_fwd_bwd", conv_step(256, 6, 14, 16, 5, 0), none);
+  for (const Layer& l : kLayers)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward), none);
   add("lenet_step", lenet_step(256), none);
 #endif
 }

@@ -154,11 +154,14 @@ std::function<void()> large_op(const std::string& name, bool into_out) {
 namespace bench::torch {
 
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
-                                  std::int64_t k, std::int64_t padding) {
-  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(),
-             w = at::rand({o, c, k, k}).requires_grad_(), b = at::rand({o}).requires_grad_();
-  return [x, w, b, padding]() mutable {
-    at::Tensor y = at::conv2d(x, w, b, 1, padding);
+                                  std::int64_t k, std::int64_t padding, std::int64_t stride,
+                                  bool backward) {
+  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward),
+             w = at::rand({o, c, k, k}).requires_grad_(backward),
+             b = at::rand({o}).requires_grad_(backward);
+  return [x, w, b, padding, stride, backward]() mutable {
+    at::Tensor y = at::conv2d(x, w, b, stride, padding);
+    if (!backward) return;
     y.backward(at::ones_like(y));
     x.mutable_grad().reset();
     w.mutable_grad().reset();
