@@ -199,7 +199,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
     const Tensor x4 = p.batched ? input : input.unsqueeze(0);
     if (p.by_kernels) {
       out = detail::conv_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
-      if (bias.defined()) out = out + bias.reshape({1, g.o, 1, 1});
+      // In place: the kernel's fresh result, not yet seen by autograd or anyone (a new
+      // tensor would stream the output through memory once more).
+      if (bias.defined())
+        detail::binary_into(BinaryOp::add, out, bias.reshape({1, g.o, 1, 1}), out);
       if (!p.batched) out = out.squeeze(0);
     } else {
       cols = im2col(x4, g);  // [C KH KW, N OH OW]

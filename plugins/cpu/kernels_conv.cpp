@@ -155,18 +155,6 @@ void col2im(const Geometry& g, const T* col, std::int64_t ld, std::int64_t chann
   }
 }
 
-/// Runs fn(part) for part in [0, parts) on the kernel threads (serially without a pool).
-template <class F>
-void for_each_part(std::int64_t parts, F&& fn) {
-  const auto body = [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t p = begin; p < end; ++p) fn(p);
-  };
-  if (ThreadPool* pool = kernel_pool(); pool && parts > 1)
-    pool->parallel_for(parts, body);
-  else
-    body(0, parts);
-}
-
 /// Threads the chunks are split over: the kernel threads, at most one per chunk.
 std::int64_t chunk_parts(const Geometry& g) {
   const ThreadPool* pool = kernel_pool();
@@ -198,7 +186,7 @@ struct Chunk {
 template <class T, class F>
 void for_each_chunk(const Geometry& g, F&& fn) {
   const std::int64_t parts = chunk_parts(g);
-  for_each_part(parts, [&](std::int64_t part) {
+  parallel_each(parts, [&](std::int64_t part) {
     Scratch<T> scratch(g);
     const std::int64_t first = g.chunks * part / parts, last = g.chunks * (part + 1) / parts;
     for (std::int64_t chunk = first; chunk < last; ++chunk) {
@@ -295,15 +283,18 @@ T* host(const StridedView& v) {
 
 }  // namespace
 
-// Input channels per group below which float32 stays on the kernels here: oneDNN's kernels
-// for 1-3 channels (LeNet's and ResNet-18's first layers, over 1-channel images) took 3-4x
-// the im2col kernels' time, forward + backward (2 threads, 2026-11-26: LeNet conv1 at batch
-// 256 19.4 vs 5.0 ms, ResNet-18's 7x7 stem at batch 128 24 vs 6.8 ms).
+// Input channels per group below which float32's gradients stay on the kernels here:
+// oneDNN's backward kernels for 1-3 channels (LeNet's and ResNet-18's first layers, over
+// 1-channel images) took 3-4x the im2col kernels' time (2 threads, 2026-11-26: LeNet conv1
+// at batch 256 19.4 vs 5.0 ms forward + backward, ResNet-18's 7x7 stem at batch 128 24 vs
+// 6.8 ms). Its forward is the faster at any channel count (2026-11-27, bench_conv: conv1
+// 1.06-1.19 vs 1.78-1.89 ms, the stem 0.91-1.01 vs 1.61-1.75 ms).
 constexpr std::int64_t kOneDnnMinChannels = 4;
 
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out) {
-  if (out.dtype == DType::float32 && args.c / args.groups >= kOneDnnMinChannels) {
+  if (out.dtype == DType::float32 &&
+      (op == Conv2dOp::forward || args.c / args.groups >= kOneDnnMinChannels)) {
     // oneDNN first (Note [Convolution on oneDNN])
     const ThreadPool* pool = kernel_pool();
     if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out),

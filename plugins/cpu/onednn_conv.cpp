@@ -174,18 +174,25 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
   const std::shared_ptr<Plan> plan = plan_for(op, g);
   if (!plan) return false;
   const onednn::ThreadScope thread_scope(threads);
+  struct Release {
+    ~Release() { onednn::release_large_buffers(); }
+  } release_at_end;
   dnnl::stream stream(engine());
-  const auto input = [&](const Operand& o, const float* data) {
+  // The primitive's own layouts live in the thread's kept buffers (onednn::thread_buffer).
+  const auto kept = [](const memory::desc& d, int slot) {
+    return memory(d, engine(), onednn::thread_buffer(slot, d.get_size()));
+  };
+  const auto input = [&](const Operand& o, const float* data, int slot) {
     memory user(o.user, engine(), const_cast<float*>(data));  // read only
     if (!o.convert) return user;
-    memory inner(o.inner, engine());
+    memory inner = kept(o.inner, slot);
     o.convert->execute(stream, user, inner);
     return inner;
   };
-  memory ma = input(plan->a, a), mb = input(plan->b, b);
+  memory ma = input(plan->a, a, 0), mb = input(plan->b, b, 1);
   memory user_out(plan->out.user, engine(), out);
-  memory mout = plan->out.convert ? memory(plan->out.inner, engine()) : user_out;
-  memory scratch(plan->scratchpad, engine());
+  memory mout = plan->out.convert ? kept(plan->out.inner, 2) : user_out;
+  memory scratch = kept(plan->scratchpad, 3);
   plan->primitive.execute(stream, {{plan->arg_a, ma},
                                    {plan->arg_b, mb},
                                    {plan->arg_out, mout},
