@@ -158,6 +158,12 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
       expect_near(tx.grad(), gx, t, op + " input gradient", g.o / g.groups * g.kh * g.kw);
       expect_near(tw.grad(), gw, t, op + " weight gradient", positions);
       expect_near(tb.grad(), gb, t, op + " bias gradient", positions);
+      // Without a bias: a backend with Backend::conv2d_bias runs the two forward kernels.
+      Vec y0, gx0, gw0, gb0;
+      conv_ref(g, x, w, {}, gy, y0, gx0, gw0, gb0);
+      expect_near(conv2d(tx.detach(), tw.detach(), Tensor(), {g.sh, g.sw}, {g.ph, g.pw},
+                         {g.dh, g.dw}, g.groups),
+                  y0, t, op + " output without bias", window);
     }
     struct Pool {
       Geo g;

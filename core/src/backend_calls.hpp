@@ -204,6 +204,22 @@ inline void conv2d(const Storage& on, Conv2dOp op, const Conv2dArgs& args, const
   after_kernel(on);
 }
 
+/// The convolution with its bias (Backend::conv2d_bias, interface minor 15); only where
+/// has_kernel(Conv2dOp::forward_bias) says yes. The caller made the operands dense.
+inline void conv2d_bias(const Storage& on, const Conv2dArgs& args, const StridedView& input,
+                        const StridedView& weight, const StridedView& bias,
+                        const StridedView& out) {
+  check_supported(on, Conv2dOp::forward_bias, out.dtype);
+  for (const StridedView* v : {&input, &weight, &bias, &out}) check_view("conv2d_bias", *v);
+  HETERO_INTERNAL_ASSERT(input.is_contiguous() && weight.is_contiguous() && bias.is_contiguous() &&
+                             out.is_contiguous() && input.dtype == out.dtype &&
+                             weight.dtype == out.dtype && bias.dtype == out.dtype,
+                         "conv2d_bias called with operands that are not dense or of two dtypes");
+  const prof::Scope trace("kernel", op_name(Conv2dOp::forward_bias), &on, &out);
+  on.plugin->backend->conv2d_bias(args, input, weight, bias, out, on.stream());
+  after_kernel(on);
+}
+
 /// The batch normalisation kernels (Backend::batch_norm, interface minor 13); only where
 /// has_kernel() says yes. The caller (nn/batch_norm_kernels.cpp) made every used view dense
 /// and of one dtype.

@@ -2,6 +2,7 @@
 // conv2d as torch.nn.functional.conv2d, by im2col over a strided window view and the
 // backends' GEMM (Note [Convolution as GEMM], window_views.hpp). Checks and their messages
 // follow torch 1.13's (aten/src/ATen/native/Convolution.cpp).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,19 @@ Tensor conv_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Te
   return out;
 }
 
+// The forward with its bias added by the backend's kernel (Backend::conv2d_bias): no second
+// pass over the output. Empty where the backend has no such kernel for the dtype.
+std::optional<Tensor> conv_bias_kernel(const ConvGeometry& g, const Tensor& x4, const Tensor& w,
+                                       const Tensor& bias) {
+  const Storage& on = storage_of(x4);
+  if (!calls::has_kernel(on, Conv2dOp::forward_bias, x4.dtype())) return std::nullopt;
+  const Tensor dx = x4.contiguous(), dw = w.contiguous(), db = bias.contiguous();
+  Tensor out = new_tensor_like({g.n, g.o, g.oh, g.ow}, dx.dtype(), dx);
+  calls::conv2d_bias(storage_of(out), kernel_args(g), view_of(dx), view_of(dw), view_of(db),
+                     view_of(out));
+  return out;
+}
+
 ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
                    Size2 padding, Size2 dilation, std::int64_t groups) {
   ConvPlan p{check_conv(input, weight, bias, stride, padding, dilation, groups), input.dim() == 4,
@@ -198,11 +212,16 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
     NoGradGuard no_grad;
     const Tensor x4 = p.batched ? input : input.unsqueeze(0);
     if (p.by_kernels) {
-      out = detail::conv_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
-      // In place: the kernel's fresh result, not yet seen by autograd or anyone (a new
-      // tensor would stream the output through memory once more).
-      if (bias.defined())
-        detail::binary_into(BinaryOp::add, out, bias.reshape({1, g.o, 1, 1}), out);
+      if (auto fused =
+              bias.defined() ? detail::conv_bias_kernel(g, x4, weight, bias) : std::nullopt) {
+        out = std::move(*fused);
+      } else {
+        out = detail::conv_kernel(Conv2dOp::forward, g, x4, weight, {g.n, g.o, g.oh, g.ow});
+        // In place: the kernel's fresh result, not yet seen by autograd or anyone (a new
+        // tensor would stream the output through memory once more).
+        if (bias.defined())
+          detail::binary_into(BinaryOp::add, out, bias.reshape({1, g.o, 1, 1}), out);
+      }
       if (!p.batched) out = out.squeeze(0);
     } else {
       cols = im2col(x4, g);  // [C KH KW, N OH OW]

@@ -282,6 +282,17 @@ void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& 
       },
       a, b, out);
 }
+void CpuBackend::conv2d_bias(const Conv2dArgs& args, const StridedView& input,
+                             const StridedView& weight, const StridedView& bias,
+                             const StridedView& out, Stream& stream) {
+  const std::int64_t cost =
+      args.n * args.o * args.oh * args.ow * (args.c / args.groups) * args.kh * args.kw / 32;
+  submit_views(
+      on(stream), op_name(Conv2dOp::forward_bias), cost,
+      [args](const StridedView& x, const StridedView& w, const StridedView& b,
+             const StridedView& o) { kernels::conv2d_bias(args, x, w, b, o); },
+      input, weight, bias, out);
+}
 void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& v,
                             Stream& stream) {
   const std::int64_t cost = args.n * args.c * args.spatial * 3;  // passes over the data

@@ -41,6 +41,10 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
 /// each an im2col + GEMM in cache (Note [Convolution kernels on the cpu], kernels_conv.cpp).
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out);
+/// Backend::conv2d_bias on dense float32/float64 operands: oneDNN's convolution with its bias
+/// (float32), else conv2d's forward and the bias added per output channel in the same call.
+void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
+                 const StridedView& bias, const StridedView& out);
 /// Backend::batch_norm on dense float32/float64 operands: channels over the kernel threads,
 /// each in two passes (Note [Batch norm kernels on the cpu], kernels_batch_norm.cpp).
 void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views);

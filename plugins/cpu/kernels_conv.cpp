@@ -311,6 +311,8 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
         return backward_input(g, host<T>(a), host<T>(b), host<T>(out));
       case Conv2dOp::backward_weight:
         return backward_weight(g, host<T>(a), host<T>(b), host<T>(out));
+      case Conv2dOp::forward_bias:  // four operands: conv2d_bias
+        throw InternalError("cpu conv2d: conv2d_bias runs Conv2dOp::forward_bias");
     }
   };
   if (out.dtype == DType::float64)
@@ -320,6 +322,34 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
   else
     throw NotImplementedError("conv2d: the cpu kernels take float32 and float64, not " +
                               std::string(dtype_name(out.dtype)));
+}
+
+void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
+                 const StridedView& bias, const StridedView& out) {
+  if (out.dtype == DType::float32) {
+    const ThreadPool* pool = kernel_pool();
+    if (onednn_conv2d(Conv2dOp::forward_bias, args, host<float>(input), host<float>(weight),
+                      host<float>(out), pool ? static_cast<int>(pool->size()) : 1,
+                      host<float>(bias)))
+      return;
+  }
+  conv2d(Conv2dOp::forward, args, input, weight, out);
+  // The bias, one output plane at a time (float64, and what oneDNN declines).
+  const std::int64_t plane = args.oh * args.ow;
+  const auto add = [&](auto tag) {
+    using T = decltype(tag);
+    T* y = host<T>(out);
+    const T* b = host<T>(bias);
+    parallel_each(args.n * args.o, [&](std::int64_t p) {
+      const T v = b[p % args.o];
+      T* row = y + p * plane;
+      for (std::int64_t i = 0; i < plane; ++i) row[i] += v;
+    });
+  };
+  if (out.dtype == DType::float64)
+    add(double{});
+  else
+    add(float{});
 }
 
 }  // namespace hetero::cpu::kernels

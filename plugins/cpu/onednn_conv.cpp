@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Note [Convolution on oneDNN]: float32 conv2d and its two gradients run on oneDNN's
+// Note [Convolution on oneDNN]: float32 conv2d (with its bias, Conv2dOp::forward_bias, where
+// the core has one) and its two gradients run on oneDNN's
 // convolution primitives (Debian's libdnnl, the library libtorch, ONNX Runtime and
 // TensorFlow call), as libtorch's cpu convolution does: the primitive picks its memory
 // formats (format_tag::any: blocked layouts such as nChw8c where its JIT kernels want them),
@@ -19,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include <dnnl.hpp>
 
@@ -46,6 +48,7 @@ struct Plan {
   dnnl::primitive primitive;
   Operand a, b, out;
   memory::desc scratchpad;
+  std::optional<memory::desc> bias;  // Conv2dOp::forward_bias: the bias, [o] (format x)
   int arg_a = 0, arg_b = 0, arg_out = 0;
 };
 
@@ -77,6 +80,24 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g) {
   const dnnl::convolution_forward::primitive_desc fpd(fd, attr, engine());
   auto plan = std::make_shared<Plan>();
   switch (op) {
+    case Conv2dOp::forward_bias: {
+      // The bias in the primitive (oneDNN adds it before the one rounding, as torch's).
+      const memory::desc bias_md(Dims{g.o}, dt::f32, Tag::x);
+      const dnnl::convolution_forward::desc bd(
+          dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any(src),
+          any(wts), bias_md, any(dst), strides, dilates, pad, pad);
+      const dnnl::convolution_forward::primitive_desc bpd(bd, attr, engine());
+      plan->primitive = dnnl::convolution_forward(bpd);
+      plan->a = operand(src_user, bpd.src_desc(), false);
+      plan->b = operand(wts_user, bpd.weights_desc(), false);
+      plan->out = operand(dst_user, bpd.dst_desc(), true);
+      plan->bias = bpd.bias_desc();
+      plan->scratchpad = bpd.scratchpad_desc();
+      plan->arg_a = DNNL_ARG_SRC;
+      plan->arg_b = DNNL_ARG_WEIGHTS;
+      plan->arg_out = DNNL_ARG_DST;
+      break;
+    }
     case Conv2dOp::forward:
       plan->primitive = dnnl::convolution_forward(fpd);
       plan->a = operand(src_user, fpd.src_desc(), false);
@@ -167,7 +188,8 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g) {
 bool onednn_available() noexcept { return true; }
 
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float* b, float* out,
-                   int threads) {
+                   int threads, const float* bias) {
+  if ((op == Conv2dOp::forward_bias) != (bias != nullptr)) return false;
   // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
   if (!onednn::enabled() || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0)
     return false;
@@ -193,10 +215,11 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
   memory user_out(plan->out.user, engine(), out);
   memory mout = plan->out.convert ? kept(plan->out.inner, 2) : user_out;
   memory scratch = kept(plan->scratchpad, 3);
-  plan->primitive.execute(stream, {{plan->arg_a, ma},
-                                   {plan->arg_b, mb},
-                                   {plan->arg_out, mout},
-                                   {DNNL_ARG_SCRATCHPAD, scratch}});
+  std::unordered_map<int, memory> args{
+      {plan->arg_a, ma}, {plan->arg_b, mb}, {plan->arg_out, mout}, {DNNL_ARG_SCRATCHPAD, scratch}};
+  if (plan->bias)
+    args.emplace(DNNL_ARG_BIAS, memory(*plan->bias, engine(), const_cast<float*>(bias)));
+  plan->primitive.execute(stream, args);
   if (plan->out.convert) plan->out.convert->execute(stream, mout, user_out);
   stream.wait();
   return true;
@@ -205,7 +228,8 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
 #else
 
 bool onednn_available() noexcept { return false; }
-bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, const float*, const float*, float*, int) {
+bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, const float*, const float*, float*, int,
+                   const float*) {
   return false;
 }
 

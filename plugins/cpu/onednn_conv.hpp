@@ -8,13 +8,14 @@
 namespace hetero::cpu::kernels {
 
 /// Runs `op` of `args`' geometry on oneDNN over dense C-order float32 operands (a, b, out as
-/// Backend::conv2d names them) and returns true; returns false, writing nothing, where
+/// Backend::conv2d names them; for Conv2dOp::forward_bias, a = input, b = weight and `bias`
+/// [o], as Backend::conv2d_bias) and returns true; returns false, writing nothing, where
 /// oneDNN has no primitive for it or hetero was built without oneDNN (the caller then runs
 /// its own im2col kernels). `threads`: the most threads oneDNN may run (the device's kernel
 /// threads). Thread-safe: primitives are cached per geometry and executed with a scratchpad
 /// of the call's own.
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, const float* a, const float* b, float* out,
-                   int threads);
+                   int threads, const float* bias = nullptr);
 
 /// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
 bool onednn_available() noexcept;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's oneDNN convolution (onednn_conv.cpp) against the direct sums, for the
-// three ops over strides, padding, dilation and groups, and its one side effect undone: the
-// calling thread's OpenMP thread count is what it was before the call. (torch_conv.cpu checks
-// the plugin's results against PyTorch through the core; torch_conv.cpu_im2col the
-// fallback kernels.) Built only where the plugin has oneDNN (tests/CMakeLists.txt).
+// four ops (the forward with and without its bias, the two gradients) over strides, padding,
+// dilation and groups, and its one side effect undone: the calling thread's OpenMP thread count is
+// what it was before the call. (torch_conv.cpu checks the plugin's results against PyTorch through
+// the core; torch_conv.cpu_im2col the fallback kernels.) Built only where the plugin has oneDNN
+// (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -63,7 +64,7 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
 
 }  // namespace
 
-TEST(OneDnnConv, ThreeOpsMatchTheDirectSums) {
+TEST(OneDnnConv, EveryOpMatchesTheDirectSums) {
   ASSERT_TRUE(cpu::kernels::onednn_available());  // compiled only where the plugin has it
   std::mt19937 rng(3);
   for (const Conv2dArgs& g :
@@ -89,6 +90,20 @@ TEST(OneDnnConv, ThreeOpsMatchTheDirectSums) {
     std::vector<float> out_y(y.size(), NAN), out_gx(gx.size(), NAN), out_gw(gw.size(), NAN);
     ASSERT_TRUE(
         cpu::kernels::onednn_conv2d(Conv2dOp::forward, g, x.data(), w.data(), out_y.data(), 2));
+    // With its bias (Conv2dOp::forward_bias): each output channel's bias added; without one
+    // that op is declined (the caller then runs forward and adds it).
+    const auto b = random_values(static_cast<std::size_t>(g.o), rng);
+    std::vector<float> out_yb(y.size(), NAN);
+    ASSERT_TRUE(cpu::kernels::onednn_conv2d(Conv2dOp::forward_bias, g, x.data(), w.data(),
+                                            out_yb.data(), 2, b.data()));
+    EXPECT_FALSE(cpu::kernels::onednn_conv2d(Conv2dOp::forward_bias, g, x.data(), w.data(),
+                                             out_yb.data(), 2));
+    const std::int64_t plane = g.oh * g.ow;
+    for (std::size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(out_yb[i],
+                  y[i] + b[static_cast<std::size_t>(static_cast<std::int64_t>(i) / plane % g.o)],
+                  1e-4)
+          << "y + bias " << i;
     ASSERT_TRUE(cpu::kernels::onednn_conv2d(Conv2dOp::backward_input, g, gy.data(), w.data(),
                                             out_gx.data(), 2));
     ASSERT_TRUE(cpu::kernels::onednn_conv2d(Conv2dOp::backward_weight, g, gy.data(), x.data(),

@@ -331,6 +331,30 @@ class Backend {
                               "' has no pooling kernel");
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 15
+  // --- optional kernel of minor 15: convolution with its bias ----------------------------
+  /// conv2d's forward (above) with `bias` [o] added to every element of its output channel
+  /// before the result is rounded to the dtype, as torch.nn.functional.conv2d with a bias
+  /// (Conv2dOp::forward_bias; oneDNN's and cuDNN's fused bias): input [n, c, h, w], weight
+  /// [o, c / groups, kh, kw], bias [o] and out [n, o, oh, ow], dense, of one floating dtype.
+  /// `out` overlaps no input. Results agree with the direct sums plus the bias to rounding.
+  /// The default supports() says no, and the core then runs Conv2dOp::forward and adds the
+  /// bias with binary(); a backend that implements this overrides both. The default throws
+  /// NotImplementedError.
+  virtual void conv2d_bias(const Conv2dArgs& args, const StridedView& input,
+                           const StridedView& weight, const StridedView& bias,
+                           const StridedView& out, Stream& stream) {
+    (void)args;
+    (void)input;
+    (void)weight;
+    (void)bias;
+    (void)out;
+    (void)stream;
+    throw NotImplementedError(std::string(op_name(Conv2dOp::forward_bias)) + ": backend '" +
+                              name() + "' has no convolution-with-bias kernel");
+  }
+#endif
 };
 
 }  // namespace hetero

@@ -30,7 +30,9 @@
 /// BatchNormOp, BatchNormArgs, BatchNormViews), and Backend::pool2d(), the optional max
 /// pooling kernels (OpFamily::pool2d, Pool2dOp, Pool2dArgs, Pool2dViews). 14: Pool2dOp's
 /// average pooling codes (avg_forward, avg_backward) and Pool2dViews::divisor.
-#define HETERO_INTERFACE_VERSION_MINOR 14
+/// 15: Conv2dOp::forward_bias and Backend::conv2d_bias(), the optional convolution with its
+/// bias added in the kernel (as oneDNN's and cuDNN's fused bias).
+#define HETERO_INTERFACE_VERSION_MINOR 15
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

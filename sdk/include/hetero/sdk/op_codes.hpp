@@ -64,8 +64,10 @@ enum class RandomDistribution : std::uint8_t { uniform, normal };
 enum class SoftmaxOp : std::uint8_t { softmax, log_softmax };
 
 /// The ops of Backend::conv2d() (interface minor 8): a 2-d convolution without bias and its
-/// two gradients, as torch.nn.functional.conv2d and aten's convolution_backward.
-enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight };
+/// two gradients, as torch.nn.functional.conv2d and aten's convolution_backward; from minor
+/// 15, the convolution with a bias of Backend::conv2d_bias() (forward_bias). A translation
+/// unit of target minor 8 to 14 counts the first three.
+enum class Conv2dOp : std::uint8_t { forward, backward_input, backward_weight, forward_bias };
 
 /// The ops of Backend::batch_norm() (interface minor 13): batch normalisation with the
 /// batch's statistics and its gradient, as aten's native_batch_norm (training = true) and
@@ -121,11 +123,10 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 ///   minor counts no codes in it);
 /// - optional: `optional` where no table defines the family, so a backend runs it only where
 ///   its supports() opts in and the core composes it from the others elsewhere (softmax,
-///   minor 3; conv2d, minor 8, composed from cast, gemm and binary: Note [Convolution as
-///   GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch norm
-///   kernels]; pool2d, minor 13 (average pooling's codes minor 14), composed from window
-///   views and reductions); `required`
-///   otherwise;
+///   minor 3; conv2d, minor 8 (its bias code minor 15), composed from cast, gemm and binary:
+///   Note [Convolution as GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch
+///   norm kernels]; pool2d, minor 13 (average pooling's codes minor 14), composed from window views
+///   and reductions); `required` otherwise;
 /// - count: its op codes at this translation unit's target minor (1 for a one-op family);
 /// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
 ///   families read their rows' columns).
@@ -146,7 +147,7 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   _(ternary,     4, required, kTernaryOpCount,         kTernaryNames[code], kTernarySince[code], kTernaryDTypes[code]) \
   _(gather,      6, required, 1,                       "gather",            6,                   DTypeClass::every)    \
   _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
-  _(conv2d,      8, optional, count_of(kConv2dNames),  kConv2dNames[code],  8,                   DTypeClass::floating) \
+  _(conv2d,      8, optional, kConv2dOpCount,          kConv2dNames[code],  kConv2dSince[code],  DTypeClass::floating) \
   _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating) \
   _(pool2d,     13, optional, kPool2dOpCount,          kPool2dNames[code],  kPool2dSince[code],  DTypeClass::floating)
 // clang-format on
@@ -243,8 +244,13 @@ inline constexpr std::string_view kFamilyNames[] = {
 #undef HETERO_OP_FAMILY_NAME
 inline constexpr std::string_view kRandomNames[] = {"rand", "randn"};
 inline constexpr std::string_view kSoftmaxNames[] = {"softmax", "log_softmax"};
+/// The names of the Conv2dOp codes, as profiler events and errors print them.
 inline constexpr std::string_view kConv2dNames[] = {"conv2d", "conv2d_backward_input",
-                                                    "conv2d_backward_weight"};
+                                                    "conv2d_backward_weight", "conv2d_bias"};
+/// The interface minor that added each Conv2dOp code.
+inline constexpr int kConv2dSince[] = {8, 8, 8, 15};
+/// The Conv2dOp codes of the minor this translation unit targets.
+inline constexpr int kConv2dOpCount = HETERO_TARGET_INTERFACE_MINOR >= 15 ? 4 : 3;
 /// The names of the BatchNormOp codes, as profiler events and errors print them.
 inline constexpr std::string_view kBatchNormNames[] = {"batch_norm", "batch_norm_backward"};
 /// The names of the Pool2dOp codes, as profiler events and errors print them.
@@ -258,8 +264,9 @@ static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribu
               "kRandomNames needs one name per RandomDistribution");
 static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
               "kSoftmaxNames needs one name per SoftmaxOp");
-static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::backward_weight) + 1,
-              "kConv2dNames needs one name per Conv2dOp");
+static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::forward_bias) + 1 &&
+                  std::size(kConv2dSince) == std::size(kConv2dNames),
+              "kConv2dNames and kConv2dSince need one entry per Conv2dOp");
 static_assert(std::size(kBatchNormNames) == static_cast<std::size_t>(BatchNormOp::backward) + 1,
               "kBatchNormNames needs one name per BatchNormOp");
 static_assert(std::size(kPool2dNames) == static_cast<std::size_t>(Pool2dOp::avg_backward) + 1 &&
