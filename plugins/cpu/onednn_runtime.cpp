@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <new>
@@ -59,8 +60,10 @@ void* thread_buffer(int slot, std::size_t bytes) {
   Block& b = buffers.at(static_cast<std::size_t>(slot));
   if (b.bytes < bytes || b.data == nullptr) {
     b.reset();  // first: the old block's memory may be reused
-    const std::size_t rounded = bytes < kHugePage ? (bytes + 63) / 64 * 64
-                                                  : (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    // (A primitive without scratchpad asks for 0 bytes: one line, so the block is never null.)
+    const std::size_t rounded = bytes < kHugePage
+                                    ? std::max<std::size_t>(64, (bytes + 63) / 64 * 64)
+                                    : (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* p = nullptr;
     if (rounded >= kHugePage) {
       p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
