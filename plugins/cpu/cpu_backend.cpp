@@ -270,11 +270,15 @@ void CpuBackend::softmax(SoftmaxOp op, const StridedView& in, const StridedView&
       [op, dim](const StridedView& i, const StridedView& o) { kernels::softmax(op, i, o, dim); },
       in, out);
 }
+namespace {
+// A convolution's cost in element units, as the GEMM's: multiply-adds / 32.
+std::int64_t conv_cost(const Conv2dArgs& a) noexcept {
+  return a.n * a.o * a.oh * a.ow * (a.c / a.groups) * a.kh * a.kw / 32;
+}
+}  // namespace
 void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
                         const StridedView& b, const StridedView& out, Stream& stream) {
-  // Cost in element units, as the GEMM's: multiply-adds / 32.
-  const std::int64_t cost =
-      args.n * args.o * args.oh * args.ow * (args.c / args.groups) * args.kh * args.kw / 32;
+  const std::int64_t cost = conv_cost(args);
   submit_views(
       on(stream), op_name(op), cost,
       [op, args](const StridedView& x, const StridedView& y, const StridedView& o) {
@@ -285,8 +289,7 @@ void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& 
 void CpuBackend::conv2d_bias(const Conv2dArgs& args, const StridedView& input,
                              const StridedView& weight, const StridedView& bias,
                              const StridedView& out, Stream& stream) {
-  const std::int64_t cost =
-      args.n * args.o * args.oh * args.ow * (args.c / args.groups) * args.kh * args.kw / 32;
+  const std::int64_t cost = conv_cost(args);
   submit_views(
       on(stream), op_name(Conv2dOp::forward_bias), cost,
       [args](const StridedView& x, const StridedView& w, const StridedView& b,

@@ -157,8 +157,7 @@ void col2im(const Geometry& g, const T* col, std::int64_t ld, std::int64_t chann
 
 /// Threads the chunks are split over: the kernel threads, at most one per chunk.
 std::int64_t chunk_parts(const Geometry& g) {
-  const ThreadPool* pool = kernel_pool();
-  return std::min<std::int64_t>(pool ? pool->size() : 1, g.chunks);
+  return std::min<std::int64_t>(kernel_threads(), g.chunks);
 }
 
 /// One thread's blocks for a chunk: im2col [Kg, B L] and output rows [Og, B L], allocated once
@@ -296,9 +295,7 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
   if (out.dtype == DType::float32 &&
       (op == Conv2dOp::forward || args.c / args.groups >= kOneDnnMinChannels)) {
     // oneDNN first (Note [Convolution on oneDNN])
-    const ThreadPool* pool = kernel_pool();
-    if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out),
-                      pool ? static_cast<int>(pool->size()) : 1))
+    if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out), kernel_threads()))
       return;
   }
   const Geometry g = geometry_of(args);
@@ -327,10 +324,8 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
 void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                  const StridedView& bias, const StridedView& out) {
   if (out.dtype == DType::float32) {
-    const ThreadPool* pool = kernel_pool();
     if (onednn_conv2d(Conv2dOp::forward_bias, args, host<float>(input), host<float>(weight),
-                      host<float>(out), pool ? static_cast<int>(pool->size()) : 1,
-                      host<float>(bias)))
+                      host<float>(out), kernel_threads(), host<float>(bias)))
       return;
   }
   conv2d(Conv2dOp::forward, args, input, weight, out);

@@ -265,8 +265,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
   // the memory prefetchers like; a block of 512 read 2 KiB per 16 KiB row of a 4096-wide
   // float matrix), at most kBlock (accumulators of one block: 16 KiB of double, in L1).
   constexpr std::int64_t kBlock = 2048;
-  const ThreadPool* pool = kernel_pool();
-  const std::int64_t threads = pool ? pool->size() : 1;
+  const std::int64_t threads = kernel_threads();
   const std::int64_t share = (columns + threads - 1) / threads;
   const std::int64_t block = std::clamp<std::int64_t>((share + 63) / 64 * 64, 64, kBlock);
   using Acc = reduction_accumulator_t<T>;

@@ -107,8 +107,7 @@ void for_each_row(const std::array<const StridedView*, N>& views, F&& f, bool al
       }
     }
   };
-  const ThreadPool* pool = kernel_pool();
-  const std::int64_t threads = pool ? pool->size() : 1;
+  const std::int64_t threads = kernel_threads();
   if (allow_parallel && threads > 1 && rows < threads &&
       rows * count * work_per_element >= kParallelThreshold) {
     // Fewer rows than threads (a dense tensor merges into one row): split rows in pieces.

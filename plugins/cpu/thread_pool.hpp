@@ -48,6 +48,13 @@ class ThreadPool {
 /// device has its own pool; its work queue installs it while running that device's work.
 ThreadPool* kernel_pool() noexcept;
 
+/// The threads a kernel on this thread splits its work over: kernel_pool()'s size, or 1
+/// without a pool.
+inline int kernel_threads() noexcept {
+  const ThreadPool* pool = kernel_pool();
+  return pool ? pool->size() : 1;
+}
+
 /// Runs fn(begin, end) over contiguous ranges of [0, n), one per kernel thread of this
 /// thread's pool (kernel_pool()), or fn(0, n) here when there is no pool or n <= 1. The
 /// kernels' one way of splitting work by items (channels, planes, chunks).
