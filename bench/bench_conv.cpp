@@ -5,6 +5,7 @@
 // convolution is oneDNN's). Rows "conv/NAME/hetero" and "conv/NAME/libtorch"; bench/alone.py
 // times each framework in its own process. Target (issue #49): >= 1.0x libtorch's speed.
 #include <string>
+#include <string_view>
 
 #include "common.hpp"
 #if HETERO_BENCH_HAVE_TORCH
@@ -17,12 +18,14 @@ namespace {
 using namespace hetero;
 
 // conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias: forward alone, or forward
-// and backward (the gradients of input, weight and bias); as bench::torch::conv2d_step.
+// and backward (the gradients of input, weight and bias), in `dtype`; as
+// bench::torch::conv2d_step.
 std::function<void()> conv_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                 std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
-                                bool backward = true) {
-  Tensor x = rand({n, c, h, h}).requires_grad_(backward),
-         w = rand({o, c, k, k}).requires_grad_(backward), b = rand({o}).requires_grad_(backward);
+                                bool backward = true, DType dtype = DType::float32) {
+  Tensor x = rand({n, c, h, h}).to(dtype).requires_grad_(backward),
+         w = rand({o, c, k, k}).to(dtype).requires_grad_(backward),
+         b = rand({o}).to(dtype).requires_grad_(backward);
   return [x, w, b, padding, stride, backward]() mutable {
     const Tensor y = conv2d(x, w, b, stride, padding);
     if (!backward) {
@@ -68,6 +71,15 @@ constexpr Layer kLayers[] = {
     {"resnet_256to512_s2_14x14", 32, 256, 14, 512, 3, 1, 2},
     {"resnet_512_7x7", 32, 512, 7, 512, 3, 1, 1},
 };
+// The layers also timed in bfloat16 (issue #49 item 1: oneDNN's bfloat16 kernels, which use
+// AVX512_BF16 where the CPU has it; libtorch calls the same).
+constexpr const char* kBFloat16Layers[] = {"conv2", "resnet_64_32x32", "resnet_512_7x7"};
+
+bool is_bfloat16_row(const Layer& l) {
+  for (const char* name : kBFloat16Layers)
+    if (std::string_view(name) == l.name) return true;
+  return false;
+}
 
 void register_all() {
   const auto add = [](const std::string& name, std::function<void()> hetero_op,
@@ -85,12 +97,24 @@ void register_all() {
       add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
           conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward),
           conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward));
+  for (const Layer& l : kLayers)
+    if (is_bfloat16_row(l))
+      for (const bool backward : {false, true})
+        add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
+            conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
+            conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, true));
   add("lenet_step", lenet_step(256), bench::torch::lenet_step(256));
 #else
   for (const Layer& l : kLayers)
     for (const bool backward : {false, true})
       add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
           conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward), none);
+  for (const Layer& l : kLayers)
+    if (is_bfloat16_row(l))
+      for (const bool backward : {false, true})
+        add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
+            conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
+            none);
   add("lenet_step", lenet_step(256), none);
 #endif
 }

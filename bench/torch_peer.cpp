@@ -155,10 +155,11 @@ namespace bench::torch {
 
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                   std::int64_t k, std::int64_t padding, std::int64_t stride,
-                                  bool backward) {
-  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward),
-             w = at::rand({o, c, k, k}).requires_grad_(backward),
-             b = at::rand({o}).requires_grad_(backward);
+                                  bool backward, bool bfloat16) {
+  const auto dtype = bfloat16 ? at::kBFloat16 : at::kFloat;
+  at::Tensor x = at::rand({n, c, h, h}).to(dtype).requires_grad_(backward),
+             w = at::rand({o, c, k, k}).to(dtype).requires_grad_(backward),
+             b = at::rand({o}).to(dtype).requires_grad_(backward);
   return [x, w, b, padding, stride, backward]() mutable {
     at::Tensor y = at::conv2d(x, w, b, stride, padding);
     if (!backward) return;

@@ -37,10 +37,10 @@ std::function<void()> large_op(const std::string& op, bool into_out);
 
 /// conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias, `stride`, `padding`:
 /// forward alone, or (`backward`) forward and backward (input, weight and bias gradients)
-/// (issue #27's and #49's conv2d rows).
+/// (issue #27's and #49's conv2d rows); float32, or bfloat16 where `bfloat16`.
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                   std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
-                                  bool backward = true);
+                                  bool backward = true, bool bfloat16 = false);
 /// One SGD step (lr 0.9) of D2L's LeNet on a [batch, 1, 28, 28] batch: forward, cross
 /// entropy, backward, update (issue #27's LeNet epoch row is 235 of these at batch 256).
 std::function<void()> lenet_step(std::int64_t batch);

@@ -3,8 +3,9 @@
 // GEMM]: composed from the backend's strided copy, GEMM, reductions and element-wise
 // kernels, or the backend's own Backend::conv2d where it has one) on the backend under test,
 // against direct loops in double: outputs and the gradients of input, weight and bias, for strides,
-// padding, dilation, groups, ceil_mode and count_include_pad. Tolerance: 1e-4 (float32) / 1e-10
-// (float64) relative to 1 + |want|.
+// padding, dilation, groups, ceil_mode and count_include_pad, in float32, float64, float16 and
+// bfloat16 (whose sums are float32's, rounded once, as torch's). Tolerance: 1e-4 (float32),
+// 1e-10 (float64), one unit in the last place (16-bit: epsilon()) relative to 1 + |want|.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -101,7 +102,10 @@ void expect_near(const Tensor& got, const Vec& want, DType t, const std::string&
   ASSERT_TRUE(got.defined()) << what << ": undefined";
   const auto v = got.to_vector<double>();  // read from the device: the backend may be alone
   const double growth = std::sqrt(std::max(1.0, static_cast<double>(terms) / 256.0));
-  const double tol = (t == DType::float64 ? 1e-10 : 1e-4) * growth;
+  const double unit = t == DType::float64   ? 1e-10
+                      : t == DType::float32 ? 1e-4
+                                            : epsilon(t);  // 16-bit: the result's one rounding
+  const double tol = unit * growth;
   EXPECT_THAT(v, ElementsNear(
                      want, [tol](double e) { return tol * (1 + std::abs(e)); }, got.shape()))
       << describe_result(what, got);
@@ -112,7 +116,7 @@ void expect_near(const Tensor& got, const Vec& want, DType t, const std::string&
 TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
   const Device dev(GetParam());
   int ran = 0;
-  for (DType t : {DType::float32, DType::float64}) {
+  for (DType t : {DType::float32, DType::float64, DType::bfloat16, DType::float16}) {
     // What the composition runs on: copies, GEMM, sums, extremes and the masks of max_pool2d's
     // gradient (eq on int64 indices, where on t).
     if (!runs(OpFamily::fill, t) || !runs(OpFamily::cast, t) || !runs(OpFamily::gemm, t) ||
@@ -121,6 +125,12 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
         !runs(BinaryOp::eq, DType::int64) || !runs(TernaryOp::where, t))
       continue;
     ++ran;
+    // The operands as t stores them, so that the direct loops sum what the backend reads.
+    const auto values = [t](std::int64_t n, std::uint64_t seed) {
+      Vec v = sample_values(DType::float64, n, seed);
+      for (double& e : v) e = round_to(t, e);
+      return v;
+    };
     // n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups
     const std::vector<Geo> convs{{2, 3, 7, 6, 4, 3, 2, 1, 1, 0, 0, 1, 1, 1, 0, 0},
                                  {1, 4, 9, 8, 6, 3, 3, 2, 3, 1, 2, 2, 1, 2, 0, 0},
@@ -142,10 +152,10 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
                              "], kernel " + pair(g.kh, g.kw) + ", stride " + pair(g.sh, g.sw) +
                              ", padding " + pair(g.ph, g.pw) + ", dilation " + pair(g.dh, g.dw) +
                              ", groups " + std::to_string(g.groups) + ")";
-      const Vec x = sample_values(DType::float64, g.n * g.c * g.h * g.w, 1);
-      const Vec w = sample_values(DType::float64, g.o * g.c / g.groups * g.kh * g.kw, 2);
-      const Vec b = sample_values(DType::float64, g.o, 3);
-      const Vec gy = sample_values(DType::float64, g.n * g.o * g.oh * g.ow, 4);
+      const Vec x = values(g.n * g.c * g.h * g.w, 1);
+      const Vec w = values(g.o * g.c / g.groups * g.kh * g.kw, 2);
+      const Vec b = values(g.o, 3);
+      const Vec gy = values(g.n * g.o * g.oh * g.ow, 4);
       Vec y, gx, gw, gb;
       conv_ref(g, x, w, b, gy, y, gx, gw, gb);
       Tensor tx = upload(x, {g.n, g.c, g.h, g.w}, t, dev).requires_grad_();
@@ -192,8 +202,8 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
           std::to_string(g.sh) + "x" + std::to_string(g.sw) + ", padding " + std::to_string(g.ph) +
           "x" + std::to_string(g.pw) + (pc.ceil_mode ? ", ceil_mode" : "") +
           (pc.count_include_pad ? "" : ", padding not counted") + ")";
-      const Vec x = sample_values(DType::float64, g.n * g.c * g.h * g.w, 5);
-      const Vec gy = sample_values(DType::float64, g.n * g.c * g.oh * g.ow, 6);
+      const Vec x = values(g.n * g.c * g.h * g.w, 5);
+      const Vec gy = values(g.n * g.c * g.oh * g.ow, 6);
       Vec y, gx;
       pool_ref(g, pc.is_max, pc.count_include_pad, x, gy, y, gx);
       Tensor tx = upload(x, {g.n, g.c, g.h, g.w}, t, dev).requires_grad_();
@@ -206,7 +216,7 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
       expect_near(tx.grad(), gx, t, op + " input gradient");
     }
     {
-      const Vec x = sample_values(DType::float64, 2 * 7 * 5, 7);
+      const Vec x = values(2 * 7 * 5, 7);
       Vec y(2 * 3 * 4, 0);
       for (int c = 0; c < 2; ++c)
         for (int i = 0; i < 3; ++i)

@@ -370,8 +370,8 @@ void CpuBackend::scatter_add(const StridedView& out, const StridedView& index, i
 }
 bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
-  if (op.family == OpFamily::conv2d)
-    return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
+  if (op.family == OpFamily::conv2d)  // the 16-bit dtypes: bfloat16 on oneDNN, else in float32
+    return op_known(op) && is_floating_point(dtype);
   if (op.family == OpFamily::batch_norm || op.family == OpFamily::pool2d)
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);

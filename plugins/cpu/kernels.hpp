@@ -37,12 +37,16 @@ void reduce(ReductionOp op, const StridedView& in, const StridedView& out);
 void softmax(SoftmaxOp op, const StridedView& in, const StridedView& out, int dim);
 void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
             std::uint64_t offset);
-/// Backend::conv2d on dense float32/float64 operands: chunks of images on the kernel threads,
-/// each an im2col + GEMM in cache (Note [Convolution kernels on the cpu], kernels_conv.cpp).
+/// Backend::conv2d on dense float32, float64, float16 or bfloat16 operands: float32 and
+/// bfloat16 on oneDNN where it takes them (Note [Convolution on oneDNN]); else chunks of
+/// images on the kernel threads, each an im2col + GEMM in cache (Note [Convolution kernels on
+/// the cpu], kernels_conv.cpp), the 16-bit dtypes in float32 and rounded once. Throws
+/// NotImplementedError for other dtypes.
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out);
-/// Backend::conv2d_bias on dense float32/float64 operands: oneDNN's convolution with its bias
-/// (float32), else conv2d's forward and the bias added per output channel in the same call.
+/// Backend::conv2d_bias on the same dtypes: oneDNN's convolution with its bias (float32,
+/// bfloat16), else conv2d's forward and the bias added per output channel in the same call
+/// (16-bit: in float32, before the one rounding).
 void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                  const StridedView& bias, const StridedView& out);
 /// Backend::batch_norm on dense float32/float64 operands: channels over the kernel threads,

@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "onednn_conv.hpp"
 #include "openblas_gemm.hpp"
 #include "thread_pool.hpp"
+#include "vector_kernels.hpp"
 #include "vector_rows.hpp"
 
 namespace hetero::cpu::kernels {
@@ -282,7 +285,7 @@ T* host(const StridedView& v) {
 
 }  // namespace
 
-// Input channels per group below which float32's gradients stay on the kernels here:
+// Input channels per group below which the gradients stay on the kernels here:
 // oneDNN's backward kernels for 1-3 channels (LeNet's and ResNet-18's first layers, over
 // 1-channel images) took 3-4x the im2col kernels' time (2 threads, 2026-11-26: LeNet conv1
 // at batch 256 19.4 vs 5.0 ms forward + backward, ResNet-18's 7x7 stem at batch 128 24 vs
@@ -290,61 +293,142 @@ T* host(const StridedView& v) {
 // 1.06-1.19 vs 1.78-1.89 ms, the stem 0.91-1.01 vs 1.61-1.75 ms).
 constexpr std::int64_t kOneDnnMinChannels = 4;
 
+namespace {
+
+// `op` on oneDNN (Note [Convolution on oneDNN]) where it takes it; false, nothing written,
+// where it declines (the caller then runs the kernels above).
+bool on_onednn(Conv2dOp op, const Conv2dArgs& args, DType t, const void* a, const void* b,
+               void* out, const void* bias = nullptr) {
+  if (op == Conv2dOp::backward_input || op == Conv2dOp::backward_weight)
+    if (args.c / args.groups < kOneDnnMinChannels) return false;
+  return onednn_conv2d(op, args, t, a, b, out, kernel_threads(), bias);
+}
+
+// The im2col kernels of `op` (forward, backward_input, backward_weight) in T.
+template <class T>
+void im2col_kernel(Conv2dOp op, const Conv2dArgs& args, const T* a, const T* b, T* out) {
+  const Geometry g = geometry_of(args);
+  switch (op) {
+    case Conv2dOp::forward:
+      return forward(g, a, b, out);
+    case Conv2dOp::backward_input:
+      return backward_input(g, a, b, out);
+    case Conv2dOp::backward_weight:
+      return backward_weight(g, a, b, out);
+    case Conv2dOp::forward_bias:  // four operands: conv2d_bias
+      throw InternalError("cpu conv2d: conv2d_bias runs Conv2dOp::forward_bias");
+  }
+}
+
+// out[p * plane + i] += bias[p % o] for every output plane p of [n, o, plane].
+template <class T>
+void add_bias(const Conv2dArgs& args, const T* bias, T* out) {
+  const std::int64_t plane = args.oh * args.ow;
+  parallel_each(args.n * args.o, [&](std::int64_t p) {
+    const T v = bias[p % args.o];
+    T* row = out + p * plane;
+    for (std::int64_t i = 0; i < plane; ++i) row[i] += v;
+  });
+}
+
+// float32 `op` (with its bias where `bias` is given): oneDNN, else the im2col kernels.
+void conv2d_float32(Conv2dOp op, const Conv2dArgs& args, const float* a, const float* b, float* out,
+                    const float* bias = nullptr) {
+  if (on_onednn(bias ? Conv2dOp::forward_bias : op, args, DType::float32, a, b, out, bias)) return;
+  if (bias) {
+    if (!on_onednn(Conv2dOp::forward, args, DType::float32, a, b, out))
+      im2col_kernel(Conv2dOp::forward, args, a, b, out);
+    return add_bias(args, bias, out);
+  }
+  im2col_kernel(op, args, a, b, out);
+}
+
+// n elements of a 16-bit dtype `t` widened to float32, or `out` of float32 rounded to `t`
+// (nearest even, as the scalar conversion).
+std::unique_ptr<float[]> widen(DType t, const void* in, std::int64_t n) {
+  auto out = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(n));
+  if (!vec::convert(t, DType::float32, in, out.get(), n))
+    dispatch(t, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        for (std::int64_t i = 0; i < n; ++i)
+          out[i] = static_cast<float>(static_cast<const T*>(in)[i]);
+    });
+  return out;
+}
+void narrow(const float* in, DType t, void* out, std::int64_t n) {
+  if (vec::convert(DType::float32, t, in, out, n)) return;
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      for (std::int64_t i = 0; i < n; ++i) static_cast<T*>(out)[i] = T(in[i]);
+  });
+}
+
+// The first element of a dense view.
+char* first_byte(const StridedView& v) {
+  return data_of<char>(v) + v.offset * static_cast<std::int64_t>(element_size(v.dtype));
+}
+
+// A 16-bit `op` where oneDNN has no kernel for it (float16, a bfloat16 layer with 1-3 input
+// channels, a CPU without AVX-512): in float32 and rounded once, as torch's 16-bit
+// convolution (products of 16-bit values are exact in float32).
+void conv2d_via_float32(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
+                        const StridedView& b, const StridedView& out, const StridedView* bias) {
+  const DType t = out.dtype;
+  const auto fa = widen(t, first_byte(a), a.numel());
+  const auto fb = widen(t, first_byte(b), b.numel());
+  const auto fbias = bias ? widen(t, first_byte(*bias), bias->numel()) : std::unique_ptr<float[]>();
+  auto fout = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(out.numel()));
+  conv2d_float32(op, args, fa.get(), fb.get(), fout.get(), fbias.get());
+  narrow(fout.get(), t, first_byte(out), out.numel());
+}
+
+}  // namespace
+
 void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
             const StridedView& out) {
-  if (out.dtype == DType::float32 &&
-      (op == Conv2dOp::forward || args.c / args.groups >= kOneDnnMinChannels)) {
-    // oneDNN first (Note [Convolution on oneDNN])
-    if (onednn_conv2d(op, args, host<float>(a), host<float>(b), host<float>(out), kernel_threads()))
-      return;
+  switch (out.dtype) {
+    case DType::float32:
+      return conv2d_float32(op, args, host<float>(a), host<float>(b), host<float>(out));
+    case DType::float64:
+      return im2col_kernel(op, args, host<double>(a), host<double>(b), host<double>(out));
+    case DType::bfloat16:
+      if (on_onednn(op, args, DType::bfloat16, host<BFloat16>(a), host<BFloat16>(b),
+                    host<BFloat16>(out)))
+        return;
+      [[fallthrough]];
+    case DType::float16:
+      return conv2d_via_float32(op, args, a, b, out, nullptr);
+    default:
+      throw NotImplementedError(
+          "conv2d: the cpu kernels take float32, float64, float16 and bfloat16, not " +
+          std::string(dtype_name(out.dtype)));
   }
-  const Geometry g = geometry_of(args);
-  const auto run = [&](auto tag) {
-    using T = decltype(tag);
-    switch (op) {
-      case Conv2dOp::forward:
-        return forward(g, host<T>(a), host<T>(b), host<T>(out));
-      case Conv2dOp::backward_input:
-        return backward_input(g, host<T>(a), host<T>(b), host<T>(out));
-      case Conv2dOp::backward_weight:
-        return backward_weight(g, host<T>(a), host<T>(b), host<T>(out));
-      case Conv2dOp::forward_bias:  // four operands: conv2d_bias
-        throw InternalError("cpu conv2d: conv2d_bias runs Conv2dOp::forward_bias");
-    }
-  };
-  if (out.dtype == DType::float64)
-    run(double{});
-  else if (out.dtype == DType::float32)
-    run(float{});
-  else
-    throw NotImplementedError("conv2d: the cpu kernels take float32 and float64, not " +
-                              std::string(dtype_name(out.dtype)));
 }
 
 void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                  const StridedView& bias, const StridedView& out) {
-  if (out.dtype == DType::float32) {
-    if (onednn_conv2d(Conv2dOp::forward_bias, args, host<float>(input), host<float>(weight),
-                      host<float>(out), kernel_threads(), host<float>(bias)))
-      return;
+  switch (out.dtype) {
+    case DType::float32:
+      return conv2d_float32(Conv2dOp::forward, args, host<float>(input), host<float>(weight),
+                            host<float>(out), host<float>(bias));
+    case DType::float64:
+      im2col_kernel(Conv2dOp::forward, args, host<double>(input), host<double>(weight),
+                    host<double>(out));
+      return add_bias(args, host<double>(bias), host<double>(out));
+    case DType::bfloat16:
+      if (on_onednn(Conv2dOp::forward_bias, args, DType::bfloat16, host<BFloat16>(input),
+                    host<BFloat16>(weight), host<BFloat16>(out), host<BFloat16>(bias)))
+        return;
+      [[fallthrough]];
+    case DType::float16:
+      return conv2d_via_float32(Conv2dOp::forward, args, input, weight, out, &bias);
+    default:
+      throw NotImplementedError(
+          "conv2d: the cpu kernels take float32, float64, float16 and bfloat16, not " +
+          std::string(dtype_name(out.dtype)));
   }
-  conv2d(Conv2dOp::forward, args, input, weight, out);
-  // The bias, one output plane at a time (float64, and what oneDNN declines).
-  const std::int64_t plane = args.oh * args.ow;
-  const auto add = [&](auto tag) {
-    using T = decltype(tag);
-    T* y = host<T>(out);
-    const T* b = host<T>(bias);
-    parallel_each(args.n * args.o, [&](std::int64_t p) {
-      const T v = b[p % args.o];
-      T* row = y + p * plane;
-      for (std::int64_t i = 0; i < plane; ++i) row[i] += v;
-    });
-  };
-  if (out.dtype == DType::float64)
-    add(double{});
-  else
-    add(float{});
 }
 
 }  // namespace hetero::cpu::kernels

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Note [Convolution on oneDNN]: float32 conv2d (with its bias, Conv2dOp::forward_bias, where
-// the core has one) and its two gradients run on oneDNN's
+// Note [Convolution on oneDNN]: float32 and bfloat16 conv2d (with its bias,
+// Conv2dOp::forward_bias, where the core has one) and its two gradients run on oneDNN's
 // convolution primitives (Debian's libdnnl, the library libtorch, ONNX Runtime and
 // TensorFlow call), as libtorch's cpu convolution does: the primitive picks its memory
 // formats (format_tag::any: blocked layouts such as nChw8c where its JIT kernels want them),
@@ -9,8 +9,10 @@
 // scratchpad (scratchpad_mode::user), so concurrent calls from two cpu devices share nothing
 // mutable. Threads: Debian's oneDNN runs on OpenMP; the calling thread's OpenMP thread count
 // is set to the device's kernel threads for the call and restored after it (a per-thread
-// setting: nothing else in the process changes). float64 and what oneDNN declines stay on
-// kernels_conv.cpp's im2col kernels.
+// setting: nothing else in the process changes). bfloat16 operands stay bfloat16 (the
+// primitive sums in float32 and rounds once, as torch's bfloat16 convolution, which calls the
+// same primitives); where oneDNN has no bfloat16 kernel (a CPU without AVX-512) it declines.
+// float64, float16 and what oneDNN declines stay on kernels_conv.cpp's kernels.
 #include "onednn_conv.hpp"
 
 #if HETERO_CPU_ONEDNN
@@ -61,14 +63,13 @@ Operand operand(const memory::desc& user, const memory::desc& inner, bool is_out
   return o;
 }
 
-std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g) {
-  using dt = memory::data_type;
+std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g, memory::data_type type) {
   const Dims src{g.n, g.c, g.h, g.w}, dst{g.n, g.o, g.oh, g.ow};
   const Dims wts = g.groups == 1 ? Dims{g.o, g.c, g.kh, g.kw}
                                  : Dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
-  const memory::desc src_user(src, dt::f32, Tag::nchw), dst_user(dst, dt::f32, Tag::nchw),
-      wts_user(wts, dt::f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
-  const auto any = [](const Dims& d) { return memory::desc(d, dt::f32, Tag::any); };
+  const memory::desc src_user(src, type, Tag::nchw), dst_user(dst, type, Tag::nchw),
+      wts_user(wts, type, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  const auto any = [type](const Dims& d) { return memory::desc(d, type, Tag::any); };
   // oneDNN's dilation counts the gaps (torch's dilation - 1); the right padding is torch's
   // left one: oneDNN's output size (src - extent + l + r) / stride + 1 is then torch's.
   const Dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1}, pad{g.ph, g.pw};
@@ -82,7 +83,7 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g) {
   switch (op) {
     case Conv2dOp::forward_bias: {
       // The bias in the primitive (oneDNN adds it before the one rounding, as torch's).
-      const memory::desc bias_md(Dims{g.o}, dt::f32, Tag::x);
+      const memory::desc bias_md(Dims{g.o}, type, Tag::x);
       const dnnl::convolution_forward::desc bd(
           dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any(src),
           any(wts), bias_md, any(dst), strides, dilates, pad, pad);
@@ -145,7 +146,7 @@ using Key = std::array<std::int64_t, 18>;
 
 // The cached plans (built once per op and geometry; a few dozen in a ResNet), or nullptr where
 // oneDNN has none.
-std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g) {
+std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g, memory::data_type type) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<Plan>> plans;
   constexpr std::size_t kMaxPlans = 512;  // then start again: geometries that come and go
@@ -166,14 +167,14 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g) {
                 g.dw,
                 g.oh,
                 g.ow,
-                0};
+                static_cast<std::int64_t>(type)};
   {
     const std::lock_guard lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
   }
   std::shared_ptr<Plan> plan;
   try {
-    plan = make_plan(op, g);
+    plan = make_plan(op, g, type);
   } catch (const dnnl::error&) {
     plan = nullptr;  // no implementation: the im2col kernels run it
   }
@@ -187,13 +188,15 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g) {
 
 bool onednn_available() noexcept { return true; }
 
-bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float* b, float* out,
-                   int threads, const float* bias) {
+bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a, const void* b,
+                   void* out, int threads, const void* bias) {
   if ((op == Conv2dOp::forward_bias) != (bias != nullptr)) return false;
+  if (dtype != DType::float32 && dtype != DType::bfloat16) return false;
   // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
   if (!onednn::enabled() || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0)
     return false;
-  const std::shared_ptr<Plan> plan = plan_for(op, g);
+  const std::shared_ptr<Plan> plan =
+      plan_for(op, g, dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16);
   if (!plan) return false;
   const onednn::ThreadScope thread_scope(threads);
   struct Release {
@@ -204,8 +207,8 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
   const auto kept = [](const memory::desc& d, int slot) {
     return memory(d, engine(), onednn::thread_buffer(slot, d.get_size()));
   };
-  const auto input = [&](const Operand& o, const float* data, int slot) {
-    memory user(o.user, engine(), const_cast<float*>(data));  // read only
+  const auto input = [&](const Operand& o, const void* data, int slot) {
+    memory user(o.user, engine(), const_cast<void*>(data));  // read only
     if (!o.convert) return user;
     memory inner = kept(o.inner, slot);
     o.convert->execute(stream, user, inner);
@@ -218,7 +221,7 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
   std::unordered_map<int, memory> args{
       {plan->arg_a, ma}, {plan->arg_b, mb}, {plan->arg_out, mout}, {DNNL_ARG_SCRATCHPAD, scratch}};
   if (plan->bias)
-    args.emplace(DNNL_ARG_BIAS, memory(*plan->bias, engine(), const_cast<float*>(bias)));
+    args.emplace(DNNL_ARG_BIAS, memory(*plan->bias, engine(), const_cast<void*>(bias)));
   plan->primitive.execute(stream, args);
   if (plan->out.convert) plan->out.convert->execute(stream, mout, user_out);
   stream.wait();
@@ -228,8 +231,8 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, const float* a, const float
 #else
 
 bool onednn_available() noexcept { return false; }
-bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, const float*, const float*, float*, int,
-                   const float*) {
+bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, DType, const void*, const void*, void*, int,
+                   const void*) {
   return false;
 }
 

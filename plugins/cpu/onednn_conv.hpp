@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Backend::conv2d's float32 kernels on oneDNN (issue #49 item 1), as libtorch's cpu
-// convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
+// Backend::conv2d's float32 and bfloat16 kernels on oneDNN (issue #49 item 1), as libtorch's
+// cpu convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/op_codes.hpp>
 
 namespace hetero::cpu::kernels {
 
-/// Runs `op` of `args`' geometry on oneDNN over dense C-order float32 operands (a, b, out as
-/// Backend::conv2d names them; for Conv2dOp::forward_bias, a = input, b = weight and `bias`
-/// [o], as Backend::conv2d_bias) and returns true; returns false, writing nothing, where
-/// oneDNN has no primitive for it or hetero was built without oneDNN (the caller then runs
-/// its own im2col kernels). `threads`: the most threads oneDNN may run (the device's kernel
-/// threads). Thread-safe: primitives are cached per geometry and executed with a scratchpad
-/// of the call's own.
-bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, const float* a, const float* b, float* out,
-                   int threads, const float* bias = nullptr);
+/// Runs `op` of `args`' geometry on oneDNN over dense C-order operands of `dtype` (a, b, out
+/// as Backend::conv2d names them; for Conv2dOp::forward_bias, a = input, b = weight and
+/// `bias` [o], as Backend::conv2d_bias) and returns true; returns false, writing nothing, where
+/// oneDNN has no primitive for it (bfloat16 needs AVX-512), `dtype` is neither float32 nor
+/// bfloat16, or hetero was built without oneDNN (the caller then runs its own kernels).
+/// bfloat16: products summed in float32 and the result rounded once, the bias added before
+/// that rounding (as torch's bfloat16 convolution on oneDNN). `threads`: the most threads
+/// oneDNN may run (the device's kernel threads). Thread-safe: primitives are cached per dtype
+/// and geometry and executed with a scratchpad of the call's own.
+bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, DType dtype, const void* a, const void* b,
+                   void* out, int threads, const void* bias = nullptr);
 
 /// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
 bool onednn_available() noexcept;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Random conv2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
-(Debian's python3-torch), written as one safetensors file for test_torch_conv: per case
+(Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
 under `<i>`. Usage: make_cases.py OUT.safetensors [SEED] [CASES]."""
@@ -12,7 +12,8 @@ import sys
 
 import torch
 
-DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL"}
+DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.int64: "I64",
+          torch.bool: "BOOL"}
 
 
 def conv_case(r):
@@ -95,6 +96,8 @@ def main():
         kind = r.choice(["conv2d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
         w = b = None
         if kind == "conv2d":
+            if r.random() < 0.3:  # torch's bfloat16 convolution (oneDNN's, or slow_conv2d's)
+                dtype = torch.bfloat16
             xs, ws, args = conv_case(r)
             w = torch.randn(ws, dtype=dtype, requires_grad=True)
             if args["bias"]:
@@ -132,7 +135,8 @@ def main():
 def write_safetensors(path, tensors, meta):
     header, blobs, offset = {"__metadata__": meta}, [], 0
     for name, t in tensors.items():
-        data = t.numpy().tobytes()
+        # (numpy has no bfloat16: its bits as int16)
+        data = (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy().tobytes()
         header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
