@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Convolution on the cpu (issues #27, #49): conv2d forward, and forward + backward, at
-// LeNet's two layer shapes (batch 256) and four of ResNet-18's 3x3 layers (batch 32), and one
+// LeNet's two layer shapes (batch 256) and four of ResNet-18's 3x3 layers (batch 32), some of
+// them in bfloat16 too, the pooling and BatchNorm2d layers beside them, and one
 // SGD step of D2L's LeNet (an epoch of Fashion-MNIST is 235 of them), hetero vs libtorch (its
 // convolution is oneDNN's). Rows "conv/NAME/hetero" and "conv/NAME/libtorch"; bench/alone.py
 // times each framework in its own process. Target (issue #49): >= 1.0x libtorch's speed.
@@ -40,6 +41,39 @@ std::function<void()> conv_step(std::int64_t n, std::int64_t c, std::int64_t h, 
   };
 }
 
+// A pooling layer, as bench::torch::pool2d_step: "max", "avg" or "global".
+std::function<void()> pool_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
+                                bool backward) {
+  Tensor x = rand({n, c, h, h}).requires_grad_(backward);
+  return [x, kind, k, s, p, backward]() mutable {
+    const Tensor y = kind == "max"   ? max_pool2d(x, k, s, p)
+                     : kind == "avg" ? avg_pool2d(x, k, s, p)
+                                     : adaptive_avg_pool2d(x, 1);
+    if (backward) {
+      y.backward(ones_like(y));
+      x.mutable_grad() = Tensor();
+    }
+    synchronize(Device::cpu());
+  };
+}
+
+// BatchNorm2d in training mode, as bench::torch::batch_norm_step.
+std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64_t h,
+                                      bool backward) {
+  auto bn = std::make_shared<nn::BatchNorm2d>(c);
+  Tensor x = rand({n, c, h, h}).requires_grad_(backward);
+  return [bn, x, backward]() mutable {
+    const Tensor y = (*bn)(x);
+    if (backward) {
+      y.backward(ones_like(y));
+      x.mutable_grad() = Tensor();
+      for (Tensor& p : bn->parameters()) p.mutable_grad() = Tensor();
+    }
+    synchronize(Device::cpu());
+  };
+}
+
 std::function<void()> lenet_step(std::int64_t batch) {
   auto net = std::make_shared<nn::Sequential>(lenet::make());
   auto sgd = std::make_shared<optim::SGD>(net->parameters(), optim::SGDOptions{.lr = 0.9});
@@ -73,6 +107,30 @@ constexpr Layer kLayers[] = {
 };
 // The layers also timed in bfloat16 (issue #49 item 1: oneDNN's bfloat16 kernels, which use
 // AVX512_BF16 where the CPU has it; libtorch calls the same).
+// The layers beside the convolutions (issue #49 item 1): ResNet-18's max-pool after its stem
+// (ImageNet-sized: 112x112 maps at batch 32; the example's: 14x14 at batch 128), LeNet's 2x2
+// average pool, the global average pool before the classifier, and BatchNorm2d in training
+// mode at the example's and a CIFAR-sized shape.
+struct Pool {
+  const char* name;
+  const char* kind;
+  std::int64_t n, c, h, k, s, p;
+};
+constexpr Pool kPools[] = {
+    {"maxpool_3x3_s2_64x112x112", "max", 32, 64, 112, 3, 2, 1},
+    {"maxpool_3x3_s2_64x14x14", "max", 128, 64, 14, 3, 2, 1},
+    {"avgpool_2x2_6x28x28", "avg", 256, 6, 28, 2, 2, 0},
+    {"global_avgpool_512x7x7", "global", 32, 512, 7, 1, 1, 0},
+};
+struct Norm {
+  const char* name;
+  std::int64_t n, c, h;
+};
+constexpr Norm kNorms[] = {
+    {"batchnorm_64x32x32", 32, 64, 32},
+    {"batchnorm_64x14x14", 128, 64, 14},
+    {"batchnorm_512x7x7", 32, 512, 7},
+};
 constexpr const char* kBFloat16Layers[] = {"conv2", "resnet_64_32x32", "resnet_512_7x7"};
 
 bool is_bfloat16_row(const Layer& l) {
@@ -103,6 +161,16 @@ void register_all() {
         add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
             conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
             conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, true));
+  for (const Pool& l : kPools)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          pool_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward),
+          pool2d_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward));
+  for (const Norm& l : kNorms)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          batch_norm_step(l.n, l.c, l.h, backward),
+          bench::torch::batch_norm_step(l.n, l.c, l.h, backward));
   add("lenet_step", lenet_step(256), bench::torch::lenet_step(256));
 #else
   for (const Layer& l : kLayers)
@@ -115,6 +183,14 @@ void register_all() {
         add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
             conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
             none);
+  for (const Pool& l : kPools)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          pool_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward), none);
+  for (const Norm& l : kNorms)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+          batch_norm_step(l.n, l.c, l.h, backward), none);
   add("lenet_step", lenet_step(256), none);
 #endif
 }

@@ -170,6 +170,36 @@ std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h
   };
 }
 
+std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                  std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
+                                  bool backward) {
+  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward);
+  return [x, kind, k, s, p, backward]() mutable {
+    at::Tensor y = kind == "max"   ? at::max_pool2d(x, k, s, p)
+                   : kind == "avg" ? at::avg_pool2d(x, k, s, p)
+                                   : at::adaptive_avg_pool2d(x, {1, 1});
+    if (!backward) return;
+    y.backward(at::ones_like(y));
+    x.mutable_grad().reset();
+  };
+}
+
+std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64_t h,
+                                      bool backward) {
+  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward),
+             w = at::ones({c}).requires_grad_(backward),
+             b = at::zeros({c}).requires_grad_(backward), mean = at::zeros({c}),
+             var = at::ones({c});
+  return [x, w, b, mean, var, backward]() mutable {
+    at::Tensor y = at::batch_norm(x, w, b, mean, var, true, 0.1, 1e-5, false);
+    if (!backward) return;
+    y.backward(at::ones_like(y));
+    x.mutable_grad().reset();
+    w.mutable_grad().reset();
+    b.mutable_grad().reset();
+  };
+}
+
 std::function<void()> lenet_step(std::int64_t batch) {
   struct LeNet {
     std::vector<at::Tensor> p;  // c1 w b, c2 w b, f1 w b, f2 w b, f3 w b

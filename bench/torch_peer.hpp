@@ -41,6 +41,17 @@ std::function<void()> large_op(const std::string& op, bool into_out);
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                   std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
                                   bool backward = true, bool bfloat16 = false);
+/// A pooling layer on x [n, c, h, h] (issue #49 item 1's pooling rows), forward alone or
+/// (`backward`) forward and backward: `kind` "max" (max_pool2d, kernel k, stride s, padding p),
+/// "avg" (avg_pool2d, the same) or "global" (adaptive_avg_pool2d to 1x1; k, s, p unused).
+std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                  std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
+                                  bool backward);
+/// BatchNorm2d in training mode (batch statistics, running statistics updated, momentum 0.1,
+/// eps 1e-5, affine) on x [n, c, h, h], forward alone or (`backward`) forward and backward
+/// (the gradients of input, weight and bias) (issue #49 item 1's batch-norm rows).
+std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64_t h,
+                                      bool backward);
 /// One SGD step (lr 0.9) of D2L's LeNet on a [batch, 1, 28, 28] batch: forward, cross
 /// entropy, backward, update (issue #27's LeNet epoch row is 235 of these at batch 256).
 std::function<void()> lenet_step(std::int64_t batch);
