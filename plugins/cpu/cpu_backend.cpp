@@ -16,6 +16,7 @@
 #include <hetero/sdk/memory_policy.hpp>
 
 #include "kernels.hpp"
+#include "onednn_conv.hpp"
 #include "openblas_gemm.hpp"
 #include "queued_kernel.hpp"
 
@@ -127,7 +128,11 @@ Capabilities CpuBackend::capabilities(int) const {
 
 MemoryStats CpuBackend::memory_stats(int device) const { return cpu_device(device).memory_stats(); }
 
-void CpuBackend::empty_cache(int device) { cpu_device(device).memory().empty_cache(); }
+void CpuBackend::empty_cache(int device) {
+  cpu_device(device).memory().empty_cache();
+  // And the blocks oneDNN's convolutions keep per thread (not per device: every device's).
+  kernels::onednn_release_kept_buffers();
+}
 
 std::unique_ptr<Buffer> CpuBackend::adopt(int device, void* handle, std::size_t bytes,
                                           std::function<void()> release) {
@@ -173,6 +178,7 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   // work, so let that run before the second try.
   auto release_cached = [&] {
     d.memory().empty_cache();
+    kernels::onednn_release_kept_buffers();
     try {
       d.queue().synchronize();
     } catch (...) {

@@ -187,6 +187,8 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g, memory::data_ty
 }  // namespace
 
 bool onednn_available() noexcept { return true; }
+void onednn_release_kept_buffers() noexcept { onednn::release_kept_buffers(); }
+std::size_t onednn_kept_bytes() noexcept { return onednn::kept_bytes(); }
 
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a, const void* b,
                    void* out, int threads, const void* bias) {
@@ -199,13 +201,10 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
       plan_for(op, g, dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16);
   if (!plan) return false;
   const onednn::ThreadScope thread_scope(threads);
-  struct Release {
-    ~Release() { onednn::release_large_buffers(); }
-  } release_at_end;
+  onednn::KeptBuffers buffers;  // the primitive's own layouts live in the thread's kept blocks
   dnnl::stream stream(engine());
-  // The primitive's own layouts live in the thread's kept buffers (onednn::thread_buffer).
-  const auto kept = [](const memory::desc& d, int slot) {
-    return memory(d, engine(), onednn::thread_buffer(slot, d.get_size()));
+  const auto kept = [&buffers](const memory::desc& d, int slot) {
+    return memory(d, engine(), buffers.get(slot, d.get_size()));
   };
   const auto input = [&](const Operand& o, const void* data, int slot) {
     memory user(o.user, engine(), const_cast<void*>(data));  // read only
@@ -231,6 +230,8 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
 #else
 
 bool onednn_available() noexcept { return false; }
+void onednn_release_kept_buffers() noexcept {}
+std::size_t onednn_kept_bytes() noexcept { return 0; }
 bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, DType, const void*, const void*, void*, int,
                    const void*) {
   return false;

@@ -2,6 +2,8 @@
 #pragma once
 // Backend::conv2d's float32 and bfloat16 kernels on oneDNN (issue #49 item 1), as libtorch's
 // cpu convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
+#include <cstddef>
+
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/sdk/op_codes.hpp>
 
@@ -21,5 +23,12 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, DType dtype, const void*
 
 /// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
 bool onednn_available() noexcept;
+
+/// Frees the buffers that threads keep between oneDNN convolutions (onednn_runtime.hpp's
+/// KeptBuffers: up to 4 x 64 MiB per thread that convolves), as Backend::empty_cache frees
+/// cached memory; a call in progress keeps its own until it ends. Thread-safe.
+void onednn_release_kept_buffers() noexcept;
+/// Bytes those buffers hold now, all threads together (0 without oneDNN). Thread-safe.
+std::size_t onednn_kept_bytes() noexcept;
 
 }  // namespace hetero::cpu::kernels

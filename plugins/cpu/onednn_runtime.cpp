@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <new>
 #include <string_view>
+#include <vector>
 
 namespace hetero::cpu::kernels::onednn {
 
@@ -32,7 +33,6 @@ ThreadScope::ThreadScope(int threads) : caller_threads_(omp_get_max_threads()) {
 
 ThreadScope::~ThreadScope() { omp_set_num_threads(caller_threads_); }
 
-namespace {
 // A block of the thread's: from mmap with huge pages requested from 2 MiB (as the cpu
 // plugin's tensors, HostMemory: the reorders walk 16 channels at once, 16 pages apart with
 // small pages), else from aligned_alloc.
@@ -53,11 +53,53 @@ struct Block {
     bytes = 0;
   }
 };
-thread_local std::array<Block, kThreadBufferSlots> buffers;
+
+// One thread's blocks and the lock that KeptBuffers and release_kept_buffers() take.
+struct ThreadBlocks {
+  std::mutex mutex;
+  std::array<Block, kThreadBufferSlots> blocks;
+};
+
+namespace {
+// Every live thread's blocks. Never destroyed: threads may end after static destruction.
+struct Registry {
+  std::mutex mutex;
+  std::vector<ThreadBlocks*> threads;
+};
+Registry& registry() {
+  static auto* r = new Registry;
+  return *r;
+}
+// The calling thread's blocks, in the registry from its first call to its exit.
+struct Registration {
+  ThreadBlocks blocks;
+  Registration() {
+    const std::lock_guard lock(registry().mutex);
+    registry().threads.push_back(&blocks);
+  }
+  ~Registration() {
+    const std::lock_guard lock(registry().mutex);
+    std::erase(registry().threads, &blocks);
+  }  // then the blocks are freed, out of the registry's reach
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+};
+ThreadBlocks& this_threads_blocks() {
+  thread_local Registration mine;
+  return mine.blocks;
+}
 }  // namespace
 
-void* thread_buffer(int slot, std::size_t bytes) {
-  Block& b = buffers.at(static_cast<std::size_t>(slot));
+KeptBuffers::KeptBuffers() : blocks_(this_threads_blocks()) { blocks_.mutex.lock(); }
+
+KeptBuffers::~KeptBuffers() {
+  for (Block& b : blocks_.blocks)
+    if (b.bytes > kKeptBytes) b.reset();
+  blocks_.mutex.unlock();
+}
+
+void* KeptBuffers::get(int slot, std::size_t bytes) {
+  Block& b = blocks_.blocks.at(static_cast<std::size_t>(slot));
   if (b.bytes < bytes || b.data == nullptr) {
     b.reset();  // first: the old block's memory may be reused
     // (A primitive without scratchpad asks for 0 bytes: one line, so the block is never null.)
@@ -79,9 +121,22 @@ void* thread_buffer(int slot, std::size_t bytes) {
   return b.data;
 }
 
-void release_large_buffers() noexcept {
-  for (Block& b : buffers)
-    if (b.bytes > kKeptBytes) b.reset();
+void release_kept_buffers() noexcept {
+  const std::lock_guard lock(registry().mutex);
+  for (ThreadBlocks* t : registry().threads) {
+    const std::lock_guard held(t->mutex);
+    for (Block& b : t->blocks) b.reset();
+  }
+}
+
+std::size_t kept_bytes() noexcept {
+  const std::lock_guard lock(registry().mutex);
+  std::size_t total = 0;
+  for (ThreadBlocks* t : registry().threads) {
+    const std::lock_guard held(t->mutex);
+    for (const Block& b : t->blocks) total += b.bytes;
+  }
+  return total;
 }
 
 }  // namespace hetero::cpu::kernels::onednn

@@ -5,6 +5,7 @@
 // one call. Only in builds with oneDNN (HETERO_CPU_ONEDNN).
 #if HETERO_CPU_ONEDNN
 #include <cstddef>
+#include <mutex>
 
 #include <dnnl.hpp>
 
@@ -35,16 +36,34 @@ class ThreadScope {
 /// Memory of the calling thread for one oneDNN call's intermediate operands (the inputs and
 /// output in the primitive's layout, its scratchpad), kept for the thread's next call:
 /// `memory(desc, engine)` allocated them afresh on each call, and their first touch (page
-/// faults and the kernel's zeroing) took a tenth of a small convolution's time. Slot `slot`
-/// (0 to kThreadBufferSlots - 1) holds at least `bytes` bytes, 64-byte aligned, until the
-/// thread's next call for the same slot or its exit; its contents are undefined. Blocks above
-/// kKeptBytes are freed by release_large_buffers() at the end of the call, so a thread keeps
-/// at most kThreadBufferSlots * kKeptBytes. Throws std::bad_alloc. Per thread: no locking.
+/// faults and the kernel's zeroing) took a tenth of a small convolution's time. One
+/// KeptBuffers lives for the length of one call: it holds the thread's blocks (a lock of the
+/// thread's own, which release_kept_buffers() also takes, so that they are never freed under
+/// a running primitive) and at its end frees those above kKeptBytes, so that a thread keeps
+/// at most kThreadBufferSlots * kKeptBytes between calls. Not to be nested on one thread.
+struct ThreadBlocks;  // onednn_runtime.cpp
+class KeptBuffers {
+ public:
+  KeptBuffers();
+  ~KeptBuffers();
+  KeptBuffers(const KeptBuffers&) = delete;
+  KeptBuffers& operator=(const KeptBuffers&) = delete;
+  /// Slot `slot` (0 to kThreadBufferSlots - 1): at least `bytes` bytes, 64-byte aligned
+  /// (huge pages from 2 MiB), valid until this object's end; its contents are undefined.
+  /// Throws std::bad_alloc.
+  void* get(int slot, std::size_t bytes);
+
+ private:
+  ThreadBlocks& blocks_;
+};
 inline constexpr int kThreadBufferSlots = 4;
 inline constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
-void* thread_buffer(int slot, std::size_t bytes);
-/// Frees the calling thread's blocks larger than kKeptBytes.
-void release_large_buffers() noexcept;
+
+/// Frees the blocks every thread keeps (a thread inside a call: when its call ends), as
+/// Backend::empty_cache does with cached memory. Thread-safe.
+void release_kept_buffers() noexcept;
+/// Bytes the threads keep between calls (and hold in calls now). Thread-safe.
+std::size_t kept_bytes() noexcept;
 
 }  // namespace hetero::cpu::kernels::onednn
 #endif

@@ -11,9 +11,13 @@
 
 #include <dnnl.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -178,4 +182,50 @@ TEST(OneDnnConv, LeavesTheCallersOpenMPThreadCount) {
                                           y.data(), 1));
   EXPECT_EQ(omp_get_max_threads(), 3);
   EXPECT_EQ(y[5], 18.0F);  // an inner position: 2 channels x 9 taps
+}
+
+// The blocks kept between calls (onednn_runtime.hpp's KeptBuffers) are freed by
+// onednn_release_kept_buffers(), which Backend::empty_cache calls: from every thread, and a
+// thread's own when it exits; the next call allocates them again and computes the same.
+TEST(OneDnnConv, EmptyCacheFreesTheBuffersEveryThreadKeeps) {
+  const Conv2dArgs g = geometry(8, 16, 12, 12, 16, 1, 3, 1, 1, 1);
+  const std::vector<float> x(static_cast<std::size_t>(8 * 16 * 12 * 12), 1.0F),
+      w(static_cast<std::size_t>(16 * 16 * 9), 1.0F);
+  std::vector<float> y(x.size(), NAN);
+  const auto run = [&] {
+    ASSERT_TRUE(cpu::kernels::onednn_conv2d(Conv2dOp::forward, g, DType::float32, x.data(),
+                                            w.data(), y.data(), 2));
+    EXPECT_EQ(y[12 * 5 + 5], 144.0F);  // an inner position: 16 channels x 9 taps
+  };
+  cpu::kernels::onednn_release_kept_buffers();
+  ASSERT_EQ(cpu::kernels::onednn_kept_bytes(), 0U);
+  run();
+  const std::size_t one_thread = cpu::kernels::onednn_kept_bytes();
+  EXPECT_GT(one_thread, 0U);
+  std::thread other(run);
+  other.join();  // its blocks went with it
+  EXPECT_EQ(cpu::kernels::onednn_kept_bytes(), one_thread);
+  std::size_t two_threads = 0;
+  std::mutex m;
+  std::condition_variable cv;
+  bool measured = false;
+  std::thread kept([&] {
+    run();
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return measured; });
+  });
+  while (cpu::kernels::onednn_kept_bytes() < 2 * one_thread) std::this_thread::yield();
+  two_threads = cpu::kernels::onednn_kept_bytes();
+  cpu::kernels::onednn_release_kept_buffers();  // both threads' blocks, one still alive
+  EXPECT_EQ(cpu::kernels::onednn_kept_bytes(), 0U);
+  {
+    const std::lock_guard lock(m);
+    measured = true;
+  }
+  cv.notify_one();
+  kept.join();
+  EXPECT_EQ(two_threads, 2 * one_thread);
+  std::fill(y.begin(), y.end(), NAN);
+  run();
+  EXPECT_EQ(cpu::kernels::onednn_kept_bytes(), one_thread);
 }
