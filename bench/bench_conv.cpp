@@ -139,60 +139,42 @@ bool is_bfloat16_row(const Layer& l) {
   return false;
 }
 
+// The libtorch side of a row, or no peer where the benchmarks are built without libtorch.
+#if HETERO_BENCH_HAVE_TORCH
+#define HETERO_TORCH_PEER(call) bench::torch::call
+#else
+#define HETERO_TORCH_PEER(call) std::function<void()>()
+#endif
+
 void register_all() {
   const auto add = [](const std::string& name, std::function<void()> hetero_op,
-                      [[maybe_unused]] std::function<void()> torch_op) {
+                      std::function<void()> torch_op) {
     bench::add("conv/" + name + "/hetero", std::move(hetero_op));
-#if HETERO_BENCH_HAVE_TORCH
-    bench::add_peer("conv/" + name + "/libtorch", std::move(torch_op));
-#endif
+    if (torch_op) bench::add_peer("conv/" + name + "/libtorch", std::move(torch_op));
   };
-  std::function<void()> none;
-#if HETERO_BENCH_HAVE_TORCH
-  using namespace bench::torch;
+  const auto suffix = [](bool backward) { return backward ? "_fwd_bwd" : "_fwd"; };
   for (const Layer& l : kLayers)
     for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+      add(std::string(l.name) + suffix(backward),
           conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward),
-          conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward));
+          HETERO_TORCH_PEER(conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward)));
   for (const Layer& l : kLayers)
     if (is_bfloat16_row(l))
       for (const bool backward : {false, true})
-        add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
+        add(std::string(l.name) + "_bf16" + suffix(backward),
             conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
-            conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, true));
+            HETERO_TORCH_PEER(
+                conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, true)));
   for (const Pool& l : kPools)
     for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
+      add(std::string(l.name) + suffix(backward),
           pool_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward),
-          pool2d_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward));
+          HETERO_TORCH_PEER(pool2d_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward)));
   for (const Norm& l : kNorms)
     for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
-          batch_norm_step(l.n, l.c, l.h, backward),
-          bench::torch::batch_norm_step(l.n, l.c, l.h, backward));
-  add("lenet_step", lenet_step(256), bench::torch::lenet_step(256));
-#else
-  for (const Layer& l : kLayers)
-    for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
-          conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward), none);
-  for (const Layer& l : kLayers)
-    if (is_bfloat16_row(l))
-      for (const bool backward : {false, true})
-        add(std::string(l.name) + (backward ? "_bf16_fwd_bwd" : "_bf16_fwd"),
-            conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
-            none);
-  for (const Pool& l : kPools)
-    for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
-          pool_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward), none);
-  for (const Norm& l : kNorms)
-    for (const bool backward : {false, true})
-      add(std::string(l.name) + (backward ? "_fwd_bwd" : "_fwd"),
-          batch_norm_step(l.n, l.c, l.h, backward), none);
-  add("lenet_step", lenet_step(256), none);
-#endif
+      add(std::string(l.name) + suffix(backward), batch_norm_step(l.n, l.c, l.h, backward),
+          HETERO_TORCH_PEER(batch_norm_step(l.n, l.c, l.h, backward)));
+  add("lenet_step", lenet_step(256), HETERO_TORCH_PEER(lenet_step(256)));
 }
 
 }  // namespace
