@@ -142,13 +142,6 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g, memory::data_t
   return plan;
 }
 
-// Note [Small reorders on one thread]: the reorders of a small operand (conv2's 9.6 KB
-// weight, LeNet's outputs) ran on the device's OpenMP team like the primitive, and waking
-// that team for a few microseconds of copying took most of their time (60 us for conv2's
-// weight against libtorch's 17 us, whose calling thread's team was still spinning). Below
-// kSerialReorderBytes a reorder runs on one thread.
-constexpr std::size_t kSerialReorderBytes = std::size_t{256} << 10;
-
 using Key = std::array<std::int64_t, 18>;
 
 // The cached plans (built once per op and geometry; a few dozen in a ResNet), or nullptr where
@@ -213,18 +206,11 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
   const auto kept = [&buffers](const memory::desc& d, int slot) {
     return memory(d, engine(), buffers.get(slot, d.get_size()));
   };
-  // A small operand's reorder runs on the calling thread alone: waking oneDNN's OpenMP team
-  // for it cost more than the copy (Note [Small reorders on one thread]).
-  const auto reorder = [&](const dnnl::reorder& r, memory& from, memory& to) {
-    if (from.get_desc().get_size() >= kSerialReorderBytes) return r.execute(stream, from, to);
-    const onednn::ThreadScope one(1);
-    r.execute(stream, from, to);
-  };
   const auto input = [&](const Operand& o, const void* data, int slot) {
     memory user(o.user, engine(), const_cast<void*>(data));  // read only
     if (!o.convert) return user;
     memory inner = kept(o.inner, slot);
-    reorder(*o.convert, user, inner);
+    o.convert->execute(stream, user, inner);
     return inner;
   };
   memory ma = input(plan->a, a, 0), mb = input(plan->b, b, 1);
@@ -236,7 +222,7 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
   if (plan->bias)
     args.emplace(DNNL_ARG_BIAS, memory(*plan->bias, engine(), const_cast<void*>(bias)));
   plan->primitive.execute(stream, args);
-  if (plan->out.convert) reorder(*plan->out.convert, mout, user_out);
+  if (plan->out.convert) plan->out.convert->execute(stream, mout, user_out);
   stream.wait();
   return true;
 }
