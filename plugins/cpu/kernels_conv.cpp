@@ -343,8 +343,7 @@ void conv2d_float32(Conv2dOp op, const Conv2dArgs& args, const float* a, const f
   im2col_kernel(op, args, a, b, out);
 }
 
-// n elements of a 16-bit dtype `t` widened to float32, or `out` of float32 rounded to `t`
-// (nearest even, as the scalar conversion).
+// n elements of a 16-bit dtype `t` widened to float32 (exactly), in a new block.
 std::unique_ptr<float[]> widen(DType t, const void* in, std::int64_t n) {
   auto out = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(n));
   if (!vec::convert(t, DType::float32, in, out.get(), n))
@@ -356,6 +355,8 @@ std::unique_ptr<float[]> widen(DType t, const void* in, std::int64_t n) {
     });
   return out;
 }
+// n float32 elements rounded to the 16-bit dtype `t` (nearest even, as the scalar
+// conversion) into `out`.
 void narrow(const float* in, DType t, void* out, std::int64_t n) {
   if (vec::convert(DType::float32, t, in, out, n)) return;
   dispatch(t, [&](auto tag) {
