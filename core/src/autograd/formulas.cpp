@@ -249,11 +249,10 @@ Gradients conv2d(const Tensor& grad, const ConvPlan& p, const ConvSaved& s) {
     if (s.need_b) {
       // A 16-bit gradient summed in float32 and rounded once, as torch's (two 16-bit sums
       // would round twice).
-      const DType t = gy.dtype();
-      const bool narrow = t == DType::float16 || t == DType::bfloat16;
+      const bool narrow = is_half(gy.dtype());
       const Tensor planes = gy.reshape({g.n, g.o, g.oh * g.ow});
       const Tensor sums = (narrow ? planes.to(DType::float32) : planes).sum(2).sum(0);
-      grads[2] = narrow ? sums.to(t) : sums;
+      grads[2] = narrow ? sums.to(gy.dtype()) : sums;
     }
     if (s.need_w)
       grads[1] = conv_kernel(Conv2dOp::backward_weight, g, gy, p.batched ? s.x : s.x.unsqueeze(0),
