@@ -26,6 +26,8 @@ def run(program, pattern, min_time):
     out = subprocess.run([program, f"--benchmark_filter={pattern}", f"--benchmark_min_time={min_time}",
                           "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
     rows = {}
+    if not out.strip():  # no row of this implementation matches (e.g. no raw floor for the op)
+        return rows
     for b in json.loads(out)["benchmarks"]:
         if b.get("run_type") == "aggregate":
             continue

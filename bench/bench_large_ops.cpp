@@ -86,6 +86,12 @@ std::vector<Row> rows(const Device& d) {
   add("max", [x] { return x.max(); });
   add("max0", [x] { return x.max(0); });
   add("argmax", [x] { return x.argmax(); });
+  // The same 64 MiB as 262,144 rows of 64 (a layer's features, a mean over 8x8 planes):
+  // a reduction per short row, where a call per row costs as much as its sum.
+  const Tensor rows64 = x.view({262144, 64});
+  add("mean_rows64", [rows64] { return rows64.mean(1); });
+  add("max_rows64", [rows64] { return rows64.max(1); });
+  add("argmax_rows64", [rows64] { return rows64.argmax(1); });
   add("add", [x, y] { return x + y; });
   add("exp", [x] { return x.exp(); });
   add("tanh", [x] { return x.tanh(); });

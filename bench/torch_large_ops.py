@@ -48,6 +48,11 @@ def rows(torch, dev):
     add("max", lambda: x.max(), lambda o: torch.amax(x, (0, 1), out=o), scalar(x))
     add("max0", lambda: x.amax(0), lambda o: torch.amax(x, 0, out=o), vec(x))
     add("argmax", lambda: x.argmax(), lambda o: torch.argmax(x, out=o), scalar(x, torch.int64))
+    r64 = x.view(262144, 64)  # short rows, as bench_large_ops.cpp's *_rows64
+    add("mean_rows64", lambda: r64.mean(1), lambda o: torch.mean(r64, 1, out=o), like(x, (262144,)))
+    add("max_rows64", lambda: r64.amax(1), lambda o: torch.amax(r64, 1, out=o), like(x, (262144,)))
+    add("argmax_rows64", lambda: r64.argmax(1), lambda o: torch.argmax(r64, 1, out=o),
+        like(x, (262144,), torch.int64))
     add("add", lambda: x + y, lambda o: torch.add(x, y, out=o), like(x))
     add("exp", lambda: x.exp(), lambda o: torch.exp(x, out=o), like(x))
     add("tanh", lambda: x.tanh(), lambda o: torch.tanh(x, out=o), like(x))

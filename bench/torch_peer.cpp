@@ -100,6 +100,20 @@ std::function<void()> large_op(const std::string& name, bool into_out) {
     if (into_out) return [x, out]() mutable { at::argmax_out(out, x); };
     return [x] { at::Tensor r = x.argmax(); };
   }
+  if (op == "mean_rows64" || op == "max_rows64" || op == "argmax_rows64") {
+    const at::Tensor rows = x.view({262144, 64});
+    at::Tensor out = at::empty({262144}, op == "argmax_rows64" ? at::kLong : type);
+    if (op == "mean_rows64") {
+      if (into_out) return [rows, out]() mutable { at::mean_out(out, rows, {1}); };
+      return [rows] { at::Tensor r = rows.mean(1); };
+    }
+    if (op == "max_rows64") {
+      if (into_out) return [rows, out]() mutable { at::amax_out(out, rows, {1}); };
+      return [rows] { at::Tensor r = rows.amax(1); };
+    }
+    if (into_out) return [rows, out]() mutable { at::argmax_out(out, rows, 1); };
+    return [rows] { at::Tensor r = rows.argmax(1); };
+  }
   if (op == "add") {
     at::Tensor out = at::empty({4096, 4096}, type);
     if (into_out) return [x, y, out]() mutable { at::add_out(out, x, y); };

@@ -53,9 +53,14 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
     a0 = pick(a0, x);
     z0 = hn::MulAdd(x, zero, z0);
   }
-  alignas(64) T part[HWY_MAX_BYTES / sizeof(T)];
-  hn::StoreU(pick(pick(a0, a1), pick(a2, a3)), d, part);
-  T best = part[0];
+  // The lanes folded in registers: a store and a loop over its lanes made each short row (an
+  // argmax(1) over rows of 49) wait for the store to reach the loads.
+  const V all = pick(pick(a0, a1), pick(a2, a3));
+  T best;
+  if constexpr (Min)
+    best = hn::GetLane(hn::MinOfLanes(d, all));
+  else
+    best = hn::GetLane(hn::MaxOfLanes(d, all));
   bool any_nan = false;
   if (!hn::AllFalse(d, hn::IsNaN(z0 + z1))) {  // a NaN or an infinity: look for NaNs
     auto nan = hn::IsNaN(first);
@@ -63,8 +68,6 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
       nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, in + k)));
     any_nan = !hn::AllFalse(d, nan);
   }
-  for (std::int64_t k = 1; k < lanes; ++k)
-    best = (Min ? part[k] < best : best < part[k]) ? part[k] : best;
   for (; i < n; ++i) {
     const T x = in[i];
     any_nan = any_nan || x != x;

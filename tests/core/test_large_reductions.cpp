@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -147,6 +148,46 @@ TEST(LargeReductions, InfinitiesAndAFirstRowNaNKeepTheColumnRules) {
     for (bool transposed : {false, true}) check(v, t, transposed);
   v[static_cast<std::size_t>(600)] = std::numeric_limits<double>::quiet_NaN();  // row 0
   for (DType t : {DType::float64, DType::float32}) check(v, t, false);
+}
+
+// Short dense rows (49: a mean over ResNet's 7x7 planes) reduced along the last dimension,
+// which the cpu backend does in blocks of 256 rows: 1000 rows cross the blocks and the two
+// threads' halves; NaNs in the first and last rows of a block (and two in one row: the
+// first wins), a row of one repeated value (argmax 0), a maximum repeated at the end.
+TEST(LargeReductions, ShortRowsInBlocksMatchAHostReference) {
+  constexpr std::int64_t rows = 1000, n = 49;
+  std::vector<double> v(static_cast<std::size_t>(rows * n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % 101) - 50.0;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::int64_t r : {0, 255, 256, 511, 999}) v[static_cast<std::size_t>(r * n + r % n)] = nan;
+  v[static_cast<std::size_t>(511 * n + 48)] = nan;
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(300 * n + i)] = 7.0;
+  v[static_cast<std::size_t>(301 * n + 47)] = v[static_cast<std::size_t>(301 * n + 48)] = 1000.0;
+  for (DType t : {DType::float64, DType::float32}) {
+    SCOPED_TRACE(dtype_name(t));
+    const Tensor x = from_vector(v, {rows, n}).to(t);
+    const auto sums = x.sum(1).to(DType::float64).to_vector<double>();
+    const auto means = x.mean(1).to(DType::float64).to_vector<double>();
+    const auto maxes = x.max(1).to(DType::float64).to_vector<double>();
+    const auto mins = x.min(1).to(DType::float64).to_vector<double>();
+    const auto args = x.argmax(1).to_vector<std::int64_t>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      auto element = [&](std::int64_t i) { return v[static_cast<std::size_t>(r * n + i)]; };
+      double s = 0;
+      for (std::int64_t i = 0; i < n; ++i) s += element(i);
+      const auto o = static_cast<std::size_t>(r);
+      ASSERT_TRUE(sum_matches(sums[o], s, 0)) << "sum(1)[" << r << "]";
+      ASSERT_TRUE(sum_matches(means[o], s / n, 1e-7)) << "mean(1)[" << r << "]";
+      const auto [mx, mi] = arg_extremum(n, element, false);
+      const auto [mn, ni] = arg_extremum(n, element, true);
+      expect_same(maxes[o], mx, "max(1)[" + std::to_string(r) + "]");
+      expect_same(mins[o], mn, "min(1)[" + std::to_string(r) + "]");
+      ASSERT_EQ(args[o], mi) << "argmax(1)[" << r << "]";
+    }
+    EXPECT_EQ(args[300], 0);
+    EXPECT_EQ(args[301], 47);
+    EXPECT_EQ(args[511], 511 % n);
+  }
 }
 
 // float16 and bfloat16 sums and extremes, whole and per row or column (the vector kernels

@@ -579,6 +579,66 @@ TEST(VectorKernels, ExtremeIntoMatchesTheNaNRuleAndFlagsNaNs) {
   EXPECT_FALSE(vec::extreme_into(vec::Extreme::max, DType::int32, nullptr, nullptr, 0, &maybe_nan));
 }
 
+// The row kernels give each row what the one-row kernel gives it, bit for bit: rows of
+// several lengths (a vector's lanes, one more, one less, ResNet's 49), 7 rows a row_stride
+// apart with a gap between them that must not be read into the results, one row with a NaN.
+TEST(VectorKernels, RowKernelsMatchTheOneRowKernelsRowByRow) {
+  for (std::int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 49, 64, 65, 200}) {
+    const std::int64_t rows = 7, stride = n + 3;
+    std::vector<double> d(static_cast<std::size_t>(rows * stride));
+    for (std::size_t i = 0; i < d.size(); ++i)
+      d[i] =
+          std::sin(0.7 * static_cast<double>(i)) * std::ldexp(1.0, static_cast<int>(i % 40) - 20);
+    for (std::int64_t r = 0; r < rows; ++r)  // the gaps: larger than any row's elements
+      for (std::int64_t j = n; j < stride; ++j) d[static_cast<std::size_t>(r * stride + j)] = 1e300;
+    d[static_cast<std::size_t>(3 * stride + n / 2)] = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<float> f(d.begin(), d.end());
+    std::vector<double> sums(rows), best(rows);
+    bool nan[rows];
+    if (!taken(vec::sum_rows(DType::float32, f.data(), rows, n, stride, sums.data()))) return;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double want = 0;
+      ASSERT_TRUE(vec::sum(DType::float32, f.data() + r * stride, n, &want));
+      if (r == 3) {
+        EXPECT_TRUE(std::isnan(sums[3])) << n;
+      } else {
+        EXPECT_EQ(sums[static_cast<std::size_t>(r)], want) << n << " row " << r;
+      }
+    }
+    ASSERT_TRUE(vec::sum_rows(DType::float64, d.data(), rows, n, stride, sums.data()));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double want = 0;
+      ASSERT_TRUE(vec::sum(DType::float64, d.data() + r * stride, n, &want));
+      if (r != 3) {
+        EXPECT_EQ(sums[static_cast<std::size_t>(r)], want) << n << " row " << r;
+      }
+    }
+    for (const auto which : {vec::Extreme::min, vec::Extreme::max}) {
+      ASSERT_TRUE(
+          vec::extreme_rows(which, DType::float32, f.data(), rows, n, stride, best.data(), nan));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        double want = 0;
+        bool want_nan = false;
+        ASSERT_TRUE(
+            vec::extreme(which, DType::float32, f.data() + r * stride, n, &want, &want_nan));
+        EXPECT_EQ(nan[r], want_nan) << n << " row " << r;
+        EXPECT_EQ(nan[r], r == 3) << n << " row " << r;
+        if (want_nan) continue;
+        EXPECT_EQ(best[static_cast<std::size_t>(r)], want) << n << " row " << r;
+        // The extremum is one of the row's own elements, not from the gap.
+        const auto* row = f.data() + r * stride;
+        EXPECT_NE(std::find(row, row + n, static_cast<float>(best[static_cast<std::size_t>(r)])),
+                  row + n)
+            << n << " row " << r;
+      }
+    }
+  }
+  double r = 0;
+  bool nan = false;
+  EXPECT_FALSE(vec::sum_rows(DType::bfloat16, nullptr, 0, 1, 1, &r));
+  EXPECT_FALSE(vec::extreme_rows(vec::Extreme::max, DType::int32, nullptr, 0, 1, 1, &r, &nan));
+}
+
 TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
   for (std::int64_t n : kLengths) {
     if (n == 0) continue;
