@@ -412,13 +412,14 @@ void reduce_rows(const Rule& r, const T* src, const StridedView& out, const Stri
     }
   }
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (inner == 1 && r.kind != ReductionKind::squares) {
+    if (inner == 1 && count > 0 && r.kind != ReductionKind::squares) {
       // Dense float rows of kShortRow or more (a mean over ResNet's 7x7 planes, max(1) and
       // argmax(1) over rows of 64): the vector kernel reduces a block of rows per call, each
       // as it would one row (the same bits), without a dispatch and a Partial per row
       // (adaptive_avg_pool2d at ResNet-18's head: 111 -> 50 us; [262144, 64].max(1): 3.05 ->
-      // 1.4 ms). argmax takes the first position holding the row's extremum, as add_row. A
-      // row holding a NaN is redone by add_row's rule.
+      // 1.2 ms). An empty row has no element to start an extremum from: the path below. argmax
+      // takes the first position holding the row's extremum, as add_row. A row holding a NaN is
+      // redone by add_row's rule.
       const bool sum = r.kind == ReductionKind::sum;
       const vec::Extreme which = r.min ? vec::Extreme::min : vec::Extreme::max;
       for_each_row<2>(
