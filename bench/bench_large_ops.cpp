@@ -25,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,11 +44,32 @@ using namespace hetero;
 // ~1 ms on an H100, against ~5 us of host cost per launch.
 constexpr int kCallsOffCpu = 20;
 
-// One row: its op name and its sides ("hetero", "libtorch_out", "libtorch", "raw"), each a
-// closure running the op `calls` times (hetero's ends with synchronize()).
+// One side of a row: a closure running the op `calls` times (hetero's ends with
+// synchronize()), made on first use. A process times only the rows its filter selects
+// (bench/alone.py runs one implementation per process); making every row's libtorch and raw
+// operands up front took ~30 s and 3.6 GB before the first selected row ran.
+class Side {
+ public:
+  Side(std::string name, std::function<std::function<void()>()> make)
+      : name_(std::move(name)), make_(std::make_shared<Make>(std::move(make))) {}
+  const std::string& name() const { return name_; }
+  /// The closure, made by the first call (outside any timed loop).
+  const std::function<void()>& op() const {
+    if (!*op_) *op_ = (*make_)();
+    return *op_;
+  }
+
+ private:
+  using Make = std::function<std::function<void()>()>;
+  std::string name_;
+  std::shared_ptr<Make> make_;
+  std::shared_ptr<std::function<void()>> op_ = std::make_shared<std::function<void()>>();
+};
+
+// One row: its op name and its sides ("hetero", "libtorch_out", "libtorch", "raw").
 struct Row {
   std::string op;
-  std::vector<std::pair<std::string, std::function<void()>>> sides;
+  std::vector<Side> sides;
   int calls = 1;
 };
 
@@ -61,8 +83,10 @@ std::vector<Row> rows(const Device& d) {
   auto add = [&](const std::string& op, auto f) {
     Row row{op, {}, calls};
     row.sides.emplace_back("hetero", [d, f, calls] {
-      for (int c = 0; c < calls; ++c) Tensor r = f();
-      synchronize(d);
+      return std::function<void()>([d, f, calls] {
+        for (int c = 0; c < calls; ++c) Tensor r = f();
+        synchronize(d);
+      });
     });
     if (!on_cpu) {
       out.push_back(std::move(row));
@@ -70,14 +94,16 @@ std::vector<Row> rows(const Device& d) {
     }
 #if HETERO_BENCH_HAVE_TORCH
     for (const bool into_out : {true, false}) {
-      row.sides.emplace_back(into_out ? "libtorch_out" : "libtorch",
-                             [f = bench::torch::large_op(op, into_out)] {
-                               const bench::PeerBlasThreads blas;
-                               f();
-                             });
+      row.sides.emplace_back(into_out ? "libtorch_out" : "libtorch", [op, into_out] {
+        return std::function<void()>([f = bench::torch::large_op(op, into_out)] {
+          const bench::PeerBlasThreads blas;
+          f();
+        });
+      });
     }
 #endif
-    if (auto floor = bench::raw::floor(op)) row.sides.emplace_back("raw", std::move(floor));
+    if (bench::raw::has_floor(op))
+      row.sides.emplace_back("raw", [op] { return bench::raw::floor(op); });
     out.push_back(std::move(row));
   };
   add("sum", [x] { return x.sum(); });
@@ -117,6 +143,7 @@ std::vector<Row> rows(const Device& d) {
   const Tensor xi = (x * 100.0).to(DType::int32), xu = (x * 100.0).to(DType::uint8);
   add("sum_i32", [xi] { return xi.sum(); });
   add("sum_u8", [xu] { return xu.sum(); });
+  synchronize(d);  // the operands made, so that no row's first timed call waits for them
   return out;
 }
 
@@ -148,7 +175,7 @@ int run_paired(const std::vector<Row>& table, int rounds) {
     std::map<std::string, std::vector<double>> ms;
     std::vector<double> vs_out, vs_raw;
     try {
-      for (const auto& side : row.sides) side.second();  // warm-up: pages, pools, threads
+      for (const Side& side : row.sides) side.op()();  // warm-up: pages, pools, threads
     } catch (const Error& e) {
       std::printf("| %s | not run: %s | | | | | |\n", row.op.c_str(), e.what());
       std::fflush(stdout);
@@ -157,7 +184,9 @@ int run_paired(const std::vector<Row>& table, int rounds) {
     for (int r = 0; r < rounds; ++r) {
       std::map<std::string, double> best;
       for (std::size_t k = 0; k < row.sides.size(); ++k) {
-        const auto& [name, f] = row.sides[r % 2 ? row.sides.size() - 1 - k : k];
+        const Side& side = row.sides[r % 2 ? row.sides.size() - 1 - k : k];
+        const std::string& name = side.name();
+        const std::function<void()>& f = side.op();
         double b = 1e30;
         for (int call = 0; call < 3; ++call) {
           const auto t0 = clock::now();
@@ -220,6 +249,11 @@ int main(int argc, char** argv) {
     return run_paired(table, rounds);
   }
   for (const Row& row : table)
-    for (const auto& [name, f] : row.sides) bench::add("large/" + row.op + "/" + name, f);
+    for (const Side& side : row.sides)
+      bench::timed(benchmark::RegisterBenchmark(("large/" + row.op + "/" + side.name()).c_str(),
+                                                [side](benchmark::State& state) {
+                                                  const std::function<void()>& f = side.op();
+                                                  for (auto _ : state) f();
+                                                }));
   return bench::run(argc, argv);
 }

@@ -183,9 +183,18 @@ std::function<void()> each(std::shared_ptr<Data> d, F f) {
 
 }  // namespace
 
+bool has_floor(const std::string& op) {
+  if (op.ends_with("_f16") && !__builtin_cpu_supports("f16c")) return false;
+  return op == "sum_i32" || op == "sum_u8" || op == "add" || op == "mul2" || op == "relu" ||
+         op == "sum" || op == "sum0" || op == "sum1" || op == "max" || op == "max0" ||
+         op == "to_float16" || op == "to_bfloat16" || op == "from_float16" || op == "transpose" ||
+         op == "add_f16" || op == "mul2_f16" || op == "sum_f16" || op == "max_f16" ||
+         op == "transpose_f16";
+}
+
 std::function<void()> floor(const std::string& op) {
+  if (!has_floor(op)) return {};
   const bool half = op.ends_with("_f16");
-  if (half && !__builtin_cpu_supports("f16c")) return {};
   if (op == "sum_i32" || op == "sum_u8") {  // integer operands of their own: values 0..99
     auto ints = std::make_shared<std::vector<std::int32_t>>(kCount);
     auto bytes = std::make_shared<std::vector<std::uint8_t>>(kCount);
@@ -199,12 +208,7 @@ std::function<void()> floor(const std::string& op) {
       });
     };
   }
-  const bool wanted = op == "add" || op == "mul2" || op == "relu" || op == "sum" || op == "sum0" ||
-                      op == "sum1" || op == "max" || op == "max0" || op == "to_float16" ||
-                      op == "to_bfloat16" || op == "from_float16" || op == "transpose" ||
-                      op == "add_f16" || op == "mul2_f16" || op == "sum_f16" || op == "max_f16" ||
-                      op == "transpose_f16";
-  if (!wanted) return {};
+  if (!has_floor(op)) return {};
   auto d = make_data(half || op == "from_float16");  // from_float16 reads the float16 copy
   using D = Data;
   using I = std::int64_t;

@@ -20,4 +20,7 @@ namespace bench::raw {
 /// operands and result. Thread-safe to create; each closure runs one call at a time.
 std::function<void()> floor(const std::string& op);
 
+/// Whether floor(op) is a closure, without making its operands (about 200 MiB).
+bool has_floor(const std::string& op);
+
 }  // namespace bench::raw
