@@ -147,17 +147,25 @@ void run_part(const Problem<T>& p) {
 
 enum class Split { none, batch, n, m, k };
 
-/// Multiply-adds below which a GEMM stays on one thread (OpenBLAS's own threshold is of
-/// the same order: 4 * 65536).
+/// Multiply-adds per thread: a GEMM runs on min(threads, macs / kParallelMacs) threads, one
+/// when that is below 2. OpenBLAS 0.3's own rule (interface/gemm.c: m * n * k / (4 * 65536)
+/// threads, one up to 4 * 65536): a 64^3 product split in two took 10 us against 6-8 us for
+/// OpenBLAS and libtorch on one thread (2 us of work per half, the hand-off as much).
 constexpr std::int64_t kParallelMacs = std::int64_t{1} << 18;
+
+/// The threads for `p` out of the pool's `threads` (kParallelMacs).
+template <class T>
+std::int64_t threads_for(const Problem<T>& p, std::int64_t threads) {
+  const std::int64_t macs = p.m * p.n * std::max<std::int64_t>(p.k, 1) * p.batch;
+  return std::max<std::int64_t>(1, std::min(threads, macs / kParallelMacs));
+}
 /// Column blocks start at multiples of this many elements (a 64-byte line of float32), so
 /// that the parts write no common cache line of C.
 constexpr std::int64_t kColumnAlign = 16;
 
 template <class T>
 Split choose_split(const Problem<T>& p, std::int64_t parts) {
-  if (parts < 2 || p.m * p.n * std::max<std::int64_t>(p.k, 1) * p.batch < kParallelMacs)
-    return Split::none;
+  if (parts < 2) return Split::none;
   if (p.batch >= parts) return Split::batch;
   if (p.batch == 1) {
     if (p.n >= p.m && p.n >= parts * kColumnAlign) return Split::n;
@@ -217,8 +225,8 @@ Problem<T> part_of(const Problem<T>& p, Split split, std::int64_t i, std::int64_
 
 // Split k: part 0 into C (with beta), the others into dense scratch, added in part order.
 template <class T>
-void run_split_k(const Problem<T>& p, ThreadPool& pool) {
-  const std::int64_t parts = pool.size(), mn = p.m * p.n;
+void run_split_k(const Problem<T>& p, ThreadPool& pool, std::int64_t parts) {
+  const std::int64_t mn = p.m * p.n;
   std::vector<T> partial(static_cast<std::size_t>(mn * (parts - 1)));
   pool.parallel_for(parts, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
@@ -244,7 +252,7 @@ template <class T>
 void run(const GemmArgs& args) {
   const Problem<T> p = problem_of<T>(args);
   ThreadPool* pool = kernel_pool();
-  const std::int64_t parts = pool ? pool->size() : 1;
+  const std::int64_t parts = pool ? threads_for(p, pool->size()) : 1;
   const Split split = choose_split(p, parts);
   if (split == Split::none) return run_part(p);
   if (split != Split::k) {
@@ -256,7 +264,7 @@ void run(const GemmArgs& args) {
     });
     return;
   }
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) run_split_k(p, *pool);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) run_split_k(p, *pool, parts);
 }
 
 }  // namespace
