@@ -104,3 +104,81 @@ TEST(PoolEdges, AvgPoolOf16BitSumsInFloat32) {
   EXPECT_EQ(g.grad().dtype(), DType::float16);
   EXPECT_EQ(g.grad().to_vector<float>(), (std::vector<float>(4, 0.25f)));
 }
+
+namespace {
+
+// Output length of max_pool2d along one dimension, torch's formula (pooling_output_shape).
+std::int64_t pooled_length(std::int64_t n, std::int64_t k, std::int64_t s, std::int64_t p,
+                           bool ceil_mode) {
+  std::int64_t out = (n + 2 * p - (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1;
+  if (ceil_mode && (out - 1) * s >= n + p) --out;
+  return out;
+}
+
+}  // namespace
+
+// The cpu plugin runs rows of stride-1 and stride-2 windows in vectors (vector_pool.hpp) and
+// the rest in its scalar loop; both must follow torch's rule: from -inf at the window's first
+// in-bounds element, a greater value or a NaN takes over (the last NaN wins), so the gradient
+// goes to the first maximum. Widths across the vector widths (1 to 40), values with ties,
+// -inf and NaN, every padding and ceil_mode, float32 and float64, checked against that rule on
+// the host.
+TEST(PoolEdges, MaxPoolRowsFollowTorchsRuleAtEveryWidth) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> palette{-kInf, -1.0f, 0.0f, 1.0f, 1.0f, 2.0f, nan};
+  std::uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::int64_t>(state >> 33);
+  };
+  int cases = 0;
+  for (std::int64_t w = 1; w <= 40; ++w)
+    for (std::int64_t k = 1; k <= 4; ++k)
+      for (std::int64_t s = 1; s <= 3; ++s)
+        for (std::int64_t p = 0; p <= k / 2; ++p)
+          for (const bool ceil_mode : {false, true}) {
+            const DType dtype = cases % 2 ? DType::float64 : DType::float32;
+            const std::int64_t h = 1 + next() % 5;
+            if (w + 2 * p < k || h + 2 * p < k) continue;
+            const std::int64_t oh = pooled_length(h, k, s, p, ceil_mode);
+            const std::int64_t ow = pooled_length(w, k, s, p, ceil_mode);
+            std::vector<float> v(static_cast<std::size_t>(2 * h * w));  // two planes
+            for (float& e : v) {
+              std::int64_t pick = next() % 7;
+              if (pick == 6 && next() % 4 != 0) pick = 5;  // NaN in 1 of 28: most windows have none
+              e = palette[static_cast<std::size_t>(pick)];
+            }
+            const Tensor x = from_vector(v, {1, 2, h, w}).to(dtype).requires_grad_();
+            const Tensor y = max_pool2d(x, {k, k}, Size2{s, s}, {p, p}, 1, ceil_mode);
+            ASSERT_EQ(y.shape(), (Shape{1, 2, oh, ow})) << "w " << w << " k " << k << " s " << s;
+            y.sum().backward();
+            const std::vector<float> got = y.to(DType::float32).to_vector<float>();
+            const std::vector<float> grad = x.grad().to(DType::float32).to_vector<float>();
+            std::vector<float> want_grad(v.size(), 0.0f);
+            for (std::int64_t c = 0; c < 2; ++c)
+              for (std::int64_t i = 0; i < oh; ++i)
+                for (std::int64_t j = 0; j < ow; ++j) {
+                  float best = -kInf;
+                  std::int64_t where = -1;
+                  for (std::int64_t r = i * s - p; r < i * s - p + k; ++r)
+                    for (std::int64_t q = j * s - p; q < j * s - p + k; ++q) {
+                      if (r < 0 || r >= h || q < 0 || q >= w) continue;
+                      const float e = v[static_cast<std::size_t>((c * h + r) * w + q)];
+                      if (where < 0) where = (c * h + r) * w + q;
+                      if (e > best || std::isnan(e)) {
+                        best = e;
+                        where = (c * h + r) * w + q;
+                      }
+                    }
+                  const float out = got[static_cast<std::size_t>((c * oh + i) * ow + j)];
+                  ASSERT_TRUE(std::isnan(best) ? std::isnan(out) : out == best)
+                      << "w " << w << " k " << k << " s " << s << " p " << p << " ceil "
+                      << ceil_mode << " at " << c << "," << i << "," << j;
+                  want_grad[static_cast<std::size_t>(where)] += 1.0f;
+                }
+            ASSERT_EQ(grad, want_grad)
+                << "w " << w << " k " << k << " s " << s << " p " << p << " ceil " << ceil_mode;
+            ++cases;
+          }
+  EXPECT_GT(cases, 1000);
+}
