@@ -20,6 +20,7 @@
 #include <hetero/manipulation.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/ops_out.hpp>
 #include <hetero/optim.hpp>
 #include <hetero/plugins.hpp>
 #include <hetero/profiler.hpp>

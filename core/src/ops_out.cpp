@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// add_out, sub_out, mul_out and div_out (ops_out.hpp): torch's out= rules around the
+// element-wise kernels. One pass into out's own elements when a, b and out share a dtype;
+// otherwise the public op, then one converting copy into out.
+#include <hetero/ops_out.hpp>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <hetero/autograd.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+
+#include "op_helpers.hpp"
+#include "storage.hpp"
+#include "tensor_impl.hpp"
+
+namespace hetero {
+namespace {
+
+// torch's canCast: no floating result into an integer dtype, nothing but bool into bool.
+bool can_cast(DType from, DType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != DType::bool_ && to == DType::bool_) return false;
+  return true;
+}
+
+// The element offsets [first, last] `t` spans in its storage (t has elements).
+std::pair<std::int64_t, std::int64_t> span(const detail::TensorImpl& t) {
+  std::int64_t lo = t.offset, hi = t.offset;
+  for (std::size_t d = 0; d < t.shape.size(); ++d) {
+    const std::int64_t reach = (t.shape[d] - 1) * t.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+// torch's is_non_overlapping_and_dense: the dimensions of more than one element, ordered by
+// stride, tile one block of numel() elements exactly (a contiguous tensor or a permutation of
+// one, such as a transpose).
+bool dense(const detail::TensorImpl& t) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (stride, size)
+  for (std::size_t d = 0; d < t.shape.size(); ++d)
+    if (t.shape[d] > 1) dims.emplace_back(t.strides[d], t.shape[d]);
+  std::sort(dims.begin(), dims.end());
+  std::int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+enum class Overlap { none, full, unknown };
+
+// How input `in` shares memory with `out`: none, full (the same elements in the same
+// order: an element-wise kernel reads each one before writing it), or unknown (strided
+// views of one storage: computed through a temporary). ValueError for the partial overlap
+// of dense tensors that torch refuses.
+Overlap overlap(const char* name, const Tensor& in, const Tensor& out) {
+  const auto& i = detail::impl_of(in, name);
+  const auto& o = detail::impl_of(out, name);
+  if (i.storage != o.storage || in.numel() == 0) return Overlap::none;
+  if (i.offset == o.offset && i.shape == o.shape && i.strides == o.strides) return Overlap::full;
+  const auto [ilo, ihi] = span(i);
+  const auto [olo, ohi] = span(o);
+  if (ihi < olo || ohi < ilo) return Overlap::none;
+  if (dense(i) && dense(o))
+    throw ValueError(std::string(name) +
+                     ": unsupported operation: some elements of the input tensor and the "
+                     "written-to tensor (out) refer to a single memory location (as torch); "
+                     "clone() the input first");
+  return Overlap::unknown;
+}
+
+Tensor compute(BinaryOp op, const Tensor& a, const Tensor& b) {
+  switch (op) {
+    case BinaryOp::add:
+      return add(a, b);
+    case BinaryOp::sub:
+      return sub(a, b);
+    case BinaryOp::mul:
+      return mul(a, b);
+    default:
+      return div(a, b);
+  }
+}
+
+Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
+  const std::string name = std::string(op_name(op)) + "_out";
+  if (!out.defined()) throw Error(name + ": out is an undefined tensor");
+  detail::impl_of(a, name.c_str());
+  detail::impl_of(b, name.c_str());
+  detail::check_same_device(name.c_str(), {&a, &b, &out});
+  if (is_grad_enabled() && (a.requires_grad() || b.requires_grad() || out.requires_grad()))
+    throw Error(name +
+                ": functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad (as torch); call it under NoGradGuard "
+                "or pass detach()ed tensors");
+  const Shape shape = detail::broadcast_shapes(name.c_str(), a.shape(), b.shape());
+  if (out.shape() != shape) {
+    if (out.numel() != 0)
+      throw ShapeError(name + ": out has shape " + detail::shape_str(out.shape()) +
+                       " but the result has shape " + detail::shape_str(shape) +
+                       " (torch resizes a non-empty out with a deprecation warning; hetero "
+                       "resizes only an out without elements)");
+    out.set_data(empty(shape, TensorOptions(out.device()).dtype(out.dtype())));
+  }
+  const auto& o = detail::impl_of(out, name.c_str());
+  for (std::size_t d = 0; d < o.shape.size(); ++d)
+    if (o.shape[d] > 1 && o.strides[d] == 0)
+      throw ValueError(name +
+                       ": unsupported operation: more than one element of the written-to "
+                       "tensor (out) refers to a single memory location (as torch); clone() "
+                       "it first");
+  bool through_temporary = false;
+  for (const Tensor* in : {&a, &b})
+    through_temporary = overlap(name.c_str(), *in, out) == Overlap::unknown || through_temporary;
+  NoGradGuard no_grad;
+  const DType t = out.dtype();
+  const bool one_pass = !through_temporary && a.dtype() == t && b.dtype() == t &&
+                        t != DType::bool_ && (op != BinaryOp::div || is_floating_point(t));
+  if (one_pass) {
+    detail::binary_into(op, a, b, out);
+    return out;
+  }
+  const Tensor r = compute(op, a, b);
+  if (!can_cast(r.dtype(), t))
+    throw DTypeError(name + ": result type " + std::string(dtype_name(r.dtype())) +
+                     " can't be cast to the desired output type " + std::string(dtype_name(t)) +
+                     " (as torch)");
+  out.copy_(r);
+  return out;
+}
+
+// The scalar forms: `s` wrapped as ops.hpp's `a * s` wraps it (after checking that a is
+// defined, which the wrapping needs).
+Tensor& scalar_out(BinaryOp op, Tensor& out, const Tensor& a, double s) {
+  detail::impl_of(a, (std::string(op_name(op)) + "_out").c_str());
+  return binary_out(op, out, a, detail::scalar_operand(a, s));
+}
+
+}  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::add, out, a, b);
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::sub, out, a, b);
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::mul, out, a, b);
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::div, out, a, b);
+}
+Tensor& add_out(Tensor& out, const Tensor& a, double b) {
+  return scalar_out(BinaryOp::add, out, a, b);
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, double b) {
+  return scalar_out(BinaryOp::sub, out, a, b);
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, double b) {
+  return scalar_out(BinaryOp::mul, out, a, b);
+}
+Tensor& div_out(Tensor& out, const Tensor& a, double b) {
+  return scalar_out(BinaryOp::div, out, a, b);
+}
+
+}  // namespace hetero
