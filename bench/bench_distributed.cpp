@@ -8,10 +8,12 @@
 //     check; no-timeout: the calls run on the caller's thread instead of the communication
 //     thread), one configuration per process (bench/run starts one mpirun for each);
 //     then 16 all-reduces of 4 KiB blocking, and launched asynchronously then waited for;
-//  2. the data-parallel training step of an MLP (64 -> 512 -> 512 -> 10, SGD, batch
+//  2. all_reduce_gradients of an MLP's gradients against one raw MPI_Allreduce of the same
+//     bytes (issue #50 item 7; --tables gradients prints only this);
+//  3. the data-parallel training step of an MLP (64 -> 512 -> 512 -> 10, SGD, batch
 //     per rank) with all_reduce_gradients, and the share of it spent averaging gradients.
 //   mpirun -np 2 bench_distributed [--rounds 15] [--device cpu] [--config default]
-//                                  [--tables all|collectives|steps]
+//                                  [--tables all|collectives|gradients|steps]
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -135,6 +137,80 @@ void batching_table(int rounds, const std::string& config) {
               median(raw) / median(blocking), median(raw) / median(batched));
 }
 
+// Seconds of `op` per call, `reps` calls, each after `prepare` (untimed) and a barrier; the
+// slowest rank's total.
+double seconds_per_prepared_call(const std::function<void()>& prepare,
+                                 const std::function<void()>& op, int reps) {
+  double s = 0;
+  for (int i = 0; i < reps; ++i) {
+    prepare();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    op();
+    s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  s /= reps;
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return s;
+}
+
+// Issue #50 item 7: all_reduce_gradients of the step table's MLP (64-512-512-10, 301,066
+// float32 parameters, one bucket) against one raw MPI_Allreduce(MPI_IN_PLACE) of the same
+// bytes, and against that all-reduce plus one pass dividing the result (the floor of the
+// design before: divide after the sum). Before every call the gradients (and the raw
+// buffer) are written anew on this rank, as backward() writes them, untimed.
+void gradient_table(int rounds) {
+  const int world = dist::world_size();
+  manual_seed(0);
+  nn::Sequential net{nn::Linear(64, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                     nn::Linear(512, 10)};
+  net(randn({128, 64})).sum().backward();
+  std::vector<Tensor> params, grads;
+  std::int64_t elements = 0;
+  for (const Tensor& p : net.parameters()) {
+    params.push_back(p);
+    grads.push_back(p.grad().clone());
+    elements += p.numel();
+  }
+  std::vector<float> flat(static_cast<std::size_t>(elements));
+  const float inverse = 1.0f / static_cast<float>(world);
+  auto fresh_grads = [&] {
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = grads[i].clone();
+  };
+  auto fresh_flat = [&] {
+    for (std::size_t i = 0; i < flat.size(); ++i) flat[i] = static_cast<float>(i % 97) * 0.01f;
+  };
+  auto raw = [&] {
+    MPI_Allreduce(MPI_IN_PLACE, flat.data(), static_cast<int>(flat.size()), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+  };
+  auto raw_divided = [&] {
+    raw();
+    for (float& x : flat) x *= inverse;
+  };
+  auto reduce = [&] { dist::all_reduce_gradients(net); };
+  std::vector<double> t_raw, t_divided, t_hetero;
+  for (int r = 0; r < rounds; ++r) {
+    t_raw.push_back(seconds_per_prepared_call(fresh_flat, raw, 30));
+    t_divided.push_back(seconds_per_prepared_call(fresh_flat, raw_divided, 30));
+    t_hetero.push_back(seconds_per_prepared_call(fresh_grads, reduce, 30));
+  }
+  if (dist::rank() != 0) return;
+  std::printf(
+      "\n### Gradient averaging: all_reduce_gradients of an MLP 64-512-512-10 (%lld float32 "
+      "parameters, %.2f MiB, one bucket), %d processes, cpu (median (min-max) of %d alternated "
+      "rounds of 30 calls)\n\n",
+      static_cast<long long>(elements), static_cast<double>(elements) * 4 / (1 << 20), world,
+      rounds);
+  std::printf(
+      "| raw MPI_Allreduce (sum) | raw + a pass x *= 1/world | all_reduce_gradients | "
+      "raw / all_reduce_gradients | (raw + pass) / all_reduce_gradients |\n"
+      "|---:|---:|---:|---:|---:|\n");
+  std::printf("| %s | %s | %s | %.2f | %.2f |\n", spread_us(t_raw).c_str(),
+              spread_us(t_divided).c_str(), spread_us(t_hetero).c_str(),
+              median(t_raw) / median(t_hetero), median(t_divided) / median(t_hetero));
+}
+
 // One MLP training step four ways, alternated in rounds: no gradient averaging (the
 // compute alone); all_reduce_gradients after backward (sequential); DistributedDataParallel
 // (buckets reduced while backward runs, issue #29); and the floor: the compute plus one raw
@@ -220,19 +296,22 @@ int main(int argc, char** argv) {
                  "the process group's options: default, check-off (no consistency check) or "
                  "no-timeout (calls on the caller's thread); one per process")
       ->check(CLI::IsMember({"default", "check-off", "no-timeout"}));
-  app.add_option("--tables", tables, "all, collectives (all_reduce and batching) or steps")
-      ->check(CLI::IsMember({"all", "collectives", "steps"}));
+  app.add_option("--tables", tables,
+                 "all, collectives (all_reduce and batching), gradients (all_reduce_gradients "
+                 "against raw) or steps (gradients and the training steps)")
+      ->check(CLI::IsMember({"all", "collectives", "gradients", "steps"}));
   CLI11_PARSE(app, argc, argv);
   try {
     dist::ProcessGroupOptions options;
     if (config == "check-off") options.check_consistency = false;
     if (config == "no-timeout") options.timeout_seconds = 0;
     dist::init_process_group(options);
-    if (tables != "steps") {
+    if (tables == "all" || tables == "collectives") {
       all_reduce_table(rounds, config);
       batching_table(rounds, config);
     }
-    if (tables != "collectives") {
+    if (tables != "collectives") gradient_table(rounds);  // all, gradients, steps
+    if (tables == "all" || tables == "steps") {
       // One bucket (DDP's 25 MiB default) and buckets of a quarter of the gradients, which
       // the overlap needs to have several to start while backward runs.
       training_step_table(rounds, Device(device), dist::default_bucket_bytes, 512, 2);

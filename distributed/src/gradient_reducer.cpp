@@ -9,6 +9,7 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/ops_out.hpp>
 
 #include "collective_args.hpp"
 
@@ -43,9 +44,6 @@ GradientReducer::GradientReducer(std::vector<std::pair<std::string, Tensor>> par
   for (std::size_t k = 0; k < buckets_.size(); ++k) {
     Bucket& b = buckets_[k];
     b.label = label_of(k);
-    const Tensor& first = params_[b.params.front()].tensor;
-    b.flat = empty({b.elements + static_cast<std::int64_t>(b.params.size())},
-                   TensorOptions(first.device()).dtype(first.dtype()));
     b.pending = b.params.size();
     b.present.assign(b.params.size(), 0.0);
   }
@@ -56,9 +54,19 @@ Tensor GradientReducer::slot(const Param& p) const {
 }
 
 void GradientReducer::fill(Param& p, bool has_gradient) {
-  Tensor s = slot(p);
-  s.copy_(has_gradient ? p.tensor.grad() : zeros_like(s));
   Bucket& b = buckets_[p.bucket];
+  if (!b.flat.defined()) {  // Note [Gradients are views of their bucket]: a new one each pass
+    const Tensor& first = params_[b.params.front()].tensor;
+    b.flat = empty({b.elements + static_cast<std::int64_t>(b.params.size())},
+                   TensorOptions(first.device()).dtype(first.dtype()));
+  }
+  Tensor s = slot(p);
+  if (!has_gradient)
+    s.copy_(zeros_like(s));
+  else if (sums(b))  // Note [Dividing by the world size]
+    mul_out(s, p.tensor.grad(), 1.0 / world_);
+  else
+    s.copy_(p.tensor.grad());
   b.present[p.index] = has_gradient ? 1.0 : 0.0;
   p.ready = true;
   --b.pending;
@@ -93,12 +101,15 @@ void GradientReducer::launch_in_order() {
     Bucket& b = buckets_[next_launch_++];
     Tensor flags = b.flat.narrow(0, b.elements, static_cast<std::int64_t>(b.params.size()));
     flags.copy_(from_vector(b.present));
-    // Note [Dividing by the world size]: float32 and float64 buckets are summed, and the
-    // division happens where each mean is written into its gradient (one pass, on the
-    // gradients' device) instead of as a second pass over the bucket on the communication
-    // thread: all_reduce_gradients of a 1.2 MB MLP took 0.29x of one raw MPI_Allreduce of the
-    // same bytes (issue #50 item 7). 16-bit buckets keep all_reduce(avg), whose float32 wire
-    // divides before converting back (their sum could overflow where the mean does not).
+    // Note [Dividing by the world size]: as torch's reducer, each float32 and float64
+    // gradient is multiplied by 1 / world while it is copied into the bucket (mul_out: the
+    // copy's one pass), and the bucket is summed: afterwards no pass runs over the bucket at
+    // all (issue #50 item 7: a division after the all-reduce read the 1.2 MB the peers had
+    // just written at memory speed, half the cost of the all-reduce itself). For a world size
+    // of a power of two the result is the sum divided by the world size, bit for bit (barring
+    // subnormals); otherwise it is torch's sum of rounded quotients. 16-bit buckets keep
+    // all_reduce(avg), whose float32 wire divides before converting back (a 16-bit product by
+    // 1 / world would lose the low bits of every gradient).
     b.work = Work(launch_reduction(caller_, b.flat, sums(b) ? ReduceOp::sum : ReduceOp::avg,
                                    std::nullopt, /*async=*/true, nullptr, b.label));
   }
@@ -136,11 +147,8 @@ void GradientReducer::finish() {
             .to_vector<double>();
     for (std::size_t k = 0; k < b.params.size(); ++k) {
       Param& p = params_[b.params[k]];
-      if (!(flags[k] > 0)) continue;  // no rank had a gradient: it keeps none
-      // The mean written once into a new gradient tensor, not copied into the old one after
-      // a division pass (the old tensor is replaced, as torch's DDP with
-      // gradient_as_bucket_view replaces it too).
-      p.tensor.mutable_grad() = sums(b) ? slot(p) / static_cast<double>(world_) : slot(p).clone();
+      if (!(flags[k] > 0)) continue;      // no rank had a gradient: it keeps none
+      p.tensor.mutable_grad() = slot(p);  // Note [Gradients are views of their bucket]
     }
   }
 }
@@ -150,6 +158,7 @@ void GradientReducer::reset() noexcept {
   for (Bucket& b : buckets_) {
     b.pending = b.params.size();
     b.work = Work();
+    b.flat = Tensor();  // the gradients keep it; the next pass takes a new one
   }
   next_launch_ = 0;
 }

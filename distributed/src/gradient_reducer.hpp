@@ -27,6 +27,13 @@ namespace hetero::distributed::detail {
 // gradient, as torch leaves it None. Buckets are launched strictly in order (bucket k only
 // after k - 1), so every rank makes the same calls in the same order whichever gradients
 // arrive first; those not launched during backward are launched by finish().
+//
+// Note [Gradients are views of their bucket]: after a pass, each reduced gradient is a view
+// of its slot in the bucket, as torch's DDP with gradient_as_bucket_view=True, so nothing
+// copies the means out. Each pass fills a new bucket (from the device's caching allocator:
+// no system call once warm), so a gradient a caller still holds from an earlier pass is
+// never overwritten; the reducer drops its handle at the end of the pass, and the bucket
+// lives as long as any of its gradients.
 // The parameters of `module` that take part (requiring grad, of floating dtype), with their
 // names, in registration order.
 std::vector<std::pair<std::string, Tensor>> trainable_parameters(const nn::Module& module);
@@ -45,9 +52,9 @@ class GradientReducer {
   // Error when it was already marked since the last finish().
   void mark_ready(std::size_t i);
   // Launches the buckets not yet launched (a parameter without a gradient on this rank
-  // contributes zeros), waits for all, and replaces each gradient by the mean (or leaves
-  // none). Resets for the next pass, also when it throws. A group of one process: nothing
-  // to do.
+  // contributes zeros), waits for all, and replaces each gradient by the mean, a view of
+  // its bucket (or leaves none). Resets for the next pass, also when it throws. A group of one
+  // process: nothing to do.
   void finish();
 
   std::size_t bucket_count() const noexcept { return buckets_.size(); }
@@ -56,7 +63,8 @@ class GradientReducer {
  private:
   struct Bucket {
     std::vector<std::size_t> params;  // indices into params_
-    Tensor flat;                      // the gradients, then one presence element each
+    Tensor flat;                      // the gradients, then one presence element each;
+                                      // undefined between passes
     std::int64_t elements = 0;        // of gradients
     std::size_t pending = 0;          // parameters not marked this pass
     std::vector<double> present;      // this rank's presence elements, written at launch
@@ -77,8 +85,8 @@ class GradientReducer {
   // names: ranks may name alike models differently, as torch's DDP checks shapes only), and
   // the start of "bucket k: name [shape], ..." for the message.
   CallLabel label_of(std::size_t k) const;
-  // Whether bucket `b` is reduced with sum and divided when written out (float32, float64),
-  // rather than with avg (Note [Dividing by the world size]).
+  // Whether bucket `b` is filled with each gradient times 1 / world and reduced with sum
+  // (float32, float64), rather than with avg (Note [Dividing by the world size]).
   bool sums(const Bucket& b) const;
   void fill(Param& p, bool has_gradient);
   void launch_in_order();

@@ -33,11 +33,15 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// Replaces each parameter's gradient by the mean of all ranks' gradients. Gradients
 /// are packed into flat buckets of at most `bucket_bytes` (one per run of parameters
 /// of the same device and dtype; a larger parameter gets a bucket of its own), each
-/// bucket one all_reduce on the gradients' device (sum for float32 and float64, the
-/// division by the world size fused into writing each gradient, a new tensor: Note
-/// [Dividing by the world size]; avg for 16-bit dtypes), as DDP's bucketing (Note
-/// [Gradient buckets], distributed/src/gradient_reducer.hpp). As DDP, frozen parameters
-/// (requires_grad false) and non-floating ones are left alone, and a parameter without a
+/// bucket one all_reduce on the gradients' device, as DDP's bucketing (Note [Gradient
+/// buckets], distributed/src/gradient_reducer.hpp): float32 and float64 gradients are
+/// multiplied by 1 / world size while they are copied into the bucket and then summed, as
+/// torch's reducer (exactly the sum divided by the world size when it is a power of two;
+/// Note [Dividing by the world size]), 16-bit ones averaged by all_reduce(avg). Afterwards
+/// each new gradient is a view of its bucket, as torch's DDP with
+/// gradient_as_bucket_view=True (no pass copies the means out); each call fills new
+/// buckets, so gradient tensors held from an earlier call keep their values. As DDP, frozen
+/// parameters (requires_grad false) and non-floating ones are left alone, and a parameter without a
 /// gradient on any rank keeps none (torch's None); one without a gradient on this rank
 /// only contributes zeros and receives the mean (each bucket carries one presence element
 /// per parameter, so no extra collective finds out which). Returns the number of buckets

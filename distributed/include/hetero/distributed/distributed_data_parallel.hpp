@@ -4,9 +4,9 @@
 /// DistributedDataParallel: data-parallel training with the gradient reduction overlapped
 /// with backward(), as torch.nn.parallel.DistributedDataParallel. Each trainable parameter
 /// gets a post-accumulate-grad hook (hooks.hpp); when every gradient of a bucket is ready,
-/// the bucket's all_reduce (sum, or avg for 16-bit dtypes: all_reduce_gradients) is
-/// launched asynchronously (work.hpp) while backward goes
-/// on computing earlier layers' gradients. wait() before the optimiser step completes it.
+/// the bucket's all_reduce (sum of gradients times 1 / world, or avg for 16-bit dtypes:
+/// all_reduce_gradients) is launched asynchronously (work.hpp) while backward goes on
+/// computing earlier layers' gradients. wait() before the optimiser step completes it.
 ///
 ///   dist::DistributedDataParallel ddp(net);      // broadcasts rank 0's parameters
 ///   for (batch of this rank's shard) {
@@ -59,7 +59,8 @@ class HETERO_API DistributedDataParallel {
 
   /// Completes the reduction of the gradients of the backward() passes since the last
   /// wait(): launches the buckets backward did not (parameters unused on this rank), waits
-  /// for all, and writes each mean into its parameter's grad(). Call it once per step on
+  /// for all, and makes each parameter's grad() the mean, a view of its bucket (as torch's
+  /// gradient_as_bucket_view=True; each step fills new buckets). Call it once per step on
   /// every rank, after backward() and before the optimiser step (torch does this at the
   /// end of backward). Inside no_sync() it does nothing. DistributedError as all_reduce.
   void wait();
