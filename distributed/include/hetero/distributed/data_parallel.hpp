@@ -40,7 +40,8 @@ HETERO_API void broadcast_parameters(nn::Module& module, int root = 0);
 /// Note [Dividing by the world size]), 16-bit ones averaged by all_reduce(avg). Afterwards
 /// each new gradient is a view of its bucket, as torch's DDP with
 /// gradient_as_bucket_view=True (no pass copies the means out); each call fills new
-/// buckets, so gradient tensors held from an earlier call keep their values. As DDP, frozen
+/// buckets, so gradient tensors held from an earlier call keep their values (and keep their
+/// whole bucket, up to `bucket_bytes`, allocated while any of them lives). As DDP, frozen
 /// parameters (requires_grad false) and non-floating ones are left alone, and a parameter without a
 /// gradient on any rank keeps none (torch's None); one without a gradient on this rank
 /// only contributes zeros and receives the mean (each bucket carries one presence element
