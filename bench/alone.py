@@ -9,9 +9,15 @@ OpenBLAS, and each disturbs the other's rows; the programs' in-process pairing (
 stays as a development tool. Here no row of one framework runs in the address space of
 the other's timed work.
 
-usage: bench/alone.py PROGRAM [--rounds 3] [--filter REGEX] [--min-time 0.2] [--out FILE]
+usage: bench/alone.py PROGRAM [--rounds 3] [--filter REGEX] [--min-time 0.2] [--warmup 0.1]
+                        [--out FILE]
   PROGRAM   a bench_* binary (e.g. build/bin/bench_conv)
   --filter  a regex on the row's base name (the part before /<implementation>/), e.g. conv2
+  --warmup  seconds each row runs untimed first (Google Benchmark's min_warmup_time): the
+            first call's one-time costs (oneDNN's primitive creation, first-touch page
+            faults) stay out of the median; without it a row whose one iteration outlasts
+            --min-time is that first call alone (a bfloat16 convolution timed 0.5 s
+            against 20 ms warm on an AVX-512 Xeon)
   --out     also write the table as Markdown
 """
 import argparse
@@ -22,9 +28,9 @@ import subprocess
 import sys
 
 
-def run(program, pattern, min_time):
+def run(program, pattern, min_time, warmup):
     out = subprocess.run([program, f"--benchmark_filter={pattern}", f"--benchmark_min_time={min_time}",
-                          "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
+                          f"--benchmark_min_warmup_time={warmup}", "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
     rows = {}
     if not out.strip():  # no row of this implementation matches (e.g. no raw floor for the op)
         return rows
@@ -50,6 +56,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--filter", default=".")
     p.add_argument("--min-time", default="0.2")
+    p.add_argument("--warmup", default="0.1")
     p.add_argument("--out")
     a = p.parse_args()
     listed = subprocess.run([a.program, "--benchmark_list_tests=true"], check=True,
@@ -62,12 +69,12 @@ def main():
         order = impls if r % 2 == 0 else list(reversed(impls))
         for impl in order:  # one process per implementation and round
             pattern = f"({a.filter}).*/{impl}/"
-            for k, t in run(a.program, pattern, a.min_time).items():
+            for k, t in run(a.program, pattern, a.min_time, a.warmup).items():
                 if k[1] == impl:
                     times.setdefault(k, []).append(t)
     keys = sorted({k for k, _ in times})
     lines = [f"`{' '.join(sys.argv)}`: each implementation in its own process, {a.rounds} "
-             "rounds alternated; median (min-max) per row; ratio = peer / hetero (> 1: hetero "
+             f"rounds alternated, {a.warmup} s untimed warm-up per row; median (min-max) per row; ratio = peer / hetero (> 1: hetero "
              "faster)", "", "| row | implementation | median | spread | peer / hetero |",
              "|---|---|---:|---:|---:|"]
 

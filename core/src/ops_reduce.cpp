@@ -82,19 +82,23 @@ Tensor as_input_dtype(ReductionOp op, const Tensor& a, Tensor r) {
              : r;
 }
 
-Tensor reduce_all(ReductionOp op, const Tensor& a) {
-  const detail::prof::Scope op_scope(op_name(op), a);
-  DType out_dtype;
-  const Tensor in = prepare_input(op, a, out_dtype);
+// `in` (a prepared for op) reduced to a 0-D tensor of out_dtype.
+Tensor reduce_all_of(ReductionOp op, const Tensor& a, const Tensor& in, DType out_dtype) {
   check_nonempty(op, a, in.numel());
   const Shape ones(in.shape().size(), 1);
   return as_input_dtype(op, a, run(op, in, ones, {}, out_dtype));
 }
 
-Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
+Tensor reduce_all(ReductionOp op, const Tensor& a) {
   const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
+  return reduce_all_of(op, a, in, out_dtype);
+}
+
+// `in` (a prepared for op) reduced along `dim` into out_dtype.
+Tensor reduce_dim_of(ReductionOp op, const Tensor& a, const Tensor& in, DType out_dtype,
+                     std::int64_t dim, bool keepdim) {
   if (in.dim() == 0) {
     detail::wrap_dim(dim, 0, reduce_name(op));
     return as_input_dtype(op, a, run(op, in, {}, {}, out_dtype));
@@ -106,6 +110,47 @@ Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdi
   Shape result = kept;
   if (!keepdim) result.erase(result.begin() + static_cast<std::ptrdiff_t>(d));
   return as_input_dtype(op, a, run(op, in, kept, std::move(result), out_dtype));
+}
+
+Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdim) {
+  const detail::prof::Scope op_scope(op_name(op), a);
+  DType out_dtype;
+  const Tensor in = prepare_input(op, a, out_dtype);
+  return reduce_dim_of(op, a, in, out_dtype, dim, keepdim);
+}
+
+// Whether sum or mean of `a` into `dtype` is one kernel on a as it is: a floating tensor
+// into a different floating dtype its backend reduces into itself (Backend::reduces_into;
+// on cpu float16 and bfloat16 into float32), with no converted copy of a.
+bool reduces_directly(ReductionOp op, const Tensor& a, DType dtype) {
+  detail::impl_of(a, reduce_name(op));
+  return is_floating_point(a.dtype()) && is_floating_point(dtype) && a.dtype() != dtype &&
+         a.numel() > 0 && detail::calls::reduces_into(detail::storage_of(a), op, a.dtype(), dtype);
+}
+
+void check_mean_dtype(DType dtype) {
+  if (!is_floating_point(dtype))
+    throw DTypeError(
+        "mean(): could not infer output dtype. Optional dtype must be a floating dtype, got " +
+        std::string(dtype_name(dtype)) + " (as torch.mean)");
+}
+
+// sum or mean of `a` as `dtype` (torch's dtype= argument: a converted to dtype, then
+// reduced, the result of exactly that dtype). `whole` reduces a tensor as the dtype-less
+// overload does; `direct` runs the one-kernel path of reduces_directly, with its backward.
+template <class Whole, class Direct>
+Tensor reduce_as(ReductionOp op, const Tensor& a, DType dtype, Whole whole, Direct direct) {
+  if (reduces_directly(op, a, dtype)) return direct();
+  const Tensor r = whole(a.dtype() == dtype ? a : a.to(dtype));
+  // A sum of integers (or bool) is int64: converted back, wrapping as torch's
+  // (sum(uint8 [200, 100], dtype=uint8) is 44; of bool, whether any element is set).
+  return r.dtype() == dtype ? r : r.to(dtype);
+}
+
+// The gradient of a reduction computed from `from` into another dtype, converted back.
+detail::Gradients converted(detail::Gradients g, DType from) {
+  if (g[0].defined() && g[0].dtype() != from) g[0] = g[0].to(from);
+  return g;
 }
 
 }  // namespace
@@ -143,6 +188,69 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
                     return detail::formulas::mean_dim(g, s, d, k);
                   };
                 });
+}
+
+Tensor sum(const Tensor& a, DType dtype) {
+  return reduce_as(
+      ReductionOp::sum, a, dtype, [](const Tensor& x) { return sum(x); },
+      [&] {
+        Tensor out = untracked([&] {
+          const detail::prof::Scope op_scope("sum", a);
+          return reduce_all_of(ReductionOp::sum, a, a, dtype);
+        });
+        return record("SumBackward", out, {a}, [&] {
+          return [s = a.shape(), from = a.dtype()](const Tensor& g) {
+            return converted(detail::formulas::sum_all(g, s), from);
+          };
+        });
+      });
+}
+Tensor sum(const Tensor& a, std::int64_t d, bool k, DType dtype) {
+  return reduce_as(
+      ReductionOp::sum, a, dtype, [&](const Tensor& x) { return sum(x, d, k); },
+      [&] {
+        Tensor out = untracked([&] {
+          const detail::prof::Scope op_scope("sum", a);
+          return reduce_dim_of(ReductionOp::sum, a, a, dtype, d, k);
+        });
+        return record("SumBackward", out, {a}, [&] {
+          return [s = a.shape(), d, k, from = a.dtype()](const Tensor& g) {
+            return converted(detail::formulas::sum_dim(g, s, d, k), from);
+          };
+        });
+      });
+}
+Tensor mean(const Tensor& a, DType dtype) {
+  check_mean_dtype(dtype);
+  return reduce_as(
+      ReductionOp::mean, a, dtype, [](const Tensor& x) { return mean(x); },
+      [&] {
+        Tensor out = untracked([&] {
+          const detail::prof::Scope op_scope("mean", a);
+          return reduce_all_of(ReductionOp::mean, a, a, dtype);
+        });
+        return record("MeanBackward", out, {a}, [&] {
+          return [s = a.shape(), n = a.numel(), from = a.dtype()](const Tensor& g) {
+            return converted(detail::formulas::mean_all(g, s, n), from);
+          };
+        });
+      });
+}
+Tensor mean(const Tensor& a, std::int64_t d, bool k, DType dtype) {
+  check_mean_dtype(dtype);
+  return reduce_as(
+      ReductionOp::mean, a, dtype, [&](const Tensor& x) { return mean(x, d, k); },
+      [&] {
+        Tensor out = untracked([&] {
+          const detail::prof::Scope op_scope("mean", a);
+          return reduce_dim_of(ReductionOp::mean, a, a, dtype, d, k);
+        });
+        return record("MeanBackward", out, {a}, [&] {
+          return [s = a.shape(), d, k, from = a.dtype()](const Tensor& g) {
+            return converted(detail::formulas::mean_dim(g, s, d, k), from);
+          };
+        });
+      });
 }
 
 Tensor max(const Tensor& a) {

@@ -371,6 +371,10 @@ Tensor Tensor::sum() const { return hetero::sum(*this); }
 Tensor Tensor::sum(std::int64_t d, bool k) const { return hetero::sum(*this, d, k); }
 Tensor Tensor::mean() const { return hetero::mean(*this); }
 Tensor Tensor::mean(std::int64_t d, bool k) const { return hetero::mean(*this, d, k); }
+Tensor Tensor::sum(DType t) const { return hetero::sum(*this, t); }
+Tensor Tensor::sum(std::int64_t d, bool k, DType t) const { return hetero::sum(*this, d, k, t); }
+Tensor Tensor::mean(DType t) const { return hetero::mean(*this, t); }
+Tensor Tensor::mean(std::int64_t d, bool k, DType t) const { return hetero::mean(*this, d, k, t); }
 Tensor Tensor::max() const { return hetero::max(*this); }
 Tensor Tensor::max(std::int64_t d, bool k) const { return hetero::max(*this, d, k); }
 Tensor Tensor::min() const { return hetero::min(*this); }

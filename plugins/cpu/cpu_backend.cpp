@@ -383,6 +383,9 @@ bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   return Backend::supports(op, dtype, device);
 }
 bool CpuBackend::reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int) const {
+  if (out_dtype == DType::float32)  // torch.sum / mean(dtype=float32) of a 16-bit float
+    return (op == ReductionOp::sum || op == ReductionOp::mean) &&
+           (in_dtype == DType::float16 || in_dtype == DType::bfloat16);
   return op == ReductionOp::sum && out_dtype == DType::int64 &&
          (in_dtype == DType::int8 || in_dtype == DType::uint8 || in_dtype == DType::int32);
 }

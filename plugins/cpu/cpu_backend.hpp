@@ -91,7 +91,8 @@ class CpuBackend final : public Backend {
   /// The tables' ops, the fused softmax on floating dtypes, convolution, batch norm and max
   /// pooling on float32/float64.
   bool supports(OpRef op, DType dtype, int device) const override;
-  /// Yes for the widening sums: sum of int8, uint8 or int32 into int64 (kernels::reduce).
+  /// Yes for the widening sums: sum of int8, uint8 or int32 into int64, and sum and mean of
+  /// float16 or bfloat16 into float32 (kernels::reduce).
   bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const override;
 
  private:

@@ -30,7 +30,8 @@ void binary(BinaryOp op, const StridedView& a, const StridedView& b, const Strid
 void ternary(TernaryOp op, const StridedView& c, const StridedView& x, const StridedView& y,
              const StridedView& out);
 /// Backend::reduce: `out` of in's dtype, or int64 for argmax and for the widening sums of
-/// int8, uint8 and int32 (CpuBackend::reduces_into).
+/// int8, uint8 and int32, or float32 for sum and mean of float16 and bfloat16
+/// (CpuBackend::reduces_into).
 void reduce(ReductionOp op, const StridedView& in, const StridedView& out);
 /// Fused softmax / log_softmax along `dim` (Backend::softmax): each line in three passes
 /// (maximum, sum of exponentials in double, result), lines spread over the kernel threads.

@@ -414,7 +414,7 @@ void reduce_rows(const Rule& r, const T* src, const StridedView& out, const Stri
       return;
     }
   }
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (is_floating_storage_v<T>) {
     if (inner == 1 && count > 0 && r.kind != ReductionKind::squares) {
       // Dense float rows of kShortRow or more (a mean over ResNet's 7x7 planes, max(1) and
       // argmax(1) over rows of 64): the vector kernel reduces a block of rows per call, each
@@ -422,7 +422,10 @@ void reduce_rows(const Rule& r, const T* src, const StridedView& out, const Stri
       // (adaptive_avg_pool2d at ResNet-18's head: 111 -> 50 us; [262144, 64].max(1): 3.05 ->
       // 1.2 ms). An empty row has no element to start an extremum from: the path below. argmax
       // takes the first position holding the row's extremum, as add_row. A row holding a NaN is
-      // redone by add_row's rule.
+      // redone by add_row's rule, and so is every row where the vector kernel declines (the
+      // extremes of float16 and bfloat16; their sums it takes: a 16-bit convolution's bias
+      // gradient, [256, 16, 100] bfloat16 summed as float32 along its rows, 138 us, against
+      // 99 + 82 us for a float32 copy and its sum).
       const bool sum = r.kind == ReductionKind::sum;
       const vec::Extreme which = r.min ? vec::Extreme::min : vec::Extreme::max;
       for_each_row<2>(
@@ -506,9 +509,13 @@ void reduce_typed(ReductionOp op, const StridedView& in, const StridedView& out)
   const T* src = data_of<T>(in);  // buffer starts: the walks add the views' offsets
   // argmax's indices, and the widening sums of integers (CpuBackend::reduces_into): int64
   if (r.kind == ReductionKind::index || (out.dtype == DType::int64 && in.dtype != DType::int64))
-    reduce_to(r, src, in, out, data_of<std::int64_t>(out));
-  else
-    reduce_to(r, src, in, out, data_of<T>(out));
+    return reduce_to(r, src, in, out, data_of<std::int64_t>(out));
+  if constexpr (is_floating_storage_v<T> && sizeof(T) == 2) {
+    // sum and mean of float16 / bfloat16 into float32 (CpuBackend::reduces_into): the
+    // double accumulator rounded once, to float32
+    if (out.dtype == DType::float32) return reduce_to(r, src, in, out, data_of<float>(out));
+  }
+  reduce_to(r, src, in, out, data_of<T>(out));
 }
 
 }  // namespace

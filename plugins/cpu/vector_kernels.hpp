@@ -52,9 +52,9 @@ bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
 bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 
 /// out[r] = the sum of in[r * row_stride + i], i < n, for r < rows (elements, not bytes), of
-/// float32 or float64: each row as sum() adds it (the same order, so the same bits), with one
-/// dispatch for all rows (a mean over ResNet's 7x7 planes: 16,384 rows of 49); false for other
-/// dtypes. `out` holds `rows` doubles, written by the caller's thread.
+/// the dtypes sum() takes: each row as sum() adds it (the same order, so the same bits), with
+/// one dispatch for all rows (a mean over ResNet's 7x7 planes: 16,384 rows of 49); false for
+/// other dtypes. `out` holds `rows` doubles, written by the caller's thread.
 bool sum_rows(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
               std::int64_t row_stride, double* out);
 

@@ -94,7 +94,10 @@ bool SumRowsImpl(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
   };
   if (dtype == DType::float32) return each(static_cast<const float*>(in));
   if (dtype == DType::float64) return each(static_cast<const double*>(in));
-  return false;
+  if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
+  const auto* p = static_cast<const std::uint16_t*>(in);  // 16-bit rows: each as SumImpl
+  for (std::int64_t r = 0; r < rows; ++r) SumImpl(dtype, p + r * row_stride, n, out + r);
+  return true;
 }
 
 template <class T>

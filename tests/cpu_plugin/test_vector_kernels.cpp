@@ -633,9 +633,34 @@ TEST(VectorKernels, RowKernelsMatchTheOneRowKernelsRowByRow) {
       }
     }
   }
+  // float16 and bfloat16 rows, shorter and longer than the blocks of 2048 they are widened
+  // in, each row as vec::sum gives it (a 16-bit convolution's bias gradient: rows of 100).
+  for (std::int64_t n : {1, 33, 100, 2048, 2100}) {
+    const std::int64_t rows = 5, stride = n + 5;
+    std::vector<BFloat16> bf(static_cast<std::size_t>(rows * stride));
+    std::vector<Half> hf(bf.size());
+    for (std::size_t i = 0; i < bf.size(); ++i) {
+      const float v = static_cast<float>(std::sin(0.3 * static_cast<double>(i)) * 8);
+      bf[i] = BFloat16(v);
+      hf[i] = Half(v);
+    }
+    std::vector<double> sums(rows);
+    ASSERT_TRUE(vec::sum_rows(DType::bfloat16, bf.data(), rows, n, stride, sums.data()));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double want = 0;
+      ASSERT_TRUE(vec::sum(DType::bfloat16, bf.data() + r * stride, n, &want));
+      EXPECT_EQ(sums[static_cast<std::size_t>(r)], want) << n << " row " << r;
+    }
+    if (!vec::sum_rows(DType::float16, hf.data(), rows, n, stride, sums.data())) continue;
+    for (std::int64_t r = 0; r < rows; ++r) {  // with F16C
+      double want = 0;
+      ASSERT_TRUE(vec::sum(DType::float16, hf.data() + r * stride, n, &want));
+      EXPECT_EQ(sums[static_cast<std::size_t>(r)], want) << n << " row " << r;
+    }
+  }
   double r = 0;
   bool nan = false;
-  EXPECT_FALSE(vec::sum_rows(DType::bfloat16, nullptr, 0, 1, 1, &r));
+  EXPECT_FALSE(vec::sum_rows(DType::int32, nullptr, 0, 1, 1, &r));
   EXPECT_FALSE(vec::extreme_rows(vec::Extreme::max, DType::int32, nullptr, 0, 1, 1, &r, &nan));
 }
 

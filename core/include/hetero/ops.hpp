@@ -170,6 +170,19 @@ HETERO_API Tensor sum(const Tensor& a, std::int64_t dim, bool keepdim = false);
 HETERO_API Tensor mean(const Tensor& a);
 HETERO_API Tensor mean(const Tensor& a, std::int64_t dim, bool keepdim = false);
 /// @}
+/// sum and mean as `dtype`, as torch.sum / torch.mean with `dtype=`: the result is `a`
+/// converted to `dtype`, then reduced, and has exactly that dtype (an integer or bool dtype
+/// wraps as a conversion does: a sum of uint8 {200, 100} as uint8 is 44, of bool as bool is
+/// whether any element is set). A 16-bit float tensor summed as float32 is read as it is,
+/// with no converted copy, where its backend reduces into float32 (Backend::reduces_into:
+/// the cpu plugin), and rounds once. The gradient reaches `a` in a's dtype. mean: DTypeError
+/// for a non-floating `dtype`, as torch. Other errors as the overloads without a dtype.
+/// @{
+HETERO_API Tensor sum(const Tensor& a, DType dtype);
+HETERO_API Tensor sum(const Tensor& a, std::int64_t dim, bool keepdim, DType dtype);
+HETERO_API Tensor mean(const Tensor& a, DType dtype);
+HETERO_API Tensor mean(const Tensor& a, std::int64_t dim, bool keepdim, DType dtype);
+/// @}
 /// Max / min values in the input's dtype, bool included (ShapeError on an empty range).
 /// @{
 HETERO_API Tensor max(const Tensor& a);

@@ -177,6 +177,11 @@ class HETERO_API Tensor {
   Tensor sum(std::int64_t dim, bool keepdim = false) const;
   Tensor mean() const;
   Tensor mean(std::int64_t dim, bool keepdim = false) const;
+  /// hetero::sum / hetero::mean as `dtype` (torch's `dtype=`; see ops.hpp).
+  Tensor sum(DType dtype) const;
+  Tensor sum(std::int64_t dim, bool keepdim, DType dtype) const;
+  Tensor mean(DType dtype) const;
+  Tensor mean(std::int64_t dim, bool keepdim, DType dtype) const;
   Tensor max() const;
   Tensor max(std::int64_t dim, bool keepdim = false) const;
   Tensor min() const;

@@ -247,11 +247,11 @@ Gradients conv2d(const Tensor& grad, const ConvPlan& p, const ConvSaved& s) {
   if (p.by_kernels) {
     const Tensor gy = grad.reshape({g.n, g.o, g.oh, g.ow});
     if (s.need_b) {
-      // A 16-bit gradient summed in float32 and rounded once, as torch's (two 16-bit sums
-      // would round twice).
+      // A 16-bit gradient summed as float32 and rounded once, as torch's (two 16-bit sums
+      // would round twice); read as it is where the backend sums it into float32.
       const bool narrow = is_half(gy.dtype());
       const Tensor planes = gy.reshape({g.n, g.o, g.oh * g.ow});
-      const Tensor sums = (narrow ? planes.to(DType::float32) : planes).sum(2).sum(0);
+      const Tensor sums = (narrow ? planes.sum(2, false, DType::float32) : planes.sum(2)).sum(0);
       grads[2] = narrow ? sums.to(gy.dtype()) : sums;
     }
     if (s.need_w)

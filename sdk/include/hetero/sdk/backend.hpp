@@ -280,12 +280,15 @@ class Backend {
   // --- optional widening reductions of minor 10 ------------------------------------------
   /// Whether reduce(op, in, out, ...) on `device` takes an `out` of `out_dtype` for an `in`
   /// of `in_dtype` where reduce's usual rule gives another (out of in's dtype; int64 for
-  /// argmax). The one such reduction the core asks for is torch.sum's: sum of int8, uint8
-  /// or int32 (and of bool, handed over as uint8: its bytes are 0 or 1) into int64,
-  /// accumulated in int64 and wrapping as Note [Reduction semantics]. Where the answer is
-  /// yes the core reduces the tensor as it is; where no (the default), it first converts it
-  /// to int64, a copy 2-8x the input's size, and reduces that. Must not throw; may be called
-  /// from any thread.
+  /// argmax). The core asks about two kinds: torch.sum's widening of integers, sum of int8,
+  /// uint8 or int32 (and of bool, handed over as uint8: its bytes are 0 or 1) into int64,
+  /// accumulated in int64 and wrapping as Note [Reduction semantics]; and torch.sum /
+  /// torch.mean with dtype=, a floating `in` into another floating `out` (the core's
+  /// backward of a 16-bit convolution's bias sums float16 or bfloat16 as float32), summed in
+  /// double and rounded once to out's dtype. Where the answer is yes the core reduces the
+  /// tensor as it is; where no (the default), it first converts it to out's dtype, a copy
+  /// 2-8x the input's size, and reduces that. Answer yes only for the pairs the backend's
+  /// reduce implements. Must not throw; may be called from any thread.
   virtual bool reduces_into(ReductionOp op, DType in_dtype, DType out_dtype, int device) const {
     (void)op;
     (void)in_dtype;

@@ -20,7 +20,7 @@ namespace hetero {
 #define HETERO_FORALL_OPTIONAL_CAPABILITIES(X)                                                      \
   X(adopt, 7, "Backend::adopt: wrapping device memory the backend did not allocate")      \
   X(record_timestamp, 9, "Backend::record_timestamp and elapsed_seconds: device timestamps") \
-  X(reduces_into, 10, "Backend::reduces_into: sums of narrow integers into int64")
+  X(reduces_into, 10, "Backend::reduces_into: widening sums (narrow integers into int64)")
 // clang-format on
 
 /// An optional capability (a row of HETERO_FORALL_OPTIONAL_CAPABILITIES).

@@ -28,7 +28,8 @@ enum class BinaryOp : std::uint8_t { HETERO_FORALL_BINARY_OPS(HETERO_OP_ENUMERAT
 /// where out.shape[d] == 1 and in.shape[d] != 1 (or both are 1) is reduced. Floating sums
 /// accumulate in double, integer sums in int64 (Note [Reduction semantics],
 /// reduction_ops.hpp); argmax writes int64 indices into the flattened reduced sub-space;
-/// a sum of int8, uint8 or int32 may write int64 where Backend::reduces_into says so.
+/// a sum of int8, uint8 or int32 may write int64, and a sum or mean of float16 or bfloat16
+/// float32, where Backend::reduces_into says so.
 /// max/min/argmax of an empty range are rejected by the core; no backend sees an empty
 /// range.
 enum class ReductionOp : std::uint8_t { HETERO_FORALL_REDUCE_OPS(HETERO_OP_ENUMERATOR) };

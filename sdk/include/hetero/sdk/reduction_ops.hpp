@@ -8,7 +8,9 @@
 ///   complement, as torch's sum of int64). torch.sum of bool, int8, uint8 and int32 gives
 ///   int64: the core hands such a sum to a backend whose reduces_into() says yes with an
 ///   int64 `out`, and otherwise converts the input to int64 first; a sum whose `out` has the
-///   input's narrow dtype wraps to it;
+///   input's narrow dtype wraps to it; a floating sum or mean into another floating `out`
+///   (reduces_into() again: float16 and bfloat16 into float32 on cpu) rounds the double
+///   accumulator once, to out's dtype;
 /// - mean is sum / count; norm is the 2-norm, sqrt(sum of squares);
 /// - max and min: NaN wins (a NaN is both the maximum and the minimum, as torch.max);
 /// - argmax: the index of the maximum within the reduced range; among equal values the
