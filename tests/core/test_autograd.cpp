@@ -154,6 +154,22 @@ TEST(Autograd, CastGradientTakesTheInputDtype) {
   EXPECT_EQ(h.grad().to_vector<float>(), std::vector<float>(3, 2.0f));
 }
 
+// A reduction's gradient is the incoming one broadcast back, value for value: torch's
+// x.sum().backward(torch.tensor(-0.0)) leaves x.grad [-0., -0., -0.] (signbit True), as
+// does sum(1)'s. (A zero fill plus the gradient made them +0.)
+TEST(Autograd, ReductionGradientsBroadcastTheIncomingOneAsItIs) {
+  Tensor x = zeros({2, 3}).requires_grad_();
+  x.sum().backward(full({}, -0.0));
+  for (float g : x.grad().to_vector<float>()) EXPECT_TRUE(std::signbit(g)) << g;
+  x.mutable_grad() = Tensor();
+  x.sum(1).backward(from_vector<float>({-0.0f, 2.0f}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0, 0, 2, 2, 2}));
+  EXPECT_TRUE(std::signbit(x.grad().to_vector<float>()[0]));
+  x.mutable_grad() = Tensor();
+  x.mean(0, true).backward(from_vector<float>({2, 4, 6}, {1, 3}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+}
+
 TEST(Autograd, AccumulatesOverUsesAndCalls) {
   Tensor x = values({3}, 1).requires_grad_();
   (x * x + x).sum().backward();  // d = 2x + 1
