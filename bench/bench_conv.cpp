@@ -184,5 +184,9 @@ int main(int argc, char** argv) {
   bench::torch::set_threads(bench::threads());
 #endif
   register_all();
+  // The rows' operands, drawn by rand() on the cpu device's stream, made before any row is
+  // timed: without this the first timed call of a process waited for every row's draws
+  // (0.3-0.6 s, whichever row came first; bench/alone.py's warm-up hid it too).
+  hetero::synchronize(hetero::Device::cpu());
   return bench::run(argc, argv);
 }

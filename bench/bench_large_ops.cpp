@@ -138,6 +138,10 @@ std::vector<Row> rows(const Device& d) {
   add("mul2_f16", [h] { return h * 2.0; });
   add("sum_f16", [h] { return h.sum(); });
   add("max_f16", [h] { return h.max(); });
+  // The generators (the counter stream of <hetero/sdk/counter_rng.hpp>; libtorch's
+  // uniform_ and normal_ into `out`): weight initialisation, dropout masks, noise.
+  add("rand", [d] { return rand({4096, 4096}, TensorOptions(d)); });
+  add("randn", [d] { return randn({4096, 4096}, TensorOptions(d)); });
   add("transpose_f16", [h] { return h.t().contiguous(); });
   // Integer sums, int64 results as torch.sum's (values 0..99).
   const Tensor xi = (x * 100.0).to(DType::int32), xu = (x * 100.0).to(DType::uint8);

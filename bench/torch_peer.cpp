@@ -74,6 +74,12 @@ std::function<void()> large_op(const std::string& name, bool into_out) {
     if (into_out) return [xi, out, all]() mutable { at::sum_out(out, xi, all); };
     return [xi] { at::Tensor r = xi.sum(); };
   }
+  if (op == "rand" || op == "randn") {
+    const bool normal = op == "randn";
+    at::Tensor out = at::empty({4096, 4096});
+    if (into_out) return [out, normal]() mutable { normal ? out.normal_() : out.uniform_(); };
+    return [normal] { at::Tensor r = normal ? at::randn({4096, 4096}) : at::rand({4096, 4096}); };
+  }
   if (op == "sum") {
     at::Tensor out = at::empty({}, type);
     if (into_out) return [x, out, all]() mutable { at::sum_out(out, x, all); };

@@ -30,9 +30,11 @@ std::function<void()> exercise3(bool per_step);
 /// name: "sum", "sum0", "sum1", "max", "max0", "argmax", "add", "exp", "tanh", "sigmoid",
 /// "relu", "mul2", "softmax0", "softmax1", "to_float16", "to_bfloat16", "from_float16",
 /// "transpose" (x.t() made contiguous); NAME + "_f16" the same op on float16 operands with a
-/// float16 result; "sum_i32" and "sum_u8" (integers 0..99 summed into int64). `into_out`:
-/// written into a preallocated result (the *_out forms: only the kernel), else allocating its
-/// result as a user's code does. bench/torch_large_ops.py is the same list for PyTorch.
+/// float16 result; "sum_i32" and "sum_u8" (integers 0..99 summed into int64); "rand" and
+/// "randn" (uniform_ / normal_ into the out form). `into_out`: written into a preallocated
+/// result (the *_out forms: only the kernel), else allocating its result as a user's code
+/// does. bench/torch_large_ops.py is the same list for PyTorch (less the generators, whose
+/// two forms cannot agree).
 std::function<void()> large_op(const std::string& op, bool into_out);
 
 /// conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias, `stride`, `padding`:

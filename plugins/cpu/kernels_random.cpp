@@ -8,6 +8,7 @@
 #include <hetero/sdk/counter_rng.hpp>
 
 #include "kernels.hpp"
+#include "vector_kernels.hpp"
 
 namespace hetero::cpu::kernels {
 
@@ -28,6 +29,11 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
           [&](auto off, std::int64_t n, auto st) {
             const std::int64_t first = row_start;
             parallel_range(n, 1, [&](std::int64_t begin, std::int64_t end) {
+              // A dense run: the vector kernel (the same stream, Philox in vector lanes)
+              if (st[0] == 1 &&
+                  vec::random(dist, out.dtype, dst + off[0] + begin, end - begin, seed, offset,
+                              static_cast<std::uint64_t>(first + begin)))
+                return;
               for (std::int64_t i = begin; i < end; ++i) {
                 const auto k = static_cast<std::uint64_t>(first + i);
                 dst[off[0] + i * st[0]] = dist == RandomDistribution::uniform

@@ -107,6 +107,15 @@ bool extreme_rows(Extreme which, DType dtype, const void* in, std::int64_t rows,
 /// target has no vector exp.
 bool softmax(SoftmaxOp op, DType dtype, const void* in, void* out, std::int64_t n);
 
+/// out[j] = element `first + j` of a Backend::random() call (seed, offset), j < n, of
+/// float32 or float64, `out` dense: the SDK's counter stream (<hetero/sdk/counter_rng.hpp>),
+/// its Philox4x32-10 run in vector lanes. Uniform values are rng::uniform_at's bit for bit;
+/// normal values rng::normal_at's Box-Muller with SLEEF's 1-ulp log and cos in float64 where
+/// the target has them (within the conformance suite's rounding of libm's), else the
+/// scalar's. False for other dtypes.
+bool random(RandomDistribution dist, DType dtype, void* out, std::int64_t n, std::uint64_t seed,
+            std::uint64_t offset, std::uint64_t first);
+
 /// The name of the instruction set chosen for this CPU ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
 

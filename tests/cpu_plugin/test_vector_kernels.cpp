@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <hetero/sdk/counter_rng.hpp>
 #include <hetero/sdk/elementwise_ops.hpp>
 #include <hetero/sdk/half.hpp>
 
@@ -734,6 +735,48 @@ TEST(VectorKernels, ExtremesSeeEveryElementAndAnyNaN) {
   double r = 0;
   bool nan = false;
   EXPECT_FALSE(vec::extreme(vec::Extreme::min, DType::int64, nullptr, 1, &r, &nan));
+}
+
+// The vector generator draws the SDK's stream (rng::uniform_at, rng::normal_at): uniform
+// values bit for bit, normal ones within a few ulps of libm's log and cos (float32: the same
+// value, or its neighbour where the float64 result lies at a rounding boundary), at lengths
+// around the vector widths, from element indices and offsets where the counter's high word
+// changes and where offset + i wraps around 2^64, under seeds with both key words set.
+TEST(VectorKernels, RandomIsTheSdkStream) {
+  const std::uint64_t seeds[] = {0, 0x123456789ULL, 0xFEDCBA9876543210ULL};
+  const std::uint64_t offsets[] = {0, 1000003, 0xFFFFFFFFULL - 5, ~std::uint64_t{0} - 20};
+  for (std::uint64_t seed : seeds)
+    for (std::uint64_t offset : offsets)
+      for (std::int64_t n : {1, 7, 8, 9, 16, 17, 64, 1000}) {
+        const std::uint64_t first = n == 1000 ? 0x7FFFFFFFULL : 3;
+        std::vector<float> f(static_cast<std::size_t>(n));
+        std::vector<double> d(f.size());
+        if (!taken(vec::random(RandomDistribution::uniform, DType::float32, f.data(), n, seed,
+                               offset, first)))
+          return;
+        ASSERT_TRUE(vec::random(RandomDistribution::uniform, DType::float64, d.data(), n, seed,
+                                offset, first));
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::uint64_t i = first + static_cast<std::uint64_t>(j);
+          const auto k = static_cast<std::size_t>(j);
+          ASSERT_EQ(f[k], rng::uniform_at<float>(seed, offset, i)) << n << " " << j;
+          ASSERT_EQ(d[k], rng::uniform_at<double>(seed, offset, i)) << n << " " << j;
+        }
+        if (!vec::random(RandomDistribution::normal, DType::float32, f.data(), n, seed, offset,
+                         first))
+          continue;  // no vector log and cos on this target: the scalar loop's
+        ASSERT_TRUE(vec::random(RandomDistribution::normal, DType::float64, d.data(), n, seed,
+                                offset, first));
+        for (std::int64_t j = 0; j < n; ++j) {
+          const double want = rng::normal_at(seed, offset, first + static_cast<std::uint64_t>(j));
+          const auto k = static_cast<std::size_t>(j);
+          ASSERT_NEAR(d[k], want, 1e-14 * (1 + std::abs(want))) << n << " " << j;
+          const auto wf = static_cast<float>(want);
+          ASSERT_TRUE(f[k] == wf || f[k] == std::nextafter(wf, f[k])) << f[k] << " vs " << wf;
+        }
+      }
+  float x = 0;
+  EXPECT_FALSE(vec::random(RandomDistribution::uniform, DType::float16, &x, 1, 0, 0, 0));
 }
 
 }  // namespace
