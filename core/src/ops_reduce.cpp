@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reductions: the output view keeps the input's rank with size-1 reduced dimensions.
 #include <limits>
+#include <optional>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -153,6 +154,25 @@ detail::Gradients converted(detail::Gradients g, DType from) {
   return g;
 }
 
+// reduce_as's direct path: sum or mean of `a` (all elements, or along `dim`) into `dtype` by
+// one kernel, recorded with the op's backward, whose gradient goes back to a's dtype.
+Tensor reduce_into(ReductionOp op, const Tensor& a, DType dtype, std::optional<std::int64_t> dim,
+                   bool keepdim) {
+  const bool is_sum = op == ReductionOp::sum;
+  Tensor out = detail::untracked([&] {
+    const detail::prof::Scope op_scope(reduce_name(op), a);
+    return dim ? reduce_dim_of(op, a, a, dtype, *dim, keepdim) : reduce_all_of(op, a, a, dtype);
+  });
+  return detail::record(is_sum ? "SumBackward" : "MeanBackward", out, {a}, [&] {
+    return [s = a.shape(), n = a.numel(), dim, keepdim, is_sum, from = a.dtype()](const Tensor& g) {
+      namespace f = detail::formulas;
+      if (!dim) return converted(is_sum ? f::sum_all(g, s) : f::mean_all(g, s, n), from);
+      return converted(is_sum ? f::sum_dim(g, s, *dim, keepdim) : f::mean_dim(g, s, *dim, keepdim),
+                       from);
+    };
+  });
+}
+
 }  // namespace
 
 using detail::expand_to;
@@ -193,64 +213,24 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
 Tensor sum(const Tensor& a, DType dtype) {
   return reduce_as(
       ReductionOp::sum, a, dtype, [](const Tensor& x) { return sum(x); },
-      [&] {
-        Tensor out = untracked([&] {
-          const detail::prof::Scope op_scope("sum", a);
-          return reduce_all_of(ReductionOp::sum, a, a, dtype);
-        });
-        return record("SumBackward", out, {a}, [&] {
-          return [s = a.shape(), from = a.dtype()](const Tensor& g) {
-            return converted(detail::formulas::sum_all(g, s), from);
-          };
-        });
-      });
+      [&] { return reduce_into(ReductionOp::sum, a, dtype, std::nullopt, false); });
 }
 Tensor sum(const Tensor& a, std::int64_t d, bool k, DType dtype) {
   return reduce_as(
       ReductionOp::sum, a, dtype, [&](const Tensor& x) { return sum(x, d, k); },
-      [&] {
-        Tensor out = untracked([&] {
-          const detail::prof::Scope op_scope("sum", a);
-          return reduce_dim_of(ReductionOp::sum, a, a, dtype, d, k);
-        });
-        return record("SumBackward", out, {a}, [&] {
-          return [s = a.shape(), d, k, from = a.dtype()](const Tensor& g) {
-            return converted(detail::formulas::sum_dim(g, s, d, k), from);
-          };
-        });
-      });
+      [&] { return reduce_into(ReductionOp::sum, a, dtype, d, k); });
 }
 Tensor mean(const Tensor& a, DType dtype) {
   check_mean_dtype(dtype);
   return reduce_as(
       ReductionOp::mean, a, dtype, [](const Tensor& x) { return mean(x); },
-      [&] {
-        Tensor out = untracked([&] {
-          const detail::prof::Scope op_scope("mean", a);
-          return reduce_all_of(ReductionOp::mean, a, a, dtype);
-        });
-        return record("MeanBackward", out, {a}, [&] {
-          return [s = a.shape(), n = a.numel(), from = a.dtype()](const Tensor& g) {
-            return converted(detail::formulas::mean_all(g, s, n), from);
-          };
-        });
-      });
+      [&] { return reduce_into(ReductionOp::mean, a, dtype, std::nullopt, false); });
 }
 Tensor mean(const Tensor& a, std::int64_t d, bool k, DType dtype) {
   check_mean_dtype(dtype);
   return reduce_as(
       ReductionOp::mean, a, dtype, [&](const Tensor& x) { return mean(x, d, k); },
-      [&] {
-        Tensor out = untracked([&] {
-          const detail::prof::Scope op_scope("mean", a);
-          return reduce_dim_of(ReductionOp::mean, a, a, dtype, d, k);
-        });
-        return record("MeanBackward", out, {a}, [&] {
-          return [s = a.shape(), d, k, from = a.dtype()](const Tensor& g) {
-            return converted(detail::formulas::mean_dim(g, s, d, k), from);
-          };
-        });
-      });
+      [&] { return reduce_into(ReductionOp::mean, a, dtype, d, k); });
 }
 
 Tensor max(const Tensor& a) {

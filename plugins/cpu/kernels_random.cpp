@@ -2,6 +2,7 @@
 // random(): element i in C order takes value i of the counter-based stream defined in
 // <hetero/sdk/counter_rng.hpp>, so results depend only on (seed, offset, i), never on
 // threads, and equal those of every other backend using that header.
+#include <algorithm>
 #include <type_traits>
 
 #include <hetero/internal_assert.hpp>
@@ -29,16 +30,27 @@ void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
           [&](auto off, std::int64_t n, auto st) {
             const std::int64_t first = row_start;
             parallel_range(n, 1, [&](std::int64_t begin, std::int64_t end) {
-              // A dense run: the vector kernel (the same stream, Philox in vector lanes)
-              if (st[0] == 1 &&
-                  vec::random(dist, out.dtype, dst + off[0] + begin, end - begin, seed, offset,
-                              static_cast<std::uint64_t>(first + begin)))
-                return;
-              for (std::int64_t i = begin; i < end; ++i) {
+              T* const row = dst + off[0];
+              const std::int64_t step = st[0];
+              // The vector kernel where it has the distribution on this CPU: dense runs
+              // directly, strided ones through a block, so that each value comes from the
+              // same code whatever the layout and the split (vector_random.cpp, fill).
+              constexpr std::int64_t kBlock = 256;
+              T block[kBlock];
+              for (std::int64_t i = begin; i < end; i += kBlock) {
+                const std::int64_t m = std::min(kBlock, end - i);
                 const auto k = static_cast<std::uint64_t>(first + i);
-                dst[off[0] + i * st[0]] = dist == RandomDistribution::uniform
-                                              ? rng::uniform_at<T>(seed, offset, k)
-                                              : static_cast<T>(rng::normal_at(seed, offset, k));
+                T* const into = step == 1 ? row + i : block;
+                if (!vec::random(dist, out.dtype, into, m, seed, offset, k)) break;
+                if (step != 1)
+                  for (std::int64_t j = 0; j < m; ++j) row[(i + j) * step] = block[j];
+                if (i + m == end) return;
+              }
+              for (std::int64_t i = begin; i < end; ++i) {  // no vector kernel: scalar
+                const auto k = static_cast<std::uint64_t>(first + i);
+                row[i * step] = dist == RandomDistribution::uniform
+                                    ? rng::uniform_at<T>(seed, offset, k)
+                                    : static_cast<T>(rng::normal_at(seed, offset, k));
               }
             });
             row_start += n;

@@ -28,5 +28,14 @@ HETERO_SLEEF_DECLARE(log1p)
 HETERO_SLEEF_DECLARE(expm1)
 HETERO_SLEEF_DECLARE(erf)
 #undef HETERO_SLEEF_DECLARE
+// The 3.5-ulp ("u35") float64 log and cos, for vec::random's Box-Muller, whose tolerance
+// (the conformance suite's 1e-12) is far above 3.5 ulp.
+#define HETERO_SLEEF_DECLARE_U35_D(fn)     \
+  __m128d Sleef_##fn##d2_u35sse4(__m128d); \
+  __m256d Sleef_##fn##d4_u35avx2(__m256d); \
+  __m512d Sleef_##fn##d8_u35avx512f(__m512d);
+HETERO_SLEEF_DECLARE_U35_D(log)
+HETERO_SLEEF_DECLARE_U35_D(cos)
+#undef HETERO_SLEEF_DECLARE_U35_D
 }
 #endif

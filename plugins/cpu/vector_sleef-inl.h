@@ -23,12 +23,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 #define HETERO_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define HETERO_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+#define HETERO_SLEEF_D35(fn) Sleef_##fn##d8_u35avx512f
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
 #define HETERO_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define HETERO_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+#define HETERO_SLEEF_D35(fn) Sleef_##fn##d4_u35avx2
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
 #define HETERO_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
 #define HETERO_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+#define HETERO_SLEEF_D35(fn) Sleef_##fn##d2_u35sse4
 #endif
 #ifdef HETERO_SLEEF_F
 constexpr bool kHasMath = true;
@@ -39,6 +42,12 @@ constexpr bool kHasMath = true;
   HWY_INLINE hn::Vec<hn::ScalableTag<double>> Sleef_##fn(hn::Vec<hn::ScalableTag<double>> v) { \
     return {HETERO_SLEEF_D(fn)(v.raw)};                                                        \
   }
+// The 3.5-ulp float64 variant (log and cos: vec::random).
+#define HETERO_SLEEF_FN_U35_D(fn)                               \
+  HWY_INLINE hn::Vec<hn::ScalableTag<double>> Sleef_##fn##_u35( \
+      hn::Vec<hn::ScalableTag<double>> v) {                     \
+    return {HETERO_SLEEF_D35(fn)(v.raw)};                       \
+  }
 #else
 // No SLEEF build for this target: never called (kHasMath), only type-checked.
 constexpr bool kHasMath = false;
@@ -46,6 +55,11 @@ constexpr bool kHasMath = false;
   template <class V>             \
   HWY_INLINE V Sleef_##fn(V v) { \
     return v;                    \
+  }
+#define HETERO_SLEEF_FN_U35_D(fn)      \
+  template <class V>                   \
+  HWY_INLINE V Sleef_##fn##_u35(V v) { \
+    return v;                          \
   }
 #endif
 HETERO_SLEEF_FN(exp)
@@ -57,8 +71,12 @@ HETERO_SLEEF_FN(log1p)
 HETERO_SLEEF_FN(expm1)
 HETERO_SLEEF_FN(erf)
 #undef HETERO_SLEEF_FN
+HETERO_SLEEF_FN_U35_D(log)
+HETERO_SLEEF_FN_U35_D(cos)
+#undef HETERO_SLEEF_FN_U35_D
 #undef HETERO_SLEEF_F
 #undef HETERO_SLEEF_D
+#undef HETERO_SLEEF_D35
 
 }  // namespace HWY_NAMESPACE
 }  // namespace hetero::cpu::vec
