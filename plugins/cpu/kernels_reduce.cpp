@@ -441,6 +441,14 @@ void reduce_rows(const Rule& r, const T* src, const StridedView& out, const Stri
               const bool done =
                   sum ? vec::sum_rows(dtype_of<T>, p, m, count, st[1], value)
                       : vec::extreme_rows(which, dtype_of<T>, p, m, count, st[1], value, nan);
+              if (done && (r.op == ReductionOp::sum || r.op == ReductionOp::mean)) {
+                // sum's finish is acc and mean's acc / count (op_table.hpp): dividing by 1 is
+                // exact, so one loop without the op's switch per row gives both the same bits.
+                const double divisor = r.op == ReductionOp::mean ? static_cast<double>(count) : 1.0;
+                for (std::int64_t i = 0; i < m; ++i)
+                  d[i * st[0]] = static_cast<Result>(value[i] / divisor);
+                continue;
+              }
               for (std::int64_t i = 0; i < m; ++i) {
                 if (!done || nan[i]) {
                   Partial<T> part;

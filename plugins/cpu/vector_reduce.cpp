@@ -13,6 +13,7 @@
 // clang-format off: the order of these includes is Highway's protocol.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "vector_reduce.cpp"
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>
 #include <hwy/highway.h>
 // clang-format on
@@ -86,17 +87,49 @@ bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   return done && (*result = total, true);
 }
 
+// Note [Prefetching short rows]: a loop over short rows (262,144 rows of 64 float32) keeps
+// too few loads in flight for the memory's latency: each row's first load waited (56% of
+// sum_rows' samples), and [262144, 64].mean(1) read 64 MiB at 3/4 of a whole-tensor sum's
+// speed. Asking for the row kRowsAhead rows on (about 2 KiB ahead for rows of 64 float32)
+// took a 2-thread loop over those rows from 3.5 to 2.7 ms on a Zen 3. Rows of more than
+// kPrefetchedRowBytes run long enough for the hardware prefetcher. Prefetches do not fault,
+// so those past the last row are harmless.
+constexpr std::int64_t kPrefetchedRowBytes = 1024;
+constexpr std::int64_t kPrefetchBytesAhead = 2048;
+
+// Calls row(p + r * row_stride) for r in [0, rows), each row of n elements prefetched
+// kPrefetchBytesAhead earlier (Note [Prefetching short rows]).
+template <class T, class F>
+HWY_INLINE void each_row_prefetched(const T* p, std::int64_t rows, std::int64_t n,
+                                    std::int64_t row_stride, F row) {
+  const std::int64_t row_bytes = n * static_cast<std::int64_t>(sizeof(T));
+  if (row_bytes > kPrefetchedRowBytes || rows < 2) {
+    for (std::int64_t r = 0; r < rows; ++r) row(r, p + r * row_stride);
+    return;
+  }
+  const std::int64_t ahead =
+      std::max<std::int64_t>(1, kPrefetchBytesAhead / std::max<std::int64_t>(row_bytes, 1));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const char* next = reinterpret_cast<const char*>(p + (r + ahead) * row_stride);
+    for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(next + b);
+    row(r, p + r * row_stride);
+  }
+}
+
 bool SumRowsImpl(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
                  std::int64_t row_stride, double* out) {
   const auto each = [&](const auto* p) {
-    for (std::int64_t r = 0; r < rows; ++r) out[r] = sum_dense(p + r * row_stride, n);
+    each_row_prefetched(p, rows, n, row_stride,
+                        [&](std::int64_t r, const auto* row) { out[r] = sum_dense(row, n); });
     return true;
   };
   if (dtype == DType::float32) return each(static_cast<const float*>(in));
   if (dtype == DType::float64) return each(static_cast<const double*>(in));
   if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
   const auto* p = static_cast<const std::uint16_t*>(in);  // 16-bit rows: each as SumImpl
-  for (std::int64_t r = 0; r < rows; ++r) SumImpl(dtype, p + r * row_stride, n, out + r);
+  each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const std::uint16_t* row) {
+    SumImpl(dtype, row, n, out + r);
+  });
   return true;
 }
 
@@ -355,12 +388,14 @@ bool ExtremeImpl(Extreme which, DType dtype, const void* in, std::int64_t n, dou
 bool ExtremeRowsImpl(Extreme which, DType dtype, const void* in, std::int64_t rows, std::int64_t n,
                      std::int64_t row_stride, double* out, bool* has_nan) {
   const auto each = [&](const auto* p) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      if (which == Extreme::min)
-        extreme_dense<true>(p + r * row_stride, n, out + r, has_nan + r);
-      else
-        extreme_dense<false>(p + r * row_stride, n, out + r, has_nan + r);
-    }
+    if (which == Extreme::min)
+      each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const auto* row) {
+        extreme_dense<true>(row, n, out + r, has_nan + r);
+      });
+    else
+      each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const auto* row) {
+        extreme_dense<false>(row, n, out + r, has_nan + r);
+      });
     return true;
   };
   if (dtype == DType::float32) return each(static_cast<const float*>(in));
