@@ -4,7 +4,15 @@
 (Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
-under `<i>`. Usage: make_cases.py OUT.safetensors [SEED] [CASES]."""
+under `<i>`. Usage: make_cases.py OUT.safetensors [SEED] [CASES].
+
+bfloat16 cases: torch's bfloat16 convolution sums in float32 and rounds once where it runs
+oneDNN's kernel (CPUs with AVX-512; cuDNN does the same), but on a CPU without AVX-512 it
+runs slow_conv2d, whose GEMMs and col2im round to bfloat16 along the way (errors of up to
+2.4% against the exact result were seen on a Zen 3). The reference for a bfloat16 case is
+therefore torch's float32 convolution of the same bfloat16 values, rounded once to
+bfloat16: the same on every machine, and the rule hetero follows (Note [Convolution on
+oneDNN])."""
 import json
 import random
 import struct
@@ -114,8 +122,12 @@ def main():
                                         d[j], args["ceil_mode"]) for j in range(2)):
                     break
         x = torch.randn(xs, dtype=dtype, requires_grad=True)
+        # bfloat16: computed in float32 from the same values (exact), rounded once below.
+        wide = dtype == torch.bfloat16
+        x_, w_, b_ = ((t.detach().float().requires_grad_() if t is not None else None)
+                      for t in (x, w, b)) if wide else (x, w, b)
         try:
-            y = run(args, x, w, b)
+            y = run(args, x_, w_, b_)
         except RuntimeError as e:  # a geometry torch refuses: hetero must refuse it too
             args["error"] = str(e)
             y = None
@@ -123,9 +135,14 @@ def main():
         named = {"x": x, "w": w, "b": b}
         if y is not None:
             gy = torch.randn(y.shape, dtype=dtype)
-            y.backward(gy)
-            named.update({"gy": gy, "y": y, "gx": x.grad,
-                          "gw": None if w is None else w.grad, "gb": None if b is None else b.grad})
+            y.backward(gy.float() if wide else gy)
+
+            def result(t):
+                return None if t is None else t.to(dtype)
+
+            named.update({"gy": gy, "y": result(y), "gx": result(x_.grad),
+                          "gw": None if w is None else result(w_.grad),
+                          "gb": None if b is None else result(b_.grad)})
         for k, t in named.items():
             if t is not None:
                 tensors[f"{i}.{k}"] = t.detach().contiguous()

@@ -5,7 +5,8 @@
 // values, gradients of input, weight and bias, and an error wherever torch raised one.
 // Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of up to 108 terms of
 // randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in float32 and round once: the
-// results may differ by one unit in the last place, 2^-7 relative at most).
+// results may differ by one unit in the last place, 2^-7 relative at most; make_cases.py
+// computes bfloat16 references so on every CPU, where torch's own bfloat16 kernel may not).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
