@@ -45,7 +45,7 @@ void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket) {
   if (waiters_ > 0) done_cv_.notify_all();
 }
 
-void WorkQueue::enqueue(std::unique_ptr<Task> task) {
+void WorkQueue::enqueue(std::unique_ptr<Task> task, Runs runs) {
   std::unique_lock lock(mutex_);
   if (stopped_) {
     // After shutdown (the backend is gone, buffers are still being freed): run here.
@@ -63,11 +63,11 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     wait_for_room_locked(lock);
     if (stopped_) {  // shut down while this thread waited: run here, as above
       lock.unlock();
-      enqueue(std::move(task));
+      enqueue(std::move(task), runs);
       return;
     }
   }
-  queue_.emplace_back(next_ticket_locked(), std::move(task));
+  queue_.push_back({next_ticket_locked(), std::move(task), runs});
   if (!worker_.joinable())
     worker_ = std::thread([this] { worker(); });
   else if (!busy_)
@@ -76,12 +76,13 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
 
 void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
   while (queue_.size() >= kMaxQueued && !stopped_) {
-    if (!busy_) {
+    if (front_is_free_locked()) {
       run_front_locked(lock);  // the worker is between pieces: help rather than sleep
       continue;
     }
     ++waiters_;
-    done_cv_.wait(lock, [&] { return queue_.size() < kMaxQueued || !busy_ || stopped_; });
+    done_cv_.wait(lock,
+                  [&] { return queue_.size() < kMaxQueued || front_is_free_locked() || stopped_; });
     --waiters_;
   }
 }
@@ -120,20 +121,20 @@ void WorkQueue::synchronize() {
 
 void WorkQueue::wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket) {
   while (!reached(ticket)) {
-    if (!busy_ && !queue_.empty() && queue_.front().first <= ticket) {
+    if (front_is_free_locked() && queue_.front().ticket <= ticket) {
       // The worker has not picked the next piece up yet (it may still be waking): run it
       // here rather than sleep until the worker has run it and woken this thread.
       run_front_locked(lock);
       continue;
     }
     ++waiters_;
-    done_cv_.wait(lock, [&] { return reached(ticket) || (!busy_ && !queue_.empty()); });
+    done_cv_.wait(lock, [&] { return reached(ticket) || front_is_free_locked(); });
     --waiters_;
   }
 }
 
 void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
-  auto [ticket, task] = std::move(queue_.front());
+  Queued front = std::move(queue_.front());
   queue_.pop_front();
   busy_ = true;
   lock.unlock();
@@ -141,14 +142,14 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
   try {
     ScopedKernelPool scope(pool_);
     RunningWork running;
-    task->run();
+    front.task->run();
   } catch (...) {
     error = std::current_exception();
   }
-  task.reset();
+  front.task.reset();
   lock.lock();
   busy_ = false;
-  finish_locked(std::move(error), ticket);
+  finish_locked(std::move(error), front.ticket);
   if (!queue_.empty()) work_cv_.notify_one();
 }
 
