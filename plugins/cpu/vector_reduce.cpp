@@ -110,8 +110,13 @@ HWY_INLINE void each_row_prefetched(const T* p, std::int64_t rows, std::int64_t 
   const std::int64_t ahead =
       std::max<std::int64_t>(1, kPrefetchBytesAhead / std::max<std::int64_t>(row_bytes, 1));
   for (std::int64_t r = 0; r < rows; ++r) {
-    const char* next = reinterpret_cast<const char*>(p + (r + ahead) * row_stride);
-    for (std::int64_t b = 0; b < row_bytes; b += 64) hwy::Prefetch(next + b);
+    // An address, not a pointer into the array: rows past the last one are only prefetched
+    // (in integers, so that no pointer is formed past the end).
+    const std::uintptr_t next = reinterpret_cast<std::uintptr_t>(p) +
+                                static_cast<std::uintptr_t>((r + ahead) * row_stride *
+                                                            static_cast<std::int64_t>(sizeof(T)));
+    for (std::int64_t b = 0; b < row_bytes; b += 64)
+      hwy::Prefetch(reinterpret_cast<const char*>(next + static_cast<std::uintptr_t>(b)));
     row(r, p + r * row_stride);
   }
 }
