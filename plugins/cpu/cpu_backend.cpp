@@ -277,12 +277,6 @@ void CpuBackend::softmax(SoftmaxOp op, const StridedView& in, const StridedView&
       in, out);
 }
 namespace {
-// Convolutions may call oneDNN, whose OpenMP team belongs to the calling thread: they run on
-// the device's worker only (Note [Work that runs on the worker]), so that one team per device
-// runs them. (Those oneDNN declines run on the kernel pool, from any thread.)
-WorkQueue::Runs conv_runs() noexcept {
-  return kernels::onednn_available() ? WorkQueue::Runs::on_worker : WorkQueue::Runs::anywhere;
-}
 // A convolution's cost in element units, as the GEMM's: multiply-adds / 32.
 std::int64_t conv_cost(const Conv2dArgs& a) noexcept {
   return a.n * a.o * a.oh * a.ow * (a.c / a.groups) * a.kh * a.kw / 32;
@@ -291,8 +285,8 @@ std::int64_t conv_cost(const Conv2dArgs& a) noexcept {
 void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
                         const StridedView& b, const StridedView& out, Stream& stream) {
   const std::int64_t cost = conv_cost(args);
-  submit_views_writing<1>(
-      on(stream), op_name(op), cost, conv_runs(),
+  submit_views(
+      on(stream), op_name(op), cost,
       [op, args](const StridedView& x, const StridedView& y, const StridedView& o) {
         kernels::conv2d(op, args, x, y, o);
       },
@@ -302,8 +296,8 @@ void CpuBackend::conv2d_bias(const Conv2dArgs& args, const StridedView& input,
                              const StridedView& weight, const StridedView& bias,
                              const StridedView& out, Stream& stream) {
   const std::int64_t cost = conv_cost(args);
-  submit_views_writing<1>(
-      on(stream), op_name(Conv2dOp::forward_bias), cost, conv_runs(),
+  submit_views(
+      on(stream), op_name(Conv2dOp::forward_bias), cost,
       [args](const StridedView& x, const StridedView& w, const StridedView& b,
              const StridedView& o) { kernels::conv2d_bias(args, x, w, b, o); },
       input, weight, bias, out);
@@ -313,7 +307,7 @@ void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const Bat
   const std::int64_t cost = args.n * args.c * args.spatial * 3;  // passes over the data
   if (op == BatchNormOp::forward_training) {
     submit_views_writing<2>(
-        on(stream), op_name(op), cost, WorkQueue::Runs::anywhere,
+        on(stream), op_name(op), cost,
         [op, args](const StridedView& x, const StridedView& wb, const StridedView& y,
                    const StridedView& stats) {
           BatchNormViews views;
@@ -327,7 +321,7 @@ void CpuBackend::batch_norm(BatchNormOp op, const BatchNormArgs& args, const Bat
     return;
   }
   submit_views_writing<2>(
-      on(stream), op_name(op), cost, WorkQueue::Runs::anywhere,
+      on(stream), op_name(op), cost,
       [op, args](const StridedView& x, const StridedView& dy, const StridedView& wb,
                  const StridedView& stats, const StridedView& dwb, const StridedView& dx) {
         const BatchNormViews views{x, dy, wb, stats, dx, dwb};
@@ -353,8 +347,7 @@ void CpuBackend::pool2d(Pool2dOp op, const Pool2dArgs& args, const Pool2dViews& 
   };
   switch (op) {
     case Pool2dOp::max_forward:
-      return submit_views_writing<2>(on(stream), op_name(op), cost, WorkQueue::Runs::anywhere, run,
-                                     v.x, v.indices, v.y);
+      return submit_views_writing<2>(on(stream), op_name(op), cost, run, v.x, v.indices, v.y);
     case Pool2dOp::max_backward:
       return submit_views(on(stream), op_name(op), cost, run, v.y, v.indices, v.x);
     case Pool2dOp::avg_forward:

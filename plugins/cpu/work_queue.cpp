@@ -45,7 +45,7 @@ void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket) {
   if (waiters_ > 0) done_cv_.notify_all();
 }
 
-void WorkQueue::enqueue(std::unique_ptr<Task> task, Runs runs) {
+void WorkQueue::enqueue(std::unique_ptr<Task> task) {
   std::unique_lock lock(mutex_);
   if (stopped_) {
     // After shutdown (the backend is gone, buffers are still being freed): run here.
@@ -63,11 +63,11 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task, Runs runs) {
     wait_for_room_locked(lock);
     if (stopped_) {  // shut down while this thread waited: run here, as above
       lock.unlock();
-      enqueue(std::move(task), runs);
+      enqueue(std::move(task));
       return;
     }
   }
-  queue_.push_back({next_ticket_locked(), std::move(task), runs});
+  queue_.emplace_back(next_ticket_locked(), std::move(task));
   if (!worker_.joinable())
     worker_ = std::thread([this] { worker(); });
   else if (!busy_)
@@ -76,13 +76,12 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task, Runs runs) {
 
 void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
   while (queue_.size() >= kMaxQueued && !stopped_) {
-    if (front_is_free_locked()) {
+    if (!busy_) {
       run_front_locked(lock);  // the worker is between pieces: help rather than sleep
       continue;
     }
     ++waiters_;
-    done_cv_.wait(lock,
-                  [&] { return queue_.size() < kMaxQueued || front_is_free_locked() || stopped_; });
+    done_cv_.wait(lock, [&] { return queue_.size() < kMaxQueued || !busy_ || stopped_; });
     --waiters_;
   }
 }
@@ -121,20 +120,20 @@ void WorkQueue::synchronize() {
 
 void WorkQueue::wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket) {
   while (!reached(ticket)) {
-    if (front_is_free_locked() && queue_.front().ticket <= ticket) {
+    if (!busy_ && !queue_.empty() && queue_.front().first <= ticket) {
       // The worker has not picked the next piece up yet (it may still be waking): run it
       // here rather than sleep until the worker has run it and woken this thread.
       run_front_locked(lock);
       continue;
     }
     ++waiters_;
-    done_cv_.wait(lock, [&] { return reached(ticket) || front_is_free_locked(); });
+    done_cv_.wait(lock, [&] { return reached(ticket) || (!busy_ && !queue_.empty()); });
     --waiters_;
   }
 }
 
 void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
-  Queued front = std::move(queue_.front());
+  auto [ticket, task] = std::move(queue_.front());
   queue_.pop_front();
   busy_ = true;
   lock.unlock();
@@ -142,14 +141,14 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
   try {
     ScopedKernelPool scope(pool_);
     RunningWork running;
-    front.task->run();
+    task->run();
   } catch (...) {
     error = std::current_exception();
   }
-  front.task.reset();
+  task.reset();
   lock.lock();
   busy_ = false;
-  finish_locked(std::move(error), front.ticket);
+  finish_locked(std::move(error), ticket);
   if (!queue_.empty()) work_cv_.notify_one();
 }
 

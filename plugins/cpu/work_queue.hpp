@@ -15,15 +15,6 @@
 // synchronisation. Thread-safe: one mutex; submitters, the worker and waiters may be on
 // any threads.
 //
-// Note [Work that runs on the worker]: work submitted with Runs::on_worker never runs inline
-// and is never taken by a waiting thread: only the device's worker runs it. Debian's oneDNN
-// runs its primitives on OpenMP, whose threads belong to the thread that calls it (libgomp
-// keeps a team per calling thread). A convolution queued to the worker but taken by the
-// host thread waiting for it ran on one team or the other by a race, about half the calls
-// each: a [256, 6, 14, 14] * [16, 6, 5, 5] forward then took 1.70-1.75 ms per call against
-// 1.31-1.40 ms with every call on the worker (a Zen 3, 2 kernel threads, 4 runs each),
-// its 2,400-element weight reorder 65-110 us instead of 2-10 us.
-//
 // Back-pressure: at most kMaxQueued pieces of work wait in the queue; a host thread that
 // submits more blocks (running queued work itself while the worker is between pieces)
 // until there is room, as a CUDA launch queue blocks the host when full. Otherwise a loop
@@ -61,19 +52,11 @@ class WorkQueue {
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
-  /// Where a piece of work may run (Note [Work that runs on the worker]).
-  enum class Runs : std::uint8_t {
-    anywhere,   // the worker, the submitting thread (inline) or a waiting one
-    on_worker,  // only the worker thread (work that calls oneDNN)
-  };
-
-  /// Runs `run_now()` on this thread when cost <= the inline limit, the queue is idle and
-  /// `runs` allows it; otherwise queues `make_task()` (a std::unique_ptr<Task>) for the worker.
+  /// Runs `run_now()` on this thread when cost <= the inline limit and the queue is idle;
+  /// otherwise queues `make_task()` (a std::unique_ptr<Task>) for the worker.
   template <class RunNow, class MakeTask>
-  void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task,
-              Runs runs = Runs::anywhere) {
-    const bool may_inline = runs == Runs::anywhere && cost <= inline_limit_;
-    if (const std::uint64_t ticket = may_inline ? begin_inline() : 0) {
+  void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task) {
+    if (const std::uint64_t ticket = cost <= inline_limit_ ? begin_inline() : 0) {
       std::exception_ptr error;
       try {
         ScopedKernelPool scope(pool_);
@@ -85,16 +68,15 @@ class WorkQueue {
       end_inline(error, ticket);
       return;
     }
-    enqueue(make_task(), runs);
+    enqueue(make_task());
   }
 
   /// Most pieces of work waiting in the queue (not counting the one running).
   static constexpr std::size_t kMaxQueued = 1024;
 
-  /// Queues `task` (after shutdown(): runs it now, on the caller whatever `runs` says: there
-  /// is no worker any more). Blocks while kMaxQueued pieces wait, unless called from queued
-  /// work.
-  void enqueue(std::unique_ptr<Task> task, Runs runs = Runs::anywhere);
+  /// Queues `task` (after shutdown(): runs it now). Blocks while kMaxQueued pieces wait,
+  /// unless called from queued work.
+  void enqueue(std::unique_ptr<Task> task);
   /// Pieces of work waiting (not counting the one running). For tests and statistics.
   std::size_t queued() const;
   /// Whether this thread is running queued or inline work of any queue (work submitted
@@ -124,16 +106,11 @@ class WorkQueue {
   std::uint64_t next_ticket_locked() noexcept;
   void finish_locked(std::exception_ptr error, std::uint64_t ticket);
   // Blocks until `ticket` completes, running queued work itself while the worker has not
-  // taken it (a waiting host would otherwise sleep through the worker's wake-up), unless the
-  // work runs on the worker only.
+  // taken it (a waiting host would otherwise sleep through the worker's wake-up).
   void wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket);
   // Runs the first queued task with the lock released (busy_ set), then records it.
   void run_front_locked(std::unique_lock<std::mutex>& lock);
   void worker();
-  // Whether a thread other than the worker may run the first queued piece now.
-  bool front_is_free_locked() const noexcept {
-    return !busy_ && !queue_.empty() && queue_.front().runs == Runs::anywhere;
-  }
   // Blocks until fewer than kMaxQueued pieces wait (or the queue stopped).
   void wait_for_room_locked(std::unique_lock<std::mutex>& lock);
   // Marks this thread as running work for its scope (running_work()).
@@ -149,12 +126,7 @@ class WorkQueue {
   mutable std::mutex mutex_;
   std::condition_variable work_cv_;  // the worker waits for work
   std::condition_variable done_cv_;  // waiters wait for completions
-  struct Queued {
-    std::uint64_t ticket;
-    std::unique_ptr<Task> task;
-    Runs runs;
-  };
-  std::deque<Queued> queue_;
+  std::deque<std::pair<std::uint64_t, std::unique_ptr<Task>>> queue_;
   std::thread worker_;
   std::atomic<std::uint64_t> submitted_{
       0};  // written under mutex_; read without it by synchronize()'s fast path

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's WorkQueue on its own (compiled from the plugin's sources): back-pressure
 // (issue #25 item 5). A host thread that submits faster than the queue drains blocks once
-// kMaxQueued pieces wait; work submitted from queued work never blocks; work for the worker
-// runs on the worker alone.
+// kMaxQueued pieces wait; work submitted from queued work never blocks.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -94,48 +92,6 @@ TEST(WorkQueue, AnErrorOfQueuedWorkIsKeptForTheNextSynchronize) {
   for (int i = 0; i < 2000; ++i) queue.enqueue(task([] {}));
   EXPECT_THROW(queue.synchronize(), std::runtime_error);
   EXPECT_NO_THROW(queue.synchronize()) << "the error was not cleared";
-}
-
-// Note [Work that runs on the worker]: work that calls oneDNN runs on one thread per device,
-// whoever submits or waits for it.
-TEST(WorkQueue, WorkThatRunsOnTheWorkerRunsNowhereElse) {
-  WorkQueue queue(nullptr, /*inline_limit=*/std::int64_t{1} << 40);  // anything may run inline
-  const std::thread::id host = std::this_thread::get_id();
-  std::mutex m;
-  std::vector<std::thread::id> ran_on;
-  const auto record = [&] {
-    const std::lock_guard lock(m);
-    ran_on.push_back(std::this_thread::get_id());
-  };
-  const auto submit = [&](WorkQueue::Runs runs) {
-    queue.submit(
-        1, record, [&] { return task(record); }, runs);
-  };
-  // Anywhere: an idle queue runs small work on the submitting thread (the contrast).
-  submit(WorkQueue::Runs::anywhere);
-  queue.synchronize();
-  ASSERT_EQ(ran_on.size(), 1u);
-  EXPECT_EQ(ran_on[0], host);
-  ran_on.clear();
-  // On the worker: never inline, never taken by the waiting host (synchronize and wait both
-  // take queued work the worker has not reached), never by a producer held back at the depth
-  // limit.
-  for (int i = 0; i < 200; ++i) {
-    submit(WorkQueue::Runs::on_worker);
-    if (i % 2 == 0)
-      queue.synchronize();
-    else
-      queue.wait(queue.last_ticket());
-  }
-  const int kMore = static_cast<int>(WorkQueue::kMaxQueued) * 3;
-  for (int i = 0; i < kMore; ++i) submit(WorkQueue::Runs::on_worker);
-  queue.synchronize();
-  ASSERT_EQ(ran_on.size(), static_cast<std::size_t>(200 + kMore));
-  for (const std::thread::id id : ran_on) {
-    EXPECT_NE(id, host);
-    EXPECT_EQ(id, ran_on[0]) << "worker-only work ran on two threads";
-    if (id == host || id != ran_on[0]) break;
-  }
 }
 
 }  // namespace
