@@ -281,12 +281,18 @@ namespace {
 std::int64_t conv_cost(const Conv2dArgs& a) noexcept {
   return a.n * a.o * a.oh * a.ow * (a.c / a.groups) * a.kh * a.kw / 32;
 }
+// Convolutions may call oneDNN, whose OpenMP team belongs to the calling thread, and whose
+// objects exit() destroys: they run on the thread that submits them (Note [Work that runs on
+// the caller], work_queue.hpp). Without oneDNN they run on the kernel pool, from anywhere.
+WorkQueue::Runs conv_runs() noexcept {
+  return kernels::onednn_in_use() ? WorkQueue::Runs::on_caller : WorkQueue::Runs::anywhere;
+}
 }  // namespace
 void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
                         const StridedView& b, const StridedView& out, Stream& stream) {
   const std::int64_t cost = conv_cost(args);
-  submit_views(
-      on(stream), op_name(op), cost,
+  submit_views_where<1>(
+      on(stream), op_name(op), cost, conv_runs(),
       [op, args](const StridedView& x, const StridedView& y, const StridedView& o) {
         kernels::conv2d(op, args, x, y, o);
       },
@@ -296,8 +302,8 @@ void CpuBackend::conv2d_bias(const Conv2dArgs& args, const StridedView& input,
                              const StridedView& weight, const StridedView& bias,
                              const StridedView& out, Stream& stream) {
   const std::int64_t cost = conv_cost(args);
-  submit_views(
-      on(stream), op_name(Conv2dOp::forward_bias), cost,
+  submit_views_where<1>(
+      on(stream), op_name(Conv2dOp::forward_bias), cost, conv_runs(),
       [args](const StridedView& x, const StridedView& w, const StridedView& b,
              const StridedView& o) { kernels::conv2d_bias(args, x, w, b, o); },
       input, weight, bias, out);

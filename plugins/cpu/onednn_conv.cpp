@@ -9,7 +9,8 @@
 // scratchpad (scratchpad_mode::user), so concurrent calls from two cpu devices share nothing
 // mutable. Threads: Debian's oneDNN runs on OpenMP; the calling thread's OpenMP thread count
 // is set to the device's kernel threads for the call and restored after it (a per-thread
-// setting: nothing else in the process changes). bfloat16 operands stay bfloat16 (the
+// setting: nothing else in the process changes). The calling thread is the application's,
+// never the device's worker (Note [Work that runs on the caller], work_queue.hpp). bfloat16 operands stay bfloat16 (the
 // primitive sums in float32 and rounds once, as torch's bfloat16 convolution, which calls the
 // same primitives); where oneDNN has no bfloat16 kernel (a CPU without AVX-512) it declines.
 // float64, float16 and what oneDNN declines stay on kernels_conv.cpp's kernels.
@@ -187,6 +188,7 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g, memory::data_ty
 }  // namespace
 
 bool onednn_available() noexcept { return true; }
+bool onednn_in_use() noexcept { return onednn::enabled(); }
 void onednn_release_kept_buffers() noexcept { onednn::release_kept_buffers(); }
 std::size_t onednn_kept_bytes() noexcept { return onednn::kept_bytes(); }
 
@@ -230,6 +232,7 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
 #else
 
 bool onednn_available() noexcept { return false; }
+bool onednn_in_use() noexcept { return false; }
 void onednn_release_kept_buffers() noexcept {}
 std::size_t onednn_kept_bytes() noexcept { return 0; }
 bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, DType, const void*, const void*, void*, int,

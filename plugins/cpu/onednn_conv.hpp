@@ -23,6 +23,9 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, DType dtype, const void*
 
 /// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
 bool onednn_available() noexcept;
+/// Whether convolutions may call oneDNN: available, and not switched off by the environment
+/// (HETERO_CPU_ONEDNN=0, read once).
+bool onednn_in_use() noexcept;
 
 /// Frees the buffers that threads keep between oneDNN convolutions (onednn_runtime.hpp's
 /// KeptBuffers: up to 4 x 64 MiB per thread that convolves), as Backend::empty_cache frees

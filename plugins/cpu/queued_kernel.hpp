@@ -139,12 +139,13 @@ class GemmTask final : public WorkQueue::Task {
   std::array<std::optional<HostRef>, 3> refs_;
 };
 
-/// Runs fn(views...) as kernel `op` on `device`'s queue, in order (at once when small and
-/// idle); the last `Outputs` views are written (a failure poisons each), the last one's dtype
+/// Runs fn(views...) as kernel `op` on `device`'s queue, in order, where `runs` says
+/// (WorkQueue::submit: at once when small and idle, or on this thread after the work before
+/// it); the last `Outputs` views are written (a failure poisons each), the last one's dtype
 /// is the one named on failure. `cost` is the work in elements.
 template <std::size_t Outputs, class F, class... Views>
-void submit_views_writing(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
-                          const Views&... views) {
+void submit_views_where(CpuDevice& device, std::string_view op, std::int64_t cost,
+                        WorkQueue::Runs runs, F fn, const Views&... views) {
   static_assert(Outputs >= 1 && Outputs < sizeof...(Views) + 1);
   const KernelName name{op, std::get<sizeof...(Views) - 1>(std::tie(views...)).dtype,
                         device.index()};
@@ -153,7 +154,15 @@ void submit_views_writing(CpuDevice& device, std::string_view op, std::int64_t c
       [&] {
         return std::make_unique<ViewTask<F, sizeof...(Views), Outputs>>(
             name, fn, std::array<const StridedView*, sizeof...(Views)>{&views...});
-      });
+      },
+      runs);
+}
+
+/// submit_views_where for work that may run anywhere (WorkQueue::Runs::anywhere).
+template <std::size_t Outputs, class F, class... Views>
+void submit_views_writing(CpuDevice& device, std::string_view op, std::int64_t cost, F fn,
+                          const Views&... views) {
+  submit_views_where<Outputs>(device, op, cost, WorkQueue::Runs::anywhere, std::move(fn), views...);
 }
 
 /// submit_views_writing with one output, the last view.

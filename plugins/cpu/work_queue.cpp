@@ -21,6 +21,22 @@ std::uint64_t WorkQueue::begin_inline() {
   return next_ticket_locked();
 }
 
+std::uint64_t WorkQueue::begin_on_caller() {
+  if (running_work()) return 0;  // queued work cannot wait for its own queue
+  std::unique_lock lock(mutex_);
+  while (busy_ || !queue_.empty()) {
+    if (!busy_) {
+      run_front_locked(lock);  // the worker is between pieces: help rather than sleep
+      continue;
+    }
+    ++waiters_;
+    done_cv_.wait(lock, [&] { return !busy_; });
+    --waiters_;
+  }
+  busy_ = true;
+  return next_ticket_locked();
+}
+
 void WorkQueue::end_inline(std::exception_ptr error, std::uint64_t ticket) {
   std::lock_guard lock(mutex_);
   busy_ = false;

@@ -15,6 +15,24 @@
 // synchronisation. Thread-safe: one mutex; submitters, the worker and waiters may be on
 // any threads.
 //
+// Note [Work that runs on the caller]: work submitted with Runs::on_caller is never queued
+// while the queue runs: the submitting thread waits until the work before it has completed
+// (running queued work itself while the worker is between pieces, as wait() does) and then
+// runs it, as inline work. Convolutions on oneDNN are submitted so (cpu_backend.cpp):
+// - Debian's oneDNN runs its primitives on OpenMP, whose threads belong to the calling thread
+//   (libgomp keeps a team per thread). A convolution queued for the worker was taken by the
+//   host thread waiting for it about half the time, so it ran on one team or the other by a
+//   race: a [256, 6, 14, 14] * [16, 6, 5, 5] forward took 1.70-1.75 ms per call, against
+//   1.29-1.37 with every call on the host (a Zen 3, 2 kernel threads), its 2,400-element
+//   weight reorder 65-110 us instead of 2-10 us.
+// - Queued for the worker alone (7f27d83, reverted), a convolution still queued when the
+//   program returned from main ran after exit() had destroyed oneDNN's objects made on first
+//   use (its primitive cache, its JIT GEMM kernels, the plugin's plans), which come after the
+//   list of live backends that finishes queued work (Note [Finish queued work at exit]): a
+//   crash. Work on the caller is done before the caller can return.
+// The cost: the host waits for a convolution as libtorch's cpu convolution makes it wait, and
+// one host thread driving two cpu devices runs their convolutions one after the other.
+//
 // Back-pressure: at most kMaxQueued pieces of work wait in the queue; a host thread that
 // submits more blocks (running queued work itself while the worker is between pieces)
 // until there is room, as a CUDA launch queue blocks the host when full. Otherwise a loop
@@ -52,11 +70,24 @@ class WorkQueue {
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
-  /// Runs `run_now()` on this thread when cost <= the inline limit and the queue is idle;
-  /// otherwise queues `make_task()` (a std::unique_ptr<Task>) for the worker.
+  /// Where a piece of work runs (Note [Work that runs on the caller]).
+  enum class Runs : std::uint8_t {
+    anywhere,   ///< queued for the worker, or inline when small and the queue idle
+    on_caller,  ///< on the submitting thread, once the work before it has completed
+  };
+
+  /// Runs `run_now()` on this thread when cost <= the inline limit and the queue is idle, or
+  /// (Runs::on_caller) once the work before it has completed; otherwise queues `make_task()`
+  /// (a std::unique_ptr<Task>) for the worker. Runs::on_caller work submitted from queued
+  /// work is queued. An exception of
+  /// `run_now()` is kept as queued work's is (rethrown by the next synchronize()).
   template <class RunNow, class MakeTask>
-  void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task) {
-    if (const std::uint64_t ticket = cost <= inline_limit_ ? begin_inline() : 0) {
+  void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task,
+              Runs runs = Runs::anywhere) {
+    const std::uint64_t ticket = runs == Runs::on_caller ? begin_on_caller()
+                                 : cost <= inline_limit_ ? begin_inline()
+                                                         : 0;
+    if (ticket != 0) {
       std::exception_ptr error;
       try {
         ScopedKernelPool scope(pool_);
@@ -102,6 +133,9 @@ class WorkQueue {
 
  private:
   std::uint64_t begin_inline();  // the ticket, or 0 when the queue is not idle
+  // Waits until the queue is idle (running queued work while the worker is between pieces),
+  // then the ticket as begin_inline(); 0 (queue it) when this thread runs queued work.
+  std::uint64_t begin_on_caller();
   void end_inline(std::exception_ptr error, std::uint64_t ticket);
   std::uint64_t next_ticket_locked() noexcept;
   void finish_locked(std::exception_ptr error, std::uint64_t ticket);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's WorkQueue on its own (compiled from the plugin's sources): back-pressure
 // (issue #25 item 5). A host thread that submits faster than the queue drains blocks once
-// kMaxQueued pieces wait; work submitted from queued work never blocks.
+// kMaxQueued pieces wait; work submitted from queued work never blocks; work for the caller
+// runs on the caller, after the work before it (Note [Work that runs on the caller]).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -92,6 +95,62 @@ TEST(WorkQueue, AnErrorOfQueuedWorkIsKeptForTheNextSynchronize) {
   for (int i = 0; i < 2000; ++i) queue.enqueue(task([] {}));
   EXPECT_THROW(queue.synchronize(), std::runtime_error);
   EXPECT_NO_THROW(queue.synchronize()) << "the error was not cleared";
+}
+
+// Note [Work that runs on the caller]: convolutions on oneDNN run on the thread that submits
+// them, after everything queued before them, whatever the inline limit; the queue keeps order.
+TEST(WorkQueue, WorkForTheCallerRunsOnTheCallerAfterTheWorkBeforeIt) {
+  WorkQueue queue(nullptr, /*inline_limit=*/-1);  // nothing small runs inline
+  const std::thread::id host = std::this_thread::get_id();
+  Gate gate;
+  std::mutex m;
+  std::vector<int> order;
+  std::vector<std::thread::id> ran_on;
+  const auto record = [&](int i) {
+    const std::lock_guard lock(m);
+    order.push_back(i);
+    ran_on.push_back(std::this_thread::get_id());
+  };
+  queue.enqueue(task([&] {
+    gate.wait();
+    record(0);
+  }));
+  gate.wait_reached();  // the worker is inside the first piece
+  for (int i = 1; i <= 50; ++i) queue.enqueue(task([&record, i] { record(i); }));
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gate.release();
+  });
+  queue.submit(
+      1, [&] { record(51); }, [&] { return task([&] { record(-1); }); },
+      WorkQueue::Runs::on_caller);
+  opener.join();
+  EXPECT_EQ(queue.queued(), 0u);
+  EXPECT_TRUE(queue.idle()) << "work for the caller returned before it had run";
+  queue.enqueue(task([&] { record(52); }));  // work after it is queued as usual
+  queue.synchronize();
+  ASSERT_EQ(order.size(), 53u);
+  for (int i = 0; i < 53; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(ran_on[51], host);
+  EXPECT_NE(ran_on[0], host);
+
+  // Its error is kept for the next synchronize, as queued work's.
+  queue.submit(
+      1, [] { throw std::runtime_error("on the caller"); },
+      [&] { return task([&] { record(-1); }); }, WorkQueue::Runs::on_caller);
+  EXPECT_THROW(queue.synchronize(), std::runtime_error);
+  EXPECT_NO_THROW(queue.synchronize());
+
+  // Submitted from queued work (which cannot wait for its own queue): queued behind it.
+  queue.enqueue(task([&] {
+    queue.submit(
+        1, [&] { record(-2); }, [&] { return task([&] { record(53); }); },
+        WorkQueue::Runs::on_caller);
+  }));
+  queue.synchronize();
+  queue.synchronize();  // the first covers the work submitted before it
+  ASSERT_EQ(order.size(), 54u);
+  EXPECT_EQ(order.back(), 53);
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ inline constexpr Variable kVariables[] = {
   {"HETERO_CPU_THREADS", Type::integer, "the hardware threads",
    "kernel threads of the cpu backend, shared by its devices", 1, 4096},
   {"HETERO_CPU_INLINE_LIMIT", Type::integer, "1048576",
-   "cpu work of fewer elements runs on the calling thread (0: all on the device's worker)",
+   "cpu work of fewer elements runs on the calling thread (0: all on the device's worker; "
+   "convolutions on oneDNN always run on the calling thread)",
    0, 1 << 30},
   {"HETERO_CPU_ONEDNN", Type::flag, "1",
    "0: the cpu backend's float32 convolution on its own im2col kernels instead of oneDNN"},
