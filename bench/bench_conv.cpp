@@ -13,6 +13,7 @@
 #include "torch_peer.hpp"
 #endif
 #include "../examples/lenet_fashion_mnist/lenet.hpp"
+#include "../examples/resnet18_fashion_mnist/resnet.hpp"
 
 namespace {
 
@@ -70,6 +71,24 @@ std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64
       x.mutable_grad() = Tensor();
       for (Tensor& p : bn->parameters()) p.mutable_grad() = Tensor();
     }
+    synchronize(Device::cpu());
+  };
+}
+
+// One training step of resnet18_fashion_mnist's network and optimiser (SGD, lr 0.1, momentum
+// 0.9, weight decay 5e-4) on a [batch, 1, 28, 28] batch, as the example trains.
+std::function<void()> resnet18_step(std::int64_t batch) {
+  auto net = std::make_shared<nn::Sequential>(resnet::make_resnet18(1, 10));
+  auto sgd = std::make_shared<optim::SGD>(
+      net->parameters(), optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 5e-4});
+  auto loss_fn = std::make_shared<nn::CrossEntropyLoss>(Tensor(), false);  // as the example
+  const Tensor x = rand({batch, 1, 28, 28});
+  const Tensor y = (rand({batch}) * 10).to(DType::int64);
+  return [net, sgd, loss_fn, x, y] {
+    const Tensor loss = (*loss_fn)((*net)(x), y);
+    sgd->zero_grad();
+    loss.backward();
+    sgd->step();
     synchronize(Device::cpu());
   };
 }
@@ -175,6 +194,7 @@ void register_all() {
       add(std::string(l.name) + suffix(backward), batch_norm_step(l.n, l.c, l.h, backward),
           HETERO_TORCH_PEER(batch_norm_step(l.n, l.c, l.h, backward)));
   add("lenet_step", lenet_step(256), HETERO_TORCH_PEER(lenet_step(256)));
+  add("resnet18_step", resnet18_step(128), HETERO_TORCH_PEER(resnet18_step(128)));
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 #include <ATen/Parallel.h>
 #include <torch/csrc/api/include/torch/version.h>
 
+#include <cmath>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace bench::torch {
@@ -249,6 +252,107 @@ std::function<void()> lenet_step(std::int64_t batch) {
     for (auto& t : p) {
       t.sub_(t.grad() * 0.9);
       t.mutable_grad().reset();
+    }
+  };
+}
+
+namespace {
+
+// torch's default initialisation of a layer's weight and bias: uniform in +-1/sqrt(fan_in).
+at::Tensor uniform_param(at::IntArrayRef shape, std::int64_t fan_in) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  return ((at::rand(shape) * 2 - 1) * bound).requires_grad_();
+}
+
+struct Conv {
+  at::Tensor w, b;
+  std::int64_t stride, padding;
+  Conv(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t stride_,
+       std::int64_t padding_)
+      : w(uniform_param({out, in, k, k}, in * k * k)),
+        b(uniform_param({out}, in * k * k)),
+        stride(stride_),
+        padding(padding_) {}
+  at::Tensor operator()(const at::Tensor& x) const { return at::conv2d(x, w, b, stride, padding); }
+};
+
+// BatchNorm2d in training mode (momentum 0.1, eps 1e-5), its running statistics updated.
+struct BatchNorm {
+  at::Tensor w, b, mean, var;
+  explicit BatchNorm(std::int64_t c)
+      : w(at::ones({c}).requires_grad_()),
+        b(at::zeros({c}).requires_grad_()),
+        mean(at::zeros({c})),
+        var(at::ones({c})) {}
+  at::Tensor operator()(const at::Tensor& x) const {
+    return at::batch_norm(x, w, b, mean, var, true, 0.1, 1e-5, false);
+  }
+};
+
+// D2L's Residual: relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)).
+struct Residual {
+  Conv conv1, conv2;
+  std::optional<Conv> conv3;
+  BatchNorm bn1, bn2;
+  Residual(std::int64_t in, std::int64_t c, bool use_1x1, std::int64_t stride)
+      : conv1(in, c, 3, stride, 1), conv2(c, c, 3, 1, 1), bn1(c), bn2(c) {
+    if (use_1x1) conv3.emplace(in, c, 1, stride, 0);
+  }
+  at::Tensor operator()(const at::Tensor& x) const {
+    const at::Tensor y = bn2(conv2(at::relu(bn1(conv1(x)))));
+    return at::relu(y + (conv3 ? (*conv3)(x) : x));
+  }
+};
+
+struct ResNet18 {
+  Conv stem{1, 64, 7, 2, 3};
+  BatchNorm stem_bn{64};
+  std::vector<Residual> blocks;
+  at::Tensor fc_w = uniform_param({10, 512}, 512), fc_b = uniform_param({10}, 512);
+  std::vector<at::Tensor> params, momentum;
+
+  ResNet18() {
+    const std::int64_t widths[] = {64, 64, 128, 256, 512};
+    for (int s = 1; s <= 4; ++s) {
+      blocks.emplace_back(widths[s - 1], widths[s], s > 1, s > 1 ? 2 : 1);
+      blocks.emplace_back(widths[s], widths[s], false, 1);
+    }
+    params = {stem.w, stem.b, stem_bn.w, stem_bn.b, fc_w, fc_b};
+    for (const Residual& r : blocks) {
+      for (const Conv* c : {&r.conv1, &r.conv2}) params.insert(params.end(), {c->w, c->b});
+      if (r.conv3) params.insert(params.end(), {r.conv3->w, r.conv3->b});
+      for (const BatchNorm* n : {&r.bn1, &r.bn2}) params.insert(params.end(), {n->w, n->b});
+    }
+    momentum.resize(params.size());
+  }
+  at::Tensor operator()(const at::Tensor& x) const {
+    at::Tensor h = at::max_pool2d(at::relu(stem_bn(stem(x))), 3, 2, 1);
+    for (const Residual& r : blocks) h = r(h);
+    return at::linear(at::adaptive_avg_pool2d(h, {1, 1}).flatten(1), fc_w, fc_b);
+  }
+};
+
+}  // namespace
+
+std::function<void()> resnet18_step(std::int64_t batch) {
+  auto net = std::make_shared<ResNet18>();
+  at::Tensor x = at::rand({batch, 1, 28, 28}), y = at::randint(0, 10, {batch});
+  return [net, x, y] {
+    at::Tensor loss = at::cross_entropy_loss((*net)(x), y);
+    loss.backward();
+    at::NoGradGuard no_grad;
+    // torch.optim.SGD (foreach=False): d = g + wd p; buf = m buf + d (buf = d at the first
+    // step); p -= lr buf.
+    for (std::size_t i = 0; i < net->params.size(); ++i) {
+      at::Tensor& p = net->params[i];
+      const at::Tensor d = p.grad().add(p, 5e-4);
+      at::Tensor& buf = net->momentum[i];
+      if (buf.defined())
+        buf.mul_(0.9).add_(d);
+      else
+        buf = d.clone();
+      p.add_(buf, -0.1);
+      p.mutable_grad().reset();
     }
   };
 }

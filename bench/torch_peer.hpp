@@ -57,5 +57,11 @@ std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64
 /// One SGD step (lr 0.9) of D2L's LeNet on a [batch, 1, 28, 28] batch: forward, cross
 /// entropy, backward, update (issue #27's LeNet epoch row is 235 of these at batch 256).
 std::function<void()> lenet_step(std::int64_t batch);
+/// One training step of D2L's ResNet-18 (examples/resnet18_fashion_mnist/resnet.hpp, written
+/// here in ATen's functional ops: convolutions with bias, BatchNorm in training mode, ReLU,
+/// max-pool, residual adds, global average pool, linear) on a [batch, 1, 28, 28] batch:
+/// forward, cross entropy, backward, and torch.optim.SGD's update with momentum 0.9 and weight
+/// decay 5e-4 (lr 0.1), as the example trains (issue #49's ResNet-18 training step row).
+std::function<void()> resnet18_step(std::int64_t batch);
 
 }  // namespace bench::torch
