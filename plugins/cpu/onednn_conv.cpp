@@ -10,10 +10,11 @@
 // mutable. Threads: Debian's oneDNN runs on OpenMP; the calling thread's OpenMP thread count
 // is set to the device's kernel threads for the call and restored after it (a per-thread
 // setting: nothing else in the process changes). The calling thread is the application's,
-// never the device's worker (Note [Work that runs on the caller], work_queue.hpp). bfloat16 operands stay bfloat16 (the
-// primitive sums in float32 and rounds once, as torch's bfloat16 convolution, which calls the
-// same primitives); where oneDNN has no bfloat16 kernel (a CPU without AVX-512) it declines.
-// float64, float16 and what oneDNN declines stay on kernels_conv.cpp's kernels.
+// never the device's worker (Note [Work that runs on the caller], work_queue.hpp). bfloat16
+// operands stay bfloat16 (the primitive sums in float32 and rounds once, as torch's bfloat16
+// convolution, which calls the same primitives); where oneDNN has no bfloat16 kernel (a CPU
+// without AVX-512) it declines. float64, float16 and what oneDNN declines stay on
+// kernels_conv.cpp's kernels.
 #include "onednn_conv.hpp"
 
 #if HETERO_CPU_ONEDNN
