@@ -18,7 +18,9 @@
 // Note [Work that runs on the caller]: work submitted with Runs::on_caller is never queued
 // while the queue runs: the submitting thread waits until the work before it has completed
 // (running queued work itself while the worker is between pieces, as wait() does) and then
-// runs it, as inline work. Convolutions on oneDNN are submitted so (cpu_backend.cpp):
+// runs it, as inline work. If by then work that other threads submitted since waits in the
+// queue, the work is queued behind it instead (a thread that keeps the queue full must not
+// hold this one back for good). Convolutions on oneDNN are submitted so (cpu_backend.cpp):
 // - Debian's oneDNN runs its primitives on OpenMP, whose threads belong to the calling thread
 //   (libgomp keeps a team per thread). A convolution queued for the worker was taken by the
 //   host thread waiting for it about half the time, so it ran on one team or the other by a
@@ -79,7 +81,8 @@ class WorkQueue {
   /// Runs `run_now()` on this thread when cost <= the inline limit and the queue is idle, or
   /// (Runs::on_caller) once the work before it has completed; otherwise queues `make_task()`
   /// (a std::unique_ptr<Task>) for the worker. Runs::on_caller work submitted from queued
-  /// work is queued. An exception of
+  /// work, or finding newer work of other threads queued once the older work is done, is
+  /// queued. An exception of
   /// `run_now()` is kept as queued work's is (rethrown by the next synchronize()).
   template <class RunNow, class MakeTask>
   void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task,
@@ -133,8 +136,9 @@ class WorkQueue {
 
  private:
   std::uint64_t begin_inline();  // the ticket, or 0 when the queue is not idle
-  // Waits until the queue is idle (running queued work while the worker is between pieces),
-  // then the ticket as begin_inline(); 0 (queue it) when this thread runs queued work.
+  // Waits until the work submitted before has completed (running it while the worker is
+  // between pieces), then the ticket as begin_inline(); 0 (queue it) when this thread runs
+  // queued work, or when newer work of other threads waits in the queue.
   std::uint64_t begin_on_caller();
   void end_inline(std::exception_ptr error, std::uint64_t ticket);
   std::uint64_t next_ticket_locked() noexcept;

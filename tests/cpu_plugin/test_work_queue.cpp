@@ -153,5 +153,45 @@ TEST(WorkQueue, WorkForTheCallerRunsOnTheCallerAfterTheWorkBeforeIt) {
   EXPECT_EQ(order.back(), 53);
 }
 
+// A thread that keeps the queue busy does not hold work for the caller back: once the work
+// submitted before it has run, it runs, or is queued behind the newer work.
+TEST(WorkQueue, WorkForTheCallerIsNotHeldBackByAnotherThreadsStream) {
+  WorkQueue queue(nullptr, /*inline_limit=*/-1);
+  std::atomic<bool> stop{false}, returned{false};
+  std::atomic<int> producer_ran{0};
+  std::thread producer([&] {
+    // Slower work than submission, 64 pieces waiting at most: the queue never drains, and
+    // never reaches the depth limit (whose waiting submitters it serves in no fixed order).
+    while (!stop.load()) {
+      if (queue.queued() >= 64) {
+        std::this_thread::yield();
+        continue;
+      }
+      queue.enqueue(task([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        producer_ran.fetch_add(1);
+      }));
+    }
+  });
+  while (producer_ran.load() < 10) std::this_thread::yield();
+  std::thread watchdog([&] {  // ends the producer if the submission never returns
+    for (int i = 0; i < 600 && !returned.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop.store(true);
+  });
+  std::atomic<bool> ran{false};
+  queue.submit(
+      1, [&] { ran.store(true); }, [&] { return task([&] { ran.store(true); }); },
+      WorkQueue::Runs::on_caller);
+  const bool before_the_watchdog = !stop.load();
+  returned.store(true);
+  stop.store(true);
+  watchdog.join();
+  producer.join();
+  queue.synchronize();
+  EXPECT_TRUE(before_the_watchdog) << "held back until the other thread stopped submitting";
+  EXPECT_TRUE(ran.load());
+}
+
 }  // namespace
 }  // namespace hetero::cpu
