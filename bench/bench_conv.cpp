@@ -75,13 +75,13 @@ std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64
   };
 }
 
-// One training step of resnet18_fashion_mnist's network and optimiser (SGD, lr 0.1, momentum
-// 0.9, weight decay 5e-4) on a [batch, 1, 28, 28] batch, as the example trains.
-std::function<void()> resnet18_step(std::int64_t batch) {
-  auto net = std::make_shared<nn::Sequential>(resnet::make_resnet18(1, 10));
-  auto sgd = std::make_shared<optim::SGD>(
-      net->parameters(), optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 5e-4});
-  auto loss_fn = std::make_shared<nn::CrossEntropyLoss>(Tensor(), false);  // as the example
+// One training step of `net` by optim::SGD with `options` on a random [batch, 1, 28, 28]
+// batch of 10 classes: forward, cross entropy (targets not checked, as the examples' loops),
+// backward, update.
+std::function<void()> training_step(std::shared_ptr<nn::Sequential> net, optim::SGDOptions options,
+                                    std::int64_t batch) {
+  auto sgd = std::make_shared<optim::SGD>(net->parameters(), options);
+  auto loss_fn = std::make_shared<nn::CrossEntropyLoss>(Tensor(), false);
   const Tensor x = rand({batch, 1, 28, 28});
   const Tensor y = (rand({batch}) * 10).to(DType::int64);
   return [net, sgd, loss_fn, x, y] {
@@ -93,19 +93,15 @@ std::function<void()> resnet18_step(std::int64_t batch) {
   };
 }
 
+// resnet18_fashion_mnist's network and optimiser (SGD, lr 0.1, momentum 0.9, weight decay
+// 5e-4), as the example trains.
+std::function<void()> resnet18_step(std::int64_t batch) {
+  return training_step(std::make_shared<nn::Sequential>(resnet::make_resnet18(1, 10)),
+                       {.lr = 0.1, .momentum = 0.9, .weight_decay = 5e-4}, batch);
+}
+
 std::function<void()> lenet_step(std::int64_t batch) {
-  auto net = std::make_shared<nn::Sequential>(lenet::make());
-  auto sgd = std::make_shared<optim::SGD>(net->parameters(), optim::SGDOptions{.lr = 0.9});
-  auto loss_fn = std::make_shared<nn::CrossEntropyLoss>(Tensor(), false);
-  const Tensor x = rand({batch, 1, 28, 28});
-  const Tensor y = (rand({batch}) * 10).to(DType::int64);
-  return [net, sgd, loss_fn, x, y] {
-    const Tensor loss = (*loss_fn)((*net)(x), y);
-    sgd->zero_grad();
-    loss.backward();
-    sgd->step();
-    synchronize(Device::cpu());
-  };
+  return training_step(std::make_shared<nn::Sequential>(lenet::make()), {.lr = 0.9}, batch);
 }
 
 // Issue #49's convolution rows beside LeNet's: ResNet-18's 3x3 layers at batch 32, stride 1
