@@ -24,16 +24,7 @@ std::uint64_t WorkQueue::begin_inline() {
 std::uint64_t WorkQueue::begin_on_caller() {
   if (running_work()) return 0;  // queued work cannot wait for its own queue
   std::unique_lock lock(mutex_);
-  const std::uint64_t before = submitted_.load(std::memory_order_relaxed);
-  while (!reached(before)) {
-    if (!busy_) {  // the worker is between pieces (the first is older): help rather than sleep
-      run_front_locked(lock);
-      continue;
-    }
-    ++waiters_;
-    done_cv_.wait(lock, [&] { return reached(before) || !busy_; });
-    --waiters_;
-  }
+  wait_locked(lock, submitted_.load(std::memory_order_relaxed));  // the work before this
   // Work that other threads submitted since runs or waits: queue behind it rather than wait
   // for a queue that they may keep busy (the worker takes the next piece under the lock it
   // finished the last one with, so `busy_` alone may never be seen false).

@@ -82,8 +82,8 @@ class WorkQueue {
   /// (Runs::on_caller) once the work before it has completed; otherwise queues `make_task()`
   /// (a std::unique_ptr<Task>) for the worker. Runs::on_caller work submitted from queued
   /// work, or finding newer work of other threads queued once the older work is done, is
-  /// queued. An exception of
-  /// `run_now()` is kept as queued work's is (rethrown by the next synchronize()).
+  /// queued. An exception of `run_now()` is kept as queued work's is (rethrown by the next
+  /// synchronize()).
   template <class RunNow, class MakeTask>
   void submit(std::int64_t cost, RunNow&& run_now, MakeTask&& make_task,
               Runs runs = Runs::anywhere) {
