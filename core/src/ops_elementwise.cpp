@@ -74,21 +74,25 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const DType result = result_dtype(op, a, b);
   if (result == DType::bool_) return binary(op, a.to(DType::int64), b.to(DType::int64)).to(result);
   const DType t = result;
-  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && is_integral(t))
+  const bool same_shape = a.shape() == b.shape();
+  const Shape shape = same_shape ? a.shape() : detail::broadcast_shapes(name, a.shape(), b.shape());
+  // Only where an element is divided: an empty result divides nothing (as torch, whose
+  // kernel never sees the divisor then), and a shape mismatch is reported first.
+  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && is_integral(t) &&
+      detail::checked_numel(shape) != 0)
     check_integer_divisor(name, b);
   // Operands already of dtype t are used as they are (no Tensor copies: reference counts
   // are atomic, and this is the path of every small op).
   Tensor a_cast, b_cast;
   const Tensor& a2 = a.dtype() == t ? a : (a_cast = a.to(t));
   const Tensor& b2 = b.dtype() == t ? b : (b_cast = b.to(t));
-  if (a.shape() == b.shape()) {  // no broadcasting: the operands' own strides
+  if (same_shape) {  // no broadcasting: the operands' own strides
     Tensor out = detail::new_tensor_like(a.shape(), t, a);
     if (out.numel() == 0) return out;
     detail::calls::binary(detail::storage_of(out), op, detail::view_of(a2), detail::view_of(b2),
                           detail::view_of(out));
     return out;
   }
-  const Shape shape = detail::broadcast_shapes(name, a.shape(), b.shape());
   Tensor out = detail::new_tensor_like(shape, t, a);
   if (out.numel() == 0) return out;
   detail::calls::binary(
@@ -211,6 +215,24 @@ Tensor pow_grad_base(const Tensor& g, const Tensor& a, const Tensor& b) {
 }
 Tensor pow_grad_exponent(const Tensor& g, const Tensor& a, const Tensor& b) {
   return where(logical_and(eq(a, 0.0), ge(b, 0.0)), 0.0, g * pow(a, b) * log(a));
+}
+
+// a // b on floating operands, as torch.div(a, b, rounding_mode="floor"), which remainder's
+// gradient to b takes (derivatives.yaml: -grad * self.div(other, rounding_mode="floor")).
+// torch computes it as c10::div_floor_floating, not floor(a / b): the quotient of a - fmod(a,
+// b), stepped down by one where fmod has the other sign than b, rounded to the nearest
+// integer; a / b where b == 0; a zero with the sign of a / b where the quotient is 0. It
+// differs from floor(a / b) where a / b rounds up to an integer (1 // 0.1 is 9, floor(1 / 0.1)
+// is 10) and where a is infinite (NaN, not +-inf).
+Tensor floor_division(const Tensor& a, const Tensor& b) {
+  const Tensor quotient = a / b;
+  const Tensor mod = fmod(a, b);
+  Tensor div = (a - mod) / b;
+  div = where(logical_and(ne(mod, 0.0), ne(lt(b, 0.0), lt(mod, 0.0))), div - 1.0, div);
+  Tensor nearest = floor(div);
+  nearest = where(gt(div - nearest, 0.5), nearest + 1.0, nearest);
+  const Tensor result = where(eq(div, 0.0), quotient * 0.0, nearest);
+  return where(eq(b, 0.0), quotient, result);
 }
 
 // What a row's backward closure keeps (the `saves` column).

@@ -6,6 +6,7 @@
 // interface minor loads and runs the ops of its minor.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -249,7 +250,7 @@ TEST(OpTables, RoundingSignErfAndAtan2AsTorch) {
 // The rows of minor 12 against torch 1.13's values (python3-torch): fmod takes the
 // dividend's sign, remainder the divisor's; integers stay integers, MIN % -1 is 0, an integer
 // divisor of 0 raises (torch's "ZeroDivisionError") and a floating one gives NaN; the
-// gradients are g and -g * trunc(a / b) / -g * floor(a / b).
+// gradients are g and -g * trunc(a / b) / -g * (a // b).
 TEST(OpTables, FmodAndRemainderAsTorch) {
   const Tensor a = tensor({-7, 7, -7, 7}), b = tensor({2, 2, -2, -2});
   EXPECT_EQ(fmod(a, b).dtype(), DType::int64);
@@ -261,6 +262,12 @@ TEST(OpTables, FmodAndRemainderAsTorch) {
   EXPECT_EQ(fmod(tensor({5}), 2.0).item<std::int64_t>(), 1);
   EXPECT_THROW(fmod(tensor({5, 3}), tensor({1, 0})), ValueError);
   EXPECT_THROW(remainder(tensor({5}), tensor({0})), ValueError);
+  // A 0 divisor that divides nothing (an empty result) raises nothing, as torch; a shape
+  // mismatch is a ShapeError before it.
+  const Tensor none = zeros({0}, TensorOptions().dtype(DType::int32));
+  EXPECT_EQ(fmod(none, tensor({0}).to(DType::bool_)).numel(), 0);
+  EXPECT_EQ(remainder(none, tensor({0})).numel(), 0);
+  EXPECT_THROW(fmod(tensor({1, 2}), tensor({0, 0, 0})), ShapeError);
   EXPECT_TRUE(std::isnan(remainder(tensor({5}), 0.0).item<double>()));  // a floating 0: NaN
   EXPECT_THROW(fmod(tensor({1}).to(DType::bool_), tensor({1}).to(DType::bool_)), DTypeError);
   const Tensor x = tensor({-3.5, 3.5, -0.0, 5.0, INFINITY, 1.0, -1e-40});
@@ -285,6 +292,32 @@ TEST(OpTables, FmodAndRemainderAsTorch) {
   q.mutable_grad() = Tensor();
   fmod(p, q).sum().backward();
   EXPECT_EQ(q.grad().to_vector<float>(), (std::vector<float>{1, 3}));
+}
+
+// remainder's gradient to the divisor is -g * (a // b) with torch's floor division
+// (c10::div_floor_floating), not floor(a / b): 1 / 0.1 rounds up to 10, but 1 // 0.1 is 9,
+// and inf // 0.5 is NaN. Values from torch 1.13 (remainder(a, b).sum().backward(), b.grad).
+TEST(OpTables, RemainderGradientUsesTorchsFloorDivision) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor a = from_vector(std::vector<double>{1.0, inf, -1.0, 0.3, 5.0, 0.0, -0.5, 7.0, 1.0, 1e300})
+                 .requires_grad_();
+  Tensor b = from_vector(std::vector<double>{0.1, 0.5, 0.1, -0.1, inf, 2.0, 2.0, 0.0, -inf, 1e-10})
+                 .requires_grad_();
+  remainder(a, b).sum().backward();
+  const std::vector<double> got = b.grad().to_vector<double>(),
+                            want{-9.0, NAN, 10.0, 3.0, -0.0, -0.0, 1.0, -inf, 1.0, -inf};
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << i << ": " << got[i];
+      continue;
+    }
+    EXPECT_EQ(got[i], want[i]) << i;
+    EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << i;
+  }
+  Tensor a32 = tensor({1.0, -1.0}).requires_grad_(), b32 = tensor({0.1, 0.1}).requires_grad_();
+  remainder(a32, b32).sum().backward();
+  EXPECT_EQ(b32.grad().to_vector<float>(), (std::vector<float>{-9, 10}));
 }
 
 // libhetero-partial.so runs fill, cast and add only.

@@ -145,13 +145,14 @@
 // other sign). Floating x / 0 is NaN; the core refuses an integer divisor of 0 before the
 // kernel (ZeroDivisionError, as torch's cpu kernels), and the integer rules never trap
 // (wrap_fmod / wrap_remainder). Gradients as torch's derivatives.yaml: g for the dividend,
-// -g * div(a, b, rounding_mode="trunc" / "floor") for the divisor.
+// -g * div(a, b, rounding_mode="trunc" / "floor") for the divisor (the core's
+// floor_division: torch's floor division, not floor(a / b), which differs at 1 // 0.1).
 #define HETERO_BINARY_OPS_MINOR_12(_, since)                                                         \
   _(fmod,      since, arithmetic, fmod(x, y),                 wrap_fmod(x, y),      inputs,        \
     g,                               -g * trunc(a / b))                                              \
   _(remainder, since, arithmetic,                                                                    \
     ((fmod(x, y) != 0 && ((fmod(x, y) < 0) != (y < 0))) ? fmod(x, y) + y : fmod(x, y)),             \
-    wrap_remainder(x, y), inputs,    g,                               -g * floor(a / b))
+    wrap_remainder(x, y), inputs,    g,                               -g * floor_division(a, b))
 #else
 #define HETERO_BINARY_OPS_MINOR_12(_, since)
 #endif
