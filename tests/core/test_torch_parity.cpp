@@ -217,13 +217,19 @@ TEST(TorchParity, SemanticsFloatToIntegerSaturates) {
 }
 
 // docs/semantics.md row 32: a logical op tests each value itself, also a 0-d one outside the
-// tensor operand's dtype (torch wraps INT64_MIN into int8's 0 first).
+// tensor operand's dtype (torch wraps INT64_MIN into int8's 0 first, and rounds 1e-40 to
+// float16's 0).
 TEST(TorchParity, SemanticsLogicalOpsTestTheValueItself) {
   const Tensor x = from_vector(std::vector<std::int64_t>{8, 0}).to(DType::int8);
   const Tensor big =
       full({}, std::numeric_limits<std::int64_t>::min(), TensorOptions().dtype(DType::int64));
   EXPECT_EQ(logical_xor(x, big).to_vector<bool>(), (std::vector<bool>{false, true}));
   EXPECT_EQ(logical_and(x, big).to_vector<bool>(), (std::vector<bool>{true, false}));
+  // A floating one that underflows to 0 in the tensor's dtype (torch: 1e-40 in float16 is 0).
+  const Tensor h = from_vector(std::vector<double>{75, 0}).to(DType::float16);
+  const Tensor tiny = full({}, 1e-40, TensorOptions().dtype(DType::float64));
+  EXPECT_EQ(logical_xor(h, tiny).to_vector<bool>(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(logical_and(h, tiny).to_vector<bool>(), (std::vector<bool>{true, false}));
 }
 
 // docs/semantics.md row 2: double -> float16 rounds once (torch rounds to float32 first:

@@ -397,6 +397,8 @@ def reduction_slack(case, dtype):
     if op == "prod":  # n roundings of a product no larger than that of max(|v|, 1)
         big = math.prod(max(v, 1.0) for v in finite[0]) if finite else 1.0
         return 2 * n * eps * big
+    if op == "var":  # a sum of n squared deviations, each rounded, scaled by 1 / (n - correction)
+        return 2 * n * eps * sum(v * v for v in finite[0])
     if op in ("sum", "mean", "norm"):
         return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
     return 0.0
@@ -758,15 +760,16 @@ def adaptive_mean_without_overflow(case, herr, expect):
 
 
 def logical_of_wrapped_scalar(case, herr, expect):
-    """docs/semantics.md row 32: logical_and/or/xor with a 0-d integer operand whose value does
-    not fit the computation dtype (int64 INT_MIN with an int8 tensor): hetero tests the value
-    itself (nonzero: true); torch converts it to the tensor's dtype first, where it may wrap
-    to 0. Compared with torch on the operands tested for != 0 first."""
+    """docs/semantics.md row 32: logical_and/or/xor with a 0-d operand whose value does not
+    survive the computation dtype (int64 INT_MIN with an int8 tensor, float64 1e-40 with a
+    float16 one): hetero tests the value itself (nonzero: true); torch converts it to the
+    tensor's dtype first, where it may wrap or underflow to 0. Compared with torch on the
+    operands tested for != 0 first."""
     if herr or not isinstance(expect, torch.Tensor) or \
             case["op"] not in ("logical_and", "logical_or", "logical_xor"):
         return False
     x = [make_input(i) for i in case["inputs"]]
-    if not any(t.dim() == 0 and not t.is_floating_point() for t in x):
+    if not any(t.dim() == 0 for t in x):
         return False
     want = getattr(torch, case["op"])(x[0] != 0, x[1] != 0)
     return agrees(case, want)
@@ -840,13 +843,53 @@ def repeat_backward_of_empty(case, herr, expect):
     return want.numel() == 0 and list(want.shape) == list(case["result"]["shape"])
 
 
+def pairwise_product(t, d):
+    """core/src/ops_prod.cpp's order: neighbours multiplied (x0 x1, x2 x3, ...), the last
+    element of an odd length carried, until one is left."""
+    if t.shape[d] == 0:
+        return torch.ones_like(t.narrow(d, 0, 0).sum(d, keepdim=True))
+    while t.shape[d] > 1:
+        n, h = t.shape[d], t.shape[d] // 2
+        p = t.narrow(d, 0, 2 * h).reshape(list(t.shape[:d]) + [h, 2] + list(t.shape[d + 1:]))
+        m = p.select(d + 1, 0) * p.select(d + 1, 1)
+        t = torch.cat([m, t.narrow(d, n - 1, 1)], d) if n % 2 else m
+    return t
+
+
+def prod_pairwise_order(case, herr, expect):
+    """docs/semantics.md row 43: a floating prod whose partial products overflow or underflow
+    (an inf meeting a 0, as [-0.0, 18.3, 1.3e308, -4.6]): hetero multiplies neighbours
+    pairwise, torch left to right, and an intermediate inf or 0 may come out in one order
+    only. Compared with the pairwise product computed by torch (16-bit inputs in float64 or
+    float32, as the core computes them)."""
+    if herr or case["cat"] != "reduce" or case["op"] != "prod" or not isinstance(expect, torch.Tensor):
+        return False
+    x = make_input(case["inputs"][0])
+    if not x.is_floating_point():
+        return False
+    a = case["args"]
+    computes = [torch.float64, torch.float32] if x.dtype in (torch.float16, torch.bfloat16) else [x.dtype]
+    for t in computes:
+        y = x.to(t)
+        if a["all"] or y.dim() == 0:
+            want = pairwise_product(y.reshape(-1), 0).reshape([])
+        else:
+            d = a["dim"] % y.dim()
+            want = pairwise_product(y, d)
+            if not a["keepdim"]:
+                want = want.squeeze(d)
+        if agrees(case, want.to(x.dtype)):
+            return True
+    return False
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
-              baddbmm_beta_zero, repeat_backward_of_empty]
+              baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order]
 
 
 def check(case):
