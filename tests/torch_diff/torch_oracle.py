@@ -82,6 +82,25 @@ BINARY = {
 }
 
 
+class EluScalarRule(torch.autograd.Function):
+    """elu with the gradient of torch's scalar (and cuda) kernel: x <= 0 ? g alpha e^x : g,
+    so g at a NaN x (elu_gradient_at_nan)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        return torch.nn.functional.elu(x, alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return torch.where(x <= 0, g * ctx.alpha * torch.exp(x), g), None
+
+
+ELU_SCALAR_RULE = False  # set by elu_gradient_at_nan only
+
+
 def activation(op, x, a):
     F = torch.nn.functional
     x = x[0]
@@ -94,6 +113,8 @@ def activation(op, x, a):
     if op == "leaky_relu":
         return F.leaky_relu(x, a.get("negative_slope", 0.01))
     if op == "elu":
+        if ELU_SCALAR_RULE:
+            return EluScalarRule.apply(x, a.get("alpha", 1.0))
         return F.elu(x, a.get("alpha", 1.0))
     return F.softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0))
 
@@ -287,6 +308,11 @@ def compute(case, as_float64=False):
             # The accuracy reference without the cancellation of 1 + erf(x / sqrt 2) at
             # negative x, where both sides' formula loses digits (x Phi(x), Phi by erfc).
             fn = lambda op, x, a: x[0] * 0.5 * torch.special.erfc(-x[0] * math.sqrt(0.5))
+        if cat == "activation" and op == "gelu_tanh" and as_float64:
+            # Likewise x (1 + tanh(u)) / 2 as x sigmoid(2u): 1 + tanh(u) cancels at negative x,
+            # where one ulp of tanh is dozens of the result's in either framework.
+            fn = lambda op, x, a: x[0] * torch.sigmoid(
+                2 * math.sqrt(2 / math.pi) * (x[0] + 0.044715 * x[0] * x[0] * x[0]))
         if cat == "activation" and op == "elu" and as_float64:  # expm1, as hetero (row 36)
             fn = lambda op, x, a: torch.where(x[0] > 0, x[0], torch.expm1(x[0]) * a.get("alpha", 1.0))
         if not a["backward"]:
@@ -883,13 +909,32 @@ def prod_pairwise_order(case, herr, expect):
     return False
 
 
+def elu_gradient_at_nan(case, herr, expect):
+    """docs/semantics.md row 44: elu's gradient at a NaN input is the incoming gradient, as
+    torch's scalar and cuda kernels (x <= 0 ? g alpha e^x : g); torch's cpu vector kernel gives
+    NaN there when a non-positive element shares the NaN's vector, and g otherwise. Compared
+    with torch recomputed with the scalar rule."""
+    global ELU_SCALAR_RULE
+    if herr or (case["op"] != "elu" and '"elu"' not in json.dumps(case["args"])):
+        return False
+    ELU_SCALAR_RULE = True
+    try:
+        want = compute(case)
+    except Exception:
+        return False
+    finally:
+        ELU_SCALAR_RULE = False
+    return isinstance(want, tuple) and agrees(case, want)
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
               clamp_nan_bound, integer_conv2d, integer_pools, conv_overflow_times_zero,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
-              baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order]
+              baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
+              elu_gradient_at_nan]
 
 
 def check(case):
