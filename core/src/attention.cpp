@@ -29,6 +29,12 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
       throw DTypeError("scaled_dot_product_attention: expected floating q, k, v, got " +
                        std::string(dtype_name(t->dtype())));
   }
+  // As torch 2's validate_sdpa_input: a bool mask, or a floating one of q's dtype (an int64
+  // or float64 mask added to float32 scores would promote them).
+  if (attn_mask.defined() && attn_mask.dtype() != DType::bool_ && attn_mask.dtype() != q.dtype())
+    throw DTypeError("scaled_dot_product_attention: expected attn_mask of dtype bool or of q's " +
+                     std::string(dtype_name(q.dtype())) + ", got " +
+                     std::string(dtype_name(attn_mask.dtype())) + " (as torch)");
   if (is_causal && attn_mask.defined())
     throw ValueError(
         "scaled_dot_product_attention: is_causal with an attn_mask: give one of them (as torch)");

@@ -42,7 +42,14 @@ TEST(Layers, DropoutTrainAndEval) {
   EXPECT_TRUE(d(x).is_same(x));
   d.train();
   EXPECT_EQ(nn::Dropout(1.0)(x).sum().item<float>(), 0.0f);
-  EXPECT_THROW(nn::Dropout(1.5), ShapeError);
+  EXPECT_THROW(nn::Dropout(1.5), ValueError);  // as torch (a ShapeError before)
+  // Integer input: p 0 and 1 keep the dtype (1 gives zeros), between them a DTypeError (torch:
+  // "result type Float can't be cast to the desired output type Long").
+  const Tensor ints = tensor({3, 4});
+  EXPECT_TRUE(nn::dropout(ints, 0.0).is_same(ints));
+  EXPECT_EQ(nn::dropout(ints, 1.0).dtype(), DType::int64);
+  EXPECT_EQ(nn::dropout(ints, 1.0).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0}));
+  EXPECT_THROW(nn::dropout(ints, 0.5), DTypeError);
 }
 
 TEST(Losses, MseAndCrossEntropyValues) {

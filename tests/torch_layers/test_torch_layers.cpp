@@ -182,6 +182,13 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
   const Tensor q = ones({2, 3});
   EXPECT_THROW(scaled_dot_product_attention(q, q, q, ones({2, 2}), 0, true), ValueError);
   EXPECT_THROW(scaled_dot_product_attention(q, ones({2, 4}), q), ShapeError);
+  // A mask neither bool nor of q's dtype (torch 2's validate_sdpa_input): it would promote.
+  EXPECT_THROW(scaled_dot_product_attention(q, q, q, zeros({2, 2}, TensorOptions().dtype(DType::int64))),
+               DTypeError);
+  EXPECT_THROW(
+      scaled_dot_product_attention(q, q, q, zeros({2, 2}, TensorOptions().dtype(DType::float64))),
+      DTypeError);
+  EXPECT_EQ(scaled_dot_product_attention(q, q, q, zeros({2, 2})).dtype(), DType::float32);
   EXPECT_THROW(nn::TransformerEncoderLayer(4, 2, {.activation = "tanh"}), ValueError);
   nn::ModuleList list;
   list.push_back(std::make_shared<nn::Linear>(2, 3));

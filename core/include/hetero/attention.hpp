@@ -20,7 +20,8 @@ namespace hetero {
 /// attn_mask is added. A row with every position masked gives NaN (as torch's math path).
 /// dropout_p > 0 drops attention weights (always: pass 0 in eval, as torch says).
 /// ValueError for is_causal with an attn_mask (as torch) or dropout_p outside [0, 1];
-/// ShapeError for sizes that do not match; DTypeError for non-floating q, k, v.
+/// ShapeError for sizes that do not match; DTypeError for non-floating q, k, v, or an
+/// attn_mask neither bool nor of q's dtype (as torch 2).
 HETERO_API Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                                const Tensor& attn_mask = {}, double dropout_p = 0,
                                                bool is_causal = false,
