@@ -132,6 +132,42 @@ TEST(CnnLayers, ProdDtypesIdentityAndGradientAtZeros) {
   EXPECT_THROW(prod(x, 2), IndexError);
 }
 
+// prod's gradient where a line holds a zero and an inf or NaN, as torch 1.13's exclusive
+// products (prod_safe_zeros_backward): the product of the others, so 0 * inf or 0 * NaN is NaN
+// (hetero gave 0); the product of every element with two zeros or more gives zeros. Values
+// from torch 1.13 (torch_diff seed 1129029, case 19497).
+TEST(CnnLayers, ProdGradientAtZerosMeetingInfOrNan) {
+  const double nan = NAN, inf = INFINITY;
+  const auto grad_along_dim = [](const std::vector<double>& v) {
+    Tensor x = from_vector(v, {1, static_cast<std::int64_t>(v.size())}).requires_grad_();
+    prod(x, 1).sum().backward();
+    return x.grad().to_vector<double>();
+  };
+  const auto grad_of_all = [](const std::vector<double>& v) {
+    Tensor x = from_vector(v).requires_grad_();
+    prod(x).backward();
+    return x.grad().to_vector<double>();
+  };
+  const auto expect = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want[i]))
+        EXPECT_TRUE(std::isnan(got[i])) << i << ": " << got[i];
+      else
+        EXPECT_EQ(got[i], want[i]) << i;
+    }
+  };
+  expect(grad_along_dim({2, 0, nan, 3}), {nan, nan, 0, nan});
+  expect(grad_along_dim({2, 0, inf, 3}), {nan, inf, 0, nan});
+  expect(grad_along_dim({2, 0, 0, nan}), {nan, nan, nan, 0});
+  expect(grad_along_dim({inf, 0, 0, 2}), {0, nan, nan, nan});
+  expect(grad_along_dim({0, 2, 3}), {6, 0, 0});
+  expect(grad_of_all({2, 0, nan, 3}), {nan, nan, 0, nan});
+  expect(grad_of_all({inf, 0, 2}), {0, inf, nan});
+  expect(grad_of_all({2, 0, 0, nan}), {0, 0, 0, 0});
+  expect(grad_of_all({inf, 0, 0, 2}), {0, 0, 0, 0});
+}
+
 // Issue #44 item 8: the product keeps the elements' order, as torch's (1e-30 * 1e-30
 // underflowed to 0 before meeting the inf when halves were paired): values from torch 1.13.
 TEST(CnnLayers, ProdKeepsTheOrderOfItsElements) {

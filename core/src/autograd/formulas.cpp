@@ -2,6 +2,7 @@
 #include "formulas.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <hetero/autograd.hpp>
 #include <hetero/factories.hpp>
@@ -145,15 +146,27 @@ Tensor extreme_share(const Tensor& g, const Tensor& x, const Tensor& y,
   const Tensor count = dim ? at_extreme.sum(*dim, true) : at_extreme.sum();
   return g * at_extreme / count;
 }
-// d(prod)/dx_i over `dim` (kept) or every element.
+// d(prod)/dx_i over `dim` (kept) or every element, as torch's prod_backward: y / x_i where
+// the line has no zero; else the product of the others (prod_safe_zeros_backward's exclusive
+// products), which is the non-zero elements' product for a lone zero and, for every other
+// element, a product holding a zero: 0, or NaN where an inf or NaN is among the others. The
+// product of every element with two zeros or more gives zeros (torch's shortcut there).
 Tensor prod_share(const Tensor& g, const Tensor& x, const Tensor& y,
                   std::optional<std::int64_t> dim) {
+  const auto total = [&dim](const Tensor& t) {
+    return dim ? hetero::sum(t, *dim, true) : hetero::sum(t);
+  };
   const Tensor zero = eq(x, 0.0);
-  const Tensor zeros = dim ? hetero::sum(zero, *dim, true) : hetero::sum(zero);
+  const Tensor zeros = total(zero);
   const Tensor others =
       dim ? hetero::prod(where(zero, 1.0, x), *dim, true) : hetero::prod(where(zero, 1.0, x));
   const Tensor alone = logical_and(zero, eq(zeros, 1.0));
-  return where(eq(zeros, 0.0), y / x, where(alone, others, 0.0)) * g;
+  const Tensor non_finite = logical_not(isfinite(x));
+  const Tensor non_finite_others = gt(total(non_finite) - non_finite.to(DType::int64), 0.0);
+  const Tensor mask = dim ? non_finite_others : logical_and(non_finite_others, eq(zeros, 1.0));
+  const Tensor with_a_zero =
+      where(alone, others, where(mask, std::numeric_limits<double>::quiet_NaN(), zeros_like(x)));
+  return where(eq(zeros, 0.0), y / x, with_a_zero) * g;
 }
 }  // namespace
 
