@@ -4,8 +4,10 @@
 // them and autograd records them through those ops.
 #include <hetero/manipulation.hpp>
 
+#include <exception>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -161,8 +163,17 @@ std::vector<Tensor> chunk(const Tensor& a, std::int64_t chunks, std::int64_t dim
                      " (as torch)");
   const std::int64_t d = detail::wrap_dim(dim, a.dim(), "chunk");
   const std::int64_t size = a.shape()[static_cast<std::size_t>(d)];
-  if (size == 0) return split(a, std::vector<std::int64_t>(static_cast<std::size_t>(chunks), 0), d);
-  return split(a, (size + chunks - 1) / chunks, d);
+  if (size == 0) {  // `chunks` empty pieces, as torch
+    std::vector<std::int64_t> sizes;
+    try {
+      sizes.assign(static_cast<std::size_t>(chunks), 0);
+    } catch (const std::exception&) {  // std::bad_alloc, std::length_error
+      throw OutOfMemoryError("chunk: " + std::to_string(chunks) +
+                             " empty pieces do not fit in host memory");
+    }
+    return split(a, sizes, d);
+  }
+  return split(a, (size - 1) / chunks + 1, d);  // ceil(size / chunks), without size + chunks - 1
 }
 
 std::vector<Tensor> unbind(const Tensor& a, std::int64_t dim) {

@@ -106,7 +106,9 @@ std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std:
   const std::int64_t span =
       checked_geometry("pooling", {in, pad, pad, -1, ceil_mode ? stride - 1 : 0}, {{-dil, k - 1}});
   // Floor division (span may be negative: then the output is empty or negative).
-  std::int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  // (-span - 1) / stride + 1 is ceil(-span / stride) without -span + stride - 1, which
+  // overflowed for a kernel near 2^63 (an output of 2^63 - 1 rows, not "too small").
+  std::int64_t out = (span >= 0 ? span / stride : -((-span - 1) / stride + 1)) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
   return out;
 }

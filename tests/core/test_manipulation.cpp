@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -65,6 +66,8 @@ TEST(Manipulation, SplitChunkUnbindGiveViews) {
   EXPECT_EQ(f64(x.narrow(1, 3, 1)), (std::vector<double>{-1, -1, -1}));
   EXPECT_EQ(chunk(x, 5, 0).size(), 3u);              // ceil(3 / 5) = 1 row each
   EXPECT_EQ(chunk(zeros({0, 2}), 3, 0).size(), 3u);  // an empty dimension: 3 empty pieces
+  // More chunks than rows, up to the largest count: one row each (ceil(size / chunks) overflowed).
+  EXPECT_EQ(chunk(x, std::numeric_limits<std::int64_t>::max(), 0).size(), 3u);
   EXPECT_EQ(unbind(x, -1).size(), 4u);
   EXPECT_EQ(unbind(x, 0)[2].shape(), (Shape{4}));
   EXPECT_THROW(split(x, std::vector<std::int64_t>{1, 1}, 0), ValueError);  // sums to 2, not 3

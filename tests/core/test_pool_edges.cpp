@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -181,4 +182,21 @@ TEST(PoolEdges, MaxPoolRowsFollowTorchsRuleAtEveryWidth) {
             ++cases;
           }
   EXPECT_GT(cases, 1000);
+}
+
+// A window larger than the input by up to 2^63 - 1 leaves no output (torch: "Output size is
+// too small"); the ceiling division of the negative span overflowed into 2^63 - 1 rows.
+TEST(PoolEdges, AWindowFarLargerThanTheInputLeavesNoOutput) {
+  const Tensor x = ones({1, 1, 4, 4});
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  for (const std::int64_t k : {std::int64_t{5}, std::int64_t{1} << 62, big}) {
+    try {
+      (void)max_pool2d(x, {k, k});
+      ADD_FAILURE() << "max_pool2d with a kernel of " << k << " returned";
+    } catch (const ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find("Output size is too small"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW((void)avg_pool2d(x, {k, k}), ShapeError) << k;
+  }
 }
