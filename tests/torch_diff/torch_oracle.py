@@ -72,7 +72,12 @@ def integer_division_op(fn):
     """torch.fmod / torch.remainder, with an integer divisor of -1 given as 1: x % -1 and x % 1
     are both 0, but torch's cpu kernel computes MIN % -1 in the dtype, which traps (SIGFPE)
     on x86 for int32 and int64 and would end the oracle (hetero gives 0)."""
+    def integral(v):
+        return isinstance(v, int) or (isinstance(v, torch.Tensor) and not v.is_floating_point())
+
     def op(a, b):
+        if not (integral(a) and integral(b)):
+            return fn(a, b)  # computed in floating point: x % -1 keeps its sign rule, no trap
         if isinstance(b, torch.Tensor) and b.dtype in (torch.int8, torch.int32, torch.int64):
             b = torch.where(b == -1, torch.ones_like(b), b)
         elif isinstance(b, int) and b == -1:
