@@ -953,6 +953,32 @@ def elu_gradient_at_nan(case, herr, expect):
     return isinstance(want, tuple) and agrees(case, want)
 
 
+def fmod_exact(case, herr, expect):
+    """docs/semantics.md row 45: floating fmod and remainder are exact (C's fmod; remainder
+    adds the divisor to a remainder of the other sign, rounded once), also where a / b is
+    huge; torch's cpu vector kernel (SLEEF's fmod) gives NaN or another value there (fmod of
+    1.35e308 by -0.166 is NaN in a vector of 4, 0.0631 alone). Compared with Python's
+    math.fmod element by element."""
+    if herr or case["cat"] != "binary" or case["op"] not in ("fmod", "remainder"):
+        return False
+    x = [make_input(i) for i in case["inputs"]]
+    dt = torch.result_type(*x)
+    if not dt.is_floating_point:
+        return False
+    a, b = torch.broadcast_tensors(*(t.to(torch.float64) for t in x))
+    out = []
+    for u, v in zip(a.flatten().tolist(), b.flatten().tolist()):
+        try:
+            m = math.fmod(u, v)
+        except ValueError:  # an infinite u or a zero v
+            m = float("nan")
+        if case["op"] == "remainder" and m != 0 and (m < 0) != (v < 0):
+            m = float(torch.tensor(m, dtype=dt) + torch.tensor(v, dtype=dt))
+        out.append(m)
+    want = torch.tensor(out, dtype=torch.float64).reshape(a.shape).to(dt)
+    return agrees(case, want)
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
@@ -960,7 +986,7 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
-              elu_gradient_at_nan]
+              elu_gradient_at_nan, fmod_exact]
 
 
 def check(case):
