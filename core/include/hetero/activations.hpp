@@ -16,8 +16,10 @@
 namespace hetero {
 
 /// x Φ(x) = x / 2 (1 + erf(x / sqrt 2)) (`approximate` "none"), or with "tanh"
-/// x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch.nn.functional.gelu.
-/// ValueError for another `approximate`.
+/// x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch.nn.functional.gelu; the tanh
+/// form is computed as the equal x sigmoid(2 sqrt(2 / pi) (x + 0.044715 x^3)), which does not
+/// cancel at negative x (torch's does: 54 float64 ulps at -3). ValueError for another
+/// `approximate`.
 HETERO_API Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 /// x sigmoid(x) = x / (1 + exp(-x)), as torch.nn.functional.silu.
 HETERO_API Tensor silu(const Tensor& x);

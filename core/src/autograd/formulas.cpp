@@ -218,11 +218,14 @@ Gradients widened(const Tensor& g, const Tensor& x, F f) {
 Gradients gelu(const Tensor& g, const Tensor& x, bool tanh_form) {
   return widened(g, x, [tanh_form](const Tensor& dy, const Tensor& v) {
     if (tanh_form) {
+      // torch's (1 + t) / 2 + x / 2 (1 - t^2) u' with t = tanh(u), as s + 2 x s (1 - s) u'
+      // with s = sigmoid(2u) and 1 - s = sigmoid(-2u): no cancellation where t is near -1 or 1
+      // (the forward's form).
       const Tensor x_sq = v * v;
-      const Tensor t = hetero::tanh((v + x_sq * v * kGeluKappa) * kGeluBeta);
-      const Tensor left = 0.5 * v, right = 1.0 + t;
+      const Tensor u2 = (v + x_sq * v * kGeluKappa) * (2.0 * kGeluBeta);
+      const Tensor s = hetero::sigmoid(u2), rest = hetero::sigmoid(-u2);
       const Tensor inner_derivative = kGeluBeta * (1.0 + 3.0 * kGeluKappa * x_sq);
-      return dy * (0.5 * right + left * (1.0 - t * t) * inner_derivative);
+      return dy * (s + 2.0 * v * s * rest * inner_derivative);
     }
     const Tensor cdf = 0.5 * (1.0 + hetero::erf(v * M_SQRT1_2));
     const Tensor pdf = hetero::exp(v * v * -0.5) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
