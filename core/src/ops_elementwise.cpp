@@ -76,16 +76,17 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const DType t = result;
   const bool same_shape = a.shape() == b.shape();
   const Shape shape = same_shape ? a.shape() : detail::broadcast_shapes(name, a.shape(), b.shape());
-  // Only where an element is divided: an empty result divides nothing (as torch, whose
-  // kernel never sees the divisor then), and a shape mismatch is reported first.
-  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && is_integral(t) &&
-      detail::checked_numel(shape) != 0)
-    check_integer_divisor(name, b);
   // Operands already of dtype t are used as they are (no Tensor copies: reference counts
   // are atomic, and this is the path of every small op).
   Tensor a_cast, b_cast;
   const Tensor& a2 = a.dtype() == t ? a : (a_cast = a.to(t));
   const Tensor& b2 = b.dtype() == t ? b : (b_cast = b.to(t));
+  // Only where an element is divided: an empty result divides nothing (as torch, whose
+  // kernel never sees the divisor then), and a shape mismatch is reported first. The divisor
+  // as the kernel sees it, in t: a 0-d int32 INT_MIN beside uint8 is 0 (as torch's check).
+  if ((op == BinaryOp::fmod || op == BinaryOp::remainder) && is_integral(t) &&
+      detail::checked_numel(shape) != 0)
+    check_integer_divisor(name, b2);
   if (same_shape) {  // no broadcasting: the operands' own strides
     Tensor out = detail::new_tensor_like(a.shape(), t, a);
     if (out.numel() == 0) return out;

@@ -268,6 +268,11 @@ TEST(OpTables, FmodAndRemainderAsTorch) {
   EXPECT_EQ(fmod(none, tensor({0}).to(DType::bool_)).numel(), 0);
   EXPECT_EQ(remainder(none, tensor({0})).numel(), 0);
   EXPECT_THROW(fmod(tensor({1, 2}), tensor({0, 0, 0})), ShapeError);
+  // The divisor in the computation dtype: a 0-d int32 INT_MIN beside uint8 wraps to 0 (torch
+  // raises), and 256 likewise.
+  const Tensor u8 = tensor({7, 9}).to(DType::uint8);
+  EXPECT_THROW(fmod(u8, full({}, -2147483648.0, TensorOptions().dtype(DType::int32))), ValueError);
+  EXPECT_THROW(remainder(u8, full({}, 256.0, TensorOptions().dtype(DType::int32))), ValueError);
   EXPECT_TRUE(std::isnan(remainder(tensor({5}), 0.0).item<double>()));  // a floating 0: NaN
   EXPECT_THROW(fmod(tensor({1}).to(DType::bool_), tensor({1}).to(DType::bool_)), DTypeError);
   const Tensor x = tensor({-3.5, 3.5, -0.0, 5.0, INFINITY, 1.0, -1e-40});
