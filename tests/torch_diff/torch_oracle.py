@@ -50,7 +50,9 @@ def as_number(v):
     return float(v) if isinstance(v, str) else v
 
 
-def make_input(spec, as_float64=False):
+def make_input(spec, as_float64=False, through=None):
+    """spec's tensor; as_float64: a floating one in float64; through: every one converted to
+    that dtype first (a binary op's common dtype, as torch's TensorIterator casts)."""
     dt = spec["dtype"]
     values = [as_number(v) for v in spec["values"]]
     if is_float(dt):
@@ -58,7 +60,9 @@ def make_input(spec, as_float64=False):
     else:
         x = torch.tensor(values, dtype=torch.int64).to(DTYPES[dt])
     x = x.reshape(spec["base"])
-    if as_float64 and is_float(dt):
+    if through is not None:
+        x = x.to(through)
+    if as_float64 and (is_float(dt) or through is not None):
         x = x.to(torch.float64)
     for view in spec["views"]:
         if view[0] == "transpose":
@@ -292,11 +296,11 @@ def evaluate(e, x0, x1):
     return getattr(torch, op)(a)
 
 
-def compute(case, as_float64=False):
+def compute(case, as_float64=False, through=None):
     """torch's result for the case: a tensor, or (value, [grads]) for the grad category.
     as_float64: floating inputs converted to float64 first (the accuracy reference)."""
     cat, op, a = case["cat"], case["op"], case["args"]
-    x = [make_input(i, as_float64) for i in case["inputs"]]
+    x = [make_input(i, as_float64, through) for i in case["inputs"]]
     if cat == "unary":
         return getattr(torch, op)(x[0])
     if cat == "binary":
@@ -1017,7 +1021,10 @@ def check_strictly(case):
         if len(case["inputs"]) == 2:  # two operands: torch's promotion (a 0-dim one ranks lower)
             half = torch.result_type(*(make_input(i) for i in case["inputs"]))
         try:
-            reference = compute(case, as_float64=True)
+            # A binary op's operands converted to their common dtype first, as torch's kernel
+            # would (an int32 2147483647 beside float16 is inf), then computed in float64.
+            reference = compute(case, as_float64=True,
+                                through=half if case["cat"] == "binary" and len(case["inputs"]) == 2 else None)
         except Exception:
             return "unsupported"
         if herr:  # e.g. mixed dtypes: the float64 computation cannot tell
