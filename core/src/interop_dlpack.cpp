@@ -4,6 +4,8 @@
 // with from_blob, whose deleter calls the producer's.
 #include <dlpack/dlpack.h>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -127,7 +129,13 @@ Tensor from_dlpack(DLManagedTensor* managed) {
     const Shape shape(dl.shape, dl.shape + dl.ndim);
     std::vector<std::int64_t> strides;
     if (dl.strides != nullptr) strides.assign(dl.strides, dl.strides + dl.ndim);
-    auto* data = static_cast<char*>(dl.data) + dl.byte_offset;
+    // A null data pointer stays null whatever the offset (from_blob refuses it with
+    // elements), and an offset that wraps the address space is refused, not followed.
+    const auto base = reinterpret_cast<std::uintptr_t>(dl.data);
+    if (dl.data != nullptr && dl.byte_offset > std::numeric_limits<std::uintptr_t>::max() - base)
+      throw ValueError("from_dlpack: byte_offset " + std::to_string(dl.byte_offset) +
+                       " wraps the address space past data");
+    auto* data = dl.data == nullptr ? nullptr : static_cast<char*>(dl.data) + dl.byte_offset;
     return from_blob(data, shape, strides, dtype, device, release);
   } catch (...) {
     release(nullptr);

@@ -133,4 +133,19 @@ TEST(Interop, DlpackRoundTripSharesMemoryAndReleasesOnce) {
   EXPECT_THROW(from_dlpack(&odd), ValueError);
   EXPECT_EQ(released, 3);
   EXPECT_THROW(from_dlpack(nullptr), ValueError);
+  // An offset is not added to a null data pointer (0x10 was read as memory), and an offset
+  // that wraps the address space is refused; the deleter runs each time.
+  float values[3] = {1, 2, 3};
+  std::int64_t shape[1] = {3};
+  odd.dl_tensor = DLTensor{nullptr, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, nullptr, 16};
+  EXPECT_THROW(from_dlpack(&odd), ValueError);
+  EXPECT_EQ(released, 4);
+  odd.dl_tensor.data = values;
+  odd.dl_tensor.byte_offset = ~std::uint64_t{0};
+  EXPECT_THROW(from_dlpack(&odd), ValueError);
+  EXPECT_EQ(released, 5);
+  odd.dl_tensor.byte_offset = sizeof(float);  // honoured: the view starts at values[1]
+  shape[0] = 2;
+  EXPECT_EQ(from_dlpack(&odd).to_vector<float>(), (std::vector<float>{2, 3}));
+  EXPECT_EQ(released, 6);
 }
