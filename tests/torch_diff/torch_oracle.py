@@ -498,7 +498,11 @@ def compare(case, got, expect, reference):
     for k, (h, e, r) in enumerate(zip(hv, tv, rv)):
         if exact and not ((math.isnan(h) and math.isnan(e)) or h == e):
             raise Failure(f"element {k}: hetero {h!r}, torch {e!r} (expected exact)")
-        if not close_any(h, e, r, td, slack):
+        # The activations are composed in hetero from 5-8 element-wise kernels, each rounding
+        # once (gelu_tanh: 2.8 float32 ulps from the exact value at -1.56, torch 0.24): 2
+        # ulps more than a single kernel's.
+        extra = 2 * ulp(e, td) if case["cat"] == "activation" and not math.isinf(e) and not math.isnan(e) else 0.0
+        if not close_any(h, e, r, td, slack + extra):
             raise Failure(f"element {k}: hetero {h!r}, torch {e!r} ({abs(h - e) / ulp(e, td):.1f} ulps)")
 
 
@@ -707,7 +711,8 @@ def overflow_as_hetero(case, xs, want):
     xs: the inputs in float64, the image batched."""
     size = conv_without_padded_taps(xs[0], xs[1], xs[2] if len(xs) > 2 else None, case["args"],
                                     magnitudes=True)
-    overflows = (size.reshape(-1) > torch.finfo(torch.float32).max).tolist()
+    largest = torch.finfo(torch.float64 if case["result"]["dtype"] == "float64" else torch.float32).max
+    overflows = (size.reshape(-1) > largest).tolist()
     flat_want = want.reshape(-1).clone()
     for k, (over, h) in enumerate(zip(overflows, (as_number(v) for v in case["result"]["values"]))):
         if over and (math.isnan(h) or math.isinf(h)):
@@ -724,15 +729,15 @@ def conv_inputs(case):
 
 
 def conv_overflow_order(case, herr, expect):
-    """docs/semantics.md row 27: a float32 (or 16-bit, computed in float32) conv2d whose
-    terms overflow float32 in some elements: hetero's kernels (oneDNN's, or a GEMM's on
+    """docs/semantics.md row 27: a float32 (or 16-bit, computed in float32) or float64 conv2d
+    whose terms overflow its dtype in some elements: hetero's kernels (oneDNN's, or a GEMM's on
     another backend) and torch's accumulate in different orders, so either may give +inf,
     -inf or NaN there. Recognised when hetero equals torch everywhere else (forward cases;
     a bfloat16 convolution with values near 3e38 on a CPU without AVX-512, where torch runs
     slow_conv2d, and on opencl)."""
     if herr or case["op"] != "conv2d" or not isinstance(expect, torch.Tensor):
         return False
-    if case["result"]["dtype"] not in ("float32", "float16", "bfloat16"):
+    if case["result"]["dtype"] not in ("float32", "float16", "bfloat16", "float64"):
         return False
     try:
         xs = conv_inputs(case)
