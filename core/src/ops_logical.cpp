@@ -147,13 +147,16 @@ std::int64_t integral_bound(std::int64_t v, DType t, const char* which) {
 }
 
 // A scalar bound as a 0-d operand of `ax`'s dtype (the result dtype), refused as torch
-// refuses it: an integer beyond the integer dtype, a finite value beyond a floating one.
-Tensor bound_operand(const Tensor& ax, const Number& n, const char* which) {
+// refuses it: an integer beyond the integer dtype, a finite value beyond a floating one
+// (unless `fits_unchecked`: beside a NaN bound, which torch answers with NaN before it
+// converts either bound).
+Tensor bound_operand(const Tensor& ax, const Number& n, const char* which, bool fits_unchecked) {
   const DType t = ax.dtype();
   if (!is_floating_point(t))
     return detail::scalar_operand(ax, integral_bound(n.integral(), t, which));
   const double v = n.floating();
-  if (std::isfinite(v)) detail::check_value_fits("clamp", v, t);  // +-inf and NaN are bounds
+  if (std::isfinite(v) && !fits_unchecked)  // +-inf and NaN are bounds
+    detail::check_value_fits("clamp", v, t);
   return detail::scalar_operand(ax, v);
 }
 
@@ -189,8 +192,12 @@ Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> m
   }
   // (Never bool here: a bool tensor with a bound promotes to int64 or float32.)
   const Tensor ax = a.dtype() == t ? a : a.to(t);
-  return clamp_in_result_dtype(ax, min ? bound_operand(ax, *min, "min") : Tensor(),
-                               max ? bound_operand(ax, *max, "max") : Tensor());
+  const auto is_nan = [](const std::optional<Number>& n) {
+    return n && !n->is_integral() && std::isnan(n->floating());
+  };
+  const bool nan_bound = is_nan(min) || is_nan(max);  // the result is NaN (row 26)
+  return clamp_in_result_dtype(ax, min ? bound_operand(ax, *min, "min", nan_bound) : Tensor(),
+                               max ? bound_operand(ax, *max, "max", nan_bound) : Tensor());
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

@@ -269,6 +269,12 @@ TEST(CompareOps, ClampWithANanBoundIsNan) {
        {clamp(x, std::nullopt, kNaN), clamp(x, kNaN, std::nullopt), clamp(x, kNaN, 2.0),
         clamp(x, std::nullopt, std::optional<Tensor>(full({}, kNaN)))})
     for (float v : r.to_vector<float>()) EXPECT_TRUE(std::isnan(v));
+  // Beside a NaN bound the other is not checked against the dtype (torch fills NaN first):
+  // float16 with min 1e10 and max NaN is NaN; min 1e10 alone still raises.
+  const Tensor h = tensor({-15.1171875}).to(DType::float16);
+  EXPECT_TRUE(std::isnan(clamp(h, 1e10, kNaN).item<double>()));
+  EXPECT_EQ(clamp(h, 1e10, kNaN).dtype(), DType::float16);
+  EXPECT_THROW(clamp(h, 1e10, std::nullopt), DTypeError);
 }
 
 // Issue #44 item 3: torch's clamp_backward_min_max, min > max and ties included. Values and
