@@ -506,9 +506,10 @@ def compare(case, got, expect, reference):
         if exact and not ((math.isnan(h) and math.isnan(e)) or h == e):
             raise Failure(f"element {k}: hetero {h!r}, torch {e!r} (expected exact)")
         # The activations are composed in hetero from 5-8 element-wise kernels, each rounding
-        # once (gelu_tanh: 2.8 float32 ulps from the exact value at -1.56, torch 0.24): 2
-        # ulps more than a single kernel's.
-        extra = 2 * ulp(e, td) if case["cat"] == "activation" and not math.isinf(e) and not math.isnan(e) else 0.0
+        # once, and the errors of the inner ones grow by the function's condition number
+        # (gelu_tanh in float32: 4.5 ulps from the exact value at -1.87, where it is 3.3;
+        # torch's fused kernel 1.5): 4 ulps more than a single kernel's 2.
+        extra = 4 * ulp(e, td) if case["cat"] == "activation" and not math.isinf(e) and not math.isnan(e) else 0.0
         if not close_any(h, e, r, td, slack + extra):
             raise Failure(f"element {k}: hetero {h!r}, torch {e!r} ({abs(h - e) / ulp(e, td):.1f} ulps)")
 
@@ -995,6 +996,35 @@ def fmod_exact(case, herr, expect):
     return agrees(case, want)
 
 
+def gemm_overflow_order(case, herr, expect):
+    """docs/semantics.md row 27 for matmul, bmm, baddbmm and einsum (and their gradients,
+    GEMMs too): where products overflow, the accumulation order (and whether the BLAS fuses
+    the multiply and add: fma(99.3, 2.6e38, -inf) is -inf, the rounded product then added is
+    +inf, so inf - inf is NaN) gives +inf, -inf or NaN. Accepted where both frameworks are
+    non-finite; every other element must agree."""
+    if herr or case["op"] not in ("matmul", "bmm", "baddbmm", "einsum") or expect is None:
+        return False
+
+    def as_hetero(want, values):
+        flat = want.reshape(-1).clone()
+        for k, h in enumerate(as_number(v) for v in values):
+            t = flat[k].item()
+            if not math.isfinite(t) and isinstance(h, float) and not math.isfinite(h):
+                flat[k] = h
+        return flat.reshape(want.shape)
+
+    got = case["result"]
+    if isinstance(expect, tuple):
+        value, grads = expect
+        want = (as_hetero(value, got["values"]),
+                [g if g is None or hg is None else as_hetero(g, hg) for g, hg in zip(grads, got["grads"])])
+    elif isinstance(expect, torch.Tensor) and expect.is_floating_point():
+        want = as_hetero(expect, got["values"])
+    else:
+        return False
+    return agrees(case, want)
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
@@ -1002,7 +1032,7 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
-              elu_gradient_at_nan, fmod_exact]
+              elu_gradient_at_nan, fmod_exact, gemm_overflow_order]
 
 
 def check(case):
