@@ -132,10 +132,10 @@ TEST(CnnLayers, ProdDtypesIdentityAndGradientAtZeros) {
   EXPECT_THROW(prod(x, 2), IndexError);
 }
 
-// prod's gradient where a line holds a zero and an inf or NaN, as torch 1.13's exclusive
-// products (prod_safe_zeros_backward): the product of the others, so 0 * inf or 0 * NaN is NaN
-// (hetero gave 0); the product of every element with two zeros or more gives zeros. Values
-// from torch 1.13 (torch_diff seed 1129029, case 19497).
+// prod's gradient where x holds a zero and an inf or NaN, as torch 1.13's exclusive products
+// (prod_safe_zeros_backward): the product of the others, so 0 * inf or 0 * NaN is NaN (hetero
+// gave 0); the product of every element with two zeros or more gives zeros. Values from torch
+// 1.13 (torch_diff seed 1129029 case 19497, seed 1129073 case 11353).
 TEST(CnnLayers, ProdGradientAtZerosMeetingInfOrNan) {
   const double nan = NAN, inf = INFINITY;
   const auto grad_along_dim = [](const std::vector<double>& v) {
@@ -166,6 +166,15 @@ TEST(CnnLayers, ProdGradientAtZerosMeetingInfOrNan) {
   expect(grad_of_all({inf, 0, 2}), {0, inf, nan});
   expect(grad_of_all({2, 0, 0, nan}), {0, 0, 0, 0});
   expect(grad_of_all({inf, 0, 0, 2}), {0, 0, 0, 0});
+  // A zero anywhere in x makes every line take the product of the others (torch's switch):
+  // the inf in a line without zeros gets 2, not inf / inf (seed 1129073 case 11353); without a
+  // zero anywhere it is y / x_i, NaN there, as torch.
+  Tensor m = from_vector(std::vector<double>{0, 3, inf, 2, nan, 4}, {3, 2}).requires_grad_();
+  prod(m, 1).sum().backward();
+  expect(m.grad().to_vector<double>(), {3, 0, 2, inf, 4, nan});
+  Tensor k = from_vector(std::vector<double>{1, 3, inf, 2}, {2, 2}).requires_grad_();
+  prod(k, 1).sum().backward();
+  expect(k.grad().to_vector<double>(), {3, 1, nan, inf});
 }
 
 // Issue #44 item 8: the product keeps the elements' order, as torch's (1e-30 * 1e-30

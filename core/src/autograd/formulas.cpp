@@ -6,6 +6,7 @@
 
 #include <hetero/autograd.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/manipulation.hpp>
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
@@ -146,27 +147,35 @@ Tensor extreme_share(const Tensor& g, const Tensor& x, const Tensor& y,
   const Tensor count = dim ? at_extreme.sum(*dim, true) : at_extreme.sum();
   return g * at_extreme / count;
 }
-// d(prod)/dx_i over `dim` (kept) or every element, as torch's prod_backward: y / x_i where
-// the line has no zero; else the product of the others (prod_safe_zeros_backward's exclusive
-// products), which is the non-zero elements' product for a lone zero and, for every other
-// element, a product holding a zero: 0, or NaN where an inf or NaN is among the others. The
-// product of every element with two zeros or more gives zeros (torch's shortcut there).
+// prod_{j != i} x_j along d for every i, as torch's prod_safe_zeros_backward: the product
+// of the elements before i times that of the elements after it, each an exclusive scan
+// (Hillis and Steele's, as cumsum's: log2(n) passes of narrow, mul and cat, so every backend
+// runs it; torch's cumprod multiplies left to right, the same values up to rounding).
+Tensor exclusive_products(const Tensor& x, std::int64_t d) {
+  const std::int64_t n = x.size(d);
+  const auto exclusive_scan = [n, d](const Tensor& t) {
+    Tensor s = hetero::cat({ones_like(t.narrow(d, 0, 1)), t.narrow(d, 0, n - 1)}, d);
+    for (std::int64_t shift = 1; shift < n; shift *= 2)
+      s = hetero::cat({s.narrow(d, 0, shift), s.narrow(d, shift, n - shift) * s.narrow(d, 0, n - shift)},
+              d);
+    return s;
+  };
+  return exclusive_scan(x) * hetero::flip(exclusive_scan(hetero::flip(x, {d})), {d});
+}
+
+// d(prod)/dx_i over `dim` (kept) or every element, as torch's prod_backward: y / x_i when
+// no element of x is 0, else the product of the others (exclusive_products), which an inf
+// or NaN among them makes inf or NaN where y / x_i is NaN at the inf itself. The product of
+// every element with two zeros or more gives zeros (torch's shortcut there). Which of the
+// two x has is decided on the device (a 0-d flag in a where): no host read.
 Tensor prod_share(const Tensor& g, const Tensor& x, const Tensor& y,
                   std::optional<std::int64_t> dim) {
-  const auto total = [&dim](const Tensor& t) {
-    return dim ? hetero::sum(t, *dim, true) : hetero::sum(t);
-  };
-  const Tensor zero = eq(x, 0.0);
-  const Tensor zeros = total(zero);
-  const Tensor others =
-      dim ? hetero::prod(where(zero, 1.0, x), *dim, true) : hetero::prod(where(zero, 1.0, x));
-  const Tensor alone = logical_and(zero, eq(zeros, 1.0));
-  const Tensor non_finite = logical_not(isfinite(x));
-  const Tensor non_finite_others = gt(total(non_finite) - non_finite.to(DType::int64), 0.0);
-  const Tensor mask = dim ? non_finite_others : logical_and(non_finite_others, eq(zeros, 1.0));
-  const Tensor with_a_zero =
-      where(alone, others, where(mask, std::numeric_limits<double>::quiet_NaN(), zeros_like(x)));
-  return where(eq(zeros, 0.0), y / x, with_a_zero) * g;
+  if (x.numel() == 0) return zeros_like(x);
+  const Tensor zeros = hetero::sum(eq(x, 0.0));
+  const Tensor others = dim ? exclusive_products(x, *dim)
+                            : exclusive_products(x.reshape({x.numel()}), 0).reshape(x.shape());
+  const Tensor with_a_zero = dim ? others : where(ge(zeros, 2.0), 0.0, others);
+  return where(gt(zeros, 0.0), with_a_zero, y / x) * g;
 }
 }  // namespace
 
