@@ -183,8 +183,9 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
   EXPECT_THROW(scaled_dot_product_attention(q, q, q, ones({2, 2}), 0, true), ValueError);
   EXPECT_THROW(scaled_dot_product_attention(q, ones({2, 4}), q), ShapeError);
   // A mask neither bool nor of q's dtype (torch 2's validate_sdpa_input): it would promote.
-  EXPECT_THROW(scaled_dot_product_attention(q, q, q, zeros({2, 2}, TensorOptions().dtype(DType::int64))),
-               DTypeError);
+  EXPECT_THROW(
+      scaled_dot_product_attention(q, q, q, zeros({2, 2}, TensorOptions().dtype(DType::int64))),
+      DTypeError);
   EXPECT_THROW(
       scaled_dot_product_attention(q, q, q, zeros({2, 2}, TensorOptions().dtype(DType::float64))),
       DTypeError);

@@ -156,8 +156,8 @@ Tensor exclusive_products(const Tensor& x, std::int64_t d) {
   const auto exclusive_scan = [n, d](const Tensor& t) {
     Tensor s = hetero::cat({ones_like(t.narrow(d, 0, 1)), t.narrow(d, 0, n - 1)}, d);
     for (std::int64_t shift = 1; shift < n; shift *= 2)
-      s = hetero::cat({s.narrow(d, 0, shift), s.narrow(d, shift, n - shift) * s.narrow(d, 0, n - shift)},
-              d);
+      s = hetero::cat(
+          {s.narrow(d, 0, shift), s.narrow(d, shift, n - shift) * s.narrow(d, 0, n - shift)}, d);
     return s;
   };
   return exclusive_scan(x) * hetero::flip(exclusive_scan(hetero::flip(x, {d})), {d});
