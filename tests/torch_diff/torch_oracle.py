@@ -342,15 +342,8 @@ def compute_torch(case, as_float64, through):
         return logic(op, x, a)
     if cat in ("index", "pool", "activation", "shape"):
         fn = {"index": indexing, "pool": pooling, "activation": activation, "shape": shaping}[cat]
-        if cat == "activation" and op == "gelu" and as_float64:
-            # The accuracy reference without the cancellation of 1 + erf(x / sqrt 2) at
-            # negative x, where both sides' formula loses digits (x Phi(x), Phi by erfc).
-            fn = lambda op, x, a: x[0] * 0.5 * torch.special.erfc(-x[0] * math.sqrt(0.5))
-        if cat == "activation" and op == "gelu_tanh" and as_float64:
-            # Likewise x (1 + tanh(u)) / 2 as x sigmoid(2u): 1 + tanh(u) cancels at negative x,
-            # where one ulp of tanh is dozens of the result's in either framework.
-            fn = lambda op, x, a: x[0] * torch.sigmoid(
-                2 * math.sqrt(2 / math.pi) * (x[0] + 0.044715 * x[0] * x[0] * x[0]))
+        # (gelu and gelu_tanh: activation() computes them without cancellation in the
+        # accuracy reference, ACCURATE)
         if cat == "activation" and op == "elu" and as_float64:  # expm1, as hetero (row 36)
             fn = lambda op, x, a: torch.where(x[0] > 0, x[0], torch.expm1(x[0]) * a.get("alpha", 1.0))
         if not a["backward"]:
