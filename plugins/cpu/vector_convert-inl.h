@@ -25,85 +25,89 @@ namespace hn = hwy::HWY_NAMESPACE;
 // float16 <-> float32 with F16C (AVX2 and newer); Highway's SSE4 emulation truncates.
 constexpr bool kHasF16C = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;
 
-inline void f16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-  const auto* src = reinterpret_cast<const hwy::float16_t*>(in);
-  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
-  std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, src + i)), df, out + i);
-  if (i < n) {
-    alignas(64) hwy::float16_t buf[HWY_MAX_BYTES / 4] = {};
-    alignas(64) float res[HWY_MAX_BYTES / 4];
-    std::memcpy(buf, src + i, static_cast<std::size_t>(n - i) * 2);
-    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, buf)), df, res);
-    std::memcpy(out + i, res, static_cast<std::size_t>(n - i) * 4);
+// One vector of float32 lanes read from n >= Lanes(df) 16-bit elements at p, widened
+// exactly (S: float16 or bfloat16; float16 only where kHasF16C).
+template <DType S, class DF>
+HWY_INLINE hn::Vec<DF> widen(DF df, const std::uint16_t* p) {
+  if constexpr (S == DType::float16) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+  } else {
+    const hn::RebindToUnsigned<DF> du32;
+    const hn::Rebind<std::uint16_t, DF> du16;
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
   }
 }
 
-// NaN becomes the quiet NaN 0x7E00 with the input's sign, as the scalar rule
-// (fp16_ieee_from_fp32_value); F16C alone would keep the payload's upper bits.
-inline void f32_to_f16(const float* in, std::uint16_t* out, std::int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-  auto* dst = reinterpret_cast<hwy::float16_t*>(out);
-  const auto quiet_nan =
-      hn::BitCast(df, hn::Set(hn::RebindToUnsigned<decltype(df)>(), 0x7FC00000u));
-  auto narrow = [&](hn::Vec<decltype(df)> v) {
-    return hn::DemoteTo(dh, hn::IfThenElse(hn::IsNaN(v), hn::CopySign(quiet_nan, v), v));
-  };
-  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
-  std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(narrow(hn::LoadU(df, in + i)), dh, dst + i);
-  if (i < n) {
-    alignas(64) float buf[HWY_MAX_BYTES / 4] = {};
-    alignas(64) hwy::float16_t res[HWY_MAX_BYTES / 4];
-    std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * 4);
-    hn::StoreU(narrow(hn::LoadU(df, buf)), dh, res);
-    std::memcpy(dst + i, res, static_cast<std::size_t>(n - i) * 2);
-  }
-}
-
-inline void bf16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::Rebind<std::uint16_t, decltype(df)> du16;
-  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
-  auto widen = [&](auto h) { return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, h))); };
-  std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(widen(hn::LoadU(du16, in + i)), df, out + i);
-  for (; i < n; ++i) {
-    const std::uint32_t u = static_cast<std::uint32_t>(in[i]) << 16;
-    std::memcpy(out + i, &u, 4);
-  }
-}
-
-// Round to nearest even on the upper 16 bits, NaN as the quiet NaN 0x7FC0: the rule of
-// hetero::BFloat16::from_float (Highway 1.0's DemoteTo truncates).
-inline void f32_to_bf16(const float* in, std::uint16_t* out, std::int64_t n) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<std::uint16_t, decltype(df)> du16;
-  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
-  auto narrow = [&](hn::Vec<decltype(df)> v) {
+// Stores v's lanes at p as S, each rounded once by the scalar rule:
+// - float16: F16C's round to nearest even, NaN as the quiet NaN 0x7E00 with the input's
+//   sign (fp16_ieee_from_fp32_value; F16C alone would keep the payload's upper bits);
+// - bfloat16: round to nearest even on the upper 16 bits, NaN as the quiet NaN 0x7FC0 (the
+//   rule of hetero::BFloat16::from_float; Highway 1.0's DemoteTo truncates).
+template <DType S, class DF>
+HWY_INLINE void narrow(DF df, hn::Vec<DF> v, std::uint16_t* p) {
+  if constexpr (S == DType::float16) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    const auto quiet_nan = hn::BitCast(df, hn::Set(hn::RebindToUnsigned<DF>(), 0x7FC00000u));
+    hn::StoreU(hn::DemoteTo(dh, hn::IfThenElse(hn::IsNaN(v), hn::CopySign(quiet_nan, v), v)), dh,
+               reinterpret_cast<hwy::float16_t*>(p));
+  } else {
+    const hn::RebindToUnsigned<DF> du32;
+    const hn::RebindToSigned<DF> di32;
+    const hn::Rebind<std::uint16_t, DF> du16;
     const auto u = hn::BitCast(du32, v);
     const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du32, 1u));
     const auto rounded = hn::ShiftRight<16>(u + hn::Set(du32, 0x7FFFu) + lsb);
     const auto bits =
         hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Set(du32, 0x7FC0u), rounded);
-    return hn::DemoteTo(du16, hn::BitCast(di32, bits));  // values < 2^16: exact
-  };
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, p);  // values < 2^16: exact
+  }
+}
+
+// n elements of S widened to float32: whole vectors, then the tail through a zero-padded
+// vector-sized buffer.
+template <DType S>
+inline void widen_dense(const std::uint16_t* in, float* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
   std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(narrow(hn::LoadU(df, in + i)), du16, out + i);
+  for (; i + lanes <= n; i += lanes) hn::StoreU(widen<S>(df, in + i), df, out + i);
+  if (i < n) {
+    alignas(64) std::uint16_t buf[HWY_MAX_BYTES / 4] = {};
+    alignas(64) float res[HWY_MAX_BYTES / 4];
+    std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * 2);
+    hn::StoreU(widen<S>(df, buf), df, res);
+    std::memcpy(out + i, res, static_cast<std::size_t>(n - i) * 4);
+  }
+}
+
+// n float32 elements narrowed to S, as widen_dense.
+template <DType S>
+inline void narrow_dense(const float* in, std::uint16_t* out, std::int64_t n) {
+  const hn::ScalableTag<float> df;
+  const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  std::int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) narrow<S>(df, hn::LoadU(df, in + i), out + i);
   if (i < n) {
     alignas(64) float buf[HWY_MAX_BYTES / 4] = {};
     alignas(64) std::uint16_t res[HWY_MAX_BYTES / 4];
     std::memcpy(buf, in + i, static_cast<std::size_t>(n - i) * 4);
-    hn::StoreU(narrow(hn::LoadU(df, buf)), du16, res);
+    narrow<S>(df, hn::LoadU(df, buf), res);
     std::memcpy(out + i, res, static_cast<std::size_t>(n - i) * 2);
   }
+}
+
+inline void f16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
+  widen_dense<DType::float16>(in, out, n);
+}
+inline void f32_to_f16(const float* in, std::uint16_t* out, std::int64_t n) {
+  narrow_dense<DType::float16>(in, out, n);
+}
+inline void bf16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
+  widen_dense<DType::bfloat16>(in, out, n);
+}
+inline void f32_to_bf16(const float* in, std::uint16_t* out, std::int64_t n) {
+  narrow_dense<DType::bfloat16>(in, out, n);
 }
 
 inline void f32_to_f64(const float* in, double* out, std::int64_t n) {

@@ -371,7 +371,53 @@ TEST(VectorKernels, SixteenBitOpsRoundOnceFromFloat32) {
   }
 }
 
-// The 16-bit binary kernels (widened through float32 blocks): every vectorised op, dense and
+// The 16-bit unary kernels (Note [16-bit in registers]): every vectorised op gives, bit for
+// bit, the float32 vector kernel's result on the widened input, rounded once; lengths around
+// the vector width (the tail) and the longer ones, nothing written past the end.
+TEST(VectorKernels, SixteenBitUnaryOpsAreTheFloat32KernelRoundedOnce) {
+  std::vector<std::int64_t> lengths = kLengths;
+  for (std::int64_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    auto bits = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
+    auto as_float = [t](std::uint16_t b) {
+      Half hv;
+      BFloat16 bv;
+      hv.bits = bv.bits = b;
+      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
+    };
+    for (std::int64_t n : lengths) {
+      const std::vector<float> x = inputs<float>(n, static_cast<unsigned>(n) + 40);
+      std::vector<std::uint16_t> h(x.size());
+      std::vector<float> widened(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        h[i] = bits(x[i]);
+        widened[i] = as_float(h[i]);
+      }
+      visit_all_unary_ops([&](auto c) {
+        constexpr UnaryOp Op = decltype(c)::value;
+        SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::string(op_name(Op)) +
+                     " n=" + std::to_string(n));
+        std::vector<std::uint16_t> y(x.size() + 4, 0xABCD);
+        std::vector<float> want(x.size());
+        const bool handled = vec::unary(Op, t, h.data(), y.data(), n);
+        const bool in_float32 = vec::unary(Op, DType::float32, widened.data(), want.data(), n);
+        if (t == DType::bfloat16 || handled) {
+          EXPECT_EQ(handled, in_float32);
+        }
+        if (!handled || !in_float32) return;  // no vector rule (or, for float16, no F16C)
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          const std::uint16_t w = bits(want[i]);
+          EXPECT_TRUE(y[i] == w || (std::isnan(want[i]) && std::isnan(as_float(y[i]))))
+              << "element " << i << " x=" << widened[i] << ": " << as_float(y[i]) << " vs "
+              << as_float(w);
+        }
+        for (std::size_t i = x.size(); i < y.size(); ++i) EXPECT_EQ(y[i], 0xABCD) << "past n";
+      });
+    }
+  }
+}
+
+// The 16-bit binary kernels (Note [16-bit in registers]): every vectorised op, dense and
 // broadcast operands on either side, lengths around the vector width (the tail), NaN and
 // infinities among the values, each element the float32 rule rounded once, nothing written
 // past the end.
