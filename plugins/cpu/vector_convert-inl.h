@@ -39,6 +39,15 @@ HWY_INLINE hn::Vec<DF> widen(DF df, const std::uint16_t* p) {
   }
 }
 
+// One S element widened exactly to float32 (the tails of the dense loops).
+template <DType S>
+HWY_INLINE float widen_one(std::uint16_t bits) {
+  const hn::ScalableTag<float> df;
+  alignas(64) std::uint16_t buf[HWY_MAX_BYTES / 4] = {};
+  buf[0] = bits;
+  return hn::GetLane(widen<S>(df, buf));
+}
+
 // Stores v's lanes at p as S, each rounded once by the scalar rule:
 // - float16: F16C's round to nearest even, NaN as the quiet NaN 0x7E00 with the input's
 //   sign (fp16_ieee_from_fp32_value; F16C alone would keep the payload's upper bits);

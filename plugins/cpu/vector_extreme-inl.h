@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The minimum or maximum of a dense run of float or double with a separate NaN test: the
-// reductions' kernel, and softmax's first pass.
+// The minimum or maximum of a dense run of float or double (or float16 / bfloat16 widened to
+// float32) with a separate NaN test: the reductions' kernel, and softmax's first pass.
 // Highway's per-target header protocol: included by each vector_*.cpp once per target
 // (foreach_target.h toggles HWY_TARGET_TOGGLE), so the guard flips instead of closing.
 #if defined(HETERO_CPU_VECTOR_EXTREME_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -14,6 +14,8 @@
 
 #include <hwy/highway.h>
 
+#include "vector_convert-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace hetero::cpu::vec {
 namespace HWY_NAMESPACE {
@@ -26,19 +28,21 @@ namespace hn = hwy::HWY_NAMESPACE;
 // per vector: the check costs memory-bound time, 7-8% for one per vector and 4% for these
 // three, measured on 64 MiB float32 with 2 threads); only when it does are the elements
 // tested one by one for NaN.
-template <bool Min, class T>
-void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
-  const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
+// load(i) gives the Lanes(d) elements from i as d's lanes, element(i) the one at i.
+template <bool Min, class D, class Load, class Element>
+HWY_INLINE void extreme_lanes(D d, std::int64_t n, Load load, Element element, double* result,
+                              bool* has_nan) {
+  using T = hn::TFromD<D>;
+  using V = hn::Vec<D>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   auto pick = [](V a, V b) { return Min ? hn::Min(a, b) : hn::Max(a, b); };
-  const V first = hn::Set(d, in[0]), zero = hn::Zero(d);
+  const V first = hn::Set(d, element(0)), zero = hn::Zero(d);
   V a0 = first, a1 = first, a2 = first, a3 = first;
   V z0 = zero, z1 = zero;  // NaN once a NaN or an infinity was seen
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    const V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + lanes);
-    const V x2 = hn::LoadU(d, in + i + 2 * lanes), x3 = hn::LoadU(d, in + i + 3 * lanes);
+    const V x0 = load(i), x1 = load(i + lanes);
+    const V x2 = load(i + 2 * lanes), x3 = load(i + 3 * lanes);
     a0 = pick(a0, x0);
     a1 = pick(a1, x1);
     a2 = pick(a2, x2);
@@ -49,7 +53,7 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
     z1 = hn::MulAdd(x3, zero, z1);
   }
   for (; i + lanes <= n; i += lanes) {
-    const V x = hn::LoadU(d, in + i);
+    const V x = load(i);
     a0 = pick(a0, x);
     z0 = hn::MulAdd(x, zero, z0);
   }
@@ -64,17 +68,34 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
   bool any_nan = false;
   if (!hn::AllFalse(d, hn::IsNaN(z0 + z1))) {  // a NaN or an infinity: look for NaNs
     auto nan = hn::IsNaN(first);
-    for (std::int64_t k = 0; k + lanes <= i; k += lanes)
-      nan = hn::Or(nan, hn::IsNaN(hn::LoadU(d, in + k)));
+    for (std::int64_t k = 0; k + lanes <= i; k += lanes) nan = hn::Or(nan, hn::IsNaN(load(k)));
     any_nan = !hn::AllFalse(d, nan);
   }
   for (; i < n; ++i) {
-    const T x = in[i];
+    const T x = element(i);
     any_nan = any_nan || x != x;
     best = (Min ? x < best : best < x) ? x : best;
   }
   *result = static_cast<double>(best);
   *has_nan = any_nan;
+}
+
+template <bool Min, class T>
+void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
+  const hn::ScalableTag<T> d;
+  extreme_lanes<Min>(
+      d, n, [&](std::int64_t i) { return hn::LoadU(d, in + i); },
+      [&](std::int64_t i) { return in[i]; }, result, has_nan);
+}
+
+// n >= 1 elements of 16-bit storage S, each widened to float32 as it is loaded (Note [16-bit
+// in registers]).
+template <bool Min, DType S>
+void extreme_dense_16(const std::uint16_t* in, std::int64_t n, double* result, bool* has_nan) {
+  const hn::ScalableTag<float> d;
+  extreme_lanes<Min>(
+      d, n, [&](std::int64_t i) { return widen<S>(d, in + i); },
+      [&](std::int64_t i) { return widen_one<S>(in[i]); }, result, has_nan);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -47,8 +47,9 @@ bool binary(BinaryOp op, DType dtype, const void* a, int a_step, const void* b, 
 bool convert(DType from, DType to, const void* in, void* out, std::int64_t n);
 
 /// Sum of in[i], i < n, of float32, float16 or bfloat16 (accumulated in float64; the
-/// 16-bit dtypes widened exactly in blocks, float16 where the CPU has F16C) or float64, in
-/// an order fixed for a given target; false for other dtypes.
+/// 16-bit dtypes widened exactly, float16 where the CPU has F16C, so that a 16-bit sum is
+/// the float32 sum of the same values, bit for bit) or float64, in an order fixed for a
+/// given target; false for other dtypes.
 bool sum(DType dtype, const void* in, std::int64_t n, double* result);
 
 /// out[r] = the sum of in[r * row_stride + i], i < n, for r < rows (elements, not bytes), of
@@ -95,7 +96,7 @@ bool extreme(Extreme which, DType dtype, const void* in, std::int64_t n, double*
              bool* has_nan);
 
 /// extreme() of each row in[r * row_stride + i], i < n (n >= 1), for r < rows (elements, not
-/// bytes), of float32 or float64, into out[r], and whether that row holds a NaN into
+/// bytes), of the dtypes extreme() takes, into out[r], and whether that row holds a NaN into
 /// has_nan[r] (out[r] is then meaningless): one dispatch for all rows (max(1) over rows of 64);
 /// false for other dtypes. `out` and `has_nan` hold `rows` each.
 bool extreme_rows(Extreme which, DType dtype, const void* in, std::int64_t rows, std::int64_t n,

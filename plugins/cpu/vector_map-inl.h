@@ -93,11 +93,7 @@ HWY_INLINE void map2_16(DF df, const std::uint16_t* a, int a_step, const std::ui
                         int b_step, std::uint16_t* out, std::int64_t n, F f) {
   using V = hn::Vec<DF>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
-  auto one = [&](const std::uint16_t* p) {  // the element at p in every lane
-    alignas(64) std::uint16_t buf[HWY_MAX_BYTES / 4] = {};
-    buf[0] = *p;
-    return hn::Set(df, hn::GetLane(widen<S>(df, buf)));
-  };
+  auto one = [&](const std::uint16_t* p) { return hn::Set(df, widen_one<S>(*p)); };
   const V a0 = a_step == 0 ? one(a) : hn::Zero(df), b0 = b_step == 0 ? one(b) : hn::Zero(df);
   std::int64_t i = 0;
   if (a_step != 0 && b_step != 0)

@@ -36,14 +36,13 @@ HWY_INLINE hn::Vec<D> load_wide(D d, const T* p) {
     return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
 }
 
-// Dense sum in double, four vector accumulators (float32 widened lane by lane), combined in
-// a fixed order: the accumulators pairwise, their lanes by the target's SumOfLanes, then the
-// tail in order.
-template <class T>
-double sum_dense(const T* in, std::int64_t n) {
-  const hn::ScalableTag<double> dd;
+// Dense sum in double, four vector accumulators, combined in a fixed order: the
+// accumulators pairwise, their lanes by the target's SumOfLanes, then the tail in order.
+// load(i) gives the Lanes(dd) elements from i widened to double (exactly), element(i) the
+// one at i.
+template <class D, class Load, class Element>
+HWY_INLINE double sum_lanes(D dd, std::int64_t n, Load load, Element element) {
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
-  auto load = [&](std::int64_t i) { return load_wide(dd, in + i); };
   auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
@@ -56,35 +55,47 @@ double sum_dense(const T* in, std::int64_t n) {
   // The lanes added in registers (the target's tree): storing them and adding them one by one
   // in C made each row wait for its store to reach the loads, 2x the time of a short row's sum.
   double total = hn::GetLane(hn::SumOfLanes(dd, (s0 + s1) + (s2 + s3)));
-  for (; i < n; ++i) total += static_cast<double>(in[i]);
+  for (; i < n; ++i) total += element(i);
   return total;
 }
 
-// float16 / bfloat16 input of the reductions: blocks of kWideBlock widened to float32
-// (exactly), each handed to f(block, count).
-constexpr std::int64_t kWideBlock = 2048;  // 8 KiB of float32, in L1
+// float32 (widened lane by lane) or float64.
+template <class T>
+double sum_dense(const T* in, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  return sum_lanes(
+      dd, n, [&](std::int64_t i) { return load_wide(dd, in + i); },
+      [&](std::int64_t i) { return static_cast<double>(in[i]); });
+}
 
+// 16-bit storage S, each vector widened to float32 and then to double as it is loaded (Note
+// [16-bit in registers]): the same sum, in the same order, as of the float32 values.
+template <DType S>
+double sum_dense_16(const std::uint16_t* in, std::int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  return sum_lanes(
+      dd, n, [&](std::int64_t i) { return hn::PromoteTo(dd, widen<S>(df, in + i)); },
+      [&](std::int64_t i) { return static_cast<double>(widen_one<S>(in[i])); });
+}
+
+// Calls f(std::integral_constant<DType, S>()) for the 16-bit storage S = dtype that this
+// target widens (float16 where kHasF16C, bfloat16 everywhere) and returns true; false for
+// any other dtype.
 template <class F>
-bool widened_blocks(DType dtype, const void* in, std::int64_t n, F f) {
-  if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
-  alignas(64) float block[kWideBlock];
-  const auto* p = static_cast<const std::uint16_t*>(in);
-  for (std::int64_t i = 0; i < n; i += kWideBlock) {
-    const std::int64_t m = std::min(kWideBlock, n - i);
-    (dtype == DType::bfloat16 ? bf16_to_f32 : f16_to_f32)(p + i, block, m);
-    f(block, i, m);
-  }
-  return true;
+bool visit_16bit(DType dtype, F f) {
+  if (dtype == DType::float16 && kHasF16C)
+    return f(std::integral_constant<DType, DType::float16>()), true;
+  if (dtype == DType::bfloat16) return f(std::integral_constant<DType, DType::bfloat16>()), true;
+  return false;
 }
 
 bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
   if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;
-  double total = 0;  // 16-bit input: the blocks' sums added in order
-  const bool done = widened_blocks(
-      dtype, in, n,
-      [&](const float* block, std::int64_t, std::int64_t m) { total += sum_dense(block, m); });
-  return done && (*result = total, true);
+  return visit_16bit(dtype, [&](auto s) {
+    *result = sum_dense_16<decltype(s)::value>(static_cast<const std::uint16_t*>(in), n);
+  });
 }
 
 // Note [Prefetching short rows]: a loop over short rows (262,144 rows of 64 float32) keeps
@@ -152,8 +163,16 @@ bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
   if (dtype == DType::float32) return accumulate_dense(static_cast<const float*>(in), acc, n), true;
   if (dtype == DType::float64)
     return accumulate_dense(static_cast<const double*>(in), acc, n), true;
-  return widened_blocks(dtype, in, n, [acc](const float* block, std::int64_t i, std::int64_t m) {
-    accumulate_dense(block, acc + i, m);
+  return visit_16bit(dtype, [&](auto s) {  // each vector widened as it is loaded
+    constexpr DType S = decltype(s)::value;
+    const auto* p = static_cast<const std::uint16_t*>(in);
+    const hn::ScalableTag<double> dd;
+    const hn::Rebind<float, decltype(dd)> df;
+    const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+    std::int64_t j = 0;
+    for (; j + lanes <= n; j += lanes)
+      hn::StoreU(hn::LoadU(dd, acc + j) + hn::PromoteTo(dd, widen<S>(df, p + j)), dd, acc + j);
+    for (; j < n; ++j) acc[j] += static_cast<double>(widen_one<S>(p[j]));
   });
 }
 
@@ -356,25 +375,16 @@ bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std
   return false;
 }
 
-// float16 / bfloat16: blocks widened to float32, then the float32 kernel per block.
-template <bool Min>
-bool extreme_widened(DType dtype, const void* in, std::int64_t n, double* result, bool* has_nan) {
-  *has_nan = false;
-  return widened_blocks(dtype, in, n, [&](const float* block, std::int64_t i, std::int64_t m) {
-    double r = 0;
-    bool nan = false;
-    extreme_dense<Min>(block, m, &r, &nan);
-    *has_nan = *has_nan || nan;
-    if (i == 0 || (Min ? r < *result : *result < r)) *result = r;
-  });
-}
-
 bool ExtremeImpl(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
                  bool* has_nan) {
   const bool min = which == Extreme::min;
   if (::hetero::is_half(dtype))
-    return min ? extreme_widened<true>(dtype, in, n, result, has_nan)
-               : extreme_widened<false>(dtype, in, n, result, has_nan);
+    return visit_16bit(dtype, [&](auto s) {
+      constexpr DType S = decltype(s)::value;
+      const auto* p = static_cast<const std::uint16_t*>(in);
+      min ? extreme_dense_16<true, S>(p, n, result, has_nan)
+          : extreme_dense_16<false, S>(p, n, result, has_nan);
+    });
   if (dtype == DType::float32) {
     const auto* p = static_cast<const float*>(in);
     return (min ? extreme_dense<true>(p, n, result, has_nan)
@@ -405,7 +415,15 @@ bool ExtremeRowsImpl(Extreme which, DType dtype, const void* in, std::int64_t ro
   };
   if (dtype == DType::float32) return each(static_cast<const float*>(in));
   if (dtype == DType::float64) return each(static_cast<const double*>(in));
-  return false;
+  return visit_16bit(dtype, [&](auto s) {  // 16-bit rows: each as ExtremeImpl
+    constexpr DType S = decltype(s)::value;
+    each_row_prefetched(static_cast<const std::uint16_t*>(in), rows, n, row_stride,
+                        [&](std::int64_t r, const std::uint16_t* row) {
+                          which == Extreme::min
+                              ? extreme_dense_16<true, S>(row, n, out + r, has_nan + r)
+                              : extreme_dense_16<false, S>(row, n, out + r, has_nan + r);
+                        });
+  });
 }
 
 }  // namespace HWY_NAMESPACE

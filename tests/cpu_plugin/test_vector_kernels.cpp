@@ -487,8 +487,9 @@ TEST(VectorKernels, SumAddsEveryElementOnce) {
     EXPECT_EQ(s32, static_cast<double>(exact)) << n;  // small integers and quarters: exact
     EXPECT_EQ(s64, static_cast<double>(exact)) << n;
   }
-  // float16 and bfloat16 are widened in blocks of 2048: every block counts, the last one
-  // partial; the column kernel adds each element into its own accumulator.
+  // float16 and bfloat16, widened as they are loaded: every element counts, past 2048 too
+  // (the earlier design's block); the column kernel adds each element into its own
+  // accumulator.
   for (std::int64_t n : {1, 2047, 2048, 2049, 4500}) {
     std::vector<BFloat16> bf(static_cast<std::size_t>(n));
     std::vector<Half> hf(bf.size());
@@ -512,6 +513,93 @@ TEST(VectorKernels, SumAddsEveryElementOnce) {
   }
   double r = 0;
   EXPECT_FALSE(vec::sum(DType::int32, nullptr, 0, &r));
+}
+
+// The 16-bit reductions (Note [16-bit in registers]) are the float32 kernels on the widened
+// values, bit for bit: sum, accumulate, min/max with the NaN flag, and the row kernels over
+// strided rows; lengths around the vector widths (the tails) and longer, NaN and infinities
+// among the values of some.
+TEST(VectorKernels, SixteenBitReductionsAreTheFloat32KernelsOnTheWidenedValues) {
+  std::vector<std::int64_t> lengths{63, 64, 65, 100, 1030, 4500};
+  for (std::int64_t n = 1; n <= 40; ++n) lengths.push_back(n);
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    auto bits = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
+    auto as_float = [t](std::uint16_t b) {
+      Half hv;
+      BFloat16 bv;
+      hv.bits = bv.bits = b;
+      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
+    };
+    for (std::int64_t n : lengths) {
+      for (const bool specials : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(t)) + " n=" + std::to_string(n) +
+                     (specials ? " with NaN/inf" : ""));
+        // inputs(): special values (NaN, inf) first; without them, a spread of magnitudes
+        // whose float32 sum rounds.
+        std::vector<float> x = inputs<float>(n + 16, static_cast<unsigned>(n) + 7);
+        x.erase(x.begin(), x.begin() + (specials ? 16 - std::min<std::int64_t>(n, 8) : 16));
+        x.resize(static_cast<std::size_t>(n));
+        std::vector<std::uint16_t> h(x.size());
+        std::vector<float> w(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          h[i] = bits(x[i]);
+          w[i] = as_float(h[i]);
+        }
+        auto same = [](double a, double b) {
+          return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) ||
+                 (std::isnan(a) && std::isnan(b));
+        };
+        double got = -1, want = -2;
+        if (!vec::sum(t, h.data(), n, &got)) {
+          EXPECT_EQ(t, DType::float16) << "bfloat16 has a vector path on every target";
+          continue;  // no F16C
+        }
+        ASSERT_TRUE(vec::sum(DType::float32, w.data(), n, &want));
+        EXPECT_TRUE(same(got, want)) << got << " vs " << want;
+        std::vector<double> acc(x.size() + 1, 0.25), acc_want(x.size() + 1, 0.25);
+        ASSERT_TRUE(vec::accumulate(t, h.data(), acc.data(), n));
+        ASSERT_TRUE(vec::accumulate(DType::float32, w.data(), acc_want.data(), n));
+        for (std::size_t i = 0; i < acc.size(); ++i)
+          EXPECT_TRUE(same(acc[i], acc_want[i])) << "accumulator " << i;
+        for (const auto which : {vec::Extreme::min, vec::Extreme::max}) {
+          bool nan = false, want_nan = true;
+          ASSERT_TRUE(vec::extreme(which, t, h.data(), n, &got, &nan));
+          ASSERT_TRUE(vec::extreme(which, DType::float32, w.data(), n, &want, &want_nan));
+          EXPECT_EQ(nan, want_nan);
+          if (!want_nan) {
+            EXPECT_TRUE(same(got, want)) << got << " vs " << want;
+          }
+        }
+        // Rows of n with a gap of 3 (never read), the values rotated row by row.
+        const std::int64_t rows = 5, stride = n + 3;
+        std::vector<std::uint16_t> hr(static_cast<std::size_t>(rows * stride), bits(1e30f));
+        std::vector<float> wr(hr.size());
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t i = 0; i < n; ++i)
+            hr[static_cast<std::size_t>(r * stride + i)] = h[static_cast<std::size_t>((i + r) % n)];
+        for (std::size_t i = 0; i < hr.size(); ++i) wr[i] = as_float(hr[i]);
+        std::vector<double> rg(rows), rw(rows);
+        ASSERT_TRUE(vec::sum_rows(t, hr.data(), rows, n, stride, rg.data()));
+        ASSERT_TRUE(vec::sum_rows(DType::float32, wr.data(), rows, n, stride, rw.data()));
+        for (std::int64_t r = 0; r < rows; ++r)
+          EXPECT_TRUE(same(rg[static_cast<std::size_t>(r)], rw[static_cast<std::size_t>(r)]))
+              << "sum of row " << r;
+        for (const auto which : {vec::Extreme::min, vec::Extreme::max}) {
+          bool ng[rows], nw[rows];
+          ASSERT_TRUE(vec::extreme_rows(which, t, hr.data(), rows, n, stride, rg.data(), ng));
+          ASSERT_TRUE(
+              vec::extreme_rows(which, DType::float32, wr.data(), rows, n, stride, rw.data(), nw));
+          for (std::int64_t r = 0; r < rows; ++r) {
+            EXPECT_EQ(ng[r], nw[r]) << "row " << r;
+            if (!nw[r]) {
+              EXPECT_TRUE(same(rg[static_cast<std::size_t>(r)], rw[static_cast<std::size_t>(r)]))
+                  << "extreme of row " << r;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 // The integer reductions against the scalar rules: sums wrapping modulo 2^64 (int64 values
