@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dense conversions between float32 and float16, bfloat16 and float64, with the scalar
-// rules' rounding (Note [Vector kernels]); the 16-bit element-wise and reduction paths
-// widen through them.
+// Conversions between float32 and float16, bfloat16 and float64, with the scalar rules'
+// rounding (Note [Vector kernels]): one vector (widen, narrow: what the 16-bit element-wise
+// and reduction paths use, Note [16-bit in registers]) or a dense run.
 // Highway's per-target header protocol: included by each vector_*.cpp once per target
 // (foreach_target.h toggles HWY_TARGET_TOGGLE), so the guard flips instead of closing.
 #if defined(HETERO_CPU_VECTOR_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -106,19 +106,6 @@ inline void narrow_dense(const float* in, std::uint16_t* out, std::int64_t n) {
   }
 }
 
-inline void f16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
-  widen_dense<DType::float16>(in, out, n);
-}
-inline void f32_to_f16(const float* in, std::uint16_t* out, std::int64_t n) {
-  narrow_dense<DType::float16>(in, out, n);
-}
-inline void bf16_to_f32(const std::uint16_t* in, float* out, std::int64_t n) {
-  widen_dense<DType::bfloat16>(in, out, n);
-}
-inline void f32_to_bf16(const float* in, std::uint16_t* out, std::int64_t n) {
-  narrow_dense<DType::bfloat16>(in, out, n);
-}
-
 inline void f32_to_f64(const float* in, double* out, std::int64_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
@@ -143,14 +130,14 @@ inline void f64_to_f32(const double* in, float* out, std::int64_t n) {
 // none for it.
 inline bool to_f32(DType from, const void* in, float* out, std::int64_t n) {
   const auto* p = static_cast<const std::uint16_t*>(in);
-  if (from == DType::bfloat16) return bf16_to_f32(p, out, n), true;
-  if (from == DType::float16 && kHasF16C) return f16_to_f32(p, out, n), true;
+  if (from == DType::bfloat16) return widen_dense<DType::bfloat16>(p, out, n), true;
+  if (from == DType::float16 && kHasF16C) return widen_dense<DType::float16>(p, out, n), true;
   return false;
 }
 inline bool from_f32(DType to, const float* in, void* out, std::int64_t n) {
   auto* p = static_cast<std::uint16_t*>(out);
-  if (to == DType::bfloat16) return f32_to_bf16(in, p, n), true;
-  if (to == DType::float16 && kHasF16C) return f32_to_f16(in, p, n), true;
+  if (to == DType::bfloat16) return narrow_dense<DType::bfloat16>(in, p, n), true;
+  if (to == DType::float16 && kHasF16C) return narrow_dense<DType::float16>(in, p, n), true;
   return false;
 }
 

@@ -82,6 +82,8 @@ def integer_division_op(fn):
     def op(a, b):
         if not (integral(a) and integral(b)):
             return fn(a, b)  # computed in floating point: x % -1 keeps its sign rule, no trap
+        if torch.result_type(a, b) == torch.uint8:
+            return fn(a, b)  # -1 is 255 there (seed 1129104 case 2465): no trap, another result
         if isinstance(b, torch.Tensor) and b.dtype in (torch.int8, torch.int32, torch.int64):
             b = torch.where(b == -1, torch.ones_like(b), b)
         elif isinstance(b, int) and b == -1:
@@ -454,7 +456,8 @@ def reduction_slack(case, dtype):
     if op == "prod":  # n roundings of a product no larger than that of max(|v|, 1)
         big = math.prod(max(v, 1.0) for v in finite[0]) if finite else 1.0
         return 2 * n * eps * big
-    if op == "var":  # a sum of n squared deviations, each rounded, scaled by 1 / (n - correction)
+    if op in ("var", "std"):  # a sum of n squared deviations, each rounded, scaled by
+        # 1 / (n - correction); std's bound is this divided by 2 std (compare(): sqrt's slope)
         return 2 * n * eps * sum(v * v for v in finite[0])
     if op in ("sum", "mean", "norm"):
         return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
@@ -522,7 +525,12 @@ def compare(case, got, expect, reference):
         # (gelu_tanh in float32: 4.5 ulps from the exact value at -1.87, where it is 3.3;
         # torch's fused kernel 1.5): 4 ulps more than a single kernel's 2.
         extra = 4 * ulp(e, td) if case["cat"] == "activation" and not math.isinf(e) and not math.isnan(e) else 0.0
-        if not close_any(h, e, r, td, slack + extra):
+        bound = slack
+        if case["cat"] == "reduce" and case["op"] == "std":
+            # |sqrt(a) - sqrt(b)| = |a - b| / (sqrt(a) + sqrt(b)): the variance's bound over
+            # 2 std (seed 1129104 case 7379: torch 3 ulps from the exact std, hetero 0.1)
+            bound = slack / (2 * abs(e)) if e != 0 and math.isfinite(e) else math.sqrt(slack)
+        if not close_any(h, e, r, td, bound + extra):
             raise Failure(f"element {k}: hetero {h!r}, torch {e!r} ({abs(h - e) / ulp(e, td):.1f} ulps)")
 
 
