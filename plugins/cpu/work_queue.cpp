@@ -71,7 +71,7 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     finish_locked(error, ticket);
     return;
   }
-  if (queue_.size() >= kMaxQueued && !running_work()) {
+  if ((queue_.size() >= kMaxQueued || room_turn_ != room_next_turn_) && !running_work()) {
     wait_for_room_locked(lock);
     if (stopped_) {  // shut down while this thread waited: run here, as above
       lock.unlock();
@@ -87,20 +87,29 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
 }
 
 void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
-  while (queue_.size() >= kMaxQueued && !stopped_) {
-    if (!busy_) {
+  const std::uint64_t turn = room_next_turn_++;
+  auto may_enter = [&] { return turn == room_turn_ && queue_.size() < kMaxQueued; };
+  while (!may_enter() && !stopped_) {
+    if (!busy_ && !queue_.empty()) {
       run_front_locked(lock);  // the worker is between pieces: help rather than sleep
       continue;
     }
     ++waiters_;
-    done_cv_.wait(lock, [&] { return queue_.size() < kMaxQueued || !busy_ || stopped_; });
+    done_cv_.wait(lock, [&] { return may_enter() || (!busy_ && !queue_.empty()) || stopped_; });
     --waiters_;
   }
+  ++room_turn_;  // the next thread in line (after shutdown every waiter leaves, in any order)
+  if (waiters_ > 0) done_cv_.notify_all();
 }
 
 std::size_t WorkQueue::queued() const {
   std::lock_guard lock(mutex_);
   return queue_.size();
+}
+
+std::size_t WorkQueue::waiting_for_room() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(room_next_turn_ - room_turn_);
 }
 
 std::uint64_t WorkQueue::last_ticket() const {

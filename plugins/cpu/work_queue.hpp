@@ -41,6 +41,12 @@
 // that submits faster than the device computes would queue without bound (a second of
 // `full()` calls took 80 s to drain). Work submitted while running queued work (a release
 // queued by a task) never blocks, so the queue cannot wait for itself.
+//
+// Note [Fair back-pressure]: threads that wait for room enter the queue in the order they
+// started waiting (a turn number each), and a thread that finds others waiting waits behind
+// them even when there is room. Before, every completion woke all of them and the first to
+// take the mutex entered, so a thread that kept refilling the queue could hold another off
+// for as long as it kept going.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -113,6 +119,9 @@ class WorkQueue {
   void enqueue(std::unique_ptr<Task> task);
   /// Pieces of work waiting (not counting the one running). For tests and statistics.
   std::size_t queued() const;
+  /// Threads blocked in enqueue() waiting for room (Note [Fair back-pressure]). For tests
+  /// and statistics.
+  std::size_t waiting_for_room() const;
   /// Whether this thread is running queued or inline work of any queue (work submitted
   /// from there must not block on a queue).
   static bool running_work() noexcept;
@@ -149,7 +158,8 @@ class WorkQueue {
   // Runs the first queued task with the lock released (busy_ set), then records it.
   void run_front_locked(std::unique_lock<std::mutex>& lock);
   void worker();
-  // Blocks until fewer than kMaxQueued pieces wait (or the queue stopped).
+  // Blocks until this thread's turn has come and fewer than kMaxQueued pieces wait (or the
+  // queue stopped), then passes the turn on (Note [Fair back-pressure]).
   void wait_for_room_locked(std::unique_lock<std::mutex>& lock);
   // Marks this thread as running work for its scope (running_work()).
   struct RunningWork {
@@ -170,6 +180,8 @@ class WorkQueue {
       0};  // written under mutex_; read without it by synchronize()'s fast path
   std::atomic<std::uint64_t> completed_{0};
   int waiters_ = 0;
+  // Turns of the threads waiting for room: the next to hand out, the one served now.
+  std::uint64_t room_next_turn_ = 0, room_turn_ = 0;
   bool busy_ = false;  // work is running (worker or inline)
   bool stopped_ = false;
   std::exception_ptr error_;

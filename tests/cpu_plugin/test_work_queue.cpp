@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's WorkQueue on its own (compiled from the plugin's sources): back-pressure
 // (issue #25 item 5). A host thread that submits faster than the queue drains blocks once
-// kMaxQueued pieces wait; work submitted from queued work never blocks; work for the caller
+// kMaxQueued pieces wait, and threads waiting for room enter in turn (Note [Fair
+// back-pressure]); work submitted from queued work never blocks; work for the caller
 // runs on the caller, after the work before it (Note [Work that runs on the caller]).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -73,6 +75,42 @@ TEST(WorkQueue, AProducerFasterThanTheQueueBlocksAtTheDepthLimit) {
   queue.synchronize();
   EXPECT_EQ(ran.load(), kMore);
   EXPECT_EQ(queue.queued(), 0u);
+}
+
+// Note [Fair back-pressure]: a thread that keeps refilling a full queue does not hold off
+// another thread waiting for room; they enter in the order they started waiting.
+TEST(WorkQueue, ThreadsWaitingForRoomEnterInTheOrderTheyCame) {
+  WorkQueue queue(nullptr, /*inline_limit=*/-1);  // everything queued
+  Gate gate;
+  std::mutex log_mutex;
+  std::vector<char> log;  // who submitted each task, in the order the tasks ran
+  auto logged = [&](char who) {
+    return task([&, who] {
+      std::lock_guard lock(log_mutex);
+      log.push_back(who);
+    });
+  };
+  queue.enqueue(task([&] { gate.wait(); }));
+  gate.wait_reached();  // the worker is inside the first task; nothing drains
+  constexpr int kFlood = 3000;
+  std::thread flooder([&] {  // fills the queue, then keeps refilling it
+    for (int i = 0; i < kFlood; ++i) queue.enqueue(logged('A'));
+  });
+  while (queue.waiting_for_room() < 1) std::this_thread::yield();
+  EXPECT_EQ(queue.queued(), WorkQueue::kMaxQueued);
+  std::thread other([&] { queue.enqueue(logged('B')); });  // one task, behind the flooder
+  while (queue.waiting_for_room() < 2) std::this_thread::yield();
+  gate.release();
+  other.join();
+  flooder.join();
+  queue.synchronize();
+  ASSERT_EQ(log.size(), static_cast<std::size_t>(kFlood) + 1);
+  const auto b = std::find(log.begin(), log.end(), 'B') - log.begin();
+  // The kMaxQueued tasks queued before anyone waited, the one the flooder was waiting to
+  // submit (its turn came first), then B's.
+  EXPECT_EQ(b, static_cast<std::ptrdiff_t>(WorkQueue::kMaxQueued) + 1)
+      << "B's task ran after " << b << " of the flooder's";
+  EXPECT_EQ(queue.waiting_for_room(), 0u);
 }
 
 TEST(WorkQueue, WorkSubmittedFromQueuedWorkNeverBlocks) {
