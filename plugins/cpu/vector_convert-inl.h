@@ -12,6 +12,7 @@
 #endif
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <hetero/dtype.hpp>
 
@@ -37,6 +38,23 @@ HWY_INLINE hn::Vec<DF> widen(DF df, const std::uint16_t* p) {
     const hn::Rebind<std::uint16_t, DF> du16;
     return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
   }
+}
+
+// Calls f(std::integral_constant<DType, S>()) for the 16-bit storage S = dtype that this
+// target widens (float16 where kHasF16C, bfloat16 everywhere) and returns its result (true
+// where f returns nothing); false for any other dtype.
+template <class F>
+bool visit_16bit(DType dtype, F f) {
+  const auto call = [&](auto s) {
+    if constexpr (std::is_void_v<decltype(f(s))>)
+      return f(s), true;
+    else
+      return static_cast<bool>(f(s));
+  };
+  if (dtype == DType::float16 && kHasF16C)
+    return call(std::integral_constant<DType, DType::float16>());
+  if (dtype == DType::bfloat16) return call(std::integral_constant<DType, DType::bfloat16>());
+  return false;
 }
 
 // One S element widened exactly to float32 (the tails of the dense loops).

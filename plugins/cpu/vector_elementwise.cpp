@@ -6,7 +6,6 @@
 // functions and dispatches to the best one for the running CPU (Note [Vector kernels]).
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "vector_kernels.hpp"
 
@@ -191,18 +190,9 @@ bool UnaryImpl(UnaryOp op, DType dtype, const void* in, void* out, std::int64_t 
                                         static_cast<std::uint16_t*>(out), n, f);
     });
   };
-  switch (dtype) {
-    case DType::float32:
-      return dense(hn::ScalableTag<float>());
-    case DType::float64:
-      return dense(hn::ScalableTag<double>());
-    case DType::float16:
-      return kHasF16C && widened(std::integral_constant<DType, DType::float16>());
-    case DType::bfloat16:
-      return widened(std::integral_constant<DType, DType::bfloat16>());
-    default:
-      return false;
-  }
+  if (dtype == DType::float32) return dense(hn::ScalableTag<float>());
+  if (dtype == DType::float64) return dense(hn::ScalableTag<double>());
+  return visit_16bit(dtype, widened);
 }
 
 bool BinaryImpl(BinaryOp op, DType dtype, const void* a, int sa, const void* b, int sb, void* out,
@@ -222,18 +212,9 @@ bool BinaryImpl(BinaryOp op, DType dtype, const void* a, int sa, const void* b, 
                                         static_cast<std::uint16_t*>(out), n, f);
     });
   };
-  switch (dtype) {
-    case DType::float32:
-      return dense(hn::ScalableTag<float>());
-    case DType::float64:
-      return dense(hn::ScalableTag<double>());
-    case DType::float16:
-      return kHasF16C && widened(std::integral_constant<DType, DType::float16>());
-    case DType::bfloat16:
-      return widened(std::integral_constant<DType, DType::bfloat16>());
-    default:
-      return false;
-  }
+  if (dtype == DType::float32) return dense(hn::ScalableTag<float>());
+  if (dtype == DType::float64) return dense(hn::ScalableTag<double>());
+  return visit_16bit(dtype, widened);
 }
 
 }  // namespace HWY_NAMESPACE

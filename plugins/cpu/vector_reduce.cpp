@@ -79,17 +79,6 @@ double sum_dense_16(const std::uint16_t* in, std::int64_t n) {
       [&](std::int64_t i) { return static_cast<double>(widen_one<S>(in[i])); });
 }
 
-// Calls f(std::integral_constant<DType, S>()) for the 16-bit storage S = dtype that this
-// target widens (float16 where kHasF16C, bfloat16 everywhere) and returns true; false for
-// any other dtype.
-template <class F>
-bool visit_16bit(DType dtype, F f) {
-  if (dtype == DType::float16 && kHasF16C)
-    return f(std::integral_constant<DType, DType::float16>()), true;
-  if (dtype == DType::bfloat16) return f(std::integral_constant<DType, DType::bfloat16>()), true;
-  return false;
-}
-
 bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
   if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
   if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;

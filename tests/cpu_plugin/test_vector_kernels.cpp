@@ -112,6 +112,18 @@ bool close(T got, T want, bool one_ulp) {
   return one_ulp && std::nextafter(want, got) == got;
 }
 
+// A float rounded to 16-bit dtype t's bits (float16 or bfloat16) by the scalar rule, and
+// back (exact).
+std::uint16_t bits16(DType t, float v) {
+  return t == DType::float16 ? Half(v).bits : BFloat16(v).bits;
+}
+float from_bits16(DType t, std::uint16_t b) {
+  Half hv;
+  BFloat16 bv;
+  hv.bits = bv.bits = b;
+  return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
+}
+
 // f(std::integral_constant<Op>) for every row of the tables.
 template <class F>
 void visit_all_unary_ops(F&& f) {
@@ -340,13 +352,8 @@ TEST(VectorKernels, SixteenBitOpsRoundOnceFromFloat32) {
     std::vector<std::uint16_t> h(x.size()), y(x.size()), z(x.size());
     for (std::size_t i = 0; i < x.size(); ++i)
       h[i] = t == DType::float16 ? Half(x[i]).bits : BFloat16(x[i]).bits;
-    auto as_float = [t](std::uint16_t bits) {
-      Half hv;
-      BFloat16 bv;
-      hv.bits = bv.bits = bits;
-      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
-    };
-    auto round = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
+    auto as_float = [t](std::uint16_t b) { return from_bits16(t, b); };
+    auto round = [t](float v) { return bits16(t, v); };
     const auto n = static_cast<std::int64_t>(h.size());
     if (!vec::unary(UnaryOp::tanh, t, h.data(), y.data(), n)) continue;  // no F16C
     if (!taken(vec::binary(BinaryOp::mul, t, h.data(), 0, h.data() + 7, 1, z.data(), n - 7)))
@@ -378,13 +385,8 @@ TEST(VectorKernels, SixteenBitUnaryOpsAreTheFloat32KernelRoundedOnce) {
   std::vector<std::int64_t> lengths = kLengths;
   for (std::int64_t n = 0; n <= 40; ++n) lengths.push_back(n);
   for (DType t : {DType::float16, DType::bfloat16}) {
-    auto bits = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
-    auto as_float = [t](std::uint16_t b) {
-      Half hv;
-      BFloat16 bv;
-      hv.bits = bv.bits = b;
-      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
-    };
+    auto bits = [t](float v) { return bits16(t, v); };
+    auto as_float = [t](std::uint16_t b) { return from_bits16(t, b); };
     for (std::int64_t n : lengths) {
       const std::vector<float> x = inputs<float>(n, static_cast<unsigned>(n) + 40);
       std::vector<std::uint16_t> h(x.size());
@@ -437,13 +439,8 @@ TEST(VectorKernels, SixteenBitBinaryOpsMatchTheRuleAtEveryLength) {
       {BinaryOp::lt, [](float x, float y) { return x < y ? 1.0f : 0.0f; }},
   };
   for (DType t : {DType::float16, DType::bfloat16}) {
-    auto bits = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
-    auto as_float = [t](std::uint16_t b) {
-      Half hv;
-      BFloat16 bv;
-      hv.bits = bv.bits = b;
-      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
-    };
+    auto bits = [t](float v) { return bits16(t, v); };
+    auto as_float = [t](std::uint16_t b) { return from_bits16(t, b); };
     std::vector<std::uint16_t> a(values.size()), b(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) {
       a[i] = bits(values[i]);
@@ -523,13 +520,8 @@ TEST(VectorKernels, SixteenBitReductionsAreTheFloat32KernelsOnTheWidenedValues) 
   std::vector<std::int64_t> lengths{63, 64, 65, 100, 1030, 4500};
   for (std::int64_t n = 1; n <= 40; ++n) lengths.push_back(n);
   for (DType t : {DType::float16, DType::bfloat16}) {
-    auto bits = [t](float v) { return t == DType::float16 ? Half(v).bits : BFloat16(v).bits; };
-    auto as_float = [t](std::uint16_t b) {
-      Half hv;
-      BFloat16 bv;
-      hv.bits = bv.bits = b;
-      return t == DType::float16 ? static_cast<float>(hv) : static_cast<float>(bv);
-    };
+    auto bits = [t](float v) { return bits16(t, v); };
+    auto as_float = [t](std::uint16_t b) { return from_bits16(t, b); };
     for (std::int64_t n : lengths) {
       for (const bool specials : {false, true}) {
         SCOPED_TRACE(std::string(dtype_name(t)) + " n=" + std::to_string(n) +
