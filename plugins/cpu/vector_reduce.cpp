@@ -138,30 +138,32 @@ bool SumRowsImpl(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
   return true;
 }
 
-template <class T>
-void accumulate_dense(const T* in, double* acc, std::int64_t n) {
-  const hn::ScalableTag<double> dd;
+// acc[j] += the j-th element, j < n; load and element as sum_lanes'.
+template <class D, class Load, class Element>
+HWY_INLINE void accumulate_lanes(D dd, double* acc, std::int64_t n, Load load, Element element) {
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
   std::int64_t j = 0;
-  for (; j + lanes <= n; j += lanes)
-    hn::StoreU(hn::LoadU(dd, acc + j) + load_wide(dd, in + j), dd, acc + j);
-  for (; j < n; ++j) acc[j] += static_cast<double>(in[j]);
+  for (; j + lanes <= n; j += lanes) hn::StoreU(hn::LoadU(dd, acc + j) + load(j), dd, acc + j);
+  for (; j < n; ++j) acc[j] += element(j);
 }
 
 bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
-  if (dtype == DType::float32) return accumulate_dense(static_cast<const float*>(in), acc, n), true;
-  if (dtype == DType::float64)
-    return accumulate_dense(static_cast<const double*>(in), acc, n), true;
+  const hn::ScalableTag<double> dd;
+  const auto dense = [&](const auto* p) {
+    accumulate_lanes(
+        dd, acc, n, [&](std::int64_t j) { return load_wide(dd, p + j); },
+        [&](std::int64_t j) { return static_cast<double>(p[j]); });
+    return true;
+  };
+  if (dtype == DType::float32) return dense(static_cast<const float*>(in));
+  if (dtype == DType::float64) return dense(static_cast<const double*>(in));
   return visit_16bit(dtype, [&](auto s) {  // each vector widened as it is loaded
     constexpr DType S = decltype(s)::value;
     const auto* p = static_cast<const std::uint16_t*>(in);
-    const hn::ScalableTag<double> dd;
     const hn::Rebind<float, decltype(dd)> df;
-    const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
-    std::int64_t j = 0;
-    for (; j + lanes <= n; j += lanes)
-      hn::StoreU(hn::LoadU(dd, acc + j) + hn::PromoteTo(dd, widen<S>(df, p + j)), dd, acc + j);
-    for (; j < n; ++j) acc[j] += static_cast<double>(widen_one<S>(p[j]));
+    accumulate_lanes(
+        dd, acc, n, [&](std::int64_t j) { return hn::PromoteTo(dd, widen<S>(df, p + j)); },
+        [&](std::int64_t j) { return static_cast<double>(widen_one<S>(p[j])); });
   });
 }
 
@@ -367,26 +369,18 @@ bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std
 bool ExtremeImpl(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
                  bool* has_nan) {
   const bool min = which == Extreme::min;
-  if (::hetero::is_half(dtype))
-    return visit_16bit(dtype, [&](auto s) {
-      constexpr DType S = decltype(s)::value;
-      const auto* p = static_cast<const std::uint16_t*>(in);
-      min ? extreme_dense_16<true, S>(p, n, result, has_nan)
-          : extreme_dense_16<false, S>(p, n, result, has_nan);
-    });
-  if (dtype == DType::float32) {
-    const auto* p = static_cast<const float*>(in);
-    return (min ? extreme_dense<true>(p, n, result, has_nan)
-                : extreme_dense<false>(p, n, result, has_nan)),
-           true;
-  }
-  if (dtype == DType::float64) {
-    const auto* p = static_cast<const double*>(in);
-    return (min ? extreme_dense<true>(p, n, result, has_nan)
-                : extreme_dense<false>(p, n, result, has_nan)),
-           true;
-  }
-  return false;
+  const auto dense = [&](const auto* p) {
+    min ? extreme_dense<true>(p, n, result, has_nan) : extreme_dense<false>(p, n, result, has_nan);
+    return true;
+  };
+  if (dtype == DType::float32) return dense(static_cast<const float*>(in));
+  if (dtype == DType::float64) return dense(static_cast<const double*>(in));
+  return visit_16bit(dtype, [&](auto s) {  // each vector widened as it is loaded
+    constexpr DType S = decltype(s)::value;
+    const auto* p = static_cast<const std::uint16_t*>(in);
+    min ? extreme_dense_16<true, S>(p, n, result, has_nan)
+        : extreme_dense_16<false, S>(p, n, result, has_nan);
+  });
 }
 
 bool ExtremeRowsImpl(Extreme which, DType dtype, const void* in, std::int64_t rows, std::int64_t n,
