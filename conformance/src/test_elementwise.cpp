@@ -42,7 +42,7 @@ std::optional<double> unary_ref(UnaryOp op, double x) {
     case UnaryOp::abs:
       return std::abs(x);
     case UnaryOp::relu:
-      return std::isnan(x) ? x : std::max(x, 0.0);
+      return x < 0 ? 0.0 : x;  // NaN and -0.0 pass through
     case UnaryOp::sigmoid:
       return 1 / (1 + std::exp(-x));
     case UnaryOp::tanh:

@@ -42,8 +42,8 @@ bool unary_rule(UnaryOp op, D d, Apply&& apply) {
     case UnaryOp::sqrt:
       apply([](V v) { return hn::Sqrt(v); });
       return true;
-    case UnaryOp::relu:  // x <= 0 is false for NaN, which passes through; -0 gives +0
-      apply([d](V v) { return hn::IfThenZeroElse(v <= hn::Zero(d), v); });
+    case UnaryOp::relu:  // as the rule: x < 0 is false for NaN and -0, which pass through
+      apply([d](V v) { return hn::IfThenZeroElse(v < hn::Zero(d), v); });
       return true;
 #if HETERO_TARGET_INTERFACE_MINOR >= 5
     case UnaryOp::rsqrt:  // 1 / sqrt(x), both correctly rounded: the scalar rule bit for bit

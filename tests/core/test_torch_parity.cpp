@@ -35,6 +35,37 @@ TEST(TorchParity, ReluKeepsNaN) {
   EXPECT_EQ(v[2], 2.0f);
 }
 
+// torch.relu is clamp_min(x, 0), which keeps x unless x < 0: relu(-0.0) is -0.0 (and
+// 1 / relu(x) is -inf there), relu(-1.0) is +0.0. Found by the differential test (seed
+// 1130002 case 11833: the gradient of x1 / relu(ceil(x0)) at x0 = -0.14, inf against -inf).
+// Dense runs long enough for the vector kernels, a strided view, and every floating dtype.
+TEST(TorchParity, ReluKeepsTheSignOfZeroAsTorch) {
+  std::vector<double> x;
+  for (int i = 0; i < 67; ++i)
+    x.push_back(i % 4 == 0 ? -0.0 : i % 4 == 1 ? 0.0 : i % 4 == 2 ? -1.5 : 2.0);
+  x.push_back(kNaN);
+  const auto n = static_cast<std::int64_t>(x.size());
+  for (DType t : {DType::float32, DType::float64, DType::float16, DType::bfloat16}) {
+    const Tensor dense = from_vector(x, {n}).to(t);
+    const Tensor strided = from_vector(x, {n / 2, 2}).to(t).t()[0];  // elements 0, 2, 4, ...
+    for (const Tensor& in : {dense, strided}) {
+      const auto got = relu(in).to(DType::float64).to_vector<double>();
+      const auto want = in.to(DType::float64).to_vector<double>();
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double w = want[i] < 0 ? 0.0 : want[i];
+        if (std::isnan(w)) {
+          EXPECT_TRUE(std::isnan(got[i])) << dtype_name(t) << " element " << i;
+          continue;
+        }
+        EXPECT_EQ(got[i], w) << dtype_name(t) << " element " << i;
+        EXPECT_EQ(std::signbit(got[i]), std::signbit(w))
+            << dtype_name(t) << " element " << i << " of " << want[i];
+      }
+    }
+  }
+}
+
 TEST(TorchParity, SoftmaxOfAnEmptyTensorIsEmpty) {
   for (std::int64_t dim : {0, 1}) {
     EXPECT_EQ(softmax(zeros({2, 0}), dim).shape(), (Shape{2, 0}));

@@ -6,7 +6,8 @@
 /// - floating types (float, double; Half and BFloat16 computed in float and rounded to
 ///   nearest even on return): the row's floating rule with IEEE arithmetic and the C math
 ///   functions; maximum/minimum propagate a NaN in either operand (the first one when both
-///   are NaN), relu keeps a NaN (as torch.relu);
+///   are NaN), relu keeps x unless x < 0, so a NaN and -0.0 pass through (as torch.relu,
+///   clamp_min(x, 0), on the cpu);
 /// - integers, int8, uint8, int32 and int64 (rows of class `numeric` / `arithmetic`): the row's
 ///   integer rule; + - * and negation wrap around modulo 2^bits (two's complement, no signed
 ///   overflow: uint8 1 - 2 is 255, as torch); there is no integer division (div is a

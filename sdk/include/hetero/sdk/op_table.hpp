@@ -68,7 +68,7 @@
   _(log,     since, floating, log(x),                 HETERO_NO_INTEGER_RULE,    input,   g / x)                \
   _(sqrt,    since, floating, sqrt(x),                HETERO_NO_INTEGER_RULE,    output,  g / (2.0 * y))        \
   _(abs,     since, numeric,  fabs(x),                (is_negative(x) ? wrap_neg(x) : x), input, g * sign(x))      \
-  _(relu,    since, numeric,  (x > 0 || x != x ? x : 0), (x > 0 ? x : 0),        output,  relu_gradient(g, y))   \
+  _(relu,    since, numeric,  (x < 0 ? 0 : x),        (x > 0 ? x : 0),           output,  relu_gradient(g, y))   \
   _(sigmoid, since, floating, 1 / (1 + exp(-x)),      HETERO_NO_INTEGER_RULE,    output,  g * y * (1.0 - y))    \
   _(tanh,    since, floating, tanh(x),                HETERO_NO_INTEGER_RULE,    output,  g * (1.0 - y * y))
 #if HETERO_TARGET_INTERFACE_MINOR >= 1
