@@ -66,6 +66,48 @@ HWY_INLINE float widen_one(std::uint16_t bits) {
   return hn::GetLane(widen<S>(df, buf));
 }
 
+// An element of 16-bit storage S (float16 or bfloat16) as a type of its own, so that one
+// kernel body templated on its element pointer serves float32, float64 and both 16-bit
+// storages (visit_float_storage): a const Bits16<S>* points at S's bits, and widen(df, p) and
+// value_of(p[i]) read them widened to float32 (Note [16-bit in registers]).
+template <DType S>
+struct Bits16 {
+  std::uint16_t bits;
+};
+static_assert(sizeof(Bits16<DType::float16>) == 2, "an array of Bits16 is an array of the bits");
+
+template <DType S, class DF>
+HWY_INLINE hn::Vec<DF> widen(DF df, const Bits16<S>* p) {
+  return widen<S>(df, reinterpret_cast<const std::uint16_t*>(p));
+}
+
+// The value of one element: float32 and float64 as they are, 16-bit storage widened exactly.
+template <class T>
+HWY_INLINE T value_of(T x) {
+  return x;
+}
+template <DType S>
+HWY_INLINE float value_of(Bits16<S> x) {
+  return widen_one<S>(x.bits);
+}
+
+// Calls f(p) with `in` as a pointer to its elements: const float* (float32), const double*
+// (float64), or const Bits16<S>* for the 16-bit storage this target widens (visit_16bit).
+// Returns f's result (true where f returns nothing); false for any other dtype.
+template <class F>
+bool visit_float_storage(DType dtype, const void* in, F f) {
+  const auto call = [&](const auto* p) {
+    if constexpr (std::is_void_v<decltype(f(p))>)
+      return f(p), true;
+    else
+      return static_cast<bool>(f(p));
+  };
+  if (dtype == DType::float32) return call(static_cast<const float*>(in));
+  if (dtype == DType::float64) return call(static_cast<const double*>(in));
+  return visit_16bit(
+      dtype, [&](auto s) { return call(static_cast<const Bits16<decltype(s)::value>*>(in)); });
+}
+
 // Stores v's lanes at p as S, each rounded once by the scalar rule:
 // - float16: F16C's round to nearest even, NaN as the quiet NaN 0x7E00 with the input's
 //   sign (fp16_ieee_from_fp32_value; F16C alone would keep the payload's upper bits);

@@ -91,11 +91,11 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
 // n >= 1 elements of 16-bit storage S, each widened to float32 as it is loaded (Note [16-bit
 // in registers]).
 template <bool Min, DType S>
-void extreme_dense_16(const std::uint16_t* in, std::int64_t n, double* result, bool* has_nan) {
+void extreme_dense(const Bits16<S>* in, std::int64_t n, double* result, bool* has_nan) {
   const hn::ScalableTag<float> d;
   extreme_lanes<Min>(
-      d, n, [&](std::int64_t i) { return widen<S>(d, in + i); },
-      [&](std::int64_t i) { return widen_one<S>(in[i]); }, result, has_nan);
+      d, n, [&](std::int64_t i) { return widen(d, in + i); },
+      [&](std::int64_t i) { return value_of(in[i]); }, result, has_nan);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -36,6 +36,13 @@ HWY_INLINE hn::Vec<D> load_wide(D d, const T* p) {
     return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
 }
 
+// Lanes(d) elements of 16-bit storage S from p as d's double lanes: widened to float32, then
+// to double, as they are loaded (Note [16-bit in registers]).
+template <class D, DType S>
+HWY_INLINE hn::Vec<D> load_wide(D d, const Bits16<S>* p) {
+  return hn::PromoteTo(d, widen(hn::Rebind<float, D>(), p));
+}
+
 // Dense sum in double, four vector accumulators, combined in a fixed order: the
 // accumulators pairwise, their lanes by the target's SumOfLanes, then the tail in order.
 // load(i) gives the Lanes(dd) elements from i widened to double (exactly), element(i) the
@@ -59,32 +66,18 @@ HWY_INLINE double sum_lanes(D dd, std::int64_t n, Load load, Element element) {
   return total;
 }
 
-// float32 (widened lane by lane) or float64.
+// float32 or 16-bit storage (widened lane by lane as loaded: a 16-bit sum is the same sum, in
+// the same order, as of the float32 values) or float64 (visit_float_storage's pointers).
 template <class T>
 double sum_dense(const T* in, std::int64_t n) {
   const hn::ScalableTag<double> dd;
   return sum_lanes(
       dd, n, [&](std::int64_t i) { return load_wide(dd, in + i); },
-      [&](std::int64_t i) { return static_cast<double>(in[i]); });
-}
-
-// 16-bit storage S, each vector widened to float32 and then to double as it is loaded (Note
-// [16-bit in registers]): the same sum, in the same order, as of the float32 values.
-template <DType S>
-double sum_dense_16(const std::uint16_t* in, std::int64_t n) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
-  return sum_lanes(
-      dd, n, [&](std::int64_t i) { return hn::PromoteTo(dd, widen<S>(df, in + i)); },
-      [&](std::int64_t i) { return static_cast<double>(widen_one<S>(in[i])); });
+      [&](std::int64_t i) { return static_cast<double>(value_of(in[i])); });
 }
 
 bool SumImpl(DType dtype, const void* in, std::int64_t n, double* result) {
-  if (dtype == DType::float32) return *result = sum_dense(static_cast<const float*>(in), n), true;
-  if (dtype == DType::float64) return *result = sum_dense(static_cast<const double*>(in), n), true;
-  return visit_16bit(dtype, [&](auto s) {
-    *result = sum_dense_16<decltype(s)::value>(static_cast<const std::uint16_t*>(in), n);
-  });
+  return visit_float_storage(dtype, in, [&](const auto* p) { *result = sum_dense(p, n); });
 }
 
 // Note [Prefetching short rows]: a loop over short rows (262,144 rows of 64 float32) keeps
@@ -123,19 +116,10 @@ HWY_INLINE void each_row_prefetched(const T* p, std::int64_t rows, std::int64_t 
 
 bool SumRowsImpl(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
                  std::int64_t row_stride, double* out) {
-  const auto each = [&](const auto* p) {
+  return visit_float_storage(dtype, in, [&](const auto* p) {
     each_row_prefetched(p, rows, n, row_stride,
                         [&](std::int64_t r, const auto* row) { out[r] = sum_dense(row, n); });
-    return true;
-  };
-  if (dtype == DType::float32) return each(static_cast<const float*>(in));
-  if (dtype == DType::float64) return each(static_cast<const double*>(in));
-  if (!((dtype == DType::float16 && kHasF16C) || dtype == DType::bfloat16)) return false;
-  const auto* p = static_cast<const std::uint16_t*>(in);  // 16-bit rows: each as SumImpl
-  each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const std::uint16_t* row) {
-    SumImpl(dtype, row, n, out + r);
   });
-  return true;
 }
 
 // acc[j] += the j-th element, j < n; load and element as sum_lanes'.
@@ -149,21 +133,10 @@ HWY_INLINE void accumulate_lanes(D dd, double* acc, std::int64_t n, Load load, E
 
 bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
   const hn::ScalableTag<double> dd;
-  const auto dense = [&](const auto* p) {
+  return visit_float_storage(dtype, in, [&](const auto* p) {
     accumulate_lanes(
         dd, acc, n, [&](std::int64_t j) { return load_wide(dd, p + j); },
-        [&](std::int64_t j) { return static_cast<double>(p[j]); });
-    return true;
-  };
-  if (dtype == DType::float32) return dense(static_cast<const float*>(in));
-  if (dtype == DType::float64) return dense(static_cast<const double*>(in));
-  return visit_16bit(dtype, [&](auto s) {  // each vector widened as it is loaded
-    constexpr DType S = decltype(s)::value;
-    const auto* p = static_cast<const std::uint16_t*>(in);
-    const hn::Rebind<float, decltype(dd)> df;
-    accumulate_lanes(
-        dd, acc, n, [&](std::int64_t j) { return hn::PromoteTo(dd, widen<S>(df, p + j)); },
-        [&](std::int64_t j) { return static_cast<double>(widen_one<S>(p[j])); });
+        [&](std::int64_t j) { return static_cast<double>(value_of(p[j])); });
   });
 }
 
@@ -369,23 +342,14 @@ bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std
 bool ExtremeImpl(Extreme which, DType dtype, const void* in, std::int64_t n, double* result,
                  bool* has_nan) {
   const bool min = which == Extreme::min;
-  const auto dense = [&](const auto* p) {
+  return visit_float_storage(dtype, in, [&](const auto* p) {
     min ? extreme_dense<true>(p, n, result, has_nan) : extreme_dense<false>(p, n, result, has_nan);
-    return true;
-  };
-  if (dtype == DType::float32) return dense(static_cast<const float*>(in));
-  if (dtype == DType::float64) return dense(static_cast<const double*>(in));
-  return visit_16bit(dtype, [&](auto s) {  // each vector widened as it is loaded
-    constexpr DType S = decltype(s)::value;
-    const auto* p = static_cast<const std::uint16_t*>(in);
-    min ? extreme_dense_16<true, S>(p, n, result, has_nan)
-        : extreme_dense_16<false, S>(p, n, result, has_nan);
   });
 }
 
 bool ExtremeRowsImpl(Extreme which, DType dtype, const void* in, std::int64_t rows, std::int64_t n,
                      std::int64_t row_stride, double* out, bool* has_nan) {
-  const auto each = [&](const auto* p) {
+  return visit_float_storage(dtype, in, [&](const auto* p) {
     if (which == Extreme::min)
       each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const auto* row) {
         extreme_dense<true>(row, n, out + r, has_nan + r);
@@ -394,18 +358,6 @@ bool ExtremeRowsImpl(Extreme which, DType dtype, const void* in, std::int64_t ro
       each_row_prefetched(p, rows, n, row_stride, [&](std::int64_t r, const auto* row) {
         extreme_dense<false>(row, n, out + r, has_nan + r);
       });
-    return true;
-  };
-  if (dtype == DType::float32) return each(static_cast<const float*>(in));
-  if (dtype == DType::float64) return each(static_cast<const double*>(in));
-  return visit_16bit(dtype, [&](auto s) {  // 16-bit rows: each as ExtremeImpl
-    constexpr DType S = decltype(s)::value;
-    each_row_prefetched(static_cast<const std::uint16_t*>(in), rows, n, row_stride,
-                        [&](std::int64_t r, const std::uint16_t* row) {
-                          which == Extreme::min
-                              ? extreme_dense_16<true, S>(row, n, out + r, has_nan + r)
-                              : extreme_dense_16<false, S>(row, n, out + r, has_nan + r);
-                        });
   });
 }
 
