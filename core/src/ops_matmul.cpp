@@ -91,7 +91,12 @@ Tensor expand_to(const Tensor& t, const Shape& batch) {
   return Tensor(std::move(impl));
 }
 
-Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
+// a_in @ b_in (torch.matmul's shapes and dtypes); or, given `into` (a fresh contiguous
+// tensor of the product's shape and dtype), alpha * a_in @ b_in + beta * into written into it
+// by the backend's GEMM, which rounds once (torch's baddbmm: BLAS's alpha and beta; a 16-bit
+// C = alpha AB + beta C in float32). Without `into`, beta is 0.
+Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, double alpha = 1.0,
+                   const Tensor* into = nullptr, double beta = 0.0) {
   detail::check_same_device("matmul", {&a_in, &b_in});
   if (a_in.dim() == 0 || b_in.dim() == 0)
     throw ShapeError("matmul: both arguments need at least 1 dimension, got shapes " +
@@ -133,12 +138,20 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
   out_shape.assign(batch.begin(), batch.end());
   out_shape.push_back(m);
   out_shape.push_back(n);
-  Tensor out = detail::new_tensor_like(std::move(out_shape), t, a);
+  HETERO_INTERNAL_ASSERT(
+      !into || (into->shape() == out_shape && into->dtype() == t && into->is_contiguous()),
+      "matmul_impl: `into` is not a contiguous " + std::string(dtype_name(t)) + " tensor of shape " +
+          detail::shape_str(out_shape));
+  Tensor out = into ? *into : detail::new_tensor_like(std::move(out_shape), t, a);
   std::int64_t count = 1;
   for (auto x : batch) count *= x;
 
   if (count * m * n > 0 && k == 0) {
-    detail::fill(out, 0.0);  // Note [Empty tensors]: a sum of no products, never a GEMM
+    // Note [Empty tensors]: a sum of no products, never a GEMM; beta * C is what remains.
+    if (!into || beta == 0)
+      detail::fill(out, 0.0);
+    else if (beta != 1)
+      out = out * beta;
   } else if (count * m * n > 0) {
     std::int64_t stride_a = 0, stride_b = 0;
     // Two matrices (the common case): their own views, no batch views to build.
@@ -157,6 +170,8 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in) {
     g.n = n;
     g.k = k;
     g.batch = count;
+    g.alpha = alpha;
+    g.beta = into ? beta : 0.0;
     g.a = detail::input_storage_of(*oa.impl->storage).buffer.get();
     g.a_offset = oa.impl->offset;
     g.lda = oa.ld;
@@ -228,34 +243,42 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
   if (detail::broadcast_shapes("baddbmm", input.shape(), shape) != shape)
     throw ShapeError("baddbmm: input of shape " + detail::shape_str(input.shape()) +
                      " does not broadcast to the product's shape " + detail::shape_str(shape));
-  // alpha * (batch1 @ batch2) as one node whose gradients are alpha * (g @ batch2^T) and
-  // alpha * (batch1^T @ g), in torch's order: alpha scales after the product (scaling g
-  // first overflows where torch's stays finite, the differential test at seed 24).
-  Tensor product;
+  // The result is in the batches' dtype, the input converted to it (torch 1.13: a float64
+  // input with float32 batches gives float32).
+  const DType t = batch1.dtype();
+  const Tensor in = input.dtype() == t || !is_floating_point(t) ? input : input.to(t);
+  // One GEMM, alpha * (batch1 @ batch2) + beta * input, rounded once as torch's (BLAS's alpha
+  // and beta): composed of a product, a scaling and a sum, a float16 result overflowed where
+  // alpha * the product leaves float16's range and the sum comes back into it (differential
+  // test seed 1130018 case 19919: -49120 + 2 * 47073.7 gave inf, torch 45024). beta == 0
+  // ignores the input, its NaN and inf too, as torch.
+  Tensor out;
   {
     NoGradGuard no_grad;
-    product = matmul_impl(batch1, batch2);
-    if (alpha != 1) product = product * alpha;
+    Tensor c;
+    if (beta != 0) {
+      c = detail::new_tensor_like(shape, t, batch1);
+      c.copy_(in.expand(shape));
+    }
+    out = matmul_impl(batch1, batch2, alpha, beta != 0 ? &c : nullptr, beta);
   }
-  product = detail::record("BaddbmmBackward", product, {batch1, batch2}, [&] {
-    return [sa = detail::saved(batch1), sb = detail::saved(batch2), alpha](const Tensor& g) {
+  // Gradients in torch's order: alpha * (g @ batch2^T) and alpha * (batch1^T @ g), alpha
+  // scaling after the product (scaling g first overflows where torch's stays finite, seed
+  // 24); beta * g summed back to the input's shape afterwards (summing first overflows
+  // likewise), and 0 where beta is 0.
+  return detail::record("BaddbmmBackward", out, {in, batch1, batch2}, [&] {
+    return [sa = detail::saved(batch1), sb = detail::saved(batch2), in_shape = in.shape(),
+            alpha, beta](const Tensor& g) {
       auto grads = detail::formulas::matmul(g, sa, sb);
       if (alpha != 1)
-        for (Tensor& t : grads)
-          if (t.defined()) t = t * alpha;
-      return grads;
+        for (Tensor& x : grads)
+          if (x.defined()) x = x * alpha;
+      const Tensor gi =
+          beta == 0 ? full(in_shape, 0.0, TensorOptions(g.device()).dtype(g.dtype()))
+                    : detail::formulas::expand(beta == 1 ? g : g * beta, in_shape)[0];
+      return detail::Gradients{gi, grads[0], grads[1]};
     };
   });
-  if (beta == 0) {
-    // input ignored (its NaN and inf too), as torch; its gradient is 0 (torch's beta * g).
-    if (!input.requires_grad() || !is_grad_enabled()) return product;
-    const Tensor none = full(input.shape(), 0.0, TensorOptions(input.device()).dtype(DType::bool_));
-    return product +
-           where(none, input, full({}, 0.0, TensorOptions(input.device()).dtype(input.dtype())));
-  }
-  // beta scales the broadcast input, so that its gradient is beta * g summed afterwards, in
-  // torch's order (summing first overflows where torch's stays finite).
-  return (beta == 1 ? input : input.expand(shape) * beta) + product;
 }
 
 }  // namespace hetero
