@@ -92,10 +92,37 @@ def integer_division_op(fn):
     return op
 
 
+class ZeroTieToSecond(torch.autograd.Function):
+    """torch.maximum/minimum's value r with a zero tie (+0.0 against -0.0) resolved to the
+    second operand b, the gradient r's (maximum_zero_tie)."""
+
+    @staticmethod
+    def forward(ctx, r, a, b):
+        tie = (a == b) & (r == 0)
+        return torch.where(tie, b.to(r.dtype).expand_as(r), r)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None, None
+
+
+ZERO_TIE_TO_SECOND = False  # set by maximum_zero_tie only
+
+
+def extremum(fn):
+    def f(a, b):
+        r = fn(a, b)
+        if not ZERO_TIE_TO_SECOND or not r.is_floating_point():
+            return r
+        ta, tb = (torch.as_tensor(v, dtype=r.dtype) for v in (a, b))
+        return ZeroTieToSecond.apply(r, ta.detach(), tb.detach())
+    return f
+
+
 BINARY = {
     "fmod": integer_division_op(torch.fmod), "remainder": integer_division_op(torch.remainder),
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b, "maximum": torch.maximum, "minimum": torch.minimum,
+    "div": lambda a, b: a / b, "maximum": extremum(torch.maximum), "minimum": extremum(torch.minimum),
     # Operators, so that a Python number works on either side (2 < x, 2 ** x).
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
@@ -990,6 +1017,26 @@ def elu_gradient_at_nan(case, herr, expect):
     return isinstance(want, tuple) and agrees(case, want)
 
 
+def maximum_zero_tie(case, herr, expect):
+    """docs/semantics.md row 46: maximum and minimum of +0.0 and -0.0 give the second operand,
+    as torch's cpu vector kernel (vmaxpd); torch's scalar loop (std::max, which runs for fewer
+    than two vectors of elements and for the tail) gives the first. The sign reaches a result
+    through atan2 or a division (atan2(0, -0.0) is pi). Compared with torch recomputed with the
+    second operand's zero at every tie."""
+    global ZERO_TIE_TO_SECOND
+    args = json.dumps(case["args"])
+    if herr or not any(case["op"] == op or f'"{op}"' in args for op in ("maximum", "minimum")):
+        return False
+    ZERO_TIE_TO_SECOND = True
+    try:
+        want = compute(case)
+    except Exception:
+        return False
+    finally:
+        ZERO_TIE_TO_SECOND = False
+    return want is not None and agrees(case, want)
+
+
 def fmod_exact(case, herr, expect):
     """docs/semantics.md row 45: floating fmod and remainder are exact (C's fmod; remainder
     adds the divisor to a remainder of the other sign, rounded once), also where a / b is
@@ -1052,7 +1099,7 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
-              elu_gradient_at_nan, fmod_exact, gemm_overflow_order]
+              elu_gradient_at_nan, fmod_exact, gemm_overflow_order, maximum_zero_tie]
 
 
 def check(case):
