@@ -247,9 +247,12 @@ HETERO_API Tensor matmul(const Tensor& a, const Tensor& b);
 /// broadcasting: ShapeError unless both are 3-D with equal batch sizes and inner sizes);
 /// dtypes and accuracy as matmul.
 HETERO_API Tensor bmm(const Tensor& a, const Tensor& b);
-/// beta * input + alpha * bmm(batch1, batch2), as torch.baddbmm: input broadcasts to the
-/// product's shape (ShapeError otherwise); with beta == 0 input is ignored (its NaN and inf
-/// do not propagate, as torch). Gradients: as the composition.
+/// beta * input + alpha * bmm(batch1, batch2), as torch.baddbmm: one GEMM of the backend
+/// (BLAS's alpha and beta), rounded once, in the batches' dtype (the input converted to it,
+/// as torch 1.13; float16/bfloat16 computed in float32). input broadcasts to the product's
+/// shape (ShapeError otherwise); with beta == 0 input is ignored (its NaN and inf do not
+/// propagate, as torch). Gradients: alpha * (g @ batch2^T), alpha * (batch1^T @ g), and
+/// beta * g summed back to input's shape (0 where beta == 0), as torch.
 HETERO_API Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2,
                           double beta = 1, double alpha = 1);
 
