@@ -268,14 +268,15 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
   // likewise), and 0 where beta is 0.
   return detail::record("BaddbmmBackward", out, {in, batch1, batch2}, [&] {
     return [sa = detail::saved(batch1), sb = detail::saved(batch2), in_shape = in.shape(),
-            alpha, beta](const Tensor& g) {
+            in_grad = in.requires_grad(), alpha, beta](const Tensor& g) {
       auto grads = detail::formulas::matmul(g, sa, sb);
       if (alpha != 1)
         for (Tensor& x : grads)
           if (x.defined()) x = x * alpha;
-      const Tensor gi =
-          beta == 0 ? full(in_shape, 0.0, TensorOptions(g.device()).dtype(g.dtype()))
-                    : detail::formulas::expand(beta == 1 ? g : g * beta, in_shape)[0];
+      Tensor gi;  // undefined (no gradient) where the input does not require one
+      if (in_grad)
+        gi = beta == 0 ? full(in_shape, 0.0, TensorOptions(g.device()).dtype(g.dtype()))
+                       : detail::formulas::expand(beta == 1 ? g : g * beta, in_shape)[0];
       return detail::Gradients{gi, grads[0], grads[1]};
     };
   });
