@@ -140,8 +140,8 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, double alpha = 1.0,
   out_shape.push_back(n);
   HETERO_INTERNAL_ASSERT(
       !into || (into->shape() == out_shape && into->dtype() == t && into->is_contiguous()),
-      "matmul_impl: `into` is not a contiguous " + std::string(dtype_name(t)) + " tensor of shape " +
-          detail::shape_str(out_shape));
+      "matmul_impl: `into` is not a contiguous " + std::string(dtype_name(t)) +
+          " tensor of shape " + detail::shape_str(out_shape));
   Tensor out = into ? *into : detail::new_tensor_like(std::move(out_shape), t, a);
   std::int64_t count = 1;
   for (auto x : batch) count *= x;

@@ -126,24 +126,25 @@ TEST(Manipulation, CumsumOneHotBmm) {
 // int64 input with float32 batches gives float32).
 TEST(Manipulation, BaddbmmIsOneGemmRoundedOnceInTheBatchesDtype) {
   const Tensor input = tensor({{-0.990234375, -49120.0}, {-3.0, 1.0}}).to(DType::float16);
-  const Tensor b1 = from_vector(std::vector<double>{-20.78125, 326.0, 0.79443359375, -23.640625,
-                                                   -0.7314453125, 20.828125, -13.7109375, -115.4375},
-                               {1, 2, 4})
-                        .to(DType::float16);
-  const Tensor b2 = from_vector(std::vector<double>{5.0, -160.75, 0.0013713836669921875, 134.125,
-                                                   1.7978515625, 0.0265655517578125,
-                                                   0.006061553955078125, -0.35205078125},
-                               {1, 4, 2})
-                        .to(DType::float16);
+  const Tensor b1 =
+      from_vector(std::vector<double>{-20.78125, 326.0, 0.79443359375, -23.640625, -0.7314453125,
+                                      20.828125, -13.7109375, -115.4375},
+                  {1, 2, 4})
+          .to(DType::float16);
+  const Tensor b2 =
+      from_vector(std::vector<double>{5.0, -160.75, 0.0013713836669921875, 134.125, 1.7978515625,
+                                      0.0265655517578125, 0.006061553955078125, -0.35205078125},
+                  {1, 4, 2})
+          .to(DType::float16);
   const Tensor r = baddbmm(input, b1, b2, 1.0, 2.0);
   EXPECT_EQ(r.dtype(), DType::float16);
   EXPECT_EQ(f64(r), (std::vector<double>{-205.375, 45024.0, -60.96875, 5904.0}));
   EXPECT_EQ(baddbmm(input.to(DType::float64), b1.to(DType::float32), b2.to(DType::float32)).dtype(),
             DType::float32);
-  EXPECT_EQ(baddbmm(ones({3, 5}, TensorOptions().dtype(DType::int64)), ones({2, 3, 4}),
-                    ones({2, 4, 5}))
-                .dtype(),
-            DType::float32);
+  EXPECT_EQ(
+      baddbmm(ones({3, 5}, TensorOptions().dtype(DType::int64)), ones({2, 3, 4}), ones({2, 4, 5}))
+          .dtype(),
+      DType::float32);
   // The input's gradient is beta * g summed back over the broadcast batch and rows.
   Tensor in = tensor({{1.0, 2.0}});
   in.requires_grad_(true);
