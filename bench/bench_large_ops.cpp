@@ -109,6 +109,11 @@ std::vector<Row> rows(const Device& d) {
   add("sum", [x] { return x.sum(); });
   add("sum0", [x] { return x.sum(0); });
   add("sum1", [x] { return x.sum(1); });
+  // Issue #49's reductions of a transposed view and argmax along the columns: x.t().sum(1) is
+  // x.sum(0) read through the view's strides.
+  add("sum_t1", [x] { return x.t().sum(1); });
+  add("max_t1", [x] { return x.t().max(1); });
+  add("argmax0", [x] { return x.argmax(0); });
   add("max", [x] { return x.max(); });
   add("max0", [x] { return x.max(0); });
   add("argmax", [x] { return x.argmax(); });

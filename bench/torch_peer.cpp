@@ -94,6 +94,20 @@ std::function<void()> large_op(const std::string& name, bool into_out) {
     if (into_out) return [x, out, dim]() mutable { at::sum_out(out, x, {dim}); };
     return [x, dim] { at::Tensor r = x.sum(dim); };
   }
+  if (op == "sum_t1" || op == "max_t1") {  // a row reduction of the transposed view
+    at::Tensor out = at::empty({4096}, type);
+    const bool sum = op == "sum_t1";
+    if (into_out)
+      return [x, out, sum]() mutable {
+        sum ? at::sum_out(out, x.t(), {1}) : at::amax_out(out, x.t(), {1});
+      };
+    return [x, sum] { at::Tensor r = sum ? x.t().sum(1) : x.t().amax(1); };
+  }
+  if (op == "argmax0") {
+    at::Tensor out = at::empty({4096}, at::kLong);
+    if (into_out) return [x, out]() mutable { at::argmax_out(out, x, 0); };
+    return [x] { at::Tensor r = x.argmax(0); };
+  }
   if (op == "max") {
     at::Tensor out = at::empty({}, type);
     if (into_out) return [x, out, all]() mutable { at::amax_out(out, x, all); };
