@@ -102,15 +102,20 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
 namespace {
 
 // clamp of `a`, already in the result dtype, with bounds that do not promote it further.
-Tensor clamp_in_result_dtype(const Tensor& a, const Tensor& lo, const Tensor& hi) {
+// Where an element equals a bound (+0.0 against -0.0), `keep_element` keeps the element, as
+// torch's clamp with number bounds (std::max(x, min) and its vector kernel's max(min, x)
+// both keep x: clamp(-0.0, min=0) is -0.0); otherwise the bound, as torch's vector kernel
+// for tensor bounds (maximum's rule, semantics row 46).
+Tensor clamp_in_result_dtype(const Tensor& a, const Tensor& lo, const Tensor& hi,
+                             bool keep_element) {
   if (a.dtype() == DType::bool_)
     throw DTypeError(
         "clamp: bool tensors with bool bounds are refused (as torch); convert to an integer dtype "
         "first");
   Tensor out = untracked([&] {
     Tensor r = a;
-    if (lo.defined()) r = maximum(r, lo);
-    if (hi.defined()) r = minimum(r, hi);
+    if (lo.defined()) r = keep_element ? maximum(lo, r) : maximum(r, lo);
+    if (hi.defined()) r = keep_element ? minimum(hi, r) : minimum(r, hi);
     return r;
   });
   return detail::record("ClampBackward", out, {a, lo, hi}, [&] {
@@ -176,7 +181,7 @@ Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optio
     t = detail::result_type(t, zero_dim, b->dtype(), b->dim() == 0);
     zero_dim = zero_dim && b->dim() == 0;
   }
-  return clamp_in_result_dtype(a.dtype() == t ? a : a.to(t), lo, hi);
+  return clamp_in_result_dtype(a.dtype() == t ? a : a.to(t), lo, hi, false);
 }
 
 Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> max) {
@@ -197,7 +202,7 @@ Tensor clamp(const Tensor& a, std::optional<Number> min, std::optional<Number> m
   };
   const bool nan_bound = is_nan(min) || is_nan(max);  // the result is NaN (row 26)
   return clamp_in_result_dtype(ax, min ? bound_operand(ax, *min, "min", nan_bound) : Tensor(),
-                               max ? bound_operand(ax, *max, "max", nan_bound) : Tensor());
+                               max ? bound_operand(ax, *max, "max", nan_bound) : Tensor(), true);
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

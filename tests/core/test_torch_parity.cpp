@@ -66,6 +66,30 @@ TEST(TorchParity, ReluKeepsTheSignOfZeroAsTorch) {
   }
 }
 
+// torch.clamp with number bounds keeps an element equal to a bound (std::max(x, min) and its
+// vector kernel's max(min, x)): clamp(-0.0, min=0) is -0.0 and clamp(0.0, max=-0.0) is 0.0.
+// With tensor bounds hetero gives the bound, as maximum (docs/semantics.md row 46).
+TEST(TorchParity, ClampWithNumberBoundsKeepsAnElementEqualToTheBound) {
+  for (DType t : {DType::float32, DType::float64, DType::float16, DType::bfloat16})
+    for (std::int64_t n : {3, 67}) {
+      const Tensor neg = full({n}, -0.0).to(t), pos = full({n}, 0.0).to(t);
+      const auto sign = [](const Tensor& r) {
+        const auto v = r.to(DType::float64).to_vector<double>();
+        bool all_negative = true, all_positive = true;
+        for (double x : v) (std::signbit(x) ? all_positive : all_negative) = false;
+        return all_negative ? -1 : all_positive ? 1 : 0;
+      };
+      EXPECT_EQ(sign(clamp(neg, Number(0.0), std::nullopt)), -1) << dtype_name(t) << " n " << n;
+      EXPECT_EQ(sign(clamp(pos, Number(-0.0), std::nullopt)), 1) << dtype_name(t) << " n " << n;
+      EXPECT_EQ(sign(clamp(neg, std::nullopt, Number(0.0))), -1) << dtype_name(t) << " n " << n;
+      EXPECT_EQ(sign(clamp(pos, std::nullopt, Number(-0.0))), 1) << dtype_name(t) << " n " << n;
+      EXPECT_EQ(sign(clamp(neg, Number(0.0), Number(0.0))), -1) << dtype_name(t) << " n " << n;
+      EXPECT_EQ(sign(clamp(neg, std::optional<Tensor>(pos), std::nullopt)), 1) << dtype_name(t);
+    }
+  EXPECT_TRUE(std::isnan(clamp(tensor({kNaN}), Number(0.0), Number(1.0)).item<double>()));
+  EXPECT_TRUE(std::isnan(clamp(tensor({0.5}), Number(kNaN), Number(1.0)).item<double>()));
+}
+
 TEST(TorchParity, SoftmaxOfAnEmptyTensorIsEmpty) {
   for (std::int64_t dim : {0, 1}) {
     EXPECT_EQ(softmax(zeros({2, 0}), dim).shape(), (Shape{2, 0}));
