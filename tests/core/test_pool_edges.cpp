@@ -30,6 +30,23 @@ TEST(PoolEdges, AdaptiveAvgPoolKeepsAnInfInItsOwnWindows) {
   EXPECT_EQ(y, want);
 }
 
+// docs/semantics.md row 31: a window whose sum overflows float32 but whose mean does not
+// gives the finite mean (each window summed in float64, divided, rounded once). Rows [0, 3)
+// and [2, 5) of a column of 5: the first's sum is -5.1e38 (it was -inf), the second holds an
+// inf. Then the original case (seed 1130030 case 9261): the column average -1.7e38 beside
+// an inf one, averaged along the row, is inf (it was -inf + inf, NaN).
+TEST(PoolEdges, AdaptiveAvgPoolGivesTheFiniteMeanOfAWindowWhoseSumOverflows) {
+  const float big = -2.5521175e38f;
+  const Tensor col = tensor({1.0f, big, big, kInf, 1.0f}).view({1, 1, 5, 1});
+  const auto y = adaptive_avg_pool2d(col, {2, 1}).to_vector<float>();
+  EXPECT_EQ(y[0], static_cast<float>((1.0 + 2.0 * static_cast<double>(big)) / 3.0));
+  EXPECT_EQ(y[1], kInf);
+  const Tensor x = tensor({12.651084f, 0.00022913922f, big, kInf, big, -5.0f}).view({1, 1, 3, 2});
+  // Rows [1, 3) average to {big, inf}; output row 1's middle window [0, 2) averages those.
+  const auto z = adaptive_avg_pool2d(x, {2, 3}).to_vector<float>();
+  EXPECT_EQ(z[4], kInf);
+}
+
 TEST(PoolEdges, AdaptiveAvgPoolValuesAndGradientAsTorch) {
   std::vector<double> v(12);
   for (int i = 0; i < 12; ++i) v[static_cast<std::size_t>(i)] = i;
