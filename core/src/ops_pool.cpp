@@ -337,13 +337,18 @@ Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
   blocks.insert(blocks.begin() + dim + 1, k);
   const Shape mask_shape = dim == 2 ? Shape{out, k, 1} : Shape{out, k};
   const Shape count_shape = dim == 2 ? Shape{out, 1} : Shape{out};
-  // Each window's sum in float64, divided there and rounded once: a float32 sum rounded
-  // before the division overflowed where the mean does not (two -2.55e38 in a window of 3
-  // gave -inf, and beside an inf in the next average, NaN; differential test seed 1130030
-  // case 9261), against row 31 of docs/semantics.md.
-  const Tensor sums = where(from_vector(used, mask_shape, on), gathered.view(blocks), 0.0)
-                          .sum(dim + 1, false, DType::float64);
-  const Tensor means = sums / from_vector(count, count_shape, TensorOptions(x.device()));
+  // Each window's sum in float64 where the device computes in it, divided there and rounded
+  // once: a float32 sum rounded before the division overflowed where the mean does not (two
+  // -2.55e38 in a window of 3 gave -inf, and beside an inf in the next average, NaN;
+  // differential test seed 1130030 case 9261), against row 31 of docs/semantics.md. A
+  // device without float64 sums in float32, as before.
+  const bool wide =
+      x.dtype() == DType::float32 && detail::runs_float64(x, BinaryOp::div) &&
+      detail::calls::has_kernel(detail::storage_of(x), ReductionOp::sum, DType::float64);
+  const Tensor masked = where(from_vector(used, mask_shape, on), gathered.view(blocks), 0.0);
+  const Tensor sums = wide ? masked.sum(dim + 1, false, DType::float64) : masked.sum(dim + 1);
+  const Tensor means =
+      sums / from_vector(count, count_shape, TensorOptions(x.device()).dtype(sums.dtype()));
   return means.dtype() == x.dtype() ? means : means.to(x.dtype());
 }
 
