@@ -40,17 +40,21 @@ HWY_INLINE hn::Vec<DF> widen(DF df, const std::uint16_t* p) {
   }
 }
 
+// f(x) as the visitors' result: true where f returns nothing, else f's result as a bool.
+template <class F, class X>
+HWY_INLINE bool call_as_bool(F& f, X x) {
+  if constexpr (std::is_void_v<decltype(f(x))>)
+    return f(x), true;
+  else
+    return static_cast<bool>(f(x));
+}
+
 // Calls f(std::integral_constant<DType, S>()) for the 16-bit storage S = dtype that this
 // target widens (float16 where kHasF16C, bfloat16 everywhere) and returns its result (true
 // where f returns nothing); false for any other dtype.
 template <class F>
 bool visit_16bit(DType dtype, F f) {
-  const auto call = [&](auto s) {
-    if constexpr (std::is_void_v<decltype(f(s))>)
-      return f(s), true;
-    else
-      return static_cast<bool>(f(s));
-  };
+  const auto call = [&](auto s) { return call_as_bool(f, s); };
   if (dtype == DType::float16 && kHasF16C)
     return call(std::integral_constant<DType, DType::float16>());
   if (dtype == DType::bfloat16) return call(std::integral_constant<DType, DType::bfloat16>());
@@ -96,12 +100,7 @@ HWY_INLINE float value_of(Bits16<S> x) {
 // Returns f's result (true where f returns nothing); false for any other dtype.
 template <class F>
 bool visit_float_storage(DType dtype, const void* in, F f) {
-  const auto call = [&](const auto* p) {
-    if constexpr (std::is_void_v<decltype(f(p))>)
-      return f(p), true;
-    else
-      return static_cast<bool>(f(p));
-  };
+  const auto call = [&](const auto* p) { return call_as_bool(f, p); };
   if (dtype == DType::float32) return call(static_cast<const float*>(in));
   if (dtype == DType::float64) return call(static_cast<const double*>(in));
   return visit_16bit(
