@@ -526,10 +526,54 @@ void reduce_typed(ReductionOp op, const StridedView& in, const StridedView& out)
   reduce_to(r, src, in, out, data_of<T>(out));
 }
 
+// Note [Float64 sums past the largest value]: float32 and 16-bit sums accumulate in double
+// and cannot overflow on the way; a float64 sum accumulates in float64, and its partial sums
+// may overflow where the exact sum does not: [-1.3e308, -1.3e308, 1.3e308] summed in pairs
+// is -inf, exactly -1.3e308 (torch's order avoids it there and meets it elsewhere:
+// [1e308, 1e308, -1e308, -1e308] is inf in torch). Each output of a float64 sum or mean that
+// came out +-inf or NaN from finite elements only is summed again, its elements scaled by
+// 2^-64 first: |x| 2^-64 < 2^960, so fewer than 2^63 of them cannot overflow, and the
+// scaling is exact down to 2^-1010 (smaller magnitudes lose bits, at most n 2^-1010 in all).
+// The sum (or the mean, the scaled sum / count) is scaled back: a sum beyond float64's
+// largest is inf, as torch's; a mean is finite where the exact mean is (torch's mean is its
+// sum / n, inf there, but its var and std are finite: var([1.35e308] * 2) is 0 in both
+// frameworks only so). Rare: only a non-finite output pays.
+void resum_overflowed(ReductionOp op, const StridedView& in, const StridedView& out) {
+  constexpr int kScale = 64;
+  const auto [base, sub] = reduction_views(in, out);
+  const std::int64_t count = sub.numel();
+  const double* src = data_of<double>(in);
+  double* dst = data_of<double>(out);
+  for_each_row<2>(
+      {&out, &base},
+      [&](auto off, std::int64_t n, auto st) {
+        for (std::int64_t i = 0; i < n; ++i) {
+          double& d = dst[off[0] + i * st[0]];
+          if (std::isfinite(d)) continue;
+          StridedView v = sub;
+          v.offset = off[1] + i * st[1];
+          double acc = 0;
+          bool finite = true;
+          for_each_row_range(v, 0, count, [&](std::int64_t o, std::int64_t m, std::int64_t s) {
+            for (std::int64_t j = 0; j < m; ++j) {
+              const double x = src[o + j * s];
+              finite = finite && std::isfinite(x);
+              acc += std::ldexp(x, -kScale);
+            }
+          });
+          if (finite) d = std::ldexp(reduction_finish(op, acc, count), kScale);
+        }
+      },
+      /*allow_parallel=*/false);
+}
+
 }  // namespace
 
 void reduce(ReductionOp op, const StridedView& in, const StridedView& out) {
   dispatch(in.dtype, [&](auto tag) { reduce_typed<decltype(tag)>(op, in, out); });
+  if (in.dtype == DType::float64 && out.dtype == DType::float64 &&
+      reduction_kind(op) == ReductionKind::sum)
+    resum_overflowed(op, in, out);
 }
 
 }  // namespace hetero::cpu::kernels

@@ -325,3 +325,74 @@ TEST(TorchParity, BoolBytesOtherThanZeroOrOneAreRefused) {
   EXPECT_EQ(values(from_vector(std::vector<bool>{false, true, true})), (V{0, 1, 1}));
   EXPECT_EQ(from_vector(std::vector<bool>{true}).dtype(), DType::bool_);
 }
+
+// A float64 sum whose partial sums overflow where the exact sum does not is the exact sum
+// rounded, and a mean the exact mean rounded (Note [Float64 sums past the largest value],
+// plugins/cpu/kernels_reduce.cpp): mean of [.., -1.35e308, .., -1.35e308, .., 1.35e308, ..]
+// was -inf, torch -9e306 (the differential test, seed 1130090 case 14867). The reference sums in
+// long double (an exponent range that cannot overflow here). Whole tensors, rows, columns and a
+// transposed view; a sum beyond float64's largest stays inf, and NaN and inf elements keep their
+// rule.
+TEST(TorchParity, Float64SumWhosePartialSumsOverflowIsTheExactSum) {
+  constexpr double kHuge = 1.35e308;
+  constexpr std::int64_t kLength = 64, kRows = 6;
+  // Row r of the reduced values: small terms, with -huge at 0 and 4 and +huge at 8 (the same
+  // lane of a 4-wide vector), shifted by r so each path's order meets them differently.
+  const auto row = [](std::int64_t r) {
+    std::vector<double> v;
+    for (std::int64_t k = 0; k < kLength; ++k) v.push_back(0.37 * static_cast<double>(k) - 5.0);
+    v[static_cast<std::size_t>(r)] = -kHuge;
+    v[static_cast<std::size_t>(r + 4)] = -kHuge;
+    v[static_cast<std::size_t>(r + 8)] = kHuge;
+    return v;
+  };
+  std::vector<double> rows;  // [kRows, kLength]
+  std::vector<double> want_sum;
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    const auto v = row(r);
+    rows.insert(rows.end(), v.begin(), v.end());
+    long double exact = 0;
+    for (const double x : v) exact += x;
+    want_sum.push_back(static_cast<double>(exact));
+  }
+  const Tensor x = from_vector(rows, {kRows, kLength}).to(DType::float64);
+  const Tensor columns = x.t().contiguous();  // [kLength, kRows]: sum(0) reduces columns
+  const auto expect_sums = [&](const Tensor& got, double divisor, const char* what) {
+    const auto g = got.to_vector<double>();
+    ASSERT_EQ(g.size(), want_sum.size()) << what;
+    for (std::size_t r = 0; r < g.size(); ++r) {
+      const double w = want_sum[r] / divisor;
+      EXPECT_NEAR(g[r], w, std::abs(w) * 1e-14) << what << " output " << r;
+    }
+  };
+  expect_sums(x.sum(1), 1, "rows");
+  expect_sums(x.mean(1), kLength, "mean of rows");
+  expect_sums(columns.sum(0), 1, "columns");
+  expect_sums(columns.mean(0), kLength, "mean of columns");
+  expect_sums(columns.t().sum(1), 1, "transposed view");
+  const Tensor one = x[2];
+  const double whole = one.sum().item<double>();
+  EXPECT_NEAR(whole, want_sum[2], std::abs(want_sum[2]) * 1e-14);
+  EXPECT_NEAR(one.mean().item<double>(), want_sum[2] / kLength,
+              std::abs(want_sum[2]) / kLength * 1e-14);
+
+  // Exactly 0: eight +1e308 then eight -1e308 (torch's order gives inf here).
+  std::vector<double> cancel(8, 1e308);
+  cancel.insert(cancel.end(), 8, -1e308);
+  EXPECT_EQ(from_vector(cancel, {16}).to(DType::float64).sum().item<double>(), 0.0);
+  // A sum beyond the largest is inf, as torch's; a mean is finite where the exact mean is
+  // (torch's is inf there, but its var is finite: var([1.35e308] * 2) is 0 only so, found by
+  // the differential test, seed 1130093 case 9859).
+  const Tensor beyond =
+      from_vector(std::vector<double>{1.5e308, 1.5e308, 1.5e308}, {3}).to(DType::float64);
+  EXPECT_EQ(beyond.sum().item<double>(), kInf);
+  EXPECT_EQ(beyond.mean().item<double>(), 1.5e308);
+  EXPECT_EQ(var(beyond, 0).item<double>(), 0.0);
+  EXPECT_EQ(hetero::std(beyond.view({1, 3}), 1, 0).to_vector<double>(), std::vector<double>{0.0});
+  // A NaN or an infinite element keeps its rule.
+  const auto with = [](double special) {
+    return from_vector(std::vector<double>{kHuge, kHuge, special, -kHuge}, {4}).to(DType::float64);
+  };
+  EXPECT_TRUE(std::isnan(with(kNaN).sum().item<double>()));
+  EXPECT_EQ(with(kInf).sum().item<double>(), kInf);
+}

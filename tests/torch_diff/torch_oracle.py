@@ -487,7 +487,15 @@ def reduction_slack(case, dtype):
         # 1 / (n - correction); std's bound is this divided by 2 std (compare(): sqrt's slope)
         return 2 * n * eps * sum(v * v for v in finite[0])
     if op in ("sum", "mean", "norm"):
-        return 2 * n * eps * (total if op != "norm" else math.sqrt(sum(v * v for v in finite[0])) + total)
+        # Each term scaled before the sum: terms near float64's largest would overflow it
+        # (an infinite bound, which accepted any finite result).
+        k = 2 * n * eps
+        bound = sum(k * v for v in finite[0])
+        if op == "norm":
+            m = max(finite[0], default=0.0)
+            if m > 0:
+                bound += (k * m) * math.sqrt(sum((v / m) ** 2 for v in finite[0]))
+        return bound
     return 0.0
 
 
@@ -1092,6 +1100,39 @@ def gemm_overflow_order(case, herr, expect):
     return agrees(case, want)
 
 
+def float64_sum_overflow_order(case, herr, expect):
+    """docs/semantics.md row 47: a float64 sum or mean whose partial sums overflow in one
+    order and not in another ([1e308, 1e308, -1e308, -1e308] is inf in torch's order, 0
+    exactly): hetero's cpu backend sums such an output again, scaled, and gives the exact sum
+    rounded (inf only where that is beyond float64's largest), and a mean the exact mean
+    rounded (torch's mean is its sum / n, inf where the sum overflows). Compared with the
+    exact sums and means of the reduced elements (fractions), rounded."""
+    if herr or case["cat"] != "reduce" or case["op"] not in ("sum", "mean") \
+            or not isinstance(expect, torch.Tensor) or expect.dtype != torch.float64:
+        return False
+    from fractions import Fraction
+    x = make_input(case["inputs"][0])
+    if x.dtype != torch.float64 or not bool(torch.isfinite(x).all()):
+        return False
+    a = case["args"]
+    dims = list(range(x.dim())) if a["all"] or x.dim() == 0 else [a["dim"] % x.dim()]
+    kept = [d for d in range(x.dim()) if d not in dims]
+    rows = x.permute(kept + dims).reshape(-1, max(1, math.prod(x.shape[d] for d in dims)))
+    if math.prod(x.shape[d] for d in dims) == 0:
+        return False
+    out = []
+    for r in rows.tolist():
+        exact = sum((Fraction(v) for v in r), Fraction(0))
+        if case["op"] == "mean":
+            exact /= len(r)
+        try:
+            out.append(float(exact))
+        except OverflowError:
+            out.append(math.copysign(math.inf, exact))
+    want = torch.tensor(out, dtype=torch.float64).reshape(expect.shape)
+    return agrees(case, want)
+
+
 DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               int16_is_int32, masked_fill_takes_bool_masks, negative_into_unsigned,
               isclose_broadcasts, pow_exponent_in_double, scatter_add_src_gradient,
@@ -1099,7 +1140,8 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               conv_onednn_skips_padding, conv_overflow_order, max_pool_first_nan, adaptive_mean_without_overflow, logical_of_wrapped_scalar,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
-              elu_gradient_at_nan, fmod_exact, gemm_overflow_order, maximum_zero_tie]
+              elu_gradient_at_nan, fmod_exact, gemm_overflow_order, maximum_zero_tie,
+              float64_sum_overflow_order]
 
 
 def check(case):
