@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // fill and convert (copies and casts, strided and transposed).
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -11,6 +13,30 @@
 #include "vector_transpose.hpp"
 
 namespace hetero::cpu::kernels {
+namespace {
+
+// n dense elements set to v. 2-byte elements (float16, bfloat16, whose class types the
+// compiler stored one at a time: 4x float32's time for the same count, 0.14 ms for the
+// [256, 16, 10, 10] ones_like of a bfloat16 convolution's backward) go as 64-bit words of
+// four copies of their bits, between an unaligned head and tail.
+template <class T>
+void fill_dense(T* d, std::int64_t n, T v) {
+  if constexpr (sizeof(T) == 2) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    const std::uint64_t word = std::uint64_t{bits} * 0x0001000100010001ULL;
+    std::int64_t i = 0;
+    for (; i < n && reinterpret_cast<std::uintptr_t>(d + i) % sizeof word != 0; ++i) d[i] = v;
+    auto* bytes = reinterpret_cast<unsigned char*>(d + i);
+    const std::int64_t words = (n - i) / 4;
+    for (std::int64_t k = 0; k < words; ++k) std::memcpy(bytes + k * 8, &word, sizeof word);
+    for (i += words * 4; i < n; ++i) d[i] = v;
+  } else {
+    std::fill_n(d, n, v);  // vectorised stores
+  }
+}
+
+}  // namespace
 
 void fill(const StridedView& out, Scalar value) {
   dispatch(out.dtype, [&](auto tag) {
@@ -20,7 +46,7 @@ void fill(const StridedView& out, Scalar value) {
     for_each_row<1>({&out}, [&](auto off, std::int64_t n, auto st) {
       T* d = dst + off[0];
       if (st[0] == 1) {
-        std::fill_n(d, n, v);  // dense rows: vectorised stores
+        fill_dense(d, n, v);
       } else {
         for (std::int64_t i = 0; i < n; ++i) d[i * st[0]] = v;
       }

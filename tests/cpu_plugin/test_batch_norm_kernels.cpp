@@ -15,25 +15,14 @@
 
 #include "kernels.hpp"
 #include "thread_pool.hpp"
+#include "vector_buffer.hpp"
 
 using namespace hetero;
 namespace kernels = hetero::cpu::kernels;
 
 namespace {
 
-// A host vector as the Buffer the cpu kernels read through StridedView::buffer->handle().
-template <class T>
-class VectorBuffer final : public Buffer {
- public:
-  explicit VectorBuffer(std::vector<T>& v) : v_(v) {}
-  std::size_t size() const noexcept override { return v_.size() * sizeof(T); }
-  int device() const noexcept override { return 0; }
-  void* handle() const noexcept override { return v_.data(); }
-  void* host_pointer() const noexcept override { return v_.data(); }
-
- private:
-  std::vector<T>& v_;
-};
+using test::VectorBuffer;
 
 template <class T>
 StridedView view_of(VectorBuffer<T>& b, std::size_t numel) {
