@@ -395,4 +395,17 @@ TEST(TorchParity, Float64SumWhosePartialSumsOverflowIsTheExactSum) {
   };
   EXPECT_TRUE(std::isnan(with(kNaN).sum().item<double>()));
   EXPECT_EQ(with(kInf).sum().item<double>(), kInf);
+  // Infinities of one sign beside partial sums that overflow the other way: that infinity
+  // (NaN before, from -inf + inf; seed 1130114 case 2925, adaptive_avg_pool2d to 1 x 1).
+  const Tensor against =
+      from_vector(std::vector<double>{-kHuge, -kHuge, 1.0, kInf, kInf}, {5}).to(DType::float64);
+  EXPECT_EQ(against.sum().item<double>(), kInf);
+  EXPECT_EQ(against.mean().item<double>(), kInf);
+  EXPECT_EQ((-against).sum().item<double>(), -kInf);
+  EXPECT_EQ(adaptive_avg_pool2d(against.view({1, 1, 1, 5}), 1).item<double>(), kInf);
+  // Both signs: NaN, as in any order.
+  EXPECT_TRUE(std::isnan(from_vector(std::vector<double>{kInf, -kHuge, -kInf}, {3})
+                             .to(DType::float64)
+                             .sum()
+                             .item<double>()));
 }
