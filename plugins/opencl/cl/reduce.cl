@@ -12,6 +12,13 @@
 // CPU: each reads one contiguous range). reduce_combine / reduce_long_combine then merge each
 // output's partials in chunk order. The result is deterministic for a given chunking; NaN
 // and tie rules are those of one pass (the first NaN, else the first extreme, by index).
+//
+// float64 sums (IS_DOUBLE) also keep `scaled`, the sum of the elements times 2^-64, which
+// cannot overflow: an output whose sum came out +-inf or NaN is then the scaled sum scaled
+// back, or, where that is not finite (a NaN or infinite element), the scaled sum itself
+// (NaN, or the infinity of the one sign among the elements): the cpu backend's rule, Note
+// [Float64 sums past the largest value] (plugins/cpu/kernels_reduce.cpp). Between the two
+// passes a partial's scaled sum travels in its index slot, which sums leave unused.
 
 inline ACC reduce_add(ACC acc, T x) {
 #if IS_FLOAT
@@ -34,7 +41,22 @@ typedef struct {
   ACC acc;
   T best;
   long best_i;
+#if IS_DOUBLE
+  double scaled;  // sums: the elements times 2^-64
+#endif
 } Scan;
+
+// A scan with nothing seen yet.
+inline Scan empty_scan(void) {
+  Scan s;
+  s.acc = (ACC)0;
+  s.best = (T)0;
+  s.best_i = 0;
+#if IS_DOUBLE
+  s.scaled = 0.0;
+#endif
+  return s;
+}
 
 // Blocks first, first + step, ... of `block` consecutive elements (in C order, the last
 // block possibly short; first * block < count) of the sub-space that starts at `start`.
@@ -46,8 +68,7 @@ inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_sh
   vstore8(r_shape, 0, shape);
   vstore8(r_st, 0, st);
   const int cmp = REDUCE_IS_INDEX(op) ? REDUCE_max : op;  // argmax scans as max
-  Scan s;
-  s.acc = (ACC)0;
+  Scan s = empty_scan();
   s.best_i = first * block;
   const long first_off =
       r_nd <= 1 ? s.best_i * st[0] : view_offset(s.best_i, r_nd, r_shape, r_st);
@@ -67,7 +88,12 @@ inline Scan scan(int op, __global const ST* in, long start, int r_nd, long8 r_sh
     }
     for (long i = lo; i < hi; ++i) {
       const T x = LOAD(in, start + off);
-      if (REDUCE_IS_SUM(op)) s.acc = reduce_add(s.acc, x);
+      if (REDUCE_IS_SUM(op)) {
+        s.acc = reduce_add(s.acc, x);
+#if IS_DOUBLE
+        s.scaled += x * 0x1p-64;
+#endif
+      }
 #if IS_FLOAT
       else if (REDUCE_IS_SQUARES(op)) s.acc += (ACC)x * (ACC)x;
 #endif
@@ -101,14 +127,23 @@ inline T finish(int op, ACC acc, T best, long count) {
   return best;
 }
 
+// An output's value from its scan: finish(), or for a float64 sum that came out +-inf or NaN,
+// the scaled sum's (see the top of this file).
+inline T result(int op, Scan sc, long count) {
+  T r = finish(op, sc.acc, sc.best, count);
+#if IS_DOUBLE
+  if (REDUCE_IS_SUM(op) && !isfinite(r))
+    r = isfinite(sc.scaled) ? ldexp(finish(op, sc.scaled, sc.best, count), 64) : sc.scaled;
+#endif
+  return r;
+}
+
 __kernel void reduce(int op, __global const ST* in, VIEW(s), VIEW(r), long count,
                      __global ST* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
-    Scan sc;
-    sc.acc = (ACC)0;
-    sc.best = (T)0;
+    Scan sc = empty_scan();
     if (count > 0) sc = scan(op, in, AT(s, j), r_nd, r_shape, r_st, 0, 1, count, count);
-    STORE(out, AT(o, j), finish(op, sc.acc, sc.best, count));
+    STORE(out, AT(o, j), result(op, sc, count));
   }
 }
 
@@ -144,6 +179,9 @@ __kernel void reduce_partial(int op, __global const ST* in, VIEW(s), VIEW(r), lo
     const Scan sc = scan(op, in, AT(s, j), r_nd, r_shape, r_st, w % chunks, chunks, block, count);
     value[w] = REDUCE_IS_SUM(op) || REDUCE_IS_SQUARES(op) ? sc.acc : (ACC)sc.best;
     index[w] = sc.best_i;
+#if IS_DOUBLE
+    if (REDUCE_IS_SUM(op)) index[w] = as_long(sc.scaled);
+#endif
   }
 }
 
@@ -152,13 +190,15 @@ __kernel void reduce_partial(int op, __global const ST* in, VIEW(s), VIEW(r), lo
 inline Scan combine(int op, __global const ACC* value, __global const long* index, long j,
                     long chunks) {
   const int cmp = REDUCE_IS_INDEX(op) ? REDUCE_max : op;
-  Scan sc;
-  sc.acc = (ACC)0;
+  Scan sc = empty_scan();
   sc.best = (T)value[j * chunks];
   sc.best_i = index[j * chunks];
   for (long c = 0; c < chunks; ++c) {
     const long w = j * chunks + c;
     if (REDUCE_IS_SUM(op) || REDUCE_IS_SQUARES(op)) {
+#if IS_DOUBLE
+      if (REDUCE_IS_SUM(op)) sc.scaled += as_double(index[w]);
+#endif
 #if IS_FLOAT
       sc.acc += value[w];
 #else
@@ -184,7 +224,7 @@ __kernel void reduce_combine(int op, __global const ACC* value, __global const l
                              long chunks, long count, __global ST* out, VIEW(o), long n_out) {
   FOR_EACH(j, n_out) {
     const Scan sc = combine(op, value, index, j, chunks);
-    STORE(out, AT(o, j), finish(op, sc.acc, sc.best, count));
+    STORE(out, AT(o, j), result(op, sc, count));
   }
 }
 

@@ -5,6 +5,10 @@
 // skips with the reason where none exists.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include <hetero/hetero.hpp>
 
 using namespace hetero;
@@ -81,6 +85,43 @@ TEST_F(OpenClTensors, ResultsEqualTheCpuBackend) {
   expect_near(ca.max(1), a.max(1), 0);
   EXPECT_EQ(ca.argmax(1).cpu().to_vector<std::int64_t>(), a.argmax(1).to_vector<std::int64_t>());
   expect_near(ca.to(DType::int32), a.to(DType::int32), 0);
+}
+
+// A float64 sum whose partial sums overflow where the exact sum does not is the exact sum,
+// as on the cpu backend (docs/semantics.md row 47, reduce.cl): per output in one pass (rows
+// of 64) and over a long tensor in two (chunks, whose partial holding the huge values
+// overflowed); beside an infinity of one sign, that infinity.
+TEST_F(OpenClTensors, Float64SumsWhosePartialSumsOverflowAreTheExactSums) {
+  constexpr double kHuge = 1.35e308, kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> rows;
+  for (int r = 0; r < 6; ++r)
+    for (int k = 0; k < 64; ++k)
+      rows.push_back(k == r || k == r + 4 ? -kHuge : k == r + 8 ? kHuge : 0.25 * k - 3);
+  const Tensor x = from_vector(rows, {6, 64});
+  std::vector<double> sums;
+  try {
+    sums = x.to(cl).sum(1).cpu().to_vector<double>();
+  } catch (const NotImplementedError& e) {  // a device without cl_khr_fp64
+    GTEST_SKIP() << "no float64 on this device: " << e.what();
+  }
+  const auto want = x.sum(1).to_vector<double>();
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    ASSERT_TRUE(std::isfinite(want[r]));
+    EXPECT_NEAR(sums[r], want[r], std::abs(want[r]) * 1e-14) << "row " << r;
+  }
+  EXPECT_NEAR(x.to(cl).mean(1).cpu().to_vector<double>()[2], want[2] / 64,
+              std::abs(want[2]) / 64 * 1e-14);
+  std::vector<double> flat(100000, 0.5);
+  flat[0] = flat[1] = -kHuge;
+  flat[2] = kHuge;
+  const Tensor y = from_vector(flat, {100000});
+  const double exact = -kHuge + 0.5 * 99997;
+  EXPECT_NEAR(y.to(cl).sum().item<double>(), exact, kHuge * 1e-14);
+  EXPECT_NEAR(y.to(cl).mean().item<double>(), exact / 100000, kHuge / 100000 * 1e-14);
+  flat[50000] = kInf;
+  EXPECT_EQ(from_vector(flat, {100000}).to(cl).sum().item<double>(), kInf);
+  flat[60000] = -kInf;
+  EXPECT_TRUE(std::isnan(from_vector(flat, {100000}).to(cl).sum().item<double>()));
 }
 
 TEST_F(OpenClTensors, ANetworkMovesToTheDevice) {
