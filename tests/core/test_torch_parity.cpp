@@ -409,3 +409,23 @@ TEST(TorchParity, Float64SumWhosePartialSumsOverflowIsTheExactSum) {
                              .sum()
                              .item<double>()));
 }
+
+// div's gradient to its divisor is torch's -g * ((a / b) / b) (derivatives.yaml,
+// div_tensor_other_backward): for x / x the two gradients cancel to exactly 0, where
+// -g * a / (b * b) left an ulp of 1 / x (the differential test, seed 1130122 case 17417:
+// 6.1e-5 at x = -0.00282 under expm1(prod(x / x))), and b * b no longer underflows to 0
+// (an infinite gradient for a = 1e-30, b = 1e-25 in float32; torch's is -1e20).
+TEST(TorchParity, DivGradientToTheDivisorIsTorchsOrderOfOperations) {
+  const std::vector<double> v{-0.00282085919752717, -2.0978856086730957, 3.3, 1e20, -7e-19};
+  for (DType t : {DType::float32, DType::float64}) {
+    const Tensor x = from_vector(v, {5}).to(t).requires_grad_(true);
+    (x / x).sum().backward();
+    for (const double g : x.grad().to(DType::float64).to_vector<double>())
+      EXPECT_EQ(g, 0.0) << dtype_name(t);
+  }
+  const Tensor a = tensor({1e-30F}).requires_grad_(true), b = tensor({1e-25F}).requires_grad_(true);
+  (a / b).sum().backward();
+  const float want = -((1e-30F / 1e-25F) / 1e-25F);
+  EXPECT_EQ(b.grad().item<float>(), want);
+  EXPECT_TRUE(std::isfinite(b.grad().item<float>()));
+}

@@ -35,7 +35,10 @@
 ///   backend.
 /// Binary rows: _(name, since, dtypes, floating_rule, integer_rule, saves, grad_a, grad_b)
 /// with rules of `x` and `y`, saves `inputs` (a and b) or `shapes`, and each gradient an
-/// expression of g, a and b before it is summed back to its input's shape. dtypes:
+/// expression of g, a and b before it is summed back to its input's shape, in the order of
+/// operations of torch 1.13's derivatives.yaml (div's b: `-g * ((a / b) / b)`, which is
+/// exactly `-g / b` where a == b, so the two gradients of x / x cancel to 0, and which does
+/// not overflow where b * b would). dtypes:
 /// - `arithmetic`: every dtype but bool, computed in the operands' promoted dtype
 ///   (torch.result_type) with the integer rule for the integers;
 /// - `floating`: the floating dtypes only; the core computes integer and bool operands in
@@ -106,7 +109,7 @@
   _(add,     since, arithmetic, x + y,                           wrap_add(x, y), shapes, g,     g)      \
   _(sub,     since, arithmetic, x - y,                           wrap_sub(x, y), shapes, g,     -g)     \
   _(mul,     since, arithmetic, x * y,                           wrap_mul(x, y), inputs, g * b, g * a)  \
-  _(div,     since, floating,   x / y,                           HETERO_NO_INTEGER_RULE, inputs, g / b, -g * a / (b * b)) \
+  _(div,     since, floating,   x / y,                           HETERO_NO_INTEGER_RULE, inputs, g / b, -g * ((a / b) / b)) \
   _(maximum, since, arithmetic, (x != x || x > y) ? x : y,       (x > y ? x : y), inputs,            \
     extremum_gradient(g, a, b, true),  extremum_gradient(g, b, a, true))                               \
   _(minimum, since, arithmetic, (x != x || x < y) ? x : y,       (x < y ? x : y), inputs,            \
