@@ -532,19 +532,18 @@ void reduce_typed(ReductionOp op, const StridedView& in, const StridedView& out)
 // is -inf, exactly -1.3e308 (torch's order avoids it there and meets it elsewhere:
 // [1e308, 1e308, -1e308, -1e308] is inf in torch), and beside an infinite element the
 // overflow gave NaN where the sum is that infinity ([-1.3e308, -1.3e308, inf]). Each output
-// of a float64 sum or mean that came out +-inf or NaN is looked at again: with no NaN and
-// infinities of one sign among its elements, it is that infinity; with only finite ones, it
-// is summed again with its elements scaled by 2^-64 first: |x| 2^-64 < 2^960, so fewer than
-// 2^63 of them cannot overflow, and the scaling is exact down to 2^-1010 (smaller
-// magnitudes lose bits, at most n 2^-1010 in all). A NaN element, or infinities of both
-// signs, leave the NaN.
+// of a float64 sum or mean that came out +-inf or NaN is summed again with its elements
+// scaled by 2^-64 first: |x| 2^-64 < 2^960, so fewer than 2^63 finite ones cannot overflow,
+// and the scaling is exact down to 2^-1010 (smaller magnitudes lose bits, at most n 2^-1010
+// in all). That scaled sum is non-finite only through the elements themselves: NaN for a NaN
+// element or infinities of both signs, the infinity where they have one sign, and is then
+// the output as it is.
 // The sum (or the mean, the scaled sum / count) is scaled back: a sum beyond float64's
 // largest is inf, as torch's; a mean is finite where the exact mean is (torch's mean is its
 // sum / n, inf there, but its var and std are finite: var([1.35e308] * 2) is 0 in both
 // frameworks only so). Rare: only a non-finite output pays.
 void resum_overflowed(ReductionOp op, const StridedView& in, const StridedView& out) {
   constexpr int kScale = 64;
-  constexpr double kInfinity = std::numeric_limits<double>::infinity();
   const auto [base, sub] = reduction_views(in, out);
   const std::int64_t count = sub.numel();
   const double* src = data_of<double>(in);
@@ -558,21 +557,10 @@ void resum_overflowed(ReductionOp op, const StridedView& in, const StridedView& 
           StridedView v = sub;
           v.offset = off[1] + i * st[1];
           double acc = 0;
-          bool nan = false, plus_inf = false, minus_inf = false;
           for_each_row_range(v, 0, count, [&](std::int64_t o, std::int64_t m, std::int64_t s) {
-            for (std::int64_t j = 0; j < m; ++j) {
-              const double x = src[o + j * s];
-              nan = nan || std::isnan(x);
-              plus_inf = plus_inf || x == kInfinity;
-              minus_inf = minus_inf || x == -kInfinity;
-              acc += std::ldexp(x, -kScale);
-            }
+            for (std::int64_t j = 0; j < m; ++j) acc += std::ldexp(src[o + j * s], -kScale);
           });
-          if (nan || (plus_inf && minus_inf)) continue;
-          if (plus_inf || minus_inf)
-            d = plus_inf ? kInfinity : -kInfinity;
-          else
-            d = std::ldexp(reduction_finish(op, acc, count), kScale);
+          d = std::isfinite(acc) ? std::ldexp(reduction_finish(op, acc, count), kScale) : acc;
         }
       },
       /*allow_parallel=*/false);

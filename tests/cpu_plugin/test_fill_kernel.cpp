@@ -15,6 +15,23 @@
 
 using namespace hetero;
 
+namespace {
+
+// `n` elements of dtype t in `buffer`, `stride` apart from element `offset`.
+StridedView run_of(Buffer& buffer, DType t, std::int64_t offset, std::int64_t n,
+                   std::int64_t stride) {
+  StridedView v;
+  v.buffer = &buffer;
+  v.dtype = t;
+  v.offset = offset;
+  v.ndim = 1;
+  v.shape[0] = n;
+  v.strides[0] = stride;
+  return v;
+}
+
+}  // namespace
+
 TEST(FillKernel, SixteenBitRunsAreSetAtEveryAlignmentAndLengthAndNothingBeside) {
   constexpr std::uint16_t kUntouched = 0xABCD;
   for (const DType t : {DType::float16, DType::bfloat16}) {
@@ -23,14 +40,7 @@ TEST(FillKernel, SixteenBitRunsAreSetAtEveryAlignmentAndLengthAndNothingBeside) 
       for (std::int64_t n = 0; n <= 41; ++n) {
         std::vector<std::uint16_t> bits(64, kUntouched);
         test::VectorBuffer<std::uint16_t> buffer(bits);
-        StridedView v;
-        v.buffer = &buffer;
-        v.dtype = t;
-        v.offset = start;
-        v.ndim = 1;
-        v.shape[0] = n;
-        v.strides[0] = 1;
-        cpu::kernels::fill(v, Scalar{1.5, 1});
+        cpu::kernels::fill(run_of(buffer, t, start, n, 1), Scalar{1.5, 1});
         for (std::int64_t i = 0; i < 64; ++i) {
           const bool inside = i >= start && i < start + n;
           ASSERT_EQ(bits[static_cast<std::size_t>(i)], inside ? want : kUntouched)
@@ -39,14 +49,7 @@ TEST(FillKernel, SixteenBitRunsAreSetAtEveryAlignmentAndLengthAndNothingBeside) 
       }
     std::vector<std::uint16_t> bits(64, kUntouched);  // every third element of 20
     test::VectorBuffer<std::uint16_t> buffer(bits);
-    StridedView v;
-    v.buffer = &buffer;
-    v.dtype = t;
-    v.offset = 1;
-    v.ndim = 1;
-    v.shape[0] = 20;
-    v.strides[0] = 3;
-    cpu::kernels::fill(v, Scalar{1.5, 1});
+    cpu::kernels::fill(run_of(buffer, t, 1, 20, 3), Scalar{1.5, 1});
     for (std::int64_t i = 0; i < 64; ++i)
       EXPECT_EQ(bits[static_cast<std::size_t>(i)],
                 i >= 1 && i <= 58 && (i - 1) % 3 == 0 ? want : kUntouched)
