@@ -12,6 +12,9 @@
 #include <fstream>
 #include <numeric>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -201,6 +204,37 @@ TEST(Data, ReadIdx) {
   EXPECT_THROW(read_idx(unknown), FormatError);
   EXPECT_THROW(read_idx(temp("absent")), Error);
   for (const auto& p : {i16, f32, truncated, unknown}) std::filesystem::remove(p);
+}
+
+// A damaged header raises FormatError naming the file, before anything of the size it claims
+// is allocated: sizes whose product does not fit in memory, more dimensions than a tensor
+// has, and a plausible header (64 GiB of uint8) over a 16-byte payload, which is read in
+// chunks and found truncated after the first.
+TEST(Data, DamagedIdxHeadersRaiseFormatErrorWithoutAllocatingWhatTheyClaim) {
+  const std::vector<unsigned char> payload(16, 7);
+  const std::vector<std::pair<std::string, std::vector<std::uint32_t>>> headers{
+      {"huge", {65535, 65535, 65535, 65535}},
+      {"max", {0xFFFFFFFFu, 0xFFFFFFFFu, 1}},
+      {"wraps", {0x80000000u, 0x80000000u, 4, 1}},
+      {"rank", std::vector<std::uint32_t>(9, 1)},
+      {"claims", {1u << 16, 1u << 10, 1u << 10}}};
+  for (const auto& [name, sizes] : headers)
+    for (bool gz : {false, true}) {
+      const auto path = write_idx(name, 0x08, sizes, payload, gz);
+      try {
+        (void)read_idx(path);
+        ADD_FAILURE() << name << ": no error";
+      } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << name << ": not a FormatError: " << e.what();
+      }
+      std::filesystem::remove(path);
+    }
+  // A damaged size of the first dimension is still cut by `limit`, as a good one is.
+  const auto cut = write_idx("cut", 0x08, {0xFFFFFFFFu, 4}, payload, false);
+  EXPECT_EQ(read_idx(cut, 4).shape(), (Shape{4, 4}));
+  std::filesystem::remove(cut);
 }
 
 TEST(Data, FashionMnistFiles) {

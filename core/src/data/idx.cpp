@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,6 +11,9 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
+#include <hetero/sdk/kernel_args.hpp>
+
+#include "../op_helpers.hpp"
 
 namespace hetero::data {
 
@@ -29,6 +33,20 @@ void read_exactly(gzFile f, void* out, std::size_t bytes, const std::string& pat
     p += got;
     bytes -= static_cast<std::size_t>(got);
   }
+}
+
+// `bytes` bytes of elements, read in chunks so that memory grows with what the file holds,
+// not with what a damaged header claims: a truncated file raises after allocating at most
+// one chunk beyond its contents.
+std::vector<unsigned char> read_elements(gzFile f, std::size_t bytes, const std::string& path) {
+  constexpr std::size_t kChunk = std::size_t{1} << 24;  // 16 MiB
+  std::vector<unsigned char> raw;
+  while (raw.size() < bytes) {
+    const std::size_t done = raw.size(), step = std::min(kChunk, bytes - done);
+    raw.resize(done + step);
+    read_exactly(f, raw.data() + done, step, path);
+  }
+  return raw;
 }
 
 // The element type's dtype as read (before widening) and its size in bytes.
@@ -72,6 +90,9 @@ Tensor read_idx(const std::filesystem::path& path_in, std::int64_t limit) {
                       std::to_string(magic[1]) + " " + std::to_string(magic[2]) + " " +
                       std::to_string(magic[3]) + ")");
   const IdxType type = idx_type(magic[2], path);
+  if (magic[3] > kMaxDims)
+    throw FormatError(path + ": the IDX header gives " + std::to_string(magic[3]) +
+                      " dimensions; at most " + std::to_string(kMaxDims) + " are supported");
   Shape shape;
   std::size_t count = 1;
   for (int d = 0; d < magic[3]; ++d) {
@@ -81,10 +102,14 @@ Tensor read_idx(const std::filesystem::path& path_in, std::int64_t limit) {
         (std::int64_t{b[0]} << 24) | (std::int64_t{b[1]} << 16) | (std::int64_t{b[2]} << 8) | b[3];
     if (d == 0 && limit > 0 && limit < size) size = limit;
     shape.push_back(size);
+    // At most 2^62 bytes of elements: every product below stays far from size_t's end.
+    constexpr std::size_t kMaxBytes = std::size_t{1} << 62;
+    if (size != 0 && count > kMaxBytes / type.bytes / static_cast<std::size_t>(size))
+      throw FormatError(path + ": the IDX header's sizes " + detail::shape_str(shape) +
+                        " hold more elements than fit in memory; the header is damaged");
     count *= static_cast<std::size_t>(size);
   }
-  std::vector<unsigned char> raw(count * type.bytes);
-  read_exactly(f.get(), raw.data(), raw.size(), path);
+  std::vector<unsigned char> raw = read_elements(f.get(), count * type.bytes, path);
   // Big-endian elements to the host's order.
   const auto element = [&](std::size_t i) {
     std::uint64_t v = 0;
