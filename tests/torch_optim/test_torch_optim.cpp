@@ -332,6 +332,10 @@ TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
   EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}}), ValueError);  // no step count
   EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0, 2.0}, .total_steps = 10}), ValueError);
   EXPECT_THROW(optim::LinearLR(sgd, 1.5), ValueError);
+  // start_factor 0 divides by zero at the first step (torch 1.13: ZeroDivisionError; torch 2
+  // refuses it when constructed); hetero gave NaN learning rates.
+  EXPECT_THROW(optim::LinearLR(sgd, 0.0), ValueError);
+  EXPECT_EQ(sgd.lr(), 0.1);
   EXPECT_THROW(optim::StepLR(sgd, 0), ValueError);
   optim::SGD fresh({p}, {.lr = 0.1});
   optim::OneCycleLR one_cycle(fresh, {.max_lr = {1.0}, .total_steps = 3});

@@ -62,8 +62,12 @@ LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
       start_(start_factor),
       end_(end_factor),
       total_iters_(total_iters) {
-  if (!(start_factor >= 0 && start_factor <= 1))
-    throw ValueError("LinearLR: Starting multiplicative factor expected to be between 0 and 1.");
+  // 0 divides in the chained form below (torch 1.13: ZeroDivisionError at the first step;
+  // torch 2 refuses it here, with this message).
+  if (!(start_factor > 0 && start_factor <= 1))
+    throw ValueError(
+        "LinearLR: Starting multiplicative factor expected to be greater than 0 and less or "
+        "equal to 1.");
   if (!(end_factor >= 0 && end_factor <= 1))
     throw ValueError("LinearLR: Ending multiplicative factor expected to be between 0 and 1.");
   if (total_iters < 1)

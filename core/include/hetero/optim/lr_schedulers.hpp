@@ -61,8 +61,9 @@ class HETERO_API ExponentialLR final : public LRScheduler {
 };
 
 /// lr = b * (start + (end - start) * min(e, total_iters) / total_iters), a linear warm-up
-/// (or decay), as torch.optim.lr_scheduler.LinearLR. ValueError unless 0 <= start_factor
-/// <= 1, 0 <= end_factor <= 1 and total_iters >= 1.
+/// (or decay), as torch.optim.lr_scheduler.LinearLR. ValueError unless 0 < start_factor <= 1
+/// (torch 2's rule: 0 divides in torch 1.13's chained form, a ZeroDivisionError at its first
+/// step), 0 <= end_factor <= 1 and total_iters >= 1.
 class HETERO_API LinearLR final : public LRScheduler {
  public:
   /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
