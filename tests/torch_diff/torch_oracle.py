@@ -154,12 +154,30 @@ ELU_SCALAR_RULE = False  # set by elu_gradient_at_nan only
 ACCURATE = False  # set while compute() builds the float64 accuracy reference
 
 
+class ZeroKeepsItsSign(torch.autograd.Function):
+    """gelu's value r with r = x where x is a zero (so -0.0 stays -0.0), the gradient r's
+    (gelu_zero_sign)."""
+
+    @staticmethod
+    def forward(ctx, r, x):
+        return torch.where(x == 0, x, r)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+GELU_ZERO_KEEPS_SIGN = False  # set by gelu_zero_sign only
+
+
 def activation(op, x, a):
     F = torch.nn.functional
     x = x[0]
     if op == "gelu":
         if ACCURATE:  # x Phi(x), Phi by erfc: no cancellation of 1 + erf at negative x
             return x * 0.5 * torch.special.erfc(-x * math.sqrt(0.5))
+        if GELU_ZERO_KEEPS_SIGN and x.is_floating_point():
+            return ZeroKeepsItsSign.apply(F.gelu(x), x.detach())
         return F.gelu(x)
     if op == "gelu_tanh":
         if ACCURATE:  # x sigmoid(2u): no cancellation of 1 + tanh(u) at negative x
@@ -1100,6 +1118,25 @@ def gemm_overflow_order(case, herr, expect):
     return agrees(case, want)
 
 
+def gelu_zero_sign(case, herr, expect):
+    """docs/semantics.md row 48: gelu(-0.0) is -0.0 on every hetero backend (x Phi(x) with
+    Phi(0) = 0.5, the IEEE product). torch 1.13's float32 vector kernel gives +0.0 there; its
+    scalar loop (fewer than a vector of elements, the tails) and its float64 kernel give
+    -0.0. The sign reaches a result through a division or atan2. Compared with torch
+    recomputed with gelu(x) = x at every zero x, keeping torch's gradient."""
+    global GELU_ZERO_KEEPS_SIGN
+    if herr or not (case["op"] == "gelu" or '"gelu"' in json.dumps(case["args"])):
+        return False
+    GELU_ZERO_KEEPS_SIGN = True
+    try:
+        want = compute(case)
+    except Exception:
+        return False
+    finally:
+        GELU_ZERO_KEEPS_SIGN = False
+    return want is not None and agrees(case, want)
+
+
 def float64_sum_overflow_order(case, herr, expect):
     """docs/semantics.md row 47: a float64 sum or mean whose partial sums overflow in one
     order and not in another ([1e308, 1e308, -1e308, -1e308] is inf in torch's order, 0
@@ -1148,7 +1185,7 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
               elu_gradient_at_nan, fmod_exact, gemm_overflow_order, maximum_zero_tie,
-              float64_sum_overflow_order]
+              float64_sum_overflow_order, gelu_zero_sign]
 
 
 def check(case):
