@@ -172,6 +172,17 @@ TEST(Data, ErrorsReachTheLoopAndAnEarlyExitEnds) {
   EXPECT_EQ(labels_of(pinned).size(), 6u);
 }
 
+// More workers than batches: only as many threads as batches start (a worker past the
+// batch count has nothing to build). 100000 threads aborted the process before (the thread
+// limit's std::system_error escaped a constructor holding joinable threads).
+TEST(Data, MoreWorkersThanBatchesStartOnePerBatch) {
+  DataLoader plain(numbers(10), {.batch_size = 3});
+  DataLoader many(numbers(10), {.batch_size = 3, .num_workers = 100000});
+  EXPECT_EQ(labels_of(many), labels_of(plain));
+  DataLoader empty(numbers(0), {.batch_size = 3, .num_workers = 4});
+  EXPECT_TRUE(labels_of(empty).empty());
+}
+
 TEST(Data, Randperm) {
   Generator g(3), h(3);
   const auto p = randperm(1000, g).to_vector<std::int64_t>();

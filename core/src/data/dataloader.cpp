@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include <hetero/error.hpp>
@@ -69,16 +70,19 @@ class DataLoader::Epoch {
         options_(options),
         order_(std::move(order)),
         batches_(batches) {
-    for (int w = 0; w < options_.num_workers; ++w) workers_.emplace_back([this, w] { work(w); });
-  }
-  ~Epoch() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+    // Worker w builds batches w, w + num_workers, ...: one beyond the batch count would have
+    // none, so none is started.
+    const std::int64_t started = std::min<std::int64_t>(options_.num_workers, batches_);
+    try {
+      for (int w = 0; w < started; ++w) workers_.emplace_back([this, w] { work(w); });
+    } catch (const std::system_error& e) {  // the system's thread limit
+      stop_workers();
+      throw Error("DataLoader: could not start worker thread " + std::to_string(workers_.size()) +
+                  " of " + std::to_string(started) + " (num_workers " +
+                  std::to_string(options_.num_workers) + "): " + e.what());
     }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
   }
+  ~Epoch() { stop_workers(); }
   Epoch(const Epoch&) = delete;
   Epoch& operator=(const Epoch&) = delete;
 
@@ -117,6 +121,15 @@ class DataLoader::Epoch {
     Batch b = dataset_->get_batch(
         std::vector<std::int64_t>(order_.begin() + first, order_.begin() + last));
     return options_.pin_memory ? pinned(std::move(b)) : b;
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
   }
 
   void work(int w) {
