@@ -2,6 +2,7 @@
 #include "thread_pool.hpp"
 
 #include <chrono>
+#include <system_error>
 
 namespace hetero::cpu {
 namespace {
@@ -39,7 +40,12 @@ ScopedKernelPool::ScopedKernelPool(ThreadPool* pool) noexcept : previous_(t_pool
 ScopedKernelPool::~ScopedKernelPool() { t_pool = previous_; }
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });
+  try {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });
+  } catch (const std::system_error&) {
+    // The system refused a thread (its thread or address-space limit): the pool runs with
+    // the workers that started, and size() (the device's multiprocessor_count) says so.
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -16,7 +16,8 @@ namespace hetero::cpu {
 
 class ThreadPool {
  public:
-  /// Starts `threads - 1` workers (the caller is the last one).
+  /// Starts `threads - 1` workers (the caller is the last one); fewer where the system
+  /// refuses a thread (size() counts those that started).
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

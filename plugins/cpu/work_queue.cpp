@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "work_queue.hpp"
 
+#include <system_error>
 #include <utility>
 
 namespace hetero::cpu {
@@ -80,10 +81,17 @@ void WorkQueue::enqueue(std::unique_ptr<Task> task) {
     }
   }
   queue_.emplace_back(next_ticket_locked(), std::move(task));
-  if (!worker_.joinable())
-    worker_ = std::thread([this] { worker(); });
-  else if (!busy_)
+  if (!worker_.joinable()) {
+    try {
+      worker_ = std::thread([this] { worker(); });
+    } catch (const std::system_error&) {
+      // The system refused the thread (its thread or address-space limit): the work runs
+      // here, as inline work does, and the next submission tries again.
+      while (!busy_ && !queue_.empty()) run_front_locked(lock);
+    }
+  } else if (!busy_) {
     work_cv_.notify_one();
+  }
 }
 
 void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
@@ -175,9 +183,20 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
 
 void WorkQueue::shutdown() {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
+    // No worker (the system refused its thread): what is queued runs here.
+    if (!worker_.joinable())
+      while (!queue_.empty()) {
+        if (busy_) {  // a waiter is running a piece: finish_locked wakes waiters
+          ++waiters_;
+          done_cv_.wait(lock, [&] { return !busy_; });
+          --waiters_;
+          continue;
+        }
+        run_front_locked(lock);
+      }
   }
   work_cv_.notify_one();
   if (worker_.joinable()) worker_.join();
