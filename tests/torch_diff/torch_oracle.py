@@ -188,6 +188,8 @@ def activation(op, x, a):
     if op == "leaky_relu":
         return F.leaky_relu(x, a.get("negative_slope", 0.01))
     if op == "elu":
+        if ACCURATE:  # alpha expm1(x), as hetero (docs/semantics.md row 36)
+            return torch.where(x > 0, x, torch.expm1(x) * a.get("alpha", 1.0))
         if ELU_SCALAR_RULE:
             return EluScalarRule.apply(x, a.get("alpha", 1.0))
         return F.elu(x, a.get("alpha", 1.0))
@@ -389,10 +391,8 @@ def compute_torch(case, as_float64, through):
         return logic(op, x, a)
     if cat in ("index", "pool", "activation", "shape"):
         fn = {"index": indexing, "pool": pooling, "activation": activation, "shape": shaping}[cat]
-        # (gelu and gelu_tanh: activation() computes them without cancellation in the
+        # (gelu, gelu_tanh and elu: activation() computes them without cancellation in the
         # accuracy reference, ACCURATE)
-        if cat == "activation" and op == "elu" and as_float64:  # expm1, as hetero (row 36)
-            fn = lambda op, x, a: torch.where(x[0] > 0, x[0], torch.expm1(x[0]) * a.get("alpha", 1.0))
         if not a["backward"]:
             return fn(op, x, a)
         # The gradient of sum(y * y) for every floating input (execute.cpp does the same).
