@@ -314,10 +314,26 @@ Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options) {
   return traced("randperm", [&] {
     if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
     const DType t = options.dtype_or(DType::int64);
+    if (t == DType::bool_) throw DTypeError("randperm: not implemented for bool (as torch)");
     if (!is_floating_point(t) && t != DType::int64 && t != DType::int32 &&
         n - 1 > (t == DType::uint8 ? 255 : 127))
       throw DTypeError("randperm: n " + std::to_string(n) + " does not fit " +
                        std::string(dtype_name(t)) + " (as torch)");
+    // A floating dtype holds every integer up to 2^digits, so n may be 2^digits + 1
+    // (values 0 .. 2^digits); past that, neighbours round together and the result would
+    // repeat values (torch 2's check_supported_max_int_with_precision; 1.13 lacks it for
+    // bfloat16).
+    if (is_floating_point(t)) {
+      const int digits = t == DType::float16    ? 11
+                         : t == DType::bfloat16 ? 8
+                         : t == DType::float32  ? 24
+                                                : 53;
+      const std::int64_t most = (std::int64_t{1} << digits) + 1;
+      if (n > most)
+        throw DTypeError("randperm: n cannot be greater than " + std::to_string(most) + " for " +
+                         std::string(dtype_name(t)) + ", whose integers are exact up to 2^" +
+                         std::to_string(digits) + " (as torch), got " + std::to_string(n));
+    }
     // Fisher-Yates on the host with draw i = Philox(seed, offset + i) (hetero::rng::mix),
     // so the permutation is a pure function of the generator's state.
     const GeneratorState s = generator.reserve(static_cast<std::uint64_t>(n));

@@ -194,6 +194,26 @@ TEST(Data, Randperm) {
   EXPECT_THROW(randperm(300, TensorOptions().dtype(DType::uint8)), DTypeError);
 }
 
+// A floating randperm is a permutation up to 2^digits + 1 values (the largest, 2^digits, is
+// exact) and refused past it, where neighbouring integers would round together and repeat
+// (hetero returned 5000 float16 values with repeats, and a float32 permutation of 2^25
+// whose largest was 2^25); bool is refused, as torch ([false, true, true] for n = 3).
+TEST(Data, RandpermRefusesWhatItsDtypeCannotHoldDistinct) {
+  const std::vector<std::pair<DType, std::int64_t>> limits{{DType::float16, 2049},
+                                                           {DType::bfloat16, 257}};
+  for (const auto& [dtype, most] : limits) {
+    const TensorOptions o = TensorOptions().dtype(dtype);
+    const Tensor p = randperm(most, o);
+    const auto v = p.to(DType::float64).to_vector<double>();
+    EXPECT_EQ(std::set<double>(v.begin(), v.end()).size(), static_cast<std::size_t>(most))
+        << dtype_name(dtype);
+    EXPECT_EQ(max(p).to(DType::float64).item<double>(), static_cast<double>(most - 1));
+    EXPECT_THROW(randperm(most + 1, o), DTypeError) << dtype_name(dtype);
+  }
+  EXPECT_THROW(randperm((1 << 24) + 2, TensorOptions().dtype(DType::float32)), DTypeError);
+  EXPECT_THROW(randperm(3, TensorOptions().dtype(DType::bool_)), DTypeError);
+}
+
 TEST(Data, ReadIdx) {
   for (bool gz : {false, true}) {
     const auto u8 = write_idx("u8", 0x08, {2, 3}, {1, 2, 3, 4, 5, 255}, gz);
