@@ -230,11 +230,51 @@ Tensor arange(double start, double end, double step, TensorOptions options) {
   });
 }
 
+namespace {
+// arange of integral arguments into an integer dtype, in exact integer arithmetic: the
+// double form rounds bounds past 2^53 (arange(2^62, 2^62 + 3) counted 0 elements, and
+// arange(2^53, 2^53 + 4) gave 2^53 twice). As torch, which subtracts the bounds as integers.
+Tensor arange_exact(std::int64_t start, std::int64_t end, std::int64_t step, DType t,
+                    TensorOptions options) {
+  if (step == 0)
+    throw ShapeError("arange: step must be nonzero (got 0 for " + std::string(dtype_name(t)) + ")");
+  if ((step > 0 && end < start) || (step < 0 && end > start))
+    throw ShapeError("arange: upper bound and lower bound inconsistent with step sign (" +
+                     std::to_string(start) + " -> " + std::to_string(end) + " step " +
+                     std::to_string(step) + ")");
+  // ceil(|end - start| / |step|) in unsigned 64-bit arithmetic, where the distance and the
+  // step's magnitude always fit (end - start may not fit int64); the values below wrap
+  // modulo 2^64 on the way and land on start + i * step, which lies in [start, end).
+  using U = std::uint64_t;
+  const U distance = step > 0 ? U(end) - U(start) : U(start) - U(end);
+  const U stride = step > 0 ? U(step) : U(0) - U(step);
+  const U count = distance / stride + (distance % stride != 0 ? 1 : 0);
+  if (count > U(std::numeric_limits<std::int64_t>::max()))
+    throw ShapeError("arange: too many elements");
+  const auto n = static_cast<std::int64_t>(count);
+  Tensor result = empty(Shape{n}, options.dtype(t));  // OutOfMemoryError first, typed
+  const TensorOptions host = TensorOptions(result.device()).dtype(t);
+  constexpr std::int64_t kChunk = std::int64_t{1} << 16;
+  for (std::int64_t lo = 0; lo < n; lo += kChunk) {
+    const std::int64_t m = std::min(kChunk, n - lo);
+    std::vector<std::int64_t> v(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i)
+      v[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(U(start) + U(lo + i) * U(step));
+    // Converted as integers: uint8 -1 wraps to 255, as torch.
+    result.narrow(0, lo, m).copy_(from_host(v.data(), v.size(), DType::int64, Shape{m}, host));
+  }
+  return result;
+}
+}  // namespace
+
 Tensor detail::arange_integral(std::int64_t start, std::int64_t end, std::int64_t step,
                                TensorOptions options) {
   return traced("arange", [&] {
+    const DType t = options.dtype_or(DType::int64);
+    if (t != DType::bool_ && !is_floating_point(t))
+      return arange_exact(start, end, step, t, options);
     return arange_as(static_cast<double>(start), static_cast<double>(end),
-                     static_cast<double>(step), options.dtype_or(DType::int64), options);
+                     static_cast<double>(step), t, options);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <hetero/manipulation.hpp>
 
 #include <exception>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -204,6 +205,10 @@ Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
     if (min(indices).item<std::int64_t>() < 0)
       throw ValueError("one_hot: Class values must be non-negative. (as torch)");
     const std::int64_t top = max(indices).item<std::int64_t>();
+    if (num_classes == -1 && top == std::numeric_limits<std::int64_t>::max())
+      throw ValueError("one_hot: the largest class value " + std::to_string(top) +
+                       " leaves no class count that int64 holds (torch: \"cannot be "
+                       "represented as a SymInt\")");
     if (num_classes == -1)
       num_classes = top + 1;
     else if (top >= num_classes)

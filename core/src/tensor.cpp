@@ -274,9 +274,9 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   const std::int64_t n = i.shape[d];
   if (start < 0) start += n;
   if (start < 0 || length < 0 || start > n || length > n - start)
-    throw IndexError("narrow: range [" + std::to_string(start) + ", " +
-                     std::to_string(start + length) + ") does not fit dimension " +
-                     std::to_string(dim) + " of size " + std::to_string(n));
+    throw IndexError("narrow: start " + std::to_string(start) + " and length " +
+                     std::to_string(length) + " do not fit dimension " + std::to_string(dim) +
+                     " of size " + std::to_string(n));  // (no start + length: it may overflow)
   auto impl = view_impl(i);
   impl->offset += start * i.strides[d];
   impl->shape[d] = length;

@@ -272,6 +272,38 @@ TEST(Factories, HugeArangeIsATypedOutOfMemoryErrorAndLongOnesAreExact) {
   EXPECT_EQ(f[199999], 99999.5);
 }
 
+// arange of integral arguments into an integer dtype counts and steps in integers, as torch
+// subtracts the bounds as integers: through double, arange(2^62, 2^62 + 3) had no elements,
+// arange(2^53, 2^53 + 4) held 2^53 twice, and arange(2^63 - 3, 2^63 - 1) was refused.
+TEST(Factories, IntegralArangePastTwoToThe53IsExact) {
+  using V = std::vector<std::int64_t>;
+  constexpr std::int64_t big = std::int64_t{1} << 62, exact = std::int64_t{1} << 53;
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t least = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(arange(big, big + 3).to_vector<std::int64_t>(), (V{big, big + 1, big + 2}));
+  EXPECT_EQ(arange(exact, exact + 4).to_vector<std::int64_t>(),
+            (V{exact, exact + 1, exact + 2, exact + 3}));
+  EXPECT_EQ(arange(exact + 1, exact + 9, std::int64_t{3}).to_vector<std::int64_t>(),
+            (V{exact + 1, exact + 4, exact + 7}));
+  EXPECT_EQ(arange(most - 2, most).to_vector<std::int64_t>(), (V{most - 2, most - 1}));
+  EXPECT_EQ(arange(least, least + 3).to_vector<std::int64_t>(), (V{least, least + 1, least + 2}));
+  EXPECT_EQ(arange(-big, -big - 5, std::int64_t{-2}).to_vector<std::int64_t>(),
+            (V{-big, -big - 2, -big - 4}));
+  // The whole int64 range in steps of 2^63 - 1: a distance beyond int64.
+  EXPECT_EQ(arange(least, most, most).to_vector<std::int64_t>(), (V{least, -1, most - 1}));
+  EXPECT_THROW(arange(std::int64_t{0}, std::int64_t{5}, std::int64_t{0}), ShapeError);
+  EXPECT_THROW(arange(std::int64_t{5}, std::int64_t{0}, std::int64_t{1}), ShapeError);
+  EXPECT_THROW(arange(least, most), ShapeError);  // 2^64 - 1 elements
+  // Into a narrower integer dtype the values wrap, as torch's.
+  EXPECT_EQ(arange(std::int64_t{254}, std::int64_t{258}, std::int64_t{1},
+                   TensorOptions().dtype(DType::uint8))
+                .to(DType::int64)
+                .to_vector<std::int64_t>(),
+            (V{254, 255, 0, 1}));
+  // one_hot of the largest int64 has no class count (most + 1 overflowed before).
+  EXPECT_THROW(one_hot(tensor({most})), ValueError);
+}
+
 // relocate_storage (issue #29 item 3): the tensor and its views move to new memory with the
 // same values; the old memory stays with the returned owner, and writes into it reach no
 // tensor.
