@@ -123,6 +123,23 @@ void Tensor::copy_(const Tensor& src) {
   if (src.shape() != i.shape)
     throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
                      " does not match destination shape " + detail::shape_str(i.shape));
+  // Note [copy_ and autograd]: copy_ records no node. torch's rebases the destination's
+  // history on the source (CopyBackwards, or CopySlices on a view's base); hetero tracks no
+  // view bases, so a copy that autograd would have to see raises instead of leaving the old
+  // history in place (the gradient went to what the destination held before, and none to
+  // the source). Under NoGradGuard, or with neither side requiring grad, it is a plain copy.
+  if (is_grad_enabled()) {
+    if (requires_grad() && is_leaf())
+      throw Error(
+          "copy_: a leaf tensor that requires grad is being used in an in-place operation (as "
+          "torch); copy into it under NoGradGuard, as an optimiser step does");
+    if (requires_grad() || src.requires_grad())
+      throw NotImplementedError(
+          std::string("copy_: the ") + (requires_grad() ? "destination" : "source") +
+          " requires grad, and hetero's copy_ is not recorded by autograd (torch's is); use "
+          "the out-of-place result (src.to(dtype) or src.clone()), or copy under "
+          "NoGradGuard where no gradient should flow");
+  }
   ++i.storage->version;        // Note [Saved tensor versions]
   if (i.numel() == 0) return;  // Note [Empty tensors]
   if (src.device() != device() && src.dtype() == i.dtype && is_contiguous()) {

@@ -217,6 +217,36 @@ TEST(Autograd, LeafGradientsAreNeverAliasesOfOtherTensors) {
   EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{5, 5, 5}));
 }
 
+// Note [copy_ and autograd]: copy_ records no node, so with grad mode on it raises where
+// autograd would have to see it. Before, y = x * 2; y.copy_(z * 3); y.sum().backward() gave
+// x the gradient 2 (torch: 0, y no longer depends on x) and z none (torch: 3).
+TEST(Autograd, CopyIntoOrFromATensorThatRequiresGradRaisesWithGradModeOn) {
+  Tensor x = ones({3}).requires_grad_(), z = ones({3}).requires_grad_();
+  Tensor y = x * 2.0;
+  EXPECT_THROW(y.copy_(z * 3.0), NotImplementedError);  // the destination has a history
+  Tensor plain = zeros({3});
+  EXPECT_THROW(plain.copy_(z * 3.0), NotImplementedError);  // the source has one
+  EXPECT_THROW(plain.narrow(0, 0, 1).copy_(z.narrow(0, 0, 1)), NotImplementedError);
+  EXPECT_THROW(x.copy_(zeros({3})), Error);                  // a leaf that requires grad (as torch)
+  EXPECT_THROW(x.narrow(0, 1, 1).copy_(zeros({1})), Error);  // a view of one
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 1}));  // nothing was written
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{2, 2, 2}));
+  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  y.sum().backward();  // the graph is as it was
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2, 2}));
+  {
+    NoGradGuard no_grad;  // as an optimiser step or an initialiser
+    x.copy_(full({3}, 5.0f));
+    plain.copy_(z);
+  }
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{5, 5, 5}));
+  EXPECT_TRUE(x.is_leaf() && x.requires_grad());
+  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+  EXPECT_FALSE(plain.requires_grad());
+  plain.copy_(full({3}, 7.0f));  // neither side requires grad: a plain copy
+  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{7, 7, 7}));
+}
+
 TEST(Autograd, LeavesNoGradAndDetach) {
   Tensor w = ones({2}).requires_grad_();
   EXPECT_TRUE(w.is_leaf());
