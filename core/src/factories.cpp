@@ -300,11 +300,12 @@ Tensor linspace(double start, double end, std::int64_t steps, TensorOptions opti
                        std::to_string(steps) + " (as torch)");
     if (t == DType::bool_) throw DTypeError("linspace: not implemented for 'Bool' (as torch)");
     const bool integer = !is_floating_point(t);
-    if (!std::isfinite(start) || !std::isfinite(end)) {
-      if (integer)
-        throw DTypeError("linspace: start and end must be finite for " +
-                         std::string(dtype_name(t)));
-    }
+    // torch converts start and end to the dtype first, checked as full()'s value is: NaN
+    // and inf refused for integers, finite values outside the dtype's range for every dtype
+    // (linspace(0, 300, 3, uint8) gave 0 150 44, and bounds past int64 converted to int64
+    // with undefined behaviour).
+    detail::check_value_fits("linspace", start, t);
+    detail::check_value_fits("linspace", end, t);
     Tensor result = empty(Shape{steps}, options.dtype(t));
     const TensorOptions host = TensorOptions(result.device()).dtype(t);
     const double span = static_cast<double>(std::max<std::int64_t>(steps - 1, 1));

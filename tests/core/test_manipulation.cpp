@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -46,6 +47,32 @@ TEST(Manipulation, LinspaceIsTorchsFormula) {
   EXPECT_EQ(big.front(), 0.0);
   EXPECT_EQ(big.back(), 1.0);
   for (std::size_t i = 1; i < big.size(); ++i) ASSERT_LT(big[i - 1], big[i]) << i;
+}
+
+// linspace converts its bounds to the dtype first, checked as torch does (torch 1.13 raises
+// "value cannot be converted to type ... without overflow" for each case below but -5 into
+// uint8, which it wraps to 251: docs/semantics.md row 16, hetero's one rule for a negative
+// value written into an unsigned dtype, refuses it as full() does). hetero
+// gave 0 150 44 for (0, 300, 3, uint8), wrapped int32s past 2^31, and converted 1e300 to
+// int64 with undefined behaviour.
+TEST(Manipulation, LinspaceRefusesBoundsItsDtypeCannotHold) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::tuple<double, double, DType>> refused{
+      {0, 300, DType::uint8},          {-0.5, 2, DType::uint8},    {-5, 5, DType::uint8},
+      {200, 0, DType::int8},           {-0.5, 127.9, DType::int8}, {0, 3e9, DType::int32},
+      {0, 1e19, DType::int64},         {0, 1e300, DType::int64},   {0, inf, DType::int64},
+      {std::nan(""), 1, DType::int32}, {0, 1e300, DType::float32}, {0, 1e5, DType::float16}};
+  for (const auto& [start, end, dtype] : refused)
+    EXPECT_THROW(linspace(start, end, 3, TensorOptions().dtype(dtype)), DTypeError)
+        << start << " " << end << " " << dtype_name(dtype);
+  // What torch takes: truncated integer bounds in range, and inf into a floating dtype.
+  EXPECT_EQ(linspace(-1.5, 2.7, 3, TensorOptions().dtype(DType::int32)).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{-1, 0, 2}));
+  EXPECT_EQ(linspace(0, 255, 3, TensorOptions().dtype(DType::uint8))
+                .to(DType::int64)
+                .to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 127, 255}));
+  EXPECT_TRUE(std::isnan(linspace(0, inf, 3).to_vector<float>()[1]));
 }
 
 TEST(Manipulation, EyeAsTorch) {

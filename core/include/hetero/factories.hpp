@@ -57,7 +57,9 @@ HETERO_API Tensor arange(std::int64_t end, TensorOptions options = {});
 /// end - step * (steps - 1 - i) for the rest, step = (end - start) / (steps - 1), in the
 /// dtype's arithmetic (integer dtypes: integral start and end, the step in double,
 /// truncated). Computed on the host and copied to the device. ValueError for steps < 0;
-/// DTypeError for bool, or a non-finite bound with an integer dtype.
+/// DTypeError for bool, or a bound the dtype cannot hold (as full()'s value and torch's
+/// checked conversion: NaN, inf or outside the range for an integer dtype, -0.5 for uint8
+/// included; finite values past a floating dtype's largest).
 HETERO_API Tensor linspace(double start, double end, std::int64_t steps,
                            TensorOptions options = {});
 /// The n x m identity (m = n when absent; float32 unless options name a dtype), as
