@@ -1025,21 +1025,27 @@ def prod_pairwise_order(case, herr, expect):
     return False
 
 
+def computed_with(rule, case):
+    """torch's result for `case` with the module flag `rule` (ELU_SCALAR_RULE,
+    ZERO_TIE_TO_SECOND, GELU_ZERO_KEEPS_SIGN) set while it is computed; None where torch
+    raises."""
+    globals()[rule] = True
+    try:
+        return compute(case)
+    except Exception:
+        return None
+    finally:
+        globals()[rule] = False
+
+
 def elu_gradient_at_nan(case, herr, expect):
     """docs/semantics.md row 44: elu's gradient at a NaN input is the incoming gradient, as
     torch's scalar and cuda kernels (x <= 0 ? g alpha e^x : g); torch's cpu vector kernel gives
     NaN there when a non-positive element shares the NaN's vector, and g otherwise. Compared
     with torch recomputed with the scalar rule."""
-    global ELU_SCALAR_RULE
     if herr or (case["op"] != "elu" and '"elu"' not in json.dumps(case["args"])):
         return False
-    ELU_SCALAR_RULE = True
-    try:
-        want = compute(case)
-    except Exception:
-        return False
-    finally:
-        ELU_SCALAR_RULE = False
+    want = computed_with("ELU_SCALAR_RULE", case)
     return isinstance(want, tuple) and agrees(case, want)
 
 
@@ -1049,17 +1055,10 @@ def maximum_zero_tie(case, herr, expect):
     than two vectors of elements and for the tail) gives the first. The sign reaches a result
     through atan2 or a division (atan2(0, -0.0) is pi). Compared with torch recomputed with the
     second operand's zero at every tie."""
-    global ZERO_TIE_TO_SECOND
     args = json.dumps(case["args"])
     if herr or not any(case["op"] == op or f'"{op}"' in args for op in ("maximum", "minimum")):
         return False
-    ZERO_TIE_TO_SECOND = True
-    try:
-        want = compute(case)
-    except Exception:
-        return False
-    finally:
-        ZERO_TIE_TO_SECOND = False
+    want = computed_with("ZERO_TIE_TO_SECOND", case)
     return want is not None and agrees(case, want)
 
 
@@ -1124,16 +1123,9 @@ def gelu_zero_sign(case, herr, expect):
     scalar loop (fewer than a vector of elements, the tails) and its float64 kernel give
     -0.0. The sign reaches a result through a division or atan2. Compared with torch
     recomputed with gelu(x) = x at every zero x, keeping torch's gradient."""
-    global GELU_ZERO_KEEPS_SIGN
     if herr or not (case["op"] == "gelu" or '"gelu"' in json.dumps(case["args"])):
         return False
-    GELU_ZERO_KEEPS_SIGN = True
-    try:
-        want = compute(case)
-    except Exception:
-        return False
-    finally:
-        GELU_ZERO_KEEPS_SIGN = False
+    want = computed_with("GELU_ZERO_KEEPS_SIGN", case)
     return want is not None and agrees(case, want)
 
 
