@@ -229,6 +229,7 @@ TEST(Autograd, CopyIntoOrFromATensorThatRequiresGradRaisesWithGradModeOn) {
   EXPECT_THROW(plain.narrow(0, 0, 1).copy_(z.narrow(0, 0, 1)), NotImplementedError);
   EXPECT_THROW(x.copy_(zeros({3})), Error);                  // a leaf that requires grad (as torch)
   EXPECT_THROW(x.narrow(0, 1, 1).copy_(zeros({1})), Error);  // a view of one
+  EXPECT_THROW((void)z.pin_memory(), NotImplementedError);   // a copy without its history
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 1}));  // nothing was written
   EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{2, 2, 2}));
   EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{0, 0, 0}));

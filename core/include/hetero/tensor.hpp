@@ -89,8 +89,10 @@ class HETERO_API Tensor {
   /// backend that pinned it (e.g. cuda) are queued without waiting. This tensor itself
   /// when already pinned. Writing into a pinned tensor while a copy from it is still
   /// queued races with that copy (as non_blocking=True in torch): synchronize the
-  /// destination device first. Throws InvalidDeviceError for a non-cpu tensor and
-  /// DeviceUnavailableError when no loaded backend with a device provides pinned memory.
+  /// destination device first. Throws InvalidDeviceError for a non-cpu tensor,
+  /// DeviceUnavailableError when no loaded backend with a device provides pinned memory, and
+  /// NotImplementedError for a tensor that requires grad with grad mode on (the copy carries
+  /// no autograd history; torch's does): pin its detach().
   Tensor pin_memory() const;
   /// True when the data lives in pinned host memory (see pin_memory()).
   bool is_pinned() const;
