@@ -215,3 +215,43 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
   EXPECT_THROW(nn::init::kaiming_normal_(w = empty({2, 2}), 0, "fan_avg"), ValueError);
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain("tanh"), 5.0 / 3);
 }
+
+// torch never converts a normalisation layer's parameters to the input's dtype: float64
+// input beside float32 parameters raises ("expected scalar type Double but found Float"),
+// and so does float32 input beside float16 ones. 16-bit input beside float32 parameters is
+// torch 2's mixed precision, and a module without parameters or statistics takes any
+// floating input.
+TEST(TorchLayers, NormLayersRefuseParametersOfAnotherDtypeAsTorch) {
+  const TensorOptions f64 = TensorOptions().dtype(DType::float64);
+  const TensorOptions f16 = TensorOptions().dtype(DType::float16);
+  const Tensor x64 = randn({4, 3, 5}, f64);
+  const Tensor x32 = randn({4, 3, 5});
+  const Tensor x16 = x32.to(DType::float16);
+  nn::LayerNorm ln({5});
+  nn::GroupNorm gn(1, 3);
+  nn::BatchNorm1d bn(3);
+  nn::BatchNorm1d stats_only(3, 1e-5, 0.1, false, true);
+  for (nn::Module* m : std::initializer_list<nn::Module*>{&ln, &gn, &bn, &stats_only}) {
+    for (bool training : {true, false}) {
+      m->train(training);
+      EXPECT_THROW(m->forward(x64), DTypeError) << "training " << training;
+      EXPECT_EQ(m->forward(x32).dtype(), DType::float32);
+      EXPECT_EQ(m->forward(x16).dtype(), DType::float16);
+    }
+  }
+  nn::LayerNorm ln64({5}, 1e-5, true, f64);
+  nn::BatchNorm1d bn64(3, 1e-5, 0.1, true, true, f64);
+  EXPECT_THROW(ln64.forward(x32), DTypeError);
+  EXPECT_THROW(bn64.forward(x32), DTypeError);
+  EXPECT_THROW(ln64.forward(x16), DTypeError);  // only float32 meets 16-bit input
+  EXPECT_EQ(ln64.forward(x64).dtype(), DType::float64);
+  EXPECT_EQ(bn64.forward(x64).dtype(), DType::float64);
+  nn::GroupNorm gn16(1, 3, 1e-5, true, f16);
+  EXPECT_THROW(gn16.forward(x32), DTypeError);
+  EXPECT_THROW(gn16.forward(x16.to(DType::bfloat16)), DTypeError);
+  EXPECT_EQ(gn16.forward(x16).dtype(), DType::float16);
+  // Neither parameters nor running statistics: any floating input, as torch.
+  nn::BatchNorm1d bare(3, 1e-5, 0.1, false, false);
+  EXPECT_EQ(bare.forward(x64).dtype(), DType::float64);
+  EXPECT_EQ(nn::LayerNorm({5}, 1e-5, false).forward(x64).dtype(), DType::float64);
+}

@@ -57,6 +57,14 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
     throw ShapeError(n + ": expected " + std::to_string(features_) +
                      " channels (dimension 1), got shape " + detail::shape_str(x_in.shape()));
   const Tensor x = norm_detail::widened_input(x_in, name_);
+  if (affine_) {
+    norm_detail::check_parameter_dtype(x_in, weight(), name_, "weight");
+    norm_detail::check_parameter_dtype(x_in, bias(), name_, "bias");
+  }
+  if (track_) {
+    norm_detail::check_parameter_dtype(x_in, buffer("running_mean"), name_, "running_mean");
+    norm_detail::check_parameter_dtype(x_in, buffer("running_var"), name_, "running_var");
+  }
   // [N, C, rest] with the channel statistics as [1, C, 1].
   const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0), per_channel = batch * rest;

@@ -20,6 +20,20 @@ inline Tensor widened_input(const Tensor& x, const char* who) {
   return narrow ? x.to(DType::float32) : x;
 }
 
+/// DTypeError naming `who` and `what` unless `p` (a parameter or running statistic) may
+/// meet input x: of x's dtype, or float32 beside 16-bit x (the mixed precision torch 2's
+/// cpu batch_norm, layer_norm and group_norm accept). torch refuses the rest ("expected
+/// scalar type Double but found Float"), which the layer would otherwise convert silently.
+inline void check_parameter_dtype(const Tensor& x, const Tensor& p, const char* who,
+                                  const char* what) {
+  const bool narrow = x.dtype() == DType::float16 || x.dtype() == DType::bfloat16;
+  if (p.dtype() == x.dtype() || (narrow && p.dtype() == DType::float32)) return;
+  throw DTypeError(std::string(who) + ": expected " + what + " of the input's dtype " +
+                   std::string(dtype_name(x.dtype())) +
+                   (narrow ? " (or float32)" : "") + ", got " +
+                   std::string(dtype_name(p.dtype())) + " (as torch; convert the module or the input)");
+}
+
 /// The product of x's sizes from dimension `from` on (1 when there are none).
 inline std::int64_t trailing_numel(const Tensor& x, std::int64_t from) {
   std::int64_t n = 1;

@@ -23,6 +23,8 @@ class HETERO_API GroupNorm : public Module {
             bool affine = true, TensorOptions options = {});
   /// x [N, C, ...] with C = num_channels (ShapeError otherwise), floating (DTypeError).
   /// ValueError when a group has one value (torch's check, in training and eval).
+  /// DTypeError when weight or bias is neither x's dtype nor float32 beside 16-bit x (as
+  /// torch).
   Tensor forward(const Tensor& x) override;
 
  private:

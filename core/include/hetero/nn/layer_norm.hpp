@@ -21,7 +21,8 @@ class HETERO_API LayerNorm : public Module {
                      TensorOptions options = {});
   /// x [..., *normalized_shape], floating; ShapeError when its trailing dimensions are not
   /// normalized_shape. Computed in float32 for 16-bit input, rounded once; differentiable
-  /// through its parts.
+  /// through its parts. DTypeError when weight or bias is neither x's dtype nor float32
+  /// beside 16-bit x (as torch).
   Tensor forward(const Tensor& x) override;
   /// The trailing dimensions normalised over.
   const Shape& normalized_shape() const noexcept { return shape_; }
