@@ -18,6 +18,7 @@
 #include "kernels.hpp"
 #include "onednn_conv.hpp"
 #include "openblas_gemm.hpp"
+#include "process_limits.hpp"
 #include "queued_kernel.hpp"
 
 namespace hetero::cpu {
@@ -170,7 +171,7 @@ std::unique_ptr<Buffer> CpuBackend::allocate(int device, std::size_t bytes) {
   auto oom = [&] {
     return out_of_memory_error({"cpu:" + std::to_string(device), bytes,
                                 pages_bytes(_SC_AVPHYS_PAGES), total_memory_,
-                                d.memory_stats().reserved});
+                                d.memory_stats().reserved, "memory", process_memory_limits()});
   };
   // Larger than the machine: refuse before asking malloc (overcommit would accept some).
   if (bytes > total_memory_) throw oom();

@@ -2,6 +2,7 @@
 // The cpu plugin where the system refuses threads (its thread limit, or an address-space
 // limit that leaves no room for a thread's stack): the kernel pool runs with the workers
 // that started, and a work queue whose worker cannot start runs its work on the caller.
+// And an allocation such a limit refuses names it.
 // Before, std::system_error left a constructor holding joinable threads and the process
 // aborted (HETERO_CPU_THREADS=4096 under `prlimit --as=4000000000`).
 //
@@ -20,6 +21,9 @@
 
 #include <gtest/gtest.h>
 
+#include <hetero/error.hpp>
+
+#include "cpu_backend.hpp"
 #include "cpu_device.hpp"
 #include "thread_pool.hpp"
 #include "work_queue.hpp"
@@ -90,6 +94,30 @@ TEST_F(ThreadLimit, AQueueWhoseWorkerCannotStartRunsItsWorkOnTheCaller) {
         std::_Exit(after_sync == 100 && runs == 101 ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "runs 100 then 101");
+}
+
+// An allocation refused by the address-space limit, with gigabytes of the machine free:
+// the OutOfMemoryError names the limit beside the host's figures (before, it quoted only
+// "18220883968 bytes free of 25276510208 total"), and the device stays usable.
+TEST_F(ThreadLimit, AnAllocationRefusedByTheAddressSpaceLimitNamesIt) {
+  EXPECT_EXIT(
+      {
+        CpuBackend backend;
+        limit_address_space(kHeadroom);
+        std::string message;
+        try {
+          (void)backend.allocate(0, std::size_t{1} << 30);
+        } catch (const OutOfMemoryError& e) {
+          message = e.what();
+        }
+        const bool usable = backend.allocate(0, std::size_t{1} << 20) != nullptr;
+        std::fprintf(stderr, "message: %s\n", message.c_str());
+        std::_Exit(usable ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "message: cpu:0: out of memory: cannot allocate 1073741824 bytes of memory; [0-9]+ bytes "
+      "free of [0-9]+ total, 0 bytes reserved by hetero; the process's address-space limit "
+      "\\(RLIMIT_AS\\) is [0-9]+ bytes, [0-9]+ of them mapped \\(the cache");
 }
 
 }  // namespace

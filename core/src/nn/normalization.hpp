@@ -29,9 +29,9 @@ inline void check_parameter_dtype(const Tensor& x, const Tensor& p, const char* 
   const bool narrow = x.dtype() == DType::float16 || x.dtype() == DType::bfloat16;
   if (p.dtype() == x.dtype() || (narrow && p.dtype() == DType::float32)) return;
   throw DTypeError(std::string(who) + ": expected " + what + " of the input's dtype " +
-                   std::string(dtype_name(x.dtype())) +
-                   (narrow ? " (or float32)" : "") + ", got " +
-                   std::string(dtype_name(p.dtype())) + " (as torch; convert the module or the input)");
+                   std::string(dtype_name(x.dtype())) + (narrow ? " (or float32)" : "") + ", got " +
+                   std::string(dtype_name(p.dtype())) +
+                   " (as torch; convert the module or the input)");
 }
 
 /// The product of x's sizes from dimension `from` on (1 when there are none).

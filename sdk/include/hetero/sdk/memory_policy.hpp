@@ -21,17 +21,22 @@ struct MemoryFigures {
   std::size_t total = 0;      ///< the device's memory
   std::size_t reserved = 0;   ///< held by hetero's pool (in use plus cached)
   std::string what = "memory";  ///< what was allocated ("memory", "GEMM scratch", ...)
+  /// A limit of the process that may have refused the request before the device ran out
+  /// (the cpu plugin's RLIMIT_AS, RLIMIT_DATA); "" when none applies.
+  std::string limits = std::string();
 };
 
 /// The OutOfMemoryError of the policy: "<device>: out of memory: cannot allocate <requested>
 /// bytes of <what>; <free> bytes free of <total> total, <reserved> bytes reserved by hetero
-/// (the cache was emptied and the allocation retried once)".
+/// (the cache was emptied and the allocation retried once)", with "; <limits>" before the
+/// parenthesis when `limits` is set.
 inline OutOfMemoryError out_of_memory_error(const MemoryFigures& f) {
-  return OutOfMemoryError(
-      f.device + ": out of memory: cannot allocate " + std::to_string(f.requested) + " bytes of " +
-      f.what + "; " + std::to_string(f.free) + " bytes free of " + std::to_string(f.total) +
-      " total, " + std::to_string(f.reserved) +
-      " bytes reserved by hetero (the cache was emptied and the allocation retried once)");
+  return OutOfMemoryError(f.device + ": out of memory: cannot allocate " +
+                          std::to_string(f.requested) + " bytes of " + f.what + "; " +
+                          std::to_string(f.free) + " bytes free of " + std::to_string(f.total) +
+                          " total, " + std::to_string(f.reserved) + " bytes reserved by hetero" +
+                          (f.limits.empty() ? std::string() : "; " + f.limits) +
+                          " (the cache was emptied and the allocation retried once)");
 }
 
 /// The policy's control flow: `try_allocate()` (returns something testable as bool, false
