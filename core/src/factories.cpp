@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/factories.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -162,6 +164,26 @@ Tensor ones_like(const Tensor& like) {
 }
 
 namespace {
+// Writes value(i) into element i of the 1-D `result`, in chunks of 64 Ki elements of host
+// memory (never a host vector of numel elements), for arange and linspace. V is double or
+// std::int64_t; an int64 value reaches an integer dtype converted as an integer (uint8 -1
+// wraps to 255, as torch).
+template <class V, class ValueAt>
+void fill_from_host_chunks(Tensor& result, ValueAt value) {
+  static_assert(std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>);
+  constexpr DType from = std::is_same_v<V, double> ? DType::float64 : DType::int64;
+  const TensorOptions host = TensorOptions(result.device()).dtype(result.dtype());
+  const std::int64_t n = result.numel();
+  constexpr std::int64_t kChunk = std::int64_t{1} << 16;
+  std::vector<V> v;
+  for (std::int64_t lo = 0; lo < n; lo += kChunk) {
+    const std::int64_t m = std::min(kChunk, n - lo);
+    v.resize(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i) v[static_cast<std::size_t>(i)] = value(lo + i);
+    result.narrow(0, lo, m).copy_(from_host(v.data(), v.size(), from, Shape{m}, host));
+  }
+}
+
 // arange's rule for a result of dtype t (the overloads pick the default dtype).
 Tensor arange_as(double start, double end, double step, DType t, TensorOptions options) {
   if (t == DType::bool_) throw DTypeError("arange: not defined for bool (as torch)");
@@ -199,27 +221,14 @@ Tensor arange_as(double start, double end, double step, DType t, TensorOptions o
   if (integer && (std::fabs(xstart) >= 9.2e18 || std::fabs(xend) >= 9.2e18))
     throw ShapeError("arange: bounds " + detail::format_double(start) + " -> " +
                      detail::format_double(end) + " are outside int64's range");
-  // The result first (OutOfMemoryError, typed, for arange(0, 1e12)), then the values in
-  // chunks of host memory: never a host vector of n elements.
+  // The result first (OutOfMemoryError, typed, for arange(0, 1e12)), then the values.
   Tensor result = empty(Shape{n}, options.dtype(t));
-  const TensorOptions host = TensorOptions(result.device()).dtype(t);
-  constexpr std::int64_t kChunk = std::int64_t{1} << 16;
-  for (std::int64_t lo = 0; lo < n; lo += kChunk) {
-    const std::int64_t m = std::min(kChunk, n - lo);
-    Tensor part = result.narrow(0, lo, m);
-    if (integer) {  // integral values, converted as integers: uint8 -1 wraps to 255, as torch
-      std::vector<std::int64_t> v(static_cast<std::size_t>(m));
-      for (std::int64_t i = 0; i < m; ++i)
-        v[static_cast<std::size_t>(i)] =
-            static_cast<std::int64_t>(xstart + static_cast<double>(lo + i) * xstep);
-      part.copy_(from_host(v.data(), v.size(), DType::int64, Shape{m}, host));
-    } else {
-      std::vector<double> v(static_cast<std::size_t>(m));
-      for (std::int64_t i = 0; i < m; ++i)
-        v[static_cast<std::size_t>(i)] = xstart + static_cast<double>(lo + i) * xstep;
-      part.copy_(from_host(v.data(), v.size(), DType::float64, Shape{m}, host));
-    }
-  }
+  const auto at = [&](std::int64_t i) { return xstart + static_cast<double>(i) * xstep; };
+  if (integer)  // integral values, converted as integers
+    fill_from_host_chunks<std::int64_t>(
+        result, [&](std::int64_t i) { return static_cast<std::int64_t>(at(i)); });
+  else
+    fill_from_host_chunks<double>(result, at);
   return result;
 }
 }  // namespace
@@ -253,16 +262,8 @@ Tensor arange_exact(std::int64_t start, std::int64_t end, std::int64_t step, DTy
     throw ShapeError("arange: too many elements");
   const auto n = static_cast<std::int64_t>(count);
   Tensor result = empty(Shape{n}, options.dtype(t));  // OutOfMemoryError first, typed
-  const TensorOptions host = TensorOptions(result.device()).dtype(t);
-  constexpr std::int64_t kChunk = std::int64_t{1} << 16;
-  for (std::int64_t lo = 0; lo < n; lo += kChunk) {
-    const std::int64_t m = std::min(kChunk, n - lo);
-    std::vector<std::int64_t> v(static_cast<std::size_t>(m));
-    for (std::int64_t i = 0; i < m; ++i)
-      v[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(U(start) + U(lo + i) * U(step));
-    // Converted as integers: uint8 -1 wraps to 255, as torch.
-    result.narrow(0, lo, m).copy_(from_host(v.data(), v.size(), DType::int64, Shape{m}, host));
-  }
+  fill_from_host_chunks<std::int64_t>(
+      result, [&](std::int64_t i) { return static_cast<std::int64_t>(U(start) + U(i) * U(step)); });
   return result;
 }
 }  // namespace
@@ -283,8 +284,10 @@ Tensor arange(std::int64_t end, TensorOptions options) {
 }
 
 namespace {
-// torch 1.13's cpu linspace kernel, element `idx` of `steps`: computed in T (double for
-// integer dtypes, float for the 16-bit ones), from both ends towards the middle.
+// The scalar formula of torch 1.13's cpu linspace kernel, element `idx` of `steps`: from both
+// ends towards the middle, computed in T (double for integer dtypes; float for the 16-bit
+// ones, rounded once, where torch rounds every step to the 16-bit type: docs/semantics.md
+// row 49, as is its int64 vector path, which this does not follow).
 template <class T>
 T linspace_at(T start, T end, T step, std::int64_t idx, std::int64_t steps) {
   return idx < steps / 2 ? start + step * static_cast<T>(idx)
@@ -307,34 +310,23 @@ Tensor linspace(double start, double end, std::int64_t steps, TensorOptions opti
     detail::check_value_fits("linspace", start, t);
     detail::check_value_fits("linspace", end, t);
     Tensor result = empty(Shape{steps}, options.dtype(t));
-    const TensorOptions host = TensorOptions(result.device()).dtype(t);
     const double span = static_cast<double>(std::max<std::int64_t>(steps - 1, 1));
-    constexpr std::int64_t kChunk = std::int64_t{1} << 16;
-    for (std::int64_t lo = 0; lo < steps; lo += kChunk) {
-      const std::int64_t m = std::min(kChunk, steps - lo);
-      std::vector<double> v(static_cast<std::size_t>(m));
-      for (std::int64_t i = 0; i < m; ++i) {
-        const std::int64_t idx = lo + i;
-        double x;
-        if (integer) {  // start and end as integers, the step in double, truncated back
-          const double a = std::trunc(start), b = std::trunc(end);
-          x = std::trunc(linspace_at(a, b, (b - a) / span, idx, steps));
-        } else if (t == DType::float64) {
-          x = linspace_at(start, end, (end - start) / span, idx, steps);
-        } else {  // float32, and the 16-bit dtypes (torch's Half arithmetic is in float)
-          const auto a = static_cast<float>(start), b = static_cast<float>(end);
-          x = linspace_at(a, b, (b - a) / static_cast<float>(span), idx, steps);
-        }
-        v[static_cast<std::size_t>(i)] = steps == 1 ? start : x;
+    const auto at = [&](std::int64_t idx) -> double {
+      if (steps == 1) return start;
+      if (integer) {  // start and end as integers, the step in double, truncated back
+        const double a = std::trunc(start), b = std::trunc(end);
+        return std::trunc(linspace_at(a, b, (b - a) / span, idx, steps));
       }
-      Tensor part = result.narrow(0, lo, m);
-      if (integer) {
-        std::vector<std::int64_t> w(v.begin(), v.end());
-        part.copy_(from_host(w.data(), w.size(), DType::int64, Shape{m}, host));
-      } else {
-        part.copy_(from_host(v.data(), v.size(), DType::float64, Shape{m}, host));
-      }
-    }
+      if (t == DType::float64) return linspace_at(start, end, (end - start) / span, idx, steps);
+      // float32, and the 16-bit dtypes (torch's Half arithmetic is in float)
+      const auto a = static_cast<float>(start), b = static_cast<float>(end);
+      return linspace_at(a, b, (b - a) / static_cast<float>(span), idx, steps);
+    };
+    if (integer)
+      fill_from_host_chunks<std::int64_t>(
+          result, [&](std::int64_t i) { return static_cast<std::int64_t>(at(i)); });
+    else
+      fill_from_host_chunks<double>(result, at);
     return result;
   });
 }

@@ -75,6 +75,37 @@ TEST(Manipulation, LinspaceRefusesBoundsItsDtypeCannotHold) {
   EXPECT_TRUE(std::isnan(linspace(0, inf, 3).to_vector<float>()[1]));
 }
 
+// linspace is torch's scalar formula (start + step * i in the first half, end - step *
+// (steps - 1 - i) in the second) in every dtype, with 16-bit results computed in float32 and
+// rounded once (docs/semantics.md row 49). torch 1.13 computes float16 in float16 (the step
+// and the index rounded: 0.66699 below; past 65504 steps the step is 0) and its int64 vector path
+// adds the step to a truncated base (-33 -32 -32 -32 where every value is -33).
+TEST(Manipulation, LinspaceIsItsScalarFormulaInEveryDtype) {
+  const auto at = [](const Tensor& t, std::int64_t i) {
+    return t.narrow(0, i, 1).to(DType::float64).to_vector<double>()[0];
+  };
+  const Tensor h = linspace(0, 1, 7, TensorOptions().dtype(DType::float16));
+  EXPECT_EQ(at(h, 4), 0.66650390625);  // 2/3 rounded once to float16
+  const Tensor b = linspace(0, 1, 7, TensorOptions().dtype(DType::bfloat16));
+  EXPECT_EQ(at(b, 4), 0.66796875);  // 2/3 to bfloat16
+  const Tensor long16 = linspace(-1, 1, 100001, TensorOptions().dtype(DType::float16));
+  EXPECT_EQ(at(long16, 0), -1.0);
+  EXPECT_EQ(at(long16, 50000), 0.0);
+  EXPECT_EQ(at(long16, 75000), 0.5);
+  EXPECT_EQ(at(long16, 100000), 1.0);
+  const Tensor i64 = linspace(-100, 100, 131073, TensorOptions().dtype(DType::int64));
+  const std::vector<std::int64_t> v = i64.to_vector<std::int64_t>();
+  for (std::int64_t i :
+       {std::int64_t{43680}, std::int64_t{43681}, std::int64_t{43683}, std::int64_t{100000}})
+    EXPECT_EQ(v[static_cast<std::size_t>(i)],
+              static_cast<std::int64_t>(i < 65536 ? -100 + 200.0 / 131072 * static_cast<double>(i)
+                                                  : 100 - 200.0 / 131072 *
+                                                              static_cast<double>(131072 - i)))
+        << i;
+  EXPECT_EQ(v.front(), -100);
+  EXPECT_EQ(v.back(), 100);
+}
+
 TEST(Manipulation, EyeAsTorch) {
   EXPECT_EQ(f64(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
   EXPECT_EQ(eye(3).shape(), (Shape{3, 3}));
