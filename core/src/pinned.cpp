@@ -50,12 +50,8 @@ Tensor Tensor::pin_memory() const {
     throw InvalidDeviceError("pin_memory: only cpu tensors can be pinned, this one is on " +
                              src.device.str());
   if (src.pinned) return *this;
-  if (requires_grad() && is_grad_enabled())  // Note [copy_ and autograd]
-    throw NotImplementedError(
-        "pin_memory: the tensor requires grad, and hetero's pinned copy carries no autograd "
-        "history (torch's does); pin its detach() where no gradient should flow");
   Tensor out = detail::new_pinned_tensor(shape(), dtype());
-  out.copy_(*this);
+  out.copy_(*this);  // recorded (CopyBackwards) when this requires grad, as torch's copy
   return out;
 }
 

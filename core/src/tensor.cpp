@@ -117,44 +117,26 @@ void Tensor::set_data(const Tensor& other) {
   impl_->autograd = std::move(meta);
 }
 
-void Tensor::copy_(const Tensor& src) {
-  const auto& i = checked();
-  impl_of(src, "copy_");
-  if (src.shape() != i.shape)
-    throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
-                     " does not match destination shape " + detail::shape_str(i.shape));
-  // Note [copy_ and autograd]: copy_ records no node. torch's rebases the destination's
-  // history on the source (CopyBackwards, or CopySlices on a view's base); hetero tracks no
-  // view bases, so a copy that autograd would have to see raises instead of leaving the old
-  // history in place (the gradient went to what the destination held before, and none to
-  // the source). Under NoGradGuard, or with neither side requiring grad, it is a plain copy.
-  if (is_grad_enabled()) {
-    if (requires_grad() && is_leaf())
-      throw Error(
-          "copy_: a leaf tensor that requires grad is being used in an in-place operation (as "
-          "torch); copy into it under NoGradGuard, as an optimiser step does");
-    if (requires_grad() || src.requires_grad())
-      throw NotImplementedError(
-          std::string("copy_: the ") + (requires_grad() ? "destination" : "source") +
-          " requires grad, and hetero's copy_ is not recorded by autograd (torch's is); use "
-          "the out-of-place result (src.to(dtype) or src.clone()), or copy under "
-          "NoGradGuard where no gradient should flow");
-  }
+namespace {
+// copy_'s data movement: `src`'s values into `dst` (same shape), converted to dst's dtype,
+// from any device; no autograd.
+void copy_values(Tensor& dst, const Tensor& src) {
+  NoGradGuard no_grad;
+  const auto& i = *dst.impl();
   ++i.storage->version;        // Note [Saved tensor versions]
   if (i.numel() == 0) return;  // Note [Empty tensors]
-  if (src.device() != device() && src.dtype() == i.dtype && is_contiguous()) {
+  if (src.device() != dst.device() && src.dtype() == i.dtype && dst.is_contiguous()) {
     // Between devices into a dense destination: one transfer straight into this storage
     // (a pinned destination or source then copies at DMA speed), not a staging tensor on
     // this device plus a copy.
-    NoGradGuard no_grad;
     const Tensor from = src.contiguous();
     const std::size_t es = element_size(i.dtype);
     detail::copy_bytes(*from.impl()->storage, static_cast<std::size_t>(from.impl()->offset) * es,
                        *i.storage, static_cast<std::size_t>(i.offset) * es,
-                       static_cast<std::size_t>(numel()) * es);
+                       static_cast<std::size_t>(dst.numel()) * es);
     return;
   }
-  Tensor local = src.to(device());
+  Tensor local = src.to(dst.device());
   const auto& l = *local.impl();
   if (l.storage == i.storage) {  // one storage: the same view is a no-op; overlap goes via a copy
     if (l.offset == i.offset && l.strides == i.strides) return;
@@ -168,7 +150,53 @@ void Tensor::copy_(const Tensor& src) {
     // docs/semantics.md). Before: the kernel read elements it had already overwritten.
     if (l.offset <= last(i) && i.offset <= last(l)) local = local.clone();
   }
-  detail::calls::cast(detail::storage_of(*this), detail::view_of(local), detail::view_of(*this));
+  detail::calls::cast(detail::storage_of(dst), detail::view_of(local), detail::view_of(dst));
+}
+
+}  // namespace
+
+void Tensor::copy_(const Tensor& src) {
+  const auto& i = checked();
+  impl_of(src, "copy_");
+  if (src.shape() != i.shape)
+    throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
+                     " does not match destination shape " + detail::shape_str(i.shape));
+  // Note [copy_ and autograd]: as torch's, copy_ rebases the destination's history on the
+  // source: a CopyBackwards node whose gradient goes to the source (converted back to its
+  // dtype and device) and zeros to what the destination held before. torch records a copy
+  // into a view as CopySlices on the view's base; hetero tracks no view bases, so it records
+  // only a destination whose storage no other tensor shares (not a view, nor a base with
+  // views, nor a detach()ed alias, nor saved for a backward), and raises for the rest
+  // rather than leave the base's history in place (its gradient went to what the view held
+  // before, and none to the source). A leaf that requires grad is refused as torch refuses
+  // it; under NoGradGuard, or with neither side requiring grad, it is a plain copy. An
+  // integer destination takes no history (torch's: it cannot require grad).
+  bool records = false;
+  if (is_grad_enabled()) {
+    if (requires_grad() && is_leaf())
+      throw Error(
+          "copy_: a leaf tensor that requires grad is being used in an in-place operation (as "
+          "torch); copy into it under NoGradGuard, as an optimiser step does");
+    records = is_floating_point(i.dtype) && (requires_grad() || src.requires_grad());
+    if (records && i.storage.use_count() > 1)
+      throw NotImplementedError(
+          std::string("copy_: the ") + (requires_grad() ? "destination" : "source") +
+          " requires grad and the destination shares its storage with another tensor (a view "
+          "or a view's base, a detach()ed alias, or a tensor saved for backward); torch "
+          "records such a copy on the view's base (CopySlices), hetero tracks no view bases. "
+          "Copy into a tensor of its own (empty_like, then copy_), use the out-of-place result "
+          "(src.to(dtype), src.clone()), or copy under NoGradGuard where no gradient should "
+          "flow");
+  }
+  const bool had_history = requires_grad();
+  copy_values(*this, src);
+  if (!records) return;
+  const Tensor before = *this;  // its edge is the old history until record() replaces it
+  record("CopyBackwards", *this, {before, src}, [&] {
+    return [had_history, to_dtype = src.dtype(), to_device = src.device()](const Tensor& g) {
+      return Gradients{had_history ? zeros_like(g) : Tensor(), g.to(to_dtype).to(to_device)};
+    };
+  });
 }
 
 void* Tensor::host_data_ptr() const {

@@ -220,32 +220,65 @@ TEST(Autograd, LeafGradientsAreNeverAliasesOfOtherTensors) {
 // Note [copy_ and autograd]: copy_ records no node, so with grad mode on it raises where
 // autograd would have to see it. Before, y = x * 2; y.copy_(z * 3); y.sum().backward() gave
 // x the gradient 2 (torch: 0, y no longer depends on x) and z none (torch: 3).
-TEST(Autograd, CopyIntoOrFromATensorThatRequiresGradRaisesWithGradModeOn) {
+// Note [copy_ and autograd]; the gradients are torch 1.13's.
+TEST(Autograd, CopyIsRecordedAsTorchsCopyBackwards) {
   Tensor x = ones({3}).requires_grad_(), z = ones({3}).requires_grad_();
   Tensor y = x * 2.0;
-  EXPECT_THROW(y.copy_(z * 3.0), NotImplementedError);  // the destination has a history
-  Tensor plain = zeros({3});
-  EXPECT_THROW(plain.copy_(z * 3.0), NotImplementedError);  // the source has one
-  EXPECT_THROW(plain.narrow(0, 0, 1).copy_(z.narrow(0, 0, 1)), NotImplementedError);
+  y.copy_(z * 3.0);  // the destination's history is rebased on the source
+  EXPECT_EQ(y.grad_fn_name(), "CopyBackwards");
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{3, 3, 3}));
+  y.sum().backward();
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));  // before: 2 2 2
+  EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{3, 3, 3}));  // before: none
+  // A fresh float64 buffer from a float32 source: the gradient returns in float32.
+  Tensor buffer = zeros({3}, TensorOptions().dtype(DType::float64));
+  Tensor s = from_vector(std::vector<float>{1, 2, 3}, {3}).requires_grad_();
+  buffer.copy_(s);
+  EXPECT_TRUE(buffer.requires_grad());
+  (buffer * buffer).sum().backward();
+  EXPECT_EQ(s.grad().dtype(), DType::float32);
+  EXPECT_EQ(s.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  // An integer destination takes the values and no history, as torch.
+  Tensor integers = zeros({3}, TensorOptions().dtype(DType::int64));
+  integers.copy_(s);
+  EXPECT_FALSE(integers.requires_grad());
+  EXPECT_EQ(integers.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+// What hetero cannot record as torch does (CopySlices on a view's base) raises, and writes
+// nothing; a leaf that requires grad is refused as torch refuses it.
+TEST(Autograd, CopyIntoSharedStorageOrALeafThatRequiresGradRaisesWithGradModeOn) {
+  Tensor x = ones({3}).requires_grad_(), z = ones({3}).requires_grad_();
+  Tensor base = zeros({4});
+  Tensor view = base.narrow(0, 0, 3);
+  EXPECT_THROW(view.copy_(z * 3.0), NotImplementedError);  // a view
+  EXPECT_THROW(base.narrow(0, 0, 1).copy_(z.narrow(0, 0, 1)), NotImplementedError);
+  EXPECT_THROW(base.copy_(zeros({4}).requires_grad_() * 1.0), NotImplementedError);  // a base
+  Tensor alias = zeros({3});
+  const Tensor detached = alias.detach();
+  EXPECT_THROW(alias.copy_(z * 1.0), NotImplementedError);  // a detach()ed alias
+  Tensor w = x * 1.0;
+  const Tensor square = w * w;  // saves w for its backward
+  EXPECT_THROW(w.copy_(z * 1.0), NotImplementedError);
   EXPECT_THROW(x.copy_(zeros({3})), Error);                  // a leaf that requires grad (as torch)
   EXPECT_THROW(x.narrow(0, 1, 1).copy_(zeros({1})), Error);  // a view of one
-  EXPECT_THROW((void)z.pin_memory(), NotImplementedError);   // a copy without its history
-  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 1}));  // nothing was written
-  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{2, 2, 2}));
-  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{0, 0, 0}));
-  y.sum().backward();  // the graph is as it was
+  EXPECT_EQ(base.to_vector<float>(), (std::vector<float>{0, 0, 0, 0}));  // nothing was written
+  EXPECT_EQ(alias.to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+  square.sum().backward();  // the graph is as it was
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2, 2, 2}));
   {
     NoGradGuard no_grad;  // as an optimiser step or an initialiser
     x.copy_(full({3}, 5.0f));
-    plain.copy_(z);
+    view.copy_(z);
   }
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{5, 5, 5}));
   EXPECT_TRUE(x.is_leaf() && x.requires_grad());
-  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{1, 1, 1}));
-  EXPECT_FALSE(plain.requires_grad());
-  plain.copy_(full({3}, 7.0f));  // neither side requires grad: a plain copy
-  EXPECT_EQ(plain.to_vector<float>(), (std::vector<float>{7, 7, 7}));
+  EXPECT_EQ(base.to_vector<float>(), (std::vector<float>{1, 1, 1, 0}));
+  EXPECT_FALSE(base.requires_grad());
+  view.copy_(full({3}, 7.0f));  // neither side requires grad: a plain copy
+  EXPECT_EQ(base.to_vector<float>(), (std::vector<float>{7, 7, 7, 0}));
 }
 
 TEST(Autograd, LeavesNoGradAndDetach) {

@@ -112,6 +112,23 @@ TEST_F(Pinned, PinMemoryCopiesOnceAndKeepsAPinnedTensor) {
   EXPECT_TRUE(p.to(Device::cpu()).is_same(p));  // as torch: already on the device
 }
 
+// As torch's pin_memory, the pinned copy of a tensor that requires grad carries its history
+// (Note [copy_ and autograd]); before, it raised NotImplementedError.
+TEST_F(Pinned, PinMemoryOfATensorThatRequiresGradKeepsItsHistory) {
+  Tensor x = tensor({1.0f, 2.0f, 3.0f}).requires_grad_();
+  Tensor p = (x * 2.0).pin_memory();
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(p.requires_grad());
+  (p * p).sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{8, 16, 24}));
+  Tensor leaf_copy = x.pin_memory();  // of a leaf: a non-leaf pinned copy
+  EXPECT_FALSE(leaf_copy.is_leaf());
+  {
+    NoGradGuard no_grad;
+    EXPECT_FALSE(x.pin_memory().requires_grad());
+  }
+}
+
 TEST_F(Pinned, OperationsOnPinnedTensorsGiveOrdinaryCpuTensors) {
   Tensor p = arange(4, pinned().dtype(DType::float32));
   for (const Tensor& r : {p + 1.0, p.clone(), p.to(DType::float64), exp(p), p.sum(),

@@ -107,10 +107,10 @@ class HETERO_API Tensor {
   /// Copies `src` (any device, same shape; dtype converted) into this tensor's elements,
   /// in place, as torch.Tensor.copy_. From another device into a contiguous tensor of the
   /// same dtype it is one transfer into this storage (DMA speed when either side is
-  /// pinned). ShapeError on shape mismatch. Not recorded by autograd: with grad mode on,
-  /// Error for a leaf that requires grad (as torch) and NotImplementedError when either
-  /// side requires grad (torch rebases the destination's history on `src`); under
-  /// NoGradGuard it copies the values and leaves the histories as they are.
+  /// pinned). ShapeError on shape mismatch. Recorded by autograd as torch's (CopyBackwards:
+  /// the gradient goes to `src`); Error for a leaf that requires grad (as torch), and
+  /// NotImplementedError when either side requires grad and another tensor shares this
+  /// storage (a view: torch's CopySlices). Note [copy_ and autograd], core/src/tensor.cpp.
   void copy_(const Tensor& src);
 
   // --- views ---------------------------------------------------------------------
