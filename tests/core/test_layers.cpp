@@ -69,6 +69,14 @@ TEST(Losses, MseAndCrossEntropyValues) {
   EXPECT_THROW(weighted(logits, tensor({2.0, 0.0})), DTypeError);
   EXPECT_THROW(weighted(logits, tensor({2, 0, 1})), ShapeError);
   EXPECT_THROW(nn::CrossEntropyLoss(ones({2, 2})), ShapeError);
+  // A weight of another dtype than the logits: DTypeError, as torch (float64 weights beside
+  // float32 logits gave a float64 loss).
+  const Tensor weight64 = tensor({1.0, 2.0, 3.0}).to(DType::float64);
+  EXPECT_THROW(nn::CrossEntropyLoss{weight64}(logits, target), DTypeError);
+  EXPECT_THROW(weighted(logits.to(DType::float64), target), DTypeError);
+  EXPECT_THROW(weighted(logits.to(DType::float16), target), DTypeError);
+  EXPECT_EQ(nn::CrossEntropyLoss(weight64)(logits.to(DType::float64), target).dtype(),
+            DType::float64);
 }
 
 }  // namespace

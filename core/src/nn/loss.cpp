@@ -56,6 +56,12 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   if (w.defined() && w.size(0) != classes)
     throw ShapeError("CrossEntropyLoss: weight has " + std::to_string(w.size(0)) +
                      " classes, input has " + std::to_string(classes));
+  // As torch's nll_loss ("expected scalar type Float but found Double"): float32 logits with
+  // float64 weights gave a float64 loss, and an integer weight was converted.
+  if (w.defined() && w.dtype() != input.dtype())
+    throw DTypeError("CrossEntropyLoss: expected weight of the input's dtype " +
+                     std::string(dtype_name(input.dtype())) + ", got " +
+                     std::string(dtype_name(w.dtype())) + " (as torch; convert one of them)");
   const DType t = is_floating_point(input.dtype()) ? input.dtype() : DType::float32;
   // One-hot rows without a gather kernel: 1 - |c - t| is 1 at c == t and <= 0 elsewhere
   // (exact for integer class indices), so relu of it is the one-hot matrix.

@@ -34,11 +34,11 @@ class HETERO_API MSELoss : public Loss {
 /// targets and mean reduction:
 ///   loss = -sum_i w[t_i] * log_softmax(input)[i, t_i] / sum_i w[t_i]
 /// input: [N, C] floating logits; target: [N] int64 class indices in [0, C) (DTypeError for
-/// another dtype); weight: optional [C] per-class weights, registered as the buffer
-/// "weight". ShapeError for other shapes. A target outside [0, C) raises IndexError naming
-/// it (as torch), which reads the target's min and max from the device: one host wait per
-/// call. With check_targets = false there is no wait, and such a target makes the loss NaN
-/// instead (never silently dropped): for loops whose labels were validated once.
+/// another dtype); weight: optional [C] class weights of the input's dtype (DTypeError else,
+/// as torch), the buffer "weight". ShapeError for other shapes. A target outside [0, C)
+/// raises IndexError naming it (as torch), which reads the target's min and max from the
+/// device: one host wait per call. With check_targets = false there is no wait, and such a
+/// target makes the loss NaN instead (never silently dropped): for validated labels.
 class HETERO_API CrossEntropyLoss : public Loss {
  public:
   /// `weight` undefined: every class weighs 1. ShapeError when weight is not 1-D.
