@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -77,6 +80,49 @@ TEST(Losses, MseAndCrossEntropyValues) {
   EXPECT_THROW(weighted(logits.to(DType::float16), target), DTypeError);
   EXPECT_EQ(nn::CrossEntropyLoss(weight64)(logits.to(DType::float64), target).dtype(),
             DType::float64);
+}
+
+// As torch's named_parameters() (remove_duplicate=True): a module shared by two parents, or
+// a weight tied between two modules, is listed once under its first name. Listed twice
+// (before), an optimiser stepped it twice per step.
+TEST(Modules, ASharedModuleOrTiedWeightIsListedOnceAndSteppedOnce) {
+  auto shared = std::make_shared<nn::Linear>(2, 2);
+  nn::Sequential s;
+  s.push_back(shared);
+  s.push_back(shared);
+  std::vector<std::string> names;
+  for (const auto& [n, t] : s.named_parameters()) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias"}));
+  ASSERT_EQ(s.parameters().size(), 2u);
+  const Tensor before = shared->weight().detach().clone();
+  s.forward(ones({1, 2})).sum().backward();
+  optim::SGD sgd(s.parameters(), {.lr = 0.5});
+  sgd.step();
+  const Tensor once = before - shared->weight().grad() * 0.5;
+  EXPECT_TRUE(allclose(shared->weight().detach(), once)) << "stepped twice";
+
+  // Tied weights, as a language model's embedding and output layer.
+  auto first = std::make_shared<nn::Linear>(3, 3, false);
+  auto second = std::make_shared<nn::Linear>(3, 3, false);
+  second->parameter("weight") = first->parameter("weight");
+  nn::Sequential tied;
+  tied.push_back(first);
+  tied.push_back(second);
+  EXPECT_EQ(tied.parameters().size(), 1u);
+  EXPECT_TRUE(tied.named_parameters().contains("0.weight"));
+  // Saved once and loaded back into the same structure.
+  const auto path = std::filesystem::temp_directory_path() / "hetero_tied_weights.safetensors";
+  save(tied, path);
+  EXPECT_EQ(load_file(path).size(), 1u);
+  load(tied, path);
+  std::filesystem::remove(path);
+
+  // A shared BatchNorm's buffers, once each.
+  auto norm = std::make_shared<nn::BatchNorm1d>(2);
+  nn::Sequential norms;
+  norms.push_back(norm);
+  norms.push_back(norm);
+  EXPECT_EQ(norms.named_buffers().size(), 3u);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/nn/module.hpp>
 
+#include <unordered_set>
+
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 
@@ -25,16 +27,30 @@ void Module::collect(const std::string& prefix, bool buffers, NamedTensors& out)
   for (const auto& [n, child] : children_) child->collect(prefix + n + ".", buffers, out);
 }
 
-NamedTensors Module::named_parameters() const {
+namespace {
+// As torch's named_parameters() and named_buffers() (remove_duplicate=True): a tensor
+// registered under several names (a module shared by two parents, tied weights) is listed
+// once, under its first name. Listed twice, an optimiser stepped it twice per step and
+// clip_grad_norm_ counted it twice.
+NamedTensors without_duplicates(const NamedTensors& all) {
   NamedTensors out;
-  collect("", false, out);
+  std::unordered_set<const void*> seen;
+  for (const auto& [n, t] : all)
+    if (!t.defined() || seen.insert(t.impl().get()).second) out.push_back(n, t);
   return out;
+}
+}  // namespace
+
+NamedTensors Module::named_parameters() const {
+  NamedTensors all;
+  collect("", false, all);
+  return without_duplicates(all);
 }
 
 NamedTensors Module::named_buffers() const {
-  NamedTensors out;
-  collect("", true, out);
-  return out;
+  NamedTensors all;
+  collect("", true, all);
+  return without_duplicates(all);
 }
 
 std::vector<Tensor> Module::parameters() const {

@@ -58,9 +58,9 @@ class HETERO_API Module {
   /// forward(x).
   Tensor operator()(const Tensor& x) { return forward(x); }
 
-  /// Parameters of this module and its children, recursively, named "child.name".
+  /// Parameters of this module and children, recursively, named "child.name", each once (torch).
   NamedTensors named_parameters() const;
-  /// Buffers (non-trained state such as a loss weight), named as parameters.
+  /// Buffers (non-trained state such as a loss weight), named as parameters, once each.
   NamedTensors named_buffers() const;
   /// The parameters in named_parameters() order (handles sharing the module's tensors).
   std::vector<Tensor> parameters() const;
