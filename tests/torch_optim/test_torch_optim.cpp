@@ -323,6 +323,25 @@ TEST(TorchOptim, ZeroGradKeepsOrDropsTheGradient) {
   EXPECT_FALSE(p.grad().defined());
 }
 
+// A parameter listed twice in one group: torch 1.13 warns and updates it once per listing
+// (w = -2 after one step of lr 1 with gradient 1); hetero too, through its log.
+TEST(TorchOptim, ADuplicateParameterInAGroupIsWarnedAboutAndUpdatedPerListing) {
+  std::vector<std::string> warnings;
+  set_log_callback([&](LogLevel level, std::string_view message) {
+    if (level == LogLevel::warn) warnings.emplace_back(message);
+  });
+  Tensor w = zeros({2}).requires_grad_();
+  optim::SGD sgd({w, w}, {.lr = 1.0});
+  set_log_callback({});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("duplicate parameters (parameter 1 of group 0 is also parameter 0)"),
+            std::string::npos)
+      << warnings[0];
+  w.mutable_grad() = ones({2});
+  sgd.step();
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{-2, -2}));
+}
+
 TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
   Tensor p = ones({2}).requires_grad_();
   optim::SGD sgd({p}, {.lr = 0.1});

@@ -8,6 +8,7 @@
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/log.hpp>
 
 #include "state_entries.hpp"
 
@@ -34,6 +35,15 @@ Optimizer::Optimizer(std::vector<std::vector<Tensor>> groups, const char* who) :
           if (params_[i].is_same(p))
             throw ValueError(w + ": some parameters appear in more than one parameter group (" +
                              where + " is also in group " + std::to_string(h) + ", as torch)");
+      for (std::size_t i = group.begin; i < params_.size(); ++i)
+        if (params_[i].is_same(p)) {
+          // torch 1.13 warns and keeps both (each step then updates it twice); so does hetero.
+          log_message(LogLevel::warn,
+                      w + ": optimizer contains a parameter group with duplicate parameters (" +
+                          where + " is also parameter " + std::to_string(i - group.begin) +
+                          "); each step updates it once per listing, as torch's");
+          break;
+        }
       params_.push_back(p);
       group_of_.push_back(g);
     }
