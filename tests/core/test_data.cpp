@@ -192,6 +192,15 @@ TEST(Data, Randperm) {
   EXPECT_EQ(randperm(0).numel(), 0);
   EXPECT_THROW(randperm(-1), ValueError);
   EXPECT_THROW(randperm(300, TensorOptions().dtype(DType::uint8)), DTypeError);
+  // The stream is pinned: the same permutation for a seed across releases (these values
+  // are from before randperm drew its partners ahead, shorter and longer than the lookahead).
+  Generator seven(7);
+  EXPECT_EQ(randperm(12, seven).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{9, 3, 1, 5, 2, 11, 0, 4, 8, 6, 10, 7}));
+  Generator again(7);
+  const Tensor long_one = randperm(1000003, again);
+  EXPECT_EQ(long_one.narrow(0, 999, 1).item<std::int64_t>(), 489954);
+  EXPECT_EQ(long_one.narrow(0, 1000002, 1).item<std::int64_t>(), 329495);
 }
 
 // A floating randperm is a permutation up to 2^digits + 1 values (the largest, 2^digits, is
