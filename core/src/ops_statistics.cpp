@@ -75,7 +75,12 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
   const std::int64_t count = dim ? (a.dim() == 0 ? 1 : a.size(wd)) : a.numel();
   Tensor centred;
   const Tensor out = detail::untracked([&] {
-    centred = dim ? a - mean(a, *dim, true) : a - mean(a);
+    // The deviations from the mean, corrected once by their own mean (the corrected two-pass
+    // algorithm, Chan, Golub and LeVeque 1983): mean(x) alone may be an ulp off, so equal
+    // values deviated by +-1 ulp (var of 5 copies of 1/sqrt(1.5) was 1e-33, whose std
+    // backward gave O(1) where torch's gives 0); corrected, they deviate by exactly 0.
+    const Tensor first = dim ? a - mean(a, *dim, true) : a - mean(a);
+    centred = first - (dim ? mean(first, *dim, true) : mean(first));
     const Tensor squares = centred * centred;
     const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
     return sums / static_cast<double>(std::max<std::int64_t>(0, count - correction));

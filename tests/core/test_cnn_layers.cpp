@@ -108,6 +108,23 @@ TEST(CnnLayers, ArgminVarStdLogsumexpEdges) {
   EXPECT_EQ(logsumexp(zeros({0, 3}), 0).max().item<double>(), -INFINITY);
 }
 
+// Equal values vary by exactly 0: their mean alone may be an ulp off (5 copies of 1/sqrt(1.5)
+// sum to a mean 1.1e-16 below), which made var 1e-32 and the gradient of a function of std
+// O(1) where torch's (Welford along a dimension) gives 0 (differential test seed 1130220
+// case 11657: reciprocal(|std(rsqrt(|x| + 0.5), -1)| + 0.5) at x = [-1, 1, 1, -1, 1]).
+TEST(CnnLayers, VarAndStdOfEqualValuesAreExactlyZero) {
+  const double v = 1.0 / std::sqrt(1.5);
+  const Tensor rows = full({2, 5}, v, TensorOptions().dtype(DType::float64));
+  EXPECT_EQ(var(rows, 1, 1, false).to_vector<double>(), (std::vector<double>{0, 0}));
+  EXPECT_EQ(var(rows).item<double>(), 0.0);
+  EXPECT_EQ(var(rows.to(DType::float32), 1, 1, false).to_vector<float>(),
+            (std::vector<float>{0, 0}));
+  Tensor x = rows.clone().requires_grad_();
+  const Tensor s = hetero::std(x, 1, 1, false);
+  (1.0 / (abs(s) + 0.5)).sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>(), std::vector<double>(10, 0.0));
+}
+
 // prod's values, dtypes and its gradient where elements are 0 (the differential test's
 // gradient leaves have no zeros); expected values from torch 1.13.
 TEST(CnnLayers, ProdDtypesIdentityAndGradientAtZeros) {
