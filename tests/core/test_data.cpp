@@ -328,6 +328,9 @@ TEST(Data, Transforms) {
     some_zero |= min(transforms::random_crop(img, 4, 4, 2, r)).item<float>() == 0;
   EXPECT_TRUE(some_zero);
   EXPECT_THROW(transforms::random_crop(img, 9, 4, 2, r), ValueError);
+  EXPECT_THROW(r.below(0), ValueError);  // was a division by zero (SIGFPE)
+  EXPECT_THROW(r.below(-3), ValueError);
+  EXPECT_EQ(r.below(1), 0);
   const Tensor row = arange(3, TensorOptions().dtype(DType::float32)).reshape({1, 1, 3});
   EXPECT_EQ(transforms::random_horizontal_flip(row, r, 1.0).to_vector<float>(),
             (std::vector<float>{2, 1, 0}));

@@ -16,6 +16,8 @@ std::uint64_t SampleRandom::next() { return rng::mix(seed, counter++); }
 double SampleRandom::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 std::int64_t SampleRandom::below(std::int64_t n) {
+  // n = 0 was a division by zero (SIGFPE), a negative n a negative "index".
+  if (n < 1) throw ValueError("SampleRandom::below: n must be >= 1, got " + std::to_string(n));
   return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n));
 }
 

@@ -26,7 +26,7 @@ struct HETERO_API SampleRandom {
   std::uint64_t next();
   /// Uniform in [0, 1) (53 bits).
   double uniform();
-  /// Uniform integer in [0, n) (n >= 1).
+  /// Uniform integer in [0, n); ValueError for n < 1.
   std::int64_t below(std::int64_t n);
 };
 
