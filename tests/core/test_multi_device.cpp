@@ -41,6 +41,39 @@ TEST(MultiDevice, OpsAcrossDevicesThrowNamingBothAndTheOp) {
   }
 }
 
+// A normalisation layer on another device than its input raises DeviceMismatchError naming
+// the layer before it computes or updates anything: BatchNorm counted the batch in
+// num_batches_tracked, then failed on its running mean.
+TEST(MultiDevice, ANormLayerOnAnotherDeviceRaisesBeforeUpdatingItsStatistics) {
+  const Tensor x = randn({4, 3}, d0);
+  nn::BatchNorm1d bn(3);
+  bn.to(d1);
+  EXPECT_THROW(bn.forward(x), DeviceMismatchError);
+  EXPECT_EQ(bn.buffer("num_batches_tracked").item<std::int64_t>(), 0);
+  nn::BatchNorm1d stats_elsewhere(3);  // only its running mean moved
+  stats_elsewhere.buffer("running_mean").set_data(stats_elsewhere.buffer("running_mean").to(d1));
+  try {
+    stats_elsewhere.forward(x);
+    FAIL() << "expected DeviceMismatchError";
+  } catch (const DeviceMismatchError& e) {
+    EXPECT_NE(std::string(e.what()).find("BatchNorm1d: running_mean is on cpu:1, the input on cpu"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(stats_elsewhere.buffer("num_batches_tracked").item<std::int64_t>(), 0);
+  EXPECT_EQ(stats_elsewhere.buffer("running_var").to_vector<float>(),
+            (std::vector<float>{1, 1, 1}));
+  nn::LayerNorm ln({3});
+  ln.to(d1);
+  EXPECT_THROW(ln.forward(x), DeviceMismatchError);
+  nn::GroupNorm gn(1, 3);
+  gn.to(d1);
+  EXPECT_THROW(gn.forward(x.unsqueeze(2)), DeviceMismatchError);
+  bn.to(d0);  // moved back, it trains
+  EXPECT_NO_THROW(bn.forward(x));
+  EXPECT_EQ(bn.buffer("num_batches_tracked").item<std::int64_t>(), 1);
+}
+
 TEST(MultiDevice, ToCopiesBetweenDevicesAndLeavesTheOriginal) {
   Tensor X = arange(6).to(DType::float32).view({2, 3});
   const auto before1 = memory_stats(d1).allocated;

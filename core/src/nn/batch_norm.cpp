@@ -58,12 +58,12 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
                      " channels (dimension 1), got shape " + detail::shape_str(x_in.shape()));
   const Tensor x = norm_detail::widened_input(x_in, name_);
   if (affine_) {
-    norm_detail::check_parameter_dtype(x_in, weight(), name_, "weight");
-    norm_detail::check_parameter_dtype(x_in, bias(), name_, "bias");
+    norm_detail::check_parameter(x_in, weight(), name_, "weight");
+    norm_detail::check_parameter(x_in, bias(), name_, "bias");
   }
   if (track_) {
-    norm_detail::check_parameter_dtype(x_in, buffer("running_mean"), name_, "running_mean");
-    norm_detail::check_parameter_dtype(x_in, buffer("running_var"), name_, "running_var");
+    norm_detail::check_parameter(x_in, buffer("running_mean"), name_, "running_mean");
+    norm_detail::check_parameter(x_in, buffer("running_var"), name_, "running_var");
   }
   // [N, C, rest] with the channel statistics as [1, C, 1].
   const std::int64_t rest = norm_detail::trailing_numel(x, 2);
@@ -95,13 +95,18 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
   const auto update_running = [&](const Tensor& mean_c, const Tensor& var_c) {
     if (!is_training() || !track_) return;
     Tensor& count = buffer("num_batches_tracked");
-    count.copy_(count + 1);
-    const double m = momentum_ ? *momentum_ : 1.0 / static_cast<double>(count.item<std::int64_t>());
+    const double m =
+        momentum_ ? *momentum_ : 1.0 / static_cast<double>(count.item<std::int64_t>() + 1);
     const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
     Tensor& rm = buffer("running_mean");
     Tensor& rv = buffer("running_var");
-    rm.copy_(rm * (1 - m) + mean_c.to(rm.dtype()) * m);
-    rv.copy_(rv * (1 - m) + var_c.to(rv.dtype()) * (m * unbias));
+    // Every new value first, then the writes: a failure leaves the three as they were.
+    const Tensor new_mean = rm * (1 - m) + mean_c.to(rm.dtype()) * m;
+    const Tensor new_var = rv * (1 - m) + var_c.to(rv.dtype()) * (m * unbias);
+    const Tensor new_count = count + 1;
+    rm.copy_(new_mean);
+    rv.copy_(new_var);
+    count.copy_(new_count);
   };
   Tensor y;
   if (norm_detail::batch_norm_by_kernels(x3)) {

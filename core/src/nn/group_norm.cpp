@@ -33,8 +33,8 @@ Tensor GroupNorm::forward(const Tensor& x_in) {
                      (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
   const Tensor x = norm_detail::widened_input(x_in, "GroupNorm");
   if (affine_) {
-    norm_detail::check_parameter_dtype(x_in, weight(), "GroupNorm", "weight");
-    norm_detail::check_parameter_dtype(x_in, bias(), "GroupNorm", "bias");
+    norm_detail::check_parameter(x_in, weight(), "GroupNorm", "weight");
+    norm_detail::check_parameter(x_in, bias(), "GroupNorm", "bias");
   }
   const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0);

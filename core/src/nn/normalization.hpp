@@ -24,8 +24,14 @@ inline Tensor widened_input(const Tensor& x, const char* who) {
 /// meet input x: of x's dtype, or float32 beside 16-bit x (the mixed precision torch 2's
 /// cpu batch_norm, layer_norm and group_norm accept). torch refuses the rest ("expected
 /// scalar type Double but found Float"), which the layer would otherwise convert silently.
-inline void check_parameter_dtype(const Tensor& x, const Tensor& p, const char* who,
-                                  const char* what) {
+/// And DeviceMismatchError when p is on another device than x, before the layer computes
+/// or updates anything (BatchNorm counted the batch, then failed on its running mean).
+inline void check_parameter(const Tensor& x, const Tensor& p, const char* who, const char* what) {
+  if (p.device() != x.device())
+    throw DeviceMismatchError(std::string(who) + ": " + what + " is on " + p.device().str() +
+                              ", the input on " + x.device().str() +
+                              " (expected all tensors to be on the same device, as torch; move "
+                              "the module with to())");
   const bool narrow = x.dtype() == DType::float16 || x.dtype() == DType::bfloat16;
   if (p.dtype() == x.dtype() || (narrow && p.dtype() == DType::float32)) return;
   throw DTypeError(std::string(who) + ": expected " + what + " of the input's dtype " +
