@@ -342,6 +342,30 @@ TEST(TorchOptim, ADuplicateParameterInAGroupIsWarnedAboutAndUpdatedPerListing) {
   EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{-2, -2}));
 }
 
+// A gradient that does not fit its parameter (torch refuses it when assigned) raises before
+// any parameter is updated. Before: the first parameter stepped, then the second failed
+// inside the update (a float64 gradient of a float32 parameter with InternalError).
+TEST(TorchOptim, AGradientThatDoesNotFitItsParameterRaisesBeforeAnyUpdate) {
+  for (const bool adam : {false, true}) {
+    Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+    std::unique_ptr<optim::Optimizer> opt;
+    if (adam)
+      opt = std::make_unique<optim::Adam>(std::vector<Tensor>{a, b}, optim::AdamOptions{.lr = 0.1});
+    else
+      opt = std::make_unique<optim::SGD>(std::vector<Tensor>{a, b},
+                                         optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+    a.mutable_grad() = ones({2});
+    b.mutable_grad() = ones({4});
+    EXPECT_THROW(opt->step(), ShapeError);
+    b.mutable_grad() = ones({3}, TensorOptions().dtype(DType::float64));
+    EXPECT_THROW(opt->step(), DTypeError);
+    EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{1, 1})) << (adam ? "Adam" : "SGD");
+    b.mutable_grad() = ones({3});
+    opt->step();  // fitting gradients: one step each
+    EXPECT_LT(a.to_vector<float>()[0], 1.0f);
+  }
+}
+
 TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
   Tensor p = ones({2}).requires_grad_();
   optim::SGD sgd({p}, {.lr = 0.1});

@@ -12,6 +12,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "check_gradients.hpp"
 #include "state_entries.hpp"
 
 namespace hetero::optim {
@@ -91,6 +92,7 @@ bool Adam::set_option(std::size_t group, const std::string& key, double value, b
 
 void Adam::step() {
   NoGradGuard no_grad;
+  detail::check_gradients(params_, decoupled_ ? "AdamW" : "Adam");
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = params_[i];
     Tensor g = p.grad();

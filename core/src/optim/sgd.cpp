@@ -8,6 +8,7 @@
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
+#include "check_gradients.hpp"
 #include "state_entries.hpp"
 
 namespace hetero::optim {
@@ -65,6 +66,7 @@ bool SGD::set_option(std::size_t group, const std::string& key, double value, bo
 
 void SGD::step() {
   NoGradGuard no_grad;
+  detail::check_gradients(params_, "SGD");
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = params_[i];
     const Tensor g = p.grad();

@@ -38,8 +38,8 @@ class HETERO_API Optimizer {
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
-  /// One update of every parameter that has a gradient (others are skipped), each with its
-  /// group's hyper-parameters. Runs on each parameter's device without recording gradients.
+  /// One update of each parameter with a gradient (its group's options; unrecorded); a gradient
+  /// not of the parameter's shape/dtype/device: Shape/DType/DeviceMismatchError before any update.
   virtual void step() = 0;
   /// Clears every parameter's gradient: undefined with `set_to_none` (torch >= 2.0's default),
   /// otherwise zeroed in place where defined (torch 1.13's default, set_to_none=False).
