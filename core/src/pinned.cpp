@@ -4,7 +4,6 @@
 // (torch takes it from the CUDA host allocator), run as a cpu tensor.
 #include <hetero/tensor.hpp>
 
-#include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
 
 #include "backend_calls.hpp"

@@ -26,7 +26,8 @@ Mapped mapped_bytes() {
   return {size * p, data * p};
 }
 
-// ", " + the clause for `resource` when its soft limit is finite.
+// Appends the clause for `resource` (the first starts "the process's", later ones ", its")
+// when its soft limit is finite.
 void add_limit(std::string& out, int resource, const char* what, std::size_t in_use) {
   rlimit limit{};
   if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;

@@ -340,6 +340,12 @@ TEST(TorchOptim, ADuplicateParameterInAGroupIsWarnedAboutAndUpdatedPerListing) {
   w.mutable_grad() = ones({2});
   sgd.step();
   EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{-2, -2}));
+  // In two groups it is an error, as torch's ValueError.
+  Tensor v = zeros({1}).requires_grad_();
+  EXPECT_THROW(optim::SGD({optim::ParamGroup<optim::SGDOptions>{{w, v}, std::nullopt},
+                           optim::ParamGroup<optim::SGDOptions>{{v}, std::nullopt}},
+                          {.lr = 1.0}),
+               ValueError);
 }
 
 // A gradient that does not fit its parameter (torch refuses it when assigned) raises before

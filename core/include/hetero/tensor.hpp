@@ -90,9 +90,9 @@ class HETERO_API Tensor {
   /// when already pinned. Writing into a pinned tensor while a copy from it is still
   /// queued races with that copy (as non_blocking=True in torch): synchronize the
   /// destination device first. Throws InvalidDeviceError for a non-cpu tensor,
-  /// DeviceUnavailableError when no loaded backend with a device provides pinned memory, and
-  /// NotImplementedError for a tensor that requires grad with grad mode on (the copy carries
-  /// no autograd history; torch's does): pin its detach().
+  /// DeviceUnavailableError when no loaded backend with a device provides pinned memory. The
+  /// copy of a tensor that requires grad keeps its history (copy_'s CopyBackwards), as
+  /// torch's.
   Tensor pin_memory() const;
   /// True when the data lives in pinned host memory (see pin_memory()).
   bool is_pinned() const;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
@@ -17,6 +18,7 @@ namespace hetero::optim {
 Optimizer::Optimizer(std::vector<std::vector<Tensor>> groups, const char* who) : who_(who) {
   const std::string w(who);
   if (groups.empty()) throw ValueError(w + ": optimizer got an empty parameter list (as torch)");
+  std::unordered_map<const void*, std::size_t> first_listing;  // impl -> index in params_
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].empty())
       throw ValueError(w + ": optimizer got an empty parameter list" +
@@ -30,20 +32,20 @@ Optimizer::Optimizer(std::vector<std::vector<Tensor>> groups, const char* who) :
       if (!p.defined()) throw ValueError(w + ": " + where + " is an undefined tensor");
       if (!p.is_leaf())
         throw ValueError(w + ": can't optimize a non-leaf Tensor (" + where + ", as torch)");
-      for (std::size_t h = 0; h < g; ++h)
-        for (std::size_t i = groups_[h].begin; i < groups_[h].end; ++i)
-          if (params_[i].is_same(p))
-            throw ValueError(w + ": some parameters appear in more than one parameter group (" +
-                             where + " is also in group " + std::to_string(h) + ", as torch)");
-      for (std::size_t i = group.begin; i < params_.size(); ++i)
-        if (params_[i].is_same(p)) {
-          // torch 1.13 warns and keeps both (each step then updates it twice); so does hetero.
-          log_message(LogLevel::warn,
-                      w + ": optimizer contains a parameter group with duplicate parameters (" +
-                          where + " is also parameter " + std::to_string(i - group.begin) +
-                          "); each step updates it once per listing, as torch's");
-          break;
-        }
+      // A tensor listed before (is_same: the same impl): in an earlier group an error, in
+      // this one a warning, as torch 1.13 (which keeps both; each step then updates it twice).
+      const auto [seen, first] = first_listing.emplace(p.impl().get(), params_.size());
+      if (!first) {
+        const std::size_t i = seen->second;
+        if (group_of_[i] != g)
+          throw ValueError(w + ": some parameters appear in more than one parameter group (" +
+                           where + " is also in group " + std::to_string(group_of_[i]) +
+                           ", as torch)");
+        log_message(LogLevel::warn,
+                    w + ": optimizer contains a parameter group with duplicate parameters (" +
+                        where + " is also parameter " + std::to_string(i - group.begin) +
+                        "); each step updates it once per listing, as torch's");
+      }
       params_.push_back(p);
       group_of_.push_back(g);
     }
