@@ -263,6 +263,25 @@ void fill(const Tensor& t, std::int64_t v) {
               Scalar{static_cast<double>(v), t.dtype() == DType::bool_ ? (v != 0 ? 1 : 0) : v});
 }
 
+std::pair<std::int64_t, std::int64_t> element_span(const TensorImpl& t) {
+  std::int64_t lo = t.offset, hi = t.offset;
+  for (std::size_t d = 0; d < t.shape.size(); ++d) {
+    const std::int64_t reach = (t.shape[d] - 1) * t.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi};
+}
+
+void check_no_internal_overlap(const std::string& op, const TensorImpl& t, const char* which) {
+  for (std::size_t d = 0; d < t.shape.size(); ++d)
+    if (t.shape[d] > 1 && t.strides[d] == 0)
+      throw ValueError(op +
+                       ": unsupported operation: more than one element of the written-to "
+                       "tensor" +
+                       (*which ? std::string(" ") + which : std::string()) +
+                       " refers to a single memory location (as torch); clone() it first");
+}
+
 Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
                     std::int64_t offset) {
   auto impl = std::make_shared<TensorImpl>(*t.impl());

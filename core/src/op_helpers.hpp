@@ -4,6 +4,7 @@
 // translation from tensors to the plugin's StridedView.
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <hetero/sdk/kernel_args.hpp>
 #include <hetero/tensor.hpp>
@@ -58,6 +59,13 @@ const TensorImpl& impl_of(const Tensor& t, const char* op);
 /// torch.as_strided); not recorded by autograd. The caller keeps it inside the storage.
 Tensor strided_view(const Tensor& t, Shape shape, std::vector<std::int64_t> strides,
                     std::int64_t offset);
+/// The element offsets [first, last] that `t` (with elements) spans in its storage.
+std::pair<std::int64_t, std::int64_t> element_span(const TensorImpl& t);
+/// ValueError "<op>: unsupported operation: more than one element of the written-to tensor
+/// <which> refers to a single memory location" when `t` has a stride 0 over more than one
+/// element (an expand()ed view), as torch's assert_no_internal_overlap: writing into it would
+/// keep one arbitrary value per location. `which` names the argument ("(out)") or is "".
+void check_no_internal_overlap(const std::string& op, const TensorImpl& t, const char* which);
 /// The view of a tensor.
 StridedView view_of(const Tensor& t);
 /// The view of a tensor with its shape/strides replaced (same storage and offset).

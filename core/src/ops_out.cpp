@@ -28,16 +28,6 @@ bool can_cast(DType from, DType to) {
   return true;
 }
 
-// The element offsets [first, last] `t` spans in its storage (t has elements).
-std::pair<std::int64_t, std::int64_t> span(const detail::TensorImpl& t) {
-  std::int64_t lo = t.offset, hi = t.offset;
-  for (std::size_t d = 0; d < t.shape.size(); ++d) {
-    const std::int64_t reach = (t.shape[d] - 1) * t.strides[d];
-    (reach < 0 ? lo : hi) += reach;
-  }
-  return {lo, hi};
-}
-
 // torch's is_non_overlapping_and_dense: the dimensions of more than one element, ordered by
 // stride, tile one block of numel() elements exactly (a contiguous tensor or a permutation of
 // one, such as a transpose).
@@ -65,8 +55,8 @@ Overlap overlap(const char* name, const Tensor& in, const Tensor& out) {
   const auto& o = detail::impl_of(out, name);
   if (i.storage != o.storage || in.numel() == 0) return Overlap::none;
   if (i.offset == o.offset && i.shape == o.shape && i.strides == o.strides) return Overlap::full;
-  const auto [ilo, ihi] = span(i);
-  const auto [olo, ohi] = span(o);
+  const auto [ilo, ihi] = detail::element_span(i);
+  const auto [olo, ohi] = detail::element_span(o);
   if (ihi < olo || ohi < ilo) return Overlap::none;
   if (dense(i) && dense(o))
     throw ValueError(std::string(name) +
@@ -109,13 +99,7 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
                        "resizes only an out without elements)");
     out.set_data(empty(shape, TensorOptions(out.device()).dtype(out.dtype())));
   }
-  const auto& o = detail::impl_of(out, name.c_str());
-  for (std::size_t d = 0; d < o.shape.size(); ++d)
-    if (o.shape[d] > 1 && o.strides[d] == 0)
-      throw ValueError(name +
-                       ": unsupported operation: more than one element of the written-to "
-                       "tensor (out) refers to a single memory location (as torch); clone() "
-                       "it first");
+  detail::check_no_internal_overlap(name, detail::impl_of(out, name.c_str()), "(out)");
   bool through_temporary = false;
   for (const Tensor* in : {&a, &b})
     through_temporary = overlap(name.c_str(), *in, out) == Overlap::unknown || through_temporary;

@@ -13,6 +13,7 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "autograd/view_base.hpp"
 #include "backend_calls.hpp"
 #include "copy.hpp"
 #include "op_helpers.hpp"
@@ -28,11 +29,11 @@ using detail::record;
 
 namespace {
 // A new TensorImpl viewing the same storage, without autograd state (views record
-// their own node).
-std::shared_ptr<detail::TensorImpl> view_impl(const detail::TensorImpl& i) {
-  auto impl = std::make_shared<detail::TensorImpl>(i);
+// their own node); a view of `of`'s base (Note [View bases]).
+std::shared_ptr<detail::TensorImpl> view_impl(const Tensor& of) {
+  auto impl = std::make_shared<detail::TensorImpl>(*of.impl());
   impl->autograd = nullptr;
-  return impl;
+  return detail::as_view(Tensor(std::move(impl)), of).impl();
 }
 }  // namespace
 
@@ -112,9 +113,13 @@ Tensor Tensor::contiguous() const {
 void Tensor::set_data(const Tensor& other) {
   checked();
   impl_of(other, "set_data");
-  auto meta = impl_->autograd;  // this tensor keeps its requires_grad and grad
+  auto meta = impl_->autograd;                   // this tensor keeps its requires_grad and grad
+  const std::uint64_t history = impl_->history;  // its views' histories stay as they were
   *impl_ = *other.impl_;
   impl_->autograd = std::move(meta);
+  impl_->base = nullptr;  // a tensor of its own (Note [View bases]), as detach()
+  impl_->view_without_grad = false;
+  impl_->history = history;
 }
 
 namespace {
@@ -161,16 +166,17 @@ void Tensor::copy_(const Tensor& src) {
   if (src.shape() != i.shape)
     throw ShapeError("copy_: source shape " + detail::shape_str(src.shape()) +
                      " does not match destination shape " + detail::shape_str(i.shape));
+  // Internal overlap (an expand()ed destination) is refused as torch refuses it: which of
+  // the values a location keeps would depend on the kernel's order.
+  detail::check_no_internal_overlap("copy_", i, "");
   // Note [copy_ and autograd]: as torch's, copy_ rebases the destination's history on the
   // source: a CopyBackwards node whose gradient goes to the source (converted back to its
-  // dtype and device) and zeros to what the destination held before. torch records a copy
-  // into a view as CopySlices on the view's base; hetero tracks no view bases, so it records
-  // only a destination whose storage no other tensor shares (not a view, nor a base with
-  // views, nor a detach()ed alias, nor saved for a backward), and raises for the rest
-  // rather than leave the base's history in place (its gradient went to what the view held
-  // before, and none to the source). A leaf that requires grad is refused as torch refuses
-  // it; under NoGradGuard, or with neither side requiring grad, it is a plain copy. An
-  // integer destination takes no history (torch's: it cannot require grad).
+  // dtype and device) and zeros to what the destination held before. Into a view, the
+  // history rebased is the base's: CopySlices (Note [View bases]). A leaf that requires
+  // grad, or a view of one, is refused as torch refuses it; under NoGradGuard, or with
+  // neither side requiring grad, it is a plain copy. An integer destination takes no
+  // history (torch's: it cannot require grad). Tensors that saved the destination for a
+  // backward see its version move, and that backward raises (Note [Saved tensor versions]).
   bool records = false;
   if (is_grad_enabled()) {
     if (requires_grad() && is_leaf())
@@ -178,15 +184,13 @@ void Tensor::copy_(const Tensor& src) {
           "copy_: a leaf tensor that requires grad is being used in an in-place operation (as "
           "torch); copy into it under NoGradGuard, as an optimiser step does");
     records = is_floating_point(i.dtype) && (requires_grad() || src.requires_grad());
-    if (records && i.storage.use_count() > 1)
-      throw NotImplementedError(
-          std::string("copy_: the ") + (requires_grad() ? "destination" : "source") +
-          " requires grad and the destination shares its storage with another tensor (a view "
-          "or a view's base, a detach()ed alias, or a tensor saved for backward); torch "
-          "records such a copy on the view's base (CopySlices), hetero tracks no view bases. "
-          "Copy into a tensor of its own (empty_like, then copy_), use the out-of-place result "
-          "(src.to(dtype), src.clone()), or copy under NoGradGuard where no gradient should "
-          "flow");
+    if (records && i.base) detail::check_copy_into_view(*this);
+  }
+  if (records && i.base) {
+    const bool base_had_history = Tensor(i.base).requires_grad();
+    copy_values(*this, src);
+    detail::record_copy_slices(*this, src, base_had_history);
+    return;
   }
   const bool had_history = requires_grad();
   copy_values(*this, src);
@@ -197,6 +201,7 @@ void Tensor::copy_(const Tensor& src) {
       return Gradients{had_history ? zeros_like(g) : Tensor(), g.to(to_dtype).to(to_device)};
     };
   });
+  detail::history_rebased(*this);
 }
 
 void* Tensor::host_data_ptr() const {
@@ -247,7 +252,7 @@ Tensor Tensor::view(const Shape& shape) const {
   if (!is_contiguous())
     throw ShapeError("view: tensor of shape " + detail::shape_str(i.shape) +
                      " is not contiguous; use reshape() or contiguous()");
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   impl->shape = s;
   impl->strides = detail::contiguous_strides(s);
   return record("ViewBackward", Tensor(std::move(impl)), {*this}, [&] {
@@ -262,12 +267,11 @@ Tensor Tensor::reshape(const Shape& shape) const {
 
 Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   const detail::prof::Scope op_scope("transpose", *this);
-  const auto& i = checked();
   const auto n = dim();
   d0 = detail::wrap_dim(d0, n, "transpose");  // a 0-d tensor takes dims -1 and 0, as torch
   d1 = detail::wrap_dim(d1, n, "transpose");
   if (n == 0) return *this;
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
   std::swap(impl->strides[static_cast<std::size_t>(d0)],
             impl->strides[static_cast<std::size_t>(d1)]);
@@ -288,7 +292,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
   const detail::prof::Scope op_scope("unsqueeze", *this);
   const auto& i = checked();
   d = detail::wrap_dim(d, dim() + 1, "unsqueeze");
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   const auto pos = static_cast<std::size_t>(d);
   const std::int64_t stride = pos < i.shape.size() ? i.strides[pos] * i.shape[pos] : 1;
   impl->shape.insert(impl->shape.begin() + d, 1);
@@ -304,7 +308,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
   d = detail::wrap_dim(d, dim(), "squeeze");  // a 0-d tensor takes dims -1 and 0, as torch
   if (i.shape.empty()) return *this;
   if (i.shape[static_cast<std::size_t>(d)] != 1) return *this;
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   impl->shape.erase(impl->shape.begin() + d);
   impl->strides.erase(impl->strides.begin() + d);
   return record("SqueezeBackward", Tensor(std::move(impl)), {*this},
@@ -322,7 +326,7 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
     throw IndexError("narrow: start " + std::to_string(start) + " and length " +
                      std::to_string(length) + " do not fit dimension " + std::to_string(dim) +
                      " of size " + std::to_string(n));  // (no start + length: it may overflow)
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   impl->offset += start * i.strides[d];
   impl->shape[d] = length;
   return record("NarrowBackward", Tensor(std::move(impl)), {*this}, [&] {
@@ -341,7 +345,7 @@ Tensor Tensor::operator[](std::int64_t idx) const {
     throw IndexError("index " + std::to_string(idx) +
                      " is out of bounds for dimension 0 with size " + std::to_string(n));
   if (idx < 0) idx += n;
-  auto impl = view_impl(i);
+  auto impl = view_impl(*this);
   impl->offset += idx * i.strides[0];
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());

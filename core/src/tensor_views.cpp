@@ -9,6 +9,7 @@
 
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
+#include "autograd/view_base.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "tensor_impl.hpp"
@@ -32,7 +33,8 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
     strides.push_back(i.strides[d]);
   }
   return detail::record(
-      "PermuteBackward", detail::strided_view(*this, shape, strides, i.offset), {*this},
+      "PermuteBackward",
+      detail::as_view(detail::strided_view(*this, shape, strides, i.offset), *this), {*this},
       [&] { return [inverse](const Tensor& g) { return detail::formulas::permute(g, inverse); }; });
 }
 
@@ -92,7 +94,8 @@ Tensor Tensor::expand(const Shape& target) const {
   }
   detail::checked_numel(shape);
   return detail::record(
-      "ExpandBackward", detail::strided_view(*this, shape, strides, i.offset), {*this}, [&] {
+      "ExpandBackward",
+      detail::as_view(detail::strided_view(*this, shape, strides, i.offset), *this), {*this}, [&] {
         return [from = i.shape](const Tensor& g) { return detail::formulas::expand(g, from); };
       });
 }

@@ -121,3 +121,17 @@ TEST(MultiDevice, DevicesHaveTheirOwnAllocations) {
   EXPECT_EQ(memory_stats(d0).allocated, a0);
   EXPECT_EQ(memory_stats(d1).allocated, a1 + (4u << 20));
 }
+
+// copy_ from another device into a view records CopySlices (Note [View bases]): the
+// source's gradient goes back to its own device, in its dtype (torch 1.13's values with
+// cuda:0 as the other device).
+TEST(MultiDevice, ACopyIntoAViewSendsTheSourcesGradientToItsDevice) {
+  Tensor z = from_vector<double>({5, 6}, {2}).to(d1).requires_grad_();
+  Tensor base = zeros({4}, d0);
+  base.narrow(0, 1, 2).copy_(z);
+  (base * base).sum().backward();
+  ASSERT_TRUE(z.grad().defined());
+  EXPECT_EQ(z.grad().device(), d1);
+  EXPECT_EQ(z.grad().dtype(), DType::float64);
+  EXPECT_EQ(z.grad().to_vector<double>(), (std::vector<double>{10, 12}));
+}

@@ -107,10 +107,10 @@ class HETERO_API Tensor {
   /// Copies `src` (any device, same shape; dtype converted) into this tensor's elements,
   /// in place, as torch.Tensor.copy_. From another device into a contiguous tensor of the
   /// same dtype it is one transfer into this storage (DMA speed when either side is
-  /// pinned). ShapeError on shape mismatch. Recorded by autograd as torch's (CopyBackwards:
-  /// the gradient goes to `src`); Error for a leaf that requires grad (as torch), and
-  /// NotImplementedError when either side requires grad and another tensor shares this
-  /// storage (a view: torch's CopySlices). Note [copy_ and autograd], core/src/tensor.cpp.
+  /// pinned). ShapeError on shape mismatch; ValueError for an expand()ed destination. As
+  /// torch's autograd: CopyBackwards (gradient to `src`), into a view CopySlices on its base;
+  /// Error for a leaf that requires grad, a view of one, a view made under NoGradGuard. Not
+  /// thread-safe against readers of it or its views. Note [View bases], [copy_ and autograd].
   void copy_(const Tensor& src);
 
   // --- views ---------------------------------------------------------------------

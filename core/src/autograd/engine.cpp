@@ -19,6 +19,7 @@
 #include "../storage.hpp"
 #include "../tensor_impl.hpp"
 #include "node.hpp"
+#include "view_base.hpp"
 
 namespace hetero {
 namespace {
@@ -119,7 +120,7 @@ void run_leaf(Node& n, Tensor incoming) {
 }  // namespace
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   if (!meta || !meta->requires_grad)
     throw Error(
         "backward: the tensor does not require grad and has no grad_fn "

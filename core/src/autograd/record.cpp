@@ -6,6 +6,7 @@
 
 #include "../storage.hpp"
 #include "../tensor_impl.hpp"
+#include "view_base.hpp"
 
 namespace hetero {
 
@@ -42,7 +43,7 @@ namespace {
 // no gradient.
 std::shared_ptr<Node> edge_of(const Tensor& t) {
   if (!t.defined()) return nullptr;
-  const auto& meta = t.impl()->autograd;
+  const auto& meta = autograd_meta(t);
   if (!meta || !meta->requires_grad) return nullptr;
   if (meta->grad_fn) return meta->grad_fn;
   std::lock_guard lock(meta->mutex);

@@ -7,6 +7,7 @@
 #include "../op_helpers.hpp"
 #include "../storage.hpp"
 #include "node.hpp"
+#include "view_base.hpp"
 
 namespace hetero {
 
@@ -19,12 +20,13 @@ void increment_version(const Tensor& t) {
 }
 
 bool Tensor::requires_grad() const {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   return meta && meta->requires_grad;
 }
 
 Tensor& Tensor::requires_grad_(bool on) {
-  auto& meta = detail::impl_of(*this, "requires_grad_").autograd;
+  detail::impl_of(*this, "requires_grad_");
+  const auto& meta = detail::autograd_meta(*this);
   if (on && !is_floating_point(dtype()))
     throw DTypeError("requires_grad_: only tensors of floating dtype can require gradients, got " +
                      std::string(dtype_name(dtype())));
@@ -40,7 +42,7 @@ Tensor& Tensor::requires_grad_(bool on) {
 }
 
 Tensor Tensor::grad() const {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   return meta ? meta->grad : Tensor();
 }
 
@@ -51,17 +53,17 @@ Tensor& Tensor::mutable_grad() {
 }
 
 bool Tensor::is_leaf() const {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   return !meta || !meta->grad_fn;
 }
 
 std::string Tensor::grad_fn_name() const {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   return meta && meta->grad_fn ? meta->grad_fn->name : std::string();
 }
 
 HookHandle Tensor::register_hook(GradHook hook) {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   if (!meta || !meta->requires_grad)
     throw Error(
         "register_hook: cannot register a hook on a tensor that does not require grad "
@@ -77,7 +79,7 @@ HookHandle Tensor::register_hook(GradHook hook) {
 }
 
 HookHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
-  const auto& meta = checked().autograd;
+  const auto& meta = detail::autograd_meta(*this);
   if (!meta || !meta->requires_grad || meta->grad_fn)
     throw Error(
         "register_post_accumulate_grad_hook: only a leaf that requires grad accumulates a "
@@ -100,6 +102,8 @@ HookHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hoo
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<detail::TensorImpl>(checked());
   impl->autograd = nullptr;
+  impl->base = nullptr;  // a tensor of its own, as torch's (Note [View bases])
+  impl->view_without_grad = false;
   return Tensor(std::move(impl));
 }
 
