@@ -83,7 +83,10 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
     centred = first - (dim ? mean(first, *dim, true) : mean(first));
     const Tensor squares = centred * centred;
     const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
-    return sums / static_cast<double>(std::max<std::int64_t>(0, count - correction));
+    // No elements: NaN whatever the correction (torch's mean of nothing is NaN; a negative
+    // correction gave 0 / 1 = 0 here).
+    return sums /
+           static_cast<double>(count == 0 ? 0 : std::max<std::int64_t>(0, count - correction));
   });
   return detail::record("VarBackward", out, {a}, [&] {
     const bool unsqueeze = dim && !keepdim && a.dim() > 0;

@@ -101,6 +101,9 @@ TEST(CnnLayers, ArgminVarStdLogsumexpEdges) {
   EXPECT_THROW(var(tensor({1, 2})), DTypeError);
   // float32 values whose squares overflow float32: computed in float64.
   EXPECT_NEAR(hetero::std(tensor({-2.5e38f, 0.0f}), 1).item<double>(), 1.7677669e38, 1e32);
+  // No elements: NaN whatever the correction, as torch (a negative one gave 0).
+  EXPECT_TRUE(std::isnan(var(zeros({0}), -1).item<float>()));
+  EXPECT_TRUE(std::isnan(hetero::std(zeros({2, 0}), 1, -3, false).to_vector<float>()[1]));
   EXPECT_EQ(logsumexp(tensor({1, 2}), 0).dtype(), DType::float32);
   EXPECT_EQ(logsumexp(tensor({-INFINITY, -INFINITY}), 0).item<double>(), -INFINITY);
   EXPECT_EQ(logsumexp(tensor({INFINITY, 1.0}), 0).item<double>(), INFINITY);

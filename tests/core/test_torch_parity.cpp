@@ -410,6 +410,19 @@ TEST(TorchParity, Float64SumWhosePartialSumsOverflowIsTheExactSum) {
                              .item<double>()));
 }
 
+// Semantics row 52: float32 sums accumulate in double, so a sum, mean, var or std whose
+// float32 partial sums overflow where the exact result does not is the exact result (torch
+// 1.13 sums in float32: inf for all four).
+TEST(TorchParity, Float32SumWhosePartialSumsOverflowIsTheExactSum) {
+  const Tensor x = from_vector<float>({3e38f, 3e38f, -3e38f}, {3});
+  const Tensor y = from_vector<float>({3e38f, 3e38f}, {2});
+  EXPECT_EQ(x.sum().item<float>(), 3e38f);
+  EXPECT_EQ(y.mean().item<float>(), 3e38f);
+  EXPECT_EQ(mean(y.view({1, 2}), 1).to_vector<float>(), (std::vector<float>{3e38f}));
+  EXPECT_EQ(var(y).item<float>(), 0.0f);
+  EXPECT_EQ(hetero::std(y.view({1, 2}), 1, 1, false).to_vector<float>(), (std::vector<float>{0}));
+}
+
 // div's gradient to its divisor is torch's -g * ((a / b) / b) (derivatives.yaml,
 // div_tensor_other_backward): for x / x the two gradients cancel to exactly 0, where
 // -g * a / (b * b) left an ulp of 1 / x (the differential test, seed 1130122 case 17417:
