@@ -124,20 +124,30 @@ void check_value_fits(const char* op, double value, DType t) {
       fits = value >= -9223372036854775808.0 && value < 9223372036854775808.0;
       break;
     case DType::float16:
-      fits = !std::isfinite(value) || std::fabs(value) <= 65504.0;
-      break;
-    case DType::bfloat16:  // largest finite: (2 - 2^-7) * 2^127
-      fits = !std::isfinite(value) || std::fabs(value) <= 3.3895313892515355e38;
-      break;
+    case DType::bfloat16:
     case DType::float32:
-      fits = !std::isfinite(value) ||
-             std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max());
+      fits = !std::isfinite(value) || std::fabs(value) <= largest_finite(t);
       break;
   }
   if (!fits)
     throw DTypeError(std::string(op) + ": value " + detail::format_double(value) +
                      " cannot be converted to " + std::string(dtype_name(t)) +
                      " without overflow (as torch)");
+}
+
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::float16:
+      return 65504.0;
+    case DType::bfloat16:  // (2 - 2^-7) * 2^127
+      return 3.3895313892515355e38;
+    case DType::float32:
+      return static_cast<double>(std::numeric_limits<float>::max());
+    case DType::float64:
+      return std::numeric_limits<double>::max();
+    default:
+      throw InternalError("largest_finite: " + std::string(dtype_name(t)) + " is not floating");
+  }
 }
 }  // namespace detail
 

@@ -110,6 +110,9 @@ std::string format_double(double v);
 /// values outside an integer dtype's range, and finite values beyond a floating dtype's
 /// largest; bool takes anything.
 void check_value_fits(const char* op, double value, DType t);
+/// The largest finite value of floating dtype `t` (float16 65504, bfloat16 and float32 about
+/// 3.39e38 and 3.40e38, float64 DBL_MAX); InternalError for another dtype.
+double largest_finite(DType t);
 /// The index of the first of `count` bytes that is not a bool (0 or 1: the kernels' C++
 /// bool), or `count` when all are: what from_host and load_file check bool input with.
 std::size_t first_non_bool_byte(const void* bytes, std::size_t count);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -214,6 +215,28 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
   EXPECT_THROW(nn::init::xavier_uniform_(w = empty({3})), ValueError);
   EXPECT_THROW(nn::init::kaiming_normal_(w = empty({2, 2}), 0, "fan_avg"), ValueError);
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain("tanh"), 5.0 / 3);
+  // uniform_ and normal_ refuse the arguments torch 1.13 refuses, and leave t as it was.
+  // Before: a reversed range drew from [1, 2), an infinite or NaN bound gave NaN, bounds
+  // beyond the dtype gave inf, and a negative std drew all the same.
+  w = full({4}, 7.0);
+  EXPECT_THROW(nn::init::uniform_(w, 2, 1), ValueError);
+  EXPECT_THROW(nn::init::uniform_(w, -INFINITY, INFINITY), ValueError);
+  EXPECT_THROW(nn::init::uniform_(w, NAN, 1), ValueError);
+  EXPECT_THROW(nn::init::uniform_(w, -3e38, 3e38), ValueError);  // to - from overflows
+  EXPECT_THROW(nn::init::normal_(w, 0, -1), ValueError);
+  EXPECT_THROW(nn::init::normal_(w, 0, NAN), ValueError);
+  EXPECT_THROW(nn::init::xavier_uniform_(w = full({4, 4}, 7.0), -1), ValueError);  // -a > a
+  EXPECT_EQ(w.to_vector<float>(), std::vector<float>(16, 7.0f));
+  Tensor half = full({3}, 1.0, TensorOptions().dtype(DType::float16));
+  EXPECT_THROW(nn::init::uniform_(half, -1e5, 1e5), ValueError);  // beyond 65504
+  nn::init::uniform_(half, -100, 100);
+  EXPECT_LE(max(abs(half)).item<float>(), 100.0f);
+  nn::init::normal_(w, NAN, 1);  // a NaN mean is drawn from, as torch
+  EXPECT_TRUE(std::isnan(w.to_vector<float>()[0]));
+  // Zero-element tensors: a no-op, as torch's kaiming (its xavier divides by 0 there).
+  Tensor none = empty({0, 5, 0});
+  EXPECT_EQ(nn::init::xavier_normal_(none).numel(), 0);
+  EXPECT_EQ(nn::init::kaiming_uniform_(none = empty({3, 0})).numel(), 0);
 }
 
 // torch never converts a normalisation layer's parameters to the input's dtype: float64

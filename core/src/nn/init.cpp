@@ -9,6 +9,8 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "../op_helpers.hpp"
+
 namespace hetero::nn::init {
 
 namespace {
@@ -69,16 +71,38 @@ double calculate_gain(const std::string& nonlinearity, double param) {
 
 Tensor& uniform_(Tensor& t, double a, double b, Generator* generator) {
   check_floating(t, "uniform_");
+  // torch's uniform_ checks (aten's check_from_to_in_range and uniform_impl_): before them a
+  // reversed range drew from [b, a), an infinite or NaN bound gave NaN, and a range wider
+  // than the dtype's largest value (or a bound beyond it) gave inf.
+  const double largest = detail::largest_finite(t.dtype());
+  const std::string dtype(dtype_name(t.dtype()));
+  for (const auto& [name, v] : {std::pair{"from", a}, std::pair{"to", b}})
+    if (!(v >= -largest && v <= largest))
+      throw ValueError(std::string("uniform_: ") + name + " = " + detail::format_double(v) +
+                       " is out of bounds for " + dtype + " (as torch)");
+  if (a > b)
+    throw ValueError("uniform_: expects to return a [from, to) range, but found from = " +
+                     detail::format_double(a) + " > to = " + detail::format_double(b) +
+                     " (as torch)");
+  if (b - a > largest)
+    throw ValueError("uniform_: expects to - from <= the largest " + dtype + " (" +
+                     detail::format_double(largest) +
+                     "), but found to = " + detail::format_double(b) +
+                     " and from = " + detail::format_double(a) + " (as torch)");
   return fill_with(t, draw(t, false, generator) * (b - a) + a);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* generator) {
   check_floating(t, "normal_");
+  if (!(std >= 0.0))  // before: a negative std drew N(mean, std^2) all the same
+    throw ValueError("normal_: expects std >= 0.0, but found std " + detail::format_double(std) +
+                     " (as torch)");
   return fill_with(t, draw(t, true, generator) * std + mean);
 }
 
 Tensor& constant_(Tensor& t, double value) {
   check_floating(t, "constant_");
+  detail::check_value_fits("constant_", value, t.dtype());  // named here, not as full()
   return fill_with(t, full(t.shape(), value, TensorOptions(t.device()).dtype(t.dtype())));
 }
 
@@ -88,6 +112,7 @@ Tensor& ones_(Tensor& t) { return constant_(t, 1); }
 Tensor& xavier_uniform_(Tensor& t, double gain, Generator* generator) {
   check_floating(t, "xavier_uniform_");
   const auto [fan_in, fan_out] = fans(t, "xavier_uniform_");
+  if (t.numel() == 0) return t;  // fans of 0 give 0 / 0 (torch: ZeroDivisionError)
   const double a = gain * std::sqrt(6.0 / (fan_in + fan_out));
   return uniform_(t, -a, a, generator);
 }
@@ -95,12 +120,14 @@ Tensor& xavier_uniform_(Tensor& t, double gain, Generator* generator) {
 Tensor& xavier_normal_(Tensor& t, double gain, Generator* generator) {
   check_floating(t, "xavier_normal_");
   const auto [fan_in, fan_out] = fans(t, "xavier_normal_");
+  if (t.numel() == 0) return t;  // fans of 0 give 0 / 0 (torch: ZeroDivisionError)
   return normal_(t, 0, gain * std::sqrt(2.0 / (fan_in + fan_out)), generator);
 }
 
 Tensor& kaiming_uniform_(Tensor& t, double a, const std::string& mode,
                          const std::string& nonlinearity, Generator* generator) {
   check_floating(t, "kaiming_uniform_");
+  if (t.numel() == 0) return t;  // torch: "Initializing zero-element tensors is a no-op"
   const double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, nonlinearity, "kaiming_uniform_");
   return uniform_(t, -bound, bound, generator);
 }
@@ -108,6 +135,7 @@ Tensor& kaiming_uniform_(Tensor& t, double a, const std::string& mode,
 Tensor& kaiming_normal_(Tensor& t, double a, const std::string& mode,
                         const std::string& nonlinearity, Generator* generator) {
   check_floating(t, "kaiming_normal_");
+  if (t.numel() == 0) return t;  // a fan of 0 gives an infinite std; nothing to fill
   return normal_(t, 0, kaiming_std(t, a, mode, nonlinearity, "kaiming_normal_"), generator);
 }
 
