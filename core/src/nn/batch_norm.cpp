@@ -57,10 +57,7 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
     throw ShapeError(n + ": expected " + std::to_string(features_) +
                      " channels (dimension 1), got shape " + detail::shape_str(x_in.shape()));
   const Tensor x = norm_detail::widened_input(x_in, name_);
-  if (affine_) {
-    norm_detail::check_parameter(x_in, weight(), name_, "weight");
-    norm_detail::check_parameter(x_in, bias(), name_, "bias");
-  }
+  if (affine_) norm_detail::check_affine(x_in, weight(), bias(), name_);
   if (track_) {
     norm_detail::check_parameter(x_in, buffer("running_mean"), name_, "running_mean");
     norm_detail::check_parameter(x_in, buffer("running_var"), name_, "running_var");

@@ -32,10 +32,7 @@ Tensor GroupNorm::forward(const Tensor& x_in) {
     throw ShapeError("GroupNorm: expected input [N, " + std::to_string(channels_) + ", ...], got " +
                      (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
   const Tensor x = norm_detail::widened_input(x_in, "GroupNorm");
-  if (affine_) {
-    norm_detail::check_parameter(x_in, weight(), "GroupNorm", "weight");
-    norm_detail::check_parameter(x_in, bias(), "GroupNorm", "bias");
-  }
+  if (affine_) norm_detail::check_affine(x_in, weight(), bias(), "GroupNorm");
   const std::int64_t rest = norm_detail::trailing_numel(x, 2);
   const std::int64_t batch = x.size(0);
   if (batch * (channels_ / groups_) * rest == 1)

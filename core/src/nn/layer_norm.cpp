@@ -35,10 +35,7 @@ Tensor LayerNorm::forward(const Tensor& x_in) {
                      ", got " +
                      (x_in.defined() ? detail::shape_str(x_in.shape()) : std::string("undefined")));
   const Tensor x = norm_detail::widened_input(x_in, "LayerNorm");
-  if (affine_) {
-    norm_detail::check_parameter(x_in, weight(), "LayerNorm", "weight");
-    norm_detail::check_parameter(x_in, bias(), "LayerNorm", "bias");
-  }
+  if (affine_) norm_detail::check_affine(x_in, weight(), bias(), "LayerNorm");
   // The normalised dimensions as one: [..., n].
   const Tensor flat = x.flatten(x.dim() - k, x.dim() - 1);
   const Tensor centred = flat - mean(flat, -1, true);

@@ -40,6 +40,13 @@ inline void check_parameter(const Tensor& x, const Tensor& p, const char* who, c
                    " (as torch; convert the module or the input)");
 }
 
+/// check_parameter of an affine layer's weight and bias (LayerNorm, BatchNorm, GroupNorm).
+inline void check_affine(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         const char* who) {
+  check_parameter(x, weight, who, "weight");
+  check_parameter(x, bias, who, "bias");
+}
+
 /// The product of x's sizes from dimension `from` on (1 when there are none).
 inline std::int64_t trailing_numel(const Tensor& x, std::int64_t from) {
   std::int64_t n = 1;
