@@ -251,3 +251,23 @@ TEST(CopySlices, RandomViewChainsMatchTheGradientsOfPlainCopies) {
     EXPECT_TRUE(near(z.grad(), to_z));
   }
 }
+
+// Semantics row 53: torch refuses a copy into an output of split/chunk/unbind (a multi-output
+// view); hetero's are single views, and the gradient is the one the same copy into a narrow()
+// or operator[] view gives (torch 1.13's values for those).
+TEST(CopySlices, TheOutputsOfSplitChunkAndUnbindAreViewsLikeAnyOther) {
+  Tensor x = leaf({1, 2, 3, 4}), z = leaf({5, 6});
+  Tensor y = x * 2.0;
+  chunk(y, 2)[1].copy_(z);
+  EXPECT_EQ(y.grad_fn_name(), "CopySlices");
+  (y * y).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<float>{8, 16, 0, 0}));
+  EXPECT_EQ(values(z.grad()), (std::vector<float>{10, 12}));
+
+  Tensor m = leaf({1, 2, 3, 4}, {2, 2}), w = leaf({7, 8});
+  Tensor n = m * 1.0;
+  unbind(n, 1)[0].copy_(w);  // column 0
+  (n * from_vector<float>({1, 2, 3, 4}, {2, 2})).sum().backward();
+  EXPECT_EQ(values(m.grad()), (std::vector<float>{0, 2, 0, 4}));
+  EXPECT_EQ(values(w.grad()), (std::vector<float>{1, 3}));
+}
