@@ -82,6 +82,57 @@ TEST(Losses, MseAndCrossEntropyValues) {
             DType::float64);
 }
 
+// CrossEntropyLoss's torch arguments where the random cases of test_torch_layers do not reach
+// (values from torch 1.13).
+TEST(Losses, CrossEntropyReductionsIgnoreIndexAndSmoothing) {
+  const Tensor x = tensor({{1.0, 2.0, 3.0}, {1.0, 1.0, 1.0}, {0.0, 5.0, 1.0}});
+  const Tensor t = from_vector<std::int64_t>({2, -100, 1}, {3});
+  EXPECT_NEAR(nn::CrossEntropyLoss()(x, t).item<float>(), 0.2162f, 1e-4);
+  const Tensor none = nn::CrossEntropyLoss({.reduction = nn::Reduction::none})(x, t);
+  ASSERT_EQ(none.shape(), (Shape{3}));
+  EXPECT_NEAR(none.to_vector<float>()[0], 0.4076f, 1e-4);
+  EXPECT_EQ(none.to_vector<float>()[1], 0.0f);  // ignored
+  EXPECT_NEAR(nn::CrossEntropyLoss({.reduction = nn::Reduction::sum})(x, t).item<float>(), 0.4324f,
+              1e-4);
+  EXPECT_NEAR(nn::CrossEntropyLoss({.label_smoothing = 0.2})(x, t).item<float>(), 0.6162f, 1e-4);
+  // Every target ignored: the mean of nothing, NaN (as torch).
+  EXPECT_TRUE(std::isnan(
+      nn::CrossEntropyLoss()(x, from_vector<std::int64_t>({-100, -100, -100}, {3})).item<float>()));
+  // [N, C, d]: one loss per position.
+  const Tensor x3 = arange(12).to(DType::float32).reshape({2, 3, 2}) / 5.0;
+  const Tensor l3 = nn::CrossEntropyLoss({.reduction = nn::Reduction::none})(
+      x3, from_vector<std::int64_t>({0, 2, 1, 1}, {2, 2}));
+  ASSERT_EQ(l3.shape(), (Shape{2, 2}));
+  EXPECT_NEAR(l3.to_vector<float>()[0], 1.5513f, 1e-4);
+  EXPECT_NEAR(l3.to_vector<float>()[3], 1.1513f, 1e-4);
+  // Unchecked targets: an ignored one counts nothing, an out-of-range one is NaN.
+  EXPECT_NEAR(nn::CrossEntropyLoss({.check_targets = false})(x, t).item<float>(), 0.2162f, 1e-4);
+  EXPECT_TRUE(std::isnan(
+      nn::CrossEntropyLoss({.check_targets = false})(x, from_vector<std::int64_t>({2, 7, 1}, {3}))
+          .item<float>()));
+  EXPECT_THROW(nn::CrossEntropyLoss()(x, from_vector<std::int64_t>({2, -1, 1}, {3})), IndexError);
+  EXPECT_THROW(nn::CrossEntropyLoss({.label_smoothing = 1.5}), ValueError);
+  EXPECT_THROW(nn::CrossEntropyLoss({.ignore_index = 0})(x, softmax(x, 1)), ValueError);
+
+  // 16-bit logits with more classes than the dtype counts exactly: the one-hot rows were
+  // computed in the logits' dtype, where bfloat16 has classes 300 and 301 as one value (and
+  // float16 2048 and 2049), so the loss was 7.44 (bfloat16) and 4.72 (float16) where the
+  // float32 loss of the same logits is 3.0543 (torch 1.13's bfloat16: 3.0625).
+  Tensor many = zeros({2, 3000});
+  {
+    NoGradGuard no_grad;
+    many[0].narrow(0, 301, 1).copy_(full({1}, 5.0));
+    many[1].narrow(0, 2049, 1).copy_(full({1}, 5.0));
+  }
+  const Tensor labels = from_vector<std::int64_t>({301, 2049}, {2});
+  const float exact = nn::CrossEntropyLoss()(many, labels).item<float>();
+  EXPECT_NEAR(exact, 3.0543f, 1e-4);
+  for (const DType d : {DType::bfloat16, DType::float16})
+    EXPECT_NEAR(nn::CrossEntropyLoss()(many.to(d), labels).to(DType::float32).item<float>(), exact,
+                0.02f)
+        << dtype_name(d);
+}
+
 // As torch's named_parameters() (remove_duplicate=True): a module shared by two parents, or
 // a weight tied between two modules, is listed once under its first name. Listed twice
 // (before), an optimiser stepped it twice per step.

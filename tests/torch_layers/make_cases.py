@@ -5,7 +5,8 @@ BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gr
 GroupNorm, scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
-(post- and pre-norm, relu and gelu, masks), with dropout 0. Per case `<i>.param.<name>`
+(post- and pre-norm, relu and gelu, masks), with dropout 0; MSELoss and CrossEntropyLoss
+(reductions, class indices or probabilities, weights, ignore_index, label smoothing). Per case `<i>.param.<name>`
 (the module's parameters, which the C++ side loads), `<i>.in<k>` (inputs), `<i>.out<k>`
 (outputs), `<i>.grad.<name>` (gradients of sum(out0 * cot) for the inputs that require
 grad and the parameters), `<i>.cot` (the cotangent); the case's arguments as JSON under `<i>`.
@@ -36,13 +37,14 @@ def sdpa(q, k, v, mask, is_causal, scale):
 
 
 def case(r, i, tensors):
-    kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder"])
+    kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
+                     "loss", "loss"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
 
     def rand(*shape):
-        return torch.randn(*shape, dtype=dtype)
+        return torch.randn(shape, dtype=dtype)
 
     if kind == "batchnorm":
         two_d = r.random() < 0.5
@@ -85,6 +87,41 @@ def case(r, i, tensors):
         ins, grads_of = [x], [("in0", x)]
         y = module(x)
         all_out = [y]
+    elif kind == "loss":
+        red = r.choice(["mean", "mean", "sum", "none"])
+        a.update(reduction=red, mse=r.random() < 0.25)
+        if a["mse"]:
+            shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
+            x, tg = rand(*shape).requires_grad_(), rand(*shape)
+            y = F.mse_loss(x, tg, reduction=red)
+            ins = [x, tg]
+        else:
+            C = r.randint(1, 5)
+            layout = r.choice(["nc", "nc", "c", "ncd"])
+            N = r.randint(1, 4)
+            extra = [r.randint(1, 3) for _ in range(r.randint(1, 2))] if layout == "ncd" else []
+            shape = [C] if layout == "c" else [N, C, *extra]
+            per = [] if layout == "c" else [N, *extra]
+            probs = r.random() < 0.25
+            ignore = -100 if C == 1 or probs else r.choice([-100, -100, 0, 2])
+            a.update(probs=probs, label_smoothing=r.choice([0.0, 0.0, 0.1, 0.5]),
+                     weighted=r.random() < 0.4, ignore_index=ignore)
+            x = rand(*shape).requires_grad_()
+            if probs:
+                tg = torch.softmax(rand(*shape), dim=0 if layout == "c" else 1)
+            else:
+                tg = torch.randint(0, C, per)
+                if r.random() < 0.5:  # one target ignored, another kept
+                    tg.view(-1)[0] = ignore
+                    if tg.numel() > 1:
+                        tg.view(-1)[-1] = (ignore + 1) % C if 0 <= ignore < C else 0
+                if bool((tg == ignore).all()):  # a mean over nothing is NaN on both sides
+                    tg.view(-1)[-1] = (ignore + 1) % C if 0 <= ignore < C else 0
+            w = rand(C).abs() + 0.1 if a["weighted"] else None
+            y = F.cross_entropy(x, tg, weight=w, ignore_index=ignore, reduction=red,
+                                label_smoothing=a["label_smoothing"])
+            ins = [x, tg] + ([w] if w is not None else [])
+        grads_of, all_out = [("in0", x)], [y]
     elif kind == "sdpa":
         batch = [r.randint(1, 2) for _ in range(r.randint(0, 2))]
         L, S, E, Ev = r.randint(1, 4), r.randint(1, 4), r.randint(1, 4), r.randint(1, 3)

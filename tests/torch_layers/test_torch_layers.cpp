@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention and
-// TransformerEncoderLayer against PyTorch: make_cases.py (run by run_torch_cases.sh with
-// Debian's python3-torch) writes random cases with torch's parameters, inputs, outputs and
-// the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE (default cpu)
-// with torch's parameters loaded by name, and compared: |got - want| <= tol (1 + |want|),
-// tol 1e-10 float64, 1e-4 float32 (a normalisation divides by a small standard deviation,
+// BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
+// TransformerEncoderLayer, MSELoss and CrossEntropyLoss against PyTorch: make_cases.py (run by
+// run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's parameters,
+// inputs, outputs and the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE
+// (default cpu) with torch's parameters loaded by name, and compared: |got - want| <= tol (1 +
+// |want|), tol 1e-10 float64, 1e-4 float32 (a normalisation divides by a small standard deviation,
 // which magnifies float32 rounding), gradients 10 tol; BatchNorm's running statistics and step
 // count too.
 #include <gtest/gtest.h>
@@ -88,6 +88,24 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       Tensor x = in[0].detach().clone().requires_grad_();
       leaves.emplace_back("in0", x);
       y = module->forward(x);
+      out.push_back(y);
+    } else if (kind == "loss") {
+      Tensor x = in[0].detach().clone().requires_grad_();
+      leaves.emplace_back("in0", x);
+      const std::string reduction = a["reduction"];
+      const nn::Reduction r = reduction == "none"  ? nn::Reduction::none
+                              : reduction == "sum" ? nn::Reduction::sum
+                                                   : nn::Reduction::mean;
+      if (a["mse"]) {
+        y = nn::MSELoss(r)(x, in[1]);
+      } else {
+        nn::CrossEntropyLoss loss(
+            nn::CrossEntropyLossOptions{.weight = a["weighted"] ? in[2] : Tensor(),
+                                        .ignore_index = a["ignore_index"],
+                                        .reduction = r,
+                                        .label_smoothing = a["label_smoothing"]});
+        y = loss(x, in[1]);
+      }
       out.push_back(y);
     } else if (kind == "sdpa") {
       std::vector<Tensor> qkv;

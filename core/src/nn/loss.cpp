@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/nn/loss.hpp>
 
+#include <utility>
+#include <vector>
+
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
@@ -11,21 +14,59 @@ namespace hetero::nn {
 
 Tensor Loss::forward(const Tensor&) { throw Error("a loss is called with (input, target)"); }
 
+namespace {
+
+// The per-element `values` reduced as `r` (none: as they are).
+Tensor reduced(const Tensor& values, Reduction r) {
+  switch (r) {
+    case Reduction::none:
+      return values;
+    case Reduction::sum:
+      return values.sum();
+    default:
+      return values.mean();
+  }
+}
+
+// input [N, C, d1, ...] as [N * d1 * ..., C] (the class dimension last, as one row per
+// sample); [N, C] as it is; [C] as [1, C].
+Tensor rows_of_classes(const Tensor& input, std::int64_t samples) {
+  if (input.dim() == 1) return input.unsqueeze(0);
+  if (input.dim() == 2) return input;
+  std::vector<std::int64_t> order{0};
+  for (std::int64_t d = 2; d < input.dim(); ++d) order.push_back(d);
+  order.push_back(1);
+  return input.permute(order).reshape({samples, input.size(1)});
+}
+
+}  // namespace
+
 Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {
   if (input.shape() != target.shape())
     throw ShapeError("MSELoss: input shape " + detail::shape_str(input.shape()) +
                      " and target shape " + detail::shape_str(target.shape()) + " differ");
   const Tensor d = input - target;
-  return (d * d).mean();
+  return reduced(d * d, reduction_);
 }
 
 CrossEntropyLoss::CrossEntropyLoss(Tensor weight, bool check_targets)
-    : has_weight_(weight.defined()), check_targets_(check_targets) {
+    : CrossEntropyLoss(
+          CrossEntropyLossOptions{.weight = std::move(weight), .check_targets = check_targets}) {}
+
+CrossEntropyLoss::CrossEntropyLoss(CrossEntropyLossOptions options)
+    : has_weight_(options.weight.defined()),
+      check_targets_(options.check_targets),
+      ignore_index_(options.ignore_index),
+      reduction_(options.reduction),
+      label_smoothing_(options.label_smoothing) {
+  if (!(label_smoothing_ >= 0.0 && label_smoothing_ <= 1.0))
+    throw ValueError("CrossEntropyLoss: label_smoothing must be between 0.0 and 1.0, got " +
+                     detail::format_double(label_smoothing_) + " (as torch)");
   if (has_weight_) {
-    if (weight.dim() != 1)
+    if (options.weight.dim() != 1)
       throw ShapeError("CrossEntropyLoss: weight must be 1-D [C], got shape " +
-                       detail::shape_str(weight.shape()));
-    register_buffer("weight", weight);
+                       detail::shape_str(options.weight.shape()));
+    register_buffer("weight", options.weight);
   }
 }
 
@@ -34,23 +75,41 @@ Tensor CrossEntropyLoss::class_weight() const {
 }
 
 Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
-  if (input.dim() != 2)
-    throw ShapeError("CrossEntropyLoss: input must be [N, C] logits, got shape " +
-                     detail::shape_str(input.shape()));
-  if (target.dim() != 1 || target.size(0) != input.size(0))
-    throw ShapeError("CrossEntropyLoss: target must be [N] = [" + std::to_string(input.size(0)) +
-                     "] class indices, got shape " + detail::shape_str(target.shape()));
-  if (target.dtype() != DType::int64)
-    throw DTypeError("CrossEntropyLoss: target must hold int64 class indices (as torch), got " +
-                     std::string(dtype_name(target.dtype())) + "; convert with .to(DType::int64)");
-  const std::int64_t classes = input.size(1);
-  if (check_targets_ && target.numel() > 0) {
-    // Both reductions are queued before the first wait.
-    const Tensor lo = target.min(), hi = target.max();
-    for (const std::int64_t v : {lo.item<std::int64_t>(), hi.item<std::int64_t>()})
-      if (v < 0 || v >= classes)
-        throw IndexError("CrossEntropyLoss: target " + std::to_string(v) +
-                         " is out of bounds for " + std::to_string(classes) + " classes");
+  detail::impl_of(input, "CrossEntropyLoss");
+  detail::impl_of(target, "CrossEntropyLoss");
+  if (input.dim() < 1)
+    throw ShapeError(
+        "CrossEntropyLoss: input must be [N, C], [C] or [N, C, d1, ...] logits, got "
+        "shape " +
+        detail::shape_str(input.shape()));
+  const std::int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  const std::int64_t classes = input.size(class_dim);
+  Shape per_sample = input.shape();  // the shape of the per-sample losses: input's without C
+  per_sample.erase(per_sample.begin() + class_dim);
+  std::int64_t samples = 1;
+  for (const auto s : per_sample) samples *= s;
+  // Class probabilities: a floating target of the input's shape (as torch; another floating
+  // target is refused below as class indices of the wrong dtype).
+  const bool probabilities = is_floating_point(target.dtype()) && target.shape() == input.shape();
+  if (probabilities) {
+    if (ignore_index_ != -100)
+      throw ValueError(
+          "CrossEntropyLoss: ignore_index is not supported for class probabilities "
+          "(floating targets), got " +
+          std::to_string(ignore_index_) + " (as torch)");
+    if (target.dtype() != input.dtype())
+      throw DTypeError("CrossEntropyLoss: expected class probabilities of the input's dtype " +
+                       std::string(dtype_name(input.dtype())) + ", got " +
+                       std::string(dtype_name(target.dtype())) + " (as torch)");
+  } else {
+    if (target.shape() != per_sample)
+      throw ShapeError("CrossEntropyLoss: target must be " + detail::shape_str(per_sample) +
+                       " class indices for input of shape " + detail::shape_str(input.shape()) +
+                       ", got shape " + detail::shape_str(target.shape()));
+    if (target.dtype() != DType::int64)
+      throw DTypeError("CrossEntropyLoss: target must hold int64 class indices (as torch), got " +
+                       std::string(dtype_name(target.dtype())) +
+                       "; convert with .to(DType::int64)");
   }
   const Tensor w = class_weight();
   if (w.defined() && w.size(0) != classes)
@@ -62,23 +121,58 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
     throw DTypeError("CrossEntropyLoss: expected weight of the input's dtype " +
                      std::string(dtype_name(input.dtype())) + ", got " +
                      std::string(dtype_name(w.dtype())) + " (as torch; convert one of them)");
-  const DType t = is_floating_point(input.dtype()) ? input.dtype() : DType::float32;
-  // One-hot rows without a gather kernel: 1 - |c - t| is 1 at c == t and <= 0 elsewhere
-  // (exact for integer class indices), so relu of it is the one-hot matrix.
-  // The indices 0..C-1 are uploaded once, not every step (a host upload waits).
-  if (!classes_.defined() || classes_.device() != input.device() || classes_.dtype() != t ||
+  const double e = label_smoothing_;
+  const Tensor logp = log_softmax(rows_of_classes(input, samples), 1);  // [M, C]
+  const Tensor weighted = w.defined() ? logp * w : logp;
+  const DType t = logp.dtype();
+
+  if (probabilities) {  // torch's cross_entropy with class probabilities
+    Tensor p = rows_of_classes(target, samples);
+    if (e > 0) p = p * (1.0 - e) + e / static_cast<double>(classes);
+    const Tensor per = -(weighted * p).sum(1);  // [M]
+    if (reduction_ == Reduction::mean) return per.sum() / static_cast<double>(samples);
+    return reduced(per.reshape(per_sample), reduction_);
+  }
+
+  const Tensor indices = target.reshape({samples});
+  const Tensor ignored = eq(indices, detail::scalar_operand(indices, ignore_index_));
+  if (check_targets_ && samples > 0) {
+    // The range of the targets not ignored; both reductions are queued before the first wait.
+    const Tensor counted =
+        where(ignored, detail::scalar_operand(indices, std::int64_t{0}), indices);
+    const Tensor lo = counted.min(), hi = counted.max();
+    for (const std::int64_t v : {lo.item<std::int64_t>(), hi.item<std::int64_t>()})
+      if (v < 0 || v >= classes)
+        throw IndexError("CrossEntropyLoss: target " + std::to_string(v) +
+                         " is out of bounds for " + std::to_string(classes) + " classes");
+  }
+  // One-hot rows without a gather kernel (gather checks its indices: a host wait): 1 - |c - t|
+  // is 1 at c == t and <= 0 elsewhere, so relu of it is the one-hot matrix, computed in a
+  // dtype that holds every class index exactly (in bfloat16, classes 300 and 301 were one
+  // value past 256, and float16's past 2048, which made the loss of a 16-bit model with more
+  // classes wrong) and then converted: 0 and 1 are exact in any dtype. The indices 0..C-1 are
+  // uploaded once, not every step (a host upload waits).
+  const DType exact = classes <= (std::int64_t{1} << 24) ? DType::float32 : DType::float64;
+  if (!classes_.defined() || classes_.device() != input.device() || classes_.dtype() != exact ||
       classes_.numel() != classes)
-    classes_ = arange(0, static_cast<double>(classes), 1, TensorOptions(input.device()).dtype(t));
-  const Tensor& cls = classes_;
-  const Tensor one_hot = relu(1.0 - abs(cls - target.to(t).unsqueeze(1)));
-  const Tensor rows = w.defined() ? one_hot * w : one_hot;
-  const Tensor loss = -(rows * log_softmax(input, 1)).sum() / rows.sum();
-  if (check_targets_) return loss;
-  // Unchecked: a row with no class (target outside [0, C)) has missing = 1, and
-  // sqrt(-1) = NaN poisons the loss; valid rows add sqrt(-0) = -0. The term takes no
-  // gradient (it does not depend on the input).
-  const Tensor missing = 1.0 - one_hot.sum(1);
-  return loss + sqrt(-missing).sum();
+    classes_ =
+        arange(0, static_cast<double>(classes), 1, TensorOptions(input.device()).dtype(exact));
+  const Tensor keep = logical_not(ignored).to(exact).unsqueeze(1);  // [M, 1]
+  const Tensor one_hot = relu(1.0 - abs(classes_ - indices.to(exact).unsqueeze(1))) * keep;
+  const Tensor rows = w.defined() ? one_hot.to(t) * w : one_hot.to(t);  // w[t_i] at t_i
+  Tensor per = -(rows * logp).sum(1);                                   // [M]
+  if (e > 0)
+    per = per * (1.0 - e) -
+          weighted.sum(1) * keep.squeeze(1).to(t) * (e / static_cast<double>(classes));
+  if (!check_targets_) {
+    // Unchecked: a row whose target is neither a class nor ignore_index has missing = 1, and
+    // sqrt(-1) = NaN poisons its loss; the others add sqrt(-0) = -0. The term takes no
+    // gradient (it does not depend on the input).
+    const Tensor missing = (1.0 - one_hot.sum(1, true)) * keep;
+    per = per + sqrt(-missing.squeeze(1)).to(t);
+  }
+  if (reduction_ == Reduction::mean) return per.sum() / rows.sum();  // torch: / sum of w[t_i]
+  return reduced(per.reshape(per_sample), reduction_);
 }
 
 }  // namespace hetero::nn

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/loss.hpp
-/// Loss functions: modules called as loss(input, target) returning a 0-d tensor on the
-/// input's device (mean reduction, as PyTorch's default). A loss's state (the class
-/// weights of CrossEntropyLoss) is a buffer, so `criterion.to(d)` moves it — the
-/// companion article's `criterion.cuda()` — and forgetting to is a
-/// DeviceMismatchError, never a silent copy.
+/// Loss functions: modules called as loss(input, target) returning a tensor on the input's
+/// device: 0-d for the mean (PyTorch's default) and sum reductions, the per-element losses
+/// for Reduction::none. A loss's state (the class weights of CrossEntropyLoss) is a buffer,
+/// so `criterion.to(d)` moves it — the companion article's `criterion.cuda()` — and
+/// forgetting to is a DeviceMismatchError, never a silent copy.
+#include <cstdint>
+
 #include <hetero/nn/module.hpp>
 
 namespace hetero::nn {
 
+/// How a loss reduces its per-element values, as torch's `reduction` argument: `none` gives
+/// them (the target's shape), `mean` their (weighted) mean, `sum` their sum.
+enum class Reduction { none, mean, sum };
+
 /// Base of losses. forward(x) alone is an Error: a loss needs a target.
 class HETERO_API Loss : public Module {
  public:
-  /// The loss of `input` against `target`, a 0-d tensor on input's device.
+  /// The loss of `input` against `target`, on input's device (see the file comment).
   virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
   /// forward(input, target).
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
@@ -21,32 +27,58 @@ class HETERO_API Loss : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
-/// mean((input - target)^2), as torch.nn.MSELoss. Equal shapes (ShapeError otherwise),
-/// floating dtypes.
+/// (input - target)^2 reduced, as torch.nn.MSELoss(reduction): mean by default. Equal shapes
+/// (ShapeError otherwise), floating dtypes. The mean of no elements is NaN, as torch.
 class HETERO_API MSELoss : public Loss {
  public:
+  explicit MSELoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
   using Loss::forward;
-  /// The mean squared error (see the class comment).
+  /// The squared errors, reduced (see the class comment).
   Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  Reduction reduction_;
 };
 
-/// Cross entropy of logits, as torch.nn.CrossEntropyLoss(weight) with class-index
-/// targets and mean reduction:
-///   loss = -sum_i w[t_i] * log_softmax(input)[i, t_i] / sum_i w[t_i]
-/// input: [N, C] floating logits; target: [N] int64 class indices in [0, C) (DTypeError for
-/// another dtype); weight: optional [C] class weights of the input's dtype (DTypeError else,
-/// as torch), the buffer "weight". ShapeError for other shapes. A target outside [0, C)
-/// raises IndexError naming it (as torch), which reads the target's min and max from the
-/// device: one host wait per call. With check_targets = false there is no wait, and such a
-/// target makes the loss NaN instead (never silently dropped): for validated labels.
+/// CrossEntropyLoss's arguments, torch.nn.CrossEntropyLoss's names and defaults.
+struct CrossEntropyLossOptions {
+  Tensor weight = {};                     ///< [C] class weights; undefined: every class 1
+  std::int64_t ignore_index = -100;       ///< class-index targets equal to it count nothing
+  Reduction reduction = Reduction::mean;  ///< see Reduction
+  double label_smoothing = 0.0;           ///< in [0, 1]: the target mixed with uniform 1 / C
+  bool check_targets = true;              ///< see CrossEntropyLoss's class comment
+};
+
+/// Cross entropy of logits, as torch.nn.CrossEntropyLoss (torch 1.13's formulas,
+/// aten/src/ATen/native/LossNLL.cpp). input: [N, C], [C] (one sample) or [N, C, d1, ...]
+/// floating logits, class dimension 1. target, either
+///  - int64 class indices of input's shape without C ([N], [], [N, d1, ...]; DTypeError for
+///    another integer dtype): loss_i = -w[t_i] log_softmax(input)[i, t_i], 0 where
+///    t_i == ignore_index; the mean divides their sum by the sum of w[t_i] over the targets not
+///    ignored (NaN when all are). A target outside [0, C) that is not ignore_index raises
+///    IndexError naming it (as torch), which reads the targets' range from the device: one
+///    host wait per call; with check_targets = false there is no wait, and such a target
+///    makes its loss NaN instead (never silently dropped): for validated labels.
+///  - or class probabilities of input's shape and floating dtype: loss_i = -sum_c w[c]
+///    p[i, c] log_softmax(input)[i, c]; the mean divides by the number of samples
+///    (N * d1 * ...), not by the weights (as torch); an ignore_index other than -100 is a
+///    ValueError (torch's "not supported for floating point target").
+/// label_smoothing e mixes each target with the uniform distribution: (1 - e) times the
+/// loss above plus e / C times -sum_c w[c] log_softmax(input)[i, c] (for class indices: 0
+/// where ignored, and the mean over the same divisor). weight: [C] of the input's dtype
+/// (DTypeError else, as torch), the buffer "weight". ShapeError for other shapes, ValueError
+/// for label_smoothing outside [0, 1].
 class HETERO_API CrossEntropyLoss : public Loss {
  public:
   /// `weight` undefined: every class weighs 1. ShapeError when weight is not 1-D.
   /// `check_targets`: raise for a target outside [0, C) (one host wait per call), or give a
   /// NaN loss without waiting.
   explicit CrossEntropyLoss(Tensor weight = {}, bool check_targets = true);
+  /// All of torch's arguments (CrossEntropyLossOptions). ShapeError when weight is not 1-D,
+  /// ValueError for label_smoothing outside [0, 1].
+  explicit CrossEntropyLoss(CrossEntropyLossOptions options);
   using Loss::forward;
-  /// The weighted mean cross entropy (see the class comment).
+  /// The cross entropy, reduced (see the class comment).
   Tensor forward(const Tensor& input, const Tensor& target) override;
   /// Module::to(d) (moves the class weights), returning this loss.
   CrossEntropyLoss& to(const Device& d) {
@@ -59,6 +91,9 @@ class HETERO_API CrossEntropyLoss : public Loss {
  private:
   bool has_weight_ = false;
   bool check_targets_ = true;
+  std::int64_t ignore_index_ = -100;
+  Reduction reduction_ = Reduction::mean;
+  double label_smoothing_ = 0.0;
   Tensor classes_;  // [C] class indices on the input's device, uploaded once per device/dtype/C
 };
 
