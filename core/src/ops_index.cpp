@@ -17,6 +17,7 @@
 #include "autograd/formulas.hpp"
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
+#include "gather_unchecked.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 
@@ -97,15 +98,20 @@ namespace {
 
 // gather's range check and gradient, shared with index_select (`op` and `node` name them;
 // `indices` holds the values of `index`, which may be an expanded view of it).
-Tensor gather_checked(const char* op, const char* node, const Tensor& input, std::int64_t d,
-                      const Tensor& index, const Tensor& indices) {
-  check_index_range(op, indices, d, size_1d(input, d));
+// The gather itself, recorded as `node` (the range is checked, or known).
+Tensor recorded_gather(const char* node, const Tensor& input, std::int64_t d, const Tensor& index) {
   const Tensor out = detail::untracked([&] { return run_gather(input, d, index); });
   return detail::record(node, out, {input}, [&] {
     return [shape = input.shape(), d, idx = detail::saved(index)](const Tensor& g) {
       return detail::formulas::gather(g, shape, d, idx);
     };
   });
+}
+
+Tensor gather_checked(const char* op, const char* node, const Tensor& input, std::int64_t d,
+                      const Tensor& index, const Tensor& indices) {
+  check_index_range(op, indices, d, size_1d(input, d));
+  return recorded_gather(node, input, d, index);
 }
 
 void check_same_rank(const char* op, const Tensor& input, const Tensor& index) {
@@ -153,6 +159,11 @@ Tensor gather(const Tensor& input, std::int64_t dim, const Tensor& index) {
                        " to be smaller than input " + shape_str(input.shape()) +
                        " apart from dimension " + std::to_string(d) + " (as torch)");
   return gather_checked("gather", "GatherBackward", input, d, index, index);
+}
+
+Tensor detail::gather_unchecked(const Tensor& input, std::int64_t d, const Tensor& index) {
+  const detail::prof::Scope op_scope("gather", input);
+  return recorded_gather("GatherBackward", input, d, index);
 }
 
 Tensor scatter_add(const Tensor& input, std::int64_t dim, const Tensor& index, const Tensor& src) {

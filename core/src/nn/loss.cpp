@@ -8,6 +8,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "../gather_unchecked.hpp"
 #include "../op_helpers.hpp"
 
 namespace hetero::nn {
@@ -136,42 +137,34 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
 
   const Tensor indices = target.reshape({samples});
   const Tensor ignored = eq(indices, detail::scalar_operand(indices, ignore_index_));
+  const Tensor zero = detail::scalar_operand(indices, std::int64_t{0});
+  Tensor counted = where(ignored, zero, indices);  // ignored targets read class 0, then count 0
+  Tensor stray;  // unchecked: the targets outside [0, C), not ignored
   if (check_targets_ && samples > 0) {
-    // The range of the targets not ignored; both reductions are queued before the first wait.
-    const Tensor counted =
-        where(ignored, detail::scalar_operand(indices, std::int64_t{0}), indices);
+    // Both reductions are queued before the first wait.
     const Tensor lo = counted.min(), hi = counted.max();
     for (const std::int64_t v : {lo.item<std::int64_t>(), hi.item<std::int64_t>()})
       if (v < 0 || v >= classes)
         throw IndexError("CrossEntropyLoss: target " + std::to_string(v) +
                          " is out of bounds for " + std::to_string(classes) + " classes");
+  } else if (!check_targets_) {
+    stray = logical_or(lt(counted, 0.0), ge(counted, static_cast<double>(classes)));
+    counted = where(stray, zero, counted);
   }
-  // One-hot rows without a gather kernel (gather checks its indices: a host wait): 1 - |c - t|
-  // is 1 at c == t and <= 0 elsewhere, so relu of it is the one-hot matrix, computed in a
-  // dtype that holds every class index exactly (in bfloat16, classes 300 and 301 were one
-  // value past 256, and float16's past 2048, which made the loss of a 16-bit model with more
-  // classes wrong) and then converted: 0 and 1 are exact in any dtype. The indices 0..C-1 are
-  // uploaded once, not every step (a host upload waits).
-  const DType exact = classes <= (std::int64_t{1} << 24) ? DType::float32 : DType::float64;
-  if (!classes_.defined() || classes_.device() != input.device() || classes_.dtype() != exact ||
-      classes_.numel() != classes)
-    classes_ =
-        arange(0, static_cast<double>(classes), 1, TensorOptions(input.device()).dtype(exact));
-  const Tensor keep = logical_not(ignored).to(exact).unsqueeze(1);  // [M, 1]
-  const Tensor one_hot = relu(1.0 - abs(classes_ - indices.to(exact).unsqueeze(1))) * keep;
-  const Tensor rows = w.defined() ? one_hot.to(t) * w : one_hot.to(t);  // w[t_i] at t_i
-  Tensor per = -(rows * logp).sum(1);                                   // [M]
-  if (e > 0)
-    per = per * (1.0 - e) -
-          weighted.sum(1) * keep.squeeze(1).to(t) * (e / static_cast<double>(classes));
-  if (!check_targets_) {
-    // Unchecked: a row whose target is neither a class nor ignore_index has missing = 1, and
-    // sqrt(-1) = NaN poisons its loss; the others add sqrt(-0) = -0. The term takes no
-    // gradient (it does not depend on the input).
-    const Tensor missing = (1.0 - one_hot.sum(1, true)) * keep;
-    per = per + sqrt(-missing.squeeze(1)).to(t);
-  }
-  if (reduction_ == Reduction::mean) return per.sum() / rows.sum();  // torch: / sum of w[t_i]
+  // log_softmax at each target, and its class weight: gathers of O(N) elements (a one-hot
+  // [N, C] matrix was five [N, C] temporaries, 2.6 GB for 4096 targets of 32000 classes, and
+  // in a 16-bit dtype it merged classes the dtype cannot tell apart). The indices are in
+  // range by now, so the gathers read no range from the device (no host wait).
+  const Tensor kept = logical_not(ignored).to(t);
+  const Tensor at_target =
+      detail::gather_unchecked(logp, 1, counted.unsqueeze(1)).squeeze(1);  // [M]
+  const Tensor weight_of = w.defined() ? detail::gather_unchecked(w, 0, counted) * kept : kept;
+  Tensor per = -(at_target * weight_of);  // [M]: -w[t_i] log p_i, 0 where ignored
+  if (e > 0) per = per * (1.0 - e) - weighted.sum(1) * kept * (e / static_cast<double>(classes));
+  // Unchecked: a stray target's loss is NaN (sqrt(-1)), never silently a class's; the others
+  // add sqrt(-0) = -0. The term takes no gradient (it does not depend on the input).
+  if (stray.defined()) per = per + sqrt(-stray.to(t));
+  if (reduction_ == Reduction::mean) return per.sum() / weight_of.sum();  // torch: / sum w[t_i]
   return reduced(per.reshape(per_sample), reduction_);
 }
 

@@ -31,6 +31,7 @@ class HETERO_API Loss : public Module {
 /// (ShapeError otherwise), floating dtypes. The mean of no elements is NaN, as torch.
 class HETERO_API MSELoss : public Loss {
  public:
+  /// A loss reducing as `reduction` (torch's default: the mean).
   explicit MSELoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
   using Loss::forward;
   /// The squared errors, reduced (see the class comment).
@@ -94,7 +95,6 @@ class HETERO_API CrossEntropyLoss : public Loss {
   std::int64_t ignore_index_ = -100;
   Reduction reduction_ = Reduction::mean;
   double label_smoothing_ = 0.0;
-  Tensor classes_;  // [C] class indices on the input's device, uploaded once per device/dtype/C
 };
 
 }  // namespace hetero::nn
