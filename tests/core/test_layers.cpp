@@ -133,6 +133,47 @@ TEST(Losses, CrossEntropyReductionsIgnoreIndexAndSmoothing) {
         << dtype_name(d);
 }
 
+// The regression and binary losses at the edges the random cases of test_torch_layers keep
+// away from, and what they refuse (values and errors from torch 1.13).
+TEST(Losses, RegressionAndBinaryLossesAtTheirEdges) {
+  // BCELoss clamps each log at -100: inputs of exactly 0 and 1 give 100, not inf, and the
+  // gradient is torch's (x - y) / max((1 - x) x, 1e-12), -3.3e11 and 3.3e11 here (the mean's
+  // 1/3 included).
+  Tensor x = from_vector<float>({0, 1, 0.5}, {3}).requires_grad_();
+  const Tensor y = from_vector<float>({1, 0, 0.5}, {3});
+  const Tensor each = nn::BCELoss({}, nn::Reduction::none)(x, y);
+  EXPECT_EQ(each.to_vector<float>()[0], 100.0f);
+  EXPECT_EQ(each.to_vector<float>()[1], 100.0f);
+  EXPECT_NEAR(each.to_vector<float>()[2], 0.6931f, 1e-4);
+  nn::BCELoss()(x, y).backward();
+  EXPECT_NEAR(x.grad().to_vector<float>()[0], -3.3333e11f, 1e7);
+  EXPECT_NEAR(x.grad().to_vector<float>()[1], 3.3333e11f, 1e7);
+  EXPECT_EQ(x.grad().to_vector<float>()[2], 0.0f);
+  // Logits of +-100: the stable form gives 100 where log(sigmoid) would give inf.
+  const Tensor logits = nn::BCEWithLogitsLoss({.reduction = nn::Reduction::none})(
+      from_vector<float>({-100, 100, 0}, {3}), from_vector<float>({1, 0, 1}, {3}));
+  EXPECT_NEAR(logits.to_vector<float>()[0], 100.0f, 1e-4);
+  EXPECT_NEAR(logits.to_vector<float>()[1], 100.0f, 1e-4);
+  EXPECT_NEAR(logits.to_vector<float>()[2], 0.6931f, 1e-4);
+  // Refused as torch refuses.
+  EXPECT_THROW(nn::BCELoss()(from_vector<float>({1.5f}, {1}), y.narrow(0, 0, 1)), ValueError);
+  EXPECT_THROW(nn::BCELoss()(from_vector<float>({NAN}, {1}), y.narrow(0, 0, 1)), ValueError);
+  EXPECT_THROW(nn::BCELoss()(x, zeros({2})), ShapeError);
+  EXPECT_THROW(nn::BCELoss()(x.detach(), y.to(DType::float64)), DTypeError);
+  EXPECT_THROW(nn::BCEWithLogitsLoss({.pos_weight = ones({2})})(x.detach(), y), ShapeError);
+  EXPECT_THROW(nn::SmoothL1Loss(nn::Reduction::mean, -1), ValueError);
+  EXPECT_THROW(nn::HuberLoss(nn::Reduction::mean, 0), ValueError);
+  EXPECT_THROW(nn::L1Loss()(x, zeros({2})), ShapeError);
+  // SmoothL1Loss with beta 0 is L1Loss (no division by 0).
+  EXPECT_EQ(nn::SmoothL1Loss(nn::Reduction::sum, 0)(y, zeros({3})).item<float>(), 1.5f);
+  // NLLLoss of log-probabilities is CrossEntropyLoss of the logits.
+  const Tensor z = tensor({{1.0, 2.0, 3.0}, {1.0, 1.0, 1.0}});
+  const Tensor t = from_vector<std::int64_t>({2, 0}, {2});
+  EXPECT_NEAR(nn::NLLLoss()(log_softmax(z, 1), t).item<float>(),
+              nn::CrossEntropyLoss()(z, t).item<float>(), 1e-6);
+  EXPECT_THROW(nn::NLLLoss()(z, from_vector<std::int64_t>({3, 0}, {2})), IndexError);
+}
+
 // As torch's named_parameters() (remove_duplicate=True): a module shared by two parents, or
 // a weight tied between two modules, is listed once under its first name. Listed twice
 // (before), an optimiser stepped it twice per step.

@@ -5,8 +5,9 @@ BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gr
 GroupNorm, scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
-(post- and pre-norm, relu and gelu, masks), with dropout 0; MSELoss and CrossEntropyLoss
-(reductions, class indices or probabilities, weights, ignore_index, label smoothing). Per case `<i>.param.<name>`
+(post- and pre-norm, relu and gelu, masks), with dropout 0; the losses (MSE, L1, SmoothL1,
+Huber, BCE, BCEWithLogits, NLL, CrossEntropy: reductions, weights, ignore_index, label
+smoothing, class probabilities). Per case `<i>.param.<name>`
 (the module's parameters, which the C++ side loads), `<i>.in<k>` (inputs), `<i>.out<k>`
 (outputs), `<i>.grad.<name>` (gradients of sum(out0 * cot) for the inputs that require
 grad and the parameters), `<i>.cot` (the cotangent); the case's arguments as JSON under `<i>`.
@@ -89,12 +90,37 @@ def case(r, i, tensors):
         all_out = [y]
     elif kind == "loss":
         red = r.choice(["mean", "mean", "sum", "none"])
-        a.update(reduction=red, mse=r.random() < 0.25)
-        if a["mse"]:
+        loss = r.choice(["mse", "l1", "smooth_l1", "huber", "bce", "bce_logits", "nll", "ce", "ce", "ce"])
+        a.update(reduction=red, loss=loss)
+        if loss in ("mse", "l1", "smooth_l1", "huber", "bce", "bce_logits"):
             shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
-            x, tg = rand(*shape).requires_grad_(), rand(*shape)
-            y = F.mse_loss(x, tg, reduction=red)
-            ins = [x, tg]
+            x, tg = rand(*shape), rand(*shape)
+            if loss == "mse":
+                y = F.mse_loss(x.requires_grad_(), tg, reduction=red)
+            elif loss == "l1":
+                y = F.l1_loss(x.requires_grad_(), tg, reduction=red)
+            elif loss == "smooth_l1":
+                a["beta"] = r.choice([1.0, 0.5, 0.0, 2.0])
+                y = F.smooth_l1_loss(x.requires_grad_(), tg, reduction=red, beta=a["beta"])
+            elif loss == "huber":
+                a["delta"] = r.choice([1.0, 0.5, 2.0])
+                y = F.huber_loss(x.requires_grad_(), tg, reduction=red, delta=a["delta"])
+            else:
+                last = shape[-1:]  # [] for a 0-d input
+                w = rand(*last).abs() + 0.1 if r.random() < 0.4 else None
+                a["weighted"] = w is not None
+                tg = torch.rand(shape, dtype=dtype) if r.random() < 0.5 else (torch.rand(shape) < 0.5).to(dtype)
+                if loss == "bce":
+                    x = (torch.rand(shape, dtype=dtype) * 0.9 + 0.05).requires_grad_()
+                    y = F.binary_cross_entropy(x, tg, weight=w, reduction=red)
+                    ins_w = [w] if w is not None else []
+                else:
+                    pw = rand(*last).abs() + 0.2 if r.random() < 0.4 else None
+                    a["pos_weighted"] = pw is not None
+                    x = (rand(*shape) * 3).requires_grad_()
+                    y = F.binary_cross_entropy_with_logits(x, tg, weight=w, reduction=red, pos_weight=pw)
+                    ins_w = ([w] if w is not None else []) + ([pw] if pw is not None else [])
+            ins = [x, tg] + (ins_w if loss in ("bce", "bce_logits") else [])
         else:
             C = r.randint(1, 5)
             layout = r.choice(["nc", "nc", "c", "ncd"])
@@ -118,8 +144,16 @@ def case(r, i, tensors):
                 if bool((tg == ignore).all()):  # a mean over nothing is NaN on both sides
                     tg.view(-1)[-1] = (ignore + 1) % C if 0 <= ignore < C else 0
             w = rand(C).abs() + 0.1 if a["weighted"] else None
-            y = F.cross_entropy(x, tg, weight=w, ignore_index=ignore, reduction=red,
-                                label_smoothing=a["label_smoothing"])
+            if loss == "nll":
+                a["probs"], a["label_smoothing"] = False, 0.0
+                if probs:
+                    tg = torch.randint(0, C, per)
+                x_in = torch.log_softmax(x.detach(), 0 if layout == "c" else 1).requires_grad_()
+                y = F.nll_loss(x_in, tg, weight=w, ignore_index=ignore, reduction=red)
+                x = x_in
+            else:
+                y = F.cross_entropy(x, tg, weight=w, ignore_index=ignore, reduction=red,
+                                    label_smoothing=a["label_smoothing"])
             ins = [x, tg] + ([w] if w is not None else [])
         grads_of, all_out = [("in0", x)], [y]
     elif kind == "sdpa":

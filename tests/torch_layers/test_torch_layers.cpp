@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
-// TransformerEncoderLayer, MSELoss and CrossEntropyLoss against PyTorch: make_cases.py (run by
+// TransformerEncoderLayer and the losses against PyTorch: make_cases.py (run by
 // run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's parameters,
 // inputs, outputs and the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE
 // (default cpu) with torch's parameters loaded by name, and compared: |got - want| <= tol (1 +
@@ -96,15 +96,33 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       const nn::Reduction r = reduction == "none"  ? nn::Reduction::none
                               : reduction == "sum" ? nn::Reduction::sum
                                                    : nn::Reduction::mean;
-      if (a["mse"]) {
+      const std::string loss = a["loss"];
+      const auto weight_at = [&](std::size_t k) { return k < in.size() ? in[k] : Tensor(); };
+      if (loss == "mse") {
         y = nn::MSELoss(r)(x, in[1]);
+      } else if (loss == "l1") {
+        y = nn::L1Loss(r)(x, in[1]);
+      } else if (loss == "smooth_l1") {
+        y = nn::SmoothL1Loss(r, a["beta"])(x, in[1]);
+      } else if (loss == "huber") {
+        y = nn::HuberLoss(r, a["delta"])(x, in[1]);
+      } else if (loss == "bce") {
+        y = nn::BCELoss(a["weighted"] ? in[2] : Tensor(), r)(x, in[1]);
+      } else if (loss == "bce_logits") {
+        const Tensor w = a["weighted"] ? in[2] : Tensor();
+        const Tensor pw = a["pos_weighted"] ? weight_at(a["weighted"] ? 3 : 2) : Tensor();
+        y = nn::BCEWithLogitsLoss({.weight = w, .reduction = r, .pos_weight = pw})(x, in[1]);
+      } else if (loss == "nll") {
+        y = nn::NLLLoss({.weight = a["weighted"] ? in[2] : Tensor(),
+                         .ignore_index = a["ignore_index"],
+                         .reduction = r})(x, in[1]);
       } else {
-        nn::CrossEntropyLoss loss(
+        nn::CrossEntropyLoss ce(
             nn::CrossEntropyLossOptions{.weight = a["weighted"] ? in[2] : Tensor(),
                                         .ignore_index = a["ignore_index"],
                                         .reduction = r,
                                         .label_smoothing = a["label_smoothing"]});
-        y = loss(x, in[1]);
+        y = ce(x, in[1]);
       }
       out.push_back(y);
     } else if (kind == "sdpa") {

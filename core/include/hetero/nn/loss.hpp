@@ -41,6 +41,136 @@ class HETERO_API MSELoss : public Loss {
   Reduction reduction_;
 };
 
+/// |input - target| reduced, as torch.nn.L1Loss(reduction). Equal shapes (ShapeError
+/// otherwise). Gradient sign(input - target), 0 where they are equal (as torch).
+class HETERO_API L1Loss : public Loss {
+ public:
+  /// A loss reducing as `reduction` (torch's default: the mean).
+  explicit L1Loss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
+  using Loss::forward;
+  /// The absolute errors, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  Reduction reduction_;
+};
+
+/// As torch.nn.SmoothL1Loss(reduction, beta): with d = |input - target|, 0.5 d^2 / beta where
+/// d < beta, else d - 0.5 beta; beta = 0 is L1Loss. Equal shapes (ShapeError otherwise).
+class HETERO_API SmoothL1Loss : public Loss {
+ public:
+  /// ValueError for a negative or NaN beta (as torch).
+  explicit SmoothL1Loss(Reduction reduction = Reduction::mean, double beta = 1.0);
+  using Loss::forward;
+  /// The smooth L1 errors, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  Reduction reduction_;
+  double beta_;
+};
+
+/// As torch.nn.HuberLoss(reduction, delta): with d = |input - target|, 0.5 d^2 where
+/// d < delta, else delta (d - 0.5 delta) (SmoothL1Loss with beta = delta, times delta).
+/// Equal shapes (ShapeError otherwise).
+class HETERO_API HuberLoss : public Loss {
+ public:
+  /// ValueError for delta <= 0 or NaN (as torch).
+  explicit HuberLoss(Reduction reduction = Reduction::mean, double delta = 1.0);
+  using Loss::forward;
+  /// The Huber errors, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  Reduction reduction_;
+  double delta_;
+};
+
+/// NLLLoss's arguments, torch.nn.NLLLoss's names and defaults.
+struct NLLLossOptions {
+  Tensor weight = {};                     ///< [C] class weights; undefined: every class 1
+  std::int64_t ignore_index = -100;       ///< targets equal to it count nothing
+  Reduction reduction = Reduction::mean;  ///< see Reduction
+  bool check_targets = true;              ///< as CrossEntropyLoss's
+};
+
+/// The negative log-likelihood of log-probabilities, as torch.nn.NLLLoss (torch 1.13's
+/// nll_loss): input [N, C], [C] or [N, C, d1, ...] (log_softmax's output, class dimension
+/// 1), target int64 class indices of input's shape without C; loss_i = -w[t_i] input[i, t_i],
+/// 0 where t_i == ignore_index; the mean divides by the sum of w[t_i] over the targets not
+/// ignored (NaN when all are). CrossEntropyLoss is log_softmax then this. Errors and
+/// check_targets as CrossEntropyLoss's; the weight is the buffer "weight".
+class HETERO_API NLLLoss : public Loss {
+ public:
+  /// ShapeError when weight is not 1-D.
+  explicit NLLLoss(NLLLossOptions options = {});
+  using Loss::forward;
+  /// The negative log-likelihood, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+  /// The class weights (undefined when none).
+  Tensor class_weight() const;
+
+ private:
+  bool has_weight_ = false;
+  bool check_targets_ = true;
+  std::int64_t ignore_index_ = -100;
+  Reduction reduction_ = Reduction::mean;
+};
+
+/// Binary cross entropy of probabilities, as torch.nn.BCELoss(weight, reduction) (torch
+/// 1.13's binary_cross_entropy): -w (y log x + (1 - y) log(1 - x)), each log clamped to at
+/// least -100 (so x = 0 or 1 gives 100, not inf). input x and target y of one shape and
+/// floating dtype (ShapeError, DTypeError); weight (the buffer "weight") broadcasts to it.
+/// ValueError unless every x lies in [0, 1] (NaN included), as torch, which costs one read
+/// of the range (a host wait) per call; for logits, BCEWithLogitsLoss. Gradient torch's:
+/// g w (x - y) / max((1 - x) x, 1e-12); none to the target.
+class HETERO_API BCELoss : public Loss {
+ public:
+  /// `weight` undefined: every element weighs 1.
+  explicit BCELoss(Tensor weight = {}, Reduction reduction = Reduction::mean);
+  using Loss::forward;
+  /// The binary cross entropy, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+  /// The weight (undefined when none).
+  Tensor class_weight() const;
+
+ private:
+  bool has_weight_ = false;
+  Reduction reduction_;
+};
+
+/// BCEWithLogitsLoss's arguments, torch.nn.BCEWithLogitsLoss's names and defaults.
+struct BCEWithLogitsLossOptions {
+  Tensor weight = {};                     ///< broadcast to the input; undefined: 1
+  Reduction reduction = Reduction::mean;  ///< see Reduction
+  Tensor pos_weight = {};                 ///< weight of the positive term ([C] along the last
+                                          ///< dimension); undefined: 1
+};
+
+/// Binary cross entropy of logits, as torch.nn.BCEWithLogitsLoss (torch 1.13's
+/// binary_cross_entropy_with_logits): with p = pos_weight, -w (p y log sigmoid(x) + (1 - y)
+/// log(1 - sigmoid(x))), computed in torch's stable form (1 - y) x + (1 + (p - 1) y)
+/// (log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), which never overflows. input and
+/// target of one shape and floating dtype (ShapeError, DTypeError); weight and pos_weight
+/// (buffers) broadcast to it, of its dtype.
+class HETERO_API BCEWithLogitsLoss : public Loss {
+ public:
+  /// See BCEWithLogitsLossOptions.
+  explicit BCEWithLogitsLoss(BCEWithLogitsLossOptions options = {});
+  using Loss::forward;
+  /// The binary cross entropy of sigmoid(input), reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+  /// The weight (undefined when none).
+  Tensor class_weight() const;
+  /// The positive weight (undefined when none).
+  Tensor pos_weight() const;
+
+ private:
+  bool has_weight_ = false;
+  bool has_pos_weight_ = false;
+  Reduction reduction_;
+};
+
 /// CrossEntropyLoss's arguments, torch.nn.CrossEntropyLoss's names and defaults.
 struct CrossEntropyLossOptions {
   Tensor weight = {};                     ///< [C] class weights; undefined: every class 1
