@@ -4,7 +4,9 @@
 #include <hetero/nn/loss.hpp>
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
@@ -34,6 +36,15 @@ void check_operand(const char* who, const char* what, const Tensor& t, const Ten
                      " does not broadcast to the input's " + detail::shape_str(input.shape()));
 }
 
+// The checks both binary losses make: one shape, a target of the input's floating dtype,
+// and weights (undefined: none) that broadcast to the input.
+void check_binary(const char* who, const Tensor& input, const Tensor& target,
+                  std::initializer_list<std::pair<const char*, const Tensor*>> weights) {
+  loss_detail::check_same_shape(who, input, target);
+  check_operand(who, "target", target, input, false);
+  for (const auto& [what, w] : weights) check_operand(who, what, *w, input, true);
+}
+
 }  // namespace
 
 BCELoss::BCELoss(Tensor weight, Reduction reduction)
@@ -47,10 +58,8 @@ Tensor BCELoss::class_weight() const {
 
 Tensor BCELoss::forward(const Tensor& input, const Tensor& target) {
   const char* who = "BCELoss";
-  loss_detail::check_same_shape(who, input, target);
-  check_operand(who, "target", target, input, false);
   const Tensor w = class_weight();
-  check_operand(who, "weight", w, input, true);
+  check_binary(who, input, target, {{"weight", &w}});
   if (input.numel() > 0) {
     // torch's check, which its kernels make element by element; here one read of the range
     // (a host wait), both reductions queued first. NaN fails it, as in torch.
@@ -100,12 +109,8 @@ Tensor BCEWithLogitsLoss::pos_weight() const {
 }
 
 Tensor BCEWithLogitsLoss::forward(const Tensor& input, const Tensor& target) {
-  const char* who = "BCEWithLogitsLoss";
-  loss_detail::check_same_shape(who, input, target);
-  check_operand(who, "target", target, input, false);
   const Tensor w = class_weight(), pw = pos_weight();
-  check_operand(who, "weight", w, input, true);
-  check_operand(who, "pos_weight", pw, input, true);
+  check_binary("BCEWithLogitsLoss", input, target, {{"weight", &w}, {"pos_weight", &pw}});
   // torch's stable form: (1 - y) x + l (log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0),
   // l = 1 + (pos_weight - 1) y (1 without pos_weight): log(1 + exp(-x)) never overflows.
   const Tensor m = clamp(-input, Number(0.0), std::nullopt);
