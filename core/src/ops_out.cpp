@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// add_out, sub_out, mul_out and div_out (ops_out.hpp): torch's out= rules around the
-// element-wise kernels. One pass into out's own elements when a, b and out share a dtype;
-// otherwise the public op, then one converting copy into out.
+// add_out, sub_out, mul_out and div_out (ops_out.hpp) and the in-place add_, sub_, mul_ and
+// div_ (tensor_inplace.cpp): torch's out= and in-place rules around the element-wise
+// kernels. One pass into out's own elements when a, b and out share a dtype; otherwise the
+// public op, then one converting copy into out.
 #include <hetero/ops_out.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "binary_into_existing.hpp"
 #include "op_helpers.hpp"
 #include "storage.hpp"
 #include "tensor_impl.hpp"
@@ -79,19 +81,35 @@ Tensor compute(BinaryOp op, const Tensor& a, const Tensor& b) {
   }
 }
 
-Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
-  const std::string name = std::string(op_name(op)) + "_out";
-  if (!out.defined()) throw Error(name + ": out is an undefined tensor");
+}  // namespace
+
+namespace detail {
+
+Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
+                             bool in_place) {
+  const std::string name = std::string(op_name(op)) + (in_place ? "_" : "_out");
+  if (!out.defined())
+    throw Error(name + ": " + (in_place ? "self" : "out") + " is an undefined tensor");
   detail::impl_of(a, name.c_str());
   detail::impl_of(b, name.c_str());
   detail::check_same_device(name.c_str(), {&a, &b, &out});
-  if (is_grad_enabled() && (a.requires_grad() || b.requires_grad() || out.requires_grad()))
+  const bool grad =
+      is_grad_enabled() && (a.requires_grad() || b.requires_grad() || out.requires_grad());
+  if (grad && !in_place)
     throw Error(name +
                 ": functions with out=... arguments don't support automatic differentiation, "
                 "but one of the arguments requires grad (as torch); call it under NoGradGuard "
                 "or pass detach()ed tensors");
+  if (grad && out.requires_grad() && out.is_leaf())
+    throw Error(name +
+                ": a leaf tensor that requires grad is being used in an in-place operation (as "
+                "torch); write into it under NoGradGuard, as an optimiser step does");
   const Shape shape = detail::broadcast_shapes(name.c_str(), a.shape(), b.shape());
   if (out.shape() != shape) {
+    if (in_place)
+      throw ShapeError(name + ": output with shape " + detail::shape_str(out.shape()) +
+                       " doesn't match the broadcast shape " + detail::shape_str(shape) +
+                       " (as torch)");
     if (out.numel() != 0)
       throw ShapeError(name + ": out has shape " + detail::shape_str(out.shape()) +
                        " but the result has shape " + detail::shape_str(shape) +
@@ -103,8 +121,29 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
   bool through_temporary = false;
   for (const Tensor* in : {&a, &b})
     through_temporary = overlap(name.c_str(), *in, out) == Overlap::unknown || through_temporary;
-  NoGradGuard no_grad;
   const DType t = out.dtype();
+  const auto check_cast = [&](DType from) {
+    if (!can_cast(from, t))
+      throw DTypeError(name + ": result type " + std::string(dtype_name(from)) +
+                       " can't be cast to the desired output type " + std::string(dtype_name(t)) +
+                       " (as torch)");
+  };
+  if (grad) {
+    // Note [In-place ops]: the op out of place with its usual history, then copy_ into
+    // out, which records the write (CopyBackwards, or CopySlices on a view's base) and
+    // bumps out's version. mul and div save their operands for backward: an operand that
+    // shares out's memory is saved as a copy, so that the write does not invalidate it
+    // (torch saves the original self the same way where the formula needs it).
+    const auto saved = [&](const Tensor& in) {
+      const bool saves = op == BinaryOp::mul || op == BinaryOp::div;
+      return saves && in.shares_storage(out) ? in.clone() : in;
+    };
+    const Tensor r = compute(op, saved(a), saved(b));
+    check_cast(r.dtype());
+    out.copy_(r);
+    return out;
+  }
+  NoGradGuard no_grad;
   const bool one_pass = !through_temporary && a.dtype() == t && b.dtype() == t &&
                         t != DType::bool_ && (op != BinaryOp::div || is_floating_point(t));
   if (one_pass) {
@@ -112,12 +151,17 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
     return out;
   }
   const Tensor r = compute(op, a, b);
-  if (!can_cast(r.dtype(), t))
-    throw DTypeError(name + ": result type " + std::string(dtype_name(r.dtype())) +
-                     " can't be cast to the desired output type " + std::string(dtype_name(t)) +
-                     " (as torch)");
+  check_cast(r.dtype());
   out.copy_(r);
   return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
+  return detail::binary_into_existing(op, out, a, b, /*in_place=*/false);
 }
 
 // The scalar forms: `s` wrapped as ops.hpp's `a * s` wraps it (after checking that a is

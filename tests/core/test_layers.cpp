@@ -174,6 +174,45 @@ TEST(Losses, RegressionAndBinaryLossesAtTheirEdges) {
   EXPECT_THROW(nn::NLLLoss()(z, from_vector<std::int64_t>({3, 0}, {2})), IndexError);
 }
 
+TEST(Losses, KLDivergenceAsTorch) {
+  // torch: x = [[-1, -2, -0.5], [-0.3, -3, -1]], t = [[0, .5, .5], [.2, 0, .8]]:
+  // kl_div(x, t, reduction=r) is 0.1527 (mean), 0.4582 (batchmean), 0.9165 (sum); the input's
+  // gradient of the sum is -t; the target's is log t + 1 - x, NaN where t is 0.
+  Tensor x = tensor({{-1.0, -2.0, -0.5}, {-0.3, -3.0, -1.0}}).requires_grad_();
+  Tensor t = tensor({{0.0, 0.5, 0.5}, {0.2, 0.0, 0.8}}).requires_grad_();
+  using R = nn::KLDivReduction;
+  EXPECT_NEAR(nn::KLDivLoss()(x, t).item<float>(), 0.1527f, 1e-4);
+  EXPECT_NEAR(nn::KLDivLoss({.reduction = R::batchmean})(x, t).item<float>(), 0.4582f, 1e-4);
+  const Tensor total = nn::KLDivLoss({.reduction = R::sum})(x, t);
+  EXPECT_NEAR(total.item<float>(), 0.9165f, 1e-4);
+  total.backward();
+  EXPECT_TRUE(equal(x.grad(), -t.detach()));
+  const auto gt = t.grad().to_vector<float>();
+  EXPECT_TRUE(std::isnan(gt[0]) && std::isnan(gt[4]));
+  EXPECT_NEAR(gt[1], 2.3069f, 1e-4);
+  // The pointwise values: 0 where t is 0; with log_target the same divergence.
+  const auto each = nn::KLDivLoss({.reduction = R::none})(x, t).to_vector<float>();
+  EXPECT_EQ(each[0], 0.0f);
+  EXPECT_NEAR(each[1], 0.6534f, 1e-4);
+  const Tensor logt = log(tensor({{0.1, 0.5, 0.4}, {0.2, 0.1, 0.7}}));
+  EXPECT_NEAR(nn::KLDivLoss({.reduction = R::sum, .log_target = true})(x, logt).item<float>(),
+              nn::KLDivLoss({.reduction = R::sum})(x, exp(logt)).item<float>(), 1e-5);
+  // batchmean of a 0-d input is its sum; of no samples NaN (0 / 0); a target broadcasts.
+  EXPECT_NEAR(
+      nn::KLDivLoss({.reduction = R::batchmean})(full({}, -1.0), full({}, 0.5)).item<float>(),
+      0.1534f, 1e-4);
+  EXPECT_TRUE(std::isnan(
+      nn::KLDivLoss({.reduction = R::batchmean})(zeros({0, 3}), zeros({0, 3})).item<float>()));
+  EXPECT_NEAR(nn::KLDivLoss({.reduction = R::sum})(zeros({2, 3}), full({3}, 0.5)).item<float>(),
+              -2.0794f, 1e-4);
+  // "kl_div: Integral inputs not supported."; shapes that do not broadcast.
+  EXPECT_THROW(nn::KLDivLoss()(zeros({2}, TensorOptions().dtype(DType::int64)), ones({2})),
+               DTypeError);
+  EXPECT_THROW(nn::KLDivLoss()(zeros({2}), ones({2}, TensorOptions().dtype(DType::int64))),
+               DTypeError);
+  EXPECT_THROW(nn::KLDivLoss()(zeros({2, 3}), zeros({3, 2})), ShapeError);
+}
+
 // As torch's named_parameters() (remove_duplicate=True): a module shared by two parents, or
 // a weight tied between two modules, is listed once under its first name. Listed twice
 // (before), an optimiser stepped it twice per step.

@@ -9,18 +9,10 @@
 
 #include <hetero/hetero.hpp>
 
+#include "same_tensor.hpp"
+
 using namespace hetero;
-
-namespace {
-
-// Whether two tensors hold the same bits (same dtype, shape and elements).
-void expect_same(const Tensor& got, const Tensor& want) {
-  ASSERT_EQ(got.dtype(), want.dtype());
-  ASSERT_EQ(got.shape(), want.shape());
-  EXPECT_TRUE(equal(got, want));
-}
-
-}  // namespace
+using hetero::test::expect_same;
 
 TEST(OpsOut, ValuesAreTheOpsOwnAndLandInOutsElements) {
   manual_seed(3);

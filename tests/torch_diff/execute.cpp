@@ -130,6 +130,16 @@ Tensor scalar_op(const std::string& op, const Tensor& x, S s, bool left) {
   return left ? s / x : x / s;
 }
 
+// x.add_(y), sub_, mul_, div_ (Note [In-place ops]): `x` itself, written; `y` a tensor or a
+// Number.
+template <class Y>
+Tensor in_place(const std::string& op, Tensor x, const Y& y) {
+  if (op == "add") return x.add_(y);
+  if (op == "sub") return x.sub_(y);
+  if (op == "mul") return x.mul_(y);
+  return x.div_(y);
+}
+
 Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {
   const bool all = args["all"].get<bool>();
   const auto dim = args["dim"].get<std::int64_t>();
@@ -370,12 +380,16 @@ Json run(Json& spec, const Device& device) {
   else if (cat == "unary")
     r = unary(op, in[0]);
   else if (cat == "binary")
-    r = binary(op, in[0], in[1]);
+    r = args.value("inplace", false) ? in_place(op, in[0], in[1]) : binary(op, in[0], in[1]);
   else if (cat == "scalar") {
     const bool left = args["left"].get<bool>();
-    r = args["integral"].get<bool>()
-            ? scalar_op(op, in[0], args["scalar"].get<std::int64_t>(), left)
-            : scalar_op(op, in[0], to_double(args["scalar"]), left);
+    const bool integral = args["integral"].get<bool>();
+    if (args.value("inplace", false))
+      r = integral ? in_place(op, in[0], Number(args["scalar"].get<std::int64_t>()))
+                   : in_place(op, in[0], Number(to_double(args["scalar"])));
+    else
+      r = integral ? scalar_op(op, in[0], args["scalar"].get<std::int64_t>(), left)
+                   : scalar_op(op, in[0], to_double(args["scalar"]), left);
   } else if (cat == "reduce")
     r = reduce(op, in[0], args);
   else if (cat == "softmax")

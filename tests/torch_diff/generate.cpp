@@ -198,10 +198,19 @@ Json unary_case(Gen& g) {
   return {{"op", g.pick(kUnary)}, {"inputs", {g.input(t, g.shape(3), true)}}};
 }
 
+// Whether add, sub, mul or div runs in place (x.add_(y), Note [In-place ops]): a quarter of
+// them, drawn last so that the rest of the case is what it was before in-place ops.
+bool in_place(Gen& g, const std::string& op) {
+  const bool arithmetic = op == "add" || op == "sub" || op == "mul" || op == "div";
+  return arithmetic && g.chance(0.25);
+}
+
 Json binary_case(Gen& g) {
   auto [sa, sb] = g.broadcast_pair(0.04);
   const std::string ta = g.dtype(), tb = g.chance(0.5) ? ta : g.dtype();
-  return {{"op", g.pick(kBinary)}, {"inputs", {g.input(ta, sa, true), g.input(tb, sb, true)}}};
+  Json c = {{"op", g.pick(kBinary)}, {"inputs", {g.input(ta, sa, true), g.input(tb, sb, true)}}};
+  if (in_place(g, c["op"].get<std::string>())) c["args"] = {{"inplace", true}};
+  return c;
 }
 
 Json scalar_case(Gen& g) {
@@ -214,10 +223,15 @@ Json scalar_case(Gen& g) {
             : Json(g.uniform(-4, 4));
   else
     s = g.value("float64", true);
-  return {{"op", g.pick(std::array<const char*, 11>{"add", "sub", "mul", "div", "eq", "ne", "lt",
-                                                    "le", "gt", "ge", "pow"})},
-          {"inputs", {g.input(t, g.shape(3), true)}},
-          {"args", {{"scalar", s}, {"integral", integral}, {"left", g.chance(0.3)}}}};
+  Json c = {{"op", g.pick(std::array<const char*, 11>{"add", "sub", "mul", "div", "eq", "ne", "lt",
+                                                      "le", "gt", "ge", "pow"})},
+            {"inputs", {g.input(t, g.shape(3), true)}},
+            {"args", {{"scalar", s}, {"integral", integral}, {"left", g.chance(0.3)}}}};
+  if (in_place(g, c["op"].get<std::string>())) {
+    c["args"]["inplace"] = true;
+    c["args"]["left"] = false;
+  }
+  return c;
 }
 
 Json reduce_case(Gen& g) {

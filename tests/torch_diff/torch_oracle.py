@@ -399,9 +399,13 @@ def compute_torch(case, as_float64, through):
     if cat == "unary":
         return getattr(torch, op)(x[0])
     if cat == "binary":
+        if a.get("inplace"):  # x.add_(y): x itself, written
+            return getattr(x[0], op + "_")(x[1])
         return BINARY[op](x[0], x[1]) if op in BINARY else getattr(torch, op)(x[0], x[1])
     if cat == "scalar":
         s = int(a["scalar"]) if a["integral"] else float(as_number(a["scalar"]))
+        if a.get("inplace"):
+            return getattr(x[0], op + "_")(s)
         return BINARY[op](s, x[0]) if a["left"] else BINARY[op](x[0], s)
     if cat == "reduce":
         return reduce(op, x[0], a)

@@ -90,9 +90,25 @@ def case(r, i, tensors):
         all_out = [y]
     elif kind == "loss":
         red = r.choice(["mean", "mean", "sum", "none"])
-        loss = r.choice(["mse", "l1", "smooth_l1", "huber", "bce", "bce_logits", "nll", "ce", "ce", "ce"])
+        loss = r.choice(["mse", "l1", "smooth_l1", "huber", "bce", "bce_logits", "nll", "ce", "ce", "ce",
+                         "kl_div"])
+        if loss == "kl_div" and r.random() < 0.4:
+            red = "batchmean"
         a.update(reduction=red, loss=loss)
-        if loss in ("mse", "l1", "smooth_l1", "huber", "bce", "bce_logits"):
+        if loss == "kl_div":
+            shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
+            a["log_target"] = r.random() < 0.3
+            x = (torch.log_softmax(rand(*shape), -1) if shape else rand()).requires_grad_()
+            # the target broadcast from fewer dimensions now and then
+            tshape = shape[r.randint(0, len(shape)):] if shape and r.random() < 0.3 else shape
+            p = torch.rand(tshape, dtype=dtype)
+            if a["log_target"]:
+                tg = p.log()
+            else:  # some probabilities exactly 0 (0 log 0 is 0)
+                tg = torch.where(torch.rand(tshape) < 0.2, torch.zeros((), dtype=dtype), p)
+            y = F.kl_div(x, tg, reduction=red, log_target=a["log_target"])
+            ins = [x, tg]
+        elif loss in ("mse", "l1", "smooth_l1", "huber", "bce", "bce_logits"):
             shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
             x, tg = rand(*shape), rand(*shape)
             if loss == "mse":

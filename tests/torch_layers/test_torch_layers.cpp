@@ -112,6 +112,12 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
         const Tensor w = a["weighted"] ? in[2] : Tensor();
         const Tensor pw = a["pos_weighted"] ? weight_at(a["weighted"] ? 3 : 2) : Tensor();
         y = nn::BCEWithLogitsLoss({.weight = w, .reduction = r, .pos_weight = pw})(x, in[1]);
+      } else if (loss == "kl_div") {
+        const nn::KLDivReduction kr = reduction == "none"        ? nn::KLDivReduction::none
+                                      : reduction == "sum"       ? nn::KLDivReduction::sum
+                                      : reduction == "batchmean" ? nn::KLDivReduction::batchmean
+                                                                 : nn::KLDivReduction::mean;
+        y = nn::KLDivLoss({.reduction = kr, .log_target = a["log_target"]})(x, in[1]);
       } else if (loss == "nll") {
         y = nn::NLLLoss({.weight = a["weighted"] ? in[2] : Tensor(),
                          .ignore_index = a["ignore_index"],

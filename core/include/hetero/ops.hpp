@@ -266,30 +266,6 @@ HETERO_API Tensor log_softmax(const Tensor& a, std::int64_t dim);
 HETERO_API Tensor cast(const Tensor& a, DType t);
 
 // --- comparisons and logical ops (interface minor 4) ----------------------------------
-/// A number given to an op beside a tensor, as a Python number to torch (or c10::Scalar): an
-/// integral value stays integral (an int64 tensor clamped to 2 stays int64), a floating one
-/// promotes as `x + 2.5` does. Implicit from any arithmetic type but bool.
-class Number {
- public:
-  /// An integral number (converted to int64).
-  template <IntegralScalar I>
-  Number(I v) : integral_(true), i_(static_cast<std::int64_t>(v)) {}  // NOLINT(implicit)
-  /// A floating number (converted to double).
-  template <std::floating_point F>
-  Number(F v) : d_(static_cast<double>(v)) {}  // NOLINT(implicit)
-  /// Whether it was given as an integral value.
-  bool is_integral() const noexcept { return integral_; }
-  /// The integral value (0 for a floating number).
-  std::int64_t integral() const noexcept { return i_; }
-  /// The value as a double (an integral one converted).
-  double floating() const noexcept { return integral_ ? static_cast<double>(i_) : d_; }
-
- private:
-  bool integral_ = false;
-  std::int64_t i_ = 0;
-  double d_ = 0;
-};
-
 /// Element-wise comparisons, as torch.eq / ne / lt / le / gt / ge: the operands broadcast and
 /// promote as the arithmetic ops (an int32 tensor against 2.5 compares in float32; an
 /// integral scalar wraps into the tensor's dtype, uint8 < 300 compares with 44, as torch),

@@ -20,15 +20,10 @@
 #include <hetero/dtype.hpp>
 #include <hetero/export.hpp>
 #include <hetero/hooks.hpp>
+#include <hetero/number.hpp>
 #include <hetero/tensor_options.hpp>
 
 namespace hetero {
-
-/// An integral C++ type other than bool (int, long, std::size_t, ...): the scalar of the
-/// integral overloads (tensor-scalar ops, arange), which follow torch's rules for a Python
-/// int where a double follows those for a Python float.
-template <class I>
-concept IntegralScalar = std::integral<I> && !std::same_as<I, bool>;
 
 /// Dimensions in elements, outermost first (row-major).
 using Shape = std::vector<std::int64_t>;
@@ -112,6 +107,60 @@ class HETERO_API Tensor {
   /// Error for a leaf that requires grad, a view of one, a view made under NoGradGuard. Not
   /// thread-safe against readers of it or its views. Note [View bases], [copy_ and autograd].
   void copy_(const Tensor& src);
+
+  // --- in-place arithmetic (Note [In-place ops]) -----------------------------------
+  /// this = this + other, this - other, this * other, this / other (true division), written
+  /// into this tensor's own elements, as torch.Tensor.add_ / sub_ / mul_ / div_ (without
+  /// alpha); returns *this. `other` broadcasts to this tensor's shape and the result is
+  /// computed in the promoted dtype (as add() etc.), then stored in this dtype: DTypeError
+  /// when torch refuses that cast (a floating result into an integer tensor, as an int64
+  /// tensor's div_ or add_(1.5); anything but bool into bool); ShapeError when the broadcast
+  /// shape is not this tensor's ("output with shape [3] doesn't match the broadcast shape
+  /// [2, 3]"); DeviceMismatchError for another device; ValueError for an expand()ed
+  /// destination or an `other` that partly overlaps it (x.narrow(0, 1, 3).add_(x.narrow(0,
+  /// 0, 3)); clone() it first), as torch. Autograd as torch's: Error for a leaf that requires
+  /// grad, or a view of one, with grad mode on (an optimiser step writes under
+  /// NoGradGuard); otherwise the new history's gradient is exact, recorded as copy_'s
+  /// (grad_fn_name() "CopyBackwards", or "CopySlices" on a view's base; torch names the op,
+  /// "AddBackward0"). Bumps the version: a backward that saved this tensor then raises.
+  /// Not thread-safe against readers of this tensor or its views.
+  /// @{
+  Tensor& add_(const Tensor& other);
+  Tensor& sub_(const Tensor& other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& div_(const Tensor& other);
+  /// @}
+  /// The same with a number as `other`, wrapped as `x + 2` and `x + 2.5` wrap it
+  /// (ops.hpp): an integral number keeps an integer tensor's dtype (uint8 add_(300) adds
+  /// 44, as torch), a floating one makes it float32 and so DTypeError; div_ is always true
+  /// division.
+  /// @{
+  Tensor& add_(Number other);
+  Tensor& sub_(Number other);
+  Tensor& mul_(Number other);
+  Tensor& div_(Number other);
+  /// @}
+  /// The operators of add_, sub_, mul_ and div_ (as libtorch's).
+  /// @{
+  Tensor& operator+=(const Tensor& other) { return add_(other); }
+  Tensor& operator-=(const Tensor& other) { return sub_(other); }
+  Tensor& operator*=(const Tensor& other) { return mul_(other); }
+  Tensor& operator/=(const Tensor& other) { return div_(other); }
+  Tensor& operator+=(Number other) { return add_(other); }
+  Tensor& operator-=(Number other) { return sub_(other); }
+  Tensor& operator*=(Number other) { return mul_(other); }
+  Tensor& operator/=(Number other) { return div_(other); }
+  /// @}
+  /// Sets every element to `value`, as torch.Tensor.fill_; returns *this. DTypeError when
+  /// the value does not fit this dtype, torch's checked conversion: NaN, inf or a value
+  /// outside the range for an integer dtype (a floating value is truncated: 2.7 gives 2; an
+  /// integral one into uint8 may be as low as -255 and wraps, -1 gives 255), a finite value
+  /// past a floating dtype's largest (float16 1e5); bool takes anything (non-zero is
+  /// true). ValueError for an expand()ed tensor. Autograd as add_: Error for a leaf that
+  /// requires grad with grad mode on; otherwise a zero gradient to the old history.
+  Tensor& fill_(Number value);
+  /// fill_(0), as torch.Tensor.zero_.
+  Tensor& zero_();
 
   // --- views ---------------------------------------------------------------------
   /// Same storage, new shape; one dimension may be -1. Requires a contiguous tensor

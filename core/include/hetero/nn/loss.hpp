@@ -86,6 +86,35 @@ class HETERO_API HuberLoss : public Loss {
   double delta_;
 };
 
+/// How KLDivLoss reduces, as its `reduction` argument: Reduction's three and `batchmean`, the
+/// sum divided by the input's first dimension (the KL divergence per sample; a 0-d input's
+/// sum), which torch recommends over `mean` (the mean over every element).
+enum class KLDivReduction { none, mean, batchmean, sum };
+
+/// KLDivLoss's arguments, torch.nn.KLDivLoss's names and defaults.
+struct KLDivLossOptions {
+  KLDivReduction reduction = KLDivReduction::mean;  ///< see KLDivReduction
+  bool log_target = false;  ///< whether the target holds log-probabilities too
+};
+
+/// The Kullback-Leibler divergence of the target from the input, as torch.nn.KLDivLoss
+/// (torch 1.13's kl_div): input holds log-probabilities; per element t (log t - input) for
+/// a probability target t (0 where t is 0; NaN for t < 0), exp(t) (t - input) with
+/// log_target. input and target broadcast (ShapeError otherwise) and promote as `-` does;
+/// floating input (DTypeError). Gradient -t (-exp(t) with log_target) for the input; for a
+/// target that requires grad, torch's: log t + 1 - input, NaN where t is 0.
+class HETERO_API KLDivLoss : public Loss {
+ public:
+  /// See KLDivLossOptions.
+  explicit KLDivLoss(KLDivLossOptions options = {}) : options_(options) {}
+  using Loss::forward;
+  /// The pointwise divergence, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  KLDivLossOptions options_;
+};
+
 /// NLLLoss's arguments, torch.nn.NLLLoss's names and defaults.
 struct NLLLossOptions {
   Tensor weight = {};                     ///< [C] class weights; undefined: every class 1

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-place arithmetic members of Tensor: add_, sub_, mul_, div_, fill_ and zero_.
+//
+// Note [In-place ops]: as torch's, an in-place op writes into the tensor's own elements and
+// bumps its version (Note [Saved tensor versions]), so a backward that saved the old values
+// raises instead of reading the new ones. Under NoGradGuard, or when nothing involved requires
+// grad, it is the kernel writing straight into the destination (the out= path of ops_out.cpp).
+// With grad mode on and something requiring grad, it is the op out of place followed by copy_
+// into the destination: copy_ already rebases a tensor's history (CopyBackwards) and, for a
+// view, its base's (CopySlices), refuses leaves that require grad and views of them, and
+// bumps the version, so the gradients are torch's exactly; the price is one temporary and one
+// copy, and a grad_fn named after the copy instead of the op.
+#include <string>
+
+#include <hetero/autograd.hpp>
+#include <hetero/error.hpp>
+#include <hetero/factories.hpp>
+#include <hetero/ops.hpp>
+#include <hetero/tensor.hpp>
+
+#include "binary_into_existing.hpp"
+#include "op_helpers.hpp"
+#include "storage.hpp"
+#include "tensor_impl.hpp"
+
+namespace hetero {
+namespace {
+
+Tensor& in_place(BinaryOp op, Tensor& self, const Tensor& other) {
+  return detail::binary_into_existing(op, self, self, other, /*in_place=*/true);
+}
+
+// The number as ops.hpp's `x + 2` and `x + 2.5` wrap it; div_ divides by a floating value,
+// as `x / 2` does.
+Tensor& in_place(BinaryOp op, Tensor& self, Number other) {
+  const std::string name = std::string(op_name(op)) + "_";
+  if (!self.defined()) throw Error(name + ": self is an undefined tensor");
+  const Tensor operand = other.is_integral() && op != BinaryOp::div
+                             ? detail::scalar_operand(self, other.integral())
+                             : detail::scalar_operand(self, other.floating());
+  return in_place(op, self, operand);
+}
+
+// torch's checked conversion of fill_'s value (c10::checked_convert): as full()'s, except
+// that an integral value is exact (every int64 fits int64) and uint8 also takes one down to
+// -255, wrapped (c10's rule for unsigned types: -1 is 255).
+void check_fill_value(Number value, DType t) {
+  if (value.is_integral()) {
+    const std::int64_t v = value.integral();
+    if (t == DType::int64 || (t == DType::uint8 && v >= -255 && v < 0)) return;
+  }
+  detail::check_value_fits("fill_", value.floating(), t);
+}
+
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& other) { return in_place(BinaryOp::add, *this, other); }
+Tensor& Tensor::sub_(const Tensor& other) { return in_place(BinaryOp::sub, *this, other); }
+Tensor& Tensor::mul_(const Tensor& other) { return in_place(BinaryOp::mul, *this, other); }
+Tensor& Tensor::div_(const Tensor& other) { return in_place(BinaryOp::div, *this, other); }
+Tensor& Tensor::add_(Number other) { return in_place(BinaryOp::add, *this, other); }
+Tensor& Tensor::sub_(Number other) { return in_place(BinaryOp::sub, *this, other); }
+Tensor& Tensor::mul_(Number other) { return in_place(BinaryOp::mul, *this, other); }
+Tensor& Tensor::div_(Number other) { return in_place(BinaryOp::div, *this, other); }
+
+Tensor& Tensor::fill_(Number value) {
+  if (!defined()) throw Error("fill_: self is an undefined tensor");
+  const auto& i = checked();
+  check_fill_value(value, i.dtype);
+  detail::check_no_internal_overlap("fill_", i, "");
+  if (is_grad_enabled() && requires_grad()) {  // Note [In-place ops]
+    if (is_leaf())
+      throw Error(
+          "fill_: a leaf tensor that requires grad is being used in an in-place operation (as "
+          "torch); write into it under NoGradGuard, as an optimiser step does");
+    Tensor v = empty({}, TensorOptions(device()).dtype(dtype()));
+    value.is_integral() ? detail::fill(v, value.integral()) : detail::fill(v, value.floating());
+    copy_(v.expand(shape()));
+    return *this;
+  }
+  ++i.storage->version;  // Note [Saved tensor versions]
+  value.is_integral() ? detail::fill(*this, value.integral())
+                      : detail::fill(*this, value.floating());
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+}  // namespace hetero

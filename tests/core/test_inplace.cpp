@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-place members add_ / sub_ / mul_ / div_ / fill_ / zero_ and +=, -=, *=, /= against
+// torch 1.13 (Note [In-place ops]): values are the out-of-place ops' (checked against torch
+// elsewhere), stored in the destination's dtype; the errors and gradients are torch's, whose
+// results are quoted beside each case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <hetero/hetero.hpp>
+
+#include "same_tensor.hpp"
+
+using namespace hetero;
+using hetero::test::expect_same;
+
+namespace {
+
+TensorOptions of(DType t) { return TensorOptions().dtype(t); }
+
+}  // namespace
+
+TEST(InPlace, ValuesAreTheOpsOwnStoredInTheDestinationsElements) {
+  manual_seed(5);
+  for (DType t : {DType::float32, DType::float64, DType::bfloat16, DType::float16}) {
+    const Tensor a = randn({5, 7}).to(t), b = randn({7}).to(t);
+    Tensor buffer = zeros({40}, of(t));
+    Tensor x = buffer.narrow(0, 3, 35).view({5, 7});  // a view: only its elements change
+    x.copy_(a);
+    Tensor& r = x.add_(b);
+    EXPECT_TRUE(&r == &x);
+    expect_same(x, a + b);
+    x.copy_(a);
+    x.sub_(b);
+    expect_same(x, a - b);
+    x.copy_(a);
+    x.mul_(b);
+    expect_same(x, a * b);
+    x.copy_(a);
+    x.div_(b);
+    expect_same(x, a / b);
+    x.copy_(a);
+    x += b;
+    x *= 3;
+    x -= 0.5;
+    x /= b;
+    expect_same(x, ((a + b) * 3 - 0.5) / b);
+    const auto all = buffer.to(DType::float64).to_vector<double>();
+    EXPECT_EQ(all[0] + all[1] + all[2] + all[38] + all[39], 0.0) << t;
+    // Every element is read before it is written: x.add_(x) doubles.
+    x.copy_(a);
+    x.add_(x);
+    expect_same(x, a + a);
+  }
+  // A transposed (non-contiguous) destination, the other operand contiguous.
+  const Tensor m = randn({4, 3});
+  Tensor mt = m.clone().t();
+  const Tensor other = randn({3, 4});
+  mt.mul_(other);
+  expect_same(mt, m.t() * other);
+}
+
+TEST(InPlace, NumbersWrapAndResultsCastAsTorch) {
+  const auto i64 = [](std::vector<std::int64_t> v) { return from_vector(v, {3}); };
+  Tensor l = i64({1, 2, 3});
+  l.add_(2);  // an integral number keeps int64
+  expect_same(l, i64({3, 4, 5}));
+  l *= 2;
+  expect_same(l, i64({6, 8, 10}));
+  // 2^62 + 1 is exact: the number is not a double.
+  Tensor big = zeros({1}, of(DType::int64));
+  big.add_(std::int64_t{4611686018427387905});
+  EXPECT_EQ(big.item<std::int64_t>(), 4611686018427387905);
+  // torch.zeros(2, dtype=torch.uint8).add_(300) == [44, 44]
+  Tensor u = zeros({2}, of(DType::uint8));
+  u.add_(300);
+  EXPECT_EQ(u.to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{44, 44}));
+  // "result type Float can't be cast to the desired output type Long"
+  EXPECT_THROW(l.add_(1.5), DTypeError);
+  EXPECT_THROW(l.div_(2), DTypeError);  // true division
+  EXPECT_THROW(l.add_(ones({3})), DTypeError);
+  expect_same(l, i64({6, 8, 10}));  // nothing written
+  // "result type Long can't be cast to the desired output type Bool"
+  Tensor flags = zeros({2}, of(DType::bool_));
+  EXPECT_THROW(flags.add_(1), DTypeError);
+  flags.add_(ones({2}, of(DType::bool_)));  // logical or
+  EXPECT_EQ(flags.to_vector<bool>(), (std::vector<bool>{true, true}));
+  // A float32 tensor takes an int64 operand; float16 takes a float32 one, rounding the
+  // float32 result once: torch.zeros(2, dtype=torch.half).add_(torch.full((2,), 1.0001)) is 1.
+  Tensor f = zeros({3});
+  f.add_(i64({1, 2, 3}));
+  EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  Tensor h = zeros({2}, of(DType::float16));
+  h.add_(full({2}, 1.0001));
+  EXPECT_EQ(h.dtype(), DType::float16);
+  EXPECT_EQ(h.to(DType::float32).to_vector<float>(), (std::vector<float>{1, 1}));
+}
+
+TEST(InPlace, ShapesAndOverlapsAreRefusedAsTorch) {
+  // "output with shape [3] doesn't match the broadcast shape [2, 3]", also for no elements.
+  Tensor v = zeros({3});
+  EXPECT_THROW(v.add_(ones({2, 3})), ShapeError);
+  Tensor none = zeros({0});
+  EXPECT_THROW(none.add_(ones({2, 0})), ShapeError);
+  EXPECT_EQ(none.shape(), (Shape{0}));
+  EXPECT_THROW(v.add_(ones({4})), ShapeError);
+  Tensor m = zeros({2, 3});
+  m.add_(ones({3}));  // broadcasts into the destination's shape
+  EXPECT_TRUE(equal(m, ones({2, 3})));
+  // "more than one element of the written-to tensor refers to a single memory location"
+  Tensor expanded = zeros({1}).expand({3});
+  EXPECT_THROW(expanded.add_(1), ValueError);
+  EXPECT_THROW(expanded.fill_(1), ValueError);
+  EXPECT_THROW(expanded.zero_(), ValueError);
+  // "some elements of the input tensor and the written-to tensor refer to a single memory
+  // location": a shifted slice, a transpose of itself.
+  Tensor x = arange(4.0);
+  Tensor tail = x.narrow(0, 1, 3);
+  EXPECT_THROW(tail.add_(x.narrow(0, 0, 3)), ValueError);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 1, 2, 3}));
+  Tensor sq = arange(4.0).view({2, 2});
+  EXPECT_THROW(sq.add_(sq.t()), ValueError);
+  Tensor undefined;
+  EXPECT_THROW(undefined.add_(1), Error);
+  EXPECT_THROW(undefined.fill_(1), Error);
+  EXPECT_THROW(v.mul_(Tensor()), Error);
+}
+
+TEST(InPlace, AutogradFollowsTorch) {
+  // "a leaf Variable that requires grad is being used in an in-place operation."
+  Tensor leaf = ones({3}).requires_grad_();
+  EXPECT_THROW(leaf.add_(1), Error);
+  EXPECT_THROW(leaf.zero_(), Error);
+  EXPECT_THROW(leaf[0].mul_(2), Error);  // a view of one
+  {
+    NoGradGuard no_grad;  // the optimiser's form
+    leaf.sub_(0.5);
+  }
+  EXPECT_TRUE(leaf.is_leaf());
+  EXPECT_EQ(leaf.to_vector<float>(), (std::vector<float>{0.5f, 0.5f, 0.5f}));
+
+  // y = x * 2; y.add_(x): x.grad == [3, 3, 3]
+  Tensor x = ones({3}).requires_grad_();
+  Tensor y = x * 2;
+  y.add_(x);
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_EQ(y.grad_fn_name(), "CopyBackwards");  // torch: AddBackward0 (Note [In-place ops])
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{3, 3, 3}));
+
+  // y = x * 2; y.mul_(z): x.grad == 2 z, z.grad == 2 x (the old y).
+  x = from_vector(std::vector<float>{1, 2, 3}).requires_grad_();
+  Tensor z = from_vector(std::vector<float>{4, 5, 6}).requires_grad_();
+  y = x * 2;
+  y.mul_(z);
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{8, 10, 12}));
+  EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
+
+  // y = x * 2; y.mul_(y): torch raises at backward (its MulBackward0 saved y, which the
+  // write changed); hetero saves a copy of the operand that shares y's memory, so the
+  // gradient is exact: d(4 x^2)/dx = 8 x (docs/semantics.md row 54).
+  x = from_vector(std::vector<float>{1, 2, 3}).requires_grad_();
+  y = x * 2;
+  y.mul_(y);
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{8, 16, 24}));
+  x = from_vector(std::vector<float>{1, 2, 4}).requires_grad_();
+  y = x * 2;
+  y.div_(x);  // 2 x / x: gradient 0 where the quotient does not depend on x
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));
+
+  // y.zero_() and y.fill_(5): no gradient to x.
+  for (int which = 0; which < 2; ++which) {
+    x = ones({3}).requires_grad_();
+    y = x * 2;
+    which == 0 ? y.zero_() : y.fill_(5);
+    EXPECT_TRUE(y.requires_grad());
+    y.sum().backward();
+    EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  }
+
+  // A tensor without grad that takes one with grad: y = zeros(3); y.add_(x) requires grad.
+  x = ones({3}).requires_grad_();
+  y = zeros({3});
+  y.add_(x);
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_FALSE(y.is_leaf());
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{1, 1, 1}));
+
+  // Into a view: y = x * 1; y[0].mul_(3): x.grad == [[3, 3, 3], [1, 1, 1]], CopySlices.
+  x = ones({2, 3}).requires_grad_();
+  y = x * 1;
+  y[0].mul_(3);
+  EXPECT_EQ(y.grad_fn_name(), "CopySlices");
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{3, 3, 3, 1, 1, 1}));
+
+  // A backward that saved the old values raises: exp saves its result.
+  x = ones({3}).requires_grad_();
+  y = x.exp();
+  y.add_(1);
+  EXPECT_THROW(y.sum().backward(), Error);
+  // ... also when the write was under NoGradGuard (the version still moves).
+  x = ones({3}).requires_grad_();
+  y = x.exp();
+  {
+    NoGradGuard no_grad;
+    y.fill_(2);
+  }
+  EXPECT_THROW(y.sum().backward(), Error);
+}
+
+TEST(InPlace, FillChecksItsValueAsTorch) {
+  const auto filled = [](DType t, Number v) {
+    Tensor x = zeros({2}, of(t));
+    x.fill_(v);
+    return x;
+  };
+  // "value cannot be converted to type int8_t without overflow"
+  EXPECT_THROW(filled(DType::int8, 300), DTypeError);
+  EXPECT_THROW(filled(DType::int8, 127.5), DTypeError);
+  EXPECT_THROW(filled(DType::uint8, -1.0), DTypeError);
+  EXPECT_THROW(filled(DType::uint8, 255.5), DTypeError);
+  EXPECT_THROW(filled(DType::float16, 1e5), DTypeError);
+  EXPECT_THROW(filled(DType::bfloat16, 1e39), DTypeError);
+  EXPECT_THROW(filled(DType::float32, 1e39), DTypeError);
+  EXPECT_THROW(filled(DType::int32, std::nan("")), DTypeError);
+  EXPECT_THROW(filled(DType::int32, 3e9), DTypeError);
+  EXPECT_THROW(filled(DType::int32, std::int64_t{1} << 40), DTypeError);
+  EXPECT_THROW(filled(DType::float16, 70000), DTypeError);
+  // uint8 takes an integral value down to -255 and wraps it: -1 -> 255, -129 -> 127.
+  EXPECT_EQ(filled(DType::uint8, -1).to_vector<std::uint8_t>(),
+            (std::vector<std::uint8_t>{255, 255}));
+  EXPECT_EQ(filled(DType::uint8, -129).to_vector<std::uint8_t>(),
+            (std::vector<std::uint8_t>{127, 127}));
+  EXPECT_THROW(filled(DType::uint8, -256), DTypeError);
+  EXPECT_EQ(filled(DType::int32, 2.7).to_vector<std::int32_t>(), (std::vector<std::int32_t>{2, 2}));
+  EXPECT_EQ(filled(DType::int32, -2.7).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{-2, -2}));
+  EXPECT_EQ(filled(DType::int64, std::int64_t{4611686018427387905}).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{4611686018427387905, 4611686018427387905}));
+  EXPECT_TRUE(
+      std::isinf(filled(DType::float16, INFINITY).to(DType::float32).to_vector<float>()[1]));
+  for (Number v : {Number(2), Number(0.5), Number(std::nan(""))})
+    EXPECT_EQ(filled(DType::bool_, v).to_vector<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(filled(DType::bool_, 0).to_vector<bool>(), (std::vector<bool>{false, false}));
+  // Only a view's elements; zero_ is fill_(0).
+  Tensor m = ones({3, 4});
+  m.narrow(1, 1, 2).fill_(7);
+  m[2].zero_();
+  EXPECT_EQ(m.to_vector<float>(), (std::vector<float>{1, 7, 7, 1, 1, 7, 7, 1, 0, 0, 0, 0}));
+  Tensor empty_tensor = zeros({0, 3});
+  empty_tensor.fill_(1);  // nothing to write
+  EXPECT_EQ(empty_tensor.numel(), 0);
+}
