@@ -135,3 +135,20 @@ TEST(MultiDevice, ACopyIntoAViewSendsTheSourcesGradientToItsDevice) {
   EXPECT_EQ(z.grad().dtype(), DType::float64);
   EXPECT_EQ(z.grad().to_vector<double>(), (std::vector<double>{10, 12}));
 }
+
+// In-place arithmetic keeps the same-device rule (torch: "Expected all tensors to be on the
+// same device"): nothing is copied implicitly, and nothing is written.
+TEST(MultiDevice, InPlaceOpsRefuseAnOperandOnAnotherDevice) {
+  Tensor x = ones({3}, d0);
+  const Tensor y = ones({3}, d1);
+  EXPECT_THROW(x.add_(y), DeviceMismatchError);
+  EXPECT_THROW(x *= y, DeviceMismatchError);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+  // On the second device itself, with autograd: the gradient stays there.
+  Tensor w = from_vector<double>({1, 2, 3}, {3}).to(d1).requires_grad_();
+  Tensor h = w * 2.0;
+  h.mul_(w);  // 2 w^2
+  h.sum().backward();
+  EXPECT_EQ(w.grad().device(), d1);
+  EXPECT_EQ(w.grad().to_vector<double>(), (std::vector<double>{4, 8, 12}));
+}
