@@ -79,8 +79,12 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
     // algorithm, Chan, Golub and LeVeque 1983): mean(x) alone may be an ulp off, so equal
     // values deviated by +-1 ulp (var of 5 copies of 1/sqrt(1.5) was 1e-33, whose std
     // backward gave O(1) where torch's gives 0); corrected, they deviate by exactly 0.
+    // Where that correction is not finite (an infinite element: its deviation is NaN), the
+    // deviations stay x - mean(x), as torch's var_backward takes them: a finite element's
+    // gradient is then +-inf, not NaN.
     const Tensor first = dim ? a - mean(a, *dim, true) : a - mean(a);
-    centred = first - (dim ? mean(first, *dim, true) : mean(first));
+    const Tensor correction_mean = dim ? mean(first, *dim, true) : mean(first);
+    centred = first - where(isfinite(correction_mean), correction_mean, 0.0);
     const Tensor squares = centred * centred;
     const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
     // No elements: NaN whatever the correction (torch's mean of nothing is NaN; a negative

@@ -423,6 +423,30 @@ TEST(TorchParity, Float32SumWhosePartialSumsOverflowIsTheExactSum) {
   EXPECT_EQ(hetero::std(y.view({1, 2}), 1, 1, false).to_vector<float>(), (std::vector<float>{0}));
 }
 
+// var's gradient with an infinite element is torch's 2 / (N - c) g (x - mean(x)): +-inf at
+// the finite elements, NaN at the infinite ones (the differential test, seed 1130350 case
+// 4601: the corrected two-pass deviations were all NaN there). std's is NaN throughout.
+TEST(TorchParity, VarGradientWithAnInfiniteElementIsTorchs) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor a = from_vector<double>({-inf, 0, -inf, -2}, {4}).requires_grad_();
+  var(a).backward();
+  auto g = a.grad().to_vector<double>();
+  EXPECT_TRUE(std::isnan(g[0]) && std::isnan(g[2]));
+  EXPECT_EQ(g[1], inf);
+  EXPECT_EQ(g[3], inf);
+  // torch: var([[1, inf], [2, 3]], 1) -> grad [[-inf, nan], [-1, 1]]
+  Tensor b = from_vector<float>({1, INFINITY, 2, 3}, {2, 2}).requires_grad_();
+  var(b, 1, 1, false).sum().backward();
+  g = b.grad().to(DType::float64).to_vector<double>();
+  EXPECT_EQ(g[0], -inf);
+  EXPECT_TRUE(std::isnan(g[1]));
+  EXPECT_EQ(g[2], -1.0);
+  EXPECT_EQ(g[3], 1.0);
+  a.mutable_grad() = Tensor();
+  hetero::std(a, 0, 0, false).backward();
+  for (const double v : a.grad().to_vector<double>()) EXPECT_TRUE(std::isnan(v));
+}
+
 // div's gradient to its divisor is torch's -g * ((a / b) / b) (derivatives.yaml,
 // div_tensor_other_backward): for x / x the two gradients cancel to exactly 0, where
 // -g * a / (b * b) left an ulp of 1 / x (the differential test, seed 1130122 case 17417:

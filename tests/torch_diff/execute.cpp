@@ -102,12 +102,23 @@ Tensor unary(const std::string& op, const Tensor& x) {
   throw std::runtime_error("torch_diff: unknown unary op " + op);
 }
 
+// x.add_(y), sub_, mul_, div_ (Note [In-place ops]): `x` itself, written; `y` a tensor or a
+// Number.
+template <class Y>
+Tensor in_place(const std::string& op, Tensor x, const Y& y) {
+  if (op == "add") return x.add_(y);
+  if (op == "sub") return x.sub_(y);
+  if (op == "mul") return x.mul_(y);
+  return x.div_(y);
+}
+
 Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
 #define HETERO_DIFF_BINARY(name, ...) \
   if (op == #name) return hetero::name(a, b);
   HETERO_FORALL_BINARY_OPS(HETERO_DIFF_BINARY)
 #undef HETERO_DIFF_BINARY
   // The grad category's differentiable compositions (generate.cpp's expression()).
+  if (op.ends_with('_')) return in_place(op.substr(0, op.size() - 1), a.clone(), b);
   if (op == "pow_abs") return pow(abs(a) + 0.5, b);
   if (op == "where_gt") return where(a > b, a, b * 2.0);
   if (op == "clamp_both")
@@ -128,16 +139,6 @@ Tensor scalar_op(const std::string& op, const Tensor& x, S s, bool left) {
   if (op == "ge") return left ? s >= x : x >= s;
   if (op == "pow") return left ? pow(s, x) : pow(x, s);
   return left ? s / x : x / s;
-}
-
-// x.add_(y), sub_, mul_, div_ (Note [In-place ops]): `x` itself, written; `y` a tensor or a
-// Number.
-template <class Y>
-Tensor in_place(const std::string& op, Tensor x, const Y& y) {
-  if (op == "add") return x.add_(y);
-  if (op == "sub") return x.sub_(y);
-  if (op == "mul") return x.mul_(y);
-  return x.div_(y);
 }
 
 Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {

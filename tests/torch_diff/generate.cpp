@@ -32,7 +32,8 @@ const auto kBinary = std::to_array<const char*>({HETERO_FORALL_BINARY_OPS(HETERO
 // The grad category's element-wise functions, from the rows too: every unary row (those
 // defined on part of the line as `<name>_abs`, applied to |x| + 0.5, so that both sides
 // stay finite), and every binary row with a gradient (its saved column is not `nothing`;
-// pow as `pow_abs`, on |x| + 0.5), with the compositions where_gt and clamp_both.
+// pow as `pow_abs`, on |x| + 0.5), with the compositions where_gt and clamp_both, and add_,
+// sub_, mul_ and div_ in place into a clone of the first operand (Note [In-place ops]).
 std::vector<std::string> grad_unary() {
   const std::set<std::string> partial{"log", "sqrt", "log1p", "rsqrt", "reciprocal"};
   std::vector<std::string> names;
@@ -48,7 +49,7 @@ std::vector<std::string> grad_binary() {
 #undef HETERO_DIFF_GRAD_BINARY
   for (std::string& name : names)
     if (name == "pow") name = "pow_abs";
-  names.insert(names.end(), {"where_gt", "clamp_both"});
+  names.insert(names.end(), {"where_gt", "clamp_both", "add_", "sub_", "mul_", "div_"});
   return names;
 }
 // The activations of <hetero/activations.hpp> (execute.cpp's activation()): gelu_tanh is

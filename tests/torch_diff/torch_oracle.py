@@ -355,6 +355,8 @@ def evaluate_node(e, x0, x1):
     if isinstance(e, int):
         return x0 if e == 0 else x1
     op = e[0]
+    if len(e) == 3 and op.endswith("_"):  # in place into a copy of the first operand
+        return getattr(evaluate(e[1], x0, x1).clone(), op)(evaluate(e[2], x0, x1))
     if len(e) == 3:
         fn = BINARY[op] if op in BINARY else getattr(torch, op)
         return fn(evaluate(e[1], x0, x1), evaluate(e[2], x0, x1))
@@ -1244,7 +1246,7 @@ def singular_divisor(case, herr, expect):
     def divides_by_it(e):
         if isinstance(e, int):
             return False
-        if e[0] in ("div", "fmod", "remainder") and zero_depends_on_rounding(e[2]):
+        if e[0] in ("div", "div_", "fmod", "remainder") and zero_depends_on_rounding(e[2]):
             return True
         return any(divides_by_it(c) for c in e[1:])
 
