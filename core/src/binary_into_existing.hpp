@@ -2,6 +2,8 @@
 #pragma once
 // The write of a binary element-wise op into an existing tensor, shared by the out= forms
 // (ops_out.hpp) and the in-place members (Tensor::add_ etc.).
+#include <string>
+
 #include <hetero/sdk/op_codes.hpp>
 #include <hetero/tensor.hpp>
 
@@ -16,5 +18,14 @@ namespace hetero::detail {
 // out without elements takes the broadcast shape. Messages name op_name(op) + "_" or "_out".
 Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                              bool in_place);
+
+// DTypeError "<name>: result type R can't be cast to the desired output type T (as torch)"
+// when torch's canCast refuses R into T: a floating result into an integer dtype, anything
+// but bool into bool.
+void check_result_cast(const std::string& name, DType result, DType out);
+
+// Error "<name>: a leaf tensor that requires grad is being used in an in-place operation"
+// when `t` is such a leaf and grad mode is on (torch's check; a view of one is copy_'s).
+void check_not_grad_leaf(const std::string& name, const Tensor& t);
 
 }  // namespace hetero::detail

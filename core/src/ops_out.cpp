@@ -85,6 +85,20 @@ Tensor compute(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 namespace detail {
 
+void check_result_cast(const std::string& name, DType result, DType out) {
+  if (!can_cast(result, out))
+    throw DTypeError(name + ": result type " + std::string(dtype_name(result)) +
+                     " can't be cast to the desired output type " + std::string(dtype_name(out)) +
+                     " (as torch)");
+}
+
+void check_not_grad_leaf(const std::string& name, const Tensor& t) {
+  if (is_grad_enabled() && t.requires_grad() && t.is_leaf())
+    throw Error(name +
+                ": a leaf tensor that requires grad is being used in an in-place operation (as "
+                "torch); write into it under NoGradGuard, as an optimiser step does");
+}
+
 Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                              bool in_place) {
   const std::string name = std::string(op_name(op)) + (in_place ? "_" : "_out");
@@ -100,10 +114,7 @@ Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Te
                 ": functions with out=... arguments don't support automatic differentiation, "
                 "but one of the arguments requires grad (as torch); call it under NoGradGuard "
                 "or pass detach()ed tensors");
-  if (grad && out.requires_grad() && out.is_leaf())
-    throw Error(name +
-                ": a leaf tensor that requires grad is being used in an in-place operation (as "
-                "torch); write into it under NoGradGuard, as an optimiser step does");
+  if (grad) detail::check_not_grad_leaf(name, out);
   const Shape shape = detail::broadcast_shapes(name.c_str(), a.shape(), b.shape());
   if (out.shape() != shape) {
     if (in_place)
@@ -122,12 +133,7 @@ Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Te
   for (const Tensor* in : {&a, &b})
     through_temporary = overlap(name.c_str(), *in, out) == Overlap::unknown || through_temporary;
   const DType t = out.dtype();
-  const auto check_cast = [&](DType from) {
-    if (!can_cast(from, t))
-      throw DTypeError(name + ": result type " + std::string(dtype_name(from)) +
-                       " can't be cast to the desired output type " + std::string(dtype_name(t)) +
-                       " (as torch)");
-  };
+  const auto check_cast = [&](DType from) { detail::check_result_cast(name, from, t); };
   if (grad) {
     // Note [In-place ops]: the op out of place with its usual history, then copy_ into
     // out, which records the write (CopyBackwards, or CopySlices on a view's base) and

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The in-place arithmetic members of Tensor: add_, sub_, mul_, div_, fill_ and zero_.
+// The in-place members of Tensor: add_, sub_, mul_, div_ (and add_/sub_ with alpha), fill_,
+// zero_, the unary neg_ ... relu_ and clamp_.
 //
 // Note [In-place ops]: as torch's, an in-place op writes into the tensor's own elements and
 // bumps its version (Note [Saved tensor versions]), so a backward that saved the old values
@@ -20,6 +21,7 @@
 
 #include "binary_into_existing.hpp"
 #include "op_helpers.hpp"
+#include "promotion.hpp"
 #include "storage.hpp"
 #include "tensor_impl.hpp"
 
@@ -39,6 +41,41 @@ Tensor& in_place(BinaryOp op, Tensor& self, Number other) {
                              ? detail::scalar_operand(self, other.integral())
                              : detail::scalar_operand(self, other.floating());
   return in_place(op, self, operand);
+}
+
+// self += alpha * other (or -=): the product in the promoted dtype, float32 for the 16-bit
+// ones (torch's opmath), then in_place(op) as add_(other); alpha 1 is add_(other) itself.
+Tensor& in_place_scaled(BinaryOp op, Tensor& self, const Tensor& other, Number alpha) {
+  const std::string name = std::string(op_name(op)) + "_";
+  if (!self.defined()) throw Error(name + ": self is an undefined tensor");
+  detail::impl_of(other, name.c_str());
+  if (alpha.is_integral() && alpha.integral() == 1) return in_place(op, self, other);
+  const DType rt =
+      detail::result_type(self.dtype(), self.dim() == 0, other.dtype(), other.dim() == 0);
+  if (rt == DType::bool_)
+    throw DTypeError(name + ": alpha other than 1 with bool tensors (use logical ops)");
+  if (!is_floating_point(rt) && !alpha.is_integral())
+    throw DTypeError(name +
+                     ": for integral input tensors, argument alpha must not be a floating point "
+                     "number (as torch)");
+  const bool half = rt == DType::float16 || rt == DType::bfloat16;
+  const Tensor wide = other.to(half ? DType::float32 : rt);
+  const Tensor product = alpha.is_integral() ? wide * alpha.integral() : wide * alpha.floating();
+  return in_place(op, self, product);
+}
+
+// f(self) stored into self (Note [In-place ops]): with grad, f runs on a copy, so that the
+// values f saves for its backward are not the ones the write changes; copy_ records the write.
+template <class F>
+Tensor& apply_in_place(const char* name, Tensor& self, F f) {
+  if (!self.defined()) throw Error(std::string(name) + ": self is an undefined tensor");
+  detail::check_no_internal_overlap(name, detail::impl_of(self, name), "");
+  const bool grad = is_grad_enabled() && self.requires_grad();
+  if (grad) detail::check_not_grad_leaf(name, self);
+  const Tensor r = f(grad ? self.clone() : self);
+  detail::check_result_cast(name, r.dtype(), self.dtype());
+  self.copy_(r);
+  return self;
 }
 
 // torch's checked conversion of fill_'s value (c10::checked_convert): as full()'s, except
@@ -69,10 +106,7 @@ Tensor& Tensor::fill_(Number value) {
   check_fill_value(value, i.dtype);
   detail::check_no_internal_overlap("fill_", i, "");
   if (is_grad_enabled() && requires_grad()) {  // Note [In-place ops]
-    if (is_leaf())
-      throw Error(
-          "fill_: a leaf tensor that requires grad is being used in an in-place operation (as "
-          "torch); write into it under NoGradGuard, as an optimiser step does");
+    detail::check_not_grad_leaf("fill_", *this);
     Tensor v = empty({}, TensorOptions(device()).dtype(dtype()));
     value.is_integral() ? detail::fill(v, value.integral()) : detail::fill(v, value.floating());
     copy_(v.expand(shape()));
@@ -85,5 +119,32 @@ Tensor& Tensor::fill_(Number value) {
 }
 
 Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor& Tensor::add_(const Tensor& other, Number alpha) {
+  return in_place_scaled(BinaryOp::add, *this, other, alpha);
+}
+Tensor& Tensor::sub_(const Tensor& other, Number alpha) {
+  return in_place_scaled(BinaryOp::sub, *this, other, alpha);
+}
+
+Tensor& Tensor::neg_() { return apply_in_place("neg_", *this, [](const Tensor& x) { return neg(x); }); }
+Tensor& Tensor::abs_() { return apply_in_place("abs_", *this, [](const Tensor& x) { return abs(x); }); }
+Tensor& Tensor::exp_() { return apply_in_place("exp_", *this, [](const Tensor& x) { return exp(x); }); }
+Tensor& Tensor::log_() { return apply_in_place("log_", *this, [](const Tensor& x) { return log(x); }); }
+Tensor& Tensor::sqrt_() {
+  return apply_in_place("sqrt_", *this, [](const Tensor& x) { return sqrt(x); });
+}
+Tensor& Tensor::sigmoid_() {
+  return apply_in_place("sigmoid_", *this, [](const Tensor& x) { return sigmoid(x); });
+}
+Tensor& Tensor::tanh_() {
+  return apply_in_place("tanh_", *this, [](const Tensor& x) { return tanh(x); });
+}
+Tensor& Tensor::relu_() {
+  return apply_in_place("relu_", *this, [](const Tensor& x) { return relu(x); });
+}
+Tensor& Tensor::clamp_(std::optional<Number> min, std::optional<Number> max) {
+  return apply_in_place("clamp_", *this, [&](const Tensor& x) { return clamp(x, min, max); });
+}
 
 }  // namespace hetero

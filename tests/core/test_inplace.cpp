@@ -292,3 +292,120 @@ TEST(InPlace, D2LLinearRegressionFromScratchTrains) {
   EXPECT_NEAR(got_w[1], -3.4f, 2e-3);
   EXPECT_NEAR(b.detach().item<float>(), 4.2f, 2e-3);
 }
+
+TEST(InPlace, AlphaScalesTheOtherOperand) {
+  manual_seed(9);
+  const Tensor a = randn({4, 5}), b = randn({5});
+  Tensor x = a.clone();
+  x.add_(b, 2.5);
+  expect_same(x, a + b * 2.5);
+  x = a.clone();
+  x.sub_(b, -0.25);
+  expect_same(x, a - b * -0.25);
+  x = a.clone();
+  x.add_(b, 1);  // alpha 1 is add_(b)
+  expect_same(x, a + b);
+  // float16: the product in float32, the sum rounded once into float16.
+  const Tensor h = randn({64}).to(DType::float16), k = randn({64}).to(DType::float16);
+  Tensor hx = h.clone();
+  hx.add_(k, 0.1);
+  expect_same(hx, (h.to(DType::float32) + k.to(DType::float32) * 0.1).to(DType::float16));
+  // Integers: an integral alpha wraps as the arithmetic does; a floating one is refused
+  // ("For integral input tensors, argument alpha must not be a floating point number.").
+  Tensor l = from_vector<std::int64_t>({1, 2, 3}, {3});
+  l.add_(from_vector<std::int64_t>({10, 20, 30}, {3}), 3);
+  EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{31, 62, 93}));
+  EXPECT_THROW(l.add_(l.clone(), 1.5), DTypeError);
+  Tensor flags = zeros({2}, of(DType::bool_));
+  EXPECT_THROW(flags.add_(flags.clone(), 2), DTypeError);
+  // torch: y = x * 1; y.add_(z, alpha=-2): z.grad == -2, x.grad == 1.
+  Tensor w = ones({3}).requires_grad_(), z = ones({3}).requires_grad_();
+  Tensor y = w * 1;
+  y.add_(z, -2);
+  y.sum().backward();
+  EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{-2, -2, -2}));
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{1, 1, 1}));
+}
+
+TEST(InPlace, UnaryOpsAndClampStoreTheFunctionsValues) {
+  manual_seed(11);
+  const Tensor a = randn({3, 4});
+  const auto check = [&](Tensor& (Tensor::*member)(), Tensor (*f)(const Tensor&)) {
+    Tensor x = a.clone();
+    Tensor view = x.t();  // a transposed destination
+    EXPECT_TRUE(&(view.*member)() == &view);
+    expect_same(x, f(a));
+  };
+  check(&Tensor::neg_, &neg);
+  check(&Tensor::abs_, &abs);
+  check(&Tensor::exp_, &exp);
+  check(&Tensor::log_, &log);  // NaN for the negative elements on both sides
+  check(&Tensor::sqrt_, &sqrt);
+  check(&Tensor::sigmoid_, &sigmoid);
+  check(&Tensor::tanh_, &tanh);
+  check(&Tensor::relu_, &relu);
+  Tensor c = a.clone();
+  c.clamp_(-0.5, 0.5);
+  expect_same(c, clamp(a, -0.5, 0.5));
+  c = a.clone();
+  c.clamp_(std::nullopt, 0.0);
+  expect_same(c, clamp(a, std::nullopt, 0.0));
+  // Integers keep their dtype where the function does; otherwise torch's cast error.
+  Tensor u = from_vector<std::uint8_t>({1, 0, 200}, {3});
+  u.neg_();
+  EXPECT_EQ(u.to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{255, 0, 56}));
+  Tensor l = from_vector<std::int64_t>({-3, 5, 9}, {3});
+  l.clamp_(0, 6);
+  EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 5, 6}));
+  EXPECT_THROW(l.exp_(), DTypeError);       // "result type Float can't be cast to ... Long"
+  EXPECT_THROW(l.clamp_(2.5, 3), DTypeError);
+  EXPECT_THROW(l.clamp_(std::nullopt, std::nullopt), ValueError);
+  EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 5, 6}));
+  Tensor flags = ones({2}, of(DType::bool_));
+  EXPECT_THROW(flags.neg_(), DTypeError);
+  Tensor expanded = zeros({1}).expand({3});
+  EXPECT_THROW(expanded.exp_(), ValueError);
+  Tensor undefined;
+  EXPECT_THROW(undefined.relu_(), Error);
+}
+
+TEST(InPlace, UnaryOpsRecordTorchsGradients) {
+  // torch: x = [1, 2, 3] (requires grad); y = x * 2; y.log_(): x.grad == 1 / x (log saves
+  // its input, which the write changes: hetero takes it from a copy, torch saves self's
+  // original the same way).
+  Tensor x = from_vector<double>({1, 2, 3}, {3}).requires_grad_();
+  Tensor y = x * 2.0;
+  y.log_();
+  y.sum().backward();
+  const auto g = x.grad().to_vector<double>();
+  EXPECT_DOUBLE_EQ(g[0], 1.0);
+  EXPECT_DOUBLE_EQ(g[1], 0.5);
+  EXPECT_DOUBLE_EQ(g[2], 1.0 / 3);
+  // y = x - 2; y.relu_(); y.exp_(): gradient exp(relu(x - 2)) where x > 2, else 0.
+  x = from_vector<double>({1, 2, 3}, {3}).requires_grad_();
+  y = x - 2.0;
+  y.relu_().exp_();
+  y.sum().backward();
+  const auto ge = x.grad().to_vector<double>();
+  EXPECT_EQ(ge[0], 0.0);
+  EXPECT_EQ(ge[1], 0.0);
+  EXPECT_DOUBLE_EQ(ge[2], std::exp(1.0));
+  // Into a view: y[1].clamp_(0, 1) on y = x * 3 with x = [[0.1, 0.5], [0.1, 0.5]]:
+  // gradient 3 everywhere but the clamped element 1.5, torch: [[3, 3], [3, 0]].
+  x = from_vector<double>({0.1, 0.5, 0.1, 0.5}, {2, 2}).requires_grad_();
+  y = x * 3.0;
+  y[1].clamp_(0, 1);
+  EXPECT_EQ(y.grad_fn_name(), "CopySlices");
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{3, 3, 3, 0}));
+  // A leaf that requires grad: "a leaf Variable that requires grad is being used in an
+  // in-place operation."; under NoGradGuard it is written.
+  Tensor leaf = ones({2}).requires_grad_();
+  EXPECT_THROW(leaf.exp_(), Error);
+  EXPECT_THROW(leaf.clamp_(0, 0.5), Error);
+  {
+    NoGradGuard no_grad;
+    leaf.clamp_(0, 0.5);  // the WGAN weight clip
+  }
+  EXPECT_EQ(leaf.to_vector<float>(), (std::vector<float>{0.5f, 0.5f}));
+}

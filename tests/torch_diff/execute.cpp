@@ -112,6 +112,19 @@ Tensor in_place(const std::string& op, Tensor x, const Y& y) {
   return x.div_(y);
 }
 
+// x.neg_(), abs_, exp_, log_, sqrt_, sigmoid_, tanh_, relu_: `x` itself, written.
+Tensor in_place_unary(const std::string& op, Tensor x) {
+  if (op == "neg") return x.neg_();
+  if (op == "abs") return x.abs_();
+  if (op == "exp") return x.exp_();
+  if (op == "log") return x.log_();
+  if (op == "sqrt") return x.sqrt_();
+  if (op == "sigmoid") return x.sigmoid_();
+  if (op == "tanh") return x.tanh_();
+  if (op == "relu") return x.relu_();
+  throw std::runtime_error("torch_diff: no in-place form of " + op);
+}
+
 Tensor binary(const std::string& op, const Tensor& a, const Tensor& b) {
 #define HETERO_DIFF_BINARY(name, ...) \
   if (op == #name) return hetero::name(a, b);
@@ -331,6 +344,7 @@ Tensor evaluate(const Json& e, const Tensor& x0, const Tensor& x1) {
   // A row defined on part of the line (generate.cpp's grad_unary()), on |a| + 0.5.
   if (op.size() > 4 && op.ends_with("_abs"))
     return unary(op.substr(0, op.size() - 4), abs(a) + 0.5);
+  if (op.ends_with('_')) return in_place_unary(op.substr(0, op.size() - 1), a.clone());
   return unary(op, a);
 }
 
@@ -379,7 +393,7 @@ Json run(Json& spec, const Device& device) {
   else if (cat == "pool")
     r = pooling(op, in, args);
   else if (cat == "unary")
-    r = unary(op, in[0]);
+    r = args.value("inplace", false) ? in_place_unary(op, in[0]) : unary(op, in[0]);
   else if (cat == "binary")
     r = args.value("inplace", false) ? in_place(op, in[0], in[1]) : binary(op, in[0], in[1]);
   else if (cat == "scalar") {

@@ -2,6 +2,7 @@
 // Random cases for the differential test (cases.hpp): shapes with 0-d, size-1, empty and
 // broadcast dimensions; contiguous, transposed and narrowed inputs; NaN, +-inf, -0.0, huge
 // and tiny values; arguments now and then out of range, so that error parity is tested too.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -69,6 +70,8 @@ const auto kEinsum =
 const std::vector<std::string> kGradUnary = [] {
   std::vector<std::string> names = grad_unary();
   names.insert(names.end(), kActivations.begin(), kActivations.end());
+  // In place into a clone of the operand (Note [In-place ops]).
+  names.insert(names.end(), {"exp_", "tanh_", "sigmoid_", "neg_", "relu_", "abs_"});
   return names;
 }();
 const std::vector<std::string> kGradBinary = grad_binary();
@@ -194,9 +197,19 @@ class Gen {
   std::mt19937_64 rng_;
 };
 
+// The unary ops with an in-place member (x.exp_()).
+const auto kInPlaceUnary = std::to_array<std::string_view>(
+    {"neg", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "relu"});
+
 Json unary_case(Gen& g) {
   const std::string t = g.dtype();
-  return {{"op", g.pick(kUnary)}, {"inputs", {g.input(t, g.shape(3), true)}}};
+  Json c = {{"op", g.pick(kUnary)}, {"inputs", {g.input(t, g.shape(3), true)}}};
+  const std::string op = c["op"];
+  // A quarter of those in place, drawn last (the rest of the case is as before).
+  if (std::find(kInPlaceUnary.begin(), kInPlaceUnary.end(), op) != kInPlaceUnary.end() &&
+      g.chance(0.25))
+    c["args"] = {{"inplace", true}};
+  return c;
 }
 
 // Whether add, sub, mul or div runs in place (x.add_(y), Note [In-place ops]): a quarter of

@@ -380,6 +380,8 @@ def evaluate_node(e, x0, x1):
         return activation(op, [a], {})
     if op.endswith("_abs"):  # a row defined on part of the line, on |a| + 0.5 (generate.cpp)
         return getattr(torch, op[:-4])(torch.abs(a) + 0.5)
+    if op.endswith("_"):  # in place into a copy of the operand
+        return getattr(a.clone(), op)()
     return getattr(torch, op)(a)
 
 
@@ -399,6 +401,8 @@ def compute_torch(case, as_float64, through):
     cat, op, a = case["cat"], case["op"], case["args"]
     x = [make_input(i, as_float64, through) for i in case["inputs"]]
     if cat == "unary":
+        if a.get("inplace"):  # x.exp_(): x itself, written
+            return getattr(x[0], op + "_")()
         return getattr(torch, op)(x[0])
     if cat == "binary":
         if a.get("inplace"):  # x.add_(y): x itself, written

@@ -12,6 +12,7 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -140,6 +141,17 @@ class HETERO_API Tensor {
   Tensor& mul_(Number other);
   Tensor& div_(Number other);
   /// @}
+  /// this + alpha * other and this - alpha * other, as torch.Tensor.add_(other, alpha=...)
+  /// and sub_: alpha * other is computed in the promoted dtype (float32 when that is float16
+  /// or bfloat16), then added as add_(other) adds; torch fuses the product into the sum, so
+  /// a floating result may differ from torch's by an ulp. An integral alpha with integer
+  /// dtypes wraps as their arithmetic does. DTypeError for a floating alpha with an integer
+  /// result dtype (torch: "For integral input tensors, argument alpha must not be a floating
+  /// point number") and for any alpha but 1 with bool ones (hetero; use logical ops).
+  /// @{
+  Tensor& add_(const Tensor& other, Number alpha);
+  Tensor& sub_(const Tensor& other, Number alpha);
+  /// @}
   /// The operators of add_, sub_, mul_ and div_ (as libtorch's).
   /// @{
   Tensor& operator+=(const Tensor& other) { return add_(other); }
@@ -161,6 +173,29 @@ class HETERO_API Tensor {
   Tensor& fill_(Number value);
   /// fill_(0), as torch.Tensor.zero_.
   Tensor& zero_();
+  /// -x, |x|, e^x, log x, sqrt x, sigmoid, tanh and relu of every element, in place, as
+  /// torch.Tensor.neg_ / abs_ / exp_ / log_ / sqrt_ / sigmoid_ / tanh_ / relu_: the values
+  /// of ops.hpp's functions, stored in this tensor's elements; returns *this. DTypeError
+  /// where the function's result cannot be stored in this dtype, add_'s rule (exp_ of an
+  /// integer tensor: "result type Float can't be cast to the desired output type Long") or
+  /// the function's own (neg_ of bool); ValueError for an expand()ed tensor. Autograd as
+  /// add_: Error for a leaf that requires grad with grad mode on; otherwise the gradient is
+  /// torch's, the function's saved values taken from a copy so that the write leaves them
+  /// valid. Computed out of place and copied in (one temporary).
+  /// @{
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& relu_();
+  /// @}
+  /// clamp(*this, min, max) in place, as torch.Tensor.clamp_: clamp()'s values and errors
+  /// (ops.hpp), stored in this dtype as the unary in-place ops store theirs (an integer
+  /// tensor clamped to 2.5: DTypeError, as torch). ValueError when both bounds are absent.
+  Tensor& clamp_(std::optional<Number> min, std::optional<Number> max);
 
   // --- views ---------------------------------------------------------------------
   /// Same storage, new shape; one dimension may be -1. Requires a contiguous tensor
