@@ -127,24 +127,33 @@ Tensor& Tensor::sub_(const Tensor& other, Number alpha) {
   return in_place_scaled(BinaryOp::sub, *this, other, alpha);
 }
 
-Tensor& Tensor::neg_() { return apply_in_place("neg_", *this, [](const Tensor& x) { return neg(x); }); }
-Tensor& Tensor::abs_() { return apply_in_place("abs_", *this, [](const Tensor& x) { return abs(x); }); }
-Tensor& Tensor::exp_() { return apply_in_place("exp_", *this, [](const Tensor& x) { return exp(x); }); }
-Tensor& Tensor::log_() { return apply_in_place("log_", *this, [](const Tensor& x) { return log(x); }); }
+Tensor& Tensor::neg_() {
+  return apply_in_place("neg_", *this, [](const Tensor& x) { return hetero::neg(x); });
+}
+Tensor& Tensor::abs_() {
+  return apply_in_place("abs_", *this, [](const Tensor& x) { return hetero::abs(x); });
+}
+Tensor& Tensor::exp_() {
+  return apply_in_place("exp_", *this, [](const Tensor& x) { return hetero::exp(x); });
+}
+Tensor& Tensor::log_() {
+  return apply_in_place("log_", *this, [](const Tensor& x) { return hetero::log(x); });
+}
 Tensor& Tensor::sqrt_() {
-  return apply_in_place("sqrt_", *this, [](const Tensor& x) { return sqrt(x); });
+  return apply_in_place("sqrt_", *this, [](const Tensor& x) { return hetero::sqrt(x); });
 }
 Tensor& Tensor::sigmoid_() {
-  return apply_in_place("sigmoid_", *this, [](const Tensor& x) { return sigmoid(x); });
+  return apply_in_place("sigmoid_", *this, [](const Tensor& x) { return hetero::sigmoid(x); });
 }
 Tensor& Tensor::tanh_() {
-  return apply_in_place("tanh_", *this, [](const Tensor& x) { return tanh(x); });
+  return apply_in_place("tanh_", *this, [](const Tensor& x) { return hetero::tanh(x); });
 }
 Tensor& Tensor::relu_() {
-  return apply_in_place("relu_", *this, [](const Tensor& x) { return relu(x); });
+  return apply_in_place("relu_", *this, [](const Tensor& x) { return hetero::relu(x); });
 }
 Tensor& Tensor::clamp_(std::optional<Number> min, std::optional<Number> max) {
-  return apply_in_place("clamp_", *this, [&](const Tensor& x) { return clamp(x, min, max); });
+  return apply_in_place("clamp_", *this,
+                        [&](const Tensor& x) { return hetero::clamp(x, min, max); });
 }
 
 }  // namespace hetero

@@ -330,20 +330,25 @@ TEST(InPlace, AlphaScalesTheOtherOperand) {
 TEST(InPlace, UnaryOpsAndClampStoreTheFunctionsValues) {
   manual_seed(11);
   const Tensor a = randn({3, 4});
-  const auto check = [&](Tensor& (Tensor::*member)(), Tensor (*f)(const Tensor&)) {
-    Tensor x = a.clone();
+  const auto check = [&](const char* name, Tensor& (Tensor::*member)(),
+                         Tensor (*f)(const Tensor&)) {
+    SCOPED_TRACE(name);
+    const Tensor in = abs(a) + 0.25;  // in every function's domain (no NaN to compare)
+    Tensor x = in.clone();
     Tensor view = x.t();  // a transposed destination
     EXPECT_TRUE(&(view.*member)() == &view);
-    expect_same(x, f(a));
+    // The function of the same strided view (a strided pass may round otherwise than the
+    // vector kernel of a dense one; both are within the function's ulp bound).
+    expect_same(view, f(in.t()));
   };
-  check(&Tensor::neg_, &neg);
-  check(&Tensor::abs_, &abs);
-  check(&Tensor::exp_, &exp);
-  check(&Tensor::log_, &log);  // NaN for the negative elements on both sides
-  check(&Tensor::sqrt_, &sqrt);
-  check(&Tensor::sigmoid_, &sigmoid);
-  check(&Tensor::tanh_, &tanh);
-  check(&Tensor::relu_, &relu);
+  check("neg_", &Tensor::neg_, &neg);
+  check("abs_", &Tensor::abs_, &abs);
+  check("exp_", &Tensor::exp_, &exp);
+  check("log_", &Tensor::log_, &log);
+  check("sqrt_", &Tensor::sqrt_, &sqrt);
+  check("sigmoid_", &Tensor::sigmoid_, &sigmoid);
+  check("tanh_", &Tensor::tanh_, &tanh);
+  check("relu_", &Tensor::relu_, &relu);
   Tensor c = a.clone();
   c.clamp_(-0.5, 0.5);
   expect_same(c, clamp(a, -0.5, 0.5));
@@ -357,7 +362,7 @@ TEST(InPlace, UnaryOpsAndClampStoreTheFunctionsValues) {
   Tensor l = from_vector<std::int64_t>({-3, 5, 9}, {3});
   l.clamp_(0, 6);
   EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 5, 6}));
-  EXPECT_THROW(l.exp_(), DTypeError);       // "result type Float can't be cast to ... Long"
+  EXPECT_THROW(l.exp_(), DTypeError);  // "result type Float can't be cast to ... Long"
   EXPECT_THROW(l.clamp_(2.5, 3), DTypeError);
   EXPECT_THROW(l.clamp_(std::nullopt, std::nullopt), ValueError);
   EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 5, 6}));
