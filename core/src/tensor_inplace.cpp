@@ -73,6 +73,10 @@ Tensor& apply_in_place(const char* name, Tensor& self, F f) {
   const bool grad = is_grad_enabled() && self.requires_grad();
   if (grad) detail::check_not_grad_leaf(name, self);
   const Tensor r = f(grad ? self.clone() : self);
+  if (r.shape() != self.shape())  // an operand (pow_'s exponent, a mask) broadcast it larger
+    throw ShapeError(std::string(name) + ": output with shape " + detail::shape_str(self.shape()) +
+                     " doesn't match the broadcast shape " + detail::shape_str(r.shape()) +
+                     " (as torch)");
   detail::check_result_cast(name, r.dtype(), self.dtype());
   self.copy_(r);
   return self;
@@ -154,6 +158,24 @@ Tensor& Tensor::relu_() {
 Tensor& Tensor::clamp_(std::optional<Number> min, std::optional<Number> max) {
   return apply_in_place("clamp_", *this,
                         [&](const Tensor& x) { return hetero::clamp(x, min, max); });
+}
+
+Tensor& Tensor::pow_(Number exponent) {
+  return apply_in_place("pow_", *this, [&](const Tensor& x) {
+    return exponent.is_integral() ? hetero::pow(x, exponent.integral())
+                                  : hetero::pow(x, exponent.floating());
+  });
+}
+Tensor& Tensor::pow_(const Tensor& exponent) {
+  return apply_in_place("pow_", *this, [&](const Tensor& x) { return hetero::pow(x, exponent); });
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
+  return apply_in_place("masked_fill_", *this,
+                        [&](const Tensor& x) { return hetero::masked_fill(x, mask, value); });
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  return apply_in_place("masked_fill_", *this,
+                        [&](const Tensor& x) { return hetero::masked_fill(x, mask, value); });
 }
 
 }  // namespace hetero

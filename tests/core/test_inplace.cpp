@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The in-place members add_ / sub_ / mul_ / div_ / fill_ / zero_ and +=, -=, *=, /= against
+// The in-place members (add_ / sub_ / mul_ / div_, +=, -=, *=, /=, fill_ / zero_, the unary
+// ops, clamp_, pow_, masked_fill_, uniform_ / normal_) against
 // torch 1.13 (Note [In-place ops]): values are the out-of-place ops' (checked against torch
 // elsewhere), stored in the destination's dtype; the errors and gradients are torch's, whose
 // results are quoted beside each case.
@@ -413,4 +414,131 @@ TEST(InPlace, UnaryOpsRecordTorchsGradients) {
     leaf.clamp_(0, 0.5);  // the WGAN weight clip
   }
   EXPECT_EQ(leaf.to_vector<float>(), (std::vector<float>{0.5f, 0.5f}));
+}
+
+TEST(InPlace, PowAndMaskedFillAsTorch) {
+  manual_seed(13);
+  const Tensor a = abs(randn({2, 3})) + 0.5;
+  Tensor x = a.clone();
+  x.pow_(2.5);
+  expect_same(x, pow(a, 2.5));
+  x = a.clone();
+  const Tensor e = from_vector<float>({2, 0.5f, 3}, {3});  // broadcast over the rows
+  x.pow_(e);
+  expect_same(x, pow(a, e));
+  // Integers: an integral exponent stays integral (uint8 wraps: 3^5 = 243, 2^5 = 32), a
+  // floating one cannot be stored (torch: "Found dtype Long but expected Float"), a negative
+  // integral one is pow's error ("Integers to negative integer powers are not allowed.").
+  Tensor l = from_vector<std::int64_t>({2, 3}, {2});
+  l.pow_(2);
+  EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 9}));
+  Tensor u = from_vector<std::uint8_t>({2, 3}, {2});
+  u.pow_(5);
+  EXPECT_EQ(u.to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{32, 243}));
+  EXPECT_THROW(l.pow_(2.5), DTypeError);
+  EXPECT_THROW(l.pow_(-1), Error);
+  EXPECT_EQ(l.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 9}));
+  // The exponent or the mask may not enlarge the destination: "output with shape [3]
+  // doesn't match the broadcast shape [2, 3]".
+  Tensor row = ones({3});
+  EXPECT_THROW(row.pow_(ones({2, 3})), ShapeError);
+  EXPECT_THROW(row.masked_fill_(ones({2, 3}, of(DType::bool_)), 1.0), ShapeError);
+  EXPECT_EQ(row.to_vector<float>(), (std::vector<float>{1, 1, 1}));
+
+  const Tensor mask = from_vector<float>({1, 0, 1}, {3}).to(DType::bool_);
+  x = a.clone();
+  x.masked_fill_(mask, -1.0);
+  expect_same(x, masked_fill(a, mask, -1.0));
+  Tensor i32 = zeros({3}, of(DType::int32));
+  i32.masked_fill_(mask, 2.7);  // torch: [2, 0, 2]
+  EXPECT_EQ(i32.to_vector<std::int32_t>(), (std::vector<std::int32_t>{2, 0, 2}));
+  // torch: a 1-d value "masked_fill_ only supports a 0-dimensional value tensor".
+  EXPECT_THROW(x.masked_fill_(mask, ones({3})), Error);
+}
+
+TEST(InPlace, PowAndMaskedFillRecordTorchsGradients) {
+  // torch: x = [1, 2, 3], e = [2, 0.5, 1] (both require grad); y = x * 1; y.pow_(e):
+  // x.grad == [2, 0.3536, 1], e.grad == [0, 0.9803, 3.2958] (x^e ln x).
+  Tensor x = from_vector<double>({1, 2, 3}, {3}).requires_grad_();
+  Tensor e = from_vector<double>({2, 0.5, 1}, {3}).requires_grad_();
+  Tensor y = x * 1.0;
+  y.pow_(e);
+  y.sum().backward();
+  const auto gx = x.grad().to_vector<double>(), ge = e.grad().to_vector<double>();
+  EXPECT_DOUBLE_EQ(gx[0], 2.0);
+  EXPECT_DOUBLE_EQ(gx[1], 0.5 / std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(gx[2], 1.0);
+  EXPECT_DOUBLE_EQ(ge[0], 0.0);
+  EXPECT_DOUBLE_EQ(ge[1], std::sqrt(2.0) * std::log(2.0));
+  EXPECT_DOUBLE_EQ(ge[2], 3 * std::log(3.0));
+  // torch: x = [[1, 2, 3], [4, 5, 6]], v = 7 (both require grad); y = x * 2;
+  // y.masked_fill_([True, False, True], v): y == [[7, 4, 7], [7, 10, 7]],
+  // x.grad == [[0, 2, 0], [0, 2, 0]], v.grad == 4.
+  x = from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  Tensor v = full({}, 7.0, of(DType::float64)).requires_grad_();
+  y = x * 2.0;
+  y.masked_fill_(from_vector<float>({1, 0, 1}, {3}).to(DType::bool_), v);
+  EXPECT_EQ(y.detach().to_vector<double>(), (std::vector<double>{7, 4, 7, 7, 10, 7}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0, 2, 0, 0, 2, 0}));
+  EXPECT_EQ(v.grad().item<double>(), 4.0);
+}
+
+TEST(InPlace, UniformAndNormalDrawFromTheGivenGenerator) {
+  // uniform_ draws rand()'s values scaled to [from, to): the same generator state gives the
+  // same numbers as rand() from it.
+  Generator g(5), h(5);
+  Tensor x = empty({1000});
+  EXPECT_TRUE(&x.uniform_(-2, 3, &g) == &x);
+  expect_same(x, rand({1000}, h) * 5.0 + -2.0);
+  const auto xs = x.to_vector<float>();
+  for (float v : xs) {
+    EXPECT_GE(v, -2.0f);
+    EXPECT_LT(v, 3.0f);
+  }
+  Tensor n = empty({20000}, of(DType::float64));
+  n.normal_(0.5, 2.0, &g);  // mean 0.5 and std 2 within 5 standard errors
+  EXPECT_NEAR(n.mean().item<double>(), 0.5, 5 * 2.0 / std::sqrt(20000.0));
+  EXPECT_NEAR(hetero::std(n).item<double>(), 2.0, 5 * 2.0 / std::sqrt(2 * 20000.0));
+  // bfloat16: drawn in float32, then cast.
+  Generator g2(8), h2(8);
+  Tensor b = empty({64}, of(DType::bfloat16));
+  b.normal_(0, 1, &g2);
+  expect_same(b, randn({64}, h2).to(DType::bfloat16));
+  // torch's errors; nothing written before them.
+  Tensor l = zeros({3}, of(DType::int64));
+  EXPECT_THROW(l.normal_(), DTypeError);  // "normal_kernel_cpu" not implemented for 'Long'
+  EXPECT_THROW(l.uniform_(), DTypeError);
+  Tensor f = zeros({3});
+  EXPECT_THROW(f.normal_(0, -1), ValueError);
+  EXPECT_THROW(f.uniform_(1, 0), ValueError);
+  EXPECT_THROW(f.uniform_(0, std::numeric_limits<double>::infinity()), ValueError);
+  Tensor expanded = zeros({1}).expand({3});
+  EXPECT_THROW(expanded.normal_(), ValueError);
+  EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{0, 0, 0}));
+}
+
+TEST(InPlace, NormalInitialisesAParameterAsD2L) {
+  // D2L 3.3: net[0].weight.data.normal_(0, 0.01); net[0].bias.data.fill_(0). `.data` is
+  // detach(): a handle on the parameter's storage without its autograd state.
+  manual_seed(3);
+  nn::Linear linear(2, 1);
+  linear.weight().detach().normal_(0, 0.01);
+  linear.bias().detach().fill_(0);
+  EXPECT_LT(abs(linear.weight()).max().item<float>(), 0.05f);  // 5 sigma
+  EXPECT_EQ(linear.bias().item<float>(), 0.0f);
+  EXPECT_TRUE(linear.weight().requires_grad());
+  // The parameter itself is a leaf that requires grad: torch refuses the write with grad
+  // mode on ("a leaf Variable that requires grad is being used in an in-place operation").
+  EXPECT_THROW(linear.weight().normal_(), Error);
+  {
+    NoGradGuard no_grad;
+    linear.weight().uniform_(-1, 1);
+  }
+  // torch: x = [1, 2, 3] (requires grad); y = x * 2; y.normal_(): x.grad == 0 (overwritten).
+  Tensor x = from_vector<float>({1, 2, 3}, {3}).requires_grad_();
+  Tensor y = x * 2.0f;
+  y.normal_();
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));
 }

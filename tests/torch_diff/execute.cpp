@@ -102,13 +102,14 @@ Tensor unary(const std::string& op, const Tensor& x) {
   throw std::runtime_error("torch_diff: unknown unary op " + op);
 }
 
-// x.add_(y), sub_, mul_, div_ (Note [In-place ops]): `x` itself, written; `y` a tensor or a
-// Number.
+// x.add_(y), sub_, mul_, div_, pow_ (Note [In-place ops]): `x` itself, written; `y` a tensor
+// or a Number.
 template <class Y>
 Tensor in_place(const std::string& op, Tensor x, const Y& y) {
   if (op == "add") return x.add_(y);
   if (op == "sub") return x.sub_(y);
   if (op == "mul") return x.mul_(y);
+  if (op == "pow") return x.pow_(y);
   return x.div_(y);
 }
 
@@ -417,8 +418,9 @@ Json run(Json& spec, const Device& device) {
   else if (cat == "view")
     r = view(op, in[0], args);
   else if (cat == "where")
-    r = op == "where" ? where(in[0], in[1], in[2])
-                      : masked_fill(in[0], in[1], to_double(args["value"]));
+    r = op == "where"                  ? where(in[0], in[1], in[2])
+        : args.value("inplace", false) ? in[0].masked_fill_(in[1], to_double(args["value"]))
+                                       : masked_fill(in[0], in[1], to_double(args["value"]));
   else if (cat == "logic")
     r = logic(op, in, args);
   else

@@ -212,10 +212,10 @@ Json unary_case(Gen& g) {
   return c;
 }
 
-// Whether add, sub, mul or div runs in place (x.add_(y), Note [In-place ops]): a quarter of
-// them, drawn last so that the rest of the case is what it was before in-place ops.
+// Whether add, sub, mul, div or pow runs in place (x.add_(y), Note [In-place ops]): a quarter
+// of them, drawn last so that the rest of the case is what it was before in-place ops.
 bool in_place(Gen& g, const std::string& op) {
-  const bool arithmetic = op == "add" || op == "sub" || op == "mul" || op == "div";
+  const bool arithmetic = op == "add" || op == "sub" || op == "mul" || op == "div" || op == "pow";
   return arithmetic && g.chance(0.25);
 }
 
@@ -470,9 +470,11 @@ Json where_case(Gen& g) {
       g.chance(0.05) ? g.pick(std::array<const char*, 2>{"int64", "float32"}) : "bool";
   if (g.chance(0.3)) {
     Json value = g.chance(0.5) ? Json(g.uniform(-3, 3)) : g.value("float64", true);
-    return {{"op", "masked_fill"},
-            {"inputs", {g.input(tx, sx, true), g.input(tc, g.chance(0.7) ? sx : sy, false)}},
-            {"args", {{"value", value}}}};
+    Json c = {{"op", "masked_fill"},
+              {"inputs", {g.input(tx, sx, true), g.input(tc, g.chance(0.7) ? sx : sy, false)}},
+              {"args", {{"value", value}}}};
+    if (g.chance(0.25)) c["args"]["inplace"] = true;  // x.masked_fill_(mask, value)
+    return c;
   }
   const Json sc = g.chance(0.5) ? sx : g.shape(2);
   return {{"op", "where"},

@@ -427,7 +427,8 @@ def compute_torch(case, as_float64, through):
         if op == "where":
             return torch.where(x[0], x[1], x[2])
         v = as_number(a["value"])
-        return x[0].masked_fill(x[1], int(v) if isinstance(v, int) else float(v))
+        fill = x[0].masked_fill_ if a.get("inplace") else x[0].masked_fill
+        return fill(x[1], int(v) if isinstance(v, int) else float(v))
     if cat == "logic":
         return logic(op, x, a)
     if cat in ("index", "pool", "activation", "shape"):

@@ -32,6 +32,7 @@ using Shape = std::vector<std::int64_t>;
 namespace detail {
 struct TensorImpl;
 }
+class Generator;
 
 /// An n-dimensional array of one dtype on one device, as torch::Tensor: a handle sharing
 /// its storage and autograd state with its copies (copying a Tensor copies no elements;
@@ -196,6 +197,36 @@ class HETERO_API Tensor {
   /// (ops.hpp), stored in this dtype as the unary in-place ops store theirs (an integer
   /// tensor clamped to 2.5: DTypeError, as torch). ValueError when both bounds are absent.
   Tensor& clamp_(std::optional<Number> min, std::optional<Number> max);
+  /// pow(*this, exponent) in place, as torch.Tensor.pow_: pow()'s values and errors
+  /// (ops.hpp; an integral exponent of an integer tensor stays integral), stored in this
+  /// dtype as the unary in-place ops store theirs (an int64 tensor to the 2.5: DTypeError,
+  /// as torch). A tensor exponent broadcasts to this shape; ShapeError when the broadcast
+  /// shape is larger ("output with shape [3] doesn't match the broadcast shape [2, 3]").
+  /// Autograd as the unary in-place ops.
+  /// @{
+  Tensor& pow_(Number exponent);
+  Tensor& pow_(const Tensor& exponent);
+  /// @}
+  /// masked_fill(*this, mask, value) in place, as torch.Tensor.masked_fill_: `value` where
+  /// the bool `mask` is true, masked_fill()'s conversion and errors (ops.hpp); the mask
+  /// broadcasts to this shape (ShapeError otherwise, as pow_). The tensor form takes a 0-d
+  /// value, which receives a gradient. Autograd as the unary in-place ops.
+  /// @{
+  Tensor& masked_fill_(const Tensor& mask, double value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  /// @}
+  /// Fills with draws from U[from, to), as torch.Tensor.uniform_ (nn::init::uniform_ calls
+  /// it under NoGradGuard). Floating dtypes only (DTypeError); ValueError for from > to, a
+  /// bound that is not finite in this dtype, or to - from beyond its largest value (torch's
+  /// checks). The draws are float32 (float64 for a float64 tensor) from `generator`, or the
+  /// device's default generator when null (not owned; it advances), then cast. Error for
+  /// a leaf that requires grad with grad mode on (as torch); a tensor that requires grad
+  /// otherwise gets a zero gradient for its old values, as torch's. Returns *this.
+  Tensor& uniform_(double from = 0, double to = 1, Generator* generator = nullptr);
+  /// Fills with draws from N(mean, std^2), as torch.Tensor.normal_ (D2L's
+  /// `net[0].weight.data.normal_(0, 0.01)`): uniform_'s dtypes, generator and autograd;
+  /// ValueError for std < 0 or NaN (as torch).
+  Tensor& normal_(double mean = 0, double std = 1, Generator* generator = nullptr);
 
   // --- views ---------------------------------------------------------------------
   /// Same storage, new shape; one dimension may be -1. Requires a contiguous tensor

@@ -22,14 +22,6 @@ void check_floating(const Tensor& t, const char* who) {
                      std::string(dtype_name(t.dtype())));
 }
 
-// U[0, 1) or N(0, 1) of t's shape, in float32 (float64 for a float64 tensor), on t's device.
-Tensor draw(const Tensor& t, bool normal, Generator* generator) {
-  const auto o = TensorOptions(t.device())
-                     .dtype(t.dtype() == DType::float64 ? DType::float64 : DType::float32);
-  if (generator) return normal ? randn(t.shape(), *generator, o) : rand(t.shape(), *generator, o);
-  return normal ? randn(t.shape(), o) : rand(t.shape(), o);
-}
-
 Tensor& fill_with(Tensor& t, const Tensor& values) {
   NoGradGuard no_grad;
   t.copy_(values);
@@ -71,33 +63,14 @@ double calculate_gain(const std::string& nonlinearity, double param) {
 
 Tensor& uniform_(Tensor& t, double a, double b, Generator* generator) {
   check_floating(t, "uniform_");
-  // torch's uniform_ checks (aten's check_from_to_in_range and uniform_impl_): before them a
-  // reversed range drew from [b, a), an infinite or NaN bound gave NaN, and a range wider
-  // than the dtype's largest value (or a bound beyond it) gave inf.
-  const double largest = detail::largest_finite(t.dtype());
-  const std::string dtype(dtype_name(t.dtype()));
-  for (const auto& [name, v] : {std::pair{"from", a}, std::pair{"to", b}})
-    if (!(v >= -largest && v <= largest))
-      throw ValueError(std::string("uniform_: ") + name + " = " + detail::format_double(v) +
-                       " is out of bounds for " + dtype + " (as torch)");
-  if (a > b)
-    throw ValueError("uniform_: expects to return a [from, to) range, but found from = " +
-                     detail::format_double(a) + " > to = " + detail::format_double(b) +
-                     " (as torch)");
-  if (b - a > largest)
-    throw ValueError("uniform_: expects to - from <= the largest " + dtype + " (" +
-                     detail::format_double(largest) +
-                     "), but found to = " + detail::format_double(b) +
-                     " and from = " + detail::format_double(a) + " (as torch)");
-  return fill_with(t, draw(t, false, generator) * (b - a) + a);
+  NoGradGuard no_grad;
+  return t.uniform_(a, b, generator);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* generator) {
   check_floating(t, "normal_");
-  if (!(std >= 0.0))  // before: a negative std drew N(mean, std^2) all the same
-    throw ValueError("normal_: expects std >= 0.0, but found std " + detail::format_double(std) +
-                     " (as torch)");
-  return fill_with(t, draw(t, true, generator) * std + mean);
+  NoGradGuard no_grad;
+  return t.normal_(mean, std, generator);
 }
 
 Tensor& constant_(Tensor& t, double value) {

@@ -18,9 +18,11 @@ namespace hetero::nn::init {
 /// "linear", "conv*", "sigmoid"; 5/3 "tanh"; sqrt(2) "relu"; sqrt(2 / (1 + param^2))
 /// "leaky_relu" (param defaults to 0.01); 3/4 "selu". ValueError for another name.
 HETERO_API double calculate_gain(const std::string& nonlinearity, double param = 0.01);
-/// U(a, b); ValueError for a > b, or a, b or b - a beyond t's dtype (as torch).
+/// U(a, b): t.uniform_(a, b, generator) under NoGradGuard, as torch.nn.init.uniform_ (so a
+/// parameter is written); ValueError for a > b, or a, b or b - a beyond t's dtype (as torch).
 HETERO_API Tensor& uniform_(Tensor& t, double a = 0, double b = 1, Generator* generator = nullptr);
-/// N(mean, std^2); ValueError for std < 0 or NaN (as torch).
+/// N(mean, std^2): t.normal_(mean, std, generator) under NoGradGuard, as
+/// torch.nn.init.normal_; ValueError for std < 0 or NaN (as torch).
 HETERO_API Tensor& normal_(Tensor& t, double mean = 0, double std = 1,
                            Generator* generator = nullptr);
 /// Every element `value`.
