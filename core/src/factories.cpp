@@ -175,23 +175,48 @@ Tensor ones_like(const Tensor& like) {
 }
 
 namespace {
-// Writes value(i) into element i of the 1-D `result`, in chunks of 64 Ki elements of host
-// memory (never a host vector of numel elements), for arange and linspace. V is double or
+// `count` elements of src_dtype at `data` converted on the host into `target`'s bytes, by the
+// rule every backend's cast applies (convert_element), as torch.tensor(values, dtype=...).
+void convert_on_host(const void* data, std::size_t count, DType src_dtype, DType target,
+                     std::vector<unsigned char>& converted) {
+  converted.resize(count * element_size(target));
+  dispatch_dtype(src_dtype, [&](auto s_tag) {
+    using S = decltype(s_tag);
+    dispatch_dtype(target, [&](auto t_tag) {
+      using T = decltype(t_tag);
+      const S* in = static_cast<const S*>(data);
+      T* out = reinterpret_cast<T*>(converted.data());
+      for (std::size_t k = 0; k < count; ++k) out[k] = convert_element<T>(in[k]);
+    });
+  });
+}
+
+// Writes value(i) into element i of the new, contiguous 1-D `result`, in chunks of 64 Ki
+// elements of host memory (never a host vector of numel elements), each converted on the
+// host and written straight into result's storage, for arange and linspace. V is double or
 // std::int64_t; an int64 value reaches an integer dtype converted as an integer (uint8 -1
 // wraps to 255, as torch).
 template <class V, class ValueAt>
 void fill_from_host_chunks(Tensor& result, ValueAt value) {
   static_assert(std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>);
   constexpr DType from = std::is_same_v<V, double> ? DType::float64 : DType::int64;
-  const TensorOptions host = TensorOptions(result.device()).dtype(result.dtype());
+  const detail::TensorImpl& impl = *result.impl();
+  const std::size_t size = element_size(result.dtype());
   const std::int64_t n = result.numel();
   constexpr std::int64_t kChunk = std::int64_t{1} << 16;
   std::vector<V> v;
+  std::vector<unsigned char> bytes;
   for (std::int64_t lo = 0; lo < n; lo += kChunk) {
     const std::int64_t m = std::min(kChunk, n - lo);
     v.resize(static_cast<std::size_t>(m));
     for (std::int64_t i = 0; i < m; ++i) v[static_cast<std::size_t>(i)] = value(lo + i);
-    result.narrow(0, lo, m).copy_(from_host(v.data(), v.size(), from, Shape{m}, host));
+    const void* src = v.data();
+    if (result.dtype() != from) {
+      convert_on_host(v.data(), v.size(), from, result.dtype(), bytes);
+      src = bytes.data();
+    }
+    detail::write_bytes(src, *impl.storage, static_cast<std::size_t>(impl.offset + lo) * size,
+                        static_cast<std::size_t>(m) * size);
   }
 }
 
@@ -471,19 +496,10 @@ Tensor from_host(const void* data, std::size_t count, DType src_dtype, const Sha
     detail::write_bytes(data, *result.impl()->storage, 0, count * element_size(src_dtype));
     return result;
   }
-  // Converted on the host, as torch.tensor(values, dtype=...) does, by the rule every
-  // backend's cast applies (convert_element): the device needs neither the source dtype nor
-  // a cast kernel (a device without float64 takes from_vector of doubles into float32).
-  std::vector<unsigned char> converted(count * element_size(target));
-  dispatch_dtype(src_dtype, [&](auto s_tag) {
-    using S = decltype(s_tag);
-    dispatch_dtype(target, [&](auto t_tag) {
-      using T = decltype(t_tag);
-      const S* in = static_cast<const S*>(data);
-      T* out = reinterpret_cast<T*>(converted.data());
-      for (std::size_t k = 0; k < count; ++k) out[k] = convert_element<T>(in[k]);
-    });
-  });
+  // Converted on the host: the device needs neither the source dtype nor a cast kernel (a
+  // device without float64 takes from_vector of doubles into float32).
+  std::vector<unsigned char> converted;
+  convert_on_host(data, count, src_dtype, target, converted);
   detail::write_bytes(converted.data(), *result.impl()->storage, 0, converted.size());
   return result;
 }

@@ -183,7 +183,12 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
     for (std::size_t k = 0; k < out.size(); ++k) {
       const Tensor want = get("out" + std::to_string(k));
       ASSERT_EQ(out[k].shape(), want.shape()) << "output " << k;
-      EXPECT_LE(worst(out[k], want), tol) << "output " << k;
+      // Within tol of torch's value, or of the float64 value where the case has one (a
+      // float32 GroupNorm, whose 1 / sqrt(var + eps) magnifies torch's own rounding).
+      double err = worst(out[k], want);
+      if (const Tensor exact = get("exact" + std::to_string(k)); exact.defined())
+        err = std::min(err, worst(out[k], exact));
+      EXPECT_LE(err, tol) << "output " << k;
     }
     if (module)
       for (const auto& [name, p] : module->named_parameters())
