@@ -39,7 +39,7 @@ def sdpa(q, k, v, mask, is_causal, scale):
 
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "loss", "loss"])
+                     "loss", "loss", "rnn", "rnn"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -96,6 +96,34 @@ def case(r, i, tensors):
                 tensors[f"{i}.exact0"] = F.group_norm(
                     x.double(), g, *(None if p is None else p.double()
                                      for p in (module.weight, module.bias)), module.eps)
+    elif kind == "rnn":
+        mode = r.choice(["rnn_tanh", "rnn_relu", "lstm", "gru"])
+        a.update(mode=mode, input_size=r.randint(1, 4), hidden=r.randint(1, 4), layers=r.randint(1, 3),
+                 bidirectional=r.random() < 0.4, batch_first=r.random() < 0.3, bias=r.random() < 0.8,
+                 batched=r.random() < 0.8, h0=r.random() < 0.5)
+        cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
+        extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
+        module = cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
+                     batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
+        L, N = r.randint(1, 5), r.randint(1, 3)
+        a["seq_len"] = L
+        shape = (([N, L] if a["batch_first"] else [L, N]) if a["batched"] else [L]) + [a["input_size"]]
+        x = rand(*shape).requires_grad_()
+        ins, grads_of = [x], [("in0", x)]
+        D = 2 if a["bidirectional"] else 1
+        state = [a["layers"] * D] + ([N] if a["batched"] else []) + [a["hidden"]]
+        hx = None
+        if a["h0"]:
+            hx = rand(*state).requires_grad_()
+            ins.append(hx)
+            grads_of.append(("in1", hx))
+            if mode == "lstm":
+                c0 = rand(*state).requires_grad_()
+                ins.append(c0)
+                grads_of.append(("in2", c0))
+                hx = (hx, c0)
+        y, hn = module(x, hx)
+        all_out = [y, *hn] if mode == "lstm" else [y, hn]
     elif kind == "loss":
         red = r.choice(["mean", "mean", "sum", "none"])
         loss = r.choice(["mse", "l1", "smooth_l1", "huber", "bce", "bce_logits", "nll", "ce", "ce", "ce",

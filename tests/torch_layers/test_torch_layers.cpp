@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
-// TransformerEncoderLayer and the losses against PyTorch: make_cases.py (run by
+// TransformerEncoderLayer, RNN / LSTM / GRU and the losses against PyTorch: make_cases.py (run by
 // run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's parameters,
 // inputs, outputs and the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE
 // (default cpu) with torch's parameters loaded by name, and compared: |got - want| <= tol (1 +
@@ -89,6 +89,39 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       leaves.emplace_back("in0", x);
       y = module->forward(x);
       out.push_back(y);
+    } else if (kind == "rnn") {
+      const std::string mode = a["mode"];
+      const nn::RNNOptions ro{.num_layers = a["layers"],
+                              .bias = a["bias"],
+                              .batch_first = a["batch_first"],
+                              .bidirectional = a["bidirectional"],
+                              .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh"};
+      const std::int64_t input_size = a["input_size"], hidden = a["hidden"];
+      std::shared_ptr<nn::RNNBase> rnn;
+      if (mode == "lstm")
+        rnn = std::make_shared<nn::LSTM>(input_size, hidden, ro, o);
+      else if (mode == "gru")
+        rnn = std::make_shared<nn::GRU>(input_size, hidden, ro, o);
+      else
+        rnn = std::make_shared<nn::RNN>(input_size, hidden, ro, o);
+      module = rnn;
+      load(*module, get);
+      std::vector<Tensor> x;  // the input, then h0 (and c0)
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        x.push_back(in[k].detach().clone().requires_grad_());
+        leaves.emplace_back("in" + std::to_string(k), x.back());
+      }
+      const Tensor h0 = x.size() > 1 ? x[1] : Tensor();
+      nn::RNNOutput r;
+      if (auto* lstm = dynamic_cast<nn::LSTM*>(rnn.get()))
+        r = lstm->forward(x[0], h0, x.size() > 2 ? x[2] : Tensor());
+      else if (auto* gru = dynamic_cast<nn::GRU*>(rnn.get()))
+        r = gru->forward(x[0], h0);
+      else
+        r = dynamic_cast<nn::RNN&>(*rnn).forward(x[0], h0);
+      y = r.output;
+      out = {r.output, r.h_n};
+      if (mode == "lstm") out.push_back(r.c_n);
     } else if (kind == "loss") {
       Tensor x = in[0].detach().clone().requires_grad_();
       leaves.emplace_back("in0", x);

@@ -18,5 +18,6 @@
 #include <hetero/nn/module.hpp>
 #include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/pooling.hpp>
+#include <hetero/nn/rnn.hpp>
 #include <hetero/nn/sequential.hpp>
 #include <hetero/nn/transformer.hpp>
