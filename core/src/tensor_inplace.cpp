@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-place members of Tensor: add_, sub_, mul_, div_ (and add_/sub_ with alpha), fill_,
-// zero_, the unary neg_ ... relu_ and clamp_.
+// zero_, the unary neg_ ... relu_, clamp_, pow_ and masked_fill_ (uniform_ and normal_ are
+// in tensor_random.cpp).
 //
 // Note [In-place ops]: as torch's, an in-place op writes into the tensor's own elements and
 // bumps its version (Note [Saved tensor versions]), so a backward that saved the old values

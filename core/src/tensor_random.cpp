@@ -19,12 +19,17 @@ namespace hetero {
 
 namespace {
 
-void check_floating(const Tensor& t, const char* who) {
+// What is checked before anything is drawn, so that a refused call leaves the generator
+// where it was: a floating tensor whose elements are distinct locations (ValueError for an
+// expand()ed one, as torch), and no leaf that requires grad with grad mode on.
+void check_destination(const Tensor& t, const char* who) {
   if (!t.defined()) throw Error(std::string(who) + ": self is an undefined tensor");
   if (!is_floating_point(t.dtype()))
     throw DTypeError(std::string(who) + ": expected a floating tensor, got " +
                      std::string(dtype_name(t.dtype())) + " (torch: \"" + who +
                      "\" not implemented for this dtype)");
+  detail::check_no_internal_overlap(who, detail::impl_of(t, who), "");
+  if (is_grad_enabled() && t.requires_grad()) detail::check_not_grad_leaf(who, t);
 }
 
 // U[0, 1) or N(0, 1) of t's shape, in float32 (float64 for a float64 tensor), on t's device.
@@ -37,8 +42,7 @@ Tensor draw(const Tensor& t, bool normal, Generator* generator) {
 
 // Writes `values` (no history) into self: with grad, copy_ records that the old values are
 // overwritten (their gradient is zero, as torch's UniformBackward0/NormalBackward0).
-Tensor& fill_from(const char* name, Tensor& self, const Tensor& values) {
-  if (is_grad_enabled() && self.requires_grad()) detail::check_not_grad_leaf(name, self);
+Tensor& fill_from(Tensor& self, const Tensor& values) {
   self.copy_(values);
   return self;
 }
@@ -46,7 +50,7 @@ Tensor& fill_from(const char* name, Tensor& self, const Tensor& values) {
 }  // namespace
 
 Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
-  check_floating(*this, "uniform_");
+  check_destination(*this, "uniform_");
   // torch's checks (aten's check_from_to_in_range and uniform_impl_): before them a reversed
   // range drew from [to, from), an infinite or NaN bound gave NaN, and a range wider than
   // the dtype's largest value (or a bound beyond it) gave inf.
@@ -65,15 +69,15 @@ Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
                      detail::format_double(largest) +
                      "), but found to = " + detail::format_double(to) +
                      " and from = " + detail::format_double(from) + " (as torch)");
-  return fill_from("uniform_", *this, draw(*this, false, generator) * (to - from) + from);
+  return fill_from(*this, draw(*this, false, generator) * (to - from) + from);
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* generator) {
-  check_floating(*this, "normal_");
+  check_destination(*this, "normal_");
   if (!(std >= 0.0))  // before: a negative std drew N(mean, std^2) all the same
     throw ValueError("normal_: expects std >= 0.0, but found std " + detail::format_double(std) +
                      " (as torch)");
-  return fill_from("normal_", *this, draw(*this, true, generator) * std + mean);
+  return fill_from(*this, draw(*this, true, generator) * std + mean);
 }
 
 }  // namespace hetero

@@ -516,6 +516,14 @@ TEST(InPlace, UniformAndNormalDrawFromTheGivenGenerator) {
   Tensor expanded = zeros({1}).expand({3});
   EXPECT_THROW(expanded.normal_(), ValueError);
   EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  // A refused call draws nothing: the generator is where it was.
+  Generator g3(7), h3(7);
+  Tensor leaf = zeros({4}).requires_grad_();
+  EXPECT_THROW(expanded.normal_(0, 1, &g3), ValueError);
+  EXPECT_THROW(leaf.uniform_(0, 1, &g3), Error);
+  Tensor drawn = empty({4});
+  drawn.normal_(0, 1, &g3);
+  expect_same(drawn, randn({4}, h3));
 }
 
 TEST(InPlace, NormalInitialisesAParameterAsD2L) {
