@@ -73,6 +73,7 @@ Tensor RNNBase::forward(const Tensor& input) { return run(input, {}, {}).output;
 RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
   const std::string who(name_);
   const bool lstm = gates_ == 4, gru = gates_ == 3;
+  const bool use_relu = options_.nonlinearity == "relu";
   if (!input.defined()) throw ValueError(who + ": undefined input");
   const bool batched = input.dim() == 3;
   if (input.dim() != 2 && !batched)
@@ -113,9 +114,11 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
   for (std::int64_t layer = 0; layer < layers; ++layer) {
     std::vector<Tensor> directions;
     for (std::int64_t d = 0; d < D; ++d) {
+      // The parameters looked up once per layer and direction, not per step.
       const std::string s = suffix(layer, d == 1);
-      const Tensor& w_hh = parameter("weight_hh" + s);
+      const Tensor w_hh_t = parameter("weight_hh" + s).t();
       const bool bias = options_.bias;
+      const Tensor b_hh = bias ? parameter("bias_hh" + s) : Tensor();
       Tensor xw = matmul(layer_in, parameter("weight_ih" + s).t());  // [L, N, gates * H]
       if (bias) xw = xw + parameter("bias_ih" + s);
       Tensor h = h_all[layer * D + d];
@@ -124,8 +127,8 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
       for (std::int64_t step = 0; step < L; ++step) {
         const std::int64_t t = d == 0 ? step : L - 1 - step;
         const Tensor gi = xw[t];
-        Tensor gh = matmul(h, w_hh.t());
-        if (bias) gh = gh + parameter("bias_hh" + s);
+        Tensor gh = matmul(h, w_hh_t);
+        if (bias) gh = gh + b_hh;
         const auto part = [&](const Tensor& g, std::int64_t k) { return g.narrow(1, k * H, H); };
         if (lstm) {
           const Tensor g = gi + gh;
@@ -139,7 +142,7 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
           const Tensor n = tanh(part(gi, 2) + r * part(gh, 2));
           h = (h - n) * z + n;
         } else {
-          h = options_.nonlinearity == "relu" ? relu(gi + gh) : tanh(gi + gh);
+          h = use_relu ? relu(gi + gh) : tanh(gi + gh);
         }
         outs[static_cast<std::size_t>(t)] = h;
       }
