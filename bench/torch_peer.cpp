@@ -371,4 +371,27 @@ std::function<void()> resnet18_step(std::int64_t batch) {
   };
 }
 
+std::function<void()> rnn_step(const std::string& mode, std::int64_t steps, std::int64_t batch,
+                               std::int64_t input, std::int64_t hidden, bool backward) {
+  const bool lstm = mode == "lstm";
+  const std::int64_t rows = (lstm ? 4 : 3) * hidden;
+  const double bound = 1 / std::sqrt(static_cast<double>(hidden));
+  auto params = std::make_shared<std::vector<at::Tensor>>();
+  for (const auto& s : std::vector<std::vector<std::int64_t>>{
+           {rows, input}, {rows, hidden}, {rows}, {rows}})  // w_ih, w_hh, b_ih, b_hh
+    params->push_back((at::rand(s) * (2 * bound) - bound).requires_grad_());
+  const at::Tensor x = at::rand({steps, batch, input});
+  const at::Tensor h0 = at::zeros({1, batch, hidden});
+  return [params, x, h0, lstm, backward] {
+    std::optional<at::NoGradGuard> no_grad;
+    if (!backward) no_grad.emplace();
+    const at::Tensor y =
+        lstm ? std::get<0>(at::lstm(x, {h0, h0}, *params, true, 1, 0.0, true, false, false))
+             : std::get<0>(at::gru(x, h0, *params, true, 1, 0.0, true, false, false));
+    if (!backward) return;
+    y.sum().backward();
+    for (at::Tensor& p : *params) p.mutable_grad().reset();
+  };
+}
+
 }  // namespace bench::torch

@@ -63,5 +63,11 @@ std::function<void()> lenet_step(std::int64_t batch);
 /// forward, cross entropy, backward, and torch.optim.SGD's update with momentum 0.9 and weight
 /// decay 5e-4 (lr 0.1), as the example trains (issue #49's ResNet-18 training step row).
 std::function<void()> resnet18_step(std::int64_t batch);
+/// One layer of torch.nn.LSTM or GRU (`mode` "lstm" or "gru", through at::lstm / at::gru,
+/// the calls the modules make) over x [steps, batch, input] from zero states: forward alone
+/// under NoGradGuard, or forward and the backward of output.sum() (every parameter's
+/// gradient), parameters U(-1/sqrt(hidden), 1/sqrt(hidden)) as torch initialises them.
+std::function<void()> rnn_step(const std::string& mode, std::int64_t steps, std::int64_t batch,
+                               std::int64_t input, std::int64_t hidden, bool backward);
 
 }  // namespace bench::torch

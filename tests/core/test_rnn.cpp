@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// nn::RNN, LSTM and GRU: torch's parameter names, shapes and initialisation, its errors, the
-// layouts (batch_first, unbatched) and dropout between layers, and a D2L chapter 9 style
+// nn::RNN, LSTM (with proj_size), GRU and their cells: torch's parameter names, shapes and
+// initialisation, its errors, the layouts (batch_first, unbatched), dropout between layers,
+// the cells' steps against the layers', and a D2L chapter 9 style
 // sequence model that learns. Values and gradients against torch: tests/torch_layers (kind
-// "rnn").
+// "rnn", "rnn_cell").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -157,4 +158,120 @@ TEST(RNN, GRULearnsTheNextValueOfASineWave) {
   }
   const float last = loss_now().item<float>();
   EXPECT_LT(last, first / 20) << "first " << first << ", last " << last;
+}
+
+TEST(RNN, LSTMProjectionHasTorchsParametersShapesAndErrors) {
+  manual_seed(6);
+  nn::LSTM lstm(3, 4, {.num_layers = 2, .bidirectional = true, .proj_size = 2});
+  // torch: nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2)
+  std::vector<std::string> names;
+  for (const auto& [name, p] : lstm.named_parameters()) names.push_back(name);
+  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(names[4], "weight_hr_l0");
+  EXPECT_EQ(names[9], "weight_hr_l0_reverse");
+  EXPECT_EQ(lstm.parameter("weight_hh_l0").shape(), (Shape{16, 2}));
+  EXPECT_EQ(lstm.parameter("weight_hr_l1").shape(), (Shape{2, 4}));
+  EXPECT_EQ(lstm.parameter("weight_ih_l1").shape(), (Shape{16, 4}));  // 2 directions x 2
+  const nn::RNNOutput r = lstm.forward(randn({5, 2, 3}), {}, {});
+  EXPECT_EQ(r.output.shape(), (Shape{5, 2, 4}));
+  EXPECT_EQ(r.h_n.shape(), (Shape{4, 2, 2}));
+  EXPECT_EQ(r.c_n.shape(), (Shape{4, 2, 4}));
+  // h is the projection of o * tanh(c): the last step's h_n is W_hr applied to it.
+  nn::LSTM one(3, 4, {.proj_size = 3});
+  const Tensor x = randn({1, 2, 3});
+  const nn::RNNOutput s = one.forward(x, {}, {});
+  const Tensor g = matmul(x[0], one.parameter("weight_ih_l0").t()) + one.parameter("bias_ih_l0") +
+                   one.parameter("bias_hh_l0");
+  const Tensor o = sigmoid(g.narrow(1, 12, 4));
+  EXPECT_TRUE(allclose(s.h_n[0], matmul(o * tanh(s.c_n[0]), one.parameter("weight_hr_l0").t()),
+                       1e-5, 1e-6));
+  // "Expected hidden[0] size (4, 2, 2), got [4, 2, 4]"
+  EXPECT_THROW(lstm.forward(randn({5, 2, 3}), zeros({4, 2, 4}), zeros({4, 2, 4})), ShapeError);
+  EXPECT_NO_THROW(lstm.forward(randn({5, 2, 3}), zeros({4, 2, 2}), zeros({4, 2, 4})));
+  // "proj_size argument is only supported for LSTM, not RNN or GRU", "proj_size has to be
+  // smaller than hidden_size", "proj_size should be a positive integer or zero ..."
+  EXPECT_THROW(nn::GRU(3, 4, {.proj_size = 2}), ValueError);
+  EXPECT_THROW(nn::RNN(3, 4, {.proj_size = 2}), ValueError);
+  EXPECT_THROW(nn::LSTM(3, 4, {.proj_size = 4}), ValueError);
+  EXPECT_THROW(nn::LSTM(3, 4, {.proj_size = -1}), ValueError);
+}
+
+TEST(RNN, CellsStepAsTheLayersDo) {
+  // A cell run over a sequence with a layer's parameters gives the layer's output and final
+  // states (the same step code; the layer projects the whole input at once, so the GEMMs
+  // may round differently: float64 and a tight tolerance).
+  manual_seed(7);
+  const TensorOptions f64 = TensorOptions().dtype(DType::float64);
+  const Tensor x = randn({4, 3, 2}, f64), h0 = randn({1, 3, 5}, f64), c0 = randn({1, 3, 5}, f64);
+  const auto copy_from_layer = [](nn::Module& cell, nn::Module& layer) {
+    NoGradGuard no_grad;
+    for (const auto& [name, p] : cell.named_parameters()) {
+      Tensor target = p;
+      target.copy_(layer.parameter(name + "_l0"));
+    }
+  };
+  {
+    nn::LSTM layer(2, 5, {}, f64);
+    nn::LSTMCell cell(2, 5, {}, f64);
+    EXPECT_EQ(cell.named_parameters().size(), 4u);
+    EXPECT_EQ(cell.parameter("weight_ih").shape(), (Shape{20, 2}));
+    EXPECT_EQ(cell.parameter("weight_hh").shape(), (Shape{20, 5}));
+    copy_from_layer(cell, layer);
+    const nn::RNNOutput want = layer.forward(x, h0, c0);
+    Tensor h = h0[0], c = c0[0];
+    for (std::int64_t t = 0; t < 4; ++t) {
+      const nn::LSTMCellOutput next = cell.forward(x[t], h, c);
+      h = next.h;
+      c = next.c;
+      EXPECT_TRUE(allclose(h, want.output[t], 1e-12, 1e-12)) << "step " << t;
+    }
+    EXPECT_TRUE(allclose(c, want.c_n[0], 1e-12, 1e-12));
+  }
+  {
+    nn::GRU layer(2, 5, {.bias = false}, f64);
+    nn::GRUCell cell(2, 5, {.bias = false}, f64);
+    EXPECT_EQ(cell.named_parameters().size(), 2u);
+    copy_from_layer(cell, layer);
+    const Tensor want = layer.forward(x, h0).output;
+    Tensor h = h0[0];
+    for (std::int64_t t = 0; t < 4; ++t) h = cell.forward(x[t], h);
+    EXPECT_TRUE(allclose(h, want[3], 1e-12, 1e-12));
+  }
+  {
+    nn::RNN layer(2, 5, {.nonlinearity = "relu"}, f64);
+    nn::RNNCell cell(2, 5, {.nonlinearity = "relu"}, f64);
+    copy_from_layer(cell, layer);
+    const Tensor want = layer.forward(x);  // zeros as h0
+    Tensor h;
+    for (std::int64_t t = 0; t < 4; ++t) h = cell.forward(x[t], h);
+    EXPECT_TRUE(allclose(h, want[3], 1e-12, 1e-12));
+    // Unbatched: [input_size] in, [hidden] out; forward(input) starts from zeros.
+    const Tensor one = cell.forward(x[0][1]);
+    EXPECT_EQ(one.shape(), (Shape{5}));
+    expect_same(one, cell.forward(x[0].narrow(0, 1, 1)).squeeze(0));
+  }
+}
+
+TEST(RNN, CellsRefuseWhatTorchRefuses) {
+  nn::LSTMCell lstm(3, 4);
+  // "LSTMCell: Expected input to be 1-D or 2-D but received 3-D tensor"
+  EXPECT_THROW(lstm.forward(zeros({2, 2, 3})), ShapeError);
+  // "input has inconsistent input_size: got 5 expected 3"
+  EXPECT_THROW(lstm.forward(zeros({2, 5})), ShapeError);
+  // "Input batch size 2 doesn't match hidden0 batch size 3"
+  EXPECT_THROW(lstm.forward(zeros({2, 3}), zeros({3, 4}), zeros({3, 4})), ShapeError);
+  // "hidden1 has inconsistent hidden_size: got 5, expected 4"
+  EXPECT_THROW(lstm.forward(zeros({2, 3}), zeros({2, 4}), zeros({2, 5})), ShapeError);
+  EXPECT_THROW(lstm.forward(zeros({3}), zeros({2, 4}), zeros({2, 4})), ShapeError);
+  EXPECT_THROW(lstm.forward(zeros({2, 3}), zeros({2, 4}), Tensor()), ValueError);
+  EXPECT_THROW(lstm.forward(Tensor()), ValueError);
+  // "mat1 and mat2 must have the same dtype"
+  EXPECT_THROW(lstm.forward(zeros({2, 3}, TensorOptions().dtype(DType::float64))), DTypeError);
+  // An empty batch is allowed, as torch's.
+  EXPECT_EQ(lstm.forward(zeros({0, 3})).shape(), (Shape{0, 4}));
+  EXPECT_THROW(nn::RNNCell(3, 4, {.nonlinearity = "gelu"}), ValueError);
+  EXPECT_THROW(nn::GRUCell(3, 4, {.nonlinearity = "relu"}), ValueError);
+  EXPECT_THROW(nn::GRUCell(0, 4), ValueError);
+  nn::GRUCell gru(3, 4);
+  EXPECT_THROW(gru.forward(zeros({2, 3}), zeros({2, 5})), ShapeError);
 }

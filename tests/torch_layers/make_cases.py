@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Random layer cases computed by PyTorch (Debian's python3-torch) for test_torch_layers:
 BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gradients),
-GroupNorm, scaled dot-product attention (its math definition: torch 1.13 has no public
+GroupNorm, RNN / LSTM (with proj_size) / GRU and their cells, scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
 (post- and pre-norm, relu and gelu, masks), with dropout 0; the losses (MSE, L1, SmoothL1,
@@ -39,7 +39,7 @@ def sdpa(q, k, v, mask, is_causal, scale):
 
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "loss", "loss", "rnn", "rnn"])
+                     "loss", "loss", "rnn", "rnn", "rnn_cell"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -101,8 +101,12 @@ def case(r, i, tensors):
         a.update(mode=mode, input_size=r.randint(1, 4), hidden=r.randint(1, 4), layers=r.randint(1, 3),
                  bidirectional=r.random() < 0.4, batch_first=r.random() < 0.3, bias=r.random() < 0.8,
                  batched=r.random() < 0.8, h0=r.random() < 0.5)
+        # an LSTM projects h to proj_size < hidden now and then (torch's LSTMP)
+        a["proj"] = r.randint(1, a["hidden"] - 1) if mode == "lstm" and a["hidden"] > 1 and r.random() < 0.4 else 0
         cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
         extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
+        if a["proj"]:
+            extra["proj_size"] = a["proj"]
         module = cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
                      batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
         L, N = r.randint(1, 5), r.randint(1, 3)
@@ -114,7 +118,7 @@ def case(r, i, tensors):
         state = [a["layers"] * D] + ([N] if a["batched"] else []) + [a["hidden"]]
         hx = None
         if a["h0"]:
-            hx = rand(*state).requires_grad_()
+            hx = rand(*state[:-1], a["proj"] or a["hidden"]).requires_grad_()
             ins.append(hx)
             grads_of.append(("in1", hx))
             if mode == "lstm":
@@ -124,6 +128,35 @@ def case(r, i, tensors):
                 hx = (hx, c0)
         y, hn = module(x, hx)
         all_out = [y, *hn] if mode == "lstm" else [y, hn]
+    elif kind == "rnn_cell":
+        # A few steps of RNNCell / LSTMCell / GRUCell, each step's state fed to the next.
+        mode = r.choice(["rnn_tanh", "rnn_relu", "lstm", "gru"])
+        a.update(mode=mode, input_size=r.randint(1, 4), hidden=r.randint(1, 4), bias=r.random() < 0.8,
+                 batched=r.random() < 0.8, hx=r.random() < 0.5, steps=r.randint(1, 3))
+        cls = {"lstm": torch.nn.LSTMCell, "gru": torch.nn.GRUCell}.get(mode, torch.nn.RNNCell)
+        extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
+        module = cls(a["input_size"], a["hidden"], bias=a["bias"], **extra).to(dtype)
+        lead = [r.randint(1, 3)] if a["batched"] else []
+        x = rand(a["steps"], *lead, a["input_size"]).requires_grad_()
+        ins, grads_of = [x], [("in0", x)]
+        state = None
+        if a["hx"]:
+            state = rand(*lead, a["hidden"]).requires_grad_()
+            ins.append(state)
+            grads_of.append(("in1", state))
+            if mode == "lstm":
+                c0 = rand(*lead, a["hidden"]).requires_grad_()
+                ins.append(c0)
+                grads_of.append(("in2", c0))
+                state = (state, c0)
+        hs, cs = [], []
+        for t in range(a["steps"]):
+            state = module(x[t], state)
+            hs.append(state[0] if mode == "lstm" else state)
+            if mode == "lstm":
+                cs.append(state[1])
+        y = torch.stack(hs)
+        all_out = [y] + ([torch.stack(cs)] if mode == "lstm" else [])
     elif kind == "loss":
         red = r.choice(["mean", "mean", "sum", "none"])
         loss = r.choice(["mse", "l1", "smooth_l1", "huber", "bce", "bce_logits", "nll", "ce", "ce", "ce",

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
-// TransformerEncoderLayer, RNN / LSTM / GRU and the losses against PyTorch: make_cases.py (run by
-// run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's parameters,
-// inputs, outputs and the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE
-// (default cpu) with torch's parameters loaded by name, and compared: |got - want| <= tol (1 +
-// |want|), tol 1e-10 float64, 1e-4 float32 (a normalisation divides by a small standard deviation,
-// which magnifies float32 rounding), gradients 10 tol; BatchNorm's running statistics and step
-// count too.
+// TransformerEncoderLayer, RNN / LSTM (proj_size too) / GRU, their cells and the losses against
+// PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's python3-torch) writes random
+// cases with torch's parameters, inputs, outputs and the gradients of sum(out * cot); each is
+// rebuilt here on HETERO_TEST_DEVICE (default cpu) with torch's parameters loaded by name, and
+// compared: |got - want| <= tol (1 + |want|), tol 1e-10 float64, 1e-4 float32 (a normalisation
+// divides by a small standard deviation, which magnifies float32 rounding), gradients 10 tol;
+// BatchNorm's running statistics and step count too.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -95,7 +95,8 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
                               .bias = a["bias"],
                               .batch_first = a["batch_first"],
                               .bidirectional = a["bidirectional"],
-                              .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh"};
+                              .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh",
+                              .proj_size = a["proj"]};
       const std::int64_t input_size = a["input_size"], hidden = a["hidden"];
       std::shared_ptr<nn::RNNBase> rnn;
       if (mode == "lstm")
@@ -122,6 +123,43 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       y = r.output;
       out = {r.output, r.h_n};
       if (mode == "lstm") out.push_back(r.c_n);
+    } else if (kind == "rnn_cell") {
+      const std::string mode = a["mode"];
+      const nn::RNNCellOptions co{.bias = a["bias"],
+                                  .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh"};
+      const std::int64_t input_size = a["input_size"], hidden = a["hidden"];
+      std::shared_ptr<nn::RNNCellBase> cell;
+      if (mode == "lstm")
+        cell = std::make_shared<nn::LSTMCell>(input_size, hidden, co, o);
+      else if (mode == "gru")
+        cell = std::make_shared<nn::GRUCell>(input_size, hidden, co, o);
+      else
+        cell = std::make_shared<nn::RNNCell>(input_size, hidden, co, o);
+      module = cell;
+      load(*module, get);
+      std::vector<Tensor> x;  // the steps' inputs, then hx (and cx)
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        x.push_back(in[k].detach().clone().requires_grad_());
+        leaves.emplace_back("in" + std::to_string(k), x.back());
+      }
+      Tensor h = x.size() > 1 ? x[1] : Tensor(), c = x.size() > 2 ? x[2] : Tensor();
+      std::vector<Tensor> hs, cs;
+      for (std::int64_t t = 0; t < a["steps"].get<std::int64_t>(); ++t) {
+        if (auto* lstm = dynamic_cast<nn::LSTMCell*>(cell.get())) {
+          const nn::LSTMCellOutput next = lstm->forward(x[0][t], h, c);
+          h = next.h;
+          c = next.c;
+          cs.push_back(c);
+        } else if (auto* gru = dynamic_cast<nn::GRUCell*>(cell.get())) {
+          h = gru->forward(x[0][t], h);
+        } else {
+          h = dynamic_cast<nn::RNNCell&>(*cell).forward(x[0][t], h);
+        }
+        hs.push_back(h);
+      }
+      y = stack(hs, 0);
+      out = {y};
+      if (mode == "lstm") out.push_back(stack(cs, 0));
     } else if (kind == "loss") {
       Tensor x = in[0].detach().clone().requires_grad_();
       leaves.emplace_back("in0", x);

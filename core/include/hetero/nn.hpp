@@ -19,5 +19,6 @@
 #include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/pooling.hpp>
 #include <hetero/nn/rnn.hpp>
+#include <hetero/nn/rnn_cell.hpp>
 #include <hetero/nn/sequential.hpp>
 #include <hetero/nn/transformer.hpp>

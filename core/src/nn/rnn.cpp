@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // RNN, LSTM and GRU as torch 1.13's CPU path (aten/src/ATen/native/RNN.cpp): per layer and
 // direction, the input projection x W_ih^T + b_ih, then per step the hidden projection
-// h W_hh^T + b_hh and the cell, whose expressions follow torch's (GRU's
-// h' = (h - n) * z + n, LSTM's c' = f * c + i * g) so that the rounding is alike.
+// h W_hh^T + b_hh and the cell (rnn_step.hpp, shared with the cells), whose expressions follow
+// torch's (GRU's h' = (h - n) * z + n, LSTM's c' = f * c + i * g) so that the rounding is
+// alike; an LSTM with proj_size then projects h' by W_hr (torch's LSTMP).
 #include <hetero/nn/rnn.hpp>
 
 #include <cmath>
@@ -10,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include <hetero/activations.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 #include <hetero/nn/dropout.hpp>
@@ -18,6 +18,7 @@
 #include <hetero/ops.hpp>
 
 #include "../op_helpers.hpp"
+#include "rnn_step.hpp"
 
 namespace hetero::nn {
 
@@ -37,6 +38,9 @@ RNNBase::RNNBase(const char* name, std::int64_t gates, std::int64_t input_size,
       hidden_size_(hidden_size),
       options_(std::move(options)) {
   const std::string who(name);
+  if (gates != 4 && options_.proj_size != 0)
+    throw ValueError(who + ": proj_size argument is only supported for LSTM, not RNN or GRU " +
+                     "(as torch)");
   if (input_size < 1 || hidden_size < 1)
     throw ValueError(who + ": input_size and hidden_size must be positive, got " +
                      std::to_string(input_size) + " and " + std::to_string(hidden_size));
@@ -47,24 +51,36 @@ RNNBase::RNNBase(const char* name, std::int64_t gates, std::int64_t input_size,
     throw ValueError(who + ": dropout should be a number in range [0, 1] representing the " +
                      "probability of an element being zeroed, got " +
                      detail::format_double(options_.dropout) + " (as torch)");
+  if (options_.proj_size < 0)
+    throw ValueError(who + ": proj_size should be a positive integer or zero to disable " +
+                     "projections, got " + std::to_string(options_.proj_size) + " (as torch)");
+  if (options_.proj_size >= hidden_size)
+    throw ValueError(who + ": proj_size has to be smaller than hidden_size, got proj_size " +
+                     std::to_string(options_.proj_size) + " and hidden_size " +
+                     std::to_string(hidden_size) + " (as torch)");
   const std::string& act = options_.nonlinearity;
   if (act != "tanh" && (gates != 1 || act != "relu"))
     throw ValueError(who + ": Unknown nonlinearity '" + act + "'" +
                      (gates == 1 ? " (tanh or relu, as torch)" : " (its gates are fixed)"));
   const TensorOptions o = tensor_options.dtype(tensor_options.dtype_or(DType::float32));
   const std::int64_t D = options_.bidirectional ? 2 : 1, H = hidden_size;
+  const std::int64_t P = options_.proj_size, out = P > 0 ? P : H;  // h's features
   const double bound = 1 / std::sqrt(static_cast<double>(H));
-  // torch's order: per layer, per direction, w_ih, w_hh, b_ih, b_hh; all U(-bound, bound).
+  // torch's order: per layer, per direction, w_ih, w_hh, b_ih, b_hh, w_hr; all
+  // U(-bound, bound).
   for (std::int64_t layer = 0; layer < options_.num_layers; ++layer)
     for (std::int64_t d = 0; d < D; ++d) {
       const std::string s = suffix(layer, d == 1);
-      const std::int64_t in = layer == 0 ? input_size : H * D;
+      const std::int64_t in = layer == 0 ? input_size : out * D;
       init::uniform_(register_parameter("weight_ih" + s, empty({gates * H, in}, o)), -bound, bound);
-      init::uniform_(register_parameter("weight_hh" + s, empty({gates * H, H}, o)), -bound, bound);
+      init::uniform_(register_parameter("weight_hh" + s, empty({gates * H, out}, o)), -bound,
+                     bound);
       if (options_.bias) {
         init::uniform_(register_parameter("bias_ih" + s, empty({gates * H}, o)), -bound, bound);
         init::uniform_(register_parameter("bias_hh" + s, empty({gates * H}, o)), -bound, bound);
       }
+      if (P > 0)
+        init::uniform_(register_parameter("weight_hr" + s, empty({P, H}, o)), -bound, bound);
     }
 }
 
@@ -72,8 +88,11 @@ Tensor RNNBase::forward(const Tensor& input) { return run(input, {}, {}).output;
 
 RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
   const std::string who(name_);
-  const bool lstm = gates_ == 4, gru = gates_ == 3;
-  const bool use_relu = options_.nonlinearity == "relu";
+  const bool lstm = gates_ == 4;
+  const detail::CellKind kind = lstm                              ? detail::CellKind::lstm
+                                : gates_ == 3                     ? detail::CellKind::gru
+                                : options_.nonlinearity == "relu" ? detail::CellKind::rnn_relu
+                                                                  : detail::CellKind::rnn_tanh;
   if (!input.defined()) throw ValueError(who + ": undefined input");
   const bool batched = input.dim() == 3;
   if (input.dim() != 2 && !batched)
@@ -92,8 +111,9 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
                      " (as torch)");
   if (lstm && h0.defined() != c0.defined())
     throw ValueError(who + ": h0 and c0 are given together (torch's hx tuple) or not at all");
-  const Shape state{layers * D, N, H};
-  const auto initial = [&](const Tensor& s, const char* what) {
+  const std::int64_t P = options_.proj_size;
+  const auto initial = [&](const Tensor& s, const char* what, std::int64_t features) {
+    const Shape state{layers * D, N, features};
     if (!s.defined()) return zeros(state, TensorOptions(x.device()).dtype(x.dtype()));
     if (s.dim() != input.dim())
       throw ShapeError(who + ": for " + (batched ? "batched 3-D" : "unbatched 2-D") + " input, " +
@@ -102,12 +122,12 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
     Tensor t = batched ? s : s.unsqueeze(1);
     if (t.shape() != state)
       throw ShapeError(who + ": expected " + what + " of shape " +
-                       detail::shape_str(batched ? state : Shape{layers * D, H}) + ", got " +
+                       detail::shape_str(batched ? state : Shape{layers * D, features}) + ", got " +
                        detail::shape_str(s.shape()) + " (as torch)");
     return t;
   };
-  const Tensor h_all = initial(h0, "h0");
-  const Tensor c_all = lstm ? initial(c0, "c0") : Tensor();
+  const Tensor h_all = initial(h0, "h0", P > 0 ? P : H);  // with proj_size, h is projected
+  const Tensor c_all = lstm ? initial(c0, "c0", H) : Tensor();
 
   std::vector<Tensor> h_n, c_n;
   Tensor layer_in = x;
@@ -119,6 +139,7 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
       const Tensor w_hh_t = parameter("weight_hh" + s).t();
       const bool bias = options_.bias;
       const Tensor b_hh = bias ? parameter("bias_hh" + s) : Tensor();
+      const Tensor w_hr_t = P > 0 ? parameter("weight_hr" + s).t() : Tensor();
       Tensor xw = matmul(layer_in, parameter("weight_ih" + s).t());  // [L, N, gates * H]
       if (bias) xw = xw + parameter("bias_ih" + s);
       Tensor h = h_all[layer * D + d];
@@ -126,24 +147,11 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
       std::vector<Tensor> outs(static_cast<std::size_t>(L));
       for (std::int64_t step = 0; step < L; ++step) {
         const std::int64_t t = d == 0 ? step : L - 1 - step;
-        const Tensor gi = xw[t];
         Tensor gh = matmul(h, w_hh_t);
         if (bias) gh = gh + b_hh;
-        const auto part = [&](const Tensor& g, std::int64_t k) { return g.narrow(1, k * H, H); };
-        if (lstm) {
-          const Tensor g = gi + gh;
-          const Tensor i = sigmoid(part(g, 0)), f = sigmoid(part(g, 1));
-          const Tensor cell = tanh(part(g, 2)), o = sigmoid(part(g, 3));
-          c = f * c + i * cell;
-          h = o * tanh(c);
-        } else if (gru) {
-          const Tensor r = sigmoid(part(gi, 0) + part(gh, 0));
-          const Tensor z = sigmoid(part(gi, 1) + part(gh, 1));
-          const Tensor n = tanh(part(gi, 2) + r * part(gh, 2));
-          h = (h - n) * z + n;
-        } else {
-          h = use_relu ? relu(gi + gh) : tanh(gi + gh);
-        }
+        detail::CellState next = detail::cell_step(kind, xw[t], gh, h, c, H);
+        h = P > 0 ? matmul(next.h, w_hr_t) : std::move(next.h);
+        c = std::move(next.c);
         outs[static_cast<std::size_t>(t)] = h;
       }
       directions.push_back(stack(outs, 0));

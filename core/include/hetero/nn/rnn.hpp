@@ -4,10 +4,11 @@
 /// hetero::nn::RNN, LSTM and GRU — multi-layer recurrent layers, as torch 1.13's
 /// torch.nn.RNN / LSTM / GRU (D2L chapters 8 and 9): the same equations, gate orders,
 /// parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, with `_reverse` for
-/// the backward direction of a bidirectional layer), parameter order and initialisation
-/// (every parameter U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))), so a torch state_dict
-/// loads by name. Composed of matmul and element-wise ops on the parameters' device, so the
-/// gradients are autograd's. proj_size (LSTM projections) is not offered.
+/// the backward direction of a bidirectional layer; weight_hr_l0 for an LSTM with proj_size),
+/// parameter order and initialisation (every parameter U(-1/sqrt(hidden_size),
+/// 1/sqrt(hidden_size))), so a torch state_dict loads by name. Composed of matmul and
+/// element-wise ops on the parameters' device, so the gradients are autograd's. One step
+/// at a time: nn::RNNCell, LSTMCell and GRUCell (<hetero/nn/rnn_cell.hpp>).
 #include <cstdint>
 #include <string>
 
@@ -34,13 +35,18 @@ struct RNNOptions {
   /// RNN's h_t = act(x W_ih^T + b_ih + h W_hh^T + b_hh): "tanh" or "relu". LSTM and GRU
   /// take only "tanh" (their gates are fixed).
   std::string nonlinearity = "tanh";
+  /// LSTM only: when > 0, each step's h = W_hr (o * tanh(c)) with weight_hr [proj_size,
+  /// hidden] (Sak et al. 2014, torch's proj_size), so h, h_n, h0 and the output have
+  /// proj_size features instead of hidden_size (c keeps hidden_size) and weight_hh is
+  /// [4 * hidden, proj_size]. 0: no projection.
+  std::int64_t proj_size = 0;
 };
 
 /// What a recurrent layer returns, as torch's (output, h_n) or (output, (h_n, c_n)).
 struct RNNOutput {
   /// The last layer's h_t for every t: [L, N, D * hidden] ([N, L, D * hidden] with
   /// batch_first; [L, D * hidden] unbatched), D = 2 when bidirectional; the forward
-  /// direction's features first.
+  /// direction's features first. proj_size replaces hidden here and in h_n.
   Tensor output;
   /// Every layer's and direction's last hidden state: [num_layers * D, N, hidden]
   /// ([num_layers * D, hidden] unbatched), ordered layer 0 forward, layer 0 reverse, ...
@@ -64,13 +70,15 @@ class HETERO_API RNNBase : public Module {
  protected:
   /// `gates` blocks of hidden_size rows per weight (RNN 1, LSTM 4, GRU 3); `name` for
   /// messages. ValueError for input_size or hidden_size < 1, num_layers < 1, dropout outside
-  /// [0, 1] or an unknown nonlinearity (torch: "Unknown nonlinearity 'gelu'").
+  /// [0, 1], an unknown nonlinearity (torch: "Unknown nonlinearity 'gelu'"), a proj_size
+  /// outside [0, hidden_size) or a non-zero one for RNN or GRU (torch's messages).
   RNNBase(const char* name, std::int64_t gates, std::int64_t input_size, std::int64_t hidden_size,
           RNNOptions options, TensorOptions tensor_options);
   /// The shared pass: input [L, N, input_size] (batch_first [N, L, ...]; 2-D unbatched),
-  /// h0 and c0 (c0 only for LSTM) [num_layers * D, N, hidden] (2-D unbatched) or undefined
-  /// for zeros. ShapeError for a sequence of length 0, an input whose last dimension is not
-  /// input_size, an input of another rank, or states of another shape (torch's messages).
+  /// h0 and c0 (c0 only for LSTM) [num_layers * D, N, hidden] (2-D unbatched; h0 with
+  /// proj_size features when it is set) or undefined for zeros. ShapeError for a sequence of length
+  /// 0, an input whose last dimension is not input_size, an input of another rank, or states of
+  /// another shape (torch's messages).
   RNNOutput run(const Tensor& input, const Tensor& h0, const Tensor& c0);
 
  private:

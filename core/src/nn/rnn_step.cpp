@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "rnn_step.hpp"
+
+#include <hetero/activations.hpp>
+#include <hetero/ops.hpp>
+
+namespace hetero::detail {
+
+std::int64_t gate_count(CellKind kind) noexcept {
+  return kind == CellKind::lstm ? 4 : kind == CellKind::gru ? 3 : 1;
+}
+
+CellState cell_step(CellKind kind, const Tensor& gi, const Tensor& gh, const Tensor& h,
+                    const Tensor& c, std::int64_t hidden) {
+  const auto part = [hidden](const Tensor& g, std::int64_t k) {
+    return g.narrow(1, k * hidden, hidden);
+  };
+  switch (kind) {
+    case CellKind::lstm: {
+      const Tensor g = gi + gh;
+      const Tensor i = sigmoid(part(g, 0)), f = sigmoid(part(g, 1));
+      const Tensor cell = tanh(part(g, 2)), o = sigmoid(part(g, 3));
+      const Tensor c_next = f * c + i * cell;
+      return {o * tanh(c_next), c_next};
+    }
+    case CellKind::gru: {
+      const Tensor r = sigmoid(part(gi, 0) + part(gh, 0));
+      const Tensor z = sigmoid(part(gi, 1) + part(gh, 1));
+      const Tensor n = tanh(part(gi, 2) + r * part(gh, 2));
+      return {(h - n) * z + n, Tensor()};
+    }
+    case CellKind::rnn_relu:
+      return {relu(gi + gh), Tensor()};
+    case CellKind::rnn_tanh:
+      break;
+  }
+  return {tanh(gi + gh), Tensor()};
+}
+
+}  // namespace hetero::detail
