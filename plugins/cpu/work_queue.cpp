@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "work_queue.hpp"
 
+#include <algorithm>
+
 #include <system_error>
 #include <utility>
 
@@ -48,14 +50,31 @@ std::uint64_t WorkQueue::next_ticket_locked() noexcept {
   return ticket;
 }
 
-void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket) {
+void WorkQueue::finish_locked(std::exception_ptr error, std::uint64_t ticket, bool taking_next) {
   if (error && !error_) {
     error_ = std::move(error);
     error_ticket_ = ticket;
     has_error_.store(true, std::memory_order_release);
   }
   completed_.store(ticket, std::memory_order_release);
-  if (waiters_ > 0) done_cv_.notify_all();
+  if (waiters_ == 0) return;
+  // Note [Wake waiters that can proceed]
+  // Threads waiting for room (they wait only while the queue is full, or for their turn,
+  // which the thread before them passes on with a wake of its own) are woken when the queue
+  // has drained to half (or the finisher leaves the rest to others), so that a host that
+  // keeps the queue full refills it in batches rather than one piece per completion.
+  bool wake = !taking_next || (room_waiters_ > 0 && queue_.size() == kMaxQueued / 2);
+  for (std::size_t i = 0; !wake && i < waited_tickets_.size(); ++i)
+    wake = waited_tickets_[i] <= ticket;
+  if (wake) {
+    ++wakeups_;
+    done_cv_.notify_all();
+  }
+}
+
+std::uint64_t WorkQueue::wakeups() const {
+  std::lock_guard lock(mutex_);
+  return wakeups_;
 }
 
 void WorkQueue::enqueue(std::unique_ptr<Task> task) {
@@ -103,7 +122,9 @@ void WorkQueue::wait_for_room_locked(std::unique_lock<std::mutex>& lock) {
       continue;
     }
     ++waiters_;
+    ++room_waiters_;
     done_cv_.wait(lock, [&] { return may_enter() || (!busy_ && !queue_.empty()) || stopped_; });
+    --room_waiters_;
     --waiters_;
   }
   ++room_turn_;  // the next thread in line (after shutdown every waiter leaves, in any order)
@@ -156,7 +177,9 @@ void WorkQueue::wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ti
       continue;
     }
     ++waiters_;
+    waited_tickets_.push_back(ticket);
     done_cv_.wait(lock, [&] { return reached(ticket) || (!busy_ && !queue_.empty()); });
+    waited_tickets_.erase(std::find(waited_tickets_.begin(), waited_tickets_.end(), ticket));
     --waiters_;
   }
 }
@@ -177,7 +200,9 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
   task.reset();
   lock.lock();
   busy_ = false;
-  finish_locked(std::move(error), ticket);
+  // Whoever ran this piece takes the next one, if any, before it lets the lock go (the
+  // worker, and a waiting thread that helps): no one else needs waking to run it.
+  finish_locked(std::move(error), ticket, /*taking_next=*/true);
   if (!queue_.empty()) work_cv_.notify_one();
 }
 
@@ -186,12 +211,15 @@ void WorkQueue::shutdown() {
     std::unique_lock lock(mutex_);
     if (stopped_) return;
     stopped_ = true;
+    if (waiters_ > 0) done_cv_.notify_all();  // threads waiting for room enter at once
     // No worker (the system refused its thread): what is queued runs here.
     if (!worker_.joinable())
       while (!queue_.empty()) {
         if (busy_) {  // a waiter is running a piece: finish_locked wakes waiters
           ++waiters_;
+          waited_tickets_.push_back(0);  // woken at any completion
           done_cv_.wait(lock, [&] { return !busy_; });
+          waited_tickets_.erase(std::find(waited_tickets_.begin(), waited_tickets_.end(), 0));
           --waiters_;
           continue;
         }
