@@ -329,11 +329,15 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
   auto impl = view_impl(*this);
   impl->offset += start * i.strides[d];
   impl->shape[d] = length;
-  return record("NarrowBackward", Tensor(std::move(impl)), {*this}, [&] {
+  Tensor out = record("NarrowBackward", Tensor(std::move(impl)), {*this}, [&] {
     return [d, start, length, from = i.shape](const Tensor& g) {
       return formulas::narrow(g, from, static_cast<std::int64_t>(d), start, length);
     };
   });
+  detail::set_slice(out, [d, start, length](const Tensor& full) {
+    return full.narrow(static_cast<std::int64_t>(d), start, length);
+  });
+  return out;
 }
 
 Tensor Tensor::operator[](std::int64_t idx) const {
@@ -349,9 +353,11 @@ Tensor Tensor::operator[](std::int64_t idx) const {
   impl->offset += idx * i.strides[0];
   impl->shape.erase(impl->shape.begin());
   impl->strides.erase(impl->strides.begin());
-  return record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] {
+  Tensor out = record("SelectBackward", Tensor(std::move(impl)), {*this}, [&] {
     return [idx, from = i.shape](const Tensor& g) { return formulas::select(g, from, idx); };
   });
+  detail::set_slice(out, [idx](const Tensor& full) { return full[idx]; });
+  return out;
 }
 
 // --- host reads ----------------------------------------------------------------------

@@ -77,6 +77,30 @@ void add_gradient(Tensor& a, const Tensor& b) {
     a = a + b;
 }
 
+// Note [Slice gradients]: a narrow or select node (Node::slice) passes its gradient on by
+// adding it into the matching view of its input's pending gradient, which is made once,
+// zero-filled, when the first slice arrives (and copied first where the engine does not own
+// it alone: Note [Stealing gradients]). The node's fn would make a zero-filled gradient of
+// the whole input for each slice and the engine then add them: `for t: x[t]` over a [T, ...]
+// tensor (an RNN's steps, D2L 9.5's loop over the inputs) cost T zero-fills and T additions
+// of all of x, quadratic in T. The values are the same: the first slice into a fresh buffer
+// is copied, as the zero-filled gradient held it, and later ones add as the sum did.
+void accumulate_slice(std::unordered_map<Node*, Tensor>& pending, const Node& n, Node* next,
+                      const Tensor& g) {
+  auto [it, inserted] = pending.try_emplace(next);
+  Tensor& buffer = it->second;
+  if (inserted) {
+    buffer = zeros(next->shape, TensorOptions(next->device).dtype(next->dtype));
+    Tensor view = n.slice(buffer);
+    view.copy_(g);
+    return;
+  }
+  if (!(sole_dense(buffer) && buffer.shape() == next->shape && buffer.dtype() == next->dtype))
+    buffer = conform(*next, buffer).clone();
+  Tensor view = n.slice(buffer);
+  detail::binary_into(BinaryOp::add, view, g, view);
+}
+
 void accumulate(std::unordered_map<Node*, Tensor>& pending, Node* n, const Tensor& g) {
   Tensor c = conform(*n, g);
   auto [it, inserted] = pending.try_emplace(n, std::move(c));
@@ -182,6 +206,19 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
                   " a second time; its saved tensors were freed (pass retain_graph = true to the "
                   "first backward)");
     check_saved_versions(*n);
+    if (n->slice && n->next.size() == 1) {
+      const detail::prof::Scope node_scope(n->name, g);
+      const Tensor out_grad = n->pre_hooks.empty() ? g : run_hooks(n->pre_hooks, *n, g);
+      Node* next = n->next[0].get();
+      if (next) accumulate_slice(pending, *n, next, out_grad);
+      if (!retain_graph) {
+        n->fn = nullptr;
+        n->slice = nullptr;
+        n->released = true;
+      }
+      if (next && --deps[next] == 0) ready.push_back(next);
+      continue;
+    }
     detail::Gradients grads;
     {
       // The node's kernels under one op event named for it (as torch.profiler's

@@ -64,7 +64,11 @@ struct Node {
   std::vector<SavedVersion> saved;          // what fn saved, checked before it runs
   std::vector<Hook<GradHook>> pre_hooks;    // a non-leaf tensor's hooks, on its gradient
   std::shared_ptr<AutogradMeta> leaf;       // set for AccumulateGrad nodes
-  Shape shape;                              // of the output: incoming gradients must match
+  // A view node's (narrow, select): the view of an input-shaped gradient that the output
+  // is. The engine then adds the output's gradient into that view of the input's pending
+  // gradient instead of calling fn (Note [Slice gradients], engine.cpp).
+  std::function<Tensor(const Tensor&)> slice;
+  Shape shape;  // of the output: incoming gradients must match
   DType dtype = DType::float32;
   Device device = Device::cpu();
   bool released = false;  // backward() ran without retain_graph

@@ -114,5 +114,11 @@ Tensor expand_to(const Tensor& g, const Shape& shape) {
 
 Tensor nonzero_mask(const Tensor& x) { return x.to(DType::bool_).to(x.dtype()); }
 
+void set_slice(const Tensor& out, std::function<Tensor(const Tensor&)> view_of) {
+  const auto& meta = autograd_meta(out);
+  if (meta && meta->grad_fn && meta->grad_fn->next.size() == 1)
+    meta->grad_fn->slice = std::move(view_of);
+}
+
 }  // namespace detail
 }  // namespace hetero

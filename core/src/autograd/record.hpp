@@ -84,6 +84,10 @@ Tensor record(const char* name, Tensor out, const std::vector<Tensor>& inputs,
   return record_from(name, std::move(out), inputs, std::forward<MakeBackward>(make_backward));
 }
 
+/// Marks the node that recorded `out` (when one did) as a slice of its one input: `view_of`
+/// maps a gradient of the input's shape to the view that `out` is of it (Note [Slice
+/// gradients]). For narrow and select, whose fn also computes the gradient the old way.
+void set_slice(const Tensor& out, std::function<Tensor(const Tensor&)> view_of);
 template <class F>
 Tensor untracked(F&& f) {
   NoGradGuard no_grad;
