@@ -154,13 +154,6 @@ bool is_bfloat16_row(const Layer& l) {
   return false;
 }
 
-// The libtorch side of a row, or no peer where the benchmarks are built without libtorch.
-#if HETERO_BENCH_HAVE_TORCH
-#define HETERO_TORCH_PEER(call) bench::torch::call
-#else
-#define HETERO_TORCH_PEER(call) std::function<void()>()
-#endif
-
 void register_all() {
   const auto add = [](const std::string& name, std::function<void()> hetero_op,
                       std::function<void()> torch_op) {

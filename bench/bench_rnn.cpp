@@ -8,9 +8,6 @@
 #include <string>
 
 #include "common.hpp"
-#if HETERO_BENCH_HAVE_TORCH
-#include "torch_peer.hpp"
-#endif
 
 namespace {
 
@@ -50,12 +47,6 @@ constexpr Shape kShapes[] = {
     {"gru_d2l_28x256", "gru", 35, 32, 28, 256},
     {"lstm_64x128", "lstm", 50, 32, 64, 128},
 };
-
-#if HETERO_BENCH_HAVE_TORCH
-#define HETERO_TORCH_PEER(call) bench::torch::call
-#else
-#define HETERO_TORCH_PEER(call) std::function<void()>()
-#endif
 
 void register_all() {
   for (const Shape& s : kShapes)

@@ -15,6 +15,15 @@
 
 #include <hetero/hetero.hpp>
 
+#if HETERO_BENCH_HAVE_TORCH
+#include "torch_peer.hpp"
+// A row's libtorch side, bench::torch::call, or none where the benchmarks are built without
+// libtorch (an empty std::function: the caller registers no peer).
+#define HETERO_TORCH_PEER(call) bench::torch::call
+#else
+#define HETERO_TORCH_PEER(call) std::function<void()>()
+#endif
+
 namespace bench {
 
 /// Threads of this run: HETERO_CPU_THREADS, else all cores (hetero's own default).

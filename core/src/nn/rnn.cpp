@@ -41,9 +41,8 @@ RNNBase::RNNBase(const char* name, std::int64_t gates, std::int64_t input_size,
   if (gates != 4 && options_.proj_size != 0)
     throw ValueError(who + ": proj_size argument is only supported for LSTM, not RNN or GRU " +
                      "(as torch)");
-  if (input_size < 1 || hidden_size < 1)
-    throw ValueError(who + ": input_size and hidden_size must be positive, got " +
-                     std::to_string(input_size) + " and " + std::to_string(hidden_size));
+  detail::check_recurrent(who, gates, input_size, hidden_size, options_.nonlinearity,
+                          /*cell=*/false);
   if (options_.num_layers < 1)
     throw ValueError(who + ": num_layers must be at least 1, got " +
                      std::to_string(options_.num_layers));
@@ -58,10 +57,6 @@ RNNBase::RNNBase(const char* name, std::int64_t gates, std::int64_t input_size,
     throw ValueError(who + ": proj_size has to be smaller than hidden_size, got proj_size " +
                      std::to_string(options_.proj_size) + " and hidden_size " +
                      std::to_string(hidden_size) + " (as torch)");
-  const std::string& act = options_.nonlinearity;
-  if (act != "tanh" && (gates != 1 || act != "relu"))
-    throw ValueError(who + ": Unknown nonlinearity '" + act + "'" +
-                     (gates == 1 ? " (tanh or relu, as torch)" : " (its gates are fixed)"));
   const TensorOptions o = tensor_options.dtype(tensor_options.dtype_or(DType::float32));
   const std::int64_t D = options_.bidirectional ? 2 : 1, H = hidden_size;
   const std::int64_t P = options_.proj_size, out = P > 0 ? P : H;  // h's features
@@ -89,10 +84,7 @@ Tensor RNNBase::forward(const Tensor& input) { return run(input, {}, {}).output;
 RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) {
   const std::string who(name_);
   const bool lstm = gates_ == 4;
-  const detail::CellKind kind = lstm                              ? detail::CellKind::lstm
-                                : gates_ == 3                     ? detail::CellKind::gru
-                                : options_.nonlinearity == "relu" ? detail::CellKind::rnn_relu
-                                                                  : detail::CellKind::rnn_tanh;
+  const detail::CellKind kind = detail::cell_kind(gates_, options_.nonlinearity);
   if (!input.defined()) throw ValueError(who + ": undefined input");
   const bool batched = input.dim() == 3;
   if (input.dim() != 2 && !batched)

@@ -26,13 +26,8 @@ RNNCellBase::RNNCellBase(const char* name, std::int64_t gates, std::int64_t inpu
       hidden_size_(hidden_size),
       options_(std::move(options)) {
   const std::string who(name);
-  if (input_size < 1 || hidden_size < 1)
-    throw ValueError(who + ": input_size and hidden_size must be positive, got " +
-                     std::to_string(input_size) + " and " + std::to_string(hidden_size));
-  const std::string& act = options_.nonlinearity;
-  if (act != "tanh" && (gates != 1 || act != "relu"))
-    throw ValueError(who + ": Unknown nonlinearity: " + act +
-                     (gates == 1 ? " (tanh or relu, as torch)" : " (its gates are fixed)"));
+  detail::check_recurrent(who, gates, input_size, hidden_size, options_.nonlinearity,
+                          /*cell=*/true);
   const TensorOptions o = tensor_options.dtype(tensor_options.dtype_or(DType::float32));
   const std::int64_t H = hidden_size;
   const double bound = 1 / std::sqrt(static_cast<double>(H));
@@ -85,10 +80,7 @@ LSTMCellOutput RNNCellBase::step(const Tensor& input, const Tensor& hx, const Te
     gi = gi + parameter("bias_ih");
     gh = gh + parameter("bias_hh");
   }
-  const detail::CellKind kind = lstm                              ? detail::CellKind::lstm
-                                : gates_ == 3                     ? detail::CellKind::gru
-                                : options_.nonlinearity == "relu" ? detail::CellKind::rnn_relu
-                                                                  : detail::CellKind::rnn_tanh;
+  const detail::CellKind kind = detail::cell_kind(gates_, options_.nonlinearity);
   detail::CellState next = detail::cell_step(kind, gi, gh, h, c, H);
   if (!batched) {
     next.h = next.h.squeeze(0);

@@ -2,12 +2,31 @@
 #include "rnn_step.hpp"
 
 #include <hetero/activations.hpp>
+#include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
 namespace hetero::detail {
 
 std::int64_t gate_count(CellKind kind) noexcept {
   return kind == CellKind::lstm ? 4 : kind == CellKind::gru ? 3 : 1;
+}
+
+void check_recurrent(const std::string& who, std::int64_t gates, std::int64_t input_size,
+                     std::int64_t hidden_size, const std::string& nonlinearity, bool cell) {
+  if (input_size < 1 || hidden_size < 1)
+    throw ValueError(who + ": input_size and hidden_size must be positive, got " +
+                     std::to_string(input_size) + " and " + std::to_string(hidden_size));
+  if (nonlinearity != "tanh" && (gates != 1 || nonlinearity != "relu"))
+    throw ValueError(who + ": Unknown nonlinearity" +
+                     (cell ? ": " + nonlinearity : " '" + nonlinearity + "'") +
+                     (gates == 1 ? " (tanh or relu, as torch)" : " (its gates are fixed)"));
+}
+
+CellKind cell_kind(std::int64_t gates, const std::string& nonlinearity) noexcept {
+  return gates == 4               ? CellKind::lstm
+         : gates == 3             ? CellKind::gru
+         : nonlinearity == "relu" ? CellKind::rnn_relu
+                                  : CellKind::rnn_tanh;
 }
 
 CellState cell_step(CellKind kind, const Tensor& gi, const Tensor& gh, const Tensor& h,

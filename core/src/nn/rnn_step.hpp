@@ -4,6 +4,7 @@
 // sequence) and the cells (nn::RNNCell, LSTMCell, GRUCell: one step): the expressions of
 // torch 1.13's CPU cells (aten/src/ATen/native/RNN.cpp), so that the rounding is alike.
 #include <cstdint>
+#include <string>
 
 #include <hetero/tensor.hpp>
 
@@ -20,6 +21,16 @@ struct CellState {
 
 /// The cell's gate blocks in torch's order (1, 4 or 3).
 std::int64_t gate_count(CellKind kind) noexcept;
+
+/// The checks of a recurrent layer's or cell's constructor (`who`: "LSTM", "GRUCell", ...;
+/// `gates` 1, 4 or 3): ValueError for input_size or hidden_size < 1, and for a nonlinearity
+/// other than "tanh" (or "relu" with one gate), in torch's words: a layer's "Unknown
+/// nonlinearity 'gelu'", a cell's "Unknown nonlinearity: gelu".
+void check_recurrent(const std::string& who, std::int64_t gates, std::int64_t input_size,
+                     std::int64_t hidden_size, const std::string& nonlinearity, bool cell);
+
+/// The cell of `gates` gate blocks (4: lstm, 3: gru, 1: rnn_relu for "relu", else rnn_tanh).
+CellKind cell_kind(std::int64_t gates, const std::string& nonlinearity) noexcept;
 
 /// One step from the input projection gi = x W_ih^T + b_ih and the hidden projection
 /// gh = h W_hh^T + b_hh (both [N, gates * hidden]), the previous h [N, hidden] (GRU) and c
