@@ -184,7 +184,7 @@ void WorkQueue::wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ti
   }
 }
 
-void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
+void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock, bool by_worker) {
   auto [ticket, task] = std::move(queue_.front());
   queue_.pop_front();
   busy_ = true;
@@ -200,9 +200,11 @@ void WorkQueue::run_front_locked(std::unique_lock<std::mutex>& lock) {
   task.reset();
   lock.lock();
   busy_ = false;
-  // Whoever ran this piece takes the next one, if any, before it lets the lock go (the
-  // worker, and a waiting thread that helps): no one else needs waking to run it.
-  finish_locked(std::move(error), ticket, /*taking_next=*/true);
+  // The worker takes the next piece, if any, before it lets the lock go: no one else needs
+  // waking to run it. A thread that helps may leave (its ticket reached) with pieces queued
+  // and, where the system refused the worker's thread, nobody else to run them: it wakes
+  // every waiter, as before.
+  finish_locked(std::move(error), ticket, /*taking_next=*/by_worker);
   if (!queue_.empty()) work_cv_.notify_one();
 }
 
@@ -237,7 +239,7 @@ void WorkQueue::worker() {
       return (!queue_.empty() && !busy_) || (stopped_ && queue_.empty() && !busy_);
     });
     if (queue_.empty()) return;  // stopped and drained
-    run_front_locked(lock);
+    run_front_locked(lock, /*by_worker=*/true);
   }
 }
 

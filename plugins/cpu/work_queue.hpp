@@ -37,12 +37,12 @@
 //
 // Note [Wake waiters that can proceed]: a piece of work that completes wakes the threads
 // waiting on the queue only where one can proceed: its ticket is reached, it waits for room,
-// or nobody is about to run the next queued piece. The worker (or a waiting thread that
-// helps) takes the next piece itself under the lock it finished the last one with. Before,
-// every completion woke every waiter, which found the worker already on the next piece and
-// slept again: a host in synchronize() behind 700 small queued ops (an LSTM forward) was
-// woken 700 times, about 320 context switches per forward through the hypervisor, and the
-// forward took 7.4 ms against 3.9 with every op inline.
+// or nobody is about to run the next queued piece. The worker takes the next piece itself
+// under the lock it finished the last one with. Before, every completion woke every waiter,
+// which found the worker already on the next piece and slept again: a host in synchronize()
+// behind 700 small queued ops (an LSTM forward) was woken 700 times, about 320 context
+// switches per forward through the hypervisor, and the forward took 7.4 ms against 3.9 with
+// every op inline.
 //
 // Back-pressure: at most kMaxQueued pieces of work wait in the queue; a host thread that
 // submits more blocks (running queued work itself while the worker is between pieces)
@@ -172,7 +172,9 @@ class WorkQueue {
   // taken it (a waiting host would otherwise sleep through the worker's wake-up).
   void wait_locked(std::unique_lock<std::mutex>& lock, std::uint64_t ticket);
   // Runs the first queued task with the lock released (busy_ set), then records it.
-  void run_front_locked(std::unique_lock<std::mutex>& lock);
+  // `by_worker`: the worker thread, which takes the next piece itself (Note [Wake waiters
+  // that can proceed]).
+  void run_front_locked(std::unique_lock<std::mutex>& lock, bool by_worker = false);
   void worker();
   // Blocks until this thread's turn has come and fewer than kMaxQueued pieces wait (or the
   // queue stopped), then passes the turn on (Note [Fair back-pressure]).
