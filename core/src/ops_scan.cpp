@@ -16,6 +16,11 @@ namespace hetero {
 Tensor cumsum(const Tensor& a, std::int64_t dim, std::optional<DType> dtype) {
   const detail::prof::Scope op_scope("cumsum", a);
   detail::impl_of(a, "cumsum");
+  // torch converts a 0-d input to `dtype` as a scalar, with its overflow check
+  // ("value cannot be converted to type float without overflow"); a 1-element 1-d input is
+  // converted as a tensor (1.35e308 becomes inf), as here.
+  if (dtype && a.dim() == 0 && *dtype != a.dtype())
+    detail::check_value_fits("cumsum", a.item<double>(), *dtype);
   const Tensor x = dtype ? a.to(*dtype) : a;
   const DType result = is_floating_point(x.dtype()) ? x.dtype() : DType::int64;
   if (x.dim() == 0) {

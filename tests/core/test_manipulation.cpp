@@ -176,6 +176,26 @@ TEST(Manipulation, CumsumOneHotBmm) {
   EXPECT_THROW(baddbmm(ones({2, 2, 3, 5}), a, b), ShapeError);
 }
 
+// cumsum of a 0-d input with a dtype: torch converts the one value as a scalar, with its
+// overflow check, where a 1-d input's values become inf (differential test seeds 1130472
+// case 8895 and 1130502 case 7183: hetero returned inf for the 0-d case).
+TEST(Manipulation, CumsumOfA0dInputChecksThatItsValueFitsTheDtype) {
+  const TensorOptions f64_opts = TensorOptions().dtype(DType::float64);
+  const Tensor big = full({}, 1.35e308, f64_opts);
+  EXPECT_THROW(cumsum(big, 0, DType::float32), DTypeError);
+  EXPECT_THROW(cumsum(big, -1, DType::bfloat16), DTypeError);
+  EXPECT_THROW(cumsum(full({}, 70000.0), 0, DType::float16), DTypeError);
+  EXPECT_THROW(cumsum(full({}, NAN, f64_opts), 0, DType::int32), DTypeError);
+  EXPECT_THROW(cumsum(full({}, std::int64_t{70000}), 0, DType::int8), DTypeError);
+  // What torch keeps: inf and NaN into a floating dtype, anything into bool, a 1-d input.
+  EXPECT_TRUE(std::isinf(cumsum(full({}, INFINITY, f64_opts), 0, DType::float32).item<float>()));
+  EXPECT_TRUE(std::isnan(cumsum(full({}, NAN, f64_opts), 0, DType::float32).item<float>()));
+  EXPECT_EQ(cumsum(full({}, 2.5), 0, DType::bool_).item<bool>(), true);
+  EXPECT_EQ(cumsum(full({}, 3.5, f64_opts), 0, DType::int32).item<std::int32_t>(), 3);
+  EXPECT_TRUE(std::isinf(f64(cumsum(full({1}, 1.35e308, f64_opts), 0, DType::float32))[0]));
+  EXPECT_EQ(cumsum(big, 0).item<double>(), 1.35e308);
+}
+
 // baddbmm is one GEMM, alpha * (batch1 @ batch2) + beta * input rounded once (BLAS's alpha
 // and beta, as torch): composed of a product, a scaling and a sum, this float16 case gave inf
 // at element 1 (2 * 47073.7 leaves float16's range; -49120 brings it back), differential

@@ -58,7 +58,9 @@ HETERO_API std::vector<Tensor> unbind(const Tensor& a, std::int64_t dim = 0);
 /// floating dtypes keep theirs, `dtype` casts the input first (as torch's dtype argument).
 /// Floating sums are accumulated in float64 where the device runs it (torch's cpu kernel
 /// accumulates float32 in double), then rounded once; computed as log2(n) shifted additions
-/// (Hillis and Steele 1986), so it runs on every backend. A 0-d tensor takes dim 0 or -1.
+/// (Hillis and Steele 1986), so it runs on every backend. A 0-d tensor takes dim 0 or -1, and
+/// its value must fit `dtype` (DTypeError for 1.35e308 into float32, as torch's scalar
+/// conversion; a 1-d tensor's values become inf instead, as torch's).
 /// Gradient: the reversed running sum of g.
 HETERO_API Tensor cumsum(const Tensor& a, std::int64_t dim,
                          std::optional<DType> dtype = std::nullopt);

@@ -7,10 +7,6 @@
 
 namespace hetero::detail {
 
-std::int64_t gate_count(CellKind kind) noexcept {
-  return kind == CellKind::lstm ? 4 : kind == CellKind::gru ? 3 : 1;
-}
-
 void check_recurrent(const std::string& who, std::int64_t gates, std::int64_t input_size,
                      std::int64_t hidden_size, const std::string& nonlinearity, bool cell) {
   if (input_size < 1 || hidden_size < 1)

@@ -19,9 +19,6 @@ struct CellState {
   Tensor c;
 };
 
-/// The cell's gate blocks in torch's order (1, 4 or 3).
-std::int64_t gate_count(CellKind kind) noexcept;
-
 /// The checks of a recurrent layer's or cell's constructor (`who`: "LSTM", "GRUCell", ...;
 /// `gates` 1, 4 or 3): ValueError for input_size or hidden_size < 1, and for a nonlinearity
 /// other than "tanh" (or "relu" with one gate), in torch's words: a layer's "Unknown
