@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Random layer cases computed by PyTorch (Debian's python3-torch) for test_torch_layers:
 BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gradients),
-GroupNorm, RNN / LSTM (with proj_size) / GRU and their cells, scaled dot-product attention (its math definition: torch 1.13 has no public
+GroupNorm, RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
+different lengths (torch.nn.utils.rnn), scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
 (post- and pre-norm, relu and gelu, masks), with dropout 0; the losses (MSE, L1, SmoothL1,
@@ -39,7 +40,7 @@ def sdpa(q, k, v, mask, is_causal, scale):
 
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "loss", "loss", "rnn", "rnn", "rnn_cell"])
+                     "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -127,6 +128,51 @@ def case(r, i, tensors):
                 grads_of.append(("in2", c0))
                 hx = (hx, c0)
         y, hn = module(x, hx)
+        all_out = [y, *hn] if mode == "lstm" else [y, hn]
+    elif kind == "packed":
+        # A batch of sequences of different lengths through torch.nn.utils.rnn: packed from a
+        # padded tensor (or pack_sequence of per-sequence slices), run, padded again.
+        mode = r.choice(["rnn_tanh", "rnn_relu", "lstm", "gru"])
+        a.update(mode=mode, input_size=r.randint(1, 3), hidden=r.randint(1, 4), layers=r.randint(1, 2),
+                 bidirectional=r.random() < 0.5, batch_first=r.random() < 0.4, bias=r.random() < 0.8,
+                 h0=r.random() < 0.5, enforce_sorted=r.random() < 0.3, pack_sequence=r.random() < 0.3,
+                 padding_value=r.choice([0.0, -1.5]))
+        a["proj"] = r.randint(1, a["hidden"] - 1) if mode == "lstm" and a["hidden"] > 1 and r.random() < 0.4 else 0
+        cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
+        extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
+        if a["proj"]:
+            extra["proj_size"] = a["proj"]
+        module = cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
+                     batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
+        B = r.randint(1, 4)
+        lengths = [r.randint(1, 5) for _ in range(B)]
+        if a["enforce_sorted"]:
+            lengths.sort(reverse=True)
+        T = max(lengths) + r.randint(0, 1)  # the padded input may be longer than every sequence
+        a.update(lengths=lengths, seq_len=T, total_length=T if r.random() < 0.5 else None)
+        x = rand(*([B, T] if a["batch_first"] else [T, B]), a["input_size"]).requires_grad_()
+        ins, grads_of = [x], [("in0", x)]
+        if a["pack_sequence"]:
+            seqs = [(x[b] if a["batch_first"] else x[:, b])[:lengths[b]] for b in range(B)]
+            packed = torch.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=a["enforce_sorted"])
+        else:
+            packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=a["batch_first"],
+                                                             enforce_sorted=a["enforce_sorted"])
+        D = 2 if a["bidirectional"] else 1
+        hx = None
+        if a["h0"]:
+            hx = rand(a["layers"] * D, B, a["proj"] or a["hidden"]).requires_grad_()
+            ins.append(hx)
+            grads_of.append(("in1", hx))
+            if mode == "lstm":
+                c0 = rand(a["layers"] * D, B, a["hidden"]).requires_grad_()
+                ins.append(c0)
+                grads_of.append(("in2", c0))
+                hx = (hx, c0)
+        out, hn = module(packed, hx)
+        y, lens = torch.nn.utils.rnn.pad_packed_sequence(
+            out, batch_first=a["batch_first"], padding_value=a["padding_value"], total_length=a["total_length"])
+        assert lens.tolist() == lengths
         all_out = [y, *hn] if mode == "lstm" else [y, hn]
     elif kind == "rnn_cell":
         # A few steps of RNNCell / LSTMCell / GRUCell, each step's state fed to the next.

@@ -34,6 +34,58 @@ void load(nn::Module& m, const std::function<Tensor(const std::string&)>& get) {
   }
 }
 
+// The case's nn::RNN, LSTM or GRU (kinds "rnn" and "packed").
+std::shared_ptr<nn::RNNBase> make_recurrent(const nlohmann::json& a, const TensorOptions& o) {
+  const std::string mode = a["mode"];
+  const nn::RNNOptions ro{.num_layers = a["layers"],
+                          .bias = a["bias"],
+                          .batch_first = a["batch_first"],
+                          .bidirectional = a["bidirectional"],
+                          .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh",
+                          .proj_size = a["proj"]};
+  const std::int64_t input_size = a["input_size"], hidden = a["hidden"];
+  if (mode == "lstm") return std::make_shared<nn::LSTM>(input_size, hidden, ro, o);
+  if (mode == "gru") return std::make_shared<nn::GRU>(input_size, hidden, ro, o);
+  return std::make_shared<nn::RNN>(input_size, hidden, ro, o);
+}
+
+// Kind "packed": x [T, B, F] ([B, T, F] batch_first) packed by the case's lengths (through
+// pack_sequence of each column's first lengths[b] steps, or pack_padded_sequence), run, and
+// padded again; returns the padded output, h_n (and c_n). Checks the lengths that
+// pad_packed_sequence returns.
+std::vector<Tensor> run_packed(const nlohmann::json& a, nn::RNNBase& rnn, const Tensor& x,
+                               const Tensor& h0, const Tensor& c0) {
+  const std::vector<std::int64_t> lengths = a["lengths"];
+  const bool batch_first = a["batch_first"], sorted = a["enforce_sorted"];
+  nn::PackedSequence packed;
+  if (a["pack_sequence"]) {
+    std::vector<Tensor> sequences;
+    for (std::size_t b = 0; b < lengths.size(); ++b) {
+      const auto column = static_cast<std::int64_t>(b);
+      sequences.push_back((batch_first ? x : x.transpose(0, 1))[column].narrow(0, 0, lengths[b]));
+    }
+    packed = nn::pack_sequence(sequences, sorted);
+  } else {
+    packed = nn::pack_padded_sequence(x, lengths, batch_first, sorted);
+  }
+  nn::PackedRNNOutput r;
+  if (auto* lstm = dynamic_cast<nn::LSTM*>(&rnn))
+    r = lstm->forward(packed, h0, c0);
+  else if (auto* gru = dynamic_cast<nn::GRU*>(&rnn))
+    r = gru->forward(packed, h0);
+  else
+    r = dynamic_cast<nn::RNN&>(rnn).forward(packed, h0);
+  const std::optional<std::int64_t> total =
+      a["total_length"].is_null() ? std::nullopt
+                                  : std::optional<std::int64_t>(a["total_length"].get<std::int64_t>());
+  const nn::PaddedSequence padded =
+      nn::pad_packed_sequence(r.output, batch_first, a["padding_value"].get<double>(), total);
+  EXPECT_EQ(padded.lengths.to_vector<std::int64_t>(), lengths);
+  std::vector<Tensor> out{padded.padded, r.h_n};
+  if (r.c_n.defined()) out.push_back(r.c_n);
+  return out;
+}
+
 }  // namespace
 
 TEST(TorchLayers, EveryCaseMatchesTorch) {
@@ -89,22 +141,8 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       leaves.emplace_back("in0", x);
       y = module->forward(x);
       out.push_back(y);
-    } else if (kind == "rnn") {
-      const std::string mode = a["mode"];
-      const nn::RNNOptions ro{.num_layers = a["layers"],
-                              .bias = a["bias"],
-                              .batch_first = a["batch_first"],
-                              .bidirectional = a["bidirectional"],
-                              .nonlinearity = mode == "rnn_relu" ? "relu" : "tanh",
-                              .proj_size = a["proj"]};
-      const std::int64_t input_size = a["input_size"], hidden = a["hidden"];
-      std::shared_ptr<nn::RNNBase> rnn;
-      if (mode == "lstm")
-        rnn = std::make_shared<nn::LSTM>(input_size, hidden, ro, o);
-      else if (mode == "gru")
-        rnn = std::make_shared<nn::GRU>(input_size, hidden, ro, o);
-      else
-        rnn = std::make_shared<nn::RNN>(input_size, hidden, ro, o);
+    } else if (kind == "rnn" || kind == "packed") {
+      const std::shared_ptr<nn::RNNBase> rnn = make_recurrent(a, o);
       module = rnn;
       load(*module, get);
       std::vector<Tensor> x;  // the input, then h0 (and c0)
@@ -112,17 +150,21 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
         x.push_back(in[k].detach().clone().requires_grad_());
         leaves.emplace_back("in" + std::to_string(k), x.back());
       }
-      const Tensor h0 = x.size() > 1 ? x[1] : Tensor();
-      nn::RNNOutput r;
-      if (auto* lstm = dynamic_cast<nn::LSTM*>(rnn.get()))
-        r = lstm->forward(x[0], h0, x.size() > 2 ? x[2] : Tensor());
-      else if (auto* gru = dynamic_cast<nn::GRU*>(rnn.get()))
-        r = gru->forward(x[0], h0);
-      else
-        r = dynamic_cast<nn::RNN&>(*rnn).forward(x[0], h0);
-      y = r.output;
-      out = {r.output, r.h_n};
-      if (mode == "lstm") out.push_back(r.c_n);
+      const Tensor h0 = x.size() > 1 ? x[1] : Tensor(), c0 = x.size() > 2 ? x[2] : Tensor();
+      if (kind == "packed") {
+        out = run_packed(a, *rnn, x[0], h0, c0);
+      } else {
+        nn::RNNOutput r;
+        if (auto* lstm = dynamic_cast<nn::LSTM*>(rnn.get()))
+          r = lstm->forward(x[0], h0, c0);
+        else if (auto* gru = dynamic_cast<nn::GRU*>(rnn.get()))
+          r = gru->forward(x[0], h0);
+        else
+          r = dynamic_cast<nn::RNN&>(*rnn).forward(x[0], h0);
+        out = {r.output, r.h_n};
+        if (a["mode"] == "lstm") out.push_back(r.c_n);
+      }
+      y = out[0];
     } else if (kind == "rnn_cell") {
       const std::string mode = a["mode"];
       const nn::RNNCellOptions co{.bias = a["bias"],

@@ -8,11 +8,14 @@
 /// parameter order and initialisation (every parameter U(-1/sqrt(hidden_size),
 /// 1/sqrt(hidden_size))), so a torch state_dict loads by name. Composed of matmul and
 /// element-wise ops on the parameters' device, so the gradients are autograd's. One step
-/// at a time: nn::RNNCell, LSTMCell and GRUCell (<hetero/nn/rnn_cell.hpp>).
+/// at a time: nn::RNNCell, LSTMCell and GRUCell (<hetero/nn/rnn_cell.hpp>). Batches of
+/// sequences of different lengths: pass a PackedSequence (<hetero/nn/packed_sequence.hpp>),
+/// as torch's.
 #include <cstdint>
 #include <string>
 
 #include <hetero/nn/module.hpp>
+#include <hetero/nn/packed_sequence.hpp>
 #include <hetero/tensor_options.hpp>
 
 namespace hetero::nn {
@@ -55,6 +58,20 @@ struct RNNOutput {
   Tensor c_n;
 };
 
+/// What a recurrent layer returns for a PackedSequence, as torch's (output, h_n) or
+/// (output, (h_n, c_n)).
+struct PackedRNNOutput {
+  /// The last layer's h_t for every real step, packed as the input (same batch_sizes and
+  /// indices): data [rows, D * hidden] (proj_size instead of hidden when set).
+  PackedSequence output;
+  /// Each sequence's own last hidden state per layer and direction, [num_layers * D, B,
+  /// hidden], in the input's original column order (the reverse direction's is its state
+  /// after step 0).
+  Tensor h_n;
+  /// LSTM only (undefined otherwise): the cell states at the same steps, h_n's shape.
+  Tensor c_n;
+};
+
 /// The state and the shared forward pass of RNN, LSTM and GRU (torch's RNNBase).
 class HETERO_API RNNBase : public Module {
  public:
@@ -80,6 +97,12 @@ class HETERO_API RNNBase : public Module {
   /// 0, an input whose last dimension is not input_size, an input of another rank, or states of
   /// another shape (torch's messages).
   RNNOutput run(const Tensor& input, const Tensor& h0, const Tensor& c0);
+  /// The pass over a packed batch (torch's PackedSequence path): each sequence runs for its
+  /// own length; h0 and c0 [num_layers * D, B, hidden] are in the input's original column
+  /// order (permuted by sorted_indices, and h_n back, as torch's). ValueError for a malformed
+  /// PackedSequence; ShapeError for data that is not [rows, input_size] or states of another
+  /// shape; dtype and device errors as the padded pass.
+  PackedRNNOutput run(const PackedSequence& input, const Tensor& h0, const Tensor& c0);
 
  private:
   const char* name_;
@@ -101,6 +124,8 @@ class HETERO_API RNN : public RNNBase {
   /// Errors as RNNBase::run; DTypeError or DeviceMismatchError for an input of another
   /// dtype or device than the parameters'.
   RNNOutput forward(const Tensor& input, const Tensor& h0);
+  /// The packed form: output packed as `input`, h_n per sequence. Errors as RNNBase::run.
+  PackedRNNOutput forward(const PackedSequence& input, const Tensor& h0 = {});
 };
 
 /// Long short-term memory (Hochreiter & Schmidhuber 1997), as torch.nn.LSTM: gates
@@ -115,6 +140,9 @@ class HETERO_API LSTM : public RNNBase {
   /// output, h_n and c_n from h0 and c0 (zeros when undefined; both or neither, as
   /// torch's hx tuple: ValueError for one alone). Errors as RNN::forward.
   RNNOutput forward(const Tensor& input, const Tensor& h0, const Tensor& c0);
+  /// The packed form, from h0 and c0 (both or neither). Errors as RNNBase::run.
+  PackedRNNOutput forward(const PackedSequence& input, const Tensor& h0 = {},
+                          const Tensor& c0 = {});
 };
 
 /// Gated recurrent unit (Cho et al. 2014), as torch.nn.GRU: gates r, z, n in that order;
@@ -128,6 +156,8 @@ class HETERO_API GRU : public RNNBase {
   using RNNBase::forward;
   /// output and h_n from h0 (zeros when undefined). Errors as RNN::forward.
   RNNOutput forward(const Tensor& input, const Tensor& h0);
+  /// The packed form. Errors as RNNBase::run.
+  PackedRNNOutput forward(const PackedSequence& input, const Tensor& h0 = {});
 };
 
 }  // namespace hetero::nn
