@@ -19,7 +19,7 @@ namespace hetero::nn {
 
 /// A batch of sequences of different lengths packed time step by time step, as
 /// torch.nn.utils.rnn.PackedSequence. Value type; the tensors are shared, not copied.
-struct PackedSequence {
+struct HETERO_API PackedSequence {
   /// [sum of the lengths, *]: step 0's batch_sizes[0] rows (one per sequence, longest
   /// first), then step 1's batch_sizes[1] rows, ...
   Tensor data;
