@@ -37,8 +37,7 @@ TEST(PackedSequence, LayoutAndRoundTripAreTorchs) {
   EXPECT_EQ(i64(p.sorted_indices), (std::vector<std::int64_t>{0, 2, 1}));
   EXPECT_EQ(i64(p.unsorted_indices), (std::vector<std::int64_t>{0, 2, 1}));
   EXPECT_EQ(p.data.shape(), (Shape{9, 1}));
-  EXPECT_EQ(p.data.to_vector<float>(),
-            (std::vector<float>{0, 2, 1, 10, 12, 11, 20, 22, 30}));
+  EXPECT_EQ(p.data.to_vector<float>(), (std::vector<float>{0, 2, 1, 10, 12, 11, 20, 22, 30}));
   const nn::PaddedSequence back = nn::pad_packed_sequence(p, false, -1, 5);
   EXPECT_EQ(i64(back.lengths), (std::vector<std::int64_t>{4, 2, 3}));
   EXPECT_EQ(back.padded.shape(), (Shape{5, 3, 1}));
@@ -84,8 +83,8 @@ TEST(PackedSequence, APackedLSTMRunsEachSequenceAsIfAlone) {
   ASSERT_EQ(out.padded.shape(), (Shape{5, 4, 8}));
   for (std::int64_t b = 0; b < 4; ++b) {
     const std::int64_t n = lengths[static_cast<std::size_t>(b)];
-    const nn::RNNOutput alone = lstm.forward(x.narrow(1, b, 1).narrow(0, 0, n),
-                                             h0.narrow(1, b, 1), c0.narrow(1, b, 1));
+    const nn::RNNOutput alone =
+        lstm.forward(x.narrow(1, b, 1).narrow(0, 0, n), h0.narrow(1, b, 1), c0.narrow(1, b, 1));
     const Tensor got = out.padded.narrow(1, b, 1);
     EXPECT_LE(max(abs(got.narrow(0, 0, n) - alone.output)).item<double>(), 1e-12) << b;
     if (n < 5) EXPECT_EQ(max(abs(got.narrow(0, n, 5 - n))).item<double>(), 0.0) << b;
@@ -134,6 +133,6 @@ TEST(PackedSequence, RefusesWhatTorchRefuses) {
   EXPECT_THROW(lstm.forward(nn::PackedSequence{ones({7, 1, 2}), p.batch_sizes, {}, {}}),
                ShapeError);  // data must be [rows, input_size]
   EXPECT_THROW(lstm.forward(p, zeros({1, 2, 3}), zeros({1, 2, 3})), ShapeError);  // B is 3
-  EXPECT_THROW(lstm.forward(p, zeros({1, 3, 3})), ValueError);  // h0 without c0
+  EXPECT_THROW(lstm.forward(p, zeros({1, 3, 3})), ValueError);                    // h0 without c0
   expect_same(lstm.forward(p).h_n, lstm.forward(p, zeros({1, 3, 3}), zeros({1, 3, 3})).h_n);
 }

@@ -76,8 +76,9 @@ std::vector<Tensor> run_packed(const nlohmann::json& a, nn::RNNBase& rnn, const 
   else
     r = dynamic_cast<nn::RNN&>(rnn).forward(packed, h0);
   const std::optional<std::int64_t> total =
-      a["total_length"].is_null() ? std::nullopt
-                                  : std::optional<std::int64_t>(a["total_length"].get<std::int64_t>());
+      a["total_length"].is_null()
+          ? std::nullopt
+          : std::optional<std::int64_t>(a["total_length"].get<std::int64_t>());
   const nn::PaddedSequence padded =
       nn::pad_packed_sequence(r.output, batch_first, a["padding_value"].get<double>(), total);
   EXPECT_EQ(padded.lengths.to_vector<std::int64_t>(), lengths);

@@ -17,8 +17,8 @@
 #include <hetero/nn/loss.hpp>
 #include <hetero/nn/module.hpp>
 #include <hetero/nn/multihead_attention.hpp>
-#include <hetero/nn/pooling.hpp>
 #include <hetero/nn/packed_sequence.hpp>
+#include <hetero/nn/pooling.hpp>
 #include <hetero/nn/rnn.hpp>
 #include <hetero/nn/rnn_cell.hpp>
 #include <hetero/nn/sequential.hpp>

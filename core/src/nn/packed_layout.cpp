@@ -12,7 +12,8 @@ PackedLayout packed_layout(const nn::PackedSequence& p, const std::string& who) 
     throw ValueError(who + ": the PackedSequence's data or batch_sizes is undefined");
   if (p.data.dim() == 0) throw ValueError(who + ": the PackedSequence's data is 0-d");
   const Tensor& bs = p.batch_sizes;
-  if (bs.dim() != 1 || bs.numel() == 0 || is_floating_point(bs.dtype()) || bs.dtype() == DType::bool_)
+  if (bs.dim() != 1 || bs.numel() == 0 || is_floating_point(bs.dtype()) ||
+      bs.dtype() == DType::bool_)
     throw ValueError(who + ": batch_sizes must be a non-empty 1-D integer tensor, got " +
                      std::string(dtype_name(bs.dtype())) + " " + shape_str(bs.shape()));
   PackedLayout layout{bs.to(DType::int64).to_vector<std::int64_t>(), {}};
@@ -30,7 +31,8 @@ PackedLayout packed_layout(const nn::PackedSequence& p, const std::string& who) 
                      " rows but the data has " + std::to_string(p.data.size(0)));
   const std::int64_t batch = layout.batch_sizes.front();
   if (p.sorted_indices.defined() != p.unsorted_indices.defined())
-    throw ValueError(who + ": sorted_indices and unsorted_indices are given together or not at all");
+    throw ValueError(who +
+                     ": sorted_indices and unsorted_indices are given together or not at all");
   for (const Tensor* t : {&p.sorted_indices, &p.unsorted_indices})
     if (t->defined() && (t->dim() != 1 || t->numel() != batch))
       throw ValueError(who + ": sorted_indices and unsorted_indices must be 1-D with " +

@@ -51,9 +51,10 @@ PackedSequence pack_padded_sequence(const Tensor& input, const std::vector<std::
   const Tensor x = batch_first ? input.transpose(0, 1) : input;  // [T, B, *]
   const std::int64_t T = x.size(0), B = x.size(1);
   if (static_cast<std::int64_t>(lengths.size()) != B)
-    throw ValueError("pack_padded_sequence: Expected `len(lengths)` to be equal to batch_size, "
-                     "but got " + std::to_string(lengths.size()) + " (batch_size=" +
-                     std::to_string(B) + ")");
+    throw ValueError(
+        "pack_padded_sequence: Expected `len(lengths)` to be equal to batch_size, "
+        "but got " +
+        std::to_string(lengths.size()) + " (batch_size=" + std::to_string(B) + ")");
   // order[k]: the input column packed k-th, longest first (stable among equal lengths).
   std::vector<std::int64_t> order(static_cast<std::size_t>(B));
   std::iota(order.begin(), order.end(), 0);
@@ -71,8 +72,9 @@ PackedSequence pack_padded_sequence(const Tensor& input, const std::vector<std::
   }
   const std::int64_t longest = lengths[static_cast<std::size_t>(order.front())];
   if (lengths[static_cast<std::size_t>(order.back())] <= 0)
-    throw ValueError("pack_padded_sequence: Length of all samples has to be greater than 0, but "
-                     "found an element in 'lengths' that is <= 0");
+    throw ValueError(
+        "pack_padded_sequence: Length of all samples has to be greater than 0, but "
+        "found an element in 'lengths' that is <= 0");
   if (longest > T)
     throw ValueError("pack_padded_sequence: a length of " + std::to_string(longest) +
                      " exceeds the input's " + std::to_string(T) +
@@ -107,8 +109,7 @@ PackedSequence pack_padded_sequence(const Tensor& input, const Tensor& lengths, 
                      std::to_string(lengths.dim()) + "D");
   if (lengths.dtype() == DType::bool_)
     throw DTypeError(std::string("pack_padded_sequence: 'lengths' should be an integer or ") +
-                     "floating tensor, " +
-                     "got " + std::string(dtype_name(lengths.dtype())));
+                     "floating tensor, " + "got " + std::string(dtype_name(lengths.dtype())));
   return pack_padded_sequence(input, lengths.to(DType::int64).to_vector<std::int64_t>(),
                               batch_first, enforce_sorted);
 }
@@ -119,10 +120,10 @@ PaddedSequence pad_packed_sequence(const PackedSequence& sequence, bool batch_fi
   const std::int64_t T = static_cast<std::int64_t>(layout.batch_sizes.size());
   const std::int64_t B = layout.batch_sizes.front(), steps = total_length.value_or(T);
   if (steps < T)
-    throw ValueError("pad_packed_sequence: Expected total_length to be at least the length of the "
-                     "longest sequence in input, but got total_length=" +
-                     std::to_string(steps) + " and max sequence length being " +
-                     std::to_string(T));
+    throw ValueError(
+        "pad_packed_sequence: Expected total_length to be at least the length of the "
+        "longest sequence in input, but got total_length=" +
+        std::to_string(steps) + " and max sequence length being " + std::to_string(T));
   const Tensor& data = sequence.data;
   const Shape rest = trailing(data, 1);
   const std::int64_t rows = data.size(0);
@@ -132,8 +133,8 @@ PaddedSequence pad_packed_sequence(const PackedSequence& sequence, bool batch_fi
   for (std::int64_t t = 0; t < T; ++t)
     for (std::int64_t k = 0; k < layout.batch_sizes[static_cast<std::size_t>(t)]; ++k)
       gather[static_cast<std::size_t>(t * B + k)] = layout.offsets[static_cast<std::size_t>(t)] + k;
-  const Tensor pad = full(with_front({1}, rest), padding_value,
-                          TensorOptions(data.device()).dtype(data.dtype()));
+  const Tensor pad =
+      full(with_front({1}, rest), padding_value, TensorOptions(data.device()).dtype(data.dtype()));
   Tensor padded = index_select(cat({data, pad}, 0), 0, int64_on(gather, data.device()))
                       .reshape(with_front({steps, B}, rest));
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(B), 0);  // in packed order
@@ -158,7 +159,8 @@ Tensor pad_sequence(const std::vector<Tensor>& sequences, bool batch_first, doub
   std::int64_t longest = 0;
   for (std::size_t i = 0; i < sequences.size(); ++i) {
     const Tensor& s = sequences[i];
-    if (!s.defined()) throw ValueError("pad_sequence: sequence " + std::to_string(i) + " is undefined");
+    if (!s.defined())
+      throw ValueError("pad_sequence: sequence " + std::to_string(i) + " is undefined");
     if (s.dim() == 0)
       throw ShapeError("pad_sequence: sequence " + std::to_string(i) +
                        " is 0-d; each must be [L, *]");
@@ -174,10 +176,10 @@ Tensor pad_sequence(const std::vector<Tensor>& sequences, bool batch_first, doub
   for (const Tensor& s : sequences) {
     const Tensor same = s.to(first.device()).to(first.dtype());
     const std::int64_t missing = longest - s.size(0);
-    columns.push_back(missing == 0 ? same
-                                   : cat({same, full(with_front({missing}, trailing(s, 1)),
-                                                     padding_value, o)},
-                                         0));
+    columns.push_back(
+        missing == 0
+            ? same
+            : cat({same, full(with_front({missing}, trailing(s, 1)), padding_value, o)}, 0));
   }
   return stack(columns, batch_first ? 0 : 1);
 }

@@ -145,8 +145,8 @@ LayersResult run_layers(RNNBase& m, detail::CellKind kind, const Tensor& data,
         }
         Tensor gh = matmul(h, w_hh_t);
         if (bias) gh = gh + b_hh;
-        detail::CellState next = detail::cell_step(
-            kind, rows(xw, offsets[static_cast<std::size_t>(t)], n), gh, h, c, H);
+        detail::CellState next =
+            detail::cell_step(kind, rows(xw, offsets[static_cast<std::size_t>(t)], n), gh, h, c, H);
         h = P > 0 ? matmul(next.h, w_hr_t) : std::move(next.h);
         c = std::move(next.c);
         outs[static_cast<std::size_t>(t)] = h;
@@ -216,10 +216,9 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
     throw ValueError(who + ": h0 and c0 are given together (torch's hx tuple) or not at all");
   const std::int64_t P = options_.proj_size;
   // with proj_size, h is projected
-  const Tensor h_all =
-      initial_state(who, h0, "h0", input.dim(), {layers * D, N, P > 0 ? P : H}, x);
-  const Tensor c_all = lstm ? initial_state(who, c0, "c0", input.dim(), {layers * D, N, H}, x)
-                            : Tensor();
+  const Tensor h_all = initial_state(who, h0, "h0", input.dim(), {layers * D, N, P > 0 ? P : H}, x);
+  const Tensor c_all =
+      lstm ? initial_state(who, c0, "c0", input.dim(), {layers * D, N, H}, x) : Tensor();
   // Every step has the whole batch: N rows at t * N.
   std::vector<std::int64_t> batch_sizes(static_cast<std::size_t>(L), N), offsets;
   for (std::int64_t t = 0; t < L; ++t) offsets.push_back(t * N);
@@ -231,7 +230,9 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
     const Tensor t = stack(s, 0);
     return batched ? t : t.squeeze(1);
   };
-  RNNOutput r{!batched ? out.squeeze(1) : options_.batch_first ? out.transpose(0, 1) : out,
+  RNNOutput r{!batched               ? out.squeeze(1)
+              : options_.batch_first ? out.transpose(0, 1)
+                                     : out,
               state_layout(pass.h_n), Tensor()};
   if (lstm) r.c_n = state_layout(pass.c_n);
   return r;
@@ -261,15 +262,15 @@ PackedRNNOutput RNNBase::run(const PackedSequence& input, const Tensor& h0, cons
   };
   const Tensor h_all = start(h0, "h0", P > 0 ? P : H);
   const Tensor c_all = lstm ? start(c0, "c0", H) : Tensor();
-  const LayersResult pass =
-      run_layers(*this, detail::cell_kind(gates_, options_.nonlinearity), data,
-                 layout.batch_sizes, layout.offsets, h_all, c_all);
+  const LayersResult pass = run_layers(*this, detail::cell_kind(gates_, options_.nonlinearity),
+                                       data, layout.batch_sizes, layout.offsets, h_all, c_all);
   const auto original_order = [&](const std::vector<Tensor>& s) {
     const Tensor t = stack(s, 0);
     return sorted.defined() ? index_select(t, 1, input.unsorted_indices) : t;
   };
   PackedRNNOutput r{{pass.output, input.batch_sizes, input.sorted_indices, input.unsorted_indices},
-                    original_order(pass.h_n), Tensor()};
+                    original_order(pass.h_n),
+                    Tensor()};
   if (lstm) r.c_n = original_order(pass.c_n);
   return r;
 }
