@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Random optimiser runs computed by PyTorch (Debian's python3-torch) for test_torch_optim:
-SGD, Adam and AdamW with random options on 1-3 parameters over 1-8 steps, a parameter's
+SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta with random options on 1-3 parameters over 1-8 steps, a parameter's
 gradient sometimes absent (torch then skips it); sometimes two parameter groups with their
 own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
 ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR),
@@ -29,6 +29,17 @@ def options(r, kind):
         return {"lr": r.choice([0.1, 0.01, 0.5]), "momentum": momentum,
                 "dampening": 0.0 if nesterov else r.choice([0.0, 0.0, 0.1]),
                 "weight_decay": r.choice([0.0, 0.0, 1e-2]), "nesterov": nesterov}
+    if kind == "adagrad":
+        return {"lr": r.choice([0.1, 0.01, 0.5]), "lr_decay": r.choice([0.0, 0.0, 0.1]),
+                "weight_decay": r.choice([0.0, 0.0, 1e-2]),
+                "initial_accumulator_value": r.choice([0.0, 0.0, 0.1]), "eps": r.choice([1e-10, 1e-6])}
+    if kind == "rmsprop":
+        return {"lr": r.choice([1e-2, 1e-3, 0.1]), "alpha": r.choice([0.99, 0.9]),
+                "eps": r.choice([1e-8, 1e-6]), "weight_decay": r.choice([0.0, 0.0, 1e-2]),
+                "momentum": r.choice([0.0, 0.0, 0.9]), "centered": r.random() < 0.4}
+    if kind == "adadelta":
+        return {"lr": r.choice([1.0, 0.5, 0.1]), "rho": r.choice([0.9, 0.95, 0.5]),
+                "eps": r.choice([1e-6, 1e-4]), "weight_decay": r.choice([0.0, 0.0, 1e-2])}
     return {"lr": r.choice([1e-3, 1e-2, 0.1]), "betas": [r.choice([0.9, 0.8, 0.0]), r.choice([0.999, 0.99])],
             "eps": r.choice([1e-8, 1e-6]), "weight_decay": r.choice([0.0, 1e-2, 0.1]),
             "amsgrad": r.random() < 0.3}
@@ -112,14 +123,16 @@ def main():
     torch.manual_seed(seed)
     tensors, meta = {}, {}
     for i in range(count):
-        kind = r.choice(["sgd", "adam", "adamw"])
+        kind = r.choice(["sgd", "adam", "adamw", "adagrad", "rmsprop", "adadelta"])
         opts = options(r, kind)
         dtype = r.choice([torch.float32, torch.float64])
         shapes = [[r.randint(1, 5) for _ in range(r.randint(0, 2))] for _ in range(r.randint(1, 3))]
         params = [torch.randn(s, dtype=dtype, requires_grad=True) for s in shapes]
         for k, p in enumerate(params):
             tensors[f"{i}.p{k}"] = p.detach().clone()
-        cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[kind]
+        cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW,
+               "adagrad": torch.optim.Adagrad, "rmsprop": torch.optim.RMSprop,
+               "adadelta": torch.optim.Adadelta}[kind]
         # Two groups, the second with its own options, when there are two parameters or more.
         groups = None
         if len(params) > 1 and r.random() < 0.4:
@@ -137,6 +150,8 @@ def main():
             # check hetero's ValueError): drawn again.
             while sched_args["pct_start"] * sched_args["total_steps"] in (1.0, 2.0):
                 sched_args["pct_start"] = r.choice([0.25, 0.3, 0.5, 0.0])
+            if kind in ("adagrad", "adadelta"):  # no momentum to cycle (torch: ValueError)
+                sched_args["cycle_momentum"] = False
         sched = make_scheduler(opt, sched_args) if sched_args else None
         clip = clipping(r)
         lrs = [[g["lr"] for g in opt.param_groups]]
@@ -161,6 +176,8 @@ def main():
             tensors[f"{i}.out{k}"] = p.detach().clone()
         for k, st in opt.state_dict()["state"].items():
             for name, t in st.items():
+                if isinstance(t, int):  # RMSprop's and Adadelta's step: a Python int
+                    t = torch.tensor(t)
                 if t is not None:
                     tensors[f"{i}.state.{k}.{name}"] = t.detach().clone().reshape(t.shape)
         meta[str(i)] = json.dumps({"optimizer": kind, "options": opts, "steps": steps,

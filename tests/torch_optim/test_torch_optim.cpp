@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// SGD, Adam and AdamW, their parameter groups, the learning-rate schedules and gradient
-// clipping against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
-// python3-torch) writes random runs (options, groups, scheduler, clipping, parameters,
+// SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta, their parameter groups, the learning-rate
+// schedules and gradient clipping against PyTorch: make_cases.py (run by run_torch_cases.sh with
+// Debian's python3-torch) writes random runs (options, groups, scheduler, clipping, parameters,
 // gradients per step, some absent) with torch's final parameters, state_dict, each step's
 // lrs and clipping norms, and the groups' final hyper-parameters; each is replayed here on
 // HETERO_TEST_DEVICE (default cpu) and compared: parameters, state entries and norms
@@ -47,6 +47,27 @@ Options adam_options(const nlohmann::json& o) {
           .amsgrad = o["amsgrad"]};
 }
 
+optim::AdagradOptions adagrad_options(const nlohmann::json& o) {
+  return {.lr = o["lr"],
+          .lr_decay = o["lr_decay"],
+          .weight_decay = o["weight_decay"],
+          .initial_accumulator_value = o["initial_accumulator_value"],
+          .eps = o["eps"]};
+}
+
+optim::RMSpropOptions rmsprop_options(const nlohmann::json& o) {
+  return {.lr = o["lr"],
+          .alpha = o["alpha"],
+          .eps = o["eps"],
+          .weight_decay = o["weight_decay"],
+          .momentum = o["momentum"],
+          .centered = o["centered"]};
+}
+
+optim::AdadeltaOptions adadelta_options(const nlohmann::json& o) {
+  return {.lr = o["lr"], .rho = o["rho"], .eps = o["eps"], .weight_decay = o["weight_decay"]};
+}
+
 // The case's parameter groups over `params` ("groups": null is one group of all).
 template <class Options, class Read>
 std::vector<optim::ParamGroup<Options>> groups_of(const nlohmann::json& a,
@@ -68,6 +89,15 @@ std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vecto
   if (kind == "sgd")
     return std::make_unique<optim::SGD>(groups_of<optim::SGDOptions>(a, params, sgd_options),
                                         sgd_options(o));
+  if (kind == "adagrad")
+    return std::make_unique<optim::Adagrad>(
+        groups_of<optim::AdagradOptions>(a, params, adagrad_options), adagrad_options(o));
+  if (kind == "rmsprop")
+    return std::make_unique<optim::RMSprop>(
+        groups_of<optim::RMSpropOptions>(a, params, rmsprop_options), rmsprop_options(o));
+  if (kind == "adadelta")
+    return std::make_unique<optim::Adadelta>(
+        groups_of<optim::AdadeltaOptions>(a, params, adadelta_options), adadelta_options(o));
   if (kind == "adam")
     return std::make_unique<optim::Adam>(
         groups_of<optim::AdamOptions>(a, params, adam_options<optim::AdamOptions>),
@@ -415,4 +445,58 @@ TEST(TorchOptim, ClipGradRefusesAndSkips) {
   EXPECT_THROW(nn::utils::clip_grad_value_({p}, -1.0), ValueError);
   nn::utils::clip_grad_value_({p}, 0.5);
   EXPECT_EQ(p.grad().to_vector<float>()[0], 0.5f);
+}
+
+// Adagrad, RMSprop and Adadelta: torch's option checks, Adagrad's state from construction
+// (its sums filled with the constructor's initial_accumulator_value, every group's), and
+// load_state_dict's refusals.
+TEST(TorchOptim, AdagradRMSpropAdadeltaStateAndRefusals) {
+  Tensor p = zeros({2, 3}).requires_grad_(), q = zeros({2}).requires_grad_();
+  EXPECT_THROW(optim::Adagrad({p}, {.lr_decay = -1}), ValueError);
+  EXPECT_THROW(optim::Adagrad({p}, {.initial_accumulator_value = -0.5}), ValueError);
+  EXPECT_THROW(optim::RMSprop({p}, {.alpha = -1}), ValueError);
+  EXPECT_THROW(optim::RMSprop({p}, {.momentum = NAN}), ValueError);
+  EXPECT_THROW(optim::Adadelta({p}, {.rho = 1.5}), ValueError);
+  EXPECT_THROW(optim::Adadelta({p}, {.eps = -1e-6}), ValueError);
+  optim::Adagrad adagrad(
+      {{{p}, std::nullopt}, {{q}, optim::AdagradOptions{.initial_accumulator_value = 0.7}}},
+      {.initial_accumulator_value = 0.25});
+  const nn::NamedTensors fresh = adagrad.state_dict();
+  ASSERT_TRUE(fresh.contains("state.1.sum"));  // before any step, as torch
+  EXPECT_EQ(fresh.at("state.1.sum").to_vector<float>(), (std::vector<float>{0.25f, 0.25f}));
+  EXPECT_EQ(fresh.at("state.0.step").item<float>(), 0.0f);
+  EXPECT_EQ(adagrad.get(1, "initial_accumulator_value"), 0.7);
+  // One step from a sum of 0.25 with gradient 1: p = -lr * 1 / (sqrt(1.25) + eps).
+  q.mutable_grad() = ones({2});
+  adagrad.step();
+  EXPECT_NEAR(q.to_vector<float>()[0], -0.01 / std::sqrt(1.25), 1e-8);
+  EXPECT_EQ(p.to_vector<float>()[0], 0.0f);  // no gradient: skipped
+  optim::Adagrad other({{{p}, std::nullopt}, {{q}, std::nullopt}}, {});
+  other.load_state_dict(adagrad.state_dict());
+  EXPECT_EQ(other.state_dict().at("state.1.step").item<float>(), 1.0f);
+
+  optim::RMSprop rmsprop({p}, {.momentum = 0.0});
+  p.mutable_grad() = ones({2, 3});
+  rmsprop.step();
+  nn::NamedTensors state = rmsprop.state_dict();
+  EXPECT_EQ(state.at("state.0.step").dtype(), DType::int64);  // torch keeps a Python int
+  EXPECT_FALSE(state.contains("state.0.momentum_buffer"));
+  state.push_back("state.0.momentum_buffer", zeros({2, 3}));
+  EXPECT_THROW(rmsprop.load_state_dict(state), ValueError);  // momentum is 0
+  optim::RMSprop centered({p}, {.centered = true});
+  EXPECT_THROW(centered.load_state_dict(rmsprop.state_dict()), ValueError);  // no grad_avg
+  nn::NamedTensors zero_step;
+  zero_step.push_back("state.0.step", full({}, 0.0));
+  zero_step.push_back("state.0.square_avg", zeros({2, 3}));
+  EXPECT_THROW(rmsprop.load_state_dict(zero_step), ValueError);
+  EXPECT_EQ(rmsprop.state_dict().at("state.0.step").item<std::int64_t>(), 1);  // unchanged
+
+  optim::Adadelta adadelta({p});
+  adadelta.step();
+  nn::NamedTensors partial;
+  partial.push_back("state.0.step", full({}, 1.0));
+  partial.push_back("state.0.square_avg", zeros({2, 3}));
+  EXPECT_THROW(adadelta.load_state_dict(partial), ValueError);  // acc_delta missing
+  partial.push_back("state.0.acc_delta", zeros({3, 2}));
+  EXPECT_THROW(adadelta.load_state_dict(partial), ShapeError);
 }
