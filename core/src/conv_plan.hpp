@@ -55,4 +55,16 @@ Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool t
 Tensor conv_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Tensor& b,
                    Shape shape);
 
+/// conv2d's input gradient, torch's convolution_backward for the input alone: the adjoint of
+/// conv2d(., weight, stride, padding, dilation, groups) applied to `grad_out` [N, O, OH, OW],
+/// for an input of `input_shape` [N, C, H, W] (OH, OW must be that input's output size:
+/// InternalError otherwise). By the backend's kernel or the composition, as conv2d's plan
+/// says; unrecorded (the caller records). conv_transpose2d's forward.
+Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const Shape& input_shape,
+                         Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups);
+/// conv2d's weight gradient for `input` [N, C, H, W] and `grad_out` [N, O, OH, OW], of
+/// `weight_shape` [O, C / groups, KH, KW]; as conv2d_input_grad.
+Tensor conv2d_weight_grad(const Tensor& input, const Tensor& grad_out, const Shape& weight_shape,
+                          Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups);
+
 }  // namespace hetero::detail

@@ -9,6 +9,7 @@
 #include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
 #include "autograd/formulas.hpp"
@@ -189,6 +190,58 @@ ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias
              false};
   p.by_kernels = backend_convolves(input, p.g);
   return p;
+}
+
+namespace {
+
+// A tensor of `shape` with `like`'s dtype and device that reads one element (a stride-0
+// expansion): what plan_conv needs of an operand the caller does not have (its shape, dtype
+// and device), without allocating it.
+Tensor shaped_like(const Tensor& like, const Shape& shape) {
+  return zeros({1}, TensorOptions(like.device()).dtype(like.dtype())).expand(shape);
+}
+
+void check_output_size(const ConvGeometry& g, const Tensor& grad_out, const char* who) {
+  if (grad_out.dim() != 4 || grad_out.size(0) != g.n || grad_out.size(1) != g.o ||
+      grad_out.size(2) != g.oh || grad_out.size(3) != g.ow)
+    throw InternalError(std::string(who) + ": the output gradient " + shape_str(grad_out.shape()) +
+                        " does not match the convolution's output " +
+                        shape_str({g.n, g.o, g.oh, g.ow}));
+}
+
+}  // namespace
+
+Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const Shape& input_shape,
+                         Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups) {
+  const ConvPlan p =
+      plan_conv(shaped_like(grad_out, input_shape), weight, {}, stride, padding, dilation, groups);
+  const ConvGeometry& g = p.g;
+  check_output_size(g, grad_out, "conv2d_input_grad");
+  ConvSaved s;
+  s.need_x = true;
+  s.need_w = s.need_b = false;
+  s.wshape = weight.shape();
+  if (p.by_kernels)
+    s.w = weight;
+  else
+    s.wm = weight.reshape({g.o, g.c / groups * g.win.kh * g.win.kw});
+  return formulas::conv2d(grad_out, p, s)[0];
+}
+
+Tensor conv2d_weight_grad(const Tensor& input, const Tensor& grad_out, const Shape& weight_shape,
+                          Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups) {
+  const ConvPlan p =
+      plan_conv(input, shaped_like(input, weight_shape), {}, stride, padding, dilation, groups);
+  check_output_size(p.g, grad_out, "conv2d_weight_grad");
+  ConvSaved s;
+  s.need_w = true;
+  s.need_x = s.need_b = false;
+  s.wshape = weight_shape;
+  if (p.by_kernels)
+    s.x = input;
+  else
+    s.cols = im2col(input, p.g);
+  return formulas::conv2d(grad_out, p, s)[1];
 }
 
 }  // namespace detail

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Random conv2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
+"""Random conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
 (Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
@@ -39,6 +39,25 @@ def conv_case(r):
     args = {"op": "conv2d", "stride": stride, "padding": pad, "dilation": dil, "groups": groups,
             "bias": r.random() < 0.7}
     return shape, [o, c // groups, kh, kw], args
+
+
+def transpose_case(r):
+    """conv_transpose2d: weight [C_in, C_out / groups, KH, KW]; output_padding below stride or
+    dilation (now and then not: torch refuses it, and so must hetero)."""
+    groups = r.choice([1, 1, 1, 2, 3])
+    c, o = groups * r.randint(1, 3), groups * r.randint(1, 2)
+    kh, kw = r.randint(1, 4), r.randint(1, 4)
+    stride = [r.randint(1, 3), r.randint(1, 3)]
+    dil = [r.randint(1, 2), r.randint(1, 2)]
+    bad = r.random() < 0.05
+    pad = [r.randint(0, 3 if bad else 1), r.randint(0, 3 if bad else 1)]
+    out_pad = [r.randint(0, max(stride[j], dil[j]) - (0 if bad else 1)) for j in range(2)]
+    h, w = r.randint(1, 6), r.randint(1, 6)
+    n = r.choice([0, 1, 2, 3]) if r.random() < 0.9 else None
+    shape = [c, h, w] if n is None else [n, c, h, w]
+    args = {"op": "conv_transpose2d", "stride": stride, "padding": pad, "output_padding": out_pad,
+            "dilation": dil, "groups": groups, "bias": r.random() < 0.7}
+    return shape, [c, o // groups, kh, kw], args
 
 
 def pool_case(r, op):
@@ -84,6 +103,9 @@ def run(args, x, w, b):
     op = args["op"]
     if op == "conv2d":
         return F.conv2d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "conv_transpose2d":
+        return F.conv_transpose2d(x, w, b, args["stride"], args["padding"], args["output_padding"],
+                                  args["groups"], args["dilation"])
     if op == "max_pool2d":
         return F.max_pool2d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
                             args["ceil_mode"])
@@ -101,12 +123,13 @@ def main():
     tensors, meta = {}, {}
     for i in range(count):
         dtype = r.choice([torch.float32, torch.float64])
-        kind = r.choice(["conv2d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
+        kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+                         "adaptive_avg_pool2d"])
         w = b = None
-        if kind == "conv2d":
+        if kind in ("conv2d", "conv_transpose2d"):
             if r.random() < 0.3:  # torch's bfloat16 convolution (oneDNN's, or slow_conv2d's)
                 dtype = torch.bfloat16
-            xs, ws, args = conv_case(r)
+            xs, ws, args = conv_case(r) if kind == "conv2d" else transpose_case(r)
             w = torch.randn(ws, dtype=dtype, requires_grad=True)
             if args["bias"]:
                 b = torch.randn(ws[0], dtype=dtype, requires_grad=True)

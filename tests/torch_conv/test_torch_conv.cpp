@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d against PyTorch: make_cases.py
-// (run by run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's
-// outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
+// conv2d, conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d against PyTorch:
+// make_cases.py (run by run_torch_cases.sh with Debian's python3-torch) writes random cases with
+// torch's outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
 // values, gradients of input, weight and bias, and an error wherever torch raised one.
 // Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of up to 108 terms of
 // randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in float32 and round once: the
@@ -38,6 +38,10 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
   if (op == "conv2d")
     return conv2d(x, w, b, size2(a["stride"]), size2(a["padding"]), size2(a["dilation"]),
                   a["groups"].get<std::int64_t>());
+  if (op == "conv_transpose2d")
+    return conv_transpose2d(x, w, b, size2(a["stride"]), size2(a["padding"]),
+                            size2(a["output_padding"]), a["groups"].get<std::int64_t>(),
+                            size2(a["dilation"]));
   if (op == "max_pool2d")
     return max_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
                       size2(a["dilation"]), a["ceil_mode"].get<bool>());

@@ -2,7 +2,7 @@
 #pragma once
 /// @file conv.hpp
 /// 2-d convolution and pooling over NCHW tensors, as torch.nn.functional.conv2d,
-/// max_pool2d, avg_pool2d and adaptive_avg_pool2d (Note [Convolution as GEMM] in
+/// conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d (Note [Convolution as GEMM] in
 /// core/src/window_views.hpp: the core builds them from the backends' strided copy, GEMM,
 /// reductions and element-wise kernels, so every backend runs them with no kernel of its
 /// own). Shapes: input [N, C, H, W] or unbatched [C, H, W] (the result is then unbatched
@@ -40,6 +40,26 @@ struct Size2 {
 HETERO_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                          Size2 stride = 1, Size2 padding = 0, Size2 dilation = 1,
                          std::int64_t groups = 1);
+
+/// The transposed convolution (the adjoint of conv2d with respect to its input, sometimes
+/// called a fractionally strided convolution or "deconvolution"), as
+/// torch.nn.functional.conv_transpose2d (D2L 14.10): input [N, C_in, H, W] (or unbatched
+/// [C_in, H, W]), weight [C_in, C_out / groups, KH, KW], bias [C_out] (undefined: none).
+/// Output [N, C_out, OH, OW] with OH = (H - 1) stride.h - 2 padding.h + dilation.h (KH - 1)
+/// + output_padding.h + 1, OW alike: each input element scatters the kernel times itself at
+/// stride steps; `padding` crops the result, `output_padding` adds rows and columns at the
+/// bottom and right (to undo a strided conv2d's floor). Computed as conv2d's input gradient
+/// (the backend's kernel, or GEMM and col2im), so it runs on every backend; gradients flow
+/// to input (a conv2d), weight and bias (first order).
+/// Throws ShapeError for a wrong rank, channel count or bias shape, or an output smaller than
+/// 1 ("Output size is too small", torch's messages); ValueError for stride or dilation < 1,
+/// padding or output_padding < 0, an output_padding not smaller than either stride or
+/// dilation, groups < 1 or a weight.size(0) groups do not divide; DTypeError and
+/// DeviceMismatchError as conv2d.
+HETERO_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                                   const Tensor& bias = {}, Size2 stride = 1, Size2 padding = 0,
+                                   Size2 output_padding = 0, std::int64_t groups = 1,
+                                   Size2 dilation = 1);
 
 /// Maximum over each KH x KW window, as torch.nn.functional.max_pool2d: `stride` defaults
 /// to `kernel`; `padding` (implicit -inf, at most half the kernel) on both sides; with
