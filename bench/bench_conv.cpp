@@ -20,16 +20,19 @@ namespace {
 using namespace hetero;
 
 // conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias: forward alone, or forward
-// and backward (the gradients of input, weight and bias), in `dtype`; as
-// bench::torch::conv2d_step.
+// and backward (the gradients of input, weight and bias), in `dtype`; with `transposed`,
+// conv_transpose2d with a [c, o, k, k] weight; as bench::torch::conv2d_step.
 std::function<void()> conv_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                 std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
-                                bool backward = true, DType dtype = DType::float32) {
-  Tensor x = rand({n, c, h, h}).to(dtype).requires_grad_(backward),
-         w = rand({o, c, k, k}).to(dtype).requires_grad_(backward),
-         b = rand({o}).to(dtype).requires_grad_(backward);
-  return [x, w, b, padding, stride, backward]() mutable {
-    const Tensor y = conv2d(x, w, b, stride, padding);
+                                bool backward = true, DType dtype = DType::float32,
+                                bool transposed = false) {
+  Tensor
+      x = rand({n, c, h, h}).to(dtype).requires_grad_(backward),
+      w = (transposed ? rand({c, o, k, k}) : rand({o, c, k, k})).to(dtype).requires_grad_(backward),
+      b = rand({o}).to(dtype).requires_grad_(backward);
+  return [x, w, b, padding, stride, backward, transposed]() mutable {
+    const Tensor y =
+        transposed ? conv_transpose2d(x, w, b, stride, padding) : conv2d(x, w, b, stride, padding);
     if (!backward) {
       synchronize(Device::cpu());
       return;
@@ -146,6 +149,13 @@ constexpr Norm kNorms[] = {
     {"batchnorm_64x14x14", 128, 64, 14},
     {"batchnorm_512x7x7", 32, 512, 7},
 };
+// Transposed convolutions (conv_transpose2d): a DCGAN generator's 4x4 stride-2 upsampling
+// (256 -> 128 channels, 8x8 -> 16x16, batch 64) and D2L 14.11's FCN head, 21 classes upsampled
+// 32x by a 64x64 kernel (10x10 -> 320x320, batch 2).
+constexpr Layer kTransposed[] = {
+    {"tconv_dcgan_256to128_8x8", 64, 256, 8, 128, 4, 1, 2},
+    {"tconv_fcn_21_s32_10x10", 2, 21, 10, 21, 64, 16, 32},
+};
 constexpr const char* kBFloat16Layers[] = {"conv2", "resnet_64_32x32", "resnet_512_7x7"};
 
 bool is_bfloat16_row(const Layer& l) {
@@ -173,6 +183,12 @@ void register_all() {
             conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::bfloat16),
             HETERO_TORCH_PEER(
                 conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, true)));
+  for (const Layer& l : kTransposed)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + suffix(backward),
+          conv_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, DType::float32, true),
+          HETERO_TORCH_PEER(
+              conv2d_step(l.n, l.c, l.h, l.o, l.k, l.padding, l.stride, backward, false, true)));
   for (const Pool& l : kPools)
     for (const bool backward : {false, true})
       add(std::string(l.name) + suffix(backward),

@@ -192,13 +192,16 @@ namespace bench::torch {
 
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                   std::int64_t k, std::int64_t padding, std::int64_t stride,
-                                  bool backward, bool bfloat16) {
+                                  bool backward, bool bfloat16, bool transposed) {
   const auto dtype = bfloat16 ? at::kBFloat16 : at::kFloat;
   at::Tensor x = at::rand({n, c, h, h}).to(dtype).requires_grad_(backward),
-             w = at::rand({o, c, k, k}).to(dtype).requires_grad_(backward),
+             w = (transposed ? at::rand({c, o, k, k}) : at::rand({o, c, k, k}))
+                     .to(dtype)
+                     .requires_grad_(backward),
              b = at::rand({o}).to(dtype).requires_grad_(backward);
-  return [x, w, b, padding, stride, backward]() mutable {
-    at::Tensor y = at::conv2d(x, w, b, stride, padding);
+  return [x, w, b, padding, stride, backward, transposed]() mutable {
+    at::Tensor y = transposed ? at::conv_transpose2d(x, w, b, stride, padding)
+                              : at::conv2d(x, w, b, stride, padding);
     if (!backward) return;
     y.backward(at::ones_like(y));
     x.mutable_grad().reset();

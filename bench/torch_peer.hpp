@@ -39,10 +39,12 @@ std::function<void()> large_op(const std::string& op, bool into_out);
 
 /// conv2d of x [n, c, h, h] with a [o, c, k, k] weight and a bias, `stride`, `padding`:
 /// forward alone, or (`backward`) forward and backward (input, weight and bias gradients)
-/// (issue #27's and #49's conv2d rows); float32, or bfloat16 where `bfloat16`.
+/// (issue #27's and #49's conv2d rows); float32, or bfloat16 where `bfloat16`. With
+/// `transposed`, conv_transpose2d of x with a [c, o, k, k] weight instead.
 std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t o,
                                   std::int64_t k, std::int64_t padding, std::int64_t stride = 1,
-                                  bool backward = true, bool bfloat16 = false);
+                                  bool backward = true, bool bfloat16 = false,
+                                  bool transposed = false);
 /// A pooling layer on x [n, c, h, h] (issue #49 item 1's pooling rows), forward alone or
 /// (`backward`) forward and backward: `kind` "max" (max_pool2d, kernel k, stride s, padding p),
 /// "avg" (avg_pool2d, the same) or "global" (adaptive_avg_pool2d to 1x1; k, s, p unused).
