@@ -39,6 +39,11 @@ struct ConvSaved {
   bool need_x, need_w, need_b;
 };
 
+/// ValueError naming `op` for stride or dilation < 1, padding < 0 or groups < 1 (torch's
+/// messages: "non-positive stride is not supported", ...).
+void check_conv_args(const char* op, Size2 stride, Size2 padding, Size2 dilation,
+                     std::int64_t groups);
+
 /// Checks conv2d's arguments as torch 1.13 (ShapeError, DTypeError, ValueError with its
 /// messages) and decides the route: the backend's three kernels where it has them for the
 /// input's dtype and the tensors have elements, else the composition.

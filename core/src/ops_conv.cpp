@@ -56,17 +56,7 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
                                            std::string(dtype_name(bias.dtype())) + ")"
                                      : "") +
                      " should be the same (as torch)");
-  if (stride.h < 1 || stride.w < 1)
-    throw ValueError("conv2d: non-positive stride is not supported, got " +
-                     detail::size2_str(stride));
-  if (dilation.h < 1 || dilation.w < 1)
-    throw ValueError("conv2d: dilation should be greater than zero, got " +
-                     detail::size2_str(dilation));
-  if (padding.h < 0 || padding.w < 0)
-    throw ValueError("conv2d: negative padding is not supported, got " +
-                     detail::size2_str(padding));
-  if (groups < 1)
-    throw ValueError("conv2d: non-positive groups is not supported, got " + std::to_string(groups));
+  detail::check_conv_args("conv2d", stride, padding, dilation, groups);
   const Tensor x4 = x.dim() == 3 ? x.unsqueeze(0) : x;
   ConvGeometry g{x4.size(0), x4.size(1), x4.size(2), x4.size(3), weight.size(0), groups, 0, 0, {}};
   if (g.o % groups != 0)
@@ -146,6 +136,19 @@ Conv2dArgs kernel_args(const ConvGeometry& g) {
 }  // namespace
 
 namespace detail {
+
+void check_conv_args(const char* op, Size2 stride, Size2 padding, Size2 dilation,
+                     std::int64_t groups) {
+  const std::string who(op);
+  if (stride.h < 1 || stride.w < 1)
+    throw ValueError(who + ": non-positive stride is not supported, got " + size2_str(stride));
+  if (dilation.h < 1 || dilation.w < 1)
+    throw ValueError(who + ": dilation should be greater than zero, got " + size2_str(dilation));
+  if (padding.h < 0 || padding.w < 0)
+    throw ValueError(who + ": negative padding is not supported, got " + size2_str(padding));
+  if (groups < 1)
+    throw ValueError(who + ": non-positive groups is not supported, got " + std::to_string(groups));
+}
 
 // Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T with
 // `transpose_b`), joined along dim 0; a and b are split into `groups` equal row blocks.

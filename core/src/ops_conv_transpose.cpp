@@ -67,15 +67,7 @@ TransposedGeometry check_transposed(const Tensor& x, const Tensor& weight, const
                      std::string(dtype_name(weight.dtype())) +
                      (bias.defined() ? ", " + std::string(dtype_name(bias.dtype())) : "") +
                      " (torch: \"expected scalar type ... but found ...\")");
-  if (stride.h < 1 || stride.w < 1)
-    throw ValueError("conv_transpose2d: non-positive stride is not supported, got " +
-                     detail::size2_str(stride));
-  if (dilation.h < 1 || dilation.w < 1)
-    throw ValueError("conv_transpose2d: dilation should be greater than zero, got " +
-                     detail::size2_str(dilation));
-  if (padding.h < 0 || padding.w < 0)
-    throw ValueError("conv_transpose2d: negative padding is not supported, got " +
-                     detail::size2_str(padding));
+  detail::check_conv_args("conv_transpose2d", stride, padding, dilation, groups);
   if (output_padding.h < 0 || output_padding.w < 0)
     throw ValueError("conv_transpose2d: negative output_padding is not supported, got " +
                      detail::size2_str(output_padding));
@@ -85,9 +77,6 @@ TransposedGeometry check_transposed(const Tensor& x, const Tensor& weight, const
                      std::string("dilation, but got output_padding ") +
                      detail::size2_str(output_padding) + ", stride " + detail::size2_str(stride) +
                      " and dilation " + detail::size2_str(dilation) + " (as torch)");
-  if (groups < 1)
-    throw ValueError("conv_transpose2d: non-positive groups is not supported, got " +
-                     std::to_string(groups));
   if (weight.size(0) % groups != 0)
     throw ValueError("Given groups=" + std::to_string(groups) +
                      ", expected weight to be divisible by " + std::to_string(groups) +

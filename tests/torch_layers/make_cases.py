@@ -38,6 +38,19 @@ def sdpa(q, k, v, mask, is_causal, scale):
     return torch.softmax(q @ k.transpose(-2, -1) * s + bias, dim=-1) @ v
 
 
+def recurrent(r, a, dtype):
+    """The nn.RNN / LSTM / GRU of a case of kind "rnn" or "packed" (a["mode"], its sizes and
+    flags); an LSTM projects h to proj_size < hidden now and then (torch's LSTMP)."""
+    mode = a["mode"]
+    a["proj"] = r.randint(1, a["hidden"] - 1) if mode == "lstm" and a["hidden"] > 1 and r.random() < 0.4 else 0
+    cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
+    extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
+    if a["proj"]:
+        extra["proj_size"] = a["proj"]
+    return cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
+               batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
                      "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
@@ -102,14 +115,7 @@ def case(r, i, tensors):
         a.update(mode=mode, input_size=r.randint(1, 4), hidden=r.randint(1, 4), layers=r.randint(1, 3),
                  bidirectional=r.random() < 0.4, batch_first=r.random() < 0.3, bias=r.random() < 0.8,
                  batched=r.random() < 0.8, h0=r.random() < 0.5)
-        # an LSTM projects h to proj_size < hidden now and then (torch's LSTMP)
-        a["proj"] = r.randint(1, a["hidden"] - 1) if mode == "lstm" and a["hidden"] > 1 and r.random() < 0.4 else 0
-        cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
-        extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
-        if a["proj"]:
-            extra["proj_size"] = a["proj"]
-        module = cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
-                     batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
+        module = recurrent(r, a, dtype)
         L, N = r.randint(1, 5), r.randint(1, 3)
         a["seq_len"] = L
         shape = (([N, L] if a["batch_first"] else [L, N]) if a["batched"] else [L]) + [a["input_size"]]
@@ -137,13 +143,7 @@ def case(r, i, tensors):
                  bidirectional=r.random() < 0.5, batch_first=r.random() < 0.4, bias=r.random() < 0.8,
                  h0=r.random() < 0.5, enforce_sorted=r.random() < 0.3, pack_sequence=r.random() < 0.3,
                  padding_value=r.choice([0.0, -1.5]))
-        a["proj"] = r.randint(1, a["hidden"] - 1) if mode == "lstm" and a["hidden"] > 1 and r.random() < 0.4 else 0
-        cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(mode, torch.nn.RNN)
-        extra = {"nonlinearity": mode[4:]} if mode.startswith("rnn") else {}
-        if a["proj"]:
-            extra["proj_size"] = a["proj"]
-        module = cls(a["input_size"], a["hidden"], num_layers=a["layers"], bias=a["bias"],
-                     batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
+        module = recurrent(r, a, dtype)
         B = r.randint(1, 4)
         lengths = [r.randint(1, 5) for _ in range(B)]
         if a["enforce_sorted"]:

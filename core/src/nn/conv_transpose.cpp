@@ -8,37 +8,30 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "conv_layer.hpp"
+
 namespace hetero::nn {
 
 ConvTranspose2d::ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels,
                                  Size2 kernel_size, ConvTranspose2dOptions conv,
                                  TensorOptions options)
     : conv_(conv), kernel_(kernel_size) {
-  const std::string what = "ConvTranspose2d(" + std::to_string(in_channels) + ", " +
-                           std::to_string(out_channels) + ", [" + std::to_string(kernel_size.h) +
-                           ", " + std::to_string(kernel_size.w) + "])";
-  if (in_channels <= 0 || out_channels <= 0 || kernel_size.h <= 0 || kernel_size.w <= 0)
-    throw ValueError(what + ": channel counts and kernel sizes must be positive");
-  if (conv.groups <= 0 || in_channels % conv.groups != 0 || out_channels % conv.groups != 0)
-    throw ValueError(what + ": groups (" + std::to_string(conv.groups) +
-                     ") must be positive and divide both channel counts");
-  if (conv.stride.h < 1 || conv.stride.w < 1 || conv.dilation.h < 1 || conv.dilation.w < 1 ||
-      conv.padding.h < 0 || conv.padding.w < 0 || conv.output_padding.h < 0 ||
-      conv.output_padding.w < 0)
-    throw ValueError(what + ": stride and dilation must be >= 1, padding and output_padding >= 0");
+  const std::string what =
+      detail::conv_layer_name("ConvTranspose2d", in_channels, out_channels, kernel_size);
+  detail::check_conv_layer(what, in_channels, out_channels, kernel_size, conv.groups, conv.stride,
+                           conv.padding, conv.dilation);
+  if (conv.output_padding.h < 0 || conv.output_padding.w < 0)
+    throw ValueError(what + ": output_padding must be >= 0");
   if ((conv.output_padding.h >= conv.stride.h && conv.output_padding.h >= conv.dilation.h) ||
       (conv.output_padding.w >= conv.stride.w && conv.output_padding.w >= conv.dilation.w))
     throw ValueError(what + ": output padding must be smaller than either stride or dilation");
-  // U(-bound, bound), bound = 1/sqrt(fan_in), fan_in from the weight's dimension 1, as
-  // torch.nn.ConvTranspose2d.reset_parameters (kaiming_uniform with a = sqrt(5)).
+  // fan_in from the weight's dimension 1 (out_channels / groups * KH * KW), as
+  // torch.nn.ConvTranspose2d.reset_parameters.
   const std::int64_t fan_in = out_channels / conv.groups * kernel_size.h * kernel_size.w;
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
-  register_parameter(
-      "weight", rand({in_channels, out_channels / conv.groups, kernel_size.h, kernel_size.w}, o) *
-                        (2 * bound) -
-                    bound);
-  if (conv.bias) register_parameter("bias", rand({out_channels}, o) * (2 * bound) - bound);
+  register_parameter("weight", detail::conv_uniform({in_channels, out_channels / conv.groups,
+                                                     kernel_size.h, kernel_size.w},
+                                                    fan_in, options));
+  if (conv.bias) register_parameter("bias", detail::conv_uniform({out_channels}, fan_in, options));
 }
 
 Tensor ConvTranspose2d::forward(const Tensor& x) {

@@ -171,6 +171,18 @@ LayersResult run_layers(RNNBase& m, detail::CellKind kind, const Tensor& data,
   return r;
 }
 
+/// The checks both passes share: the input's features (torch's message) and, for LSTM, h0
+/// and c0 given together or not at all.
+void check_features(const std::string& who, std::int64_t features, std::int64_t input_size,
+                    bool lstm, const Tensor& h0, const Tensor& c0) {
+  if (features != input_size)
+    throw ShapeError(who + ": input.size(-1) must be equal to input_size. Expected " +
+                     std::to_string(input_size) + ", got " + std::to_string(features) +
+                     " (as torch)");
+  if (lstm && h0.defined() != c0.defined())
+    throw ValueError(who + ": h0 and c0 are given together (torch's hx tuple) or not at all");
+}
+
 /// The initial state `s` checked against [layers * D, N, features] (2-D `s` for unbatched
 /// input, `input_dim` 2), or zeros of that shape like `like` when undefined.
 Tensor initial_state(const std::string& who, const Tensor& s, const char* what,
@@ -208,12 +220,7 @@ RNNOutput RNNBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0) 
   const std::int64_t L = x.size(0), N = x.size(1), H = hidden_size_;
   const std::int64_t D = options_.bidirectional ? 2 : 1, layers = options_.num_layers;
   if (L == 0) throw ShapeError(who + ": expected sequence length to be larger than 0 (as torch)");
-  if (x.size(2) != input_size_)
-    throw ShapeError(who + ": input.size(-1) must be equal to input_size. Expected " +
-                     std::to_string(input_size_) + ", got " + std::to_string(x.size(2)) +
-                     " (as torch)");
-  if (lstm && h0.defined() != c0.defined())
-    throw ValueError(who + ": h0 and c0 are given together (torch's hx tuple) or not at all");
+  check_features(who, x.size(2), input_size_, lstm, h0, c0);
   const std::int64_t P = options_.proj_size;
   // with proj_size, h is projected
   const Tensor h_all = initial_state(who, h0, "h0", input.dim(), {layers * D, N, P > 0 ? P : H}, x);
@@ -246,12 +253,7 @@ PackedRNNOutput RNNBase::run(const PackedSequence& input, const Tensor& h0, cons
   if (data.dim() != 2)
     throw ShapeError(who + ": input must have 2 dimensions, got " + std::to_string(data.dim()) +
                      " (as torch; a PackedSequence's data is [rows, input_size])");
-  if (data.size(1) != input_size_)
-    throw ShapeError(who + ": input.size(-1) must be equal to input_size. Expected " +
-                     std::to_string(input_size_) + ", got " + std::to_string(data.size(1)) +
-                     " (as torch)");
-  if (lstm && h0.defined() != c0.defined())
-    throw ValueError(who + ": h0 and c0 are given together (torch's hx tuple) or not at all");
+  check_features(who, data.size(1), input_size_, lstm, h0, c0);
   const std::int64_t B = layout.batch_sizes.front(), H = hidden_size_, P = options_.proj_size;
   const std::int64_t states = options_.num_layers * (options_.bidirectional ? 2 : 1);
   const Tensor& sorted = input.sorted_indices;
