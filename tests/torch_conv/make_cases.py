@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Random conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
+"""Random conv1d / conv_transpose1d / max_pool1d / avg_pool1d / adaptive_avg_pool1d /
+conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
 (Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
@@ -60,6 +61,53 @@ def transpose_case(r):
     return shape, [c, o // groups, kh, kw], args
 
 
+def one_d_case(r, op):
+    """A 1-d op's case (conv1d, conv_transpose1d, max_pool1d, avg_pool1d, adaptive_avg_pool1d):
+    input [N, C, L] or [C, L]; the weight's shape for the convolutions, else None."""
+    n = r.choice([0, 1, 2, 3]) if r.random() < 0.9 else None
+    length = r.randint(1, 12)
+    bad = r.random() < 0.05  # sizes or padding torch may refuse
+    groups = r.choice([1, 1, 2])
+    c = groups * r.randint(1, 3) if op.startswith("conv") else r.randint(1, 3)
+    shape = [c, length] if n is None else [n, c, length]
+    k, stride = r.randint(1, 4), r.randint(1, 3)
+    dil = r.randint(1, 2)
+    args = {"op": op}
+    if op == "conv1d":
+        pad = r.randint(0, 2)
+        if not bad:
+            shape[-1] = max(length, dil * (k - 1) + 1 - 2 * pad)
+        o = groups * r.randint(1, 2)
+        args.update(stride=stride, padding=pad, dilation=dil, groups=groups, bias=r.random() < 0.7)
+        return shape, [o, c // groups, k], args
+    if op == "conv_transpose1d":
+        o = groups * r.randint(1, 2)
+        pad = r.randint(0, 3 if bad else 1)
+        out_pad = r.randint(0, max(stride, dil) - (0 if bad else 1))
+        args.update(stride=stride, padding=pad, output_padding=out_pad, dilation=dil, groups=groups,
+                    bias=r.random() < 0.7)
+        return shape, [c, o // groups, k], args
+    if op == "adaptive_avg_pool1d":
+        args["output_size"] = r.randint(1, length + 2)
+        return shape, None, args
+    pad = r.randint(0, k if bad else k // 2)
+    args.update(kernel=k, stride=stride if r.random() < 0.7 else None, padding=pad,
+                ceil_mode=r.random() < 0.4)
+    if op == "max_pool1d":
+        args["dilation"] = dil
+        if not bad:
+            shape[-1] = max(length, dil * (k - 1) + 1 - 2 * pad)
+        # torch 1.13 writes out of bounds for a window of padding only (see empty_window)
+        if empty_window(shape[-1], k, args["stride"] or k, pad, dil, args["ceil_mode"]):
+            args["ceil_mode"] = False
+            args["padding"] = 0
+    else:
+        args["count_include_pad"] = r.random() < 0.6
+        if not bad:
+            shape[-1] = max(length, k - 2 * pad)
+    return shape, None, args
+
+
 def pool_case(r, op):
     kh, kw = r.randint(1, 4), r.randint(1, 4)
     stride = [r.randint(1, 3), r.randint(1, 3)] if r.random() < 0.7 else None
@@ -103,6 +151,19 @@ def run(args, x, w, b):
     op = args["op"]
     if op == "conv2d":
         return F.conv2d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "conv1d":
+        return F.conv1d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "conv_transpose1d":
+        return F.conv_transpose1d(x, w, b, args["stride"], args["padding"], args["output_padding"],
+                                  args["groups"], args["dilation"])
+    if op == "max_pool1d":
+        return F.max_pool1d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
+                            args["ceil_mode"])
+    if op == "avg_pool1d":
+        return F.avg_pool1d(x, args["kernel"], args["stride"], args["padding"], args["ceil_mode"],
+                            args["count_include_pad"])
+    if op == "adaptive_avg_pool1d":
+        return F.adaptive_avg_pool1d(x, args["output_size"])
     if op == "conv_transpose2d":
         return F.conv_transpose2d(x, w, b, args["stride"], args["padding"], args["output_padding"],
                                   args["groups"], args["dilation"])
@@ -124,15 +185,25 @@ def main():
     for i in range(count):
         dtype = r.choice([torch.float32, torch.float64])
         kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                         "adaptive_avg_pool2d"])
+                         "adaptive_avg_pool2d", "1d"])
         w = b = None
-        if kind in ("conv2d", "conv_transpose2d"):
+        if kind == "1d":
+            op = r.choice(["conv1d", "conv1d", "conv_transpose1d", "max_pool1d", "avg_pool1d",
+                           "adaptive_avg_pool1d"])
+            xs, ws, args = one_d_case(r, op)
+            if ws is not None:
+                w = torch.randn(ws, dtype=dtype, requires_grad=True)
+                if args["bias"]:
+                    b = torch.randn(ws[0] if op == "conv1d" else ws[1] * args["groups"], dtype=dtype,
+                                    requires_grad=True)
+        elif kind in ("conv2d", "conv_transpose2d"):
             if r.random() < 0.3:  # torch's bfloat16 convolution (oneDNN's, or slow_conv2d's)
                 dtype = torch.bfloat16
             xs, ws, args = conv_case(r) if kind == "conv2d" else transpose_case(r)
             w = torch.randn(ws, dtype=dtype, requires_grad=True)
-            if args["bias"]:
-                b = torch.randn(ws[0], dtype=dtype, requires_grad=True)
+            if args["bias"]:  # C_out: weight dimension 0, or 1 times groups when transposed
+                b = torch.randn(ws[0] if kind == "conv2d" else ws[1] * args["groups"], dtype=dtype,
+                                requires_grad=True)
         elif kind == "adaptive_avg_pool2d":
             xs, args = adaptive_case(r)
         else:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// conv2d, conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d against PyTorch:
+// conv2d, conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d, and their 1-d
+// forms, against PyTorch:
 // make_cases.py (run by run_torch_cases.sh with Debian's python3-torch) writes random cases with
 // torch's outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
 // values, gradients of input, weight and bias, and an error wherever torch raised one.
@@ -38,6 +39,20 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
   if (op == "conv2d")
     return conv2d(x, w, b, size2(a["stride"]), size2(a["padding"]), size2(a["dilation"]),
                   a["groups"].get<std::int64_t>());
+  const auto opt = [](const nlohmann::json& j) {
+    return j.is_null() ? std::nullopt : std::optional<std::int64_t>(j.get<std::int64_t>());
+  };
+  if (op == "conv1d") return conv1d(x, w, b, a["stride"], a["padding"], a["dilation"], a["groups"]);
+  if (op == "conv_transpose1d")
+    return conv_transpose1d(x, w, b, a["stride"], a["padding"], a["output_padding"], a["groups"],
+                            a["dilation"]);
+  if (op == "max_pool1d")
+    return max_pool1d(x, a["kernel"], opt(a["stride"]), a["padding"], a["dilation"],
+                      a["ceil_mode"].get<bool>());
+  if (op == "avg_pool1d")
+    return avg_pool1d(x, a["kernel"], opt(a["stride"]), a["padding"], a["ceil_mode"].get<bool>(),
+                      a["count_include_pad"].get<bool>());
+  if (op == "adaptive_avg_pool1d") return adaptive_avg_pool1d(x, a["output_size"]);
   if (op == "conv_transpose2d")
     return conv_transpose2d(x, w, b, size2(a["stride"]), size2(a["padding"]),
                             size2(a["output_padding"]), a["groups"].get<std::int64_t>(),

@@ -6,6 +6,7 @@
 #include <hetero/attention.hpp>
 #include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
+#include <hetero/conv1d.hpp>
 #include <hetero/data.hpp>
 #include <hetero/default_device.hpp>
 #include <hetero/device.hpp>

@@ -7,6 +7,7 @@
 #include <hetero/nn/clip_grad.hpp>
 #include <hetero/nn/containers.hpp>
 #include <hetero/nn/conv.hpp>
+#include <hetero/nn/conv1d.hpp>
 #include <hetero/nn/conv_transpose.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>
