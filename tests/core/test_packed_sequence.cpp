@@ -87,7 +87,9 @@ TEST(PackedSequence, APackedLSTMRunsEachSequenceAsIfAlone) {
         lstm.forward(x.narrow(1, b, 1).narrow(0, 0, n), h0.narrow(1, b, 1), c0.narrow(1, b, 1));
     const Tensor got = out.padded.narrow(1, b, 1);
     EXPECT_LE(max(abs(got.narrow(0, 0, n) - alone.output)).item<double>(), 1e-12) << b;
-    if (n < 5) EXPECT_EQ(max(abs(got.narrow(0, n, 5 - n))).item<double>(), 0.0) << b;
+    if (n < 5) {
+      EXPECT_EQ(max(abs(got.narrow(0, n, 5 - n))).item<double>(), 0.0) << b;
+    }
     EXPECT_LE(max(abs(r.h_n.narrow(1, b, 1) - alone.h_n)).item<double>(), 1e-12) << b;
     EXPECT_LE(max(abs(r.c_n.narrow(1, b, 1) - alone.c_n)).item<double>(), 1e-12) << b;
   }
