@@ -50,6 +50,12 @@ void check_conv_args(const char* op, Size2 stride, Size2 padding, Size2 dilation
 ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
                    Size2 padding, Size2 dilation, std::int64_t groups);
 
+/// A tensor of `shape` with `like`'s dtype and device whose elements all alias one element
+/// of `like` (strides 0; a 1-element zeros tensor where `like` is empty): what plan_conv needs
+/// of an operand the caller does not have (its shape, dtype and device). Read-only; not
+/// recorded by autograd.
+Tensor shaped_like(const Tensor& like, const Shape& shape);
+
 /// Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T
 /// with `transpose_b`), joined along dim 0; a and b are split into `groups` equal row blocks.
 Tensor grouped_matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b,
@@ -67,6 +73,9 @@ Tensor conv_kernel(Conv2dOp op, const ConvGeometry& g, const Tensor& a, const Te
 /// says; unrecorded (the caller records). conv_transpose2d's forward.
 Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const Shape& input_shape,
                          Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups);
+/// conv2d_input_grad under a plan made for an input of the gradient's shape (plan_conv of
+/// shaped_like(...), the weight, no bias): for a caller that planned already.
+Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const ConvPlan& plan);
 /// conv2d's weight gradient for `input` [N, C, H, W] and `grad_out` [N, O, OH, OW], of
 /// `weight_shape` [O, C / groups, KH, KW]; as conv2d_input_grad.
 Tensor conv2d_weight_grad(const Tensor& input, const Tensor& grad_out, const Shape& weight_shape,

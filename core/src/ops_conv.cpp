@@ -195,14 +195,13 @@ ConvPlan plan_conv(const Tensor& input, const Tensor& weight, const Tensor& bias
   return p;
 }
 
-namespace {
-
-// A tensor of `shape` with `like`'s dtype and device that reads one element (a stride-0
-// expansion): what plan_conv needs of an operand the caller does not have (its shape, dtype
-// and device), without allocating it.
 Tensor shaped_like(const Tensor& like, const Shape& shape) {
-  return zeros({1}, TensorOptions(like.device()).dtype(like.dtype())).expand(shape);
+  if (like.numel() == 0)
+    return zeros({1}, TensorOptions(like.device()).dtype(like.dtype())).expand(shape);
+  return strided_view(like, shape, std::vector<std::int64_t>(shape.size(), 0), like.impl()->offset);
 }
+
+namespace {
 
 void check_output_size(const ConvGeometry& g, const Tensor& grad_out, const char* who) {
   if (grad_out.dim() != 4 || grad_out.size(0) != g.n || grad_out.size(1) != g.o ||
@@ -216,9 +215,14 @@ void check_output_size(const ConvGeometry& g, const Tensor& grad_out, const char
 
 Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const Shape& input_shape,
                          Size2 stride, Size2 padding, Size2 dilation, std::int64_t groups) {
-  const ConvPlan p =
-      plan_conv(shaped_like(grad_out, input_shape), weight, {}, stride, padding, dilation, groups);
+  return conv2d_input_grad(
+      grad_out, weight,
+      plan_conv(shaped_like(grad_out, input_shape), weight, {}, stride, padding, dilation, groups));
+}
+
+Tensor conv2d_input_grad(const Tensor& grad_out, const Tensor& weight, const ConvPlan& p) {
   const ConvGeometry& g = p.g;
+  const std::int64_t groups = g.groups;
   check_output_size(g, grad_out, "conv2d_input_grad");
   ConvSaved s;
   s.need_x = true;

@@ -134,9 +134,8 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   const std::int64_t n = t.x4.size(0);
   const Shape out_shape{n, t.c_out, t.oh, t.ow};
   // The conv2d whose input gradient this is: input out_shape, weight as given.
-  const detail::ConvPlan plan = detail::plan_conv(
-      zeros({1}, TensorOptions(input.device()).dtype(input.dtype())).expand(out_shape), weight, {},
-      stride, padding, dilation, groups);
+  const detail::ConvPlan plan = detail::plan_conv(detail::shaped_like(input, out_shape), weight, {},
+                                                  stride, padding, dilation, groups);
   if (!plan.by_kernels && is_half(input.dtype())) {
     // As conv2d: 16-bit accumulated in float32, rounded once; the casts carry the gradients.
     return conv_transpose2d(input.to(DType::float32), weight.to(DType::float32),
@@ -148,8 +147,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = detail::conv2d_input_grad(padded_to(t.x4, ch, cw).contiguous(), weight, out_shape, stride,
-                                    padding, dilation, groups);
+    out = detail::conv2d_input_grad(padded_to(t.x4, ch, cw).contiguous(), weight, plan);
     if (bias.defined()) out = out + bias.reshape({1, t.c_out, 1, 1});
     if (input.dim() == 3) out = out.squeeze(0);
   }
