@@ -17,12 +17,14 @@
 #include <hetero/factories.hpp>
 #include <hetero/generator.hpp>
 #include <hetero/interop.hpp>
+#include <hetero/interpolate.hpp>
 #include <hetero/log.hpp>
 #include <hetero/manipulation.hpp>
 #include <hetero/nn.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/ops_out.hpp>
 #include <hetero/optim.hpp>
+#include <hetero/padding.hpp>
 #include <hetero/plugins.hpp>
 #include <hetero/profiler.hpp>
 #include <hetero/relocate_storage.hpp>

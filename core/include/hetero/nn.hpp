@@ -20,8 +20,10 @@
 #include <hetero/nn/module.hpp>
 #include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/packed_sequence.hpp>
+#include <hetero/nn/padding.hpp>
 #include <hetero/nn/pooling.hpp>
 #include <hetero/nn/rnn.hpp>
 #include <hetero/nn/rnn_cell.hpp>
 #include <hetero/nn/sequential.hpp>
 #include <hetero/nn/transformer.hpp>
+#include <hetero/nn/upsample.hpp>
