@@ -5,8 +5,9 @@ BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gr
 GroupNorm, RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
 different lengths (torch.nn.utils.rnn), scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
-float masks, key padding, weights averaged or per head) and TransformerEncoderLayer
-(post- and pre-norm, relu and gelu, masks), with dropout 0; the losses (MSE, L1, SmoothL1,
+float masks, key padding, weights averaged or per head), TransformerEncoderLayer and
+TransformerDecoderLayer (post- and pre-norm, relu and gelu, masks of both attentions), with
+dropout 0; the losses (MSE, L1, SmoothL1,
 Huber, BCE, BCEWithLogits, NLL, CrossEntropy: reductions, weights, ignore_index, label
 smoothing, class probabilities). Per case `<i>.param.<name>`
 (the module's parameters, which the C++ side loads), `<i>.in<k>` (inputs), `<i>.out<k>`
@@ -53,7 +54,7 @@ def recurrent(r, a, dtype):
 
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
+                     "decoder", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -316,22 +317,25 @@ def case(r, i, tensors):
         batched = r.random() < 0.8
         N, L = r.randint(1, 3), r.randint(1, 4)
         S = L if kind == "encoder" else r.randint(1, 4)
-        mask_kind = r.choice(["none", "bool", "float", "causal"]) if L == S else r.choice(["none", "float"])
+        # The decoder's self-attention mask is [L, L]; its memory mask [L, S] is drawn below.
+        square = L == S or kind == "decoder"
+        mask_kind = r.choice(["none", "bool", "float", "causal"]) if square else r.choice(["none", "float"])
         padding = batched and r.random() < 0.4
         a.update(heads=H, embed=E, batch_first=batch_first, batched=batched, mask=mask_kind,
                  padding=padding)
+        keys = L if kind == "decoder" else S  # the decoder's mask is its self-attention's
         if mask_kind == "bool":
-            m = torch.rand(L, S) < 0.3
+            m = torch.rand(L, keys) < 0.3
             m[:, 0] = False  # hetero's and torch's: True masks; every row keeps key 0
         elif mask_kind == "float":
-            m = rand(L, S)
+            m = rand(L, keys)
         elif mask_kind == "causal":
-            m = torch.ones(L, S, dtype=torch.bool).triu(1)
+            m = torch.ones(L, keys, dtype=torch.bool).triu(1)
         else:
             m = None
         kpm = None
-        if padding:
-            kpm = torch.rand(N, S) < 0.3
+        if padding:  # the decoder's is over its own L positions
+            kpm = torch.rand(N, L if kind == "decoder" else S) < 0.3
             kpm[:, 0] = False
         def seq(T):
             shape = ([N, T, E] if batch_first else [T, N, E]) if batched else [T, E]
@@ -347,6 +351,33 @@ def case(r, i, tensors):
             ins = [q, k, v]
             grads_of = [("in0", q), ("in1", k), ("in2", v)]
             all_out = [y, w]
+        elif kind == "decoder":
+            a.update(norm_first=r.random() < 0.5, activation=r.choice(["relu", "gelu"]),
+                     ff=r.randint(1, 6), memory_mask=r.choice(["none", "bool", "float"]),
+                     memory_padding=batched and r.random() < 0.4)
+            module = torch.nn.TransformerDecoderLayer(E, H, a["ff"], dropout=0.0, activation=a["activation"],
+                                                      batch_first=batch_first, norm_first=a["norm_first"]).to(dtype)
+            with torch.no_grad():
+                for p in module.parameters():
+                    p.add_(torch.randn(p.shape, dtype=dtype) * 0.1)
+            mm = None
+            if a["memory_mask"] == "bool":
+                mm = torch.rand(L, S) < 0.3
+                mm[:, 0] = False
+            elif a["memory_mask"] == "float":
+                mm = rand(L, S)
+            mpad = None
+            if a["memory_padding"]:
+                mpad = torch.rand(N, S) < 0.3
+                mpad[:, 0] = False
+            x, mem = seq(L), seq(S)
+            y = module(x, mem, tgt_mask=m, memory_mask=mm, tgt_key_padding_mask=kpm,
+                       memory_key_padding_mask=mpad)
+            ins, grads_of, all_out = [x, mem], [("in0", x), ("in1", mem)], [y]
+            if mm is not None:
+                tensors[f"{i}.memory_mask"] = mm
+            if mpad is not None:
+                tensors[f"{i}.memory_padding"] = mpad
         else:
             a.update(norm_first=r.random() < 0.5, activation=r.choice(["relu", "gelu"]),
                      ff=r.randint(1, 6))

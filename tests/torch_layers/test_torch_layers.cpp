@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
-// TransformerEncoderLayer, RNN / LSTM (proj_size too) / GRU, their cells and the losses against
-// PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's python3-torch) writes random
-// cases with torch's parameters, inputs, outputs and the gradients of sum(out * cot); each is
-// rebuilt here on HETERO_TEST_DEVICE (default cpu) with torch's parameters loaded by name, and
-// compared: |got - want| <= tol (1 + |want|), tol 1e-10 float64, 1e-4 float32 (a normalisation
-// divides by a small standard deviation, which magnifies float32 rounding), gradients 10 tol;
-// BatchNorm's running statistics and step count too.
+// TransformerEncoderLayer, TransformerDecoderLayer, RNN / LSTM (proj_size too) / GRU, their cells
+// and the losses against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
+// python3-torch) writes random cases with torch's parameters, inputs, outputs and the gradients of
+// sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE (default cpu) with torch's parameters
+// loaded by name, and compared: |got - want| <= tol (1 + |want|), tol 1e-10 float64, 1e-4 float32
+// (a normalisation divides by a small standard deviation, which magnifies float32 rounding),
+// gradients 10 tol; BatchNorm's running statistics and step count too.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +87,15 @@ std::vector<Tensor> run_packed(const nlohmann::json& a, nn::RNNBase& rnn, const 
   return out;
 }
 
+// The Transformer layers' options of a case (kinds "encoder" and "decoder"), dropout 0.
+nn::TransformerEncoderLayerOptions layer_options(const nlohmann::json& a) {
+  return {.dim_feedforward = a["ff"],
+          .dropout = 0.0,
+          .activation = a["activation"],
+          .batch_first = a["batch_first"],
+          .norm_first = a["norm_first"]};
+}
+
 }  // namespace
 
 TEST(TorchLayers, EveryCaseMatchesTorch) {
@@ -111,6 +120,12 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
     std::shared_ptr<nn::Module> module;
     std::vector<std::pair<std::string, Tensor>> leaves;  // what takes a gradient
     Tensor y;                                            // the output the gradient is of
+    // Input k as a new leaf that takes a gradient, named "in<k>".
+    const auto leaf = [&](std::size_t k) {
+      const Tensor x = in[k].detach().clone().requires_grad_();
+      leaves.emplace_back("in" + std::to_string(k), x);
+      return x;
+    };
     if (kind == "batchnorm") {
       const std::optional<double> momentum =
           a["momentum"].is_null() ? std::nullopt
@@ -276,19 +291,20 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
             mha->forward(qkv[0], qkv[1], qkv[2], padding, true, mask, a["average"], causal);
         y = r.output;
         out = {r.output, r.weights};
-      } else {
-        auto layer = std::make_shared<nn::TransformerEncoderLayer>(
-            E, H,
-            nn::TransformerEncoderLayerOptions{.dim_feedforward = a["ff"],
-                                               .dropout = 0.0,
-                                               .activation = a["activation"],
-                                               .batch_first = a["batch_first"],
-                                               .norm_first = a["norm_first"]},
-            o);
+      } else if (kind == "decoder") {
+        auto layer = std::make_shared<nn::TransformerDecoderLayer>(E, H, layer_options(a), o);
         module = layer;
         load(*module, get);
-        Tensor x = in[0].detach().clone().requires_grad_();
-        leaves.emplace_back("in0", x);
+        const Tensor x = leaf(0), mem = leaf(1);
+        const Tensor memory_mask = a["memory_mask"] == "none" ? Tensor() : get("memory_mask");
+        const Tensor memory_padding = a["memory_padding"] ? get("memory_padding") : Tensor();
+        y = layer->forward(x, mem, mask, memory_mask, padding, memory_padding, causal);
+        out.push_back(y);
+      } else {
+        auto layer = std::make_shared<nn::TransformerEncoderLayer>(E, H, layer_options(a), o);
+        module = layer;
+        load(*module, get);
+        const Tensor x = leaf(0);
         y = layer->forward(x, mask, padding, causal);
         out.push_back(y);
       }
@@ -353,6 +369,34 @@ TEST(TorchLayers, RefuseWhatTorchRefuses) {
       DTypeError);
   EXPECT_EQ(scaled_dot_product_attention(q, q, q, zeros({2, 2})).dtype(), DType::float32);
   EXPECT_THROW(nn::TransformerEncoderLayer(4, 2, {.activation = "tanh"}), ValueError);
+  EXPECT_THROW(nn::TransformerDecoderLayer(4, 2, {.activation = "tanh"}), ValueError);
+  {
+    // torch's parameter names, in its order, and the decoder needs its memory.
+    nn::TransformerDecoderLayer dec(4, 2, {.dim_feedforward = 8, .dropout = 0.0});
+    std::vector<std::string> names;
+    for (const auto& [name, p] : dec.named_parameters()) names.push_back(name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{
+                  "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+                  "self_attn.out_proj.bias", "multihead_attn.in_proj_weight",
+                  "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+                  "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias",
+                  "linear2.weight", "linear2.bias", "norm1.weight", "norm1.bias", "norm2.weight",
+                  "norm2.bias", "norm3.weight", "norm3.bias"}));
+    const Tensor tgt = randn({3, 2, 4}), memory = randn({5, 2, 4});
+    EXPECT_THROW(dec.forward(tgt), ValueError);
+    EXPECT_EQ(dec.forward(tgt, memory).shape(), tgt.shape());
+    // tgt_is_causal is the explicit causal mask; a later position does not change earlier ones.
+    const Tensor causal = triu(ones({3, 3}, TensorOptions().dtype(DType::bool_)), 1);
+    const Tensor a = dec.forward(tgt, memory, causal),
+                 b = dec.forward(tgt, memory, {}, {}, {}, {}, true);
+    EXPECT_LE(max(abs(a - b)).item<float>(), 1e-6f);
+    Tensor changed = tgt.clone();
+    changed[2].copy_(randn({2, 4}));
+    const Tensor c = dec.forward(changed, memory, {}, {}, {}, {}, true);
+    EXPECT_LE(max(abs(a.narrow(0, 0, 2) - c.narrow(0, 0, 2))).item<float>(), 1e-6f);
+    EXPECT_THROW(dec.forward(tgt, randn({5, 2, 3})), ShapeError);
+  }
   nn::ModuleList list;
   list.push_back(std::make_shared<nn::Linear>(2, 3));
   list.push_back(std::make_shared<nn::BatchNorm1d>(3));

@@ -43,6 +43,7 @@ struct InterpolateOptions {
   /// Unless recompute_scale_factor, the kernels map positions by 1 / scale_factor rather than
   /// in / out (torch's rule, which differs when in * scale_factor is not whole).
   std::vector<double> scale_factor = {};
+  /// How output elements are computed from input elements (nearest by default, as torch).
   InterpolateMode mode = InterpolateMode::nearest;
   /// linear, bilinear, trilinear and bicubic: map the corner elements' centres onto each other
   /// (scale (in - 1) / (out - 1)) rather than the corners (the default, false). ValueError

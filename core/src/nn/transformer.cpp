@@ -5,26 +5,24 @@
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 
+#include "transformer_blocks.hpp"
+
 namespace hetero::nn {
 
 TransformerEncoderLayer::TransformerEncoderLayer(std::int64_t d_model, std::int64_t nhead,
                                                  TransformerEncoderLayerOptions options,
                                                  TensorOptions tensor_options)
     : options_(std::move(options)) {
-  if (options_.activation != "relu" && options_.activation != "gelu")
-    throw ValueError("TransformerEncoderLayer: activation should be relu/gelu, not " +
-                     options_.activation + " (as torch)");
-  self_attn_ = std::make_shared<MultiheadAttention>(d_model, nhead, options_.dropout, true,
-                                                    options_.batch_first, tensor_options);
-  linear1_ = std::make_shared<Linear>(d_model, options_.dim_feedforward, true, tensor_options);
-  dropout_ = std::make_shared<Dropout>(options_.dropout);
-  linear2_ = std::make_shared<Linear>(options_.dim_feedforward, d_model, true, tensor_options);
-  norm1_ =
-      std::make_shared<LayerNorm>(Shape{d_model}, options_.layer_norm_eps, true, tensor_options);
-  norm2_ =
-      std::make_shared<LayerNorm>(Shape{d_model}, options_.layer_norm_eps, true, tensor_options);
-  dropout1_ = std::make_shared<Dropout>(options_.dropout);
-  dropout2_ = std::make_shared<Dropout>(options_.dropout);
+  detail::check_activation(options_.activation, "TransformerEncoderLayer");
+  const detail::TransformerParts parts(d_model, nhead, options_, tensor_options);
+  self_attn_ = parts.attention();
+  linear1_ = parts.linear1();
+  dropout_ = parts.dropout();
+  linear2_ = parts.linear2();
+  norm1_ = parts.norm();
+  norm2_ = parts.norm();
+  dropout1_ = parts.dropout();
+  dropout2_ = parts.dropout();
   register_module("self_attn", self_attn_);
   register_module("linear1", linear1_);
   register_module("dropout", dropout_);
@@ -42,9 +40,8 @@ Tensor TransformerEncoderLayer::sa_block(const Tensor& x, const Tensor& mask, co
 }
 
 Tensor TransformerEncoderLayer::ff_block(const Tensor& x) {
-  const Tensor h = linear1_->forward(x);
-  const Tensor a = options_.activation == "gelu" ? gelu(h) : relu(h);
-  return dropout2_->forward(linear2_->forward(dropout_->forward(a)));
+  return dropout2_->forward(
+      detail::feed_forward(x, *linear1_, *dropout_, *linear2_, options_.activation));
 }
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,

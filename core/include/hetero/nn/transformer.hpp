@@ -3,7 +3,8 @@
 /// @file nn/transformer.hpp
 /// hetero::nn::TransformerEncoderLayer — self-attention and a feed-forward block, each with
 /// a residual connection and LayerNorm (Vaswani et al. 2017), as torch 1.13's
-/// torch.nn.TransformerEncoderLayer:
+/// torch.nn.TransformerEncoderLayer — and TransformerDecoderLayer, which adds attention over
+/// the encoder's output between the two (D2L 11.7's decoder block). The encoder layer:
 ///   post-norm (norm_first false): x = norm1(x + sa(x)); x = norm2(x + ff(x))
 ///   pre-norm  (norm_first true):  x = x + sa(norm1(x)); x = x + ff(norm2(x))
 /// with sa(x) = dropout1(self_attn(x, x, x, masks)) and
@@ -22,7 +23,8 @@
 
 namespace hetero::nn {
 
-/// TransformerEncoderLayer's arguments, torch's names and defaults.
+/// TransformerEncoderLayer's and TransformerDecoderLayer's arguments, torch's names and
+/// defaults.
 struct TransformerEncoderLayerOptions {
   std::int64_t dim_feedforward = 2048;  ///< the feed-forward block's hidden width
   double dropout = 0.1;                 ///< dropout probability (attention and blocks)
@@ -60,6 +62,44 @@ class HETERO_API TransformerEncoderLayer : public Module {
   std::shared_ptr<Linear> linear1_, linear2_;
   std::shared_ptr<Dropout> dropout_, dropout1_, dropout2_;
   std::shared_ptr<LayerNorm> norm1_, norm2_;
+};
+
+/// TransformerDecoderLayer's arguments: the encoder layer's (torch's are the same).
+using TransformerDecoderLayerOptions = TransformerEncoderLayerOptions;
+
+/// One decoder layer, as torch.nn.TransformerDecoderLayer (torch 1.13; the is_causal flags
+/// of torch 2):
+///   post-norm: x = norm1(x + sa(x)); x = norm2(x + mha(x, memory)); x = norm3(x + ff(x))
+///   pre-norm:  x = x + sa(norm1(x)); x = x + mha(norm2(x), memory); x = x + ff(norm3(x))
+/// with sa(x) = dropout1(self_attn(x, x, x)), mha(x, m) = dropout2(multihead_attn(x, m, m)),
+/// ff(x) = dropout3(linear2(dropout(activation(linear1(x))))). Children and state_dict names
+/// are torch's: self_attn, multihead_attn, linear1, dropout, linear2, norm1, norm2, norm3,
+/// dropout1, dropout2, dropout3. Not thread-safe (a Module).
+class HETERO_API TransformerDecoderLayer : public Module {
+ public:
+  /// Errors as TransformerEncoderLayer's constructor.
+  TransformerDecoderLayer(std::int64_t d_model, std::int64_t nhead,
+                          TransformerDecoderLayerOptions options = {},
+                          TensorOptions tensor_options = {});
+  /// tgt [T, N, E] ([N, T, E] with batch_first, [T, E] unbatched) attending to memory
+  /// [S, N, E] (the encoder's output, likewise). tgt_mask [T, T] and memory_mask [T, S] are
+  /// MultiheadAttention's attn_mask for the two attentions (bool: true masks; float: added),
+  /// the key padding masks [N, T] and [N, S] its key_padding_mask; tgt_is_causal /
+  /// memory_is_causal build the causal mask where the mask is absent. Returns tgt's shape.
+  /// Errors as MultiheadAttention's forward (ShapeError for shapes that do not fit).
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {},
+                 const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
+                 const Tensor& memory_key_padding_mask = {}, bool tgt_is_causal = false,
+                 bool memory_is_causal = false);
+  /// A decoder layer needs the encoder's memory: ValueError (call forward(tgt, memory)).
+  Tensor forward(const Tensor& tgt) override;
+
+ private:
+  TransformerDecoderLayerOptions options_;
+  std::shared_ptr<MultiheadAttention> self_attn_, multihead_attn_;
+  std::shared_ptr<Linear> linear1_, linear2_;
+  std::shared_ptr<Dropout> dropout_, dropout1_, dropout2_, dropout3_;
+  std::shared_ptr<LayerNorm> norm1_, norm2_, norm3_;
 };
 
 }  // namespace hetero::nn
