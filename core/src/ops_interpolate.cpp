@@ -10,6 +10,7 @@
 #include <hetero/interpolate.hpp>
 
 #include <cmath>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,23 @@ struct Taps {
   std::vector<std::vector<T>> weight;  // empty: nearest (one tap, weight 1)
 };
 
+// `taps` taps of `out` positions each, their room reserved: OutOfMemoryError rather than a
+// host vector that grows until the machine runs out (interpolate(x, {.size = {1 << 40}})).
+template <class T>
+Taps<T> empty_taps(std::size_t taps, bool weighted_taps, std::int64_t out) {
+  Taps<T> t;
+  t.index.resize(taps);
+  if (weighted_taps) t.weight.resize(taps);
+  try {
+    for (auto& v : t.index) v.reserve(static_cast<std::size_t>(out));
+    for (auto& v : t.weight) v.reserve(static_cast<std::size_t>(out));
+  } catch (const std::exception&) {  // bad_alloc, length_error
+    throw OutOfMemoryError("interpolate: no host memory for the source indices of an output " +
+                           std::string("dimension of ") + std::to_string(out) + " elements");
+  }
+  return t;
+}
+
 // torch's area_pixel_compute_scale (compute_scales_value without align_corners).
 template <class T>
 T pixel_scale(std::int64_t in, std::int64_t out, bool align_corners, std::optional<double> s) {
@@ -188,8 +206,7 @@ std::int64_t floor_index(T position) {
 template <class T>
 Taps<T> nearest_taps(std::int64_t in, std::int64_t out, std::optional<double> s, bool exact) {
   const T scale = pixel_scale<T>(in, out, false, s);
-  Taps<T> t;
-  t.index.resize(1);
+  Taps<T> t = empty_taps<T>(1, false, out);
   for (std::int64_t j = 0; j < out; ++j) {
     const T position = exact ? scale * (static_cast<T>(j) + T(0.5)) : scale * static_cast<T>(j);
     t.index[0].push_back(std::min(floor_index(position), in - 1));
@@ -201,9 +218,7 @@ template <class T>
 Taps<T> linear_taps(std::int64_t in, std::int64_t out, bool align_corners,
                     std::optional<double> s) {
   const T scale = pixel_scale<T>(in, out, align_corners, s);
-  Taps<T> t;
-  t.index.resize(2);
-  t.weight.resize(2);
+  Taps<T> t = empty_taps<T>(2, true, out);
   for (std::int64_t j = 0; j < out; ++j) {
     std::int64_t i0 = j, i1 = j;
     T l0 = 1, l1 = 0;
@@ -230,9 +245,7 @@ Taps<T> cubic_taps(std::int64_t in, std::int64_t out, bool align_corners, std::o
   const T a = T(-0.75);
   const auto near = [a](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
   const auto far = [a](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
-  Taps<T> t;
-  t.index.resize(4);
-  t.weight.resize(4);
+  Taps<T> t = empty_taps<T>(4, true, out);
   for (std::int64_t j = 0; j < out; ++j) {
     const T position = source_position(scale, j, align_corners, true);
     const std::int64_t i = floor_index(position);

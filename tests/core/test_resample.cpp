@@ -206,6 +206,9 @@ TEST(Interpolate, RefusesAsTorch) {
       DTypeError);
   // An empty batch is fine.
   EXPECT_EQ(interpolate(randn({0, 2, 3}), {.size = {5}}).shape(), (Shape{0, 2, 5}));
+  // A size no memory holds is a typed error, before any host table grows.
+  EXPECT_THROW(interpolate(randn({1, 1, 2}), {.size = {std::int64_t{1} << 50}}), OutOfMemoryError);
+  EXPECT_THROW(pad(randn({1, 2}), {0, std::int64_t{1} << 50}, PadMode::replicate), Error);
 }
 
 TEST(Interpolate, UpsampleLayer) {
