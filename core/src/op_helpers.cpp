@@ -30,6 +30,10 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
+std::string list_str(const std::vector<std::int64_t>& v) {
+  return shape_str(Shape(v.begin(), v.end()));
+}
+
 // NumPy broadcasting: align right; sizes equal, or one of them 1.
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
   const std::size_t n = std::max(a.size(), b.size());

@@ -100,6 +100,9 @@ void fill(const Tensor& t, double v);
 void fill(const Tensor& t, std::int64_t v);
 /// "[2, 3]".
 std::string shape_str(const Shape& s);
+/// A list of integer arguments (dims, repeats, split sizes, pad amounts) as shape_str prints
+/// a shape: "[2, -1]".
+std::string list_str(const std::vector<std::int64_t>& v);
 /// Whether `a`'s device runs cast, fill and `op` in float64: where composed ops widen 16-bit
 /// or float32 work to float64 (prod, cumsum), else they take float32.
 bool runs_float64(const Tensor& a, BinaryOp op);

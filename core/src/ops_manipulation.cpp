@@ -21,11 +21,8 @@ namespace hetero {
 
 namespace {
 
+using detail::list_str;
 using detail::shape_str;
-
-std::string list_str(const std::vector<std::int64_t>& v) {
-  return shape_str(Shape(v.begin(), v.end()));
-}
 
 // `a` where column - row of its last two dimensions passes `keep`, else 0 of a's dtype.
 template <class Keep>

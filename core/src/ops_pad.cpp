@@ -27,13 +27,8 @@ namespace hetero {
 
 namespace {
 
+using detail::list_str;
 using detail::shape_str;
-
-std::string amounts_str(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
 
 // n + before + after; ShapeError when it overflows int64.
 std::int64_t padded_size(std::int64_t n, std::int64_t before, std::int64_t after) {
@@ -56,16 +51,28 @@ Tensor constant_pad(const Tensor& x, const std::vector<std::int64_t>& amounts, d
     const std::int64_t d = padded_dim(x, i), n = x.size(d);
     const std::int64_t before = amounts[2 * i], after = amounts[2 * i + 1];
     const std::int64_t size = padded_size(n, before, after);
+    // torch narrows the front crop first, then the back crop from what is left; each must
+    // fit, even where the other side's padding would make the output size non-negative.
+    const std::int64_t cut_before = before < 0 ? -before : 0;
+    if (cut_before > n)
+      throw IndexError("pad: cropping " + std::to_string(cut_before) +
+                       " elements from the front of dimension " + std::to_string(d) +
+                       " of size " + std::to_string(n) + " of input " + shape_str(x.shape()) +
+                       ", padding " + list_str(amounts) +
+                       " (torch: \"Dimension out of range\" from narrow)");
+    if (after < 0 && -after > n - cut_before)
+      throw ShapeError("pad: cropping " + std::to_string(-after) +
+                       " elements from the back of dimension " + std::to_string(d) + " of size " +
+                       std::to_string(n) + " after " + std::to_string(cut_before) +
+                       " from the front, of input " + shape_str(x.shape()) + ", padding " +
+                       list_str(amounts) + " (torch: \"exceeds dimension size\" from narrow)");
     if (size < 0)
       throw ShapeError("pad: the input size " + std::to_string(n) + " of dimension " +
                        std::to_string(d) + ", padded by " + std::to_string(before) + " and " +
                        std::to_string(after) + ", gives a negative output size " +
                        std::to_string(size) + " (torch: \"resulted in a negative output size\")");
     shape[static_cast<std::size_t>(d)] = size;
-    const std::int64_t cut_before = std::max<std::int64_t>(-before, 0);
-    const std::int64_t kept =
-        std::max<std::int64_t>(n - cut_before - std::max<std::int64_t>(-after, 0), 0);
-    core = core.narrow(d, std::min(cut_before, n), kept);
+    core = core.narrow(d, cut_before, n - cut_before - (after < 0 ? -after : 0));
   }
   (void)detail::checked_numel(shape);
   Tensor out;
@@ -218,15 +225,15 @@ Tensor pad(const Tensor& input, const std::vector<std::int64_t>& amounts, PadMod
   detail::impl_of(input, "pad");
   if (amounts.size() % 2 != 0)
     throw ValueError("pad: Padding length must be divisible by 2, got " +
-                     std::to_string(amounts.size()) + " amounts " + amounts_str(amounts) +
+                     std::to_string(amounts.size()) + " amounts " + list_str(amounts) +
                      " (as torch)");
   for (std::int64_t a : amounts)
     if (a == std::numeric_limits<std::int64_t>::min())
-      throw ValueError("pad: an amount of -2^63 " + amounts_str(amounts) +
+      throw ValueError("pad: an amount of -2^63 " + list_str(amounts) +
                        " (its negation overflows int64)");
   if (static_cast<std::int64_t>(amounts.size() / 2) > input.dim())
     throw ValueError("pad: Padding length too large: " + std::to_string(amounts.size() / 2) +
-                     " pairs " + amounts_str(amounts) + " for a " + std::to_string(input.dim()) +
+                     " pairs " + list_str(amounts) + " for a " + std::to_string(input.dim()) +
                      "-d input " + shape_str(input.shape()) + " (as torch)");
   if (mode == PadMode::constant) return constant_pad(input, amounts, value);
   return mode_pad(input, amounts, mode, value);

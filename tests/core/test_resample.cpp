@@ -90,6 +90,12 @@ TEST(Pad, RefusesAsTorch) {
   EXPECT_THROW(pad(x, {5, 0}, PadMode::circular), ValueError);      // wraps twice
   EXPECT_THROW(pad(x, {1, 1}, PadMode::reflect, 1.0), ValueError);  // a value
   EXPECT_THROW(pad(x, {-3, -2}), ShapeError);                       // a negative size
+  // A crop beyond the dimension is refused even where the other side's padding would
+  // leave a non-negative size (torch's narrow refuses it: IndexError, then RuntimeError).
+  EXPECT_THROW(pad(arange(4), {-6, 3}), IndexError);
+  EXPECT_THROW(pad(arange(4), {3, -6}), ShapeError);
+  EXPECT_THROW(pad(arange(4), {-3, -2}), ShapeError);
+  EXPECT_EQ(pad(arange(4), {-4, 3}).shape(), Shape({3}));  // everything cropped, 3 padded
   EXPECT_THROW(pad(randn({4}), {1, 1}, PadMode::reflect), NotImplementedError);
   EXPECT_THROW(pad(randn({2, 4}), {1, 1}, PadMode::circular), NotImplementedError);
   EXPECT_THROW(pad(randn({2, 0, 4}), {1, 1}, PadMode::replicate), ShapeError);

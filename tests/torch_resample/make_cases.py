@@ -45,7 +45,9 @@ def pad_case(r):
         amounts = []
         for j in range(pairs):
             n = shape[-1 - j] if j < rank else 1
-            amounts += [r.randint(-min(n, 2), 3) for _ in range(2)]
+            # a bad case may crop more than the dimension holds (torch refuses even where
+            # the other side's padding would leave a non-negative size)
+            amounts += [r.randint(-(n + 2) if bad else -min(n, 2), 3) for _ in range(2)]
             if not bad and j < rank and n + amounts[-1] + amounts[-2] < 0:
                 amounts[-2:] = [0, 0]
         if bad and r.random() < 0.5:
