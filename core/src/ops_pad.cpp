@@ -56,10 +56,9 @@ Tensor constant_pad(const Tensor& x, const std::vector<std::int64_t>& amounts, d
     const std::int64_t cut_before = before < 0 ? -before : 0;
     if (cut_before > n)
       throw IndexError("pad: cropping " + std::to_string(cut_before) +
-                       " elements from the front of dimension " + std::to_string(d) +
-                       " of size " + std::to_string(n) + " of input " + shape_str(x.shape()) +
-                       ", padding " + list_str(amounts) +
-                       " (torch: \"Dimension out of range\" from narrow)");
+                       " elements from the front of dimension " + std::to_string(d) + " of size " +
+                       std::to_string(n) + " of input " + shape_str(x.shape()) + ", padding " +
+                       list_str(amounts) + " (torch: \"Dimension out of range\" from narrow)");
     if (after < 0 && -after > n - cut_before)
       throw ShapeError("pad: cropping " + std::to_string(-after) +
                        " elements from the back of dimension " + std::to_string(d) + " of size " +

@@ -47,9 +47,10 @@ HETERO_API std::string_view pad_mode_name(PadMode mode) noexcept;
 /// negative size. Crops apply front first, then back, each within what is left (as torch's
 /// narrow): IndexError for a front crop beyond the dimension's size, ShapeError for a back
 /// crop beyond what the front crop left, even where the other side's padding would give a
-/// non-negative size (pad of a [4] tensor by {-6, 3} or {3, -6}). An empty output is allowed in every mode (torch 1.13 refuses some: a
-/// constant pad with a positive amount whose output has an empty padded dimension, a 1-d
-/// reflect or replicate pad to size 0, a 2-d or 3-d one where all sizes are 0).
+/// non-negative size (pad of a [4] tensor by {-6, 3} or {3, -6}). An empty output is allowed in
+/// every mode (torch 1.13 refuses some: a constant pad with a positive amount whose output has an
+/// empty padded dimension, a 1-d reflect or replicate pad to size 0, a 2-d or 3-d one where all
+/// sizes are 0).
 HETERO_API Tensor pad(const Tensor& input, const std::vector<std::int64_t>& pad,
                       PadMode mode = PadMode::constant, double value = 0.0);
 
