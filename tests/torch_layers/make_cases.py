@@ -52,9 +52,104 @@ def recurrent(r, a, dtype):
                batch_first=a["batch_first"], bidirectional=a["bidirectional"], **extra).to(dtype)
 
 
+def attention_mask(r, rows, cols, causal_ok):
+    """A mask kind for attention over `cols` keys from `rows` queries and torch's mask
+    (None, bool: True masks, every row keeps key 0; float: added; "causal": the bool triu
+    mask hetero builds from is_causal; "square": generate_square_subsequent_mask's)."""
+    kinds = ["none", "bool", "float"] + (["causal", "square"] if causal_ok and rows == cols else [])
+    kind = r.choice(kinds)
+    if kind == "bool":
+        m = torch.rand(rows, cols) < 0.3
+        m[:, 0] = False
+    elif kind == "float":
+        m = torch.randn(rows, cols)
+    elif kind == "causal":
+        m = torch.ones(rows, cols, dtype=torch.bool).triu(1)
+    elif kind == "square":
+        m = torch.nn.Transformer.generate_square_subsequent_mask(rows)
+    else:
+        m = None
+    return kind, m
+
+
+def transformer_case(r, a, dtype, tensors, i):
+    """Kind "transformer": a TransformerEncoder stack of 1-2 layers or a TransformerDecoder
+    stack of 0-2 (norm or not), or an nn.Transformer of 1-2 encoder and 1-2 decoder layers,
+    with masks and key padding masks; dropout 0 (torch 1.13's encoder fails on 0 layers:
+    "index 0 is out of range"). Returns (inputs, grads_of, module, output)."""
+    variant = r.choice(["encoder_stack", "decoder_stack", "model"])
+    H = r.choice([1, 2])
+    E = H * r.randint(1, 3)
+    batched = r.random() < 0.8
+    N, S, T = r.randint(1, 3), r.randint(1, 4), r.randint(1, 4)
+    a.update(variant=variant, heads=H, embed=E, batch_first=r.random() < 0.5,
+             batched=batched, norm_first=r.random() < 0.5, activation=r.choice(["relu", "gelu"]),
+             ff=r.randint(1, 6), encoder_layers=r.randint(1, 2),
+             decoder_layers=r.randint(0 if variant == "decoder_stack" else 1, 2),
+             norm=r.random() < 0.5)
+    layer_args = dict(dim_feedforward=a["ff"], dropout=0.0, activation=a["activation"],
+                      batch_first=a["batch_first"], norm_first=a["norm_first"])
+    norm = torch.nn.LayerNorm(E) if a["norm"] else None
+    if variant == "encoder_stack":
+        module = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(E, H, **layer_args),
+                                             a["encoder_layers"], norm)
+    elif variant == "decoder_stack":
+        module = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(E, H, **layer_args),
+                                             a["decoder_layers"], norm)
+    else:
+        module = torch.nn.Transformer(E, H, a["encoder_layers"], a["decoder_layers"], **layer_args)
+    module = module.to(dtype)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.add_(torch.randn(p.shape, dtype=dtype) * 0.1)
+    a["params"] = len(list(module.parameters()))
+
+    def seq(length):
+        shape = ([N, length, E] if a["batch_first"] else [length, N, E]) if batched else [length, E]
+        return torch.randn(shape, dtype=dtype).requires_grad_()
+
+    def padding(name, length):
+        if not batched or r.random() >= 0.4:
+            return None
+        m = torch.rand(N, length) < 0.3
+        m[:, 0] = False
+        tensors[f"{i}.{name}"] = m
+        return m
+
+    masks = {}
+    for name, rows, cols in [("src_mask", S, S), ("tgt_mask", T, T), ("memory_mask", T, S)]:
+        kind, m = attention_mask(r, rows, cols, name != "memory_mask")
+        a[name] = kind
+        if m is not None:
+            tensors[f"{i}.{name}"] = m.to(dtype) if m.is_floating_point() else m
+            masks[name] = tensors[f"{i}.{name}"]
+        else:
+            masks[name] = None
+    pads = {name: padding(name, length) for name, length in
+            [("src_padding", S), ("tgt_padding", T), ("memory_padding", S)]}
+    if variant == "encoder_stack":
+        src = seq(S)
+        y = module(src, mask=masks["src_mask"], src_key_padding_mask=pads["src_padding"])
+        ins = [src]
+    elif variant == "decoder_stack":
+        tgt, memory = seq(T), seq(S)
+        y = module(tgt, memory, tgt_mask=masks["tgt_mask"], memory_mask=masks["memory_mask"],
+                   tgt_key_padding_mask=pads["tgt_padding"],
+                   memory_key_padding_mask=pads["memory_padding"])
+        ins = [tgt, memory]
+    else:
+        src, tgt = seq(S), seq(T)
+        y = module(src, tgt, src_mask=masks["src_mask"], tgt_mask=masks["tgt_mask"],
+                   memory_mask=masks["memory_mask"], src_key_padding_mask=pads["src_padding"],
+                   tgt_key_padding_mask=pads["tgt_padding"],
+                   memory_key_padding_mask=pads["memory_padding"])
+        ins = [src, tgt]
+    return ins, [(f"in{k}", t) for k, t in enumerate(ins)], module, y
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "decoder", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
+                     "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -288,6 +383,9 @@ def case(r, i, tensors):
                                     label_smoothing=a["label_smoothing"])
             ins = [x, tg] + ([w] if w is not None else [])
         grads_of, all_out = [("in0", x)], [y]
+    elif kind == "transformer":
+        ins, grads_of, module, y = transformer_case(r, a, dtype, tensors, i)
+        all_out = [y]
     elif kind == "sdpa":
         batch = [r.randint(1, 2) for _ in range(r.randint(0, 2))]
         L, S, E, Ev = r.randint(1, 4), r.randint(1, 4), r.randint(1, 4), r.randint(1, 3)

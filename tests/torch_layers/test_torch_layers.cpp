@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // BatchNorm1d/2d, GroupNorm, scaled_dot_product_attention, MultiheadAttention,
-// TransformerEncoderLayer, TransformerDecoderLayer, RNN / LSTM (proj_size too) / GRU, their cells
-// and the losses against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
-// python3-torch) writes random cases with torch's parameters, inputs, outputs and the gradients of
-// sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE (default cpu) with torch's parameters
-// loaded by name, and compared: |got - want| <= tol (1 + |want|), tol 1e-10 float64, 1e-4 float32
-// (a normalisation divides by a small standard deviation, which magnifies float32 rounding),
-// gradients 10 tol; BatchNorm's running statistics and step count too.
+// TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder/Decoder, Transformer, RNN /
+// LSTM (proj_size too) / GRU, their cells and the losses against PyTorch: make_cases.py (run by
+// run_torch_cases.sh with Debian's python3-torch) writes random cases with torch's parameters,
+// inputs, outputs and the gradients of sum(out * cot); each is rebuilt here on HETERO_TEST_DEVICE
+// (default cpu) with torch's parameters loaded by name, and compared: |got - want| <= tol (1 +
+// |want|), tol 1e-10 float64, 1e-4 float32 (a normalisation divides by a small standard deviation,
+// which magnifies float32 rounding), gradients 10 tol; BatchNorm's running statistics and step
+// count too.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -94,6 +98,70 @@ nn::TransformerEncoderLayerOptions layer_options(const nlohmann::json& a) {
           .activation = a["activation"],
           .batch_first = a["batch_first"],
           .norm_first = a["norm_first"]};
+}
+
+// A kind "transformer" case's mask `name` (see attention_mask in make_cases.py) and whether
+// hetero builds it from is_causal instead ("causal": torch 1.13 got the explicit mask).
+struct CaseMask {
+  Tensor mask;
+  bool is_causal = false;
+};
+CaseMask case_mask(const nlohmann::json& a, const std::string& name,
+                   const std::function<Tensor(const std::string&)>& get, const TensorOptions& o) {
+  const std::string kind = a[name];
+  if (kind == "causal") return {Tensor(), true};
+  if (kind != "square") return {kind == "none" ? Tensor() : get(name), false};
+  // hetero's own generate_square_subsequent_mask, checked against torch's.
+  const Tensor mask = nn::Transformer::generate_square_subsequent_mask(get(name).size(0), o);
+  EXPECT_TRUE(equal(mask, get(name).to(o.device()))) << name;
+  return {mask, false};
+}
+
+// Kind "transformer": a TransformerEncoder or TransformerDecoder stack, or an nn::Transformer,
+// with torch's parameters; returns its output and sets `module`.
+Tensor transformer_case(const nlohmann::json& a, const TensorOptions& o,
+                        const std::function<Tensor(const std::string&)>& get,
+                        const std::function<Tensor(std::size_t)>& leaf,
+                        std::shared_ptr<nn::Module>& module) {
+  const std::int64_t E = a["embed"], H = a["heads"];
+  const std::string variant = a["variant"];
+  const nn::TransformerEncoderLayerOptions lo = layer_options(a);
+  const auto norm = [&] {
+    return a["norm"] ? std::make_shared<nn::LayerNorm>(Shape{E}, 1e-5, true, o) : nullptr;
+  };
+  const auto pad = [&](const char* name) { return get(name); };  // undefined where absent
+  const CaseMask src_mask = case_mask(a, "src_mask", get, o),
+                 tgt_mask = case_mask(a, "tgt_mask", get, o),
+                 memory_mask = case_mask(a, "memory_mask", get, o);
+  if (variant == "encoder_stack") {
+    auto stack = std::make_shared<nn::TransformerEncoder>(nn::TransformerEncoderLayer(E, H, lo, o),
+                                                          a["encoder_layers"], norm());
+    module = stack;
+    load(*module, get);
+    return stack->forward(leaf(0), src_mask.mask, pad("src_padding"), src_mask.is_causal);
+  }
+  if (variant == "decoder_stack") {
+    auto stack = std::make_shared<nn::TransformerDecoder>(nn::TransformerDecoderLayer(E, H, lo, o),
+                                                          a["decoder_layers"], norm());
+    module = stack;
+    load(*module, get);
+    const Tensor tgt = leaf(0), memory = leaf(1);
+    return stack->forward(tgt, memory, tgt_mask.mask, memory_mask.mask, pad("tgt_padding"),
+                          pad("memory_padding"), tgt_mask.is_causal);
+  }
+  auto model = std::make_shared<nn::Transformer>(
+      nn::TransformerOptions{.d_model = E,
+                             .nhead = H,
+                             .num_encoder_layers = a["encoder_layers"],
+                             .num_decoder_layers = a["decoder_layers"],
+                             .layer = lo},
+      o);
+  module = model;
+  load(*module, get);
+  const Tensor src = leaf(0), tgt = leaf(1);
+  return model->forward(src, tgt, src_mask.mask, tgt_mask.mask, memory_mask.mask,
+                        pad("src_padding"), pad("tgt_padding"), pad("memory_padding"),
+                        src_mask.is_causal, tgt_mask.is_causal);
 }
 
 }  // namespace
@@ -260,6 +328,9 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
         y = ce(x, in[1]);
       }
       out.push_back(y);
+    } else if (kind == "transformer") {
+      y = transformer_case(a, o, get, leaf, module);
+      out.push_back(y);
     } else if (kind == "sdpa") {
       std::vector<Tensor> qkv;
       for (int k = 0; k < 3; ++k) {
@@ -323,6 +394,9 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
     if (module)
       for (const auto& [name, p] : module->named_parameters())
         leaves.emplace_back("param." + name, p);
+    if (a.contains("params")) {  // torch's parameters are hetero's, none missing
+      EXPECT_EQ(module->named_parameters().size(), a["params"].get<std::size_t>());
+    }
     (y * get("cot")).sum().backward();
     for (const auto& [name, t] : leaves) {
       const Tensor want = get("grad." + name);
@@ -334,6 +408,111 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
   }
   EXPECT_GT(checked, 50);
   std::printf("torch_layers: %d cases matched torch on %s\n", checked, dev.str().c_str());
+}
+
+// The stacks' layers are deep copies (copy.deepcopy in torch): equal to the given layer,
+// sharing nothing with it or each other, its requires_grad and training mode kept.
+TEST(TorchLayers, TransformerStacksCopyTheirLayer) {
+  nn::TransformerEncoderLayer layer(4, 2, {.dim_feedforward = 8, .dropout = 0.0});
+  layer.self_attn().parameter("in_proj_bias").requires_grad_(false);
+  layer.eval();
+  nn::TransformerEncoder stack(layer, 2, std::make_shared<nn::LayerNorm>(Shape{4}));
+  ASSERT_EQ(stack.num_layers(), 2u);
+  EXPECT_THROW(stack.layer(2), IndexError);
+  const nn::NamedTensors original = layer.named_parameters();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nn::NamedTensors copy = stack.layer(i).named_parameters();
+    ASSERT_EQ(copy.size(), original.size());
+    for (const auto& [name, p] : original) {
+      EXPECT_TRUE(equal(copy.at(name), p)) << name;
+      EXPECT_NE(copy.at(name).host_data_ptr(), p.host_data_ptr()) << name;
+      EXPECT_EQ(copy.at(name).requires_grad(), p.requires_grad()) << name;
+    }
+    EXPECT_FALSE(stack.layer(i).is_training());
+  }
+  {
+    NoGradGuard no_grad;
+    Tensor w = stack.layer(0).named_parameters().at("linear1.weight");
+    w.fill_(3.0);
+  }
+  EXPECT_FALSE(equal(stack.layer(1).named_parameters().at("linear1.weight"),
+                     stack.layer(0).named_parameters().at("linear1.weight")));
+  EXPECT_TRUE(equal(layer.named_parameters().at("linear1.weight"),
+                    stack.layer(1).named_parameters().at("linear1.weight")));
+  // torch's names: layers.<i>.<layer's>, then the norm's.
+  const nn::NamedTensors named = stack.named_parameters();
+  EXPECT_EQ(named.size(), 2 * original.size() + 2);
+  EXPECT_EQ(named.begin()->first, "layers.0.self_attn.in_proj_weight");
+  EXPECT_TRUE(named.contains("layers.1.norm2.bias"));
+  EXPECT_EQ((named.end() - 1)->first, "norm.bias");
+  // Zero layers: the input back (through the norm where there is one).
+  const Tensor x = randn({3, 2, 4});
+  EXPECT_TRUE(equal(nn::TransformerEncoder(layer, 0).forward(x), x));
+  EXPECT_THROW(nn::TransformerEncoder(layer, -1), ValueError);
+  nn::TransformerDecoder decoder(nn::TransformerDecoderLayer(4, 2, {.dim_feedforward = 8}), 2);
+  EXPECT_EQ(decoder.named_parameters().size(), 36u);
+  EXPECT_EQ(decoder.norm(), nullptr);
+  EXPECT_THROW(decoder.forward(x), ValueError);
+  EXPECT_THROW(nn::TransformerDecoder(nn::TransformerDecoderLayer(4, 2), -2), ValueError);
+}
+
+// nn::Transformer: torch's names and order, xavier_uniform_ for every matrix, the causal
+// mask, forward as its encoder then decoder, torch's checks.
+TEST(TorchLayers, TransformerModel) {
+  nn::Transformer model({.d_model = 4,
+                         .nhead = 2,
+                         .num_encoder_layers = 2,
+                         .num_decoder_layers = 1,
+                         .layer = {.dim_feedforward = 8, .dropout = 0.0}});
+  const nn::NamedTensors named = model.named_parameters();
+  EXPECT_EQ(named.size(), 2 * 12 + 2 + 18 + 2u);  // as torch.nn.Transformer(4, 2, 2, 1, 8)
+  EXPECT_EQ(named.begin()->first, "encoder.layers.0.self_attn.in_proj_weight");
+  EXPECT_TRUE(named.contains("encoder.norm.weight"));
+  EXPECT_TRUE(named.contains("decoder.layers.0.multihead_attn.out_proj.weight"));
+  EXPECT_EQ((named.end() - 1)->first, "decoder.norm.bias");
+  for (const auto& [name, p] : named) {
+    if (p.dim() < 2) continue;
+    // xavier_uniform_: |w| <= sqrt(6 / (fan_in + fan_out)), and every copy drawn anew.
+    const double bound = std::sqrt(6.0 / static_cast<double>(p.size(0) + p.size(1)));
+    EXPECT_LE(max(abs(p)).item<float>(), bound + 1e-6) << name;
+  }
+  EXPECT_FALSE(equal(named.at("encoder.layers.0.linear1.weight"),
+                     named.at("encoder.layers.1.linear1.weight")));
+  EXPECT_TRUE(equal(named.at("encoder.norm.weight"), ones({4})));
+
+  const Tensor mask = nn::Transformer::generate_square_subsequent_mask(3);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(mask.dtype(), DType::float32);
+  EXPECT_EQ(mask.to_vector<float>(), (std::vector<float>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0}));
+  EXPECT_EQ(nn::Transformer::generate_square_subsequent_mask(0).shape(), Shape({0, 0}));
+  EXPECT_EQ(
+      nn::Transformer::generate_square_subsequent_mask(2, TensorOptions().dtype(DType::float64))
+          .dtype(),
+      DType::float64);
+  EXPECT_THROW(nn::Transformer::generate_square_subsequent_mask(-1), ValueError);
+  EXPECT_THROW(
+      nn::Transformer::generate_square_subsequent_mask(2, TensorOptions().dtype(DType::int64)),
+      DTypeError);
+
+  const Tensor src = randn({5, 2, 4}), tgt = randn({3, 2, 4});
+  const Tensor y = model.forward(src, tgt, {}, mask);
+  EXPECT_EQ(y.shape(), tgt.shape());
+  const Tensor memory = model.encoder().forward(src, {});
+  EXPECT_TRUE(allclose(y, model.decoder().forward(tgt, memory, mask), 0, 0));
+  EXPECT_TRUE(allclose(y, model.forward(src, tgt, {}, {}, {}, {}, {}, {}, false, true), 1e-6,
+                       1e-6));  // tgt_is_causal is the same mask
+  EXPECT_THROW(model.forward(src), ValueError);
+  EXPECT_THROW(model.forward(src, randn({3, 3, 4})), ShapeError);  // batch 2 vs 3
+  EXPECT_THROW(model.forward(src, randn({3, 2, 5})), ShapeError);  // features 5 vs d_model 4
+  EXPECT_THROW(model.forward(randn({5, 2, 3}), randn({3, 2, 3})), ShapeError);
+  EXPECT_THROW(nn::Transformer({.d_model = 5, .nhead = 2}), ValueError);
+  EXPECT_THROW(nn::Transformer({.d_model = 4, .nhead = 2, .num_encoder_layers = -1}), ValueError);
+  // Custom parts are used as given (and re-initialised, as torch's _reset_parameters does).
+  auto encoder = std::make_shared<nn::TransformerEncoder>(nn::TransformerEncoderLayer(4, 1), 1);
+  nn::Transformer custom(
+      {.d_model = 4, .nhead = 2, .num_decoder_layers = 1, .custom_encoder = encoder});
+  EXPECT_EQ(&custom.encoder(), encoder.get());
+  EXPECT_EQ(custom.named_parameters().size(), 12 + 18 + 2u);
 }
 
 TEST(TorchLayers, RefuseWhatTorchRefuses) {

@@ -26,4 +26,6 @@
 #include <hetero/nn/rnn_cell.hpp>
 #include <hetero/nn/sequential.hpp>
 #include <hetero/nn/transformer.hpp>
+#include <hetero/nn/transformer_model.hpp>
+#include <hetero/nn/transformer_stacks.hpp>
 #include <hetero/nn/upsample.hpp>

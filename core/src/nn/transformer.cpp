@@ -12,7 +12,7 @@ namespace hetero::nn {
 TransformerEncoderLayer::TransformerEncoderLayer(std::int64_t d_model, std::int64_t nhead,
                                                  TransformerEncoderLayerOptions options,
                                                  TensorOptions tensor_options)
-    : options_(std::move(options)) {
+    : d_model_(d_model), nhead_(nhead), options_(std::move(options)) {
   detail::check_activation(options_.activation, "TransformerEncoderLayer");
   const detail::TransformerParts parts(d_model, nhead, options_, tensor_options);
   self_attn_ = parts.attention();
@@ -56,5 +56,12 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
 }
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src) { return forward(src, {}, {}); }
+
+std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
+  auto copy = std::make_shared<TransformerEncoderLayer>(d_model_, nhead_, options_,
+                                                        detail::tensor_options_of(*this));
+  detail::copy_state(*this, *copy);
+  return copy;
+}
 
 }  // namespace hetero::nn

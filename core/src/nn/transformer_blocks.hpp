@@ -35,6 +35,16 @@ class TransformerParts {
   const TensorOptions& t_;
 };
 
+/// The device and dtype of `m`'s first parameter (cpu float32 when it has none): what a copy
+/// of a layer is built with.
+TensorOptions tensor_options_of(const nn::Module& m);
+
+/// Copies `from`'s parameters (values and requires_grad) and buffers into `to`'s, matched
+/// by name, and its training mode, not recorded by autograd: a deep copy's second half.
+/// InternalError where the names, shapes, dtypes or devices differ (`to` was built from
+/// other options).
+void copy_state(const nn::Module& from, nn::Module& to);
+
 /// linear2(dropout(activation(linear1(x)))), activation "relu" or "gelu".
 Tensor feed_forward(const Tensor& x, nn::Linear& linear1, nn::Dropout& dropout, nn::Linear& linear2,
                     const std::string& activation);

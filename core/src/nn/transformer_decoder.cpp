@@ -13,7 +13,7 @@ namespace hetero::nn {
 TransformerDecoderLayer::TransformerDecoderLayer(std::int64_t d_model, std::int64_t nhead,
                                                  TransformerDecoderLayerOptions options,
                                                  TensorOptions tensor_options)
-    : options_(std::move(options)) {
+    : d_model_(d_model), nhead_(nhead), options_(std::move(options)) {
   detail::check_activation(options_.activation, "TransformerDecoderLayer");
   const detail::TransformerParts parts(d_model, nhead, options_, tensor_options);
   self_attn_ = parts.attention();
@@ -69,6 +69,13 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   x = norm1_->forward(x + sa(x));
   x = norm2_->forward(x + mha(x));
   return norm3_->forward(x + ff(x));
+}
+
+std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const {
+  auto copy = std::make_shared<TransformerDecoderLayer>(d_model_, nhead_, options_,
+                                                        detail::tensor_options_of(*this));
+  detail::copy_state(*this, *copy);
+  return copy;
 }
 
 Tensor TransformerDecoderLayer::forward(const Tensor&) {

@@ -10,6 +10,8 @@
 /// with sa(x) = dropout1(self_attn(x, x, x, masks)) and
 /// ff(x) = dropout2(linear2(dropout(activation(linear1(x))))). Children and state_dict
 /// names are torch's: self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2.
+/// Stacks of them are <hetero/nn/transformer_stacks.hpp>; the encoder-decoder model
+/// <hetero/nn/transformer_model.hpp>.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,10 +55,16 @@ class HETERO_API TransformerEncoderLayer : public Module {
   Tensor forward(const Tensor& src) override;
   /// The self-attention block (its parameters are "self_attn.*").
   MultiheadAttention& self_attn() const noexcept { return *self_attn_; }
+  /// A new layer with this one's sizes and options and a copy of its parameters (values,
+  /// device, dtype, requires_grad) and training mode, sharing nothing with it, as
+  /// copy.deepcopy(layer) (how torch.nn.TransformerEncoder makes its layers). Waits for
+  /// nothing; OutOfMemoryError when the copy does not fit.
+  std::shared_ptr<TransformerEncoderLayer> clone() const;
 
  private:
   Tensor sa_block(const Tensor& x, const Tensor& mask, const Tensor& padding, bool is_causal);
   Tensor ff_block(const Tensor& x);
+  std::int64_t d_model_, nhead_;
   TransformerEncoderLayerOptions options_;
   std::shared_ptr<MultiheadAttention> self_attn_;
   std::shared_ptr<Linear> linear1_, linear2_;
@@ -93,8 +101,12 @@ class HETERO_API TransformerDecoderLayer : public Module {
                  bool memory_is_causal = false);
   /// A decoder layer needs the encoder's memory: ValueError (call forward(tgt, memory)).
   Tensor forward(const Tensor& tgt) override;
+  /// A new, independent copy, as TransformerEncoderLayer::clone (copy.deepcopy; how
+  /// torch.nn.TransformerDecoder makes its layers).
+  std::shared_ptr<TransformerDecoderLayer> clone() const;
 
  private:
+  std::int64_t d_model_, nhead_;
   TransformerDecoderLayerOptions options_;
   std::shared_ptr<MultiheadAttention> self_attn_, multihead_attn_;
   std::shared_ptr<Linear> linear1_, linear2_;
