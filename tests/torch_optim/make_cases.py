@@ -4,7 +4,8 @@
 SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta with random options on 1-3 parameters over 1-8 steps, a parameter's
 gradient sometimes absent (torch then skips it); sometimes two parameter groups with their
 own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
-ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR),
+ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR;
+ReduceLROnPlateau stepped with the case's "metrics"),
 and clip_grad_norm_ or clip_grad_value_ before each step. Per case `<i>.p<k>` (initial
 parameters), `<i>.g<s>.<k>` (the gradient of parameter k at step s, before clipping),
 `<i>.out<k>` (torch's parameters after the last step) and `<i>.state.<k>.<name>` (torch's
@@ -47,9 +48,22 @@ def options(r, kind):
 
 def scheduler(r, steps):
     kind = r.choice(["none", "none", "step", "multistep", "exponential", "linear", "cosine",
-                     "lambda", "onecycle", "onecycle"])
+                     "lambda", "onecycle", "onecycle", "plateau"])
     if kind == "none":
         return None
+    if kind == "plateau":
+        # each step's metric: a random walk with plateaus (equal values, changes within the
+        # threshold) and improvements
+        mode = r.choice(["min", "max"])
+        m, metrics = 1.0, []
+        for _ in range(steps):
+            m = m * r.choice([0.5, 0.9, 0.99995, 1.0, 1.0, 1.00005, 1.2])
+            metrics.append(m)
+        return {"kind": kind, "mode": mode, "factor": r.choice([0.1, 0.5, 0.9]),
+                "patience": r.randint(0, 3), "threshold": r.choice([1e-4, 0.1, 0.0]),
+                "threshold_mode": r.choice(["rel", "abs"]), "cooldown": r.randint(0, 2),
+                "min_lr": r.choice([0.0, 1e-3, 0.05]), "eps": r.choice([1e-8, 1e-3]),
+                "metrics": metrics}
     if kind == "step":
         return {"kind": kind, "step_size": r.randint(1, 3), "gamma": r.choice([0.1, 0.5, 0.9])}
     if kind == "multistep":
@@ -86,6 +100,9 @@ def make_scheduler(opt, a):
     if k == "lambda":
         base = a["base"]
         return s.LambdaLR(opt, lambda e: base ** e)
+    if k == "plateau":
+        return s.ReduceLROnPlateau(opt, a["mode"], a["factor"], a["patience"], a["threshold"],
+                                   a["threshold_mode"], a["cooldown"], a["min_lr"], a["eps"])
     return s.OneCycleLR(opt, a["max_lr"], total_steps=a["total_steps"], pct_start=a["pct_start"],
                         anneal_strategy=a["anneal_strategy"], cycle_momentum=a["cycle_momentum"],
                         div_factor=a["div_factor"], final_div_factor=a["final_div_factor"],
@@ -169,7 +186,9 @@ def main():
             elif clip:
                 torch.nn.utils.clip_grad_value_(params, clip["clip_value"])
             opt.step()
-            if sched:
+            if sched and sched_args["kind"] == "plateau":
+                sched.step(sched_args["metrics"][s])
+            elif sched:
                 sched.step()
             lrs.append([g["lr"] for g in opt.param_groups])
         for k, p in enumerate(params):

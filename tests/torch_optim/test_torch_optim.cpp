@@ -107,10 +107,10 @@ std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vecto
       adam_options<optim::AdamWOptions>(o));
 }
 
-// The case's scheduler on `opt`, or null.
+// The case's epoch schedule on `opt`, or null (kind "plateau": make_schedule).
 std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, optim::Optimizer& opt) {
   const auto& s = a["scheduler"];
-  if (s.is_null()) return nullptr;
+  if (s.is_null() || s["kind"] == "plateau") return nullptr;
   const std::string kind = s["kind"];
   if (kind == "step") return std::make_unique<optim::StepLR>(opt, s["step_size"], s["gamma"]);
   if (kind == "multistep")
@@ -138,6 +138,47 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, opti
                                     .div_factor = s["div_factor"],
                                     .final_div_factor = s["final_div_factor"],
                                     .three_phase = s["three_phase"]});
+}
+
+// The case's schedule: an epoch scheduler, or ReduceLROnPlateau stepped with the case's
+// metrics, or none.
+struct Schedule {
+  std::unique_ptr<optim::LRScheduler> epochs;
+  std::unique_ptr<optim::ReduceLROnPlateau> plateau;
+  std::vector<double> metrics;
+  // Ends step s.
+  void step(int s) {
+    if (epochs) epochs->step();
+    if (plateau) plateau->step(metrics.at(static_cast<std::size_t>(s)));
+  }
+  bool any() const { return epochs || plateau; }
+  nn::NamedTensors state_dict() const {
+    return epochs ? epochs->state_dict() : plateau->state_dict();
+  }
+  void load_state_dict(const nn::NamedTensors& state) {
+    if (epochs) epochs->load_state_dict(state);
+    if (plateau) plateau->load_state_dict(state);
+  }
+};
+
+Schedule make_schedule(const nlohmann::json& a, optim::Optimizer& opt) {
+  Schedule out;
+  out.epochs = make_scheduler(a, opt);
+  const auto& s = a["scheduler"];
+  if (s.is_null() || s["kind"] != "plateau") return out;
+  out.plateau = std::make_unique<optim::ReduceLROnPlateau>(
+      opt, optim::ReduceLROnPlateauOptions{
+               .mode = s["mode"] == "min" ? optim::PlateauMode::min : optim::PlateauMode::max,
+               .factor = s["factor"],
+               .patience = s["patience"],
+               .threshold = s["threshold"],
+               .threshold_mode = s["threshold_mode"] == "rel" ? optim::ThresholdMode::rel
+                                                              : optim::ThresholdMode::abs,
+               .cooldown = s["cooldown"],
+               .min_lr = {s["min_lr"].get<double>()},
+               .eps = s["eps"]});
+  out.metrics = s["metrics"].get<std::vector<double>>();
+  return out;
 }
 
 }  // namespace
@@ -171,8 +212,8 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
     const double tol = initial[0].dtype() == DType::float64 ? 1e-12 : 1e-5;
     // Runs steps [first, last) of the case on `params` with `opt` (and `sched`), checking
     // each step's clipping norm and lrs against torch's when `check`.
-    const auto run = [&](optim::Optimizer& opt, optim::LRScheduler* sched,
-                         std::vector<Tensor>& params, int first, int last, bool check) {
+    const auto run = [&](optim::Optimizer& opt, Schedule& sched, std::vector<Tensor>& params,
+                         int first, int last, bool check) {
       std::size_t norm_index = 0;
       for (int s = 0; s < first; ++s) norm_index += clip.is_object() && clip["kind"] == "norm";
       for (int s = first; s < last; ++s) {
@@ -194,7 +235,7 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
           nn::utils::clip_grad_value_(params, clip["clip_value"]);
         }
         opt.step();
-        if (sched) sched->step();
+        sched.step(s);
         if (!check) continue;
         for (std::size_t g = 0; g < opt.num_param_groups(); ++g) {
           EXPECT_EQ(opt.lr(g), a["lrs"][static_cast<std::size_t>(s + 1)][g].get<double>())
@@ -204,10 +245,10 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
     };
     std::vector<Tensor> params = fresh(initial);
     auto opt = make(a, params);
-    auto sched = make_scheduler(a, *opt);
+    Schedule sched = make_schedule(a, *opt);
     for (std::size_t g = 0; g < opt->num_param_groups(); ++g)
       EXPECT_EQ(opt->lr(g), a["lrs"][0][g].get<double>()) << "initial lr of group " << g;
-    run(*opt, sched.get(), params, 0, steps, true);
+    run(*opt, sched, params, 0, steps, true);
     for (int k = 0; k < n; ++k)
       EXPECT_LE(worst(params[static_cast<std::size_t>(k)], get("out" + std::to_string(k))), tol)
           << "parameter " << k;
@@ -243,16 +284,16 @@ TEST(TorchOptim, EveryRunMatchesTorchAndResumesBitIdentically) {
     // The scheduler is built before the load (it sets the lrs), as torch's recipe.
     std::vector<Tensor> first = fresh(initial);
     auto opt1 = make(a, first);
-    auto sched1 = make_scheduler(a, *opt1);
-    run(*opt1, sched1.get(), first, 0, half, false);
+    Schedule sched1 = make_schedule(a, *opt1);
+    run(*opt1, sched1, first, 0, half, false);
     save(opt1->state_dict(), state_path);
-    if (sched1) save(sched1->state_dict(), sched_path);
+    if (sched1.any()) save(sched1.state_dict(), sched_path);
     std::vector<Tensor> second = fresh(first);
     auto opt2 = make(a, second);
-    auto sched2 = make_scheduler(a, *opt2);
+    Schedule sched2 = make_schedule(a, *opt2);
     opt2->load_state_dict(load_file(state_path, dev));
-    if (sched2) sched2->load_state_dict(load_file(sched_path, dev));
-    run(*opt2, sched2.get(), second, half, steps, false);
+    if (sched2.any()) sched2.load_state_dict(load_file(sched_path, dev));
+    run(*opt2, sched2, second, half, steps, false);
     for (int k = 0; k < n; ++k)
       EXPECT_TRUE(equal(second[static_cast<std::size_t>(k)], params[static_cast<std::size_t>(k)]))
           << "resumed parameter " << k << " differs from the uninterrupted run";
@@ -429,6 +470,54 @@ TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
                     name == "base_lrs" ? zeros({2}, TensorOptions().dtype(DType::float64)) : t);
   EXPECT_THROW(one_cycle.load_state_dict(wrong), ValueError);
   EXPECT_EQ(one_cycle.last_epoch(), 3);
+}
+
+// ReduceLROnPlateau: torch's refusals, a per-group floor, NaN metrics, cooldown, state.
+TEST(TorchOptim, ReduceLROnPlateauRule) {
+  Tensor p = ones({2}).requires_grad_(), q = ones({2}).requires_grad_();
+  optim::SGD sgd(
+      std::vector<optim::ParamGroup<optim::SGDOptions>>{{{p}, std::nullopt}, {{q}, std::nullopt}},
+      {.lr = 1.0});
+  EXPECT_THROW(optim::ReduceLROnPlateau(sgd, {.factor = 1.0}), ValueError);
+  EXPECT_THROW(optim::ReduceLROnPlateau(sgd, {.factor = NAN}), ValueError);
+  EXPECT_THROW(optim::ReduceLROnPlateau(sgd, {.min_lr = {0.1, 0.2, 0.3}}), ValueError);
+  optim::ReduceLROnPlateau plateau(
+      sgd, {.factor = 0.5, .patience = 1, .cooldown = 1, .min_lr = {0.3, 0.0}});
+  EXPECT_EQ(sgd.lr(0), 1.0);  // construction changes no lr
+  EXPECT_TRUE(plateau.get_last_lr().empty());
+  plateau.step(1.0);  // best 1
+  plateau.step(NAN);  // never better: bad 1
+  EXPECT_EQ(plateau.best(), 1.0);
+  EXPECT_EQ(plateau.num_bad_epochs(), 1);
+  plateau.step(1.0);  // bad 2 > patience: both halved (0.5 is above group 0's floor 0.3)
+  EXPECT_EQ(plateau.get_last_lr(), (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(plateau.cooldown_counter(), 1);
+  const nn::NamedTensors saved = plateau.state_dict();
+  plateau.step(2.0);  // in cooldown: bad epochs are not counted
+  EXPECT_EQ(plateau.num_bad_epochs(), 0);
+  plateau.step(2.0);
+  plateau.step(2.0);  // bad 2: 0.25 for group 1, group 0 floored at 0.3
+  EXPECT_EQ(plateau.get_last_lr(), (std::vector<double>{0.3, 0.25}));
+  EXPECT_EQ(plateau.last_epoch(), 6);
+  // Loading the saved state rewinds the counters (not the lrs: those are the optimiser's).
+  plateau.load_state_dict(saved);
+  EXPECT_EQ(plateau.last_epoch(), 3);
+  EXPECT_EQ(plateau.cooldown_counter(), 1);
+  nn::NamedTensors wrong = saved;
+  wrong.push_back("patience", zeros({}));
+  EXPECT_THROW(plateau.load_state_dict(wrong), ValueError);
+  EXPECT_THROW(plateau.load_state_dict({}), ValueError);
+  EXPECT_EQ(plateau.last_epoch(), 3);
+  // mode max, absolute threshold: 1.05 is not better than 1 + 0.1.
+  optim::SGD other({p}, {.lr = 1.0});
+  optim::ReduceLROnPlateau accuracy(other, {.mode = optim::PlateauMode::max,
+                                            .patience = 0,
+                                            .threshold = 0.1,
+                                            .threshold_mode = optim::ThresholdMode::abs});
+  accuracy.step(1.0);
+  accuracy.step(1.05);
+  EXPECT_EQ(accuracy.best(), 1.0);
+  EXPECT_DOUBLE_EQ(other.lr(), 0.1);
 }
 
 TEST(TorchOptim, ClipGradRefusesAndSkips) {

@@ -9,5 +9,6 @@
 #include <hetero/optim/lr_schedulers.hpp>
 #include <hetero/optim/one_cycle_lr.hpp>
 #include <hetero/optim/optimizer.hpp>
+#include <hetero/optim/reduce_lr_on_plateau.hpp>
 #include <hetero/optim/rmsprop.hpp>
 #include <hetero/optim/sgd.hpp>

@@ -114,6 +114,7 @@ class HETERO_API Optimizer {
 
  private:
   friend class LRScheduler;
+  friend class ReduceLROnPlateau;
   void check_group(std::size_t group) const;
   // set(), checking options only when `checked`.
   void assign(std::size_t group, const std::string& key, double value, bool checked);
