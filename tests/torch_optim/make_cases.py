@@ -4,7 +4,8 @@
 SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta with random options on 1-3 parameters over 1-8 steps, a parameter's
 gradient sometimes absent (torch then skips it); sometimes two parameter groups with their
 own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
-ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR;
+ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR,
+CosineAnnealingWarmRestarts;
 ReduceLROnPlateau stepped with the case's "metrics"),
 and clip_grad_norm_ or clip_grad_value_ before each step. Per case `<i>.p<k>` (initial
 parameters), `<i>.g<s>.<k>` (the gradient of parameter k at step s, before clipping),
@@ -48,7 +49,7 @@ def options(r, kind):
 
 def scheduler(r, steps):
     kind = r.choice(["none", "none", "step", "multistep", "exponential", "linear", "cosine",
-                     "lambda", "onecycle", "onecycle", "plateau"])
+                     "lambda", "onecycle", "onecycle", "plateau", "warm_restarts"])
     if kind == "none":
         return None
     if kind == "plateau":
@@ -78,6 +79,9 @@ def scheduler(r, steps):
         return {"kind": kind, "T_max": r.randint(1, 5), "eta_min": r.choice([0.0, 1e-4])}
     if kind == "lambda":
         return {"kind": kind, "base": r.choice([0.95, 0.5])}
+    if kind == "warm_restarts":
+        return {"kind": kind, "T_0": r.randint(1, 3), "T_mult": r.randint(1, 3),
+                "eta_min": r.choice([0.0, 1e-4])}
     return {"kind": kind, "max_lr": r.choice([0.1, 1.0, 0.01]), "total_steps": steps + r.randint(0, 3),
             "pct_start": r.choice([0.25, 0.3, 0.5, 0.0]), "anneal_strategy": r.choice(["cos", "linear"]),
             "cycle_momentum": r.random() < 0.7, "div_factor": r.choice([25.0, 10.0]),
@@ -100,6 +104,8 @@ def make_scheduler(opt, a):
     if k == "lambda":
         base = a["base"]
         return s.LambdaLR(opt, lambda e: base ** e)
+    if k == "warm_restarts":
+        return s.CosineAnnealingWarmRestarts(opt, a["T_0"], a["T_mult"], a["eta_min"])
     if k == "plateau":
         return s.ReduceLROnPlateau(opt, a["mode"], a["factor"], a["patience"], a["threshold"],
                                    a["threshold_mode"], a["cooldown"], a["min_lr"], a["eps"])

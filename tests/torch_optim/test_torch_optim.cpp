@@ -122,6 +122,9 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, opti
                                              s["total_iters"]);
   if (kind == "cosine")
     return std::make_unique<optim::CosineAnnealingLR>(opt, s["T_max"], s["eta_min"]);
+  if (kind == "warm_restarts")
+    return std::make_unique<optim::CosineAnnealingWarmRestarts>(opt, s["T_0"], s["T_mult"],
+                                                                s["eta_min"]);
   if (kind == "lambda") {
     const double base = s["base"];
     return std::make_unique<optim::LambdaLR>(
@@ -470,6 +473,60 @@ TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
                     name == "base_lrs" ? zeros({2}, TensorOptions().dtype(DType::float64)) : t);
   EXPECT_THROW(one_cycle.load_state_dict(wrong), ValueError);
   EXPECT_EQ(one_cycle.last_epoch(), 3);
+}
+
+// CosineAnnealingWarmRestarts over three restarts: torch 1.13's lrs to the last bit
+// (CosineAnnealingWarmRestarts(SGD(lr=0.5), 3, 2, 0.01), 30 steps), its counters, a resume.
+TEST(TorchOptim, CosineAnnealingWarmRestartsCycles) {
+  const std::vector<double> torch_lrs = {0.5,
+                                         0.3775,
+                                         0.13250000000000006,
+                                         0.5,
+                                         0.4671762239271875,
+                                         0.3775,
+                                         0.255,
+                                         0.13250000000000006,
+                                         0.04282377607281252,
+                                         0.5,
+                                         0.4916518274408217,
+                                         0.4671762239271875,
+                                         0.4282411613907041,
+                                         0.3775,
+                                         0.3184106660501176,
+                                         0.255,
+                                         0.19158933394988245,
+                                         0.13250000000000006,
+                                         0.08175883860929586,
+                                         0.04282377607281252,
+                                         0.01834817255917829,
+                                         0.5,
+                                         0.49790399103658356,
+                                         0.4916518274408217,
+                                         0.48135048546526527,
+                                         0.4671762239271875,
+                                         0.4493715683713526,
+                                         0.4282411613907041,
+                                         0.40414655010713657,
+                                         0.3775,
+                                         0.348757440929447};
+  Tensor p = ones({1}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.5});
+  optim::CosineAnnealingWarmRestarts sched(sgd, 3, 2, 0.01);
+  nn::NamedTensors halfway;
+  for (std::size_t e = 0; e < torch_lrs.size(); ++e) {
+    EXPECT_EQ(sgd.lr(), torch_lrs[e]) << "epoch " << e;
+    if (e == 11) halfway = sched.state_dict();
+    if (e + 1 < torch_lrs.size()) sched.step();
+  }
+  EXPECT_EQ(sched.T_i(), 24);
+  EXPECT_EQ(sched.T_cur(), 9);
+  optim::SGD other({p}, {.lr = 0.5});
+  optim::CosineAnnealingWarmRestarts resumed(other, 3, 2, 0.01);
+  resumed.load_state_dict(halfway);
+  resumed.step();
+  EXPECT_EQ(other.lr(), torch_lrs[12]);
+  EXPECT_THROW(optim::CosineAnnealingWarmRestarts(sgd, 0), ValueError);
+  EXPECT_THROW(optim::CosineAnnealingWarmRestarts(sgd, 2, 0), ValueError);
 }
 
 // ReduceLROnPlateau: torch's refusals, a per-group floor, NaN metrics, cooldown, state.

@@ -4,6 +4,7 @@
 #include <hetero/optim/lr_schedulers.hpp>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -110,6 +111,47 @@ std::vector<double> CosineAnnealingLR::get_lr() {
                         (lr - eta_min_) +
                     eta_min_);
   }
+  return out;
+}
+
+CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, std::int64_t T_0,
+                                                         std::int64_t T_mult, double eta_min)
+    : LRScheduler(optimizer, "CosineAnnealingWarmRestarts"),
+      t_0_(T_0),
+      t_mult_(T_mult),
+      eta_min_(eta_min) {
+  if (T_0 <= 0)
+    throw ValueError("CosineAnnealingWarmRestarts: Expected positive integer T_0, but got " +
+                     std::to_string(T_0));
+  if (T_mult < 1)
+    throw ValueError("CosineAnnealingWarmRestarts: Expected integer T_mult >= 1, but got " +
+                     std::to_string(T_mult));
+  initial_step();
+}
+
+std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
+  // torch's counters after e steps of one: T_cur runs 0 .. T_i - 1, then T_i *= T_mult.
+  std::int64_t t_i = t_0_, t_cur = last_epoch();
+  if (t_mult_ == 1) {
+    t_cur %= t_0_;
+  } else {
+    while (t_cur >= t_i) {
+      t_cur -= t_i;
+      if (__builtin_mul_overflow(t_i, t_mult_, &t_i)) {  // beyond int64: past any t_cur
+        t_i = std::numeric_limits<std::int64_t>::max();
+        break;
+      }
+    }
+  }
+  t_i_ = t_i;
+  t_cur_ = t_cur;
+  constexpr double pi = std::numbers::pi;
+  std::vector<double> out;
+  for (double base : base_lrs_)
+    out.push_back(eta_min_ +
+                  (base - eta_min_) *
+                      (1 + std::cos(pi * static_cast<double>(t_cur) / static_cast<double>(t_i))) /
+                      2);
   return out;
 }
 

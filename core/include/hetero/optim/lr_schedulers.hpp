@@ -94,6 +94,32 @@ class HETERO_API CosineAnnealingLR final : public LRScheduler {
   double eta_min_;
 };
 
+/// lr = eta_min + (b - eta_min) (1 + cos(pi T_cur / T_i)) / 2 (Loshchilov and Hutter 2017,
+/// SGDR), as torch.optim.lr_scheduler.CosineAnnealingWarmRestarts stepped with step(): the
+/// first cycle lasts T_0 epochs, each next one T_mult times the last; T_cur counts the epochs
+/// since the last restart (the lr is b again at each restart). T_cur and T_i follow from e
+/// (torch's recursive counters, exactly), so state_dict() resumes it. torch's step(epoch)
+/// with a fractional epoch is not offered: step per iteration with T_0 in iterations
+/// instead. ValueError, with torch's messages, unless T_0 >= 1 and T_mult >= 1.
+class HETERO_API CosineAnnealingWarmRestarts final : public LRScheduler {
+ public:
+  /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
+  CosineAnnealingWarmRestarts(Optimizer& optimizer, std::int64_t T_0, std::int64_t T_mult = 1,
+                              double eta_min = 0);
+  /// The current cycle's length in epochs (torch's T_i).
+  std::int64_t T_i() const noexcept { return t_i_; }
+  /// Epochs since the last restart (torch's T_cur).
+  std::int64_t T_cur() const noexcept { return t_cur_; }
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::int64_t t_0_, t_mult_;
+  double eta_min_;
+  std::int64_t t_i_ = 0, t_cur_ = 0;
+};
+
 /// lr = b * lambda(e), as torch.optim.lr_scheduler.LambdaLR with one function for every
 /// group. The function is called on the stepping thread; what it throws propagates.
 class HETERO_API LambdaLR final : public LRScheduler {
