@@ -6,6 +6,8 @@
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
 
+#include "schedule_state.hpp"
+
 namespace hetero::optim {
 
 LRScheduler::LRScheduler(Optimizer& optimizer, const char* who) : optimizer_(optimizer), who_(who) {
@@ -44,31 +46,12 @@ nn::NamedTensors LRScheduler::state_dict() const {
 }
 
 void LRScheduler::load_state_dict(const nn::NamedTensors& state) {
-  const std::string w = std::string(who_) + ".load_state_dict: ";
+  const detail::ScheduleState read(state, who_,
+                                   {"last_epoch", "step_count", "base_lrs", "last_lr"});
   const std::size_t groups = optimizer_.num_param_groups();
-  const auto need = [&](const char* name) -> const Tensor& {
-    if (!state.contains(name)) throw ValueError(w + "no entry '" + name + "'");
-    return state.at(name);
-  };
-  for (const auto& [name, t] : state)
-    if (name != "last_epoch" && name != "step_count" && name != "base_lrs" && name != "last_lr")
-      throw ValueError(w + "entry '" + name + "' is not a scheduler state");
-  const auto count = [&](const char* name) {
-    const Tensor& t = need(name);
-    if (t.numel() != 1) throw ValueError(w + "entry '" + name + "' is not one number");
-    const std::int64_t v = t.to(DType::int64).reshape({}).item<std::int64_t>();
-    if (v < 0) throw ValueError(w + "entry '" + name + "' is negative");
-    return v;
-  };
-  const auto per_group = [&](const char* name) {
-    const Tensor& t = need(name);
-    if (t.dim() != 1 || static_cast<std::size_t>(t.numel()) != groups)
-      throw ValueError(w + "entry '" + name + "' has " + std::to_string(t.numel()) +
-                       " values, the optimiser " + std::to_string(groups) + " groups");
-    return t.to(DType::float64).to_vector<double>();
-  };
-  const std::int64_t last_epoch = count("last_epoch"), step_count = count("step_count");
-  std::vector<double> base_lrs = per_group("base_lrs"), last_lr = per_group("last_lr");
+  const std::int64_t last_epoch = read.count("last_epoch"), step_count = read.count("step_count");
+  std::vector<double> base_lrs = read.per_group("base_lrs", groups, false),
+                      last_lr = read.per_group("last_lr", groups, false);
   last_epoch_ = last_epoch;
   step_count_ = step_count;
   base_lrs_ = std::move(base_lrs);

@@ -13,6 +13,7 @@
 #include <hetero/factories.hpp>
 
 #include "../op_helpers.hpp"
+#include "schedule_state.hpp"
 
 namespace hetero::optim {
 
@@ -31,7 +32,7 @@ ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, ReduceLROnPlateauOpti
   check_not_nan(o_.eps, "eps");
   if (o_.factor >= 1.0)
     throw ValueError("ReduceLROnPlateau: Factor should be < 1.0., got " +
-                     detail::format_double(o_.factor) + " (as torch)");
+                     hetero::detail::format_double(o_.factor) + " (as torch)");
   const std::size_t groups = optimizer.num_param_groups();
   if (o_.min_lr.size() == 1) {
     min_lrs_.assign(groups, o_.min_lr[0]);
@@ -94,36 +95,14 @@ nn::NamedTensors ReduceLROnPlateau::state_dict() const {
 }
 
 void ReduceLROnPlateau::load_state_dict(const nn::NamedTensors& state) {
-  const std::string w = "ReduceLROnPlateau.load_state_dict: ";
-  const auto need = [&](const char* name) -> const Tensor& {
-    if (!state.contains(name)) throw ValueError(w + "no entry '" + name + "'");
-    return state.at(name);
-  };
-  for (const auto& [name, t] : state)
-    if (name != "best" && name != "num_bad_epochs" && name != "cooldown_counter" &&
-        name != "last_epoch" && name != "last_lr")
-      throw ValueError(w + "entry '" + name + "' is not a ReduceLROnPlateau state");
-  const auto number = [&](const char* name) {
-    const Tensor& t = need(name);
-    if (t.numel() != 1) throw ValueError(w + "entry '" + name + "' is not one number");
-    return t.to(DType::float64).reshape({}).item<double>();
-  };
-  const auto count = [&](const char* name) {
-    const Tensor& t = need(name);
-    if (t.numel() != 1) throw ValueError(w + "entry '" + name + "' is not one number");
-    const std::int64_t v = t.to(DType::int64).reshape({}).item<std::int64_t>();
-    if (v < 0) throw ValueError(w + "entry '" + name + "' is negative");
-    return v;
-  };
-  const double best = number("best");
-  const std::int64_t bad = count("num_bad_epochs"), cooldown = count("cooldown_counter"),
-                     epoch = count("last_epoch");
-  const Tensor& lr = need("last_lr");
-  const std::size_t groups = optimizer_.num_param_groups();
-  if (lr.dim() != 1 || (lr.numel() != 0 && static_cast<std::size_t>(lr.numel()) != groups))
-    throw ValueError(w + "entry 'last_lr' has " + std::to_string(lr.numel()) +
-                     " values, the optimiser " + std::to_string(groups) + " groups");
-  std::vector<double> last_lr = lr.to(DType::float64).to_vector<double>();
+  const detail::ScheduleState read(
+      state, "ReduceLROnPlateau",
+      {"best", "num_bad_epochs", "cooldown_counter", "last_epoch", "last_lr"});
+  const double best = read.number("best");
+  const std::int64_t bad = read.count("num_bad_epochs"), cooldown = read.count("cooldown_counter"),
+                     epoch = read.count("last_epoch");
+  std::vector<double> last_lr =
+      read.per_group("last_lr", optimizer_.num_param_groups(), true);  // none before a step
   best_ = best;
   num_bad_epochs_ = bad;
   cooldown_counter_ = cooldown;
