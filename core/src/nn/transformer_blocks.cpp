@@ -56,11 +56,12 @@ void copy_tensors(const NamedTensors& from, const NamedTensors& to, bool paramet
                         std::to_string(to.size()));
   auto dst = to.begin();
   for (const auto& [name, src] : from) {
-    const Tensor& d = (dst++)->second;
-    if (src.shape() != d.shape() || src.dtype() != d.dtype() || src.device() != d.device())
+    const auto& [dst_name, d] = *dst++;
+    if (name != dst_name || src.shape() != d.shape() || src.dtype() != d.dtype() ||
+        src.device() != d.device())
       throw InternalError("copy_state: " + name + " " + shape_str(src.shape()) + " " +
                           std::string(dtype_name(src.dtype())) + " on " + src.device().str() +
-                          " copied into " + shape_str(d.shape()) + " " +
+                          " copied into " + dst_name + " " + shape_str(d.shape()) + " " +
                           std::string(dtype_name(d.dtype())) + " on " + d.device().str());
     Tensor target = d;
     target.copy_(src);

@@ -57,8 +57,8 @@ class HETERO_API TransformerEncoderLayer : public Module {
   MultiheadAttention& self_attn() const noexcept { return *self_attn_; }
   /// A new layer with this one's sizes and options and a copy of its parameters (values,
   /// device, dtype, requires_grad) and training mode, sharing nothing with it, as
-  /// copy.deepcopy(layer) (how torch.nn.TransformerEncoder makes its layers). Waits for
-  /// nothing; OutOfMemoryError when the copy does not fit.
+  /// copy.deepcopy(layer) (how torch.nn.TransformerEncoder makes its layers).
+  /// OutOfMemoryError when the copy does not fit.
   std::shared_ptr<TransformerEncoderLayer> clone() const;
 
  private:

@@ -35,10 +35,12 @@ struct ReduceLROnPlateauOptions {
   std::int64_t patience = 10;                         ///< bad epochs tolerated before lowering
   double threshold = 1e-4;                            ///< the least improvement that counts
   ThresholdMode threshold_mode = ThresholdMode::rel;  ///< relative or absolute threshold
-  std::int64_t cooldown = 0;  ///< epochs after a reduction in which bad epochs not count
-  std::vector<double> min_lr = {
-      0.0};           ///< the lr floor: one value for every group, or one per group
-  double eps = 1e-8;  ///< a reduction smaller than this is skipped
+  /// epochs after a reduction during which bad epochs do not count
+  std::int64_t cooldown = 0;
+  /// the lr floor: one value for every group, or one per group
+  std::vector<double> min_lr = {0.0};
+  /// a reduction smaller than this is skipped
+  double eps = 1e-8;
 };
 
 /// Reduces the lr when a metric stops improving (see the file comment).
