@@ -20,6 +20,7 @@
 #include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
+#include "host_table.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 
@@ -171,13 +172,15 @@ Taps<T> empty_taps(std::size_t taps, bool weighted_taps, std::int64_t out) {
   Taps<T> t;
   t.index.resize(taps);
   if (weighted_taps) t.weight.resize(taps);
-  try {
-    for (auto& v : t.index) v.reserve(static_cast<std::size_t>(out));
-    for (auto& v : t.weight) v.reserve(static_cast<std::size_t>(out));
-  } catch (const std::exception&) {  // bad_alloc, length_error
-    throw OutOfMemoryError("interpolate: no host memory for the source indices of an output " +
-                           std::string("dimension of ") + std::to_string(out) + " elements");
-  }
+  detail::grow_host_table(
+      [&] {
+        for (auto& v : t.index) v.reserve(static_cast<std::size_t>(out));
+        for (auto& v : t.weight) v.reserve(static_cast<std::size_t>(out));
+      },
+      [&] {
+        return "interpolate: no host memory for the source indices of an output dimension of " +
+               std::to_string(out) + " elements";
+      });
   return t;
 }
 

@@ -20,6 +20,7 @@
 #include <hetero/ops.hpp>
 
 #include "autograd/record.hpp"
+#include "host_table.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 
@@ -188,13 +189,13 @@ Tensor mode_pad(const Tensor& x, const std::vector<std::int64_t>& amounts, PadMo
     const std::int64_t d = padded_dim(x, static_cast<std::size_t>(i)), n = x.size(d);
     const std::int64_t before = amounts[2 * i], after = amounts[2 * i + 1];
     std::vector<std::int64_t> index;
-    try {
-      index.resize(static_cast<std::size_t>(n + before + after));
-    } catch (const std::exception&) {  // bad_alloc, length_error: the output cannot exist
-      throw OutOfMemoryError("pad: no host memory for the index of an output dimension of " +
-                             std::to_string(n + before + after) + " elements, output " +
-                             shape_str(shape));
-    }
+    detail::grow_host_table([&] { index.resize(static_cast<std::size_t>(n + before + after)); },
+                            [&] {
+                              return "pad: no host memory for the index of an output dimension "
+                                     "of " +
+                                     std::to_string(n + before + after) + " elements, output " +
+                                     shape_str(shape);
+                            });
     for (std::size_t j = 0; j < index.size(); ++j)
       index[j] = source_index(mode, static_cast<std::int64_t>(j), n, before, after);
     out = index_select(out, d, from_vector(index, index_options));

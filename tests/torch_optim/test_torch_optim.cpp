@@ -523,6 +523,9 @@ TEST(TorchOptim, CosineAnnealingWarmRestartsCycles) {
   optim::SGD other({p}, {.lr = 0.5});
   optim::CosineAnnealingWarmRestarts resumed(other, 3, 2, 0.01);
   resumed.load_state_dict(halfway);
+  // The counters follow the loaded epoch at once (11 = 3 + 6 + 2: the third cycle's third).
+  EXPECT_EQ(resumed.T_i(), 12);
+  EXPECT_EQ(resumed.T_cur(), 2);
   resumed.step();
   EXPECT_EQ(other.lr(), torch_lrs[12]);
   EXPECT_THROW(optim::CosineAnnealingWarmRestarts(sgd, 0), ValueError);

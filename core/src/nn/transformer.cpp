@@ -58,10 +58,7 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
 Tensor TransformerEncoderLayer::forward(const Tensor& src) { return forward(src, {}, {}); }
 
 std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
-  auto copy = std::make_shared<TransformerEncoderLayer>(d_model_, nhead_, options_,
-                                                        detail::tensor_options_of(*this));
-  detail::copy_state(*this, *copy);
-  return copy;
+  return detail::clone_layer(*this, d_model_, nhead_, options_);
 }
 
 }  // namespace hetero::nn

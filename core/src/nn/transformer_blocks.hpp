@@ -45,6 +45,16 @@ TensorOptions tensor_options_of(const nn::Module& m);
 /// other options).
 void copy_state(const nn::Module& from, nn::Module& to);
 
+/// A deep copy of `layer` (an encoder or decoder layer): a new Layer built with the same
+/// sizes, options, device and dtype, then copy_state. The layers' clone().
+template <class Layer, class Options>
+std::shared_ptr<Layer> clone_layer(const Layer& layer, std::int64_t d_model, std::int64_t nhead,
+                                   const Options& options) {
+  auto copy = std::make_shared<Layer>(d_model, nhead, options, tensor_options_of(layer));
+  copy_state(layer, *copy);
+  return copy;
+}
+
 /// linear2(dropout(activation(linear1(x)))), activation "relu" or "gelu".
 Tensor feed_forward(const Tensor& x, nn::Linear& linear1, nn::Dropout& dropout, nn::Linear& linear2,
                     const std::string& activation);

@@ -72,10 +72,7 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
 }
 
 std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const {
-  auto copy = std::make_shared<TransformerDecoderLayer>(d_model_, nhead_, options_,
-                                                        detail::tensor_options_of(*this));
-  detail::copy_state(*this, *copy);
-  return copy;
+  return detail::clone_layer(*this, d_model_, nhead_, options_);
 }
 
 Tensor TransformerDecoderLayer::forward(const Tensor&) {

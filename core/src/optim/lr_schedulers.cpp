@@ -129,7 +129,7 @@ CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, s
   initial_step();
 }
 
-std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
+std::pair<std::int64_t, std::int64_t> CosineAnnealingWarmRestarts::cycle() const noexcept {
   // torch's counters after e steps of one: T_cur runs 0 .. T_i - 1, then T_i *= T_mult.
   std::int64_t t_i = t_0_, t_cur = last_epoch();
   if (t_mult_ == 1) {
@@ -143,8 +143,11 @@ std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
       }
     }
   }
-  t_i_ = t_i;
-  t_cur_ = t_cur;
+  return {t_i, t_cur};
+}
+
+std::vector<double> CosineAnnealingWarmRestarts::get_lr() {
+  const auto [t_i, t_cur] = cycle();
   constexpr double pi = std::numbers::pi;
   std::vector<double> out;
   for (double base : base_lrs_)

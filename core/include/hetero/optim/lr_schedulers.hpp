@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <hetero/export.hpp>
@@ -106,18 +107,21 @@ class HETERO_API CosineAnnealingWarmRestarts final : public LRScheduler {
   /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
   CosineAnnealingWarmRestarts(Optimizer& optimizer, std::int64_t T_0, std::int64_t T_mult = 1,
                               double eta_min = 0);
-  /// The current cycle's length in epochs (torch's T_i).
-  std::int64_t T_i() const noexcept { return t_i_; }
-  /// Epochs since the last restart (torch's T_cur).
-  std::int64_t T_cur() const noexcept { return t_cur_; }
+  /// The current cycle's length in epochs (torch's T_i), derived from last_epoch() (so it
+  /// is current after load_state_dict too).
+  std::int64_t T_i() const noexcept { return cycle().first; }
+  /// Epochs since the last restart (torch's T_cur), derived from last_epoch().
+  std::int64_t T_cur() const noexcept { return cycle().second; }
 
  protected:
   std::vector<double> get_lr() override;
 
  private:
+  // {T_i, T_cur} after last_epoch() steps of one, as torch's recursive counters.
+  std::pair<std::int64_t, std::int64_t> cycle() const noexcept;
+
   std::int64_t t_0_, t_mult_;
   double eta_min_;
-  std::int64_t t_i_ = 0, t_cur_ = 0;
 };
 
 /// lr = b * lambda(e), as torch.optim.lr_scheduler.LambdaLR with one function for every
