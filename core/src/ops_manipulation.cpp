@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// tril/triu, flip, repeat, split/chunk/unbind and one_hot (<hetero/manipulation.hpp>):
+// tril/triu, flip, repeat, split/chunk/unbind, unflatten and one_hot
+// (<hetero/manipulation.hpp>):
 // compositions of views, comparisons, where, index_select and copies, so every backend runs
 // them and autograd records them through those ops.
 #include <hetero/manipulation.hpp>
@@ -215,6 +216,43 @@ Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
   }
   const auto index = TensorOptions(indices.device()).dtype(DType::int64);
   return eq(indices.unsqueeze(indices.dim()), arange(num_classes, index)).to(DType::int64);
+}
+
+Tensor unflatten(const Tensor& a, std::int64_t dim, const std::vector<std::int64_t>& sizes) {
+  const detail::prof::Scope op_scope("unflatten", a);
+  detail::impl_of(a, "unflatten");
+  const std::int64_t d = detail::wrap_dim(dim, a.dim(), "unflatten");
+  if (sizes.empty()) throw ValueError("unflatten: sizes must be non-empty (as torch)");
+  const std::int64_t size = a.size(d);
+  std::int64_t known = 1, inferred = -1;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] == -1) {
+      if (inferred >= 0)
+        throw ValueError("unflatten: only one dimension can be inferred, got sizes " +
+                         list_str(sizes) + " (as torch)");
+      inferred = static_cast<std::int64_t>(k);
+    } else if (sizes[k] < 0) {
+      throw ValueError("unflatten: invalid shape dimension " + std::to_string(sizes[k]) +
+                       " in sizes " + list_str(sizes) + " (as torch)");
+    } else if (__builtin_mul_overflow(known, sizes[k], &known)) {
+      known = -1;  // beyond int64: matches no dimension
+    }
+  }
+  std::vector<std::int64_t> resolved = sizes;
+  if (inferred >= 0 && known > 0 && size % known == 0)
+    resolved[static_cast<std::size_t>(inferred)] = size / known;
+  else if (inferred >= 0 && known == 0 && size == 0)
+    throw ShapeError("unflatten: cannot unflatten a dimension of 0 elements into " +
+                     list_str(sizes) + ": the size -1 stands for could be any value (as torch)");
+  else if (inferred >= 0 || known != size)
+    throw ShapeError("unflatten: Provided sizes " + list_str(sizes) +
+                     " don't multiply up to the size of dim " + std::to_string(dim) + " (" +
+                     std::to_string(size) + ") in the input tensor of shape " +
+                     shape_str(a.shape()) + " (as torch)");
+  Shape shape(a.shape().begin(), a.shape().begin() + d);
+  shape.insert(shape.end(), resolved.begin(), resolved.end());
+  shape.insert(shape.end(), a.shape().begin() + d + 1, a.shape().end());
+  return a.reshape(shape);
 }
 
 }  // namespace hetero

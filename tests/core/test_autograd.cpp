@@ -430,6 +430,17 @@ TEST(Gradcheck, Activations) {
   gradcheck([](auto& x) { return leaky_relu(x[0], 0.3); }, {values({2, 3}, 4)});
   gradcheck([](auto& x) { return elu(x[0], 0.7); }, {values({2, 3}, 5)});
   gradcheck([](auto& x) { return softplus(x[0], 2.0, 1.5); }, {values({2, 3}, 6)});
+  gradcheck([](auto& x) { return selu(x[0]); }, {values({2, 3}, 7)});
+  gradcheck([](auto& x) { return celu(x[0], 0.6); }, {values({2, 3}, 8)});
+  gradcheck([](auto& x) { return mish(x[0]); }, {values({2, 3}, 9)});
+  gradcheck([](auto& x) { return logsigmoid(x[0]); }, {values({2, 3}, 10)});
+  gradcheck([](auto& x) { return softsign(x[0]); }, {values({2, 3}, 11)});
+  // The piecewise ones away from their kinks (values lie in [-1.5, 1.5]).
+  gradcheck([](auto& x) { return hardtanh(x[0], -0.8, 1.2); }, {values({2, 3}, 12)});
+  gradcheck([](auto& x) { return relu6(x[0] * 4.0); }, {values({2, 3}, 13)});
+  gradcheck([](auto& x) { return hardsigmoid(x[0] * 2.5); }, {values({2, 3}, 14)});
+  gradcheck([](auto& x) { return hardswish(x[0] * 2.5); }, {values({2, 3}, 15)});
+  gradcheck([](auto& x) { return prelu(x[0], x[1]); }, {values({2, 3, 2}, 16), values({3}, 17)});
   // Values of torch's GeluBackward; and leaky_relu's gradient as torch's
   // leaky_relu_backward, x > 0 ? g : g * slope: an infinite g at x < 0 with slope 0 is NaN.
   Tensor z = f64({-1.0, 2.0}, {2}).requires_grad_();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <typeinfo>
 
@@ -268,8 +269,10 @@ Tensor pooling(const std::string& op, const std::vector<Tensor>& in, const Json&
 
 // The activations (generate.cpp's activation_case(); the grad category's with the defaults).
 bool is_activation(const std::string& op) {
-  return op == "gelu" || op == "gelu_tanh" || op == "silu" || op == "leaky_relu" || op == "elu" ||
-         op == "softplus";
+  static const std::set<std::string> names = {
+      "gelu", "gelu_tanh",  "silu",     "leaky_relu", "elu",   "softplus",    "selu",     "celu",
+      "mish", "logsigmoid", "softsign", "hardtanh",   "relu6", "hardsigmoid", "hardswish"};
+  return names.count(op) != 0;
 }
 Tensor activation(const std::string& op, const Tensor& x, const Json& a) {
   if (op == "gelu") return gelu(x);
@@ -278,6 +281,15 @@ Tensor activation(const std::string& op, const Tensor& x, const Json& a) {
   if (op == "leaky_relu") return leaky_relu(x, a.value("negative_slope", 0.01));
   if (op == "elu") return elu(x, a.value("alpha", 1.0));
   if (op == "softplus") return softplus(x, a.value("beta", 1.0), a.value("threshold", 20.0));
+  if (op == "selu") return selu(x);
+  if (op == "celu") return celu(x, a.value("alpha", 1.0));
+  if (op == "mish") return mish(x);
+  if (op == "logsigmoid") return logsigmoid(x);
+  if (op == "softsign") return softsign(x);
+  if (op == "hardtanh") return hardtanh(x, a.value("min_val", -1.0), a.value("max_val", 1.0));
+  if (op == "relu6") return relu6(x);
+  if (op == "hardsigmoid") return hardsigmoid(x);
+  if (op == "hardswish") return hardswish(x);
   throw std::runtime_error("torch_diff: unknown activation " + op);
 }
 

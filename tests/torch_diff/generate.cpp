@@ -54,9 +54,10 @@ std::vector<std::string> grad_binary() {
   return names;
 }
 // The activations of <hetero/activations.hpp> (execute.cpp's activation()): gelu_tanh is
-// gelu(x, "tanh").
-const auto kActivations =
-    std::to_array<const char*>({"gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus"});
+// gelu(x, "tanh"); prelu, with its weight, is torch_layers' (kind "module").
+const auto kActivations = std::to_array<const char*>(
+    {"gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus", "selu", "celu", "mish",
+     "logsigmoid", "softsign", "hardtanh", "relu6", "hardsigmoid", "hardswish"});
 // The ops of the shape category (shape_case(); execute.cpp's shaping()).
 const auto kShapeOps = std::to_array<const char*>(
     {"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk", "unbind", "cumsum",
@@ -711,9 +712,10 @@ Json pool_case(Gen& g) {
   return {{"op", op}, {"inputs", {values_for(t, shape)}}, {"args", args}};
 }
 
-// An activation of any dtype (floating nine times in ten: the others raise on both sides)
-// with special values, and its parameters from the values models use and the edges
-// (slope 0 and negative, a negative beta, a small threshold); for float32/float64 the
+// An activation of any dtype (floating nine times in ten: the others raise on both sides,
+// but for softsign, hardtanh and relu6, which take integers) with special values, and its
+// parameters from the values models use and the edges (slope 0 and negative, a negative
+// beta or alpha, a small threshold, hardtanh's min above max); for float32/float64 the
 // gradient of sum(y * y) half of the time.
 Json activation_case(Gen& g) {
   const std::string t = g.chance(0.9) ? g.float_dtype() : g.dtype();
@@ -721,7 +723,14 @@ Json activation_case(Gen& g) {
   Json args = {{"backward", (t == "float32" || t == "float64") && g.chance(0.5)}};
   if (op == "leaky_relu")
     args["negative_slope"] = g.pick(std::array<double, 5>{0.01, 0.2, 0.0, -0.5, 3.0});
-  if (op == "elu") args["alpha"] = g.pick(std::array<double, 4>{1.0, 0.5, 2.0, -1.0});
+  if (op == "elu" || op == "celu")
+    args["alpha"] = g.pick(std::array<double, 4>{1.0, 0.5, 2.0, -1.0});
+  if (op == "hardtanh") {  // the defaults, relu6's, a narrow and an inverted range
+    const auto bounds = g.pick(std::array<std::pair<double, double>, 4>{
+        {{-1.0, 1.0}, {0.0, 6.0}, {-2.5, 0.5}, {0.5, -0.5}}});
+    args["min_val"] = bounds.first;
+    args["max_val"] = bounds.second;
+  }
   if (op == "softplus") {
     args["beta"] = g.pick(std::array<double, 4>{1.0, 2.0, 0.5, -1.0});
     args["threshold"] = g.pick(std::array<double, 3>{20.0, 1.0, 5.0});

@@ -135,23 +135,100 @@ BINARY = {
 }
 
 
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+ELU_FAMILY = ("elu", "selu", "celu")
+
+
+def elu_coefficients(op, a):
+    """(negcoef, poscoef, input_scale) of torch's elu kernel for elu, selu and celu."""
+    if op == "selu":
+        return SELU_ALPHA * SELU_SCALE, SELU_SCALE, 1.0
+    alpha = a.get("alpha", 1.0)
+    return (alpha, 1.0, 1.0 / alpha) if op == "celu" else (alpha, 1.0, 1.0)
+
+
+def elu_family(op, x, a):
+    """F.elu / F.selu / F.celu."""
+    F = torch.nn.functional
+    if op == "selu":
+        return F.selu(x)
+    return F.celu(x, a.get("alpha", 1.0)) if op == "celu" else F.elu(x, a.get("alpha", 1.0))
+
+
 class EluScalarRule(torch.autograd.Function):
-    """elu with the gradient of torch's scalar (and cuda) kernel: x <= 0 ? g alpha e^x : g,
-    so g at a NaN x (elu_gradient_at_nan)."""
+    """elu, selu or celu with the gradient of torch's scalar (and cuda) kernel:
+    x <= 0 ? g input_scale negcoef e^(input_scale x) : g poscoef, so g poscoef at a NaN x
+    (elu_gradient_at_nan)."""
 
     @staticmethod
-    def forward(ctx, x, alpha):
+    def forward(ctx, x, op, a):
         ctx.save_for_backward(x)
-        ctx.alpha = alpha
-        return torch.nn.functional.elu(x, alpha)
+        ctx.coefficients = elu_coefficients(op, a)
+        return elu_family(op, x, a)
 
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        return torch.where(x <= 0, g * ctx.alpha * torch.exp(x), g), None
+        neg, pos, scale = ctx.coefficients
+        return torch.where(x <= 0, g * scale * neg * torch.exp(x * scale), g * pos), None, None
 
 
 ELU_SCALAR_RULE = False  # set by elu_gradient_at_nan only
+
+
+class HardsigmoidExactSixth(torch.autograd.Function):
+    """hardsigmoid with the gradient g / 6 in the dtype's own precision (torch 1.13 multiplies
+    by float32's 1 / 6 in every dtype: hardsigmoid_exact_sixth)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.nn.functional.hardsigmoid(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return torch.where((x > -3) & (x < 3), g * (1 / 6), torch.zeros_like(g))
+
+
+class HardswishScalarRule(torch.autograd.Function):
+    """hardswish with the gradient of torch's scalar (and cuda) kernel at every element:
+    x < -3 ? 0 : x <= 3 ? g (x / 3 + 0.5) : g, so 1.5 g at 3 and g at NaN; its cpu vector
+    kernel gives g at 3 and NaN at NaN (hardswish_scalar_rule)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.nn.functional.hardswish(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return torch.where(x < -3, torch.zeros_like(g), torch.where(x <= 3, g * (x / 3 + 0.5), g))
+
+
+class HardtanhScalarRule(torch.autograd.Function):
+    """hardtanh (relu6) with the gradient of torch's scalar (and cuda) kernel:
+    x <= min or x >= max ? 0 : g, so g at NaN; its cpu vector kernel gives 0 there
+    (hardtanh_scalar_rule)."""
+
+    @staticmethod
+    def forward(ctx, x, low, high):
+        ctx.save_for_backward(x)
+        ctx.bounds = low, high
+        return torch.nn.functional.hardtanh(x, low, high)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        low, high = ctx.bounds
+        return torch.where((x <= low) | (x >= high), torch.zeros_like(g), g), None, None
+
+
+HARDSIGMOID_EXACT_SIXTH = False  # set by hardsigmoid_exact_sixth only
+HARDSWISH_SCALAR_RULE = False  # set by hardswish_scalar_rule only
+HARDTANH_SCALAR_RULE = False  # set by hardtanh_scalar_rule only
 ACCURATE = False  # set while compute() builds the float64 accuracy reference
 
 
@@ -188,16 +265,32 @@ def activation(op, x, a):
         return F.silu(x)
     if op == "leaky_relu":
         return F.leaky_relu(x, a.get("negative_slope", 0.01))
-    if op == "elu":
-        if ACCURATE:  # alpha expm1(x), as hetero (docs/semantics.md row 36)
-            return torch.where(x > 0, x, torch.expm1(x) * a.get("alpha", 1.0))
+    if op in ELU_FAMILY:
+        if ACCURATE:  # negcoef expm1(input_scale x), as hetero (docs/semantics.md row 36)
+            neg, pos, scale = elu_coefficients(op, a)
+            return torch.where(x > 0, x * pos, torch.expm1(x * scale) * neg)
         if ELU_SCALAR_RULE:
-            return EluScalarRule.apply(x, a.get("alpha", 1.0))
-        return F.elu(x, a.get("alpha", 1.0))
-    return F.softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0))
+            return EluScalarRule.apply(x, op, a)
+        return elu_family(op, x, a)
+    if op == "softplus":
+        return F.softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0))
+    if op == "hardsigmoid" and HARDSIGMOID_EXACT_SIXTH and x.is_floating_point():
+        return HardsigmoidExactSixth.apply(x)
+    if op == "hardswish" and HARDSWISH_SCALAR_RULE and x.is_floating_point():
+        return HardswishScalarRule.apply(x)
+    if op in ("hardtanh", "relu6") and HARDTANH_SCALAR_RULE and x.is_floating_point():
+        low, high = (0.0, 6.0) if op == "relu6" else (a.get("min_val", -1.0), a.get("max_val", 1.0))
+        return HardtanhScalarRule.apply(x, low, high)
+    if op == "hardtanh":
+        return F.hardtanh(x, a.get("min_val", -1.0), a.get("max_val", 1.0))
+    if op == "mish" and ACCURATE:  # x tanh(softplus(x)) without log1p(exp(x)) overflowing
+        return x * torch.tanh(F.softplus(x))
+    return {"relu6": F.relu6, "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish,
+            "mish": F.mish, "logsigmoid": F.logsigmoid, "softsign": F.softsign}[op](x)
 
 
-ACTIVATIONS = ("gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus")
+ACTIVATIONS = ("gelu", "gelu_tanh", "silu", "leaky_relu", "elu", "softplus", "selu", "celu",
+               "mish", "logsigmoid", "softsign", "hardtanh", "relu6", "hardsigmoid", "hardswish")
 
 
 def activation_condition(case):
@@ -207,7 +300,8 @@ def activation_condition(case):
     float32 composition of hetero (5-8 kernels, each rounding once) lands 8.7 ulps from the
     exact value while torch's fused kernel lands 2.3 (seed 1130191 case 4974)."""
     global ACCURATE
-    x = make_input(case["inputs"][0], as_float64=True).clone().requires_grad_()
+    # (integer input: softsign's, whose result is float32)
+    x = make_input(case["inputs"][0], as_float64=True).double().clone().requires_grad_()
     previous, ACCURATE = ACCURATE, True
     try:
         y = activation(case["op"], [x], case["args"])
@@ -1073,7 +1167,8 @@ def prod_pairwise_order(case, herr, expect):
 
 def computed_with(rule, case):
     """torch's result for `case` with the module flag `rule` (ELU_SCALAR_RULE,
-    ZERO_TIE_TO_SECOND, GELU_ZERO_KEEPS_SIGN) set while it is computed; None where torch
+    ZERO_TIE_TO_SECOND, GELU_ZERO_KEEPS_SIGN, HARDSIGMOID_EXACT_SIXTH, HARDSWISH_SCALAR_RULE,
+    HARDTANH_SCALAR_RULE) set while it is computed; None where torch
     raises."""
     globals()[rule] = True
     try:
@@ -1085,11 +1180,13 @@ def computed_with(rule, case):
 
 
 def elu_gradient_at_nan(case, herr, expect):
-    """docs/semantics.md row 44: elu's gradient at a NaN input is the incoming gradient, as
-    torch's scalar and cuda kernels (x <= 0 ? g alpha e^x : g); torch's cpu vector kernel gives
+    """docs/semantics.md row 44: elu's (selu's, celu's) gradient at a NaN input is the incoming
+    gradient (times poscoef), as torch's scalar and cuda kernels (x <= 0 ? g alpha e^x : g);
+    torch's cpu vector kernel gives
     NaN there when a non-positive element shares the NaN's vector, and g otherwise. Compared
     with torch recomputed with the scalar rule."""
-    if herr or (case["op"] != "elu" and '"elu"' not in json.dumps(case["args"])):
+    args = json.dumps(case["args"])
+    if herr or not any(case["op"] == op or f'"{op}"' in args for op in ELU_FAMILY):
         return False
     want = computed_with("ELU_SCALAR_RULE", case)
     return isinstance(want, tuple) and agrees(case, want)
@@ -1120,7 +1217,9 @@ def fmod_exact(case, herr, expect):
     dt = torch.result_type(*x)
     if not dt.is_floating_point:
         return False
-    a, b = torch.broadcast_tensors(*(t.to(torch.float64) for t in x))
+    # (each operand rounded to the result dtype first, as the kernel sees it: a float64 0-d
+    # dividend beside float32 divisors is a float32 one; seed 1130611 case 337)
+    a, b = torch.broadcast_tensors(*(t.to(dt).to(torch.float64) for t in x))
     out = []
     for u, v in zip(a.flatten().tolist(), b.flatten().tolist()):
         try:
@@ -1203,6 +1302,39 @@ def gelu_zero_sign(case, herr, expect):
     if herr or not (case["op"] == "gelu" or '"gelu"' in json.dumps(case["args"])):
         return False
     want = computed_with("GELU_ZERO_KEEPS_SIGN", case)
+    return want is not None and agrees(case, want)
+
+
+def hardsigmoid_exact_sixth(case, herr, expect):
+    """docs/semantics.md row 61: hardsigmoid's gradient is g / 6 in the compute dtype; torch
+    1.13's kernels multiply by float32's 1 / 6 (0.16666667163...) in every dtype, 3e-8
+    relative off in float64. Compared with torch recomputed with the dtype's 1 / 6."""
+    if herr or not (case["op"] == "hardsigmoid" or '"hardsigmoid"' in json.dumps(case["args"])):
+        return False
+    want = computed_with("HARDSIGMOID_EXACT_SIXTH", case)
+    return want is not None and agrees(case, want)
+
+
+def hardswish_scalar_rule(case, herr, expect):
+    """docs/semantics.md row 62: hardswish's gradient follows torch's scalar and cuda kernels
+    at every element (x <= 3 takes g (x / 3 + 0.5): 1.5 g at exactly 3; g at NaN); torch's
+    cpu vector kernel (8 float32 or 4 float64 lanes) gives g at 3 and NaN at NaN. Compared
+    with torch recomputed with the scalar rule at every element."""
+    if herr or not (case["op"] == "hardswish" or '"hardswish"' in json.dumps(case["args"])):
+        return False
+    want = computed_with("HARDSWISH_SCALAR_RULE", case)
+    return want is not None and agrees(case, want)
+
+
+def hardtanh_scalar_rule(case, herr, expect):
+    """docs/semantics.md row 63: hardtanh's and relu6's gradient at a NaN input is the
+    incoming gradient, as torch's scalar and cuda kernels (x <= min or x >= max ? 0 : g);
+    torch's cpu vector kernel gives 0 there. Compared with torch recomputed with the scalar
+    rule."""
+    args = json.dumps(case["args"])
+    if herr or not any(case["op"] == op or f'"{op}"' in args for op in ("hardtanh", "relu6")):
+        return False
+    want = computed_with("HARDTANH_SCALAR_RULE", case)
     return want is not None and agrees(case, want)
 
 
@@ -1346,7 +1478,8 @@ DOCUMENTED = [torch_skips_dtype_check, scalar_rdiv_is_a_division,
               torch_negative_size, sign_of_bool, log1p_of_huge,
               baddbmm_beta_zero, repeat_backward_of_empty, prod_pairwise_order,
               elu_gradient_at_nan, fmod_exact, gemm_overflow_order, maximum_zero_tie,
-              float64_sum_overflow_order, gelu_zero_sign, singular_divisor, torch_rounding_noise]
+              float64_sum_overflow_order, gelu_zero_sign, singular_divisor, torch_rounding_noise,
+              hardsigmoid_exact_sixth, hardswish_scalar_rule, hardtanh_scalar_rule]
 
 
 def check(case):

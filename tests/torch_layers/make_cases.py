@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Random layer cases computed by PyTorch (Debian's python3-torch) for test_torch_layers:
 BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gradients),
-GroupNorm, RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
+GroupNorm, InstanceNorm1d/2d/3d (running statistics too), PReLU, PixelShuffle and
+PixelUnshuffle, Unflatten, cosine_similarity, RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
 different lengths (torch.nn.utils.rnn), scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head), TransformerEncoderLayer and
@@ -149,7 +150,8 @@ def transformer_case(r, a, dtype, tensors, i):
 
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
-                     "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed"])
+                     "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed",
+                     "instancenorm", "module"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -182,6 +184,87 @@ def case(r, i, tensors):
         y = outs[-2]  # the last training step's output takes the gradient
         grads_of = [("in" + str(len(ins) - 2), ins[-2])]
         all_out = outs
+    elif kind == "instancenorm":
+        dims = r.randint(1, 3)
+        c = r.randint(1, 3)
+        a.update(dims=dims, features=c, momentum=r.choice([0.1, 0.5, 1.0]), affine=r.random() < 0.5,
+                 track=r.random() < 0.5, steps=r.randint(1, 2), batched=r.random() < 0.8)
+        cls = [torch.nn.InstanceNorm1d, torch.nn.InstanceNorm2d, torch.nn.InstanceNorm3d][dims - 1]
+        module = cls(c, momentum=a["momentum"], affine=a["affine"],
+                     track_running_stats=a["track"]).to(dtype)
+        if a["affine"]:
+            with torch.no_grad():
+                module.weight.normal_()
+                module.bias.normal_()
+        spatial = [r.randint(1, 4) for _ in range(dims)]
+        if math.prod(spatial) == 1:  # one spatial element: both raise in training
+            spatial[0] = 2
+        shape = ([r.randint(1, 3)] if a["batched"] else []) + [c] + spatial
+        a["shape"] = shape
+        outs = []
+        for s_ in range(a["steps"]):
+            x = rand(*shape).requires_grad_()
+            ins.append(x)
+            outs.append(module(x))
+        module.eval()
+        x = rand(*shape)
+        ins.append(x)
+        outs.append(module(x))
+        for name, b in module.named_buffers():
+            tensors[f"{i}.buffer.{name}"] = b.detach().clone()
+        y = outs[-2]
+        grads_of = [("in" + str(len(ins) - 2), ins[-2])]
+        all_out = outs
+    elif kind == "module":
+        variant = r.choice(["prelu", "pixel_shuffle", "pixel_unshuffle", "unflatten", "cosine"])
+        a["variant"] = variant
+        if variant == "prelu":
+            c = r.randint(1, 4)
+            shape = [r.randint(1, 3), c, *[r.randint(1, 3) for _ in range(r.randint(0, 2))]]
+            a["num_parameters"] = r.choice([1, c])
+            module = torch.nn.PReLU(a["num_parameters"]).to(dtype)
+            with torch.no_grad():
+                module.weight.normal_()
+            x = rand(*shape)
+            x[x.abs() < 1e-3] = 0.5  # away from the kink at 0
+            x = x.requires_grad_()
+            y = module(x)
+        elif variant in ("pixel_shuffle", "pixel_unshuffle"):
+            f = r.randint(1, 3)
+            lead = [r.randint(1, 2) for _ in range(r.randint(0, 2))]
+            if variant == "pixel_shuffle":
+                shape = lead + [r.randint(1, 2) * f * f, r.randint(1, 3), r.randint(1, 3)]
+                y_fn = torch.nn.PixelShuffle(f)
+            else:
+                shape = lead + [r.randint(1, 2), r.randint(1, 2) * f, r.randint(1, 3) * f]
+                y_fn = torch.nn.PixelUnshuffle(f)
+            a["factor"] = f
+            x = rand(*shape).requires_grad_()
+            y = y_fn(x)
+        elif variant == "unflatten":
+            n = r.choice([4, 6, 12])
+            sizes = r.choice({4: [[2, 2], [4, 1], [-1, 2]], 6: [[2, 3], [3, -1], [1, 6, 1]],
+                              12: [[2, 2, 3], [-1, 4], [3, 4]]}[n])
+            shape = [r.randint(1, 3), n, r.randint(1, 2)]
+            a.update(dim=r.choice([1, -2]), sizes=sizes)
+            x = rand(*shape).requires_grad_()
+            y = torch.nn.Unflatten(a["dim"], sizes)(x)
+        else:
+            shape = [r.randint(1, 3), r.randint(1, 4), r.randint(1, 3)]
+            other = list(shape)
+            if r.random() < 0.3:
+                other[0] = 1  # broadcast
+            a.update(dim=r.choice([1, -1, 0]), eps=r.choice([1e-8, 1e-1]))
+            x, x2 = rand(*shape), rand(*other)
+            if r.random() < 0.2:
+                x[0] = 0.0  # a zero vector: the clamped norm
+            x, x2 = x.requires_grad_(), x2.requires_grad_()
+            y = F.cosine_similarity(x, x2, a["dim"], a["eps"])
+            ins.append(x2)
+        a["shape"] = shape
+        ins.insert(0, x)
+        grads_of = [(f"in{k}", t) for k, t in enumerate(ins)]
+        all_out = [y]
     elif kind == "groupnorm":
         g = r.choice([1, 2])
         c = g * r.randint(1, 3)

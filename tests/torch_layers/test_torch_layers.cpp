@@ -217,6 +217,46 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       for (const auto& [name, b] : module->named_buffers())
         EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
       EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+    } else if (kind == "instancenorm") {
+      const std::int64_t c = a["features"];
+      const double m = a["momentum"];
+      const int dims = a["dims"];
+      if (dims == 1)
+        module = std::make_shared<nn::InstanceNorm1d>(c, 1e-5, m, a["affine"], a["track"], o);
+      else if (dims == 2)
+        module = std::make_shared<nn::InstanceNorm2d>(c, 1e-5, m, a["affine"], a["track"], o);
+      else
+        module = std::make_shared<nn::InstanceNorm3d>(c, 1e-5, m, a["affine"], a["track"], o);
+      load(*module, get);
+      const int steps = a["steps"];
+      for (int s = 0; s < steps; ++s) {
+        Tensor x = in[static_cast<std::size_t>(s)].detach().clone().requires_grad_();
+        if (s == steps - 1) leaves.emplace_back("in" + std::to_string(s), x);
+        out.push_back(module->forward(x));
+      }
+      y = out.back();
+      module->eval();
+      out.push_back(module->forward(in.back()));
+      for (const auto& [name, b] : module->named_buffers())
+        EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
+      EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+    } else if (kind == "module") {
+      const std::string variant = a["variant"];
+      const Tensor x = leaf(0);
+      if (variant == "prelu") {
+        module = std::make_shared<nn::PReLU>(a["num_parameters"].get<std::int64_t>(), 0.25, o);
+        load(*module, get);
+        y = module->forward(x);
+      } else if (variant == "pixel_shuffle") {
+        y = nn::PixelShuffle(a["factor"].get<std::int64_t>())(x);
+      } else if (variant == "pixel_unshuffle") {
+        y = nn::PixelUnshuffle(a["factor"].get<std::int64_t>())(x);
+      } else if (variant == "unflatten") {
+        y = nn::Unflatten(a["dim"], a["sizes"].get<std::vector<std::int64_t>>())(x);
+      } else {
+        y = nn::CosineSimilarity(a["dim"], a["eps"])(x, leaf(1));
+      }
+      out.push_back(y);
     } else if (kind == "groupnorm") {
       module = std::make_shared<nn::GroupNorm>(
           a["groups"].get<std::int64_t>(), a["channels"].get<std::int64_t>(), 1e-5, a["affine"], o);

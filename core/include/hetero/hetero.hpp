@@ -11,6 +11,7 @@
 #include <hetero/default_device.hpp>
 #include <hetero/device.hpp>
 #include <hetero/devices.hpp>
+#include <hetero/distance.hpp>
 #include <hetero/dtype.hpp>
 #include <hetero/environment.hpp>
 #include <hetero/error.hpp>
@@ -25,6 +26,7 @@
 #include <hetero/ops_out.hpp>
 #include <hetero/optim.hpp>
 #include <hetero/padding.hpp>
+#include <hetero/pixel_shuffle.hpp>
 #include <hetero/plugins.hpp>
 #include <hetero/profiler.hpp>
 #include <hetero/relocate_storage.hpp>

@@ -53,6 +53,13 @@ HETERO_API std::vector<Tensor> chunk(const Tensor& a, std::int64_t chunks, std::
 /// The slices along `dim`, each without that dimension (views), as torch.unbind. ShapeError
 /// for a 0-d tensor.
 HETERO_API std::vector<Tensor> unbind(const Tensor& a, std::int64_t dim = 0);
+/// Dimension `dim` split into `sizes` (their product must be its size; one of them may be
+/// -1, inferred), as torch.unflatten: [2, 6, 3] with dim 1 and {2, -1} is [2, 2, 3, 3]; a view
+/// where reshape gives one. ValueError for empty sizes, a size below -1 or two -1s;
+/// ShapeError when the sizes do not multiply up to the dimension's size (or -1 is ambiguous:
+/// a dimension of 0 elements); IndexError for `dim` out of range. Gradient: reshape's.
+HETERO_API Tensor unflatten(const Tensor& a, std::int64_t dim,
+                            const std::vector<std::int64_t>& sizes);
 
 /// The running sum along `dim`, as torch.cumsum: bool and integers give int64 (exact),
 /// floating dtypes keep theirs, `dtype` casts the input first (as torch's dtype argument).

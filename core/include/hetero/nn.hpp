@@ -9,11 +9,13 @@
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/conv1d.hpp>
 #include <hetero/nn/conv_transpose.hpp>
+#include <hetero/nn/distance.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>
 #include <hetero/nn/flatten.hpp>
 #include <hetero/nn/group_norm.hpp>
 #include <hetero/nn/init.hpp>
+#include <hetero/nn/instance_norm.hpp>
 #include <hetero/nn/layer_norm.hpp>
 #include <hetero/nn/linear.hpp>
 #include <hetero/nn/loss.hpp>
@@ -21,6 +23,7 @@
 #include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/packed_sequence.hpp>
 #include <hetero/nn/padding.hpp>
+#include <hetero/nn/pixel_shuffle.hpp>
 #include <hetero/nn/pooling.hpp>
 #include <hetero/nn/rnn.hpp>
 #include <hetero/nn/rnn_cell.hpp>

@@ -252,9 +252,44 @@ Gradients leaky_relu(const Tensor& g, const Tensor& x, double negative_slope) {
     return where(gt(v, 0.0), dy, dy * negative_slope);
   });
 }
-Gradients elu(const Tensor& g, const Tensor& x, double alpha) {
-  return widened(g, x, [alpha](const Tensor& dy, const Tensor& v) {
-    return where(le(v, 0.0), dy * alpha * hetero::exp(v), dy);
+Gradients elu(const Tensor& g, const Tensor& x, double negcoef, double poscoef,
+              double input_scale) {
+  return widened(g, x, [=](const Tensor& dy, const Tensor& v) {
+    const Tensor negative = input_scale == 1.0
+                                ? dy * negcoef * hetero::exp(v)
+                                : dy * input_scale * negcoef * hetero::exp(v * input_scale);
+    return where(le(v, 0.0), negative, poscoef == 1.0 ? dy : dy * poscoef);
+  });
+}
+Gradients mish(const Tensor& g, const Tensor& x) {
+  return widened(g, x, [](const Tensor& dy, const Tensor& v) {
+    const Tensor s = 1.0 / (1.0 + hetero::exp(-v));
+    const Tensor t = hetero::tanh(hetero::log1p(hetero::exp(v)));
+    return dy * (t + v * s * (1.0 - t * t));
+  });
+}
+Gradients logsigmoid(const Tensor& g, const Tensor& x) {
+  return widened(g, x, [](const Tensor& dy, const Tensor& v) {
+    const Tensor z = hetero::exp(-hetero::abs(v));
+    const Tensor share = z / (1.0 + z);
+    return dy * where(lt(v, 0.0), 1.0 - share, share);
+  });
+}
+Gradients hardtanh(const Tensor& g, const Tensor& x, double min_val, double max_val) {
+  return widened(g, x, [=](const Tensor& dy, const Tensor& v) {
+    return where(logical_or(le(v, min_val), ge(v, max_val)), 0.0, dy);
+  });
+}
+Gradients hardsigmoid(const Tensor& g, const Tensor& x) {
+  return widened(g, x, [](const Tensor& dy, const Tensor& v) {
+    return where(logical_and(gt(v, -3.0), lt(v, 3.0)), dy * (1.0 / 6.0), 0.0);
+  });
+}
+Gradients hardswish(const Tensor& g, const Tensor& x) {
+  return widened(g, x, [](const Tensor& dy, const Tensor& v) {
+    // torch's scalar and cuda rule: 1.5 g at x = 3, g at NaN (its cpu vector kernel gives
+    // g and NaN there: docs/semantics.md row 62).
+    return where(lt(v, -3.0), 0.0, where(le(v, 3.0), dy * (v / 3.0 + 0.5), dy));
   });
 }
 Gradients softplus(const Tensor& g, const Tensor& x, double beta, double threshold) {

@@ -116,8 +116,19 @@ Gradients gelu(const Tensor& g, const Tensor& x, bool tanh_form);
 Gradients silu(const Tensor& g, const Tensor& x);
 /// leaky_relu: g where x > 0, else g negative_slope (selected).
 Gradients leaky_relu(const Tensor& g, const Tensor& x, double negative_slope);
-/// elu: g alpha exp(x) where x <= 0, else g (selected).
-Gradients elu(const Tensor& g, const Tensor& x, double alpha);
+/// elu, selu and celu (torch's elu_backward with its coefficients): g input_scale negcoef
+/// exp(input_scale x) where x <= 0, else g poscoef (selected; factors of 1 not multiplied).
+Gradients elu(const Tensor& g, const Tensor& x, double negcoef, double poscoef, double input_scale);
+/// mish: g (t + x s (1 - t^2)), t = tanh(log1p(exp(x))), s = 1 / (1 + exp(-x)).
+Gradients mish(const Tensor& g, const Tensor& x);
+/// logsigmoid: g (1 - z / (1 + z)) where x < 0, else g z / (1 + z), z = exp(-|x|).
+Gradients logsigmoid(const Tensor& g, const Tensor& x);
+/// hardtanh: 0 where x <= min_val or x >= max_val, else g (NaN x passes g, as torch's).
+Gradients hardtanh(const Tensor& g, const Tensor& x, double min_val, double max_val);
+/// hardsigmoid: g / 6 where -3 < x < 3, else 0.
+Gradients hardsigmoid(const Tensor& g, const Tensor& x);
+/// hardswish: 0 where x < -3, g (x / 3 + 0.5) where x <= 3, else g (NaN x passes g).
+Gradients hardswish(const Tensor& g, const Tensor& x);
 /// softplus: g where beta x > threshold, else g z / (z + 1), z = exp(beta x).
 Gradients softplus(const Tensor& g, const Tensor& x, double beta, double threshold);
 

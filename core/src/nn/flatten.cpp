@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <hetero/nn/flatten.hpp>
 
+#include <utility>
+
 #include <hetero/error.hpp>
+#include <hetero/manipulation.hpp>
 
 namespace hetero::nn {
 
@@ -27,5 +30,10 @@ Tensor Flatten::forward(const Tensor& x) {
   shape.insert(shape.end(), x.shape().begin() + e + 1, x.shape().end());
   return x.reshape(shape);
 }
+
+Unflatten::Unflatten(std::int64_t dim, std::vector<std::int64_t> unflattened_size)
+    : dim_(dim), sizes_(std::move(unflattened_size)) {}
+
+Tensor Unflatten::forward(const Tensor& x) { return unflatten(x, dim_, sizes_); }
 
 }  // namespace hetero::nn
