@@ -10,25 +10,14 @@
 
 #include <hetero/hetero.hpp>
 
+#include "like_torch.hpp"
+
 namespace {
 using namespace hetero;
 
 Tensor f64(const std::vector<double>& v, const Shape& s) { return from_vector(v, s); }
 
-// Equal where torch's value is 0, infinite or NaN; else within 4 float64 ulps.
-void expect_like_torch(const Tensor& t, const std::vector<double>& want) {
-  const auto v = t.to_vector<double>();
-  ASSERT_EQ(v.size(), want.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(v[i])) << "element " << i << ": " << v[i];
-    } else if (std::isinf(want[i]) || want[i] == 0.0) {
-      EXPECT_EQ(v[i], want[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(v[i], want[i], 4 * std::fabs(want[i]) * 2.220446049250313e-16) << "element " << i;
-    }
-  }
-}
+using test::expect_like_torch;
 
 // d(sum(f(x)))/dx at `x`.
 std::vector<double> gradient_of(Tensor (*f)(const Tensor&), const Tensor& x) {

@@ -9,6 +9,8 @@
 
 #include <hetero/hetero.hpp>
 
+#include "like_torch.hpp"
+
 namespace {
 using namespace hetero;
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
@@ -360,20 +362,9 @@ TEST(Gradcheck, ReluMaximumMinimumSelectTheirGradients) {
 
 // The activations of <hetero/activations.hpp> against torch 1.13 (float64 values printed by
 // torch.nn.functional; within 4 ulps, NaN for NaN, infinities exact), their errors, the
-// 16-bit path (computed in float32, rounded once), the modules, and the gradients.
-void expect_like_torch(const Tensor& got, const std::vector<double>& want) {
-  const auto v = got.to_vector<double>();
-  ASSERT_EQ(v.size(), want.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(v[i])) << "element " << i << " got " << v[i];
-    } else if (std::isinf(want[i]) || want[i] == 0.0) {
-      EXPECT_EQ(v[i], want[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(v[i], want[i], 4 * std::fabs(want[i]) * 2.220446049250313e-16) << "element " << i;
-    }
-  }
-}
+// 16-bit path (computed in float32, rounded once), the modules, and the gradients
+// (test::expect_like_torch).
+using test::expect_like_torch;
 
 TEST(Activations, MatchTorch) {
   const double nan = std::nan(""), inf = INFINITY;

@@ -148,6 +148,24 @@ def transformer_case(r, a, dtype, tensors, i):
     return ins, [(f"in{k}", t) for k, t in enumerate(ins)], module, y
 
 
+def steps_then_eval(module, shape, steps, rand, ins, tensors, i):
+    """A normalisation layer (kinds batchnorm, instancenorm) through `steps` training steps and
+    one eval step on new inputs (appended to `ins`), its buffers saved after; returns the last
+    training step's output (it takes the gradient), that step's input as the gradient to
+    compare, and every output."""
+    outs = []
+    for _ in range(steps):
+        x = rand(*shape).requires_grad_()
+        ins.append(x)
+        outs.append(module(x))
+    module.eval()
+    ins.append(rand(*shape))
+    outs.append(module(ins[-1]))
+    for name, b in module.named_buffers():
+        tensors[f"{i}.buffer.{name}"] = b.detach().clone()
+    return outs[-2], [("in" + str(len(ins) - 2), ins[-2])], outs
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
                      "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed",
@@ -170,20 +188,7 @@ def case(r, i, tensors):
         shape = [r.randint(2, 3), c, r.randint(1, 4), r.randint(1, 4)] if two_d else (
             [r.randint(2, 5), c] if r.random() < 0.5 else [r.randint(1, 3), c, r.randint(2, 4)])
         a["shape"] = shape
-        outs = []
-        for s in range(a["steps"]):
-            x = rand(*shape).requires_grad_()
-            ins.append(x)
-            outs.append(module(x))
-        module.eval()
-        x = rand(*shape)
-        ins.append(x)
-        outs.append(module(x))
-        for name, b in module.named_buffers():
-            tensors[f"{i}.buffer.{name}"] = b.detach().clone()
-        y = outs[-2]  # the last training step's output takes the gradient
-        grads_of = [("in" + str(len(ins) - 2), ins[-2])]
-        all_out = outs
+        y, grads_of, all_out = steps_then_eval(module, shape, a["steps"], rand, ins, tensors, i)
     elif kind == "instancenorm":
         dims = r.randint(1, 3)
         c = r.randint(1, 3)
@@ -201,20 +206,7 @@ def case(r, i, tensors):
             spatial[0] = 2
         shape = ([r.randint(1, 3)] if a["batched"] else []) + [c] + spatial
         a["shape"] = shape
-        outs = []
-        for s_ in range(a["steps"]):
-            x = rand(*shape).requires_grad_()
-            ins.append(x)
-            outs.append(module(x))
-        module.eval()
-        x = rand(*shape)
-        ins.append(x)
-        outs.append(module(x))
-        for name, b in module.named_buffers():
-            tensors[f"{i}.buffer.{name}"] = b.detach().clone()
-        y = outs[-2]
-        grads_of = [("in" + str(len(ins) - 2), ins[-2])]
-        all_out = outs
+        y, grads_of, all_out = steps_then_eval(module, shape, a["steps"], rand, ins, tensors, i)
     elif kind == "module":
         variant = r.choice(["prelu", "pixel_shuffle", "pixel_unshuffle", "unflatten", "cosine"])
         a["variant"] = variant

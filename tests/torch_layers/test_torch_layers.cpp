@@ -194,6 +194,24 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       leaves.emplace_back("in" + std::to_string(k), x);
       return x;
     };
+    // Kinds "batchnorm" and "instancenorm": torch's parameters into `module`, a["steps"]
+    // training steps (the last one's input takes the gradient), then one in eval mode; the
+    // buffers as torch's.
+    const auto steps_then_eval = [&] {
+      load(*module, get);
+      const int steps = a["steps"];
+      for (int s = 0; s < steps; ++s) {
+        Tensor x = in[static_cast<std::size_t>(s)].detach().clone().requires_grad_();
+        if (s == steps - 1) leaves.emplace_back("in" + std::to_string(s), x);
+        out.push_back(module->forward(x));
+      }
+      y = out.back();
+      module->eval();
+      out.push_back(module->forward(in.back()));
+      for (const auto& [name, b] : module->named_buffers())
+        EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
+      EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+    };
     if (kind == "batchnorm") {
       const std::optional<double> momentum =
           a["momentum"].is_null() ? std::nullopt
@@ -204,19 +222,7 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       else
         module = std::make_shared<nn::BatchNorm1d>(a["features"].get<std::int64_t>(), 1e-5,
                                                    momentum, a["affine"], a["track"], o);
-      load(*module, get);
-      const int steps = a["steps"];
-      for (int s = 0; s < steps; ++s) {
-        Tensor x = in[static_cast<std::size_t>(s)].detach().clone().requires_grad_();
-        if (s == steps - 1) leaves.emplace_back("in" + std::to_string(s), x);
-        out.push_back(module->forward(x));
-      }
-      y = out.back();
-      module->eval();
-      out.push_back(module->forward(in.back()));
-      for (const auto& [name, b] : module->named_buffers())
-        EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
-      EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+      steps_then_eval();
     } else if (kind == "instancenorm") {
       const std::int64_t c = a["features"];
       const double m = a["momentum"];
@@ -227,19 +233,7 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
         module = std::make_shared<nn::InstanceNorm2d>(c, 1e-5, m, a["affine"], a["track"], o);
       else
         module = std::make_shared<nn::InstanceNorm3d>(c, 1e-5, m, a["affine"], a["track"], o);
-      load(*module, get);
-      const int steps = a["steps"];
-      for (int s = 0; s < steps; ++s) {
-        Tensor x = in[static_cast<std::size_t>(s)].detach().clone().requires_grad_();
-        if (s == steps - 1) leaves.emplace_back("in" + std::to_string(s), x);
-        out.push_back(module->forward(x));
-      }
-      y = out.back();
-      module->eval();
-      out.push_back(module->forward(in.back()));
-      for (const auto& [name, b] : module->named_buffers())
-        EXPECT_LE(worst(b, get("buffer." + name)), tol) << "buffer " << name;
-      EXPECT_EQ(module->named_buffers().size(), a["track"] ? 3u : 0u);
+      steps_then_eval();
     } else if (kind == "module") {
       const std::string variant = a["variant"];
       const Tensor x = leaf(0);

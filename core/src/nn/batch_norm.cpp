@@ -26,22 +26,10 @@ BatchNorm::BatchNorm(const char* name, int min_rank, int max_rank, std::int64_t 
       momentum_(momentum),
       affine_(affine),
       track_(track_running_stats) {
-  const std::string n(name);
-  if (num_features <= 0)
-    throw ValueError(n + ": num_features must be positive, got " + std::to_string(num_features));
-  if (!(eps >= 0)) throw ValueError(n + ": eps must be >= 0, got " + std::to_string(eps));
-  if (momentum && !(*momentum >= 0 && *momentum <= 1))
-    throw ValueError(n + ": momentum must be in [0, 1], got " + std::to_string(*momentum));
-  const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
-  if (affine) {
-    register_parameter("weight", ones({num_features}, o));
-    register_parameter("bias", zeros({num_features}, o));
-  }
-  if (track_running_stats) {
-    register_buffer("running_mean", zeros({num_features}, o));
-    register_buffer("running_var", ones({num_features}, o));
-    register_buffer("num_batches_tracked", zeros({}, o.dtype(DType::int64)));
-  }
+  auto state = norm_detail::channel_state(name, num_features, eps, momentum, affine,
+                                          track_running_stats, options);
+  for (auto& [key, t] : state.parameters) register_parameter(key, std::move(t));
+  for (auto& [key, t] : state.buffers) register_buffer(key, std::move(t));
 }
 
 Tensor BatchNorm::forward(const Tensor& x_in) {

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What the normalisation layers (LayerNorm, BatchNorm, GroupNorm) share: the input check
-// and the float32 computation of 16-bit input, rounded once at the end.
+// What the normalisation layers (LayerNorm, BatchNorm, GroupNorm, InstanceNorm) share: the
+// input check, the float32 computation of 16-bit input, rounded once at the end, and the
+// per-channel layers' parameters and running statistics.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/tensor.hpp>
+#include <hetero/tensor_options.hpp>
 
 namespace hetero::nn::norm_detail {
 
@@ -52,6 +58,38 @@ inline std::int64_t trailing_numel(const Tensor& x, std::int64_t from) {
   std::int64_t n = 1;
   for (std::int64_t d = from; d < x.dim(); ++d) n *= x.size(d);
   return n;
+}
+
+/// What a per-channel normalisation layer (BatchNorm, InstanceNorm) registers: weight
+/// (ones) and bias (zeros) [num_features] when `affine`; running_mean (zeros), running_var
+/// (ones) and num_batches_tracked (int64 0) when `track`; in options' dtype (float32
+/// default) on its device, in torch's order.
+struct ChannelState {
+  std::vector<std::pair<std::string, Tensor>> parameters, buffers;
+};
+
+/// ChannelState after the constructor checks both layers share, naming `who`: ValueError for
+/// num_features <= 0, eps < 0 or a momentum outside [0, 1].
+inline ChannelState channel_state(const std::string& who, std::int64_t num_features, double eps,
+                                  std::optional<double> momentum, bool affine, bool track,
+                                  const TensorOptions& options) {
+  if (num_features <= 0)
+    throw ValueError(who + ": num_features must be positive, got " + std::to_string(num_features));
+  if (!(eps >= 0)) throw ValueError(who + ": eps must be >= 0, got " + std::to_string(eps));
+  if (momentum && !(*momentum >= 0 && *momentum <= 1))
+    throw ValueError(who + ": momentum must be in [0, 1], got " + std::to_string(*momentum));
+  const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
+  ChannelState state;
+  if (affine) {
+    state.parameters.emplace_back("weight", ones({num_features}, o));
+    state.parameters.emplace_back("bias", zeros({num_features}, o));
+  }
+  if (track) {
+    state.buffers.emplace_back("running_mean", zeros({num_features}, o));
+    state.buffers.emplace_back("running_var", ones({num_features}, o));
+    state.buffers.emplace_back("num_batches_tracked", zeros({}, o.dtype(DType::int64)));
+  }
+  return state;
 }
 
 }  // namespace hetero::nn::norm_detail
