@@ -75,13 +75,14 @@ HETERO_API Tensor hardsigmoid(const Tensor& x);
 /// at NaN: docs/semantics.md row 62).
 HETERO_API Tensor hardswish(const Tensor& x);
 /// x where x > 0, else weight x, as torch.nn.functional.prelu (He et al. 2015). `weight`:
-/// 1-d (or 0-d) of one element (shared) or of x's channel count, x.size(1) (x.size(0) for a
-/// 1-d x), the same floating dtype and device as x. A composition of tracked where, gt and
-/// mul, as torch's autograd gives: the gradient to weight sums x g where x <= 0 over every
-/// dimension but the channel one. ValueError for a 0-d x with a per-channel weight or a
-/// weight whose count matches no channel count ("Mismatch of parameter numbers and input
-/// channel size"), ShapeError for a weight of 2 or more dimensions; DTypeError when the
-/// dtypes differ; DeviceMismatchError when the devices do.
+/// 1-d (or 0-d) of one element (shared) or of x's channel count, the same floating dtype
+/// and device as x; the channel count is x.size(1), and 1 for a 0-d or 1-d x (torch 1.13:
+/// prelu(x [5], weight [5]) raises). A composition of tracked where, gt and mul, as torch's
+/// autograd gives: the gradient to weight sums x g where x <= 0 over every dimension but
+/// the channel one. NotImplementedError for a non-floating x; ValueError for a 0-d x with
+/// several weights or a weight count that is neither 1 nor the channel count ("Mismatch of
+/// parameter numbers and input channel size"); ShapeError for a weight of 2 or more
+/// dimensions; DTypeError when the dtypes differ; DeviceMismatchError when the devices do.
 HETERO_API Tensor prelu(const Tensor& x, const Tensor& weight);
 
 }  // namespace hetero
