@@ -5,7 +5,8 @@ SGD, Adam, AdamW, Adagrad, RMSprop and Adadelta with random options on 1-3 param
 gradient sometimes absent (torch then skips it); sometimes two parameter groups with their
 own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
 ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR,
-CosineAnnealingWarmRestarts;
+CosineAnnealingWarmRestarts, ConstantLR, PolynomialLR, MultiplicativeLR with lambda e: base,
+ChainedScheduler of a warm-up and a decay;
 ReduceLROnPlateau stepped with the case's "metrics"),
 and clip_grad_norm_ or clip_grad_value_ before each step. Per case `<i>.p<k>` (initial
 parameters), `<i>.g<s>.<k>` (the gradient of parameter k at step s, before clipping),
@@ -47,11 +48,37 @@ def options(r, kind):
             "amsgrad": r.random() < 0.3}
 
 
+def chainable(r, kind):
+    """The arguments of a schedule of `kind` among the chainable ones."""
+    if kind == "constant":
+        return {"kind": kind, "factor": r.choice([1.0 / 3, 0.5, 0.1, 1.0]), "total_iters": r.randint(0, 5)}
+    if kind == "polynomial":
+        return {"kind": kind, "total_iters": r.randint(1, 6), "power": r.choice([1.0, 2.0, 0.5, 0.0])}
+    if kind == "multiplicative":
+        return {"kind": kind, "base": r.choice([0.95, 0.5, 1.05])}
+    if kind == "step":
+        return {"kind": kind, "step_size": r.randint(1, 3), "gamma": r.choice([0.1, 0.5, 0.9])}
+    if kind == "multistep":
+        return {"kind": kind, "milestones": sorted(r.randint(1, 7) for _ in range(r.randint(1, 3))),
+                "gamma": r.choice([0.1, 0.5])}
+    if kind == "exponential":
+        return {"kind": kind, "gamma": r.choice([0.9, 0.5, 1.1])}
+    return {"kind": kind, "start_factor": r.choice([1.0 / 3, 0.1, 0.5, 1.0]),
+            "end_factor": r.choice([1.0, 0.5, 0.0]), "total_iters": r.randint(1, 6)}
+
+
 def scheduler(r, steps):
     kind = r.choice(["none", "none", "step", "multistep", "exponential", "linear", "cosine",
-                     "lambda", "onecycle", "onecycle", "plateau", "warm_restarts"])
+                     "lambda", "onecycle", "onecycle", "plateau", "warm_restarts", "constant",
+                     "polynomial", "multiplicative", "chained", "chained"])
     if kind == "none":
         return None
+    if kind == "chained":  # a warm-up, then a decay, stepped together
+        first = r.choice(["linear", "constant"])
+        second = r.choice(["exponential", "step", "polynomial", "multistep"])
+        return {"kind": kind, "schedulers": [chainable(r, first), chainable(r, second)]}
+    if kind in ("constant", "polynomial", "multiplicative"):
+        return chainable(r, kind)
     if kind == "plateau":
         # each step's metric: a random walk with plateaus (equal values, changes within the
         # threshold) and improvements
@@ -65,16 +92,8 @@ def scheduler(r, steps):
                 "threshold_mode": r.choice(["rel", "abs"]), "cooldown": r.randint(0, 2),
                 "min_lr": r.choice([0.0, 1e-3, 0.05]), "eps": r.choice([1e-8, 1e-3]),
                 "metrics": metrics}
-    if kind == "step":
-        return {"kind": kind, "step_size": r.randint(1, 3), "gamma": r.choice([0.1, 0.5, 0.9])}
-    if kind == "multistep":
-        return {"kind": kind, "milestones": sorted(r.randint(1, 7) for _ in range(r.randint(1, 3))),
-                "gamma": r.choice([0.1, 0.5])}
-    if kind == "exponential":
-        return {"kind": kind, "gamma": r.choice([0.9, 0.5, 1.1])}
-    if kind == "linear":
-        return {"kind": kind, "start_factor": r.choice([1.0 / 3, 0.1, 0.5, 1.0]),
-                "end_factor": r.choice([1.0, 0.5, 0.0]), "total_iters": r.randint(1, 6)}
+    if kind in ("step", "multistep", "exponential", "linear"):
+        return chainable(r, kind)
     if kind == "cosine":
         return {"kind": kind, "T_max": r.randint(1, 5), "eta_min": r.choice([0.0, 1e-4])}
     if kind == "lambda":
@@ -91,6 +110,15 @@ def scheduler(r, steps):
 def make_scheduler(opt, a):
     s = torch.optim.lr_scheduler
     k = a["kind"]
+    if k == "chained":
+        return s.ChainedScheduler([make_scheduler(opt, c) for c in a["schedulers"]])
+    if k == "constant":
+        return s.ConstantLR(opt, a["factor"], a["total_iters"])
+    if k == "polynomial":
+        return s.PolynomialLR(opt, a["total_iters"], a["power"])
+    if k == "multiplicative":
+        base = a["base"]
+        return s.MultiplicativeLR(opt, lambda e: base)
     if k == "step":
         return s.StepLR(opt, a["step_size"], a["gamma"])
     if k == "multistep":

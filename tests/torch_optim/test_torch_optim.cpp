@@ -107,11 +107,19 @@ std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vecto
       adam_options<optim::AdamWOptions>(o));
 }
 
-// The case's epoch schedule on `opt`, or null (kind "plateau": make_schedule).
-std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, optim::Optimizer& opt) {
-  const auto& s = a["scheduler"];
-  if (s.is_null() || s["kind"] == "plateau") return nullptr;
+// The epoch schedule `s` (a case's "scheduler", or one of a chain's) on `opt`, or null
+// (kinds "plateau" and "chained": make_schedule).
+std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& s, optim::Optimizer& opt) {
+  if (s.is_null() || s["kind"] == "plateau" || s["kind"] == "chained") return nullptr;
   const std::string kind = s["kind"];
+  if (kind == "constant")
+    return std::make_unique<optim::ConstantLR>(opt, s["factor"], s["total_iters"]);
+  if (kind == "polynomial")
+    return std::make_unique<optim::PolynomialLR>(opt, s["total_iters"], s["power"]);
+  if (kind == "multiplicative") {
+    const double base = s["base"];
+    return std::make_unique<optim::MultiplicativeLR>(opt, [base](std::int64_t) { return base; });
+  }
   if (kind == "step") return std::make_unique<optim::StepLR>(opt, s["step_size"], s["gamma"]);
   if (kind == "multistep")
     return std::make_unique<optim::MultiStepLR>(
@@ -143,31 +151,39 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& a, opti
                                     .three_phase = s["three_phase"]});
 }
 
-// The case's schedule: an epoch scheduler, or ReduceLROnPlateau stepped with the case's
-// metrics, or none.
+// The case's schedule: an epoch scheduler, a chain of them, or ReduceLROnPlateau stepped
+// with the case's metrics, or none.
 struct Schedule {
   std::unique_ptr<optim::LRScheduler> epochs;
+  std::unique_ptr<optim::ChainedScheduler> chain;
   std::unique_ptr<optim::ReduceLROnPlateau> plateau;
   std::vector<double> metrics;
   // Ends step s.
   void step(int s) {
     if (epochs) epochs->step();
+    if (chain) chain->step();
     if (plateau) plateau->step(metrics.at(static_cast<std::size_t>(s)));
   }
-  bool any() const { return epochs || plateau; }
+  bool any() const { return epochs || chain || plateau; }
   nn::NamedTensors state_dict() const {
-    return epochs ? epochs->state_dict() : plateau->state_dict();
+    return epochs ? epochs->state_dict() : chain ? chain->state_dict() : plateau->state_dict();
   }
   void load_state_dict(const nn::NamedTensors& state) {
     if (epochs) epochs->load_state_dict(state);
+    if (chain) chain->load_state_dict(state);
     if (plateau) plateau->load_state_dict(state);
   }
 };
 
 Schedule make_schedule(const nlohmann::json& a, optim::Optimizer& opt) {
   Schedule out;
-  out.epochs = make_scheduler(a, opt);
   const auto& s = a["scheduler"];
+  out.epochs = make_scheduler(s, opt);
+  if (!s.is_null() && s["kind"] == "chained") {
+    std::vector<std::shared_ptr<optim::LRScheduler>> parts;
+    for (const auto& part : s["schedulers"]) parts.push_back(make_scheduler(part, opt));
+    out.chain = std::make_unique<optim::ChainedScheduler>(std::move(parts));
+  }
   if (s.is_null() || s["kind"] != "plateau") return out;
   out.plateau = std::make_unique<optim::ReduceLROnPlateau>(
       opt, optim::ReduceLROnPlateauOptions{
@@ -530,6 +546,68 @@ TEST(TorchOptim, CosineAnnealingWarmRestartsCycles) {
   EXPECT_EQ(other.lr(), torch_lrs[12]);
   EXPECT_THROW(optim::CosineAnnealingWarmRestarts(sgd, 0), ValueError);
   EXPECT_THROW(optim::CosineAnnealingWarmRestarts(sgd, 2, 0), ValueError);
+}
+
+// ChainedScheduler: torch's lrs for a ConstantLR warm-up chained with ExponentialLR and for
+// PolynomialLR (bit for bit), its refusals, and a state that loads all or nothing.
+TEST(TorchOptim, ChainedSchedulerAndPolynomialLR) {
+  Tensor p = ones({1}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 1.0});
+  optim::ChainedScheduler chain({std::make_shared<optim::ConstantLR>(sgd, 0.1, 2),
+                                 std::make_shared<optim::ExponentialLR>(sgd, 0.9)});
+  const std::vector<double> chained = {0.1,
+                                       0.09000000000000001,
+                                       0.8100000000000002,
+                                       0.7290000000000002,
+                                       0.6561000000000002,
+                                       0.5904900000000002};
+  EXPECT_EQ(chain.get_last_lr(), std::vector<double>{chained[0]});
+  nn::NamedTensors at_two;
+  for (std::size_t e = 1; e < chained.size(); ++e) {
+    chain.step();
+    EXPECT_EQ(sgd.lr(), chained[e]) << "epoch " << e;
+    if (e == 2) at_two = chain.state_dict();
+  }
+  EXPECT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain.scheduler(1).last_epoch(), 5);
+  EXPECT_THROW((void)chain.scheduler(2), IndexError);
+  // Resumed from epoch 2 on a fresh optimiser at that lr, the chain goes on as torch's.
+  optim::SGD other({p}, {.lr = 1.0});
+  optim::ChainedScheduler resumed({std::make_shared<optim::ConstantLR>(other, 0.1, 2),
+                                   std::make_shared<optim::ExponentialLR>(other, 0.9)});
+  resumed.load_state_dict(at_two);
+  EXPECT_EQ(resumed.scheduler(0).last_epoch(), 2);
+  other.set_lr(0, chained[2]);
+  resumed.step();
+  EXPECT_EQ(other.lr(), chained[3]);
+  // An unknown entry, or a schedule's bad entry, changes nothing.
+  nn::NamedTensors bad = at_two;
+  bad.push_back("schedulers.7.last_epoch", zeros({}));
+  EXPECT_THROW(resumed.load_state_dict(bad), ValueError);
+  nn::NamedTensors wrong;
+  for (const auto& [name, t] : at_two)
+    wrong.push_back(name, name == "schedulers.1.last_lr" ? zeros({3}) : t);
+  EXPECT_THROW(resumed.load_state_dict(wrong), ValueError);
+  EXPECT_EQ(resumed.scheduler(0).last_epoch(), 3);
+  EXPECT_EQ(resumed.scheduler(1).last_epoch(), 3);
+  // torch's refusals.
+  EXPECT_THROW(optim::ChainedScheduler({}), ValueError);
+  EXPECT_THROW(optim::ChainedScheduler({nullptr}), ValueError);
+  EXPECT_THROW(optim::ChainedScheduler({std::make_shared<optim::ExponentialLR>(sgd, 0.9),
+                                        std::make_shared<optim::ExponentialLR>(other, 0.9)}),
+               ValueError);
+  // PolynomialLR(total_iters 4, power 2) from 0.5: torch's lrs, then 0 past total_iters.
+  optim::SGD poly_sgd({p}, {.lr = 0.5});
+  optim::PolynomialLR poly(poly_sgd, 4, 2.0);
+  for (double want : {0.5, 0.28125, 0.125, 0.03125, 0.0, 0.0, 0.0}) {
+    EXPECT_EQ(poly_sgd.lr(), want);
+    poly.step();
+  }
+  EXPECT_THROW(optim::PolynomialLR(poly_sgd, 0), ValueError);
+  EXPECT_THROW(optim::PolynomialLR(poly_sgd, 3, -1.0), ValueError);
+  EXPECT_THROW(optim::ConstantLR(poly_sgd, 0.0), ValueError);
+  EXPECT_THROW(optim::ConstantLR(poly_sgd, 1.5), ValueError);
+  EXPECT_THROW(optim::MultiplicativeLR(poly_sgd, nullptr), ValueError);
 }
 
 // ReduceLROnPlateau: torch's refusals, a per-group floor, NaN metrics, cooldown, state.

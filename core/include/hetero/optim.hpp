@@ -5,6 +5,7 @@
 #include <hetero/optim/adadelta.hpp>
 #include <hetero/optim/adagrad.hpp>
 #include <hetero/optim/adam.hpp>
+#include <hetero/optim/chained_scheduler.hpp>
 #include <hetero/optim/lr_scheduler.hpp>
 #include <hetero/optim/lr_schedulers.hpp>
 #include <hetero/optim/one_cycle_lr.hpp>

@@ -10,6 +10,8 @@
 
 #include <hetero/error.hpp>
 
+#include "../op_helpers.hpp"
+
 namespace hetero::optim {
 
 namespace {
@@ -86,6 +88,60 @@ std::vector<double> LinearLR::get_lr() {
                   (1. + (end_ - start_) / (static_cast<double>(total_iters_) * start_ +
                                            static_cast<double>(e - 1) * (end_ - start_))));
   return out;
+}
+
+ConstantLR::ConstantLR(Optimizer& optimizer, double factor, std::int64_t total_iters)
+    : LRScheduler(optimizer, "ConstantLR"), factor_(factor), total_iters_(total_iters) {
+  // 0 divides at epoch total_iters (torch 1.13: ZeroDivisionError there).
+  if (!(factor > 0 && factor <= 1))
+    throw ValueError(
+        "ConstantLR: Constant multiplicative factor expected to be between 0 and 1 (0 "
+        "excluded: it divides at total_iters), got " +
+        hetero::detail::format_double(factor));
+  if (total_iters < 0)
+    throw ValueError("ConstantLR: total_iters must be >= 0, got " + std::to_string(total_iters));
+  initial_step();
+}
+
+std::vector<double> ConstantLR::get_lr() {
+  const std::int64_t e = last_epoch();
+  if (e == 0) return scaled(optimizer_, factor_);
+  if (e != total_iters_) return scaled(optimizer_, 1.0);
+  return scaled(optimizer_, 1.0 / factor_);
+}
+
+PolynomialLR::PolynomialLR(Optimizer& optimizer, std::int64_t total_iters, double power)
+    : LRScheduler(optimizer, "PolynomialLR"), total_iters_(total_iters), power_(power) {
+  if (total_iters < 1)
+    throw ValueError("PolynomialLR: total_iters must be >= 1, got " + std::to_string(total_iters));
+  if (!(power >= 0) || std::isinf(power))
+    throw ValueError(
+        "PolynomialLR: power must be finite and >= 0 (a negative one divides by 0 "
+        "at total_iters), got " +
+        hetero::detail::format_double(power));
+  initial_step();
+}
+
+std::vector<double> PolynomialLR::get_lr() {
+  const std::int64_t e = last_epoch();
+  if (e == 0 || e > total_iters_) return scaled(optimizer_, 1.0);
+  const auto t = static_cast<double>(total_iters_);
+  // torch's ((1.0 - e / T) / (1.0 - (e - 1) / T)) ** power, term for term.
+  const double decay =
+      std::pow((1.0 - static_cast<double>(e) / t) / (1.0 - static_cast<double>(e - 1) / t), power_);
+  return scaled(optimizer_, decay);
+}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer,
+                                   std::function<double(std::int64_t)> lr_lambda)
+    : LRScheduler(optimizer, "MultiplicativeLR"), lambda_(std::move(lr_lambda)) {
+  if (!lambda_) throw ValueError("MultiplicativeLR: lr_lambda is empty");
+  initial_step();
+}
+
+std::vector<double> MultiplicativeLR::get_lr() {
+  const std::int64_t e = last_epoch();
+  return scaled(optimizer_, e > 0 ? lambda_(e) : 1.0);
 }
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)

@@ -79,6 +79,58 @@ class HETERO_API LinearLR final : public LRScheduler {
   std::int64_t total_iters_;
 };
 
+/// lr = b * factor for e < total_iters, then b, as torch.optim.lr_scheduler.ConstantLR (a
+/// constant warm-up). ValueError unless 0 < factor <= 1 (torch 1.13 takes 0 and raises
+/// ZeroDivisionError at epoch total_iters) and total_iters >= 0.
+class HETERO_API ConstantLR final : public LRScheduler {
+ public:
+  /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
+  ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, std::int64_t total_iters = 5);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  double factor_;
+  std::int64_t total_iters_;
+};
+
+/// lr = b * (1 - min(e, total_iters) / total_iters)^power, a polynomial decay to 0 at
+/// total_iters, as torch.optim.lr_scheduler.PolynomialLR (new in 1.13), through its chained
+/// form: each step multiplies the lr by ((1 - e / T) / (1 - (e - 1) / T))^power. ValueError
+/// unless total_iters >= 1 (torch 1.13 takes 0 and never decays; a negative one divides by
+/// 0) and power is finite and >= 0 (a negative power divides by 0 at total_iters: torch's
+/// ZeroDivisionError).
+class HETERO_API PolynomialLR final : public LRScheduler {
+ public:
+  /// Schedules `optimizer`'s groups (kept by reference); ValueError as the class says.
+  PolynomialLR(Optimizer& optimizer, std::int64_t total_iters = 5, double power = 1.0);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::int64_t total_iters_;
+  double power_;
+};
+
+/// lr = lr_{e-1} * lambda(e) for e >= 1 (the group's current lr times the factor), as
+/// torch.optim.lr_scheduler.MultiplicativeLR with one function for every group. The function
+/// is called once per step on the stepping thread (torch calls it once per group); what it
+/// throws propagates (nothing changes then).
+class HETERO_API MultiplicativeLR final : public LRScheduler {
+ public:
+  /// Schedules `optimizer`'s groups (kept by reference) with `lr_lambda` (copied);
+  /// ValueError when it is empty.
+  MultiplicativeLR(Optimizer& optimizer, std::function<double(std::int64_t epoch)> lr_lambda);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::function<double(std::int64_t)> lambda_;
+};
+
 /// lr = eta_min + (b - eta_min) (1 + cos(pi e / T_max)) / 2 (Loshchilov and Hutter 2017,
 /// SGDR without restarts), as torch.optim.lr_scheduler.CosineAnnealingLR: past T_max the
 /// lr rises again along the cosine, as torch's. ValueError unless T_max >= 1.
