@@ -584,6 +584,9 @@ TEST(TorchOptim, ChainedSchedulerAndPolynomialLR) {
   nn::NamedTensors bad = at_two;
   bad.push_back("schedulers.7.last_epoch", zeros({}));
   EXPECT_THROW(resumed.load_state_dict(bad), ValueError);
+  nn::NamedTensors huge = at_two;
+  huge.push_back("schedulers.99999999999999999999999.last_epoch", zeros({}));
+  EXPECT_THROW(resumed.load_state_dict(huge), ValueError);
   nn::NamedTensors wrong;
   for (const auto& [name, t] : at_two)
     wrong.push_back(name, name == "schedulers.1.last_lr" ? zeros({3}) : t);

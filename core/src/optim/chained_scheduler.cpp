@@ -68,8 +68,9 @@ void ChainedScheduler::load_state_dict(const nn::NamedTensors& state) {
     const std::string prefix = "schedulers.";
     const std::size_t dot = name.find('.', prefix.size());
     std::size_t index = schedulers_.size();
+    // (at most 9 digits: a longer index is no schedule's, and stoul would throw)
     if (name.rfind(prefix, 0) == 0 && dot != std::string::npos && dot > prefix.size() &&
-        name.find_first_not_of("0123456789", prefix.size()) == dot)
+        dot - prefix.size() <= 9 && name.find_first_not_of("0123456789", prefix.size()) == dot)
       index = std::stoul(name.substr(prefix.size(), dot - prefix.size()));
     if (index < schedulers_.size())
       parts[index].push_back(name.substr(dot + 1), t);
