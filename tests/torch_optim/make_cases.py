@@ -6,7 +6,7 @@ gradient sometimes absent (torch then skips it); sometimes two parameter groups 
 own options, a learning-rate scheduler stepped after each step (StepLR, MultiStepLR,
 ExponentialLR, LinearLR, CosineAnnealingLR, LambdaLR with lambda e: base**e, OneCycleLR,
 CosineAnnealingWarmRestarts, ConstantLR, PolynomialLR, MultiplicativeLR with lambda e: base,
-ChainedScheduler of a warm-up and a decay;
+ChainedScheduler of a warm-up and a decay, SequentialLR of 2-3 of those epoch schedules;
 ReduceLROnPlateau stepped with the case's "metrics"),
 and clip_grad_norm_ or clip_grad_value_ before each step. Per case `<i>.p<k>` (initial
 parameters), `<i>.g<s>.<k>` (the gradient of parameter k at step s, before clipping),
@@ -67,16 +67,31 @@ def chainable(r, kind):
             "end_factor": r.choice([1.0, 0.5, 0.0]), "total_iters": r.randint(1, 6)}
 
 
+# The schedules that SequentialLR takes in turn (every epoch schedule).
+EPOCH_KINDS = ["step", "multistep", "exponential", "linear", "cosine", "lambda", "onecycle",
+               "warm_restarts", "constant", "polynomial", "multiplicative"]
+
+
 def scheduler(r, steps):
     kind = r.choice(["none", "none", "step", "multistep", "exponential", "linear", "cosine",
                      "lambda", "onecycle", "onecycle", "plateau", "warm_restarts", "constant",
-                     "polynomial", "multiplicative", "chained", "chained"])
+                     "polynomial", "multiplicative", "chained", "chained", "sequential",
+                     "sequential"])
     if kind == "none":
         return None
     if kind == "chained":  # a warm-up, then a decay, stepped together
         first = r.choice(["linear", "constant"])
         second = r.choice(["exponential", "step", "polynomial", "multistep"])
         return {"kind": kind, "schedulers": [chainable(r, first), chainable(r, second)]}
+    if kind == "sequential":  # 2-3 epoch schedules in turn; milestones 0 .. steps + 1, repeats
+        parts = [epoch_schedule(r, r.choice(EPOCH_KINDS), steps) for _ in range(r.randint(2, 3))]
+        milestones = sorted(r.randint(0, steps + 1) for _ in range(len(parts) - 1))
+        return {"kind": kind, "schedulers": parts, "milestones": milestones}
+    return epoch_schedule(r, kind, steps)
+
+
+def epoch_schedule(r, kind, steps):
+    """The arguments of a schedule of `kind` (not chained, not sequential)."""
     if kind in ("constant", "polynomial", "multiplicative"):
         return chainable(r, kind)
     if kind == "plateau":
@@ -112,6 +127,8 @@ def make_scheduler(opt, a):
     k = a["kind"]
     if k == "chained":
         return s.ChainedScheduler([make_scheduler(opt, c) for c in a["schedulers"]])
+    if k == "sequential":
+        return s.SequentialLR(opt, [make_scheduler(opt, c) for c in a["schedulers"]], a["milestones"])
     if k == "constant":
         return s.ConstantLR(opt, a["factor"], a["total_iters"])
     if k == "polynomial":
@@ -196,13 +213,14 @@ def main():
             opt = cls(params, **opts)
         steps = r.randint(1, 8)
         sched_args = scheduler(r, steps)
-        if sched_args and sched_args["kind"] == "onecycle":
-            # A phase of zero steps divides by zero in torch (test_torch_optim's unit tests
-            # check hetero's ValueError): drawn again.
-            while sched_args["pct_start"] * sched_args["total_steps"] in (1.0, 2.0):
-                sched_args["pct_start"] = r.choice([0.25, 0.3, 0.5, 0.0])
-            if kind in ("adagrad", "adadelta"):  # no momentum to cycle (torch: ValueError)
-                sched_args["cycle_momentum"] = False
+        for one in [sched_args] + (sched_args or {}).get("schedulers", []):
+            if one and one["kind"] == "onecycle":
+                # A phase of zero steps divides by zero in torch (test_torch_optim's unit
+                # tests check hetero's ValueError): drawn again.
+                while one["pct_start"] * one["total_steps"] in (1.0, 2.0):
+                    one["pct_start"] = r.choice([0.25, 0.3, 0.5, 0.0])
+                if kind in ("adagrad", "adadelta"):  # no momentum to cycle (torch: ValueError)
+                    one["cycle_momentum"] = False
         sched = make_scheduler(opt, sched_args) if sched_args else None
         clip = clipping(r)
         lrs = [[g["lr"] for g in opt.param_groups]]

@@ -108,9 +108,10 @@ std::unique_ptr<optim::Optimizer> make(const nlohmann::json& a, const std::vecto
 }
 
 // The epoch schedule `s` (a case's "scheduler", or one of a chain's) on `opt`, or null
-// (kinds "plateau" and "chained": make_schedule).
+// (kinds "plateau", "chained" and "sequential": make_schedule).
 std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& s, optim::Optimizer& opt) {
-  if (s.is_null() || s["kind"] == "plateau" || s["kind"] == "chained") return nullptr;
+  if (s.is_null() || s["kind"] == "plateau" || s["kind"] == "chained" || s["kind"] == "sequential")
+    return nullptr;
   const std::string kind = s["kind"];
   if (kind == "constant")
     return std::make_unique<optim::ConstantLR>(opt, s["factor"], s["total_iters"]);
@@ -151,26 +152,32 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(const nlohmann::json& s, opti
                                     .three_phase = s["three_phase"]});
 }
 
-// The case's schedule: an epoch scheduler, a chain of them, or ReduceLROnPlateau stepped
-// with the case's metrics, or none.
+// The case's schedule: an epoch scheduler, a chain of them, a sequence of them, or
+// ReduceLROnPlateau stepped with the case's metrics, or none.
 struct Schedule {
   std::unique_ptr<optim::LRScheduler> epochs;
   std::unique_ptr<optim::ChainedScheduler> chain;
+  std::unique_ptr<optim::SequentialLR> sequence;
   std::unique_ptr<optim::ReduceLROnPlateau> plateau;
   std::vector<double> metrics;
   // Ends step s.
   void step(int s) {
     if (epochs) epochs->step();
     if (chain) chain->step();
+    if (sequence) sequence->step();
     if (plateau) plateau->step(metrics.at(static_cast<std::size_t>(s)));
   }
-  bool any() const { return epochs || chain || plateau; }
+  bool any() const { return epochs || chain || sequence || plateau; }
   nn::NamedTensors state_dict() const {
-    return epochs ? epochs->state_dict() : chain ? chain->state_dict() : plateau->state_dict();
+    return epochs     ? epochs->state_dict()
+           : chain    ? chain->state_dict()
+           : sequence ? sequence->state_dict()
+                      : plateau->state_dict();
   }
   void load_state_dict(const nn::NamedTensors& state) {
     if (epochs) epochs->load_state_dict(state);
     if (chain) chain->load_state_dict(state);
+    if (sequence) sequence->load_state_dict(state);
     if (plateau) plateau->load_state_dict(state);
   }
 };
@@ -179,10 +186,14 @@ Schedule make_schedule(const nlohmann::json& a, optim::Optimizer& opt) {
   Schedule out;
   const auto& s = a["scheduler"];
   out.epochs = make_scheduler(s, opt);
-  if (!s.is_null() && s["kind"] == "chained") {
+  if (!s.is_null() && (s["kind"] == "chained" || s["kind"] == "sequential")) {
     std::vector<std::shared_ptr<optim::LRScheduler>> parts;
     for (const auto& part : s["schedulers"]) parts.push_back(make_scheduler(part, opt));
-    out.chain = std::make_unique<optim::ChainedScheduler>(std::move(parts));
+    if (s["kind"] == "chained")
+      out.chain = std::make_unique<optim::ChainedScheduler>(std::move(parts));
+    else
+      out.sequence = std::make_unique<optim::SequentialLR>(
+          opt, std::move(parts), s["milestones"].get<std::vector<std::int64_t>>());
   }
   if (s.is_null() || s["kind"] != "plateau") return out;
   out.plateau = std::make_unique<optim::ReduceLROnPlateau>(
@@ -611,6 +622,104 @@ TEST(TorchOptim, ChainedSchedulerAndPolynomialLR) {
   EXPECT_THROW(optim::ConstantLR(poly_sgd, 0.0), ValueError);
   EXPECT_THROW(optim::ConstantLR(poly_sgd, 1.5), ValueError);
   EXPECT_THROW(optim::MultiplicativeLR(poly_sgd, nullptr), ValueError);
+}
+
+// SequentialLR: torch 1.13's lrs for a LinearLR warm-up then CosineAnnealingLR (which
+// restarts at the milestone from the base lr by its closed form), for a repeated milestone
+// that skips a schedule and restarts MultiplicativeLR (no closed form: the lr is kept), its
+// refusals, and a state that resumes it.
+TEST(TorchOptim, SequentialLRTakesTurnsAsTorch) {
+  Tensor p = ones({1}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 1.0});
+  auto warmup = std::make_shared<optim::LinearLR>(sgd, 0.25, 1.0, 3);
+  auto decay = std::make_shared<optim::CosineAnnealingLR>(sgd, 4, 0.1);
+  optim::SequentialLR seq(sgd, {warmup, decay}, {3});
+  const std::vector<double> torch_lrs = {
+      0.25, 0.5, 0.75, 1.0, 0.8681980515339464, 0.55, 0.23180194846605368, 0.1, 0.2318019484660536};
+  EXPECT_EQ(seq.get_last_lr(), std::vector<double>{torch_lrs[0]});
+  EXPECT_EQ(warmup->last_epoch(), 0);
+  EXPECT_EQ(decay->last_epoch(), -1);
+  nn::NamedTensors at_five;
+  for (std::size_t e = 1; e < torch_lrs.size(); ++e) {
+    seq.step();
+    EXPECT_EQ(sgd.lr(), torch_lrs[e]) << "epoch " << e;
+    EXPECT_EQ(seq.get_last_lr(), std::vector<double>{torch_lrs[e]});
+    if (e == 5) at_five = seq.state_dict();
+  }
+  EXPECT_EQ(seq.last_epoch(), 8);
+  EXPECT_EQ(warmup->last_epoch(), 2);
+  EXPECT_EQ(decay->last_epoch(), 5);
+  EXPECT_EQ(&seq.scheduler(1), decay.get());
+  EXPECT_THROW((void)seq.scheduler(2), IndexError);
+
+  // Resumed at epoch 5 on a fresh optimiser at that lr: the same lrs as torch's.
+  optim::SGD other({p}, {.lr = 1.0});
+  optim::SequentialLR resumed(other,
+                              {std::make_shared<optim::LinearLR>(other, 0.25, 1.0, 3),
+                               std::make_shared<optim::CosineAnnealingLR>(other, 4, 0.1)},
+                              {3});
+  resumed.load_state_dict(at_five);
+  other.set_lr(0, torch_lrs[5]);
+  EXPECT_EQ(resumed.last_epoch(), 5);
+  for (std::size_t e = 6; e < torch_lrs.size(); ++e) {
+    resumed.step();
+    EXPECT_EQ(other.lr(), torch_lrs[e]) << "resumed epoch " << e;
+  }
+  // An unknown entry, a negative epoch or a schedule's bad entry changes nothing.
+  for (const char* name : {"milestones", "schedulers.2.last_epoch"}) {
+    nn::NamedTensors bad = at_five;
+    bad.push_back(name, zeros({}));
+    EXPECT_THROW(resumed.load_state_dict(bad), ValueError) << name;
+  }
+  for (const std::string entry : {"last_epoch", "schedulers.1.base_lrs"}) {
+    nn::NamedTensors wrong;  // a negative epoch; two base lrs for one group
+    for (const auto& [name, t] : at_five)
+      wrong.push_back(name, name != entry ? t : name == "last_epoch" ? full({}, -1.0) : zeros({2}));
+    EXPECT_THROW(resumed.load_state_dict(wrong), ValueError) << entry;
+  }
+  EXPECT_EQ(resumed.last_epoch(), 8);
+  EXPECT_EQ(resumed.scheduler(1).last_epoch(), 5);
+
+  // Milestones {2, 2}: StepLR never runs; MultiplicativeLR restarts at epoch 2 keeping the
+  // lr (torch's get_lr() at epoch 0), then multiplies (torch's values).
+  optim::SGD three({p}, {.lr = 0.5});
+  auto constant = std::make_shared<optim::ConstantLR>(three, 0.1, 5);
+  auto skipped = std::make_shared<optim::StepLR>(three, 1, 0.5);
+  auto multiply =
+      std::make_shared<optim::MultiplicativeLR>(three, [](std::int64_t) { return 0.9; });
+  optim::SequentialLR turns(three, {constant, skipped, multiply}, {2, 2});
+  for (double want :
+       {0.05, 0.05, 0.05, 0.045000000000000005, 0.04050000000000001, 0.03645000000000001}) {
+    EXPECT_EQ(three.lr(), want);
+    turns.step();
+  }
+  EXPECT_EQ(skipped->last_epoch(), -1);
+  EXPECT_EQ(multiply->last_epoch(), 4);
+  // A schedule whose turn has not come saves last_epoch -1, and loads it back; -2 is refused.
+  EXPECT_NO_THROW(turns.load_state_dict(turns.state_dict()));
+  nn::NamedTensors below;
+  for (const auto& [name, t] : skipped->state_dict())
+    below.push_back(name,
+                    name == "last_epoch" ? full({}, -2.0, TensorOptions().dtype(DType::int64)) : t);
+  EXPECT_THROW(skipped->load_state_dict(below), ValueError);
+  EXPECT_EQ(skipped->last_epoch(), -1);
+
+  // torch's refusals, and decreasing milestones; nothing changes on a refusal.
+  optim::SGD fresh({p}, {.lr = 2.0});
+  auto a = std::make_shared<optim::ExponentialLR>(fresh, 0.9);
+  auto b = std::make_shared<optim::StepLR>(fresh, 2);
+  auto c = std::make_shared<optim::ExponentialLR>(fresh, 0.5);
+  fresh.set_lr(0, 1.5);
+  EXPECT_THROW(optim::SequentialLR(fresh, {}, {}), ValueError);
+  EXPECT_THROW(optim::SequentialLR(fresh, {a, b}, {}), ValueError);
+  EXPECT_THROW(optim::SequentialLR(fresh, {a, nullptr}, {1}), ValueError);
+  EXPECT_THROW(optim::SequentialLR(fresh, {a, b, c}, {3, 1}), ValueError);
+  EXPECT_THROW(optim::SequentialLR(other, {a, b}, {1}), ValueError);
+  EXPECT_THROW(optim::SequentialLR(fresh, {a, std::make_shared<optim::StepLR>(other, 2)}, {1}),
+               ValueError);
+  EXPECT_EQ(fresh.lr(), 1.5);
+  EXPECT_EQ(a->last_epoch(), 0);
+  EXPECT_EQ(b->last_epoch(), 0);
 }
 
 // ReduceLROnPlateau: torch's refusals, a per-group floor, NaN metrics, cooldown, state.

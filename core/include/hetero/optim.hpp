@@ -12,4 +12,5 @@
 #include <hetero/optim/optimizer.hpp>
 #include <hetero/optim/reduce_lr_on_plateau.hpp>
 #include <hetero/optim/rmsprop.hpp>
+#include <hetero/optim/sequential_lr.hpp>
 #include <hetero/optim/sgd.hpp>

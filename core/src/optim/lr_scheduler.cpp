@@ -17,7 +17,10 @@ LRScheduler::LRScheduler(Optimizer& optimizer, const char* who) : optimizer_(opt
   }
 }
 
-void LRScheduler::initial_step() { step(); }
+void LRScheduler::initial_step() {
+  step_count_ = 0;
+  step();
+}
 
 void LRScheduler::step() {
   ++last_epoch_;
@@ -29,6 +32,24 @@ void LRScheduler::step() {
     throw;
   }
   ++step_count_;
+  apply(lrs);
+}
+
+void LRScheduler::restart() {
+  const std::int64_t before = last_epoch_;
+  last_epoch_ = 0;
+  std::vector<double> lrs;
+  try {
+    lrs = closed_form_lr();
+  } catch (...) {
+    last_epoch_ = before;
+    throw;
+  }
+  ++step_count_;
+  apply(lrs);
+}
+
+void LRScheduler::apply(const std::vector<double>& lrs) {
   for (std::size_t g = 0; g < lrs.size(); ++g) optimizer_.assign(g, "lr", lrs[g], false);
   last_lr_.clear();
   for (std::size_t g = 0; g < optimizer_.num_param_groups(); ++g)
@@ -49,7 +70,9 @@ void LRScheduler::load_state_dict(const nn::NamedTensors& state) {
   const detail::ScheduleState read(state, who_,
                                    {"last_epoch", "step_count", "base_lrs", "last_lr"});
   const std::size_t groups = optimizer_.num_param_groups();
-  const std::int64_t last_epoch = read.count("last_epoch"), step_count = read.count("step_count");
+  // (-1: a schedule whose turn in a SequentialLR has not come)
+  const std::int64_t last_epoch = read.count("last_epoch", -1),
+                     step_count = read.count("step_count");
   std::vector<double> base_lrs = read.per_group("base_lrs", groups, false),
                       last_lr = read.per_group("last_lr", groups, false);
   last_epoch_ = last_epoch;

@@ -3,6 +3,7 @@
 // that the doubles round as torch's do.
 #include <hetero/optim/lr_schedulers.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -23,6 +24,14 @@ std::vector<double> scaled(const Optimizer& opt, double factor) {
   return out;
 }
 
+// Each group's base lr b mapped by `f`, for the closed forms.
+template <typename F>
+std::vector<double> of_base(const std::vector<double>& base_lrs, F f) {
+  std::vector<double> out;
+  for (double b : base_lrs) out.push_back(f(b));
+  return out;
+}
+
 }  // namespace
 
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
@@ -35,6 +44,11 @@ StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
 std::vector<double> StepLR::get_lr() {
   const std::int64_t e = last_epoch();
   return scaled(optimizer_, e == 0 || e % step_size_ != 0 ? 1.0 : gamma_);
+}
+
+std::vector<double> StepLR::closed_form_lr() {
+  const double k = static_cast<double>(last_epoch() / step_size_);  // Python's // (e >= 0)
+  return of_base(base_lrs_, [&](double b) { return b * std::pow(gamma_, k); });
 }
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, const std::vector<std::int64_t>& milestones,
@@ -50,6 +64,14 @@ std::vector<double> MultiStepLR::get_lr() {
   return scaled(optimizer_, std::pow(gamma_, it->second));
 }
 
+std::vector<double> MultiStepLR::closed_form_lr() {
+  // bisect_right over the sorted milestones, repeats counted: those <= e.
+  double k = 0;
+  for (const auto& [m, n] : milestones_)
+    if (m <= last_epoch()) k += n;
+  return of_base(base_lrs_, [&](double b) { return b * std::pow(gamma_, k); });
+}
+
 ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
     : LRScheduler(optimizer, "ExponentialLR"), gamma_(gamma) {
   initial_step();
@@ -57,6 +79,11 @@ ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
 
 std::vector<double> ExponentialLR::get_lr() {
   return scaled(optimizer_, last_epoch() == 0 ? 1.0 : gamma_);
+}
+
+std::vector<double> ExponentialLR::closed_form_lr() {
+  const auto e = static_cast<double>(last_epoch());
+  return of_base(base_lrs_, [&](double b) { return b * std::pow(gamma_, e); });
 }
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
@@ -90,6 +117,13 @@ std::vector<double> LinearLR::get_lr() {
   return out;
 }
 
+std::vector<double> LinearLR::closed_form_lr() {
+  const auto t = static_cast<double>(std::min(total_iters_, last_epoch()));
+  return of_base(base_lrs_, [&](double b) {
+    return b * (start_ + (end_ - start_) * t / static_cast<double>(total_iters_));
+  });
+}
+
 ConstantLR::ConstantLR(Optimizer& optimizer, double factor, std::int64_t total_iters)
     : LRScheduler(optimizer, "ConstantLR"), factor_(factor), total_iters_(total_iters) {
   // 0 divides at epoch total_iters (torch 1.13: ZeroDivisionError there).
@@ -108,6 +142,12 @@ std::vector<double> ConstantLR::get_lr() {
   if (e == 0) return scaled(optimizer_, factor_);
   if (e != total_iters_) return scaled(optimizer_, 1.0);
   return scaled(optimizer_, 1.0 / factor_);
+}
+
+std::vector<double> ConstantLR::closed_form_lr() {
+  // torch's factor + (e >= total_iters) * (1 - factor): False * x is 0.0.
+  const double rest = last_epoch() >= total_iters_ ? 1 - factor_ : 0.0;
+  return of_base(base_lrs_, [&](double b) { return b * (factor_ + rest); });
 }
 
 PolynomialLR::PolynomialLR(Optimizer& optimizer, std::int64_t total_iters, double power)
@@ -130,6 +170,12 @@ std::vector<double> PolynomialLR::get_lr() {
   const double decay =
       std::pow((1.0 - static_cast<double>(e) / t) / (1.0 - static_cast<double>(e - 1) / t), power_);
   return scaled(optimizer_, decay);
+}
+
+std::vector<double> PolynomialLR::closed_form_lr() {
+  const double done =
+      static_cast<double>(std::min(total_iters_, last_epoch())) / static_cast<double>(total_iters_);
+  return of_base(base_lrs_, [&](double b) { return b * std::pow(1.0 - done, power_); });
 }
 
 MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer,
@@ -168,6 +214,12 @@ std::vector<double> CosineAnnealingLR::get_lr() {
                     eta_min_);
   }
   return out;
+}
+
+std::vector<double> CosineAnnealingLR::closed_form_lr() {
+  const double c =
+      std::cos(std::numbers::pi * static_cast<double>(last_epoch()) / static_cast<double>(t_max_));
+  return of_base(base_lrs_, [&](double b) { return eta_min_ + (b - eta_min_) * (1 + c) / 2; });
 }
 
 CosineAnnealingWarmRestarts::CosineAnnealingWarmRestarts(Optimizer& optimizer, std::int64_t T_0,

@@ -26,11 +26,13 @@ double ScheduleState::number(const char* name) const {
   return t.to(DType::float64).reshape({}).item<double>();
 }
 
-std::int64_t ScheduleState::count(const char* name) const {
+std::int64_t ScheduleState::count(const char* name, std::int64_t least) const {
   const Tensor& t = entry(name);
   if (t.numel() != 1) throw ValueError(prefix_ + "entry '" + name + "' is not one number");
   const std::int64_t v = t.to(DType::int64).reshape({}).item<std::int64_t>();
-  if (v < 0) throw ValueError(prefix_ + "entry '" + name + "' is negative");
+  if (v < least)
+    throw ValueError(prefix_ + "entry '" + name + "' is " + std::to_string(v) + ", below " +
+                     std::to_string(least));
   return v;
 }
 

@@ -21,8 +21,8 @@ class ScheduleState {
   const Tensor& entry(const char* name) const;
   /// Entry `name` as one number.
   double number(const char* name) const;
-  /// Entry `name` as one non-negative integer.
-  std::int64_t count(const char* name) const;
+  /// Entry `name` as one integer >= `least`.
+  std::int64_t count(const char* name, std::int64_t least = 0) const;
   /// Entry `name` as one value per group: a 1-d tensor of `groups` values (or of none when
   /// `may_be_empty`).
   std::vector<double> per_group(const char* name, std::size_t groups, bool may_be_empty) const;

@@ -44,8 +44,9 @@ class HETERO_API LRScheduler {
   /// with the same ones, then load (resume is then bit-exact).
   nn::NamedTensors state_dict() const;
   /// Restores state_dict()'s entries. ValueError naming the entry for a missing or unknown
-  /// name, a negative count, or a length that is not the number of groups; nothing changes
-  /// on error.
+  /// name, a negative step count, a last_epoch below -1 (-1: a schedule whose turn in a
+  /// SequentialLR has not come), or a length that is not the number of groups; nothing
+  /// changes on error.
   void load_state_dict(const nn::NamedTensors& state);
   /// The optimiser whose groups this schedule sets.
   Optimizer& optimizer() const noexcept { return optimizer_; }
@@ -54,12 +55,17 @@ class HETERO_API LRScheduler {
   /// Records each group's "initial_lr" (set only where absent, as torch's setdefault) as the
   /// base lrs. The most-derived constructor then calls initial_step().
   LRScheduler(Optimizer& optimizer, const char* who);
-  /// torch's _initial_step(): the first step (epoch 0).
+  /// torch's _initial_step(): counts steps from 0 again and takes the first step (epoch 0).
   void initial_step();
   /// The lrs for epoch last_epoch() (already advanced), one per group, as torch's get_lr();
   /// may throw ValueError (nothing is changed then). May also set other keys of the groups
   /// (OneCycleLR's momentum) only when it does not throw.
   virtual std::vector<double> get_lr() = 0;
+  /// The lrs at epoch last_epoch() from the base lrs alone, as torch's _get_closed_form_lr(),
+  /// which torch's step(epoch) uses (SequentialLR's step(0) at a milestone). Defaults to
+  /// get_lr(), as torch's for the schedules that have none (LambdaLR, MultiplicativeLR,
+  /// OneCycleLR, CosineAnnealingWarmRestarts).
+  virtual std::vector<double> closed_form_lr() { return get_lr(); }
   /// Sets `key` of group `group` without the optimiser's checks (as torch's schedulers write
   /// param_groups).
   void set_group(std::size_t group, const std::string& key, double value) {
@@ -75,6 +81,12 @@ class HETERO_API LRScheduler {
   const char* who_;               ///< the schedule's name, for error messages
 
  private:
+  friend class SequentialLR;
+  // torch's step(0) (SequentialLR at a milestone): epoch 0 by closed_form_lr().
+  void restart();
+  // Sets each group's lr to `lrs` and records them as the last lrs.
+  void apply(const std::vector<double>& lrs);
+
   std::int64_t last_epoch_ = -1;
   std::int64_t step_count_ = 0;
   std::vector<double> last_lr_;

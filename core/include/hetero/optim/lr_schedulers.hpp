@@ -25,6 +25,8 @@ class HETERO_API StepLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   std::int64_t step_size_;
@@ -42,6 +44,8 @@ class HETERO_API MultiStepLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   std::map<std::int64_t, int> milestones_;
@@ -56,6 +60,8 @@ class HETERO_API ExponentialLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   double gamma_;
@@ -73,6 +79,8 @@ class HETERO_API LinearLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   double start_, end_;
@@ -89,6 +97,8 @@ class HETERO_API ConstantLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   double factor_;
@@ -108,6 +118,8 @@ class HETERO_API PolynomialLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   std::int64_t total_iters_;
@@ -141,6 +153,8 @@ class HETERO_API CosineAnnealingLR final : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  /// torch's _get_closed_form_lr() (the formula above, term for term).
+  std::vector<double> closed_form_lr() override;
 
  private:
   std::int64_t t_max_;
