@@ -31,6 +31,18 @@ void check_input(const Tensor& x, std::int64_t factor, const char* op, const cha
                      std::to_string(factor));
 }
 
+// factor * factor * times; ShapeError naming `op` where it overflows int64 (torch 1.13
+// computes it unchecked: a factor of 2^32 divides by 0 there, SIGFPE).
+std::int64_t square_times(std::int64_t factor, std::int64_t times, const char* op,
+                          const char* factor_name) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(factor, factor, &out) || __builtin_mul_overflow(out, times, &out))
+    throw ShapeError(std::string(op) + ": " + factor_name + " " + std::to_string(factor) +
+                     " is too large (its square times " + std::to_string(times) +
+                     " overflows int64)");
+  return out;
+}
+
 // `x` with its last three dimensions replaced by `tail`, then permuted so that the leading
 // (batch) dimensions stay and the tail's dimensions come in `order`, then reshaped to the
 // leading dimensions followed by `out_tail`; contiguous.
@@ -54,12 +66,13 @@ Tensor pixel_shuffle(const Tensor& x, std::int64_t upscale_factor) {
   check_input(x, upscale_factor, "pixel_shuffle", "upscale_factor");
   const std::int64_t r = upscale_factor, n = x.dim();
   const std::int64_t c = x.size(n - 3), h = x.size(n - 2), w = x.size(n - 1);
-  if (c % (r * r) != 0)
+  const std::int64_t r2 = square_times(r, 1, "pixel_shuffle", "upscale_factor");
+  if (c % r2 != 0)
     throw ShapeError(
         "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
         "of upscale_factor, but input.size(-3)=" +
-        std::to_string(c) + " is not divisible by " + std::to_string(r * r));
-  const std::int64_t oc = c / (r * r);
+        std::to_string(c) + " is not divisible by " + std::to_string(r2));
+  const std::int64_t oc = c / r2;
   // [*, oc, r, r, h, w] -> [*, oc, h, r, w, r]
   return rearrange(x, {oc, r, r, h, w}, {0, 3, 1, 4, 2}, {oc, h * r, w * r});
 }
@@ -75,8 +88,9 @@ Tensor pixel_unshuffle(const Tensor& x, std::int64_t downscale_factor) {
                        " to be divisible by downscale_factor, but input.size(" +
                        std::to_string(dim) + ")=" + std::to_string(size) + " is not divisible by " +
                        std::to_string(r));
+  const std::int64_t oc = square_times(r, c, "pixel_unshuffle", "downscale_factor");
   // [*, c, h / r, r, w / r, r] -> [*, c, r, r, h / r, w / r]
-  return rearrange(x, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {c * r * r, h / r, w / r});
+  return rearrange(x, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {oc, h / r, w / r});
 }
 
 }  // namespace hetero

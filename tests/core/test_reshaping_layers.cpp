@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -36,6 +37,14 @@ TEST(PixelShuffle, RearrangesAsTorch) {
   EXPECT_THROW((void)pixel_unshuffle(randn({1, 1, 5, 4}), 2), ShapeError);
   EXPECT_THROW((void)pixel_unshuffle(randn({1, 1, 4, 5}), 2), ShapeError);
   EXPECT_THROW((void)nn::PixelUnshuffle(-1), ValueError);
+  // A factor whose square overflows int64: ShapeError (torch 1.13 divides by 0: SIGFPE).
+  for (const std::int64_t r : {std::int64_t{1} << 32, std::numeric_limits<std::int64_t>::max()}) {
+    EXPECT_THROW((void)pixel_shuffle(x, r), ShapeError) << r;
+    EXPECT_THROW((void)pixel_shuffle(randn({1, 0, 2, 2}), r), ShapeError) << r;
+  }
+  // (h and w of 0 are divisible by any factor; c * r^2 channels would overflow)
+  EXPECT_THROW((void)pixel_unshuffle(randn({1, 2, 0, 0}), std::int64_t{1} << 31), ShapeError);
+  EXPECT_EQ(pixel_unshuffle(randn({1, 2, 0, 0}), 3).shape(), (Shape{1, 18, 0, 0}));
 }
 
 TEST(Unflatten, SplitsADimensionAsTorch) {
@@ -110,3 +119,4 @@ TEST(CosineSimilarity, AsTorch) {
 }
 
 }  // namespace
+
