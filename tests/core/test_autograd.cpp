@@ -599,6 +599,17 @@ TEST(Gradcheck, ConvolutionAndPooling) {
       },
       {values({2, 1, 5, 5}, 7)});
   gradcheck([](auto& x) { return adaptive_avg_pool2d(x[0], {3, 2}); }, {values({1, 2, 7, 5}, 8)});
+  // unfold and fold: overlapping blocks (stride < kernel), dilation, padding.
+  gradcheck(
+      [](auto& x) {
+        return unfold(x[0], {2, 3}, {2, 1}, {1, 0}, {1, 2});
+      },
+      {values({2, 2, 5, 6}, 9)});
+  gradcheck(
+      [](auto& x) {
+        return fold(x[0], {4, 5}, {2, 2}, 1, {1, 0}, 1);
+      },
+      {values({1, 8, 20}, 10)});
 }
 
 TEST(Gradcheck, PermuteExpandFlatten) {

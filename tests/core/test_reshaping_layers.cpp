@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// pixel_shuffle / pixel_unshuffle, unflatten, InstanceNorm and cosine_similarity with their
-// layers: worked examples computed by torch 1.13 and torch's refusals. tests/torch_layers
-// (kinds "instancenorm" and "module") draws them at random against torch itself.
+// pixel_shuffle / pixel_unshuffle, unflatten, InstanceNorm, cosine_similarity and unfold /
+// fold with their layers: worked examples computed by torch 1.13 and torch's refusals.
+// tests/torch_layers (kinds "instancenorm" and "module") draws them at random against torch.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -118,5 +118,70 @@ TEST(CosineSimilarity, AsTorch) {
   EXPECT_THROW((void)nn::CosineSimilarity().forward(x), ValueError);
 }
 
-}  // namespace
+// unfold / fold: torch 1.13's values for a window with dilation, one-sided padding and a
+// stride; the gradient (fold of the incoming one); inf and NaN copied, not multiplied; the
+// layers; torch's refusals.
+TEST(Fold, UnfoldAndFoldAsTorch) {
+  const Tensor x =
+      arange(std::int64_t{24}).to(DType::float64).reshape({1, 2, 3, 4}).requires_grad_();
+  const Tensor y = unfold(x, {2, 2}, {1, 2}, {0, 1}, {1, 2});
+  EXPECT_EQ(y.shape(), (Shape{1, 8, 4}));
+  EXPECT_EQ(y.to_vector<double>(),
+            (std::vector<double>{0, 1,  0, 5,  1,  3,  5,  7,  0, 5,  0, 9,  5,  7,  9,  11,
+                                 0, 13, 0, 17, 13, 15, 17, 19, 0, 17, 0, 21, 17, 19, 21, 23}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>(),
+            (std::vector<double>{0, 2, 0, 1, 0, 4, 0, 2, 0, 2, 0, 1,
+                                 0, 2, 0, 1, 0, 4, 0, 2, 0, 2, 0, 1}));
+  const Tensor z = fold(y.detach(), {3, 4}, {2, 2}, {1, 2}, {0, 1}, {1, 2});
+  EXPECT_EQ(z.shape(), (Shape{1, 2, 3, 4}));
+  EXPECT_EQ(z.to_vector<double>(), (std::vector<double>{0, 2,  0, 3,  0, 20, 0, 14, 0, 18, 0, 11,
+                                                        0, 26, 0, 15, 0, 68, 0, 38, 0, 42, 0, 23}));
+  // Unbatched forms, and the layers.
+  EXPECT_TRUE(equal(unfold(x.detach()[0], {2, 2}, {1, 2}, {0, 1}, {1, 2}), y.detach()[0]));
+  EXPECT_TRUE(equal(fold(y.detach()[0], {3, 4}, {2, 2}, {1, 2}, {0, 1}, {1, 2}), z[0]));
+  EXPECT_TRUE(equal(nn::Unfold({2, 2}, {1, 2}, {0, 1}, {1, 2})(x.detach()), y.detach()));
+  EXPECT_TRUE(equal(nn::Fold({3, 4}, {2, 2}, {1, 2}, {0, 1}, {1, 2})(y.detach()), z));
+  // Values are copied and added, never multiplied: inf and NaN stay where they were.
+  const Tensor special =
+      from_vector(std::vector<double>{1, INFINITY, NAN, -0.0}).reshape({1, 1, 2, 2});
+  const auto u = unfold(special, 1).to_vector<double>();
+  EXPECT_EQ(u[0], 1);
+  EXPECT_EQ(u[1], INFINITY);
+  EXPECT_TRUE(std::isnan(u[2]));
+  const auto f = fold(unfold(special, 2, 1, 1), {2, 2}, 2, 1, 1).to_vector<double>();
+  EXPECT_EQ(f[0], 4);  // torch: [4, inf, nan, 0]
+  EXPECT_EQ(f[1], INFINITY);
+  EXPECT_TRUE(std::isnan(f[2]));
+  EXPECT_EQ(f[3], 0);
+  // 16-bit dtypes, and an empty batch.
+  EXPECT_EQ(unfold(x.detach().to(DType::bfloat16), 2).dtype(), DType::bfloat16);
+  EXPECT_EQ(unfold(zeros({0, 3, 5, 6}), 2).shape(), (Shape{0, 12, 20}));
+  // torch's refusals.
+  const Tensor img = randn({2, 3, 5, 6});
+  EXPECT_THROW((void)unfold(img, 0), ValueError);
+  EXPECT_THROW((void)unfold(img, 2, 0), ValueError);
+  EXPECT_THROW((void)unfold(img, 2, 1, -1), ValueError);
+  EXPECT_THROW((void)unfold(img, 2, 1, 0, 0), ValueError);
+  EXPECT_THROW((void)unfold(img, 7), ShapeError);  // no block fits
+  EXPECT_THROW((void)unfold(img, {6, 6}, 1, 0, 2), ShapeError);
+  EXPECT_THROW((void)unfold(randn({5, 6}), 2), ShapeError);
+  EXPECT_THROW((void)unfold(randn({1, 2, 3, 5, 6}), 2), ShapeError);
+  EXPECT_THROW((void)unfold(randn({2, 0, 5, 6}), 2), ShapeError);
+  EXPECT_THROW((void)unfold(img.to(DType::int64), 2), NotImplementedError);
+  EXPECT_THROW((void)unfold(img > 0.0, 2), NotImplementedError);
+  EXPECT_THROW((void)unfold(img, std::numeric_limits<std::int64_t>::max(), 1,
+                            std::numeric_limits<std::int64_t>::max() / 2),
+               ShapeError);
+  const Tensor cols = unfold(img, {2, 3});
+  EXPECT_THROW((void)fold(cols.narrow(2, 0, 15), {5, 6}, {2, 3}), ShapeError);
+  EXPECT_THROW((void)fold(cols.narrow(1, 0, 17), {5, 6}, {2, 3}), ShapeError);
+  EXPECT_THROW((void)fold(cols, {0, 6}, {2, 3}), ShapeError);
+  EXPECT_THROW((void)fold(cols[0][0], {5, 6}, {2, 3}), ShapeError);
+  EXPECT_THROW((void)fold(randn({2, 6, 0}), {5, 6}, {2, 3}), ShapeError);
+  EXPECT_THROW((void)fold(cols.to(DType::int64), {5, 6}, {2, 3}), NotImplementedError);
+  EXPECT_THROW((void)fold(cols, {5, 6}, {std::int64_t{1} << 32, std::int64_t{1} << 32}),
+               ShapeError);
+}
 
+}  // namespace

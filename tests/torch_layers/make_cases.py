@@ -3,7 +3,8 @@
 """Random layer cases computed by PyTorch (Debian's python3-torch) for test_torch_layers:
 BatchNorm1d/2d (a few training steps, then eval: outputs, running statistics, gradients),
 GroupNorm, InstanceNorm1d/2d/3d (running statistics too), PReLU, PixelShuffle and
-PixelUnshuffle, Unflatten, cosine_similarity, RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
+PixelUnshuffle, Unflatten, cosine_similarity, Unfold and Fold (kernel, dilation, padding and
+stride per dimension), RNN / LSTM (with proj_size) / GRU, their cells and packed batches of sequences of
 different lengths (torch.nn.utils.rnn), scaled dot-product attention (its math definition: torch 1.13 has no public
 F.scaled_dot_product_attention), MultiheadAttention (batch_first, unbatched, bool and
 float masks, key padding, weights averaged or per head), TransformerEncoderLayer and
@@ -208,7 +209,8 @@ def case(r, i, tensors):
         a["shape"] = shape
         y, grads_of, all_out = steps_then_eval(module, shape, a["steps"], rand, ins, tensors, i)
     elif kind == "module":
-        variant = r.choice(["prelu", "pixel_shuffle", "pixel_unshuffle", "unflatten", "cosine"])
+        variant = r.choice(["prelu", "pixel_shuffle", "pixel_unshuffle", "unflatten", "cosine",
+                            "unfold", "fold"])
         a["variant"] = variant
         if variant == "prelu":
             c = r.randint(1, 4)
@@ -233,6 +235,23 @@ def case(r, i, tensors):
             a["factor"] = f
             x = rand(*shape).requires_grad_()
             y = y_fn(x)
+        elif variant in ("unfold", "fold"):
+            # A window (kernel, dilation, padding, stride) and an image it fits at least once.
+            k, d, p, st = ([r.randint(lo, hi) for _ in range(2)] for lo, hi in
+                           ((1, 3), (1, 2), (0, 2), (1, 3)))
+            size = [max(1, (k[q] - 1) * d[q] + 1 - 2 * p[q]) + r.randint(0, 4) for q in range(2)]
+            lead = [r.randint(1, 2)] if r.random() < 0.8 else []
+            c = r.randint(1, 3)
+            a.update(kernel=k, dilation=d, padding=p, stride=st, output_size=size)
+            if variant == "unfold":
+                shape = lead + [c] + size
+                x = rand(*shape).requires_grad_()
+                y = F.unfold(x, k, d, p, st)
+            else:
+                blocks = [(size[q] + 2 * p[q] - (k[q] - 1) * d[q] - 1) // st[q] + 1 for q in range(2)]
+                shape = lead + [c * k[0] * k[1], blocks[0] * blocks[1]]
+                x = rand(*shape).requires_grad_()
+                y = F.fold(x, size, k, d, p, st)
         elif variant == "unflatten":
             n = r.choice([4, 6, 12])
             sizes = r.choice({4: [[2, 2], [4, 1], [-1, 2]], 6: [[2, 3], [3, -1], [1, 6, 1]],

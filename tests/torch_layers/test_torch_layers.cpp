@@ -245,6 +245,15 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
         y = nn::PixelShuffle(a["factor"].get<std::int64_t>())(x);
       } else if (variant == "pixel_unshuffle") {
         y = nn::PixelUnshuffle(a["factor"].get<std::int64_t>())(x);
+      } else if (variant == "unfold" || variant == "fold") {
+        const auto size2 = [&](const char* key) {
+          return Size2(a[key][0].get<std::int64_t>(), a[key][1].get<std::int64_t>());
+        };
+        if (variant == "unfold")
+          y = nn::Unfold(size2("kernel"), size2("dilation"), size2("padding"), size2("stride"))(x);
+        else
+          y = nn::Fold(size2("output_size"), size2("kernel"), size2("dilation"), size2("padding"),
+                       size2("stride"))(x);
       } else if (variant == "unflatten") {
         y = nn::Unflatten(a["dim"], a["sizes"].get<std::vector<std::int64_t>>())(x);
       } else {

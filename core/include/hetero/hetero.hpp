@@ -16,6 +16,7 @@
 #include <hetero/environment.hpp>
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
+#include <hetero/fold.hpp>
 #include <hetero/generator.hpp>
 #include <hetero/interop.hpp>
 #include <hetero/interpolate.hpp>
