@@ -48,23 +48,24 @@ void check_window(const char* op, Size2 k, Size2 d, Size2 p, Size2 s) {
         both("padding should be non-negative, but got", " pad_height: ", " pad_width: ", p));
 }
 
-// floor((size + 2 pad - dilation (kernel - 1) - 1) / stride) + 1 in 128 bits (any int64
-// arguments), and the padded size; ShapeError naming `op` where either leaves int64.
+// floor((size + 2 pad - dilation (kernel - 1) - 1) / stride) + 1 (torch's div_rtn), and the
+// padded size; ShapeError naming `op` where the padded size leaves int64.
 struct Blocks {
   std::int64_t count;   // blocks along the dimension (may be < 1: the caller refuses)
   std::int64_t padded;  // size + 2 pad
 };
 Blocks blocks_along(const char* op, std::int64_t size, std::int64_t k, std::int64_t d,
                     std::int64_t p, std::int64_t s) {
-  const __int128 padded = static_cast<__int128>(size) + 2 * static_cast<__int128>(p);
-  const __int128 span = static_cast<__int128>(d) * (k - 1) + 1;
-  const __int128 num = padded - span;
-  const __int128 count = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  constexpr __int128 max = INT64_MAX;
-  if (padded > max || count > max)
+  std::int64_t twice = 0, padded = 0, span = 0;
+  if (__builtin_mul_overflow(p, 2, &twice) || __builtin_add_overflow(size, twice, &padded))
     throw ShapeError(std::string(op) + ": the padded size " + std::to_string(size) + " + 2 * " +
                      std::to_string(p) + " overflows int64");
-  return {static_cast<std::int64_t>(count), static_cast<std::int64_t>(padded)};
+  // A window d (k - 1) + 1 wider than int64 holds covers no padded size: no block.
+  if (__builtin_mul_overflow(d, k - 1, &span) || __builtin_add_overflow(span, 1, &span))
+    return {0, padded};
+  const std::int64_t num = padded - span;  // (both in [0, INT64_MAX]: no overflow)
+  const std::int64_t floor = num / s - (num % s != 0 && num < 0);
+  return {floor + 1, padded};  // (floor <= INT64_MAX - 1: span >= 1)
 }
 
 // Every `step`-th of `len` elements of dimension `dim`, from `start`: narrow, split into
@@ -151,15 +152,17 @@ Tensor fold(const Tensor& input, Size2 output_size, Size2 kernel_size, Size2 dil
       blocks_along("fold", output_size.h, kernel_size.h, dilation.h, padding.h, stride.h);
   const Blocks bw =
       blocks_along("fold", output_size.w, kernel_size.w, dilation.w, padding.w, stride.w);
-  const __int128 blocks = static_cast<__int128>(bh.count) * bw.count;
-  if (output_size.h < 1 || output_size.w < 1 || bh.count < 1 || bw.count < 1 || blocks != l)
+  std::int64_t blocks = 0;
+  const bool overflow = __builtin_mul_overflow(bh.count, bw.count, &blocks);
+  if (output_size.h < 1 || output_size.w < 1 || bh.count < 1 || bw.count < 1 || overflow ||
+      blocks != l)
     throw ShapeError("fold: Given output_size=" + pair_str(output_size) +
                      ", kernel_size=" + pair_str(kernel_size) + ", dilation=" + pair_str(dilation) +
                      ", padding=" + pair_str(padding) + ", stride=" + pair_str(stride) +
                      ", expected size of input's dimension 2 to match the calculated number of "
                      "sliding blocks " +
                      std::to_string(bh.count) + " * " + std::to_string(bw.count) + " = " +
-                     std::to_string(static_cast<std::int64_t>(blocks)) +
+                     (overflow ? std::string("(beyond int64)") : std::to_string(blocks)) +
                      ", but got input.size(2)=" + std::to_string(l) + ".");
   const std::int64_t c = ckk / kk, oh = bh.count, ow = bw.count;
   const Tensor cols = x.reshape({n, c, kk, oh, ow});
