@@ -78,4 +78,9 @@ Tensor adaptive_avg_pool1d(const Tensor& input, std::int64_t output_size) {
   return adaptive_avg_pool2d(x, {1, output_size}).squeeze(-2);
 }
 
+Tensor adaptive_max_pool1d(const Tensor& input, std::int64_t output_size) {
+  const Tensor x = as_2d(input, pool_message("adaptive_max_pool1d"));
+  return adaptive_max_pool2d(x, {1, output_size}).squeeze(-2);
+}
+
 }  // namespace hetero

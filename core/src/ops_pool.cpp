@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// max_pool2d, avg_pool2d and adaptive_avg_pool2d as torch.nn.functional's, over strided
+// max_pool2d and avg_pool2d as torch.nn.functional's, over strided
 // window views (Note [Convolution as GEMM], window_views.hpp). Checks and messages follow
 // torch 1.13's (aten/src/ATen/native/Pool.h).
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
+#include "pool_input.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
 
@@ -27,27 +28,6 @@ namespace hetero {
 namespace {
 
 using PoolGeometry = detail::WindowGeometry;
-
-void check_floating(const Tensor& x, const char* op) {
-  if (!is_floating_point(x.dtype()))
-    throw NotImplementedError(std::string("\"") + op + "\" not implemented for '" +
-                              std::string(dtype_name(x.dtype())) + "' (floating dtypes only)");
-}
-
-Tensor batched(const Tensor& x, const char* op) {
-  detail::impl_of(x, op);
-  if (x.dim() != 3 && x.dim() != 4)
-    throw ShapeError(std::string(op) +
-                     ": expected a 3D (unbatched) or 4D (batched) input, got size " +
-                     detail::shape_str(x.shape()));
-  for (std::int64_t d = x.dim() - 3; d < x.dim(); ++d)
-    if (x.size(d) == 0)
-      throw ShapeError(std::string(op) +
-                       ": expected input with non-zero sizes in its channel and "
-                       "spatial dimensions, got size " +
-                       detail::shape_str(x.shape()));
-  return x.dim() == 3 ? x.unsqueeze(0) : x;
-}
 
 PoolGeometry check_pool(const Tensor& x4, const char* op, Size2 kernel, std::optional<Size2> stride,
                         Size2 padding, Size2 dilation, bool ceil_mode) {
@@ -171,8 +151,8 @@ Tensor avg_pool_kernel_backward(const Tensor& g4, const Tensor& divisor, const P
 Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
                   Size2 dilation, bool ceil_mode) {
   const detail::prof::Scope op_scope("max_pool2d", input);
-  const Tensor x4 = batched(input, "max_pool2d");
-  check_floating(input, "max_pool2d");
+  const Tensor x4 = detail::pool_input(input, "max_pool2d");
+  detail::check_pool_dtype(input, "max_pool2d");
   const PoolGeometry g = check_pool(x4, "max_pool2d", kernel, stride, padding, dilation, ceil_mode);
   const bool unbatched = input.dim() == 3;
   if (pool_by_kernels(x4, g, Pool2dOp::max_forward,
@@ -232,8 +212,8 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
                   bool ceil_mode, bool count_include_pad,
                   std::optional<std::int64_t> divisor_override) {
   const detail::prof::Scope op_scope("avg_pool2d", input);
-  const Tensor x4 = batched(input, "avg_pool2d");
-  check_floating(input, "avg_pool2d");
+  const Tensor x4 = detail::pool_input(input, "avg_pool2d");
+  detail::check_pool_dtype(input, "avg_pool2d");
   const PoolGeometry g = check_pool(x4, "avg_pool2d", kernel, stride, padding, 1, ceil_mode);
   if (divisor_override && *divisor_override <= 0)
     throw ValueError("avg_pool2d: divisor must be not zero, got " +
@@ -283,108 +263,6 @@ Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
       return detail::formulas::avg_pool2d(grad, divisor, g, unbatched);
     };
   });
-}
-
-namespace {
-
-// Adaptive average pooling along `dim` of x (2: rows, 3: columns): output i is the mean of
-// the input's [floor(i in / out), ceil((i + 1) in / out)), as torch's
-// adaptive_avg_pool2d. Each window is summed on its own (issue #44: averaging by a matrix
-// product multiplied inf by 0, so one inf made NaN of its neighbours): the window's elements
-// are gathered (index_select) into a [out, k] block, k the longest window, and the slots
-// beyond a shorter window are masked to 0 (where, not a multiplication) before the sum.
-Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
-  const std::int64_t in = x.size(dim);
-  if (in > 0 && in % out == 0) {
-    // Equal windows of in / out (global average pooling: out 1): a mean over the split
-    // dimension, with no window table (a table made on the host is a blocking copy, which
-    // waits for all the work queued on the stream: 135 ms per ResNet-18 forward).
-    Shape split = x.shape();
-    split[static_cast<std::size_t>(dim)] = out;
-    split.insert(split.begin() + dim + 1, in / out);
-    return x.reshape(split).mean(dim + 1);
-  }
-  // The longest window: at most ceil(in / out) + 1 (slots beyond a window are masked).
-  const std::int64_t k = std::min(in, in / out + 2);
-  std::int64_t slots = 0;
-  if (__builtin_mul_overflow(out, k, &slots))
-    throw ShapeError("adaptive_avg_pool2d: output size " + std::to_string(out) +
-                     " is too large (its windows overflow int64)");
-  std::vector<std::int64_t> index;
-  std::vector<bool> used;
-  std::vector<double> count;
-  try {
-    index.resize(static_cast<std::size_t>(slots));
-    used.resize(static_cast<std::size_t>(slots));
-    count.resize(static_cast<std::size_t>(out));
-  } catch (const std::exception&) {  // bad_alloc, length_error
-    throw OutOfMemoryError("adaptive_avg_pool2d: output size " + std::to_string(out) +
-                           " needs more host memory than there is for its window table");
-  }
-  for (std::int64_t i = 0; i < out; ++i) {
-    const std::int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
-    count[static_cast<std::size_t>(i)] = static_cast<double>(end - start);
-    for (std::int64_t j = 0; j < k; ++j) {
-      const auto slot = static_cast<std::size_t>(i * k + j);
-      used[slot] = j < end - start;
-      index[slot] = used[slot] ? start + j : start;
-    }
-  }
-  const TensorOptions on(x.device());
-  const Tensor gathered = index_select(x, dim, from_vector(index, on));
-  Shape blocks = x.shape();
-  blocks[static_cast<std::size_t>(dim)] = out;
-  blocks.insert(blocks.begin() + dim + 1, k);
-  const Shape mask_shape = dim == 2 ? Shape{out, k, 1} : Shape{out, k};
-  const Shape count_shape = dim == 2 ? Shape{out, 1} : Shape{out};
-  // Each window's sum in float64 where the device computes in it, divided there and rounded
-  // once: a float32 sum rounded before the division overflowed where the mean does not (two
-  // -2.55e38 in a window of 3 gave -inf, and beside an inf in the next average, NaN;
-  // differential test seed 1130030 case 9261), against row 31 of docs/semantics.md. A
-  // device without float64 sums in float32, as before.
-  const bool wide =
-      x.dtype() == DType::float32 && detail::runs_float64(x, BinaryOp::div) &&
-      detail::calls::has_kernel(detail::storage_of(x), ReductionOp::sum, DType::float64);
-  const Tensor masked = where(from_vector(used, mask_shape, on), gathered.view(blocks), 0.0);
-  const Tensor sums = wide ? masked.sum(dim + 1, false, DType::float64) : masked.sum(dim + 1);
-  const Tensor means =
-      sums / from_vector(count, count_shape, TensorOptions(x.device()).dtype(sums.dtype()));
-  return means.dtype() == x.dtype() ? means : means.to(x.dtype());
-}
-
-}  // namespace
-
-Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
-  const detail::prof::Scope op_scope("adaptive_avg_pool2d", input);
-  const Tensor x4 = batched(input, "adaptive_avg_pool2d");
-  check_floating(input, "adaptive_avg_pool2d");
-  if (output_size.h < 0 || output_size.w < 0)
-    throw ValueError("adaptive_avg_pool2d: output size must be non-negative, got " +
-                     detail::size2_str(output_size));
-  if (output_size.h == 0 || output_size.w == 0) {
-    // No windows: an empty result (as torch), still connected to the input for autograd
-    // (its gradient is zeros).
-    const Tensor none = x4.narrow(2, 0, 0).narrow(3, 0, 0).sum(3, true).sum(2, true).expand(
-        {x4.size(0), x4.size(1), output_size.h, output_size.w});
-    const Tensor r = none.contiguous();
-    return input.dim() == 4 ? r : r.squeeze(0);
-  }
-  // The output must be a tensor hetero can index (ShapeError, not a failed allocation).
-  (void)detail::checked_numel({x4.size(0), x4.size(1), output_size.h, output_size.w});
-  // 16-bit inputs in float32, rounded once at the end (as torch's accumulate type).
-  const DType t = x4.dtype();
-  const bool narrow = t == DType::float16 || t == DType::bfloat16;
-  const Tensor x = narrow ? x4.to(DType::float32) : x4;
-  const std::int64_t plane = x.size(2) * x.size(3);
-  // Global average pooling (output 1x1, ResNet's head): one mean along the last dimension of
-  // an [N, C, H W] view, as torch's one sum and division per window; two means over split
-  // dimensions (the general route below) reduced a strided middle dimension first and took
-  // 5x libtorch's time at ResNet-18's [32, 512, 7, 7].
-  const Tensor y = output_size.h == 1 && output_size.w == 1 && plane > 0
-                       ? x.reshape({x.size(0), x.size(1), plane}).mean(2, true).unsqueeze(3)
-                       : adaptive_average(adaptive_average(x, 2, output_size.h), 3, output_size.w);
-  const Tensor r = narrow ? y.to(t) : y;
-  return input.dim() == 4 ? r : r.squeeze(0);
 }
 
 }  // namespace hetero

@@ -599,6 +599,7 @@ TEST(Gradcheck, ConvolutionAndPooling) {
       },
       {values({2, 1, 5, 5}, 7)});
   gradcheck([](auto& x) { return adaptive_avg_pool2d(x[0], {3, 2}); }, {values({1, 2, 7, 5}, 8)});
+  gradcheck([](auto& x) { return adaptive_max_pool2d(x[0], {3, 2}); }, {values({1, 2, 7, 5}, 11)});
   // unfold and fold: overlapping blocks (stride < kernel), dilation, padding.
   gradcheck(
       [](auto& x) {

@@ -217,3 +217,45 @@ TEST(PoolEdges, AWindowFarLargerThanTheInputLeavesNoOutput) {
     EXPECT_THROW((void)avg_pool2d(x, {k, k}), ShapeError) << k;
   }
 }
+
+// adaptive_max_pool2d / 1d: torch 1.13's values and gradient for unequal, overlapping windows
+// with ties (the first maximal element of each window takes the gradient), equal windows (the
+// max_pool2d route), NaN, a larger output than input, the layers and the refusals.
+TEST(PoolEdges, AdaptiveMaxPoolAsTorch) {
+  const Tensor x =
+      from_vector(std::vector<double>{1, 5, 2, 0, 3, 4, -1, 5, 2, 2, 0, 6, 1, 6, -2}, {1, 1, 3, 5})
+          .requires_grad_();
+  const Tensor y = adaptive_max_pool2d(x, {2, 3});
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{5, 5, 3, 6, 6, 6}));
+  y.backward(arange(1.0, 7.0, 1.0, TensorOptions().dtype(DType::float64)).reshape({1, 1, 2, 3}));
+  EXPECT_EQ(x.grad().to_vector<double>(),
+            (std::vector<double>{0, 3, 0, 0, 3, 0, 0, 0, 0, 0, 0, 9, 0, 6, 0}));
+  EXPECT_TRUE(equal(nn::AdaptiveMaxPool2d({2, 3})(x.detach()), y.detach()));
+  EXPECT_TRUE(equal(adaptive_max_pool2d(x.detach()[0], {2, 3}), y.detach()[0]));
+  // Equal windows (max_pool2d's route) and a global maximum; ties take the first.
+  const Tensor ties = ones({1, 1, 2, 2}).requires_grad_();
+  adaptive_max_pool2d(ties, {1, 1}).sum().backward();
+  EXPECT_EQ(ties.grad().to_vector<float>(), (std::vector<float>{1, 0, 0, 0}));
+  const Tensor img = randn({2, 3, 6, 4});
+  EXPECT_TRUE(equal(adaptive_max_pool2d(img, {3, 2}), max_pool2d(img, {2, 2})));
+  EXPECT_TRUE(equal(adaptive_max_pool2d(img, {1, 1}), img.max(3, true).max(2, true)));
+  // NaN wins its windows; a larger output repeats elements.
+  const Tensor nan = from_vector(std::vector<float>{1, NAN, 2}, {1, 1, 1, 3});
+  const auto v = adaptive_max_pool2d(nan, {1, 2}).to_vector<float>();
+  EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  EXPECT_EQ(adaptive_max_pool2d(from_vector(std::vector<float>{1, 2}, {1, 1, 1, 2}), {1, 3})
+                .to_vector<float>(),
+            (std::vector<float>{1, 2, 2}));
+  // 1-d, torch's [[3, 3, 3]] for [1, 3, 2, 3, 0] into 3 windows.
+  const Tensor seq = from_vector(std::vector<float>{1, 3, 2, 3, 0}, {1, 5});
+  EXPECT_EQ(adaptive_max_pool1d(seq, 3).to_vector<float>(), (std::vector<float>{3, 3, 3}));
+  EXPECT_TRUE(equal(nn::AdaptiveMaxPool1d(3)(seq), adaptive_max_pool1d(seq, 3)));
+  // 0 cells: empty; the refusals.
+  EXPECT_EQ(adaptive_max_pool2d(img, {0, 2}).shape(), (Shape{2, 3, 0, 2}));
+  EXPECT_THROW((void)adaptive_max_pool2d(img, {-1, 2}), ValueError);
+  EXPECT_THROW((void)adaptive_max_pool2d(zeros({2, 3, 0, 4}), {1, 1}), ShapeError);
+  EXPECT_THROW((void)adaptive_max_pool2d(zeros({3, 4}), {1, 1}), ShapeError);
+  EXPECT_THROW((void)adaptive_max_pool2d(img.to(DType::int64), {2, 2}), NotImplementedError);
+  EXPECT_THROW((void)adaptive_max_pool2d(img, {std::int64_t{1} << 40, std::int64_t{1} << 40}),
+               ShapeError);
+}

@@ -163,7 +163,7 @@ TEST(Fold, UnfoldAndFoldAsTorch) {
   EXPECT_THROW((void)unfold(img, 2, 0), ValueError);
   EXPECT_THROW((void)unfold(img, 2, 1, -1), ValueError);
   EXPECT_THROW((void)unfold(img, 2, 1, 0, 0), ValueError);
-  EXPECT_THROW((void)unfold(img, 7), ShapeError);  // no block fits
+  EXPECT_THROW((void)unfold(img, 7), ShapeError);                // no block fits
   EXPECT_THROW((void)unfold(img, {6, 6}, 1, 0, 2), ShapeError);  // floor(-1 / 2) + 1 = 0
   EXPECT_THROW((void)unfold(img, 2, std::numeric_limits<std::int64_t>::max()), ShapeError);
   EXPECT_THROW((void)unfold(randn({5, 6}), 2), ShapeError);

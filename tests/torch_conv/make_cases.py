@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Random conv1d / conv_transpose1d / max_pool1d / avg_pool1d / adaptive_avg_pool1d /
-conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d cases computed by PyTorch
+adaptive_max_pool1d / conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d /
+adaptive_max_pool2d cases computed by PyTorch
 (Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
@@ -87,7 +88,7 @@ def one_d_case(r, op):
         args.update(stride=stride, padding=pad, output_padding=out_pad, dilation=dil, groups=groups,
                     bias=r.random() < 0.7)
         return shape, [c, o // groups, k], args
-    if op == "adaptive_avg_pool1d":
+    if op in ("adaptive_avg_pool1d", "adaptive_max_pool1d"):
         args["output_size"] = r.randint(1, length + 2)
         return shape, None, args
     pad = r.randint(0, k if bad else k // 2)
@@ -139,9 +140,9 @@ def empty_window(size, k, stride, pad, dil, ceil_mode):
     return any(all(not 0 <= o * stride - pad + i * dil < size for i in range(k)) for o in range(out))
 
 
-def adaptive_case(r):
+def adaptive_case(r, op):
     h, w = r.randint(1, 9), r.randint(1, 9)
-    args = {"op": "adaptive_avg_pool2d", "output_size": [r.randint(1, h + 2), r.randint(1, w + 2)]}
+    args = {"op": op, "output_size": [r.randint(1, h + 2), r.randint(1, w + 2)]}
     n = r.choice([1, 2]) if r.random() < 0.9 else None
     return ([r.randint(1, 3), h, w] if n is None else [n, r.randint(1, 3), h, w]), args
 
@@ -164,6 +165,10 @@ def run(args, x, w, b):
                             args["count_include_pad"])
     if op == "adaptive_avg_pool1d":
         return F.adaptive_avg_pool1d(x, args["output_size"])
+    if op == "adaptive_max_pool1d":
+        return F.adaptive_max_pool1d(x, args["output_size"])
+    if op == "adaptive_max_pool2d":
+        return F.adaptive_max_pool2d(x, args["output_size"])
     if op == "conv_transpose2d":
         return F.conv_transpose2d(x, w, b, args["stride"], args["padding"], args["output_padding"],
                                   args["groups"], args["dilation"])
@@ -185,11 +190,11 @@ def main():
     for i in range(count):
         dtype = r.choice([torch.float32, torch.float64])
         kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                         "adaptive_avg_pool2d", "1d"])
+                         "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d"])
         w = b = None
         if kind == "1d":
             op = r.choice(["conv1d", "conv1d", "conv_transpose1d", "max_pool1d", "avg_pool1d",
-                           "adaptive_avg_pool1d"])
+                           "adaptive_avg_pool1d", "adaptive_max_pool1d"])
             xs, ws, args = one_d_case(r, op)
             if ws is not None:
                 w = torch.randn(ws, dtype=dtype, requires_grad=True)
@@ -204,8 +209,8 @@ def main():
             if args["bias"]:  # C_out: weight dimension 0, or 1 times groups when transposed
                 b = torch.randn(ws[0] if kind == "conv2d" else ws[1] * args["groups"], dtype=dtype,
                                 requires_grad=True)
-        elif kind == "adaptive_avg_pool2d":
-            xs, args = adaptive_case(r)
+        elif kind in ("adaptive_avg_pool2d", "adaptive_max_pool2d"):
+            xs, args = adaptive_case(r, kind)
         else:
             while True:
                 xs, args = pool_case(r, kind)

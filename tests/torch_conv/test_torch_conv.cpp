@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// conv2d, conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d, and their 1-d
-// forms, against PyTorch:
-// make_cases.py (run by run_torch_cases.sh with Debian's python3-torch) writes random cases with
-// torch's outputs and gradients; each is recomputed here on HETERO_TEST_DEVICE (default cpu):
-// values, gradients of input, weight and bias, and an error wherever torch raised one.
-// Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of up to 108 terms of
-// randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in float32 and round once: the
-// results may differ by one unit in the last place, 2^-7 relative at most; make_cases.py
+// conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d,
+// and their 1-d forms, against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
+// python3-torch) writes random cases with torch's outputs and gradients; each is recomputed here on
+// HETERO_TEST_DEVICE (default cpu): values, gradients of input, weight and bias, and an error
+// wherever torch raised one. Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of
+// up to 108 terms of randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in float32 and round
+// once: the results may differ by one unit in the last place, 2^-7 relative at most; make_cases.py
 // computes bfloat16 references so on every CPU, where torch's own bfloat16 kernel may not).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -53,6 +52,8 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
     return avg_pool1d(x, a["kernel"], opt(a["stride"]), a["padding"], a["ceil_mode"].get<bool>(),
                       a["count_include_pad"].get<bool>());
   if (op == "adaptive_avg_pool1d") return adaptive_avg_pool1d(x, a["output_size"]);
+  if (op == "adaptive_max_pool1d") return adaptive_max_pool1d(x, a["output_size"]);
+  if (op == "adaptive_max_pool2d") return adaptive_max_pool2d(x, size2(a["output_size"]));
   if (op == "conv_transpose2d")
     return conv_transpose2d(x, w, b, size2(a["stride"]), size2(a["padding"]),
                             size2(a["output_padding"]), a["groups"].get<std::int64_t>(),

@@ -2,12 +2,12 @@
 #pragma once
 /// @file conv.hpp
 /// 2-d convolution and pooling over NCHW tensors, as torch.nn.functional.conv2d,
-/// conv_transpose2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d (Note [Convolution as GEMM] in
-/// core/src/window_views.hpp: the core builds them from the backends' strided copy, GEMM,
-/// reductions and element-wise kernels, so every backend runs them with no kernel of its
-/// own). Shapes: input [N, C, H, W] or unbatched [C, H, W] (the result is then unbatched
-/// too); all sizes in elements. Gradients flow to input, weight and bias (first order only:
-/// a gradient of these gradients is not recorded).
+/// conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d (Note
+/// [Convolution as GEMM] in core/src/window_views.hpp: the core builds them from the backends'
+/// strided copy, GEMM, reductions and element-wise kernels, so every backend runs them with no
+/// kernel of its own). Shapes: input [N, C, H, W] or unbatched [C, H, W] (the result is then
+/// unbatched too); all sizes in elements. Gradients flow to input, weight and bias (first order
+/// only: a gradient of these gradients is not recorded).
 #include <cstdint>
 #include <optional>
 
@@ -91,5 +91,16 @@ HETERO_API Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Si
 /// count overflows int64 raises ShapeError, one whose window table does not fit in host memory
 /// OutOfMemoryError.
 HETERO_API Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
+
+/// Maximum over windows that tile the input into `output_size` cells (the windows of
+/// adaptive_avg_pool2d), as torch.nn.functional.adaptive_max_pool2d without return_indices.
+/// A window holding NaN gives NaN. The gradient goes to the first maximal element of each
+/// window (row-major; torch's cpu kernel picks the last NaN where a window has several, as
+/// for max_pool2d). Floating dtypes (float16 too, which torch 1.13's cpu kernel refuses;
+/// NotImplementedError otherwise); output sizes >= 0 (ValueError otherwise; 0 gives an empty
+/// result); input 3-d or 4-d with non-empty channel and spatial dimensions (ShapeError). An
+/// output whose element count or window table overflows int64 raises ShapeError, a table
+/// the host has no memory for OutOfMemoryError.
+HETERO_API Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size);
 
 }  // namespace hetero

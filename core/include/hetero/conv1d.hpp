@@ -3,10 +3,10 @@
 /// @file conv1d.hpp
 /// 1-d convolution and pooling over NCL tensors (a batch of sequences of C channels and L
 /// steps: D2L 16.3's textCNN), as torch.nn.functional.conv1d, conv_transpose1d, max_pool1d,
-/// avg_pool1d and adaptive_avg_pool1d. Each is its 2-d counterpart (<hetero/conv.hpp>) over
-/// [N, C, 1, L] with a window of height 1, so the values, gradients, dtype rules and backends
-/// are those of the 2-d ops. Shapes: input [N, C, L] or unbatched [C, L] (the result is then
-/// unbatched too); sizes in elements.
+/// avg_pool1d, adaptive_avg_pool1d and adaptive_max_pool1d. Each is its 2-d counterpart
+/// (<hetero/conv.hpp>) over [N, C, 1, L] with a window of height 1, so the values, gradients, dtype
+/// rules and backends are those of the 2-d ops. Shapes: input [N, C, L] or unbatched [C, L] (the
+/// result is then unbatched too); sizes in elements.
 #include <cstdint>
 #include <optional>
 
@@ -48,5 +48,10 @@ HETERO_API Tensor avg_pool1d(const Tensor& input, std::int64_t kernel,
 /// torch.nn.functional.adaptive_avg_pool1d (1: the global average over time). Ranks as
 /// max_pool1d; the rest as adaptive_avg_pool2d.
 HETERO_API Tensor adaptive_avg_pool1d(const Tensor& input, std::int64_t output_size);
+
+/// Maximum over `output_size` windows that tile the steps, as
+/// torch.nn.functional.adaptive_max_pool1d without return_indices (1: the maximum over
+/// time). Ranks as max_pool1d; the rest as adaptive_max_pool2d.
+HETERO_API Tensor adaptive_max_pool1d(const Tensor& input, std::int64_t output_size);
 
 }  // namespace hetero

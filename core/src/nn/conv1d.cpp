@@ -36,5 +36,6 @@ Tensor AvgPool1d::forward(const Tensor& x) {
 }
 
 Tensor AdaptiveAvgPool1d::forward(const Tensor& x) { return adaptive_avg_pool1d(x, size_); }
+Tensor AdaptiveMaxPool1d::forward(const Tensor& x) { return adaptive_max_pool1d(x, size_); }
 
 }  // namespace hetero::nn

@@ -19,5 +19,6 @@ Tensor AvgPool2d::forward(const Tensor& x) {
 }
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& x) { return adaptive_avg_pool2d(x, size_); }
+Tensor AdaptiveMaxPool2d::forward(const Tensor& x) { return adaptive_max_pool2d(x, size_); }
 
 }  // namespace hetero::nn

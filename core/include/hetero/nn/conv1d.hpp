@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/conv1d.hpp
-/// hetero::nn::Conv1d, MaxPool1d, AvgPool1d and AdaptiveAvgPool1d — the 1-d layers over NCL
-/// input (D2L 16.3's textCNN), as torch.nn's, over the ops of <hetero/conv1d.hpp>.
+/// hetero::nn::Conv1d, MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and AdaptiveMaxPool1d — the 1-d
+/// layers over NCL input (D2L 16.3's textCNN), as torch.nn's, over the ops of <hetero/conv1d.hpp>.
 #include <cstdint>
 #include <optional>
 
@@ -88,6 +88,19 @@ class HETERO_API AdaptiveAvgPool1d : public Module {
   /// Outputs of `output_size` steps (checked at forward()).
   explicit AdaptiveAvgPool1d(std::int64_t output_size) : size_(output_size) {}
   /// adaptive_avg_pool1d(x, output_size).
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  std::int64_t size_;
+};
+
+/// adaptive_max_pool1d as a layer (torch.nn.AdaptiveMaxPool1d without return_indices; 1: the
+/// maximum over time).
+class HETERO_API AdaptiveMaxPool1d : public Module {
+ public:
+  /// Outputs of `output_size` steps (checked at forward()).
+  explicit AdaptiveMaxPool1d(std::int64_t output_size) : size_(output_size) {}
+  /// adaptive_max_pool1d(x, output_size).
   Tensor forward(const Tensor& x) override;
 
  private:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/pooling.hpp
-/// Pooling layers over NCHW input, as torch.nn.MaxPool2d, AvgPool2d and
-/// AdaptiveAvgPool2d (no parameters; the functional forms are in <hetero/conv.hpp>).
+/// Pooling layers over NCHW input, as torch.nn.MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and
+/// AdaptiveMaxPool2d (no parameters; the functional forms are in <hetero/conv.hpp>).
 #include <cstdint>
 #include <optional>
 
@@ -61,6 +61,19 @@ class HETERO_API AdaptiveAvgPool2d : public Module {
   /// Outputs of `output_size` (checked at forward()).
   explicit AdaptiveAvgPool2d(Size2 output_size) : size_(output_size) {}
   /// adaptive_avg_pool2d(x, output_size).
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  Size2 size_;
+};
+
+/// adaptive_max_pool2d(x, output_size) (torch.nn.AdaptiveMaxPool2d without return_indices);
+/// throws as adaptive_max_pool2d.
+class HETERO_API AdaptiveMaxPool2d : public Module {
+ public:
+  /// Outputs of `output_size` (checked at forward()).
+  explicit AdaptiveMaxPool2d(Size2 output_size) : size_(output_size) {}
+  /// adaptive_max_pool2d(x, output_size).
   Tensor forward(const Tensor& x) override;
 
  private:
