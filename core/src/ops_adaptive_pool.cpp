@@ -68,6 +68,17 @@ void check_output_size(Size2 output_size, const char* op) {
                      detail::size2_str(output_size));
 }
 
+// The checks both adaptive pools start with (as their doc comments say): the input as
+// [N, C, H, W], and the output's element count within int64.
+Tensor adaptive_input(const Tensor& input, Size2 output_size, const char* op) {
+  const Tensor x4 = detail::pool_input(input, op);
+  detail::check_pool_dtype(input, op);
+  check_output_size(output_size, op);
+  // The output must be a tensor hetero can index (ShapeError, not a failed allocation).
+  (void)detail::checked_numel({x4.size(0), x4.size(1), output_size.h, output_size.w});
+  return x4;
+}
+
 // No windows (an output size of 0): an empty result (as torch), still connected to the
 // input for autograd (its gradient is zeros).
 Tensor no_windows(const Tensor& input, const Tensor& x4, Size2 output_size) {
@@ -140,12 +151,8 @@ Tensor adaptive_average(const Tensor& x, int dim, std::int64_t out) {
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const detail::prof::Scope op_scope("adaptive_avg_pool2d", input);
-  const Tensor x4 = detail::pool_input(input, "adaptive_avg_pool2d");
-  detail::check_pool_dtype(input, "adaptive_avg_pool2d");
-  check_output_size(output_size, "adaptive_avg_pool2d");
+  const Tensor x4 = adaptive_input(input, output_size, "adaptive_avg_pool2d");
   if (output_size.h == 0 || output_size.w == 0) return no_windows(input, x4, output_size);
-  // The output must be a tensor hetero can index (ShapeError, not a failed allocation).
-  (void)detail::checked_numel({x4.size(0), x4.size(1), output_size.h, output_size.w});
   // 16-bit inputs in float32, rounded once at the end (as torch's accumulate type).
   const DType t = x4.dtype();
   const bool narrow = t == DType::float16 || t == DType::bfloat16;
@@ -164,13 +171,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
 
 Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
   const detail::prof::Scope op_scope("adaptive_max_pool2d", input);
-  const Tensor x4 = detail::pool_input(input, "adaptive_max_pool2d");
-  detail::check_pool_dtype(input, "adaptive_max_pool2d");
-  check_output_size(output_size, "adaptive_max_pool2d");
+  const Tensor x4 = adaptive_input(input, output_size, "adaptive_max_pool2d");
   if (output_size.h == 0 || output_size.w == 0) return no_windows(input, x4, output_size);
   const std::int64_t n = x4.size(0), c = x4.size(1), h = x4.size(2), w = x4.size(3);
   const std::int64_t oh = output_size.h, ow = output_size.w;
-  (void)detail::checked_numel({n, c, oh, ow});
   Tensor y;
   if (h % oh == 0 && w % ow == 0) {
     y = max_pool2d(x4, {h / oh, w / ow});  // equal windows, side by side

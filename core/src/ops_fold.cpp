@@ -48,11 +48,28 @@ void check_window(const char* op, Size2 k, Size2 d, Size2 p, Size2 s) {
         both("padding should be non-negative, but got", " pad_height: ", " pad_width: ", p));
 }
 
+// `input` checked for `op` (floating; ValueError for the window) and made batched: rank
+// `rank` or rank - 1 (unbatched: a batch of 1 is added), every dimension but the batch
+// non-empty, else ShapeError with torch's `message` and the shape.
+Tensor batched_input(const Tensor& input, const char* op, Size2 k, Size2 d, Size2 p, Size2 s,
+                     std::int64_t rank, const char* message) {
+  detail::check_floating(input, op);
+  check_window(op, k, d, p, s);
+  const bool batched = input.dim() == rank;
+  bool empty = false;
+  for (std::int64_t i = batched ? 1 : 0; i < input.dim(); ++i) empty = empty || input.size(i) == 0;
+  if ((input.dim() != rank - 1 && !batched) || empty)
+    throw ShapeError(std::string(op) + ": " + message + shape_str(input.shape()));
+  return batched ? input : input.unsqueeze(0);
+}
+
 // floor((size + 2 pad - dilation (kernel - 1) - 1) / stride) + 1 (torch's div_rtn), and the
 // padded size; ShapeError naming `op` where the padded size leaves int64.
 struct Blocks {
   std::int64_t count;   // blocks along the dimension (may be < 1: the caller refuses)
   std::int64_t padded;  // size + 2 pad
+  std::int64_t step;    // the stride, or 1 for a single block (its stride plays no part)
+  std::int64_t reach;   // the rows the blocks' starts span: step * count
 };
 Blocks blocks_along(const char* op, std::int64_t size, std::int64_t k, std::int64_t d,
                     std::int64_t p, std::int64_t s) {
@@ -62,10 +79,17 @@ Blocks blocks_along(const char* op, std::int64_t size, std::int64_t k, std::int6
                      std::to_string(p) + " overflows int64");
   // A window d (k - 1) + 1 wider than int64 holds covers no padded size: no block.
   if (__builtin_mul_overflow(d, k - 1, &span) || __builtin_add_overflow(span, 1, &span))
-    return {0, padded};
+    return {0, padded, 1, 0};
   const std::int64_t num = padded - span;  // (both in [0, INT64_MAX]: no overflow)
-  const std::int64_t floor = num / s - (num % s != 0 && num < 0);
-  return {floor + 1, padded};  // (floor <= INT64_MAX - 1: span >= 1)
+  const std::int64_t count = num / s - (num % s != 0 && num < 0) + 1;  // (span >= 1)
+  const std::int64_t step = count > 1 ? s : 1;
+  std::int64_t reach = 0, end = 0;
+  // (the last window's end, plus up to step - 1 rows: within int64, or the sizes are absurd)
+  if (count >= 1 && (__builtin_mul_overflow(step, count, &reach) ||
+                     __builtin_add_overflow(reach, span - 1, &end)))
+    throw ShapeError(std::string(op) + ": " + std::to_string(count) + " blocks of stride " +
+                     std::to_string(s) + " overflow int64");
+  return {count, padded, step, reach};
 }
 
 // Every `step`-th of `len` elements of dimension `dim`, from `start`: narrow, split into
@@ -86,17 +110,10 @@ Tensor every(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 
 Tensor unfold(const Tensor& input, Size2 kernel_size, Size2 dilation, Size2 padding, Size2 stride) {
   const detail::prof::Scope op_scope("unfold", input);
-  detail::check_floating(input, "unfold");
-  check_window("unfold", kernel_size, dilation, padding, stride);
+  const Tensor x = batched_input(input, "unfold", kernel_size, dilation, padding, stride, 4,
+                                 "Expected 3D or 4D (batch mode) tensor with possibly 0 batch "
+                                 "size and other non-zero dimensions for input, but got: ");
   const bool batched = input.dim() == 4;
-  bool empty = false;
-  for (std::int64_t i = batched ? 1 : 0; i < input.dim(); ++i) empty = empty || input.size(i) == 0;
-  if ((input.dim() != 3 && !batched) || empty)
-    throw ShapeError(
-        "unfold: Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
-        "non-zero dimensions for input, but got: " +
-        shape_str(input.shape()));
-  const Tensor x = batched ? input : input.unsqueeze(0);
   const std::int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   const Blocks bh = blocks_along("unfold", h, kernel_size.h, dilation.h, padding.h, stride.h);
   const Blocks bw = blocks_along("unfold", w, kernel_size.w, dilation.w, padding.w, stride.w);
@@ -109,16 +126,16 @@ Tensor unfold(const Tensor& input, Size2 kernel_size, Size2 dilation, Size2 padd
                      "), but its components must be at least one.");
   // Zero padding, plus up to stride - 1 zeros at the end so that every block's rows (and
   // columns) split evenly into [count, stride].
-  const auto extra = [](const Blocks& b, std::int64_t k, std::int64_t d, std::int64_t s) {
-    return std::max<std::int64_t>(0, (k - 1) * d + s * b.count - b.padded);
+  const auto extra = [](const Blocks& b, std::int64_t k, std::int64_t d) {
+    return std::max<std::int64_t>(0, (k - 1) * d + b.reach - b.padded);
   };
-  const Tensor xp = pad(x, {padding.w, padding.w + extra(bw, kernel_size.w, dilation.w, stride.w),
-                            padding.h, padding.h + extra(bh, kernel_size.h, dilation.h, stride.h)});
+  const Tensor xp = pad(x, {padding.w, padding.w + extra(bw, kernel_size.w, dilation.w), padding.h,
+                            padding.h + extra(bh, kernel_size.h, dilation.h)});
   std::vector<Tensor> blocks;
   for (std::int64_t i = 0; i < kernel_size.h; ++i) {
-    const Tensor rows = every(xp, 2, i * dilation.h, bh.count, stride.h);
+    const Tensor rows = every(xp, 2, i * dilation.h, bh.count, bh.step);
     for (std::int64_t j = 0; j < kernel_size.w; ++j)
-      blocks.push_back(every(rows, 3, j * dilation.w, bw.count, stride.w));
+      blocks.push_back(every(rows, 3, j * dilation.w, bw.count, bw.step));
   }
   // [N, C, kh kw, OH, OW] -> [N, C kh kw, OH OW]
   const Tensor out =
@@ -129,17 +146,10 @@ Tensor unfold(const Tensor& input, Size2 kernel_size, Size2 dilation, Size2 padd
 Tensor fold(const Tensor& input, Size2 output_size, Size2 kernel_size, Size2 dilation,
             Size2 padding, Size2 stride) {
   const detail::prof::Scope op_scope("fold", input);
-  detail::check_floating(input, "fold");
-  check_window("fold", kernel_size, dilation, padding, stride);
+  const Tensor x = batched_input(input, "fold", kernel_size, dilation, padding, stride, 3,
+                                 "Expected 2D or 3D (batch mode) tensor for input with possibly "
+                                 "0 batch size and non-zero dimensions for input, but got: ");
   const bool batched = input.dim() == 3;
-  bool empty = false;
-  for (std::int64_t i = batched ? 1 : 0; i < input.dim(); ++i) empty = empty || input.size(i) == 0;
-  if ((input.dim() != 2 && !batched) || empty)
-    throw ShapeError(
-        "fold: Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
-        "non-zero dimensions for input, but got: " +
-        shape_str(input.shape()));
-  const Tensor x = batched ? input : input.unsqueeze(0);
   const std::int64_t n = x.size(0), ckk = x.size(1), l = x.size(2);
   // (kernel sizes whose product overflows divide no channel count)
   std::int64_t kk = 0;
@@ -172,11 +182,11 @@ Tensor fold(const Tensor& input, Size2 output_size, Size2 kernel_size, Size2 dil
   for (std::int64_t i = 0; i < kernel_size.h; ++i)
     for (std::int64_t j = 0; j < kernel_size.w; ++j) {
       const Tensor block = cols.narrow(2, i * kernel_size.w + j, 1).reshape({n, c, oh, 1, ow, 1});
-      const Tensor spread = pad(block, {0, stride.w - 1, 0, 0, 0, stride.h - 1})
-                                .reshape({n, c, oh * stride.h, ow * stride.w});
+      const Tensor spread =
+          pad(block, {0, bw.step - 1, 0, 0, 0, bh.step - 1}).reshape({n, c, bh.reach, bw.reach});
       const std::int64_t top = i * dilation.h, left = j * dilation.w;
-      const Tensor placed = pad(
-          spread, {left, bw.padded - left - ow * stride.w, top, bh.padded - top - oh * stride.h});
+      const Tensor placed =
+          pad(spread, {left, bw.padded - left - bw.reach, top, bh.padded - top - bh.reach});
       sum = sum.defined() ? sum + placed : placed;
     }
   const Tensor out = pad(sum, {-padding.w, -padding.w, -padding.h, -padding.h});

@@ -154,6 +154,13 @@ TEST(Fold, UnfoldAndFoldAsTorch) {
   EXPECT_EQ(f[1], INFINITY);
   EXPECT_TRUE(std::isnan(f[2]));
   EXPECT_EQ(f[3], 0);
+  // One block along a dimension: its stride plays no part (however large).
+  const Tensor img4 = randn({2, 3, 5, 6});
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  EXPECT_TRUE(equal(unfold(img4, {5, 2}, 1, 0, {huge, 1}), unfold(img4, {5, 2})));
+  const Tensor one_block = unfold(img4, 5, 1, 0, huge);
+  EXPECT_TRUE(equal(one_block, unfold(img4.narrow(3, 0, 5), 5)));
+  EXPECT_TRUE(equal(fold(one_block, {5, 6}, 5, 1, 0, huge), fold(one_block, {5, 6}, 5, 1, 0, 2)));
   // 16-bit dtypes, and an empty batch.
   EXPECT_EQ(unfold(x.detach().to(DType::bfloat16), 2).dtype(), DType::bfloat16);
   EXPECT_EQ(unfold(zeros({0, 3, 5, 6}), 2).shape(), (Shape{0, 12, 20}));

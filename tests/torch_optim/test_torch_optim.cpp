@@ -702,6 +702,12 @@ TEST(TorchOptim, SequentialLRTakesTurnsAsTorch) {
     below.push_back(name,
                     name == "last_epoch" ? full({}, -2.0, TensorOptions().dtype(DType::int64)) : t);
   EXPECT_THROW(skipped->load_state_dict(below), ValueError);
+  for (const double bad : {std::nan(""), 2.5, HUGE_VAL, 1e30}) {  // not an integer epoch
+    nn::NamedTensors odd;
+    for (const auto& [name, t] : skipped->state_dict())
+      odd.push_back(name, name == "last_epoch" ? full({}, bad) : t);
+    EXPECT_THROW(skipped->load_state_dict(odd), ValueError) << bad;
+  }
   EXPECT_EQ(skipped->last_epoch(), -1);
 
   // torch's refusals, and decreasing milestones; nothing changes on a refusal.

@@ -26,10 +26,7 @@ void ChainedScheduler::step() {
 }
 
 LRScheduler& ChainedScheduler::scheduler(std::size_t i) const {
-  if (i >= schedulers_.size())
-    throw IndexError("ChainedScheduler: scheduler " + std::to_string(i) + " of " +
-                     std::to_string(schedulers_.size()));
-  return *schedulers_[i];
+  return detail::schedule_at(schedulers_, i, "ChainedScheduler");
 }
 
 nn::NamedTensors ChainedScheduler::state_dict() const {

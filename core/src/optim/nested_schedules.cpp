@@ -17,6 +17,13 @@ void check_schedules(const Schedules& schedules, const std::string& who) {
   }
 }
 
+LRScheduler& schedule_at(const Schedules& schedules, std::size_t i, const std::string& who) {
+  if (i >= schedules.size())
+    throw IndexError(who + ": scheduler " + std::to_string(i) + " of " +
+                     std::to_string(schedules.size()));
+  return *schedules[i];
+}
+
 void append_nested(nn::NamedTensors& out, const Schedules& schedules) {
   for (std::size_t i = 0; i < schedules.size(); ++i)
     for (const auto& [name, t] : schedules[i]->state_dict())

@@ -20,6 +20,9 @@ using Schedules = std::vector<std::shared_ptr<LRScheduler>>;
 /// the same optimizer").
 void check_schedules(const Schedules& schedules, const std::string& who);
 
+/// Schedule i of `schedules`; IndexError naming `who` when i is out of range.
+LRScheduler& schedule_at(const Schedules& schedules, std::size_t i, const std::string& who);
+
 /// Appends each schedule's state_dict() entries to `out` under "schedulers.<i>.".
 void append_nested(nn::NamedTensors& out, const Schedules& schedules);
 

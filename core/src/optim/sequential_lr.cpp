@@ -79,10 +79,7 @@ void SequentialLR::step() {
 }
 
 LRScheduler& SequentialLR::scheduler(std::size_t i) const {
-  if (i >= schedulers_.size())
-    throw IndexError("SequentialLR: scheduler " + std::to_string(i) + " of " +
-                     std::to_string(schedulers_.size()));
-  return *schedulers_[i];
+  return detail::schedule_at(schedulers_, i, "SequentialLR");
 }
 
 nn::NamedTensors SequentialLR::state_dict() const {
