@@ -25,20 +25,20 @@ using detail::in_compute_dtype;
 
 namespace {
 
-// hardtanh of an integer tensor, as torch's: no gradient; the bounds cast to the dtype
-// (truncated toward 0, as a Scalar's conversion; DTypeError beyond its range) and an
-// unsigned dtype refuses negative limits.
+// hardtanh of an integer tensor, as torch's hardtanh_out: no gradient; the bounds truncated
+// toward 0 (a Scalar's toLong()), then an unsigned dtype refuses negative ones (so -0.5, which
+// truncates to 0, is taken), then they are cast to the dtype (DTypeError beyond its range).
 Tensor integer_hardtanh(const Tensor& x, double min_val, double max_val) {
-  if (x.dtype() == DType::uint8 && (min_val < 0 || max_val < 0))
+  const double lo = std::trunc(min_val), hi = std::trunc(max_val);
+  if (x.dtype() == DType::uint8 && (lo < 0 || hi < 0))
     throw ValueError(
         "hardtanh: cannot do hardtanh on an unsigned type with negative limits "
         "(min_val " +
         detail::format_double(min_val) + ", max_val " + detail::format_double(max_val) +
         "; as torch)");
-  detail::check_value_fits("hardtanh", min_val, x.dtype());
-  detail::check_value_fits("hardtanh", max_val, x.dtype());
-  return clamp(x, Number(static_cast<std::int64_t>(min_val)),
-               Number(static_cast<std::int64_t>(max_val)));
+  detail::check_value_fits("hardtanh", lo, x.dtype());
+  detail::check_value_fits("hardtanh", hi, x.dtype());
+  return clamp(x, Number(static_cast<std::int64_t>(lo)), Number(static_cast<std::int64_t>(hi)));
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ TEST(Activations, PiecewiseAsTorch) {
   // torch's refusals: bool input, negative limits for uint8, a bound beyond the dtype.
   EXPECT_THROW((void)hardtanh(ints.to(DType::bool_)), DTypeError);
   EXPECT_THROW((void)hardtanh(ints.abs().to(DType::uint8)), ValueError);
+  // ... negative after truncation: -0.9 becomes 0, which uint8 takes (torch: [1, 3, 3]; and
+  // [0, 0, 0] for min 0.5, max -0.5; differential seed 1130613 case 2174).
+  const Tensor bytes = from_vector(std::vector<double>{1, 4, 255}, {3}).to(DType::uint8);
+  EXPECT_EQ(hardtanh(bytes, -0.9, 3.0).to_vector<double>(), (std::vector<double>{1, 3, 3}));
+  EXPECT_EQ(hardtanh(bytes, 0.5, -0.5).to_vector<double>(), (std::vector<double>{0, 0, 0}));
   EXPECT_THROW((void)hardtanh(ints.to(DType::int8), -1000.0, 2.0), DTypeError);
   EXPECT_THROW((void)hardswish(ints), NotImplementedError);
   EXPECT_THROW((void)hardsigmoid(ints), NotImplementedError);
