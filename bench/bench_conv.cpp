@@ -49,11 +49,16 @@ std::function<void()> conv_step(std::int64_t n, std::int64_t c, std::int64_t h, 
 std::function<void()> pool_step(const std::string& kind, std::int64_t n, std::int64_t c,
                                 std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
                                 bool backward) {
-  Tensor x = rand({n, c, h, h}).requires_grad_(backward);
-  return [x, kind, k, s, p, backward]() mutable {
-    const Tensor y = kind == "max"   ? max_pool2d(x, k, s, p)
-                     : kind == "avg" ? avg_pool2d(x, k, s, p)
-                                     : adaptive_avg_pool2d(x, 1);
+  const std::int64_t blocks = (h + 2 * p - k) / s + 1;  // fold's input: unfold's output
+  Tensor x = (kind == "fold" ? rand({n, c * k * k, blocks * blocks}) : rand({n, c, h, h}))
+                 .requires_grad_(backward);
+  return [x, kind, h, k, s, p, backward]() mutable {
+    const Tensor y = kind == "max"            ? max_pool2d(x, k, s, p)
+                     : kind == "avg"          ? avg_pool2d(x, k, s, p)
+                     : kind == "adaptive_max" ? adaptive_max_pool2d(x, k)
+                     : kind == "unfold"       ? unfold(x, k, 1, p, s)
+                     : kind == "fold"         ? fold(x, h, k, 1, p, s)
+                                              : adaptive_avg_pool2d(x, 1);
     if (backward) {
       y.backward(ones_like(y));
       x.mutable_grad() = Tensor();
@@ -139,6 +144,11 @@ constexpr Pool kPools[] = {
     {"maxpool_3x3_s2_64x14x14", "max", 128, 64, 14, 3, 2, 1},
     {"avgpool_2x2_6x28x28", "avg", 256, 6, 28, 2, 2, 0},
     {"global_avgpool_512x7x7", "global", 32, 512, 7, 1, 1, 0},
+    // unequal windows (30 into 7): the gathered route, not max_pool2d's
+    {"adaptive_maxpool_7x7_256x30x30", "adaptive_max", 32, 256, 30, 7, 0, 0},
+    // im2col and col2im of a ResNet layer's 3x3 windows (composed from narrow, stack, add)
+    {"unfold_3x3_64x32x32", "unfold", 32, 64, 32, 3, 1, 1},
+    {"fold_3x3_64x32x32", "fold", 32, 64, 32, 3, 1, 1},
 };
 struct Norm {
   const char* name;

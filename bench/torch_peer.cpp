@@ -213,11 +213,17 @@ std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h
 std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::int64_t c,
                                   std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
                                   bool backward) {
-  at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward);
-  return [x, kind, k, s, p, backward]() mutable {
-    at::Tensor y = kind == "max"   ? at::max_pool2d(x, k, s, p)
-                   : kind == "avg" ? at::avg_pool2d(x, k, s, p)
-                                   : at::adaptive_avg_pool2d(x, {1, 1});
+  const std::int64_t blocks = (h + 2 * p - k) / s + 1;  // fold's input: unfold's output
+  at::Tensor x =
+      (kind == "fold" ? at::rand({n, c * k * k, blocks * blocks}) : at::rand({n, c, h, h}))
+          .requires_grad_(backward);
+  return [x, kind, h, k, s, p, backward]() mutable {
+    at::Tensor y = kind == "max"            ? at::max_pool2d(x, k, s, p)
+                   : kind == "avg"          ? at::avg_pool2d(x, k, s, p)
+                   : kind == "adaptive_max" ? std::get<0>(at::adaptive_max_pool2d(x, {k, k}))
+                   : kind == "unfold"       ? at::im2col(x, {k, k}, {1, 1}, {p, p}, {s, s})
+                   : kind == "fold"         ? at::col2im(x, {h, h}, {k, k}, {1, 1}, {p, p}, {s, s})
+                                            : at::adaptive_avg_pool2d(x, {1, 1});
     if (!backward) return;
     y.backward(at::ones_like(y));
     x.mutable_grad().reset();

@@ -47,7 +47,9 @@ std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h
                                   bool transposed = false);
 /// A pooling layer on x [n, c, h, h] (issue #49 item 1's pooling rows), forward alone or
 /// (`backward`) forward and backward: `kind` "max" (max_pool2d, kernel k, stride s, padding p),
-/// "avg" (avg_pool2d, the same) or "global" (adaptive_avg_pool2d to 1x1; k, s, p unused).
+/// "avg" (avg_pool2d, the same), "global" (adaptive_avg_pool2d to 1x1; k, s, p unused),
+/// "adaptive_max" (adaptive_max_pool2d to k x k), "unfold" (im2col: kernel k, stride s,
+/// padding p) or "fold" (col2im back to h x h, of x [n, c k k, blocks]).
 std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::int64_t c,
                                   std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
                                   bool backward);
