@@ -67,6 +67,28 @@ std::function<void()> pool_step(const std::string& kind, std::int64_t n, std::in
   };
 }
 
+// A 3-d layer on x [n, c, d, h, h], as bench::torch::volume_step: "conv3d" (a [o, c, k, k, k]
+// weight, padding p, a bias), "tconv3d" (conv_transpose3d by a [c, o, k, k, k] weight at
+// stride k: a 3-D U-Net's up-convolution) or "maxpool3d" (kernel k).
+std::function<void()> volume_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                  std::int64_t d, std::int64_t h, std::int64_t o, std::int64_t k,
+                                  std::int64_t p, bool backward) {
+  Tensor x = rand({n, c, d, h, h}).requires_grad_(backward),
+         w = (kind == "tconv3d" ? rand({c, o, k, k, k}) : rand({o, c, k, k, k}))
+                 .requires_grad_(backward),
+         b = rand({o}).requires_grad_(backward);
+  return [x, w, b, kind, k, p, backward]() mutable {
+    const Tensor y = kind == "conv3d"    ? conv3d(x, w, b, 1, p)
+                     : kind == "tconv3d" ? conv_transpose3d(x, w, b, k)
+                                         : max_pool3d(x, k);
+    if (backward) {
+      y.backward(ones_like(y));
+      for (Tensor* t : {&x, &w, &b}) t->mutable_grad() = Tensor();
+    }
+    synchronize(Device::cpu());
+  };
+}
+
 // BatchNorm2d in training mode, as bench::torch::batch_norm_step.
 std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64_t h,
                                       bool backward) {
@@ -166,6 +188,19 @@ constexpr Layer kTransposed[] = {
     {"tconv_dcgan_256to128_8x8", 64, 256, 8, 128, 4, 1, 2},
     {"tconv_fcn_21_s32_10x10", 2, 21, 10, 21, 64, 16, 32},
 };
+// 3-d layers (composed from the 2-d ones, Note [3-d ops from 2-d ones]): a C3D 3x3x3
+// convolution (64 channels, 8 frames of 28x28, batch 4), a 3-D U-Net's 2x2x2 stride-2
+// up-convolution (64 -> 32 channels, 8x14x14 -> 16x28x28) and a 2x2x2 max-pool.
+struct Volume {
+  const char* name;
+  const char* kind;
+  std::int64_t n, c, d, h, o, k, p;
+};
+constexpr Volume kVolumes[] = {
+    {"conv3d_c3d_64_8x28x28", "conv3d", 4, 64, 8, 28, 64, 3, 1},
+    {"tconv3d_unet_64to32_8x14x14", "tconv3d", 4, 64, 8, 14, 32, 2, 0},
+    {"maxpool3d_2_64x8x28x28", "maxpool3d", 4, 64, 8, 28, 64, 2, 0},
+};
 constexpr const char* kBFloat16Layers[] = {"conv2", "resnet_64_32x32", "resnet_512_7x7"};
 
 bool is_bfloat16_row(const Layer& l) {
@@ -204,6 +239,11 @@ void register_all() {
       add(std::string(l.name) + suffix(backward),
           pool_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward),
           HETERO_TORCH_PEER(pool2d_step(l.kind, l.n, l.c, l.h, l.k, l.s, l.p, backward)));
+  for (const Volume& l : kVolumes)
+    for (const bool backward : {false, true})
+      add(std::string(l.name) + suffix(backward),
+          volume_step(l.kind, l.n, l.c, l.d, l.h, l.o, l.k, l.p, backward),
+          HETERO_TORCH_PEER(volume_step(l.kind, l.n, l.c, l.d, l.h, l.o, l.k, l.p, backward)));
   for (const Norm& l : kNorms)
     for (const bool backward : {false, true})
       add(std::string(l.name) + suffix(backward), batch_norm_step(l.n, l.c, l.h, backward),

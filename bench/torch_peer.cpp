@@ -230,6 +230,24 @@ std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::
   };
 }
 
+std::function<void()> volume_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                  std::int64_t d, std::int64_t h, std::int64_t o, std::int64_t k,
+                                  std::int64_t p, bool backward) {
+  at::Tensor x = at::rand({n, c, d, h, h}).requires_grad_(backward),
+             w = (kind == "tconv3d" ? at::rand({c, o, k, k, k}) : at::rand({o, c, k, k, k}))
+                     .requires_grad_(backward),
+             b = at::rand({o}).requires_grad_(backward);
+  return [x, w, b, kind, k, p, backward]() mutable {
+    at::Tensor y = kind == "conv3d"    ? at::conv3d(x, w, b, 1, p)
+                   : kind == "tconv3d" ? at::conv_transpose3d(x, w, b, k)
+                                       : at::max_pool3d(x, k);
+    if (!backward) return;
+    y.backward(at::ones_like(y));
+    for (at::Tensor* t : {&x, &w, &b})
+      if (t->mutable_grad().defined()) t->mutable_grad().reset();
+  };
+}
+
 std::function<void()> batch_norm_step(std::int64_t n, std::int64_t c, std::int64_t h,
                                       bool backward) {
   at::Tensor x = at::rand({n, c, h, h}).requires_grad_(backward),

@@ -53,6 +53,13 @@ std::function<void()> conv2d_step(std::int64_t n, std::int64_t c, std::int64_t h
 std::function<void()> pool2d_step(const std::string& kind, std::int64_t n, std::int64_t c,
                                   std::int64_t h, std::int64_t k, std::int64_t s, std::int64_t p,
                                   bool backward);
+/// A 3-d layer on x [n, c, d, h, h], forward alone or (`backward`) forward and backward (every
+/// operand's gradient): `kind` "conv3d" (a [o, c, k, k, k] weight, padding p, a bias),
+/// "tconv3d" (conv_transpose3d by a [c, o, k, k, k] weight and a bias at stride k) or
+/// "maxpool3d" (kernel k; o and p unused).
+std::function<void()> volume_step(const std::string& kind, std::int64_t n, std::int64_t c,
+                                  std::int64_t d, std::int64_t h, std::int64_t o, std::int64_t k,
+                                  std::int64_t p, bool backward);
 /// BatchNorm2d in training mode (batch statistics, running statistics updated, momentum 0.1,
 /// eps 1e-5, affine) on x [n, c, h, h], forward alone or (`backward`) forward and backward
 /// (the gradients of input, weight and bias) (issue #49 item 1's batch-norm rows).

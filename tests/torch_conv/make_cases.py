@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Random conv1d / conv_transpose1d / max_pool1d / avg_pool1d / adaptive_avg_pool1d /
 adaptive_max_pool1d / conv2d / conv_transpose2d / max_pool2d / avg_pool2d / adaptive_avg_pool2d /
-adaptive_max_pool2d cases computed by PyTorch
+adaptive_max_pool2d cases, and their 3-d forms, computed by PyTorch
 (Debian's python3-torch; float32 and float64, and conv2d in bfloat16 too), written as one safetensors file for test_torch_conv: per case
 `<i>.x`, `<i>.w`, `<i>.b` (inputs), `<i>.gy` (the output's gradient), `<i>.y`, `<i>.gx`,
 `<i>.gw`, `<i>.gb` (torch's results), and the case's arguments as JSON in the metadata
@@ -147,11 +147,79 @@ def adaptive_case(r, op):
     return ([r.randint(1, 3), h, w] if n is None else [n, r.randint(1, 3), h, w]), args
 
 
+def three_d_case(r, op):
+    """A 3-d op's case: input [N, C, D, H, W] or [C, D, H, W]; the weight's shape for the
+    convolutions, else None. Sizes stay small (every tap of conv3d is a channel of one conv2d)."""
+    n = r.choice([0, 1, 2]) if r.random() < 0.9 else None
+    bad = r.random() < 0.05  # sizes or padding torch may refuse
+    groups = r.choice([1, 1, 2]) if op.startswith("conv") else 1
+    c = groups * r.randint(1, 2) if op.startswith("conv") else r.randint(1, 3)
+    k = [r.randint(1, 3) for _ in range(3)]
+    stride = [r.randint(1, 3) for _ in range(3)]
+    dil = [r.randint(1, 2) for _ in range(3)]
+    size = [r.randint(1, 6) for _ in range(3)]
+    args = {"op": op}
+    w = None
+    if op == "conv3d":
+        pad = [r.randint(0, 2) for _ in range(3)]
+        if not bad:
+            size = [max(size[j], dil[j] * (k[j] - 1) + 1 - 2 * pad[j]) for j in range(3)]
+        o = groups * r.randint(1, 2)
+        args.update(stride=stride, padding=pad, dilation=dil, groups=groups, bias=r.random() < 0.7)
+        w = [o, c // groups] + k
+    elif op == "conv_transpose3d":
+        o = groups * r.randint(1, 2)
+        pad = [r.randint(0, 3 if bad else 1) for _ in range(3)]
+        out_pad = [r.randint(0, max(stride[j], dil[j]) - (0 if bad else 1)) for j in range(3)]
+        size = [min(s_, 4) for s_ in size]
+        args.update(stride=stride, padding=pad, output_padding=out_pad, dilation=dil, groups=groups,
+                    bias=r.random() < 0.7)
+        w = [c, o // groups] + k
+    elif op in ("adaptive_avg_pool3d", "adaptive_max_pool3d"):
+        args["output_size"] = [r.randint(1, size[j] + 2) for j in range(3)]
+    else:
+        pad = [r.randint(0, k[j] if bad else k[j] // 2) for j in range(3)]
+        args.update(kernel=k, stride=stride if r.random() < 0.7 else None, padding=pad,
+                    ceil_mode=r.random() < 0.4)
+        if op == "max_pool3d":
+            args["dilation"] = dil
+        else:
+            dil = [1, 1, 1]
+            args["count_include_pad"] = r.random() < 0.6
+            args["divisor_override"] = r.randint(1, 5) if r.random() < 0.2 else None
+        if not bad:
+            size = [max(size[j], dil[j] * (k[j] - 1) + 1 - 2 * pad[j]) for j in range(3)]
+        st = args["stride"] or k
+        # torch 1.13 writes out of bounds for a window of padding only (see empty_window)
+        if any(empty_window(size[j], k[j], st[j], pad[j], dil[j], args["ceil_mode"])
+               for j in range(3)):
+            args["ceil_mode"] = False
+            args["padding"] = [0, 0, 0]
+        if n == 0:
+            n = 1
+    return ([c] + size if n is None else [n, c] + size), w, args
+
+
 def run(args, x, w, b):
     F = torch.nn.functional
     op = args["op"]
     if op == "conv2d":
         return F.conv2d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "conv3d":
+        return F.conv3d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
+    if op == "conv_transpose3d":
+        return F.conv_transpose3d(x, w, b, args["stride"], args["padding"], args["output_padding"],
+                                  args["groups"], args["dilation"])
+    if op == "max_pool3d":
+        return F.max_pool3d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
+                            args["ceil_mode"])
+    if op == "avg_pool3d":
+        return F.avg_pool3d(x, args["kernel"], args["stride"], args["padding"], args["ceil_mode"],
+                            args["count_include_pad"], args["divisor_override"])
+    if op == "adaptive_avg_pool3d":
+        return F.adaptive_avg_pool3d(x, args["output_size"])
+    if op == "adaptive_max_pool3d":
+        return F.adaptive_max_pool3d(x, args["output_size"])
     if op == "conv1d":
         return F.conv1d(x, w, b, args["stride"], args["padding"], args["dilation"], args["groups"])
     if op == "conv_transpose1d":
@@ -190,9 +258,18 @@ def main():
     for i in range(count):
         dtype = r.choice([torch.float32, torch.float64])
         kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                         "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d"])
+                         "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d", "3d"])
         w = b = None
-        if kind == "1d":
+        if kind == "3d":
+            op = r.choice(["conv3d", "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d",
+                           "adaptive_avg_pool3d", "adaptive_max_pool3d"])
+            xs, ws, args = three_d_case(r, op)
+            if ws is not None:
+                w = torch.randn(ws, dtype=dtype, requires_grad=True)
+                if args["bias"]:
+                    b = torch.randn(ws[0] if op == "conv3d" else ws[1] * args["groups"], dtype=dtype,
+                                    requires_grad=True)
+        elif kind == "1d":
             op = r.choice(["conv1d", "conv1d", "conv_transpose1d", "max_pool1d", "avg_pool1d",
                            "adaptive_avg_pool1d", "adaptive_max_pool1d"])
             xs, ws, args = one_d_case(r, op)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d,
-// and their 1-d forms, against PyTorch: make_cases.py (run by run_torch_cases.sh with Debian's
-// python3-torch) writes random cases with torch's outputs and gradients; each is recomputed here on
-// HETERO_TEST_DEVICE (default cpu): values, gradients of input, weight and bias, and an error
-// wherever torch raised one. Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4 float32 (sums of
-// up to 108 terms of randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in float32 and round
-// once: the results may differ by one unit in the last place, 2^-7 relative at most; make_cases.py
-// computes bfloat16 references so on every CPU, where torch's own bfloat16 kernel may not).
+// and their 1-d and 3-d forms, against PyTorch: make_cases.py (run by run_torch_cases.sh with
+// Debian's python3-torch) writes random cases with torch's outputs and gradients; each is
+// recomputed here on HETERO_TEST_DEVICE (default cpu): values, gradients of input, weight and bias,
+// and an error wherever torch raised one. Tolerance: |got - want| <= tol (1 + |want|), tol 1e-4
+// float32 (sums of up to 108 terms of randn values), 1e-10 float64, 2^-7 bfloat16 (both sum in
+// float32 and round once: the results may differ by one unit in the last place, 2^-7 relative at
+// most; make_cases.py computes bfloat16 references so on every CPU, where torch's own bfloat16
+// kernel may not).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +34,43 @@ std::optional<Size2> optional_size2(const nlohmann::json& j) {
   return size2(j);
 }
 
+Size3 size3(const nlohmann::json& j) {
+  return {j[0].get<std::int64_t>(), j[1].get<std::int64_t>(), j[2].get<std::int64_t>()};
+}
+
+std::optional<std::int64_t> optional_int(const nlohmann::json& j) {
+  return j.is_null() ? std::nullopt : std::optional<std::int64_t>(j.get<std::int64_t>());
+}
+
+// The 3-d ops (<hetero/conv3d.hpp>); nullopt for another op.
+std::optional<Tensor> run3d(const nlohmann::json& a, const Tensor& x, const Tensor& w,
+                            const Tensor& b) {
+  const std::string op = a["op"];
+  if (op == "conv3d")
+    return conv3d(x, w, b, size3(a["stride"]), size3(a["padding"]), size3(a["dilation"]),
+                  a["groups"].get<std::int64_t>());
+  if (op == "conv_transpose3d")
+    return conv_transpose3d(x, w, b, size3(a["stride"]), size3(a["padding"]),
+                            size3(a["output_padding"]), a["groups"].get<std::int64_t>(),
+                            size3(a["dilation"]));
+  const auto stride = [&]() -> std::optional<Size3> {
+    if (a["stride"].is_null()) return std::nullopt;
+    return size3(a["stride"]);
+  };
+  if (op == "max_pool3d")
+    return max_pool3d(x, size3(a["kernel"]), stride(), size3(a["padding"]), size3(a["dilation"]),
+                      a["ceil_mode"].get<bool>());
+  if (op == "avg_pool3d")
+    return avg_pool3d(x, size3(a["kernel"]), stride(), size3(a["padding"]),
+                      a["ceil_mode"].get<bool>(), a["count_include_pad"].get<bool>(),
+                      optional_int(a["divisor_override"]));
+  if (op == "adaptive_avg_pool3d") return adaptive_avg_pool3d(x, size3(a["output_size"]));
+  if (op == "adaptive_max_pool3d") return adaptive_max_pool3d(x, size3(a["output_size"]));
+  return std::nullopt;
+}
+
 Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tensor& b) {
+  if (std::optional<Tensor> y = run3d(a, x, w, b)) return *y;
   const std::string op = a["op"];
   if (op == "conv2d")
     return conv2d(x, w, b, size2(a["stride"]), size2(a["padding"]), size2(a["dilation"]),
@@ -61,12 +98,10 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
   if (op == "max_pool2d")
     return max_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
                       size2(a["dilation"]), a["ceil_mode"].get<bool>());
-  if (op == "avg_pool2d") {
-    std::optional<std::int64_t> divisor;
-    if (!a["divisor_override"].is_null()) divisor = a["divisor_override"].get<std::int64_t>();
+  if (op == "avg_pool2d")
     return avg_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
-                      a["ceil_mode"].get<bool>(), a["count_include_pad"].get<bool>(), divisor);
-  }
+                      a["ceil_mode"].get<bool>(), a["count_include_pad"].get<bool>(),
+                      optional_int(a["divisor_override"]));
   return adaptive_avg_pool2d(x, size2(a["output_size"]));
 }
 

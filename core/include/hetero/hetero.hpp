@@ -7,6 +7,7 @@
 #include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
 #include <hetero/conv1d.hpp>
+#include <hetero/conv3d.hpp>
 #include <hetero/data.hpp>
 #include <hetero/default_device.hpp>
 #include <hetero/device.hpp>

@@ -8,6 +8,7 @@
 #include <hetero/nn/containers.hpp>
 #include <hetero/nn/conv.hpp>
 #include <hetero/nn/conv1d.hpp>
+#include <hetero/nn/conv3d.hpp>
 #include <hetero/nn/conv_transpose.hpp>
 #include <hetero/nn/distance.hpp>
 #include <hetero/nn/dropout.hpp>

@@ -162,4 +162,9 @@ BatchNorm2d::BatchNorm2d(std::int64_t num_features, double eps, std::optional<do
     : BatchNorm("BatchNorm2d", 4, 4, num_features, eps, momentum, affine, track_running_stats,
                 options) {}
 
+BatchNorm3d::BatchNorm3d(std::int64_t num_features, double eps, std::optional<double> momentum,
+                         bool affine, bool track_running_stats, TensorOptions options)
+    : BatchNorm("BatchNorm3d", 5, 5, num_features, eps, momentum, affine, track_running_stats,
+                options) {}
+
 }  // namespace hetero::nn

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/batch_norm.hpp
-/// hetero::nn::BatchNorm1d / BatchNorm2d — batch normalisation (Ioffe and Szegedy 2015), as
-/// torch.nn.BatchNorm1d / BatchNorm2d: per channel c (dimension 1),
+/// hetero::nn::BatchNorm1d / BatchNorm2d / BatchNorm3d — batch normalisation (Ioffe and
+/// Szegedy 2015), as torch.nn.BatchNorm1d / 2d / 3d: per channel c (dimension 1),
 ///   y = (x - mean_c) / sqrt(var_c + eps) * weight_c + bias_c
 /// with the batch's mean and biased variance over every dimension but 1 in training (or
 /// without running statistics), and the running ones in eval. Training with
@@ -21,7 +21,7 @@
 
 namespace hetero::nn {
 
-/// What BatchNorm1d and BatchNorm2d share; they differ in the input ranks they accept.
+/// What BatchNorm1d, 2d and 3d share; they differ in the input ranks they accept.
 class HETERO_API BatchNorm : public Module {
  public:
   /// x [N, C, ...]: ShapeError for a rank the layer does not take (torch's "expected 2D or
@@ -71,6 +71,18 @@ class HETERO_API BatchNorm2d : public BatchNorm {
   /// default), and num_batches_tracked; momentum nullopt: a cumulative average, as torch's
   /// momentum=None. ValueError for num_features <= 0, eps < 0 or momentum outside [0, 1].
   explicit BatchNorm2d(std::int64_t num_features, double eps = 1e-5,
+                       std::optional<double> momentum = 0.1, bool affine = true,
+                       bool track_running_stats = true, TensorOptions options = {});
+};
+
+/// Batch normalisation of [N, C, D, H, W] (video clips, volumes), as torch.nn.BatchNorm3d.
+class HETERO_API BatchNorm3d : public BatchNorm {
+ public:
+  /// weight ones and bias zeros [num_features] (with affine), running_mean zeros and
+  /// running_var ones (with track_running_stats), on options' device and dtype (float32 by
+  /// default), and num_batches_tracked; momentum nullopt: a cumulative average, as torch's
+  /// momentum=None. ValueError for num_features <= 0, eps < 0 or momentum outside [0, 1].
+  explicit BatchNorm3d(std::int64_t num_features, double eps = 1e-5,
                        std::optional<double> momentum = 0.1, bool affine = true,
                        bool track_running_stats = true, TensorOptions options = {});
 };
