@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// cosine_similarity (<hetero/distance.hpp>), as torch 1.13's at::cosine_similarity
+// cosine_similarity and pairwise_distance (<hetero/distance.hpp>), as torch 1.13's
 // (aten/src/ATen/native/Distance.cpp): each operand divided by its norm clamped to eps, then
-// the product summed along dim.
+// the product summed along dim; the norm of x1 - x2 + eps along the last dimension.
 #include <hetero/distance.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
 #include <hetero/autograd.hpp>
 #include <hetero/error.hpp>
+#include <hetero/norms.hpp>
 #include <hetero/ops.hpp>
 
 #include "autograd/record.hpp"
@@ -53,6 +55,15 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, std::int64_t dim, d
   const Tensor a = x1.to(compute).expand(shape), b = x2.to(compute).expand(shape);
   const Tensor out = sum((a / clamped_norm(a, d, eps)) * (b / clamped_norm(b, d, eps)), d);
   return half ? out.to(common) : out;
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  const detail::prof::Scope op_scope("pairwise_distance", x1);
+  detail::impl_of(x1, "pairwise_distance");
+  detail::impl_of(x2, "pairwise_distance");
+  const std::int64_t rank = std::max(x1.dim(), x2.dim());
+  const Tensor d = x1 - x2 + eps;
+  return rank == 0 ? vector_norm(d, p, {}, keepdim) : vector_norm(d, p, {rank - 1}, keepdim);
 }
 
 }  // namespace hetero

@@ -167,10 +167,136 @@ def steps_then_eval(module, shape, steps, rand, ins, tensors, i):
     return outs[-2], [("in" + str(len(ins) - 2), ins[-2])], outs
 
 
+def distance_loss_case(r, a, dtype, rand):
+    """vector_norm, normalize, pairwise_distance and the margin, ranking and likelihood losses
+    (HingeEmbedding, SoftMargin, MultiLabelSoftMargin, MultiMargin, MarginRanking,
+    CosineEmbedding, TripletMargin, PoissonNLL, GaussianNLL). Returns (inputs, grads_of, output);
+    a["grad"] lists the inputs whose gradients are compared."""
+    F = torch.nn.functional
+    red = r.choice(["mean", "mean", "sum", "none"])
+    op = r.choice(["vector_norm", "vector_norm", "normalize", "pairwise", "hinge", "soft_margin",
+                   "multilabel_soft_margin", "multi_margin", "margin_ranking", "cosine_embedding",
+                   "triplet", "triplet", "poisson", "gaussian"])
+    a.update(reduction=red, loss=op)
+    N, D = r.randint(1, 4), r.randint(1, 5)
+    sign = lambda *shape: torch.where(torch.rand(shape) < 0.5, -1.0, 1.0).to(dtype)
+    if op == "vector_norm":
+        shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
+        x = rand(*shape)
+        if r.random() < 0.3 and x.numel() > 1:
+            x.view(-1)[0] = 0.0  # a zero element (negative and fractional orders)
+        if r.random() < 0.2:
+            x = torch.where(torch.rand(shape) < 0.5, 2.0, -2.0).to(dtype)  # ties for +-inf
+        dims = sorted(r.sample(range(len(shape)), r.randint(0, len(shape)))) if shape else []
+        dims = [d - len(shape) if r.random() < 0.3 else d for d in dims]
+        ord_ = r.choice([2.0, 2.0, 1.0, float("inf"), float("-inf"), 0.0, 0.5, 3.0, 1.5, -1.0])
+        # (as text: JSON has no infinity; C++ reads it with std::stod)
+        a.update(ord=str(ord_), dims=dims, keepdim=r.random() < 0.4, grad=[0])
+        ins = [x.requires_grad_()]
+        y = torch.linalg.vector_norm(x, ord_, dims if dims else None, a["keepdim"])
+        if ord_ == 0.0:
+            a["grad"] = []
+    elif op == "normalize":
+        shape = [N, D] if r.random() < 0.7 else [N, D, r.randint(1, 3)]
+        x = rand(*shape)
+        if r.random() < 0.3:
+            x[0] = 0.0  # a zero vector (the clamp)
+        a.update(p=r.choice([2.0, 1.0, 3.0]), dim=r.choice([1, -1, 0]),
+                 eps=r.choice([1e-12, 0.5]), grad=[0])
+        ins = [x.requires_grad_()]
+        y = F.normalize(x, a["p"], a["dim"], a["eps"])
+    elif op == "pairwise":
+        x1 = rand(N, D)
+        x2 = rand(D) if r.random() < 0.3 else rand(N, D)
+        p = r.choice([2.0, 1.0, 3.0, 0.5, float("inf")])
+        a.update(p=str(p), eps=r.choice([1e-6, 0.0, 0.1]), keepdim=r.random() < 0.3, grad=[0, 1])
+        ins = [x1.requires_grad_(), x2.requires_grad_()]
+        y = F.pairwise_distance(x1, x2, p, a["eps"], a["keepdim"])
+    elif op in ("hinge", "soft_margin"):
+        shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
+        x = rand(*shape) * 2
+        tshape = shape[r.randint(0, len(shape)):] if shape and r.random() < 0.3 else shape
+        t = sign(*tshape)
+        if op == "hinge":
+            if r.random() < 0.2:
+                t = torch.randint(-1, 2, tshape).to(dtype)  # 0: neither, both terms
+            a.update(margin=r.choice([1.0, 0.5, 2.0, -0.5]), grad=[0])
+            y = F.hinge_embedding_loss(x.requires_grad_(), t, a["margin"], reduction=red)
+        else:
+            a["grad"] = [0]  # (torch 1.13: "not differentiable with respect to argument 'target'")
+            y = F.soft_margin_loss(x.requires_grad_(), t, reduction=red)
+        ins = [x, t]
+    elif op == "multilabel_soft_margin":
+        shape = r.choice([[N, D], [D], [N, 2, D]])
+        x = rand(*shape) * 2
+        t = (torch.rand(shape) < 0.5).to(dtype)
+        w = rand(D).abs() + 0.1 if r.random() < 0.4 else None
+        a.update(weighted=w is not None, grad=[0])
+        y = F.multilabel_soft_margin_loss(x.requires_grad_(), t, weight=w, reduction=red)
+        ins = [x, t] + ([w] if w is not None else [])
+    elif op == "multi_margin":
+        batched = r.random() < 0.8
+        x = rand(N, D) if batched else rand(D)
+        t = torch.randint(0, D, [N] if batched else [])
+        w = rand(D).abs() + 0.1 if r.random() < 0.4 else None
+        a.update(p=r.choice([1, 2]), margin=r.choice([1.0, 0.5, 2.0]), weighted=w is not None,
+                 grad=[0])
+        y = F.multi_margin_loss(x.requires_grad_(), t, a["p"], a["margin"], w, reduction=red)
+        ins = [x, t] + ([w] if w is not None else [])
+    elif op == "margin_ranking":
+        shape = r.choice([[N], [N, D], []])
+        x1, x2 = rand(*shape), rand(*shape)
+        tshape = [1] * len(shape) if shape and r.random() < 0.3 else shape
+        t = sign(*tshape)
+        a.update(margin=r.choice([0.0, 0.5, -0.3]), grad=[0, 1, 2])
+        ins = [x1.requires_grad_(), x2.requires_grad_(), t.requires_grad_()]
+        y = F.margin_ranking_loss(x1, x2, t, a["margin"], reduction=red)
+    elif op == "cosine_embedding":
+        batched = r.random() < 0.8
+        x1 = rand(N, D) if batched else rand(D)
+        x2 = (rand(1, D) if r.random() < 0.2 else rand(N, D)) if batched else rand(D)
+        t = sign(N) if batched else sign()
+        if r.random() < 0.2 and batched:
+            t[0] = 0.0  # neither: a loss of 0
+        a.update(margin=r.choice([0.0, 0.5, -0.2]), grad=[0, 1])
+        ins = [x1.requires_grad_(), x2.requires_grad_(), t]
+        y = F.cosine_embedding_loss(x1, x2, t, a["margin"], reduction=red)
+    elif op == "triplet":
+        shape = [N, D] if r.random() < 0.8 else [D]
+        an, po, ne = rand(*shape), rand(*shape), rand(*shape)
+        a.update(margin=r.choice([1.0, 0.5, 2.0]), p=r.choice([2.0, 2.0, 1.0, 3.0]),
+                 eps=r.choice([1e-6, 0.1]), swap=r.random() < 0.3, grad=[0, 1, 2])
+        ins = [an.requires_grad_(), po.requires_grad_(), ne.requires_grad_()]
+        y = F.triplet_margin_loss(an, po, ne, a["margin"], a["p"], a["eps"], a["swap"],
+                                  reduction=red)
+    elif op == "poisson":
+        shape = [r.randint(1, 3) for _ in range(r.randint(0, 3))]
+        log_input = r.random() < 0.6
+        x = rand(*shape) if log_input else torch.rand(shape, dtype=dtype) * 3 + 0.05
+        t = torch.randint(0, 6, shape).to(dtype)
+        a.update(log_input=log_input, full=r.random() < 0.4, eps=r.choice([1e-8, 0.1]), grad=[0])
+        y = F.poisson_nll_loss(x.requires_grad_(), t, log_input, a["full"], eps=a["eps"],
+                               reduction=red)
+        ins = [x, t]
+    else:  # gaussian
+        shape = r.choice([[N, D], [N], [N, 2, D]])
+        x, t = rand(*shape), rand(*shape)
+        vkind = r.choice(["same", "same", "short", "one"]) if len(shape) > 1 else "same"
+        vshape = shape if vkind == "same" else shape[:-1] if vkind == "short" else shape[:-1] + [1]
+        v = torch.rand(vshape, dtype=dtype) + 0.05
+        if r.random() < 0.3:
+            v.view(-1)[0] = 1e-9  # below eps: clamped, the gradient passing as torch's
+        a.update(full=r.random() < 0.4, eps=r.choice([1e-6, 0.1]), grad=[0, 1, 2])
+        ins = [x.requires_grad_(), t.requires_grad_(), v.requires_grad_()]
+        y = F.gaussian_nll_loss(x, t, v, a["full"], a["eps"], reduction=red)
+    grads_of = [(f"in{k}", ins[k]) for k in a["grad"]]
+    return ins, grads_of, y
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
                      "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed",
-                     "instancenorm", "module"])
+                     "instancenorm", "module", "distance_loss", "distance_loss"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -477,6 +603,9 @@ def case(r, i, tensors):
                                     label_smoothing=a["label_smoothing"])
             ins = [x, tg] + ([w] if w is not None else [])
         grads_of, all_out = [("in0", x)], [y]
+    elif kind == "distance_loss":
+        ins, grads_of, y = distance_loss_case(r, a, dtype, rand)
+        all_out = [y]
     elif kind == "transformer":
         ins, grads_of, module, y = transformer_case(r, a, dtype, tensors, i)
         all_out = [y]
@@ -595,7 +724,8 @@ def case(r, i, tensors):
         tensors[f"{i}.out{k_}"] = t.detach().clone()
     cot = torch.randn(y.shape, dtype=dtype)
     tensors[f"{i}.cot"] = cot
-    grads = torch.autograd.grad((y * cot).sum(), [t for _, t in grads_of], allow_unused=True)
+    grads = torch.autograd.grad((y * cot).sum(), [t for _, t in grads_of],
+                                allow_unused=True) if grads_of else []
     for (name, _), g in zip(grads_of, grads):
         if g is not None:
             tensors[f"{i}.grad.{name}"] = g

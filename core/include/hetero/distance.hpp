@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file distance.hpp
-/// cosine_similarity, as torch.nn.functional.cosine_similarity (torch 1.13's formula):
+/// cosine_similarity and pairwise_distance, as torch.nn.functional's (torch 1.13's formulas):
 /// composed from ops every backend runs, so it runs on every device; the result is on the
 /// inputs' device.
 #include <cstdint>
@@ -22,5 +22,13 @@ namespace hetero {
 /// `dim` out of the broadcast rank's range, DeviceMismatchError for two devices.
 HETERO_API Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, std::int64_t dim = 1,
                                     double eps = 1e-8);
+
+/// The `p`-norm of x1 - x2 + eps along the last dimension of their broadcast shape, as
+/// torch.nn.functional.pairwise_distance 1.13 (the eps keeps the norm's gradient finite for
+/// equal vectors): [N, D] and [N, D] (or [D]) give [N]; `keepdim` keeps that dimension with
+/// size 1. The difference promotes as `-` (integers with the float eps: float32), then as
+/// vector_norm (<hetero/norms.hpp>: its values, gradient and errors).
+HETERO_API Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0,
+                                    double eps = 1e-6, bool keepdim = false);
 
 }  // namespace hetero

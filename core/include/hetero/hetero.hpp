@@ -24,6 +24,7 @@
 #include <hetero/log.hpp>
 #include <hetero/manipulation.hpp>
 #include <hetero/nn.hpp>
+#include <hetero/norms.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/ops_out.hpp>
 #include <hetero/optim.hpp>

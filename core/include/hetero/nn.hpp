@@ -19,8 +19,10 @@
 #include <hetero/nn/init.hpp>
 #include <hetero/nn/instance_norm.hpp>
 #include <hetero/nn/layer_norm.hpp>
+#include <hetero/nn/likelihood_loss.hpp>
 #include <hetero/nn/linear.hpp>
 #include <hetero/nn/loss.hpp>
+#include <hetero/nn/margin_loss.hpp>
 #include <hetero/nn/module.hpp>
 #include <hetero/nn/multihead_attention.hpp>
 #include <hetero/nn/packed_sequence.hpp>

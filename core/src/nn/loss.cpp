@@ -18,6 +18,10 @@ using loss_detail::reduced;
 
 Tensor Loss::forward(const Tensor&) { throw Error("a loss is called with (input, target)"); }
 
+Tensor ThreeInputLoss::forward(const Tensor&) {
+  throw Error("this loss is called with three tensors, as torch's: loss(a, b, c)");
+}
+
 Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {
   check_same_shape("MSELoss", input, target);
   const Tensor d = input - target;

@@ -27,6 +27,18 @@ class HETERO_API Loss : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
+/// Base of the losses of three tensors (torch's MarginRankingLoss, CosineEmbeddingLoss,
+/// TripletMarginLoss, GaussianNLLLoss). forward(x) alone is an Error.
+class HETERO_API ThreeInputLoss : public Module {
+ public:
+  /// The loss of the three tensors, on their device (see each loss for their roles).
+  virtual Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) = 0;
+  /// forward(a, b, c).
+  Tensor operator()(const Tensor& a, const Tensor& b, const Tensor& c) { return forward(a, b, c); }
+  /// Throws Error: the loss takes three tensors.
+  Tensor forward(const Tensor& x) override;
+};
+
 /// (input - target)^2 reduced, as torch.nn.MSELoss(reduction): mean by default. Equal shapes
 /// (ShapeError otherwise), floating dtypes. The mean of no elements is NaN, as torch.
 class HETERO_API MSELoss : public Loss {
