@@ -17,16 +17,7 @@ namespace hetero::nn {
 
 namespace ld = loss_detail;
 
-namespace {
-// Whether there are class weights; ShapeError unless they are 1-D.
-bool has_class_weight(const char* who, const Tensor& weight) {
-  if (!weight.defined()) return false;
-  if (weight.dim() != 1)
-    throw ShapeError(std::string(who) + ": weight must be 1-D [C], got shape " +
-                     detail::shape_str(weight.shape()));
-  return true;
-}
-}  // namespace
+using ld::has_class_weight;
 
 NLLLoss::NLLLoss(NLLLossOptions options)
     : has_weight_(has_class_weight("NLLLoss", options.weight)),

@@ -19,16 +19,10 @@
 
 namespace hetero::nn {
 
+using loss_detail::check_floating_input;
 using loss_detail::reduced;
 
 namespace {
-
-void check_floating_input(const char* who, const Tensor& input) {
-  detail::impl_of(input, who);
-  if (!is_floating_point(input.dtype()))
-    throw DTypeError(std::string(who) + ": expected a floating input, got " +
-                     std::string(dtype_name(input.dtype())));
-}
 
 // max(var, eps) whose gradient is var's own (torch clamps a clone in place under no_grad).
 Tensor clamped_passing_gradient(const Tensor& var, double eps) {

@@ -12,6 +12,21 @@
 
 namespace hetero::nn::loss_detail {
 
+bool has_class_weight(const char* who, const Tensor& weight) {
+  if (!weight.defined()) return false;
+  if (weight.dim() != 1)
+    throw ShapeError(std::string(who) + ": weight must be 1-D [C], got shape " +
+                     detail::shape_str(weight.shape()));
+  return true;
+}
+
+void check_floating_input(const char* who, const Tensor& input) {
+  detail::impl_of(input, who);
+  if (!is_floating_point(input.dtype()))
+    throw DTypeError(std::string(who) + ": expected a floating input, got " +
+                     std::string(dtype_name(input.dtype())));
+}
+
 Tensor reduced(const Tensor& values, Reduction r) {
   switch (r) {
     case Reduction::none:

@@ -9,6 +9,13 @@
 
 namespace hetero::nn::loss_detail {
 
+/// Whether there are class weights: false for an undefined `weight`; ShapeError naming `who`
+/// unless it is 1-D.
+bool has_class_weight(const char* who, const Tensor& weight);
+
+/// DTypeError naming `who` unless `input` is floating (Error for an undefined one).
+void check_floating_input(const char* who, const Tensor& input);
+
 /// The per-element `values` reduced as `r` (none: as they are; mean of none: NaN).
 Tensor reduced(const Tensor& values, Reduction r);
 

@@ -18,29 +18,13 @@
 
 namespace hetero::nn {
 
+using loss_detail::check_floating_input;
 using loss_detail::reduced;
 
 namespace {
 
-// DTypeError naming `who` unless `input` is floating.
-void check_floating_input(const char* who, const Tensor& input) {
-  detail::impl_of(input, who);
-  if (!is_floating_point(input.dtype()))
-    throw DTypeError(std::string(who) + ": expected a floating input, got " +
-                     std::string(dtype_name(input.dtype())));
-}
-
 // max(x, 0), differentiated as torch's clamp_min (the gradient passes where x >= 0).
 Tensor clamp_min0(const Tensor& x) { return clamp(x, 0, std::nullopt); }
-
-// Class weights: undefined, or 1-D (ShapeError naming `who`).
-bool check_weight(const char* who, const Tensor& weight) {
-  if (!weight.defined()) return false;
-  if (weight.dim() != 1)
-    throw ShapeError(std::string(who) + ": weight must be 1-D [C], got shape " +
-                     detail::shape_str(weight.shape()));
-  return true;
-}
 
 }  // namespace
 
@@ -58,7 +42,8 @@ Tensor SoftMarginLoss::forward(const Tensor& input, const Tensor& target) {
 }
 
 MultiLabelSoftMarginLoss::MultiLabelSoftMarginLoss(Tensor weight, Reduction reduction)
-    : has_weight_(check_weight("MultiLabelSoftMarginLoss", weight)), reduction_(reduction) {
+    : has_weight_(loss_detail::has_class_weight("MultiLabelSoftMarginLoss", weight)),
+      reduction_(reduction) {
   if (has_weight_) register_buffer("weight", std::move(weight));
 }
 
@@ -79,7 +64,7 @@ Tensor MultiLabelSoftMarginLoss::forward(const Tensor& input, const Tensor& targ
 MultiMarginLoss::MultiMarginLoss(MultiMarginLossOptions options)
     : p_(options.p),
       margin_(options.margin),
-      has_weight_(check_weight("MultiMarginLoss", options.weight)),
+      has_weight_(loss_detail::has_class_weight("MultiMarginLoss", options.weight)),
       reduction_(options.reduction) {
   if (p_ != 1 && p_ != 2)
     throw ValueError("MultiMarginLoss: only p == 1 and p == 2 supported, got p = " +
