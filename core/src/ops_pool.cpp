@@ -148,8 +148,24 @@ Tensor avg_pool_kernel_backward(const Tensor& g4, const Tensor& divisor, const P
 
 }  // namespace
 
-Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
-                  Size2 dilation, bool ceil_mode) {
+namespace {
+
+// Window-local argmax indices [N, C, OH, OW] (row-major in the window) as positions in the
+// input plane, row * W + column: torch's return_indices.
+Tensor plane_indices(const Tensor& local, const PoolGeometry& g) {
+  const TensorOptions on = TensorOptions(local.device()).dtype(DType::int64);
+  // window column b and row a (division of integers is true division: exact here, then cast)
+  const Tensor kw = full({}, static_cast<double>(g.win.kw), on);
+  const Tensor b = remainder(local, kw);
+  const Tensor a = div(local - b, kw).to(DType::int64);
+  const Tensor rows = arange(g.oh, on).reshape({g.oh, 1}) * g.win.sh - g.win.ph + a * g.win.dh;
+  const Tensor cols = arange(g.ow, on).reshape({1, g.ow}) * g.win.sw - g.win.pw + b * g.win.dw;
+  return rows * g.w + cols;
+}
+
+// max_pool2d, and with `plane_index` its indices as torch's return_indices (not recorded).
+Tensor max_pool2d_impl(const Tensor& input, Size2 kernel, std::optional<Size2> stride,
+                       Size2 padding, Size2 dilation, bool ceil_mode, Tensor* plane_index) {
   const detail::prof::Scope op_scope("max_pool2d", input);
   const Tensor x4 = detail::pool_input(input, "max_pool2d");
   detail::check_pool_dtype(input, "max_pool2d");
@@ -162,6 +178,7 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
       NoGradGuard no_grad;
       std::tie(y, index) = max_pool_kernel(x4, g);
     }
+    if (plane_index) *plane_index = unbatched ? index.squeeze(0) : index;
     return detail::record(
         "MaxPool2DWithIndicesBackward", unbatched ? y.squeeze(0) : y, {input}, [&] {
           return [g, index, unbatched](const Tensor& grad) {
@@ -189,7 +206,7 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
     };
     const Tensor lines = lines_of(padded(x4, g, kMinusInf));
     const Tensor y = max(lines, 4);
-    if (grad) {
+    if (grad || plane_index) {
       index = argmax(lines, 4);
       // A window whose maximum is -inf: torch's kernel keeps its first in-bounds element (it
       // starts there; only a greater value or NaN replaces it), where the -inf padding came
@@ -198,6 +215,10 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
       const Tensor inside =
           padded(ones({1, 1, g.h, g.w}, TensorOptions(x4.device()).dtype(x4.dtype())), g, 0.0);
       index = where(eq(y, kMinusInf), argmax(lines_of(inside), 4), index);
+      if (plane_index) {
+        const Tensor planar = plane_indices(index, g);
+        *plane_index = unbatched ? planar.squeeze(0) : planar;
+      }
     }
     out = input.dim() == 4 ? y : y.squeeze(0);
   }
@@ -206,6 +227,21 @@ Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride
       return detail::formulas::max_pool2d(grad, index, g, unbatched);
     };
   });
+}
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,
+                  Size2 dilation, bool ceil_mode) {
+  return max_pool2d_impl(input, kernel, stride, padding, dilation, ceil_mode, nullptr);
+}
+
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel,
+                                                  std::optional<Size2> stride, Size2 padding,
+                                                  Size2 dilation, bool ceil_mode) {
+  Tensor index;
+  Tensor y = max_pool2d_impl(input, kernel, stride, padding, dilation, ceil_mode, &index);
+  return {std::move(y), std::move(index)};
 }
 
 Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride, Size2 padding,

@@ -259,3 +259,39 @@ TEST(PoolEdges, AdaptiveMaxPoolAsTorch) {
   EXPECT_THROW((void)adaptive_max_pool2d(img, {std::int64_t{1} << 40, std::int64_t{1} << 40}),
                ShapeError);
 }
+
+// max_pool2d_with_indices and max_unpool2d (torch 1.13's values): a SegNet-style round trip,
+// repeated indices (the later value written, every one given the gradient at its index), the
+// requested output size, and the refusals.
+TEST(PoolEdges, MaxUnpoolPutsValuesBackAsTorch) {
+  const Tensor x = arange(16).to(DType::float32).reshape({1, 1, 4, 4});
+  nn::MaxPool2d pool(2);
+  const auto [values, indices] = pool.forward_with_indices(x);
+  EXPECT_EQ(values.to_vector<float>(), (std::vector<float>{5, 7, 13, 15}));
+  EXPECT_EQ(indices.to_vector<std::int64_t>(), (std::vector<std::int64_t>{5, 7, 13, 15}));
+  nn::MaxUnpool2d unpool(2);
+  const Tensor back = unpool.forward(values, indices);
+  EXPECT_EQ(back.to_vector<float>(),
+            (std::vector<float>{0, 0, 0, 0, 0, 5, 0, 7, 0, 0, 0, 0, 0, 13, 0, 15}));
+  // output_size {5, 5}: the same flat indices in a 5-wide plane
+  const Tensor five = unpool.forward(values, indices, Size2{5, 5});
+  EXPECT_EQ(five.shape(), (Shape{1, 1, 5, 5}));
+  EXPECT_EQ(five.reshape({25}).to_vector<float>()[13], 13.0f);
+  // Repeated indices: the later value is written; each value's gradient is the output
+  // gradient at its index.
+  const Tensor v = tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({1, 1, 2, 2}).requires_grad_();
+  const Tensor rep = tensor(std::vector<std::int64_t>{5, 5, 5, 0}).reshape({1, 1, 2, 2});
+  const Tensor u = max_unpool2d(v, rep, 2, 2);
+  const std::vector<float> got = u.to_vector<float>();
+  EXPECT_EQ(got[5], 3.0f);
+  EXPECT_EQ(got[0], 4.0f);
+  (u * arange(16).to(DType::float32).reshape({1, 1, 4, 4})).sum().backward();
+  EXPECT_EQ(v.grad().to_vector<float>(), (std::vector<float>{5, 5, 5, 0}));
+  // Refusals, as torch's.
+  EXPECT_THROW(max_unpool2d(values, indices.to(DType::int32), 2), DTypeError);
+  EXPECT_THROW(max_unpool2d(values, indices.reshape({1, 1, 4, 1}), 2), ShapeError);
+  EXPECT_THROW(max_unpool2d(values.reshape({2, 2}), indices.reshape({2, 2}), 2), ShapeError);
+  EXPECT_THROW(max_unpool2d(values, indices, 2, {}, 0, Size2{6, 4}), ValueError);
+  EXPECT_THROW(max_unpool2d(values, indices + 100, 2), IndexError);
+  EXPECT_THROW(unpool.forward(values), ValueError);
+}

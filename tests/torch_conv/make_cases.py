@@ -120,6 +120,7 @@ def pool_case(r, op):
     if op == "max_pool2d":
         dil = [r.randint(1, 2), r.randint(1, 2)]
         args["dilation"] = dil
+        args["return_indices"] = r.random() < 0.4
     else:
         args["count_include_pad"] = r.random() < 0.6
         args["divisor_override"] = r.randint(1, 5) if r.random() < 0.2 else None
@@ -138,6 +139,22 @@ def empty_window(size, k, stride, pad, dil, ceil_mode):
     if ceil_mode and (out - 1) * stride >= size + pad:
         out -= 1
     return any(all(not 0 <= o * stride - pad + i * dil < size for i in range(k)) for o in range(out))
+
+
+def unpool_case(r):
+    """max_unpool2d of random values at the indices of a max_pool2d (overlapping windows now
+    and then: repeated indices, where the last value is written), default or requested
+    output size. Returns (the source's shape, args); the indices come from torch."""
+    k = [r.randint(1, 3), r.randint(1, 3)]
+    s_ = [r.randint(1, 3), r.randint(1, 3)]
+    # (k - 2 pad >= 1: an empty default output breaks torch 1.13's backward)
+    pad = [r.randint(0, (k[0] - 1) // 2), r.randint(0, (k[1] - 1) // 2)]
+    h, w = r.randint(max(1, k[0] - 2 * pad[0]), 8), r.randint(max(1, k[1] - 2 * pad[1]), 8)
+    n = r.choice([1, 2]) if r.random() < 0.9 else None
+    c = r.randint(1, 3)
+    args = {"op": "max_unpool2d", "kernel": k, "stride": s_ if r.random() < 0.7 else None,
+            "padding": pad, "resize": r.random() < 0.3}
+    return ([c, h, w] if n is None else [n, c, h, w]), args
 
 
 def adaptive_case(r, op):
@@ -243,6 +260,9 @@ def run(args, x, w, b):
     if op == "max_pool2d":
         return F.max_pool2d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
                             args["ceil_mode"])
+    if op == "max_unpool2d":
+        return F.max_unpool2d(x, w, args["kernel"], args["stride"], args["padding"],
+                              args["output_size"])
     if op == "avg_pool2d":
         return F.avg_pool2d(x, args["kernel"], args["stride"], args["padding"], args["ceil_mode"],
                             args["count_include_pad"], args["divisor_override"])
@@ -250,6 +270,7 @@ def run(args, x, w, b):
 
 
 def main():
+    F = torch.nn.functional
     out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 400
     r = random.Random(seed)
@@ -258,7 +279,8 @@ def main():
     for i in range(count):
         dtype = r.choice([torch.float32, torch.float64])
         kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                         "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d", "3d"])
+                         "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d", "3d",
+                         "max_unpool2d"])
         w = b = None
         if kind == "3d":
             op = r.choice(["conv3d", "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d",
@@ -288,6 +310,17 @@ def main():
                                 requires_grad=True)
         elif kind in ("adaptive_avg_pool2d", "adaptive_max_pool2d"):
             xs, args = adaptive_case(r, kind)
+        elif kind == "max_unpool2d":
+            src_shape, args = unpool_case(r)
+            pooled, w = F.max_pool2d(torch.randn(src_shape, dtype=dtype), args["kernel"],
+                                     args["stride"], args["padding"], return_indices=True)
+            xs = list(pooled.shape)
+            st = args["stride"] or args["kernel"]
+            default = [(xs[-2 + j] - 1) * st[j] + args["kernel"][j] - 2 * args["padding"][j]
+                       for j in range(2)]
+            # a size within stride of the default (the source's own size is one of them)
+            args["output_size"] = ([max(1, d + r.randint(-(st[j] - 1), st[j] - 1))
+                                    for j, d in enumerate(default)] if args["resize"] else None)
         else:
             while True:
                 xs, args = pool_case(r, kind)
@@ -316,6 +349,10 @@ def main():
             def result(t):
                 return None if t is None else t.to(dtype)
 
+            if args.get("return_indices"):
+                named["idx"] = F.max_pool2d(x.detach(), args["kernel"], args["stride"],
+                                            args["padding"], args["dilation"], args["ceil_mode"],
+                                            return_indices=True)[1]
             named.update({"gy": gy, "y": result(y), "gx": result(x_.grad),
                           "gw": None if w is None else result(w_.grad),
                           "gb": None if b is None else result(b_.grad)})

@@ -95,6 +95,12 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
     return conv_transpose2d(x, w, b, size2(a["stride"]), size2(a["padding"]),
                             size2(a["output_padding"]), a["groups"].get<std::int64_t>(),
                             size2(a["dilation"]));
+  if (op == "max_unpool2d") {
+    std::optional<Size2> size;
+    if (!a["output_size"].is_null()) size = size2(a["output_size"]);
+    return max_unpool2d(x, w, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
+                        size);
+  }
   if (op == "max_pool2d")
     return max_pool2d(x, size2(a["kernel"]), optional_size2(a["stride"]), size2(a["padding"]),
                       size2(a["dilation"]), a["ceil_mode"].get<bool>());
@@ -121,7 +127,8 @@ TEST(TorchConv, EveryCaseMatchesTorch) {
       return file.contains(name) ? file.at(name) : Tensor();
     };
     Tensor x = get("x").clone().requires_grad_(), w = get("w"), b = get("b");
-    if (w.defined()) w = w.clone().requires_grad_();
+    // (max_unpool2d's "w" is its int64 indices)
+    if (w.defined() && is_floating_point(w.dtype())) w = w.clone().requires_grad_();
     if (b.defined()) b = b.clone().requires_grad_();
     if (a.contains("error")) {
       EXPECT_THROW(run(a, x, w, b), Error);
@@ -138,8 +145,16 @@ TEST(TorchConv, EveryCaseMatchesTorch) {
       y.backward(get("gy"));
       EXPECT_EQ(x.grad().shape(), x.shape());
       EXPECT_LE(worst(x.grad(), get("gx")), tol) << "input gradient";
-      if (w.defined()) {
+      if (w.defined() && w.requires_grad()) {
         EXPECT_LE(worst(w.grad(), get("gw")), tol) << "weight gradient";
+      }
+      if (a.value("return_indices", false)) {  // max_pool2d's indices, exactly
+        const auto [values, indices] =
+            max_pool2d_with_indices(x, size2(a["kernel"]), optional_size2(a["stride"]),
+                                    size2(a["padding"]), size2(a["dilation"]), a["ceil_mode"]);
+        EXPECT_EQ(indices.to_vector<std::int64_t>(), get("idx").to_vector<std::int64_t>())
+            << "indices";
+        EXPECT_EQ(values.to_vector<double>(), y.to_vector<double>()) << "values with indices";
       }
       if (b.defined()) {
         EXPECT_LE(worst(b.grad(), get("gb")), tol) << "bias gradient";

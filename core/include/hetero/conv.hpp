@@ -10,6 +10,7 @@
 /// only: a gradient of these gradients is not recorded).
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/export.hpp>
 #include <hetero/tensor.hpp>
@@ -71,6 +72,30 @@ HETERO_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
 /// "Output size is too small" when a dimension would be empty.
 HETERO_API Tensor max_pool2d(const Tensor& input, Size2 kernel, std::optional<Size2> stride = {},
                              Size2 padding = 0, Size2 dilation = 1, bool ceil_mode = false);
+
+/// max_pool2d and where each maximum is, as torch.nn.functional.max_pool2d(...,
+/// return_indices=True): {values, indices}, indices int64 of the values' shape holding the
+/// position row * W + column of each maximum in its input plane (what max_unpool2d takes;
+/// the first element of a window whose maximum is -inf). The values and their gradient are
+/// max_pool2d's; the indices are not differentiable. Errors as max_pool2d.
+HETERO_API std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel,
+                                                             std::optional<Size2> stride = {},
+                                                             Size2 padding = 0, Size2 dilation = 1,
+                                                             bool ceil_mode = false);
+
+/// The partial inverse of max_pool2d, as torch.nn.functional.max_unpool2d: input [N, C, H,
+/// W] (or [C, H, W]) and `indices` from max_pool2d_with_indices (int64, input's shape) give
+/// zeros [N, C, OH, OW] with each input value at its index in its plane. OH = (H - 1)
+/// stride.h - 2 padding.h + kernel.h (stride defaults to the kernel), or `output_size` {OH,
+/// OW}, which must lie strictly within stride of that. Where two values share an index the
+/// later one (row-major) is written, as torch's cpu kernel; the gradient of every input value
+/// is the output gradient at its index. ShapeError for another rank, an empty non-batch
+/// dimension or indices of another shape; DTypeError for indices that are not int64;
+/// ValueError for an output_size out of range; IndexError for an index outside the output
+/// plane (torch's "Found an invalid max index"; one host read of the indices).
+HETERO_API Tensor max_unpool2d(const Tensor& input, const Tensor& indices, Size2 kernel,
+                               std::optional<Size2> stride = {}, Size2 padding = 0,
+                               std::optional<Size2> output_size = {});
 
 /// Mean over each KH x KW window, as torch.nn.functional.avg_pool2d: zero padding, counted
 /// in the divisor when `count_include_pad` (windows hanging over the end in `ceil_mode`

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/pooling.hpp
-/// Pooling layers over NCHW input, as torch.nn.MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and
-/// AdaptiveMaxPool2d (no parameters; the functional forms are in <hetero/conv.hpp>).
+/// Pooling layers over NCHW input, as torch.nn.MaxPool2d, MaxUnpool2d, AvgPool2d,
+/// AdaptiveAvgPool2d and AdaptiveMaxPool2d (no parameters; the functional forms are in
+/// <hetero/conv.hpp>).
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/conv.hpp>
 #include <hetero/nn/module.hpp>
@@ -26,10 +28,33 @@ class HETERO_API MaxPool2d : public Module {
   explicit MaxPool2d(Size2 kernel_size, MaxPool2dOptions options = {});
   /// max_pool2d(x, kernel_size, options...).
   Tensor forward(const Tensor& x) override;
+  /// max_pool2d_with_indices(x, kernel_size, options...): {values, indices}, as torch's
+  /// MaxPool2d(return_indices=True) (the indices feed MaxUnpool2d).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   Size2 kernel_;
   MaxPool2dOptions o_;
+};
+
+/// max_unpool2d(x, indices, kernel_size, stride, padding[, output_size]) as a layer
+/// (torch.nn.MaxUnpool2d: SegNet's decoder puts each value back where MaxPool2d found it).
+class HETERO_API MaxUnpool2d : public Module {
+ public:
+  /// Windows of `kernel_size` and `stride` (unset: the kernel) with `padding`, as the
+  /// MaxPool2d whose indices it takes; checked at forward().
+  explicit MaxUnpool2d(Size2 kernel_size, std::optional<Size2> stride = {}, Size2 padding = 0)
+      : kernel_(kernel_size), stride_(stride), padding_(padding) {}
+  /// max_unpool2d(x, indices, ...): throws as that function.
+  Tensor forward(const Tensor& x, const Tensor& indices,
+                 std::optional<Size2> output_size = std::nullopt);
+  /// Throws ValueError: the layer takes the values and their indices.
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  Size2 kernel_;
+  std::optional<Size2> stride_;
+  Size2 padding_;
 };
 
 /// Options of AvgPool2d (torch's defaults; stride unset means the kernel size).
