@@ -5,8 +5,10 @@
 #include <limits>
 #include <sstream>
 
+#include <hetero/autograd.hpp>
 #include <hetero/devices.hpp>
 #include <hetero/error.hpp>
+#include <hetero/ops.hpp>
 
 #include "backend_calls.hpp"
 #include "empty_buffer.hpp"
@@ -146,6 +148,14 @@ const TensorImpl& impl_of(const Tensor& t, const char* op) {
 // one device ("cpu:0 and cpu:1", not "cpu and cpu:1").
 std::string device_in_message(const Device& d) {
   return device_count(d.type()) > 1 ? d.type() + ":" + std::to_string(d.index()) : d.str();
+}
+
+std::pair<std::int64_t, std::int64_t> int_extrema(const Tensor& t) {
+  if (t.numel() == 0) throw InternalError("int_extrema: an empty tensor has no extrema");
+  NoGradGuard no_grad;
+  const std::vector<std::int64_t> v =
+      stack({min(t), max(t)}).to(DType::int64).to_vector<std::int64_t>();
+  return {v[0], v[1]};
 }
 
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {

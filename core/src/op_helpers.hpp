@@ -51,6 +51,10 @@ void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out);
 /// index of out's rank, sizes, every index in [0, out.size(d)), one dtype and device). Not
 /// recorded by autograd; bumps out's version.
 void scatter_add_into(Tensor& out, std::int64_t d, const Tensor& index, const Tensor& src);
+/// {minimum, maximum} of a non-empty integer tensor `t` (any shape; not recorded by autograd),
+/// in one host read that waits for t's device: what the index checks (gather, embedding,
+/// max_unpool2d, MultiMarginLoss, one_hot) read. InternalError for an empty `t`.
+std::pair<std::int64_t, std::int64_t> int_extrema(const Tensor& t);
 /// Throws DeviceMismatchError naming the op and both devices unless all are on one device.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 /// Throws Error if undefined.

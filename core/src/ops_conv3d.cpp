@@ -140,7 +140,10 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
   // Depth padded to Q sd frames, Q = (KD - 1) dd / sd + OD: every tap's OD frames lie in
   // [off / sd, off / sd + OD) of the [Q, sd] split (frames past the last window are cropped).
   const std::int64_t q = (kd - 1) * dilation.d / sd + od;
-  const Tensor xp = pad(x, {0, 0, 0, 0, padding.d, q * sd - d - padding.d});
+  const std::int64_t back = q * sd - d - padding.d;
+  // Without depth padding, the frames past the last window are a narrow (no copy).
+  const Tensor xp =
+      padding.d == 0 && back <= 0 ? x.narrow(2, 0, q * sd) : pad(x, {0, 0, 0, 0, padding.d, back});
   const Tensor split = xp.reshape({n, groups, c / groups, q, sd, h, w});
   std::vector<Tensor> taps;
   taps.reserve(static_cast<std::size_t>(kd));

@@ -39,13 +39,9 @@ std::int64_t size_1d(const Tensor& t, std::int64_t d) { return t.dim() == 0 ? 1 
 void check_index_range(const std::string& op, const Tensor& index, std::int64_t dim,
                        std::int64_t size) {
   if (index.numel() == 0) return;
-  std::vector<std::int64_t> range;
-  {
-    NoGradGuard no_grad;
-    range = stack({min(index), max(index)}).to_vector<std::int64_t>();
-  }
-  if (range[0] >= 0 && range[1] < size) return;
-  const std::int64_t bad = range[0] < 0 ? range[0] : range[1];
+  const auto [lo, hi] = detail::int_extrema(index);
+  if (lo >= 0 && hi < size) return;
+  const std::int64_t bad = lo < 0 ? lo : hi;
   throw IndexError(op + ": index " + std::to_string(bad) + " is out of bounds for dimension " +
                    std::to_string(dim) + " with size " + std::to_string(size));
 }

@@ -200,9 +200,8 @@ Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
       throw ValueError(
           "one_hot: Can not infer total number of classes from empty tensor. (as torch)");
   } else {
-    if (min(indices).item<std::int64_t>() < 0)
-      throw ValueError("one_hot: Class values must be non-negative. (as torch)");
-    const std::int64_t top = max(indices).item<std::int64_t>();
+    const auto [lowest, top] = detail::int_extrema(indices);
+    if (lowest < 0) throw ValueError("one_hot: Class values must be non-negative. (as torch)");
     if (num_classes == -1 && top == std::numeric_limits<std::int64_t>::max())
       throw ValueError("one_hot: the largest class value " + std::to_string(top) +
                        " leaves no class count that int64 holds (torch: \"cannot be "

@@ -118,6 +118,10 @@ TEST(MarginLosses, RefusesWhatTorchRefuses) {
   EXPECT_THROW(nn::MultiMarginLoss()(x, t.to(DType::float32)), DTypeError);
   EXPECT_THROW(nn::MultiMarginLoss()(x, tensor(std::vector<std::int64_t>{0, 4, 1})), IndexError);
   EXPECT_THROW(nn::MultiMarginLoss()(x, tensor(std::vector<std::int64_t>{0, 1})), ShapeError);
+  // torch: "expected scalar type Float but found Double" for a weight of another dtype
+  EXPECT_THROW(nn::MultiMarginLoss({.weight = ones({4}, TensorOptions().dtype(DType::float64))})(
+                   x, tensor(std::vector<std::int64_t>{0, 1, 2})),
+               DTypeError);
   EXPECT_THROW(nn::MultiMarginLoss()(randn({2, 3, 4}), t), ShapeError);
   EXPECT_THROW(nn::MarginRankingLoss()(x, randn({3}), randn({3})), ShapeError);
   EXPECT_THROW(nn::CosineEmbeddingLoss()(x, x, ones({3, 1})), ShapeError);

@@ -92,12 +92,17 @@ Tensor MultiMarginLoss::forward(const Tensor& input, const Tensor& target) {
   const Tensor t = target.reshape({n});
   if (n > 0) {
     // torch's kernel checks every target: one host read.
-    const std::int64_t lo = min(t).item<std::int64_t>(), hi = max(t).item<std::int64_t>();
+    const auto [lo, hi] = detail::int_extrema(t);
     if (lo < 0 || hi >= c)
       throw IndexError("MultiMarginLoss: target out of range: targets span [" + std::to_string(lo) +
                        ", " + std::to_string(hi) + "] for " + std::to_string(c) +
                        " classes (as torch)");
   }
+  if (has_weight_ && buffer("weight").dtype() != input.dtype())
+    throw DTypeError("MultiMarginLoss: expected scalar type " +
+                     std::string(dtype_name(input.dtype())) + " but found " +
+                     std::string(dtype_name(buffer("weight").dtype())) +
+                     " for the weight, which must have the input's dtype (as torch)");
   const Tensor x = input.reshape({n, c});
   const Tensor idx = t.unsqueeze(1);
   // z[i, j] = max(0, margin - x[i, y_i] + x[i, j]): relu, whose gradient is 0 at 0, as the

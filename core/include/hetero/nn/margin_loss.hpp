@@ -75,8 +75,9 @@ struct MultiMarginLossOptions {
 /// The multi-class hinge loss, as torch.nn.MultiMarginLoss: for input [N, C] (or [C]) and
 /// class indices target [N] (or 0-d), sample i's sum over j != y_i of max(0, margin - x[y_i] +
 /// x[j])^p, times weight[y_i], divided by C. ShapeError for an input that is not 1-D or 2-D
-/// or is empty, or a target of another length; DTypeError for a non-floating input or a
-/// target that is not int64 (torch's "expected scalar type Long"); IndexError for a target
+/// or is empty, or a target of another length; DTypeError for a non-floating input, a
+/// weight of another dtype or a target that is not int64 (torch's "expected scalar type
+/// Long"); IndexError for a target
 /// outside [0, C) (torch's "target out of range"; one host read of the targets).
 class HETERO_API MultiMarginLoss : public Loss {
  public:
@@ -94,22 +95,30 @@ class HETERO_API MultiMarginLoss : public Loss {
   Reduction reduction_;
 };
 
+/// What MarginRankingLoss and CosineEmbeddingLoss share: a loss of a pair of inputs and a
+/// target of +-1, with a margin and a reduction (torch's defaults: margin 0, the mean).
+class HETERO_API PairMarginLoss : public ThreeInputLoss {
+ public:
+  /// A loss with `margin` (how far the pair must be apart where the target is -1, or ranked
+  /// apart) and `reduction`.
+  explicit PairMarginLoss(double margin = 0.0, Reduction reduction = Reduction::mean)
+      : margin_(margin), reduction_(reduction) {}
+
+ protected:
+  double margin_;        ///< the margin, as given
+  Reduction reduction_;  ///< the reduction, as given
+};
+
 /// As torch.nn.MarginRankingLoss(margin, reduction): max(0, -target (input1 - input2) +
 /// margin) per element, target 1 where input1 should rank higher, -1 where input2 should.
 /// forward(input1, input2, target): the three of one rank (ShapeError otherwise, torch's "All
 /// input tensors should have same dimension"), broadcasting.
-class HETERO_API MarginRankingLoss : public ThreeInputLoss {
+class HETERO_API MarginRankingLoss : public PairMarginLoss {
  public:
-  /// torch's defaults: margin 0, the mean.
-  explicit MarginRankingLoss(double margin = 0.0, Reduction reduction = Reduction::mean)
-      : margin_(margin), reduction_(reduction) {}
+  using PairMarginLoss::PairMarginLoss;
   using ThreeInputLoss::forward;
   /// The per-element losses, reduced.
   Tensor forward(const Tensor& input1, const Tensor& input2, const Tensor& target) override;
-
- private:
-  double margin_;
-  Reduction reduction_;
 };
 
 /// As torch.nn.CosineEmbeddingLoss(margin, reduction): with cos the cosine similarity of
@@ -117,18 +126,12 @@ class HETERO_API MarginRankingLoss : public ThreeInputLoss {
 /// 1e-12)), torch's EPSILON), 1 - cos where the target is 1, max(0, cos - margin) where it is
 /// -1, 0 elsewhere. forward(input1, input2, target): target [N] with inputs [N, D], or 0-d
 /// with inputs [D] (ShapeError otherwise, torch's messages); the inputs broadcast.
-class HETERO_API CosineEmbeddingLoss : public ThreeInputLoss {
+class HETERO_API CosineEmbeddingLoss : public PairMarginLoss {
  public:
-  /// torch's defaults: margin 0, the mean.
-  explicit CosineEmbeddingLoss(double margin = 0.0, Reduction reduction = Reduction::mean)
-      : margin_(margin), reduction_(reduction) {}
+  using PairMarginLoss::PairMarginLoss;
   using ThreeInputLoss::forward;
   /// The per-pair losses, reduced.
   Tensor forward(const Tensor& input1, const Tensor& input2, const Tensor& target) override;
-
- private:
-  double margin_;
-  Reduction reduction_;
 };
 
 /// TripletMarginLoss's arguments, torch.nn.TripletMarginLoss's names and defaults.
