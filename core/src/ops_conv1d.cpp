@@ -65,6 +65,17 @@ Tensor max_pool1d(const Tensor& input, std::int64_t kernel, std::optional<std::i
       .squeeze(-2);
 }
 
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, std::int64_t kernel,
+                                                  std::optional<std::int64_t> stride,
+                                                  std::int64_t padding, std::int64_t dilation,
+                                                  bool ceil_mode) {
+  const Tensor x = as_2d(input, pool_message("max_pool1d"));
+  // In a plane of one row, max_pool2d's position row * L + column is the step.
+  const auto [y, index] = max_pool2d_with_indices(x, {1, kernel}, Size2{1, stride.value_or(kernel)},
+                                                  {0, padding}, {1, dilation}, ceil_mode);
+  return {y.squeeze(-2), index.squeeze(-2)};
+}
+
 Tensor avg_pool1d(const Tensor& input, std::int64_t kernel, std::optional<std::int64_t> stride,
                   std::int64_t padding, bool ceil_mode, bool count_include_pad) {
   const Tensor x = as_2d(input, pool_message("avg_pool1d"));

@@ -6,10 +6,13 @@
 #include <hetero/conv3d.hpp>
 
 #include <string>
+#include <utility>
 
+#include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
 #include <hetero/conv1d.hpp>
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/ops.hpp>
 
 #include "op_helpers.hpp"
@@ -116,6 +119,37 @@ Tensor max_pool3d(const Tensor& input, Size3 kernel, std::optional<Size3> stride
   const Tensor z = max_pool2d(depth_as_rows(y), {kernel.d, 1}, Size2{s.d, 1}, {padding.d, 0},
                               {dilation.d, 1}, ceil_mode);
   return unbatch(input, z.reshape({x5.size(0), x5.size(1), out.d, out.h, out.w}));
+}
+
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, Size3 kernel,
+                                                  std::optional<Size3> stride, Size3 padding,
+                                                  Size3 dilation, bool ceil_mode) {
+  const detail::prof::Scope op_scope("max_pool3d_with_indices", input);
+  const Tensor x5 = pool3d_input(input, "max_pool3d");
+  const Size3 s = stride.value_or(kernel);
+  const Size3 out = pooled(x5, "max_pool3d", kernel, s, padding, dilation, ceil_mode);
+  // Each frame's maxima and their positions h W + w in the frame: [N C, D, OH, OW].
+  const auto [y, in_frame] =
+      max_pool2d_with_indices(frames_as_channels(x5), {kernel.h, kernel.w}, Size2{s.h, s.w},
+                              {padding.h, padding.w}, {dilation.h, dilation.w}, ceil_mode);
+  // The maxima over D of [N C, 1, D, OH OW], and where: frame f of cell c is f (OH OW) + c.
+  const auto [z, at] = max_pool2d_with_indices(depth_as_rows(y), {kernel.d, 1}, Size2{s.d, 1},
+                                               {padding.d, 0}, {dilation.d, 1}, ceil_mode);
+  const std::int64_t nc = y.size(0), d = x5.size(2), cells = out.h * out.w;
+  const Shape shape{x5.size(0), x5.size(1), out.d, out.h, out.w};
+  Tensor index;
+  {
+    NoGradGuard no_grad;
+    const Tensor flat = at.reshape({nc, out.d * cells});
+    const TensorOptions on = TensorOptions(at.device()).dtype(DType::int64);
+    // (flat - cell) / cells is the frame: exact (true division of multiples), then int64
+    const Tensor frame = div(flat.reshape({nc, out.d, cells}) - arange(cells, on),
+                             full({}, static_cast<double>(cells), on))
+                             .to(DType::int64);
+    const Tensor hw = gather(in_frame.reshape({nc, d * cells}), 1, flat);
+    index = (frame.reshape({nc, out.d * cells}) * (x5.size(3) * x5.size(4)) + hw).reshape(shape);
+  }
+  return {unbatch(input, z.reshape(shape)), unbatch(input, index)};
 }
 
 Tensor avg_pool3d(const Tensor& input, Size3 kernel, std::optional<Size3> stride, Size3 padding,

@@ -295,3 +295,52 @@ TEST(PoolEdges, MaxUnpoolPutsValuesBackAsTorch) {
   EXPECT_THROW(max_unpool2d(values, indices + 100, 2), IndexError);
   EXPECT_THROW(unpool.forward(values), ValueError);
 }
+
+// max_pool1d/3d_with_indices and max_unpool1d/3d (torch 1.13's printed values): positions in
+// the sequence or volume, a round trip through the layers, overlapping windows and padding,
+// the gradient through the 3-d unpooling, and the refusals.
+TEST(PoolEdges, MaxUnpool1dAnd3dAsTorch) {
+  const Tensor seq = tensor({3.0f, 1.0f, 4.0f, 1.0f, 5.0f, 9.0f, 2.0f, 6.0f}).reshape({1, 8});
+  nn::MaxPool1d pool1(2);
+  const auto [v1, i1] = pool1.forward_with_indices(seq);
+  EXPECT_EQ(v1.to_vector<float>(), (std::vector<float>{3, 4, 9, 6}));
+  EXPECT_EQ(i1.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2, 5, 7}));
+  nn::MaxUnpool1d unpool1(2);
+  EXPECT_EQ(unpool1.forward(v1, i1, 9).to_vector<float>(),
+            (std::vector<float>{3, 0, 4, 0, 0, 9, 0, 6, 0}));
+  const auto [v1o, i1o] = max_pool1d_with_indices(seq, 3, 2, 1);
+  EXPECT_EQ(i1o.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2, 5, 5}));
+
+  // torch.arange(32) * 7 % 32 as [1, 1, 2, 4, 4]
+  const Tensor vol =
+      remainder(arange(32) * 7.0, full({}, 32.0)).to(DType::float32).reshape({1, 1, 2, 4, 4});
+  nn::MaxPool3d pool3(2);
+  const auto [v3, i3] = pool3.forward_with_indices(vol);
+  EXPECT_EQ(v3.to_vector<float>(), (std::vector<float>{28, 30, 31, 29}));
+  EXPECT_EQ(i3.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 18, 9, 27}));
+  const auto [v3o, i3o] = max_pool3d_with_indices(vol, Size3(2, 3, 3), Size3(1), Size3(1));
+  EXPECT_EQ(v3o.shape(), (Shape{1, 1, 3, 4, 4}));
+  const std::vector<std::int64_t> first = i3o.to_vector<std::int64_t>();
+  EXPECT_EQ(std::vector<std::int64_t>(first.begin(), first.begin() + 8),
+            (std::vector<std::int64_t>{4, 4, 3, 3, 9, 9, 9, 3}));
+  EXPECT_EQ(v3o.to_vector<float>()[4], 31.0f);
+
+  nn::MaxUnpool3d unpool3(2);
+  const Tensor src = v3.detach().requires_grad_();
+  const Tensor back = unpool3.forward(src, i3);
+  EXPECT_EQ(back.shape(), vol.shape());
+  // the four maxima (28 to 31) in place, zeros elsewhere
+  EXPECT_TRUE(equal(back, where(ge(vol, 28.0), vol, zeros_like(vol))));
+  (back * arange(32).to(DType::float32).reshape({1, 1, 2, 4, 4})).sum().backward();
+  EXPECT_EQ(src.grad().to_vector<float>(), (std::vector<float>{4, 18, 9, 27}));
+
+  EXPECT_THROW(max_unpool3d(v3, i3 + 64, 2), IndexError);
+  EXPECT_THROW(max_unpool3d(v3, i3.to(DType::int32), 2), DTypeError);
+  EXPECT_THROW(max_unpool3d(v3.reshape({2, 2}), i3.reshape({2, 2}), 2), ShapeError);
+  EXPECT_THROW(max_unpool3d(v3.to(DType::int64), i3, 2), NotImplementedError);
+  EXPECT_THROW(max_unpool3d(v3, i3, 2, {}, 0, Size3(9, 4, 4)), ValueError);
+  EXPECT_THROW(max_unpool1d(v1.reshape({4}), i1.reshape({4}), 2), ShapeError);
+  EXPECT_THROW(max_unpool1d(v1, i1, 0), ValueError);
+  EXPECT_THROW(unpool3.forward(v3), ValueError);
+  EXPECT_THROW(unpool1.forward(v1), ValueError);
+}

@@ -96,6 +96,7 @@ def one_d_case(r, op):
                 ceil_mode=r.random() < 0.4)
     if op == "max_pool1d":
         args["dilation"] = dil
+        args["return_indices"] = r.random() < 0.4
         if not bad:
             shape[-1] = max(length, dil * (k - 1) + 1 - 2 * pad)
         # torch 1.13 writes out of bounds for a window of padding only (see empty_window)
@@ -141,20 +142,25 @@ def empty_window(size, k, stride, pad, dil, ceil_mode):
     return any(all(not 0 <= o * stride - pad + i * dil < size for i in range(k)) for o in range(out))
 
 
-def unpool_case(r):
-    """max_unpool2d of random values at the indices of a max_pool2d (overlapping windows now
-    and then: repeated indices, where the last value is written), default or requested
-    output size. Returns (the source's shape, args); the indices come from torch."""
-    k = [r.randint(1, 3), r.randint(1, 3)]
-    s_ = [r.randint(1, 3), r.randint(1, 3)]
+UNPOOL_DIMS = {"max_unpool1d": 1, "max_unpool2d": 2, "max_unpool3d": 3}
+
+
+def unpool_case(r, op):
+    """max_unpool1d/2d/3d of random values at the indices of a max_pool of as many dimensions
+    (overlapping windows now and then: repeated indices, where the last value is written),
+    default or requested output size. Returns (the source's shape, args); the indices come
+    from torch. Every geometry argument is a list, one entry per spatial dimension."""
+    nd = UNPOOL_DIMS[op]
+    k = [r.randint(1, 3) for _ in range(nd)]
+    s_ = [r.randint(1, 3) for _ in range(nd)]
     # (k - 2 pad >= 1: an empty default output breaks torch 1.13's backward)
-    pad = [r.randint(0, (k[0] - 1) // 2), r.randint(0, (k[1] - 1) // 2)]
-    h, w = r.randint(max(1, k[0] - 2 * pad[0]), 8), r.randint(max(1, k[1] - 2 * pad[1]), 8)
+    pad = [r.randint(0, (k[j] - 1) // 2) for j in range(nd)]
+    sizes = [r.randint(max(1, k[j] - 2 * pad[j]), 8 if nd < 3 else 5) for j in range(nd)]
     n = r.choice([1, 2]) if r.random() < 0.9 else None
     c = r.randint(1, 3)
-    args = {"op": "max_unpool2d", "kernel": k, "stride": s_ if r.random() < 0.7 else None,
+    args = {"op": op, "kernel": k, "stride": s_ if r.random() < 0.7 else None,
             "padding": pad, "resize": r.random() < 0.3}
-    return ([c, h, w] if n is None else [n, c, h, w]), args
+    return ([c] + sizes if n is None else [n, c] + sizes), args
 
 
 def adaptive_case(r, op):
@@ -200,6 +206,7 @@ def three_d_case(r, op):
                     ceil_mode=r.random() < 0.4)
         if op == "max_pool3d":
             args["dilation"] = dil
+            args["return_indices"] = r.random() < 0.4
         else:
             dil = [1, 1, 1]
             args["count_include_pad"] = r.random() < 0.6
@@ -260,8 +267,8 @@ def run(args, x, w, b):
     if op == "max_pool2d":
         return F.max_pool2d(x, args["kernel"], args["stride"], args["padding"], args["dilation"],
                             args["ceil_mode"])
-    if op == "max_unpool2d":
-        return F.max_unpool2d(x, w, args["kernel"], args["stride"], args["padding"],
+    if op in UNPOOL_DIMS:
+        return getattr(F, op)(x, w, args["kernel"], args["stride"], args["padding"],
                               args["output_size"])
     if op == "avg_pool2d":
         return F.avg_pool2d(x, args["kernel"], args["stride"], args["padding"], args["ceil_mode"],
@@ -280,7 +287,7 @@ def main():
         dtype = r.choice([torch.float32, torch.float64])
         kind = r.choice(["conv2d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
                          "adaptive_avg_pool2d", "adaptive_max_pool2d", "1d", "3d",
-                         "max_unpool2d"])
+                         "max_unpool"])
         w = b = None
         if kind == "3d":
             op = r.choice(["conv3d", "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d",
@@ -310,14 +317,17 @@ def main():
                                 requires_grad=True)
         elif kind in ("adaptive_avg_pool2d", "adaptive_max_pool2d"):
             xs, args = adaptive_case(r, kind)
-        elif kind == "max_unpool2d":
-            src_shape, args = unpool_case(r)
-            pooled, w = F.max_pool2d(torch.randn(src_shape, dtype=dtype), args["kernel"],
-                                     args["stride"], args["padding"], return_indices=True)
+        elif kind == "max_unpool":
+            op = r.choice(list(UNPOOL_DIMS))
+            src_shape, args = unpool_case(r, op)
+            nd = UNPOOL_DIMS[op]
+            pool = getattr(F, f"max_pool{nd}d")
+            pooled, w = pool(torch.randn(src_shape, dtype=dtype), args["kernel"], args["stride"],
+                             args["padding"], return_indices=True)
             xs = list(pooled.shape)
             st = args["stride"] or args["kernel"]
-            default = [(xs[-2 + j] - 1) * st[j] + args["kernel"][j] - 2 * args["padding"][j]
-                       for j in range(2)]
+            default = [(xs[-nd + j] - 1) * st[j] + args["kernel"][j] - 2 * args["padding"][j]
+                       for j in range(nd)]
             # a size within stride of the default (the source's own size is one of them)
             args["output_size"] = ([max(1, d + r.randint(-(st[j] - 1), st[j] - 1))
                                     for j, d in enumerate(default)] if args["resize"] else None)
@@ -350,9 +360,9 @@ def main():
                 return None if t is None else t.to(dtype)
 
             if args.get("return_indices"):
-                named["idx"] = F.max_pool2d(x.detach(), args["kernel"], args["stride"],
-                                            args["padding"], args["dilation"], args["ceil_mode"],
-                                            return_indices=True)[1]
+                named["idx"] = getattr(F, args["op"])(x.detach(), args["kernel"], args["stride"],
+                                                      args["padding"], args["dilation"],
+                                                      args["ceil_mode"], return_indices=True)[1]
             named.update({"gy": gy, "y": result(y), "gx": result(x_.grad),
                           "gw": None if w is None else result(w_.grad),
                           "gb": None if b is None else result(b_.grad)})

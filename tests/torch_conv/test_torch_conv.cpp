@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <hetero/hetero.hpp>
 
@@ -66,7 +67,33 @@ std::optional<Tensor> run3d(const nlohmann::json& a, const Tensor& x, const Tens
                       optional_int(a["divisor_override"]));
   if (op == "adaptive_avg_pool3d") return adaptive_avg_pool3d(x, size3(a["output_size"]));
   if (op == "adaptive_max_pool3d") return adaptive_max_pool3d(x, size3(a["output_size"]));
+  if (op == "max_unpool3d") {
+    std::optional<Size3> size;
+    if (!a["output_size"].is_null()) size = size3(a["output_size"]);
+    return max_unpool3d(x, w, size3(a["kernel"]), stride(), size3(a["padding"]), size);
+  }
   return std::nullopt;
+}
+
+// The first entry of a list argument (the 1-d unpooling's), nullopt for null.
+std::optional<std::int64_t> first_or_null(const nlohmann::json& j) {
+  return j.is_null() ? std::nullopt : std::optional<std::int64_t>(j[0].get<std::int64_t>());
+}
+
+// A max pool's {values, indices} through its *_with_indices form.
+std::pair<Tensor, Tensor> with_indices(const nlohmann::json& a, const Tensor& x) {
+  const std::string op = a["op"];
+  if (op == "max_pool1d")
+    return max_pool1d_with_indices(x, a["kernel"], optional_int(a["stride"]), a["padding"],
+                                   a["dilation"], a["ceil_mode"]);
+  if (op == "max_pool3d") {
+    std::optional<Size3> stride;
+    if (!a["stride"].is_null()) stride = size3(a["stride"]);
+    return max_pool3d_with_indices(x, size3(a["kernel"]), stride, size3(a["padding"]),
+                                   size3(a["dilation"]), a["ceil_mode"]);
+  }
+  return max_pool2d_with_indices(x, size2(a["kernel"]), optional_size2(a["stride"]),
+                                 size2(a["padding"]), size2(a["dilation"]), a["ceil_mode"]);
 }
 
 Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tensor& b) {
@@ -95,6 +122,9 @@ Tensor run(const nlohmann::json& a, const Tensor& x, const Tensor& w, const Tens
     return conv_transpose2d(x, w, b, size2(a["stride"]), size2(a["padding"]),
                             size2(a["output_padding"]), a["groups"].get<std::int64_t>(),
                             size2(a["dilation"]));
+  if (op == "max_unpool1d")
+    return max_unpool1d(x, w, a["kernel"][0].get<std::int64_t>(), first_or_null(a["stride"]),
+                        a["padding"][0].get<std::int64_t>(), first_or_null(a["output_size"]));
   if (op == "max_unpool2d") {
     std::optional<Size2> size;
     if (!a["output_size"].is_null()) size = size2(a["output_size"]);
@@ -127,7 +157,7 @@ TEST(TorchConv, EveryCaseMatchesTorch) {
       return file.contains(name) ? file.at(name) : Tensor();
     };
     Tensor x = get("x").clone().requires_grad_(), w = get("w"), b = get("b");
-    // (max_unpool2d's "w" is its int64 indices)
+    // (max_unpool's "w" is its int64 indices)
     if (w.defined() && is_floating_point(w.dtype())) w = w.clone().requires_grad_();
     if (b.defined()) b = b.clone().requires_grad_();
     if (a.contains("error")) {
@@ -148,10 +178,8 @@ TEST(TorchConv, EveryCaseMatchesTorch) {
       if (w.defined() && w.requires_grad()) {
         EXPECT_LE(worst(w.grad(), get("gw")), tol) << "weight gradient";
       }
-      if (a.value("return_indices", false)) {  // max_pool2d's indices, exactly
-        const auto [values, indices] =
-            max_pool2d_with_indices(x, size2(a["kernel"]), optional_size2(a["stride"]),
-                                    size2(a["padding"]), size2(a["dilation"]), a["ceil_mode"]);
+      if (a.value("return_indices", false)) {  // a max pool's indices, exactly
+        const auto [values, indices] = with_indices(a, x);
         EXPECT_EQ(indices.to_vector<std::int64_t>(), get("idx").to_vector<std::int64_t>())
             << "indices";
         EXPECT_EQ(values.to_vector<double>(), y.to_vector<double>()) << "values with indices";

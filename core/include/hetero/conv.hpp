@@ -91,6 +91,8 @@ HETERO_API std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input
 /// later one (row-major) is written, as torch's cpu kernel; the gradient of every input value
 /// is the output gradient at its index. ShapeError for another rank, an empty non-batch
 /// dimension or indices of another shape; DTypeError for indices that are not int64;
+/// NotImplementedError for an input that is not floating (torch's cpu kernel takes float32
+/// and float64; hetero takes 16-bit floats too, as torch's cuda one);
 /// ValueError for an output_size out of range; IndexError for an index outside the output
 /// plane (torch's "Found an invalid max index"; one host read of the indices).
 HETERO_API Tensor max_unpool2d(const Tensor& input, const Tensor& indices, Size2 kernel,

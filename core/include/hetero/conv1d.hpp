@@ -9,6 +9,7 @@
 /// result is then unbatched too); sizes in elements.
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/export.hpp>
 #include <hetero/tensor.hpp>
@@ -37,6 +38,24 @@ HETERO_API Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
 HETERO_API Tensor max_pool1d(const Tensor& input, std::int64_t kernel,
                              std::optional<std::int64_t> stride = {}, std::int64_t padding = 0,
                              std::int64_t dilation = 1, bool ceil_mode = false);
+
+/// max_pool1d and where each maximum is, as torch.nn.functional.max_pool1d(...,
+/// return_indices=True): {values, indices}, indices int64 of the values' shape holding the
+/// step of each maximum in its sequence (what max_unpool1d takes). As max_pool2d_with_indices
+/// over [..., 1, L]: a window of -inf gives its first element, one with several NaN its first
+/// (torch's cpu kernel its last). Errors as max_pool1d.
+HETERO_API std::pair<Tensor, Tensor> max_pool1d_with_indices(
+    const Tensor& input, std::int64_t kernel, std::optional<std::int64_t> stride = {},
+    std::int64_t padding = 0, std::int64_t dilation = 1, bool ceil_mode = false);
+
+/// The partial inverse of max_pool1d, as torch.nn.functional.max_unpool1d: input [N, C, L]
+/// (or [C, L]) and `indices` from max_pool1d_with_indices give zeros [N, C, OL] with each
+/// value at its index, OL = (L - 1) stride - 2 padding + kernel (stride defaults to the kernel)
+/// or `output_size`, strictly within stride of that. Computed as torch's: max_unpool2d of [...,
+/// L, 1], so the rank and emptiness errors name max_unpooling2d; otherwise as max_unpool2d.
+HETERO_API Tensor max_unpool1d(const Tensor& input, const Tensor& indices, std::int64_t kernel,
+                               std::optional<std::int64_t> stride = {}, std::int64_t padding = 0,
+                               std::optional<std::int64_t> output_size = {});
 
 /// Mean over windows of `kernel` steps, as torch.nn.functional.avg_pool1d. Ranks as
 /// max_pool1d; the rest as avg_pool2d.

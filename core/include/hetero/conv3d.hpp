@@ -10,6 +10,7 @@
 /// elements; D is depth (time for a clip). Gradients: first order, as the 2-d ops.
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/export.hpp>
 #include <hetero/tensor.hpp>
@@ -72,6 +73,26 @@ HETERO_API Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
 /// kernel, stride or dilation < 1 or a padding outside [0, kernel / 2].
 HETERO_API Tensor max_pool3d(const Tensor& input, Size3 kernel, std::optional<Size3> stride = {},
                              Size3 padding = 0, Size3 dilation = 1, bool ceil_mode = false);
+
+/// max_pool3d and where each maximum is, as torch.nn.functional.max_pool3d(...,
+/// return_indices=True): {values, indices}, indices int64 of the values' shape holding the
+/// position (d H + h) W + w of each maximum in its input volume (what max_unpool3d takes). The
+/// first maximal element in (d, h, w) order, the first in-bounds one of a window of -inf; of
+/// several NaN, the first (torch's cpu kernel: the last). Values, gradient and errors as
+/// max_pool3d.
+HETERO_API std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, Size3 kernel,
+                                                             std::optional<Size3> stride = {},
+                                                             Size3 padding = 0, Size3 dilation = 1,
+                                                             bool ceil_mode = false);
+
+/// The partial inverse of max_pool3d, as torch.nn.functional.max_unpool3d: input [N, C, D, H,
+/// W] (or [C, D, H, W]) and `indices` from max_pool3d_with_indices give zeros [N, C, OD, OH,
+/// OW] with each value at its index in its volume; sizes (D - 1) stride - 2 padding + kernel
+/// per dimension or `output_size`, strictly within stride of that. Repeated indices and the
+/// gradient as max_unpool2d; errors as max_unpool2d's.
+HETERO_API Tensor max_unpool3d(const Tensor& input, const Tensor& indices, Size3 kernel,
+                               std::optional<Size3> stride = {}, Size3 padding = 0,
+                               std::optional<Size3> output_size = {});
 
 /// Mean over each KD x KH x KW window, as torch.nn.functional.avg_pool3d: zero padding,
 /// counted in the divisor when `count_include_pad` (windows hanging over the end in

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <hetero/error.hpp>
+
 #include "conv_layer.hpp"
 
 namespace hetero::nn {
@@ -29,6 +31,21 @@ Tensor Conv1d::forward(const Tensor& x) {
 
 Tensor MaxPool1d::forward(const Tensor& x) {
   return max_pool1d(x, kernel_, stride_, padding_, dilation_, ceil_mode_);
+}
+
+std::pair<Tensor, Tensor> MaxPool1d::forward_with_indices(const Tensor& x) {
+  return max_pool1d_with_indices(x, kernel_, stride_, padding_, dilation_, ceil_mode_);
+}
+
+Tensor MaxUnpool1d::forward(const Tensor& x, const Tensor& indices,
+                            std::optional<std::int64_t> output_size) {
+  return max_unpool1d(x, indices, kernel_, stride_, padding_, output_size);
+}
+
+Tensor MaxUnpool1d::forward(const Tensor&) {
+  throw ValueError(
+      "MaxUnpool1d: the layer takes the values and their indices; call "
+      "forward(x, indices)");
 }
 
 Tensor AvgPool1d::forward(const Tensor& x) {

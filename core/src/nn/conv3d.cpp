@@ -73,6 +73,21 @@ Tensor MaxPool3d::forward(const Tensor& x) {
   return max_pool3d(x, kernel_, o_.stride, o_.padding, o_.dilation, o_.ceil_mode);
 }
 
+std::pair<Tensor, Tensor> MaxPool3d::forward_with_indices(const Tensor& x) {
+  return max_pool3d_with_indices(x, kernel_, o_.stride, o_.padding, o_.dilation, o_.ceil_mode);
+}
+
+Tensor MaxUnpool3d::forward(const Tensor& x, const Tensor& indices,
+                            std::optional<Size3> output_size) {
+  return max_unpool3d(x, indices, kernel_, stride_, padding_, output_size);
+}
+
+Tensor MaxUnpool3d::forward(const Tensor&) {
+  throw ValueError(
+      "MaxUnpool3d: the layer takes the values and their indices; call "
+      "forward(x, indices)");
+}
+
 Tensor AvgPool3d::forward(const Tensor& x) {
   return avg_pool3d(x, kernel_, o_.stride, o_.padding, o_.ceil_mode, o_.count_include_pad,
                     o_.divisor_override);

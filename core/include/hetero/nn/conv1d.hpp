@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/conv1d.hpp
-/// hetero::nn::Conv1d, MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and AdaptiveMaxPool1d — the 1-d
-/// layers over NCL input (D2L 16.3's textCNN), as torch.nn's, over the ops of <hetero/conv1d.hpp>.
+/// hetero::nn::Conv1d, MaxPool1d, MaxUnpool1d, AvgPool1d, AdaptiveAvgPool1d and AdaptiveMaxPool1d —
+/// the 1-d layers over NCL input (D2L 16.3's textCNN), as torch.nn's, over the ops of
+/// <hetero/conv1d.hpp>.
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/conv1d.hpp>
 #include <hetero/nn/module.hpp>
@@ -52,12 +54,36 @@ class HETERO_API MaxPool1d : public Module {
         ceil_mode_(ceil_mode) {}
   /// max_pool1d(x, ...).
   Tensor forward(const Tensor& x) override;
+  /// max_pool1d_with_indices(x, ...): {values, indices}, as torch's
+  /// MaxPool1d(return_indices=True) (the indices feed MaxUnpool1d).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   std::int64_t kernel_;
   std::optional<std::int64_t> stride_;
   std::int64_t padding_, dilation_;
   bool ceil_mode_;
+};
+
+/// max_unpool1d(x, indices, kernel_size, stride, padding[, output_size]) as a layer
+/// (torch.nn.MaxUnpool1d: each value back where MaxPool1d found it).
+class HETERO_API MaxUnpool1d : public Module {
+ public:
+  /// Windows of `kernel_size` steps and `stride` (unset: the kernel) with `padding`, as the
+  /// MaxPool1d whose indices it takes; checked at forward().
+  explicit MaxUnpool1d(std::int64_t kernel_size, std::optional<std::int64_t> stride = {},
+                       std::int64_t padding = 0)
+      : kernel_(kernel_size), stride_(stride), padding_(padding) {}
+  /// max_unpool1d(x, indices, ...): throws as that function.
+  Tensor forward(const Tensor& x, const Tensor& indices,
+                 std::optional<std::int64_t> output_size = std::nullopt);
+  /// Throws ValueError: the layer takes the values and their indices.
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  std::int64_t kernel_;
+  std::optional<std::int64_t> stride_;
+  std::int64_t padding_;
 };
 
 /// avg_pool1d as a layer (torch.nn.AvgPool1d); the arguments are checked at forward().

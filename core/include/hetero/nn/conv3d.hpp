@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 /// @file nn/conv3d.hpp
-/// hetero::nn::Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d and
+/// hetero::nn::Conv3d, ConvTranspose3d, MaxPool3d, MaxUnpool3d, AvgPool3d, AdaptiveAvgPool3d and
 /// AdaptiveMaxPool3d — the 3-d layers over NCDHW input (video clips, volumes), as torch.nn's,
 /// over the ops of <hetero/conv3d.hpp>. BatchNorm3d is in <hetero/nn/batch_norm.hpp>.
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include <hetero/conv3d.hpp>
 #include <hetero/nn/module.hpp>
@@ -86,10 +87,33 @@ class HETERO_API MaxPool3d : public Module {
       : kernel_(kernel_size), o_(options) {}
   /// max_pool3d(x, kernel_size, options...).
   Tensor forward(const Tensor& x) override;
+  /// max_pool3d_with_indices(x, kernel_size, options...): {values, indices}, as torch's
+  /// MaxPool3d(return_indices=True) (the indices feed MaxUnpool3d).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   Size3 kernel_;
   MaxPool3dOptions o_;
+};
+
+/// max_unpool3d(x, indices, kernel_size, stride, padding[, output_size]) as a layer
+/// (torch.nn.MaxUnpool3d: each value back where MaxPool3d found it).
+class HETERO_API MaxUnpool3d : public Module {
+ public:
+  /// Windows of `kernel_size` and `stride` (unset: the kernel) with `padding`, as the
+  /// MaxPool3d whose indices it takes; checked at forward().
+  explicit MaxUnpool3d(Size3 kernel_size, std::optional<Size3> stride = {}, Size3 padding = 0)
+      : kernel_(kernel_size), stride_(stride), padding_(padding) {}
+  /// max_unpool3d(x, indices, ...): throws as that function.
+  Tensor forward(const Tensor& x, const Tensor& indices,
+                 std::optional<Size3> output_size = std::nullopt);
+  /// Throws ValueError: the layer takes the values and their indices.
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  Size3 kernel_;
+  std::optional<Size3> stride_;
+  Size3 padding_;
 };
 
 /// Options of AvgPool3d (torch's defaults; stride unset means the kernel size).
