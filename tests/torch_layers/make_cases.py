@@ -293,10 +293,49 @@ def distance_loss_case(r, a, dtype, rand):
     return ins, grads_of, y
 
 
+def embedding_bag_case(r, a, dtype, rand):
+    """F.embedding_bag: the bags of a [B, N] input, or of an [L] input cut at offsets (empty
+    bags, include_last_offset), modes sum, mean and max
+    (rounded weights now and then: ties), per_sample_weights, padding_idx. Returns (inputs,
+    grads_of, output): the weight, the indices, the offsets if any, the per-sample weights if
+    any."""
+    F = torch.nn.functional
+    rows, D = r.randint(1, 6), r.randint(1, 4)
+    w = rand(rows, D)
+    if r.random() < 0.2:
+        w = torch.round(w)
+    mode = r.choice(["sum", "mean", "max"])
+    offsets, include_last = None, False
+    if r.random() < 0.3:
+        idx = torch.randint(0, rows, (r.randint(1, 3), r.randint(1, 4)))
+    else:
+        L = r.randint(0, 8)
+        idx = torch.randint(0, rows, (L,))
+        cuts = sorted(r.randint(0, L) for _ in range(r.randint(0, 3)))
+        include_last = r.random() < 0.3
+        # (torch 1.13 corrupts memory for entries after the last offset: its documented
+        # contract is a last offset of L, the CSR layout)
+        ends = [L] if include_last else []
+        offsets = torch.tensor([0] + cuts + ends, dtype=torch.int64)
+    pad = r.randint(-rows, rows - 1) if r.random() < 0.3 else None
+    psw = rand(*idx.shape) if mode == "sum" and r.random() < 0.4 else None
+    a.update(mode=mode, include_last=include_last, padding_idx=pad, offsets=offsets is not None,
+             psw=psw is not None)
+    w.requires_grad_()
+    if psw is not None:
+        psw.requires_grad_()
+    y = F.embedding_bag(idx, w, offsets, mode=mode, per_sample_weights=psw,
+                        include_last_offset=include_last, padding_idx=pad)
+    ins = [w, idx] + ([offsets] if offsets is not None else []) + ([psw] if psw is not None else [])
+    grads_of = [("in0", w)] + ([(f"in{len(ins) - 1}", psw)] if psw is not None else [])
+    return ins, grads_of, y
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
                      "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed",
-                     "instancenorm", "module", "distance_loss", "distance_loss"])
+                     "instancenorm", "module", "distance_loss", "distance_loss",
+                     "embedding_bag"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -605,6 +644,9 @@ def case(r, i, tensors):
         grads_of, all_out = [("in0", x)], [y]
     elif kind == "distance_loss":
         ins, grads_of, y = distance_loss_case(r, a, dtype, rand)
+        all_out = [y]
+    elif kind == "embedding_bag":
+        ins, grads_of, y = embedding_bag_case(r, a, dtype, rand)
         all_out = [y]
     elif kind == "transformer":
         ins, grads_of, module, y = transformer_case(r, a, dtype, tensors, i)

@@ -168,6 +168,30 @@ Tensor transformer_case(const nlohmann::json& a, const TensorOptions& o,
 
 namespace {
 
+// F.embedding_bag (make_cases.py's embedding_bag_case): in0 the weight, in1 the indices,
+// then the offsets and the per-sample weights where the case has them.
+Tensor embedding_bag_case(const nlohmann::json& a, const std::vector<Tensor>& in,
+                          std::vector<std::pair<std::string, Tensor>>& leaves) {
+  const Tensor w = in[0].detach().clone().requires_grad_();
+  leaves.emplace_back("in0", w);
+  std::size_t next = 2;
+  const Tensor offsets = a["offsets"] ? in[next++] : Tensor();
+  Tensor psw;
+  if (a["psw"]) {
+    psw = in[next].detach().clone().requires_grad_();
+    leaves.emplace_back("in" + std::to_string(next), psw);
+  }
+  const std::string m = a["mode"];
+  const nn::EmbeddingBagMode mode = m == "sum"    ? nn::EmbeddingBagMode::sum
+                                    : m == "mean" ? nn::EmbeddingBagMode::mean
+                                                  : nn::EmbeddingBagMode::max;
+  const std::optional<std::int64_t> pad =
+      a["padding_idx"].is_null()
+          ? std::nullopt
+          : std::optional<std::int64_t>(a["padding_idx"].get<std::int64_t>());
+  return nn::embedding_bag(in[1], w, offsets, mode, psw, a["include_last"], pad);
+}
+
 // vector_norm, normalize, pairwise_distance and the margin, ranking and likelihood losses
 // (make_cases.py's distance_loss_case): the inputs a["grad"] lists become leaves.
 Tensor distance_loss_case(const nlohmann::json& a, const std::vector<Tensor>& in,
@@ -422,6 +446,9 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       out.push_back(y);
     } else if (kind == "distance_loss") {
       y = distance_loss_case(a, in, leaves);
+      out.push_back(y);
+    } else if (kind == "embedding_bag") {
+      y = embedding_bag_case(a, in, leaves);
       out.push_back(y);
     } else if (kind == "transformer") {
       y = transformer_case(a, o, get, leaf, module);

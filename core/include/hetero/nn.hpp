@@ -13,6 +13,7 @@
 #include <hetero/nn/distance.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>
+#include <hetero/nn/embedding_bag.hpp>
 #include <hetero/nn/flatten.hpp>
 #include <hetero/nn/fold.hpp>
 #include <hetero/nn/group_norm.hpp>
