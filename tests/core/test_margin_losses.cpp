@@ -111,6 +111,34 @@ TEST(MarginLosses, ValuesAsTorch) {
   expect_near(v.grad().to_vector<double>(), {-499999500000.0, 0.125}, 1e-12);
 }
 
+// MultiLabelMarginLoss: torch 1.13's printed values and gradient, the list ended by -1, a
+// repeated target counted twice, and its refusals.
+TEST(MarginLosses, MultiLabelMarginAsTorch) {
+  const Tensor x = tensor({{0.1f, 0.2f, 0.4f, 0.8f}, {0.3f, -0.2f, 0.5f, 0.1f}}).requires_grad_();
+  const Tensor y = tensor(std::vector<std::int64_t>{3, 0, -1, 1, 1, 2, 3, -1}).reshape({2, 4});
+  expect_near(
+      nn::MultiLabelMarginLoss(nn::Reduction::none)(x, y).to(DType::float64).to_vector<double>(),
+      {0.85, 0.875}, 1e-6);
+  EXPECT_NEAR(nn::MultiLabelMarginLoss()(x, y).item<float>(), 0.8625f, 1e-6);
+  nn::MultiLabelMarginLoss(nn::Reduction::sum)(x, y).backward();
+  expect_near(x.grad().to(DType::float64).to_vector<double>(),
+              {-0.5, 0.5, 0.5, -0.5, 0.75, -0.25, -0.25, -0.25}, 1e-6);
+  const Tensor rep = tensor(std::vector<std::int64_t>{3, 3, -1, 1, 1, 2, 3, -1}).reshape({2, 4});
+  EXPECT_NEAR(nn::MultiLabelMarginLoss(nn::Reduction::none)(x, rep).to_vector<float>()[0], 0.65f,
+              1e-6);
+  EXPECT_EQ(nn::MultiLabelMarginLoss(nn::Reduction::none)(x, full({2, 4}, -1.0).to(DType::int64))
+                .to_vector<float>(),
+            (std::vector<float>{0, 0}));  // no targets
+  EXPECT_EQ(nn::MultiLabelMarginLoss(nn::Reduction::none)(x[0], y[0]).dim(), 0);
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(x, y + 1), IndexError);  // 4 is out of range
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(x, y - 1), IndexError);  // -2
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(x, y.narrow(1, 0, 3)), ShapeError);
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(x, y.to(DType::int32)), DTypeError);
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(x.reshape({1, 2, 4}), y.reshape({1, 2, 4})), ShapeError);
+  EXPECT_THROW(nn::MultiLabelMarginLoss()(zeros({2, 0}), zeros({2, 0}).to(DType::int64)),
+               ShapeError);
+}
+
 TEST(MarginLosses, RefusesWhatTorchRefuses) {
   const Tensor x = randn({3, 4});
   const Tensor t = tensor(std::vector<std::int64_t>{0, 3, 1});

@@ -175,7 +175,8 @@ def distance_loss_case(r, a, dtype, rand):
     F = torch.nn.functional
     red = r.choice(["mean", "mean", "sum", "none"])
     op = r.choice(["vector_norm", "vector_norm", "normalize", "pairwise", "hinge", "soft_margin",
-                   "multilabel_soft_margin", "multi_margin", "margin_ranking", "cosine_embedding",
+                   "multilabel_soft_margin", "multi_margin", "multilabel_margin", "margin_ranking",
+                   "cosine_embedding",
                    "triplet", "triplet", "poisson", "gaussian"])
     a.update(reduction=red, loss=op)
     N, D = r.randint(1, 4), r.randint(1, 5)
@@ -234,6 +235,19 @@ def distance_loss_case(r, a, dtype, rand):
         a.update(weighted=w is not None, grad=[0])
         y = F.multilabel_soft_margin_loss(x.requires_grad_(), t, weight=w, reduction=red)
         ins = [x, t] + ([w] if w is not None else [])
+    elif op == "multilabel_margin":
+        batched = r.random() < 0.8
+        x = rand(N, D) if batched else rand(D)
+        # each row: targets (repeats allowed), then -1 and anything in [-1, D)
+        rows = []
+        for _ in range(N if batched else 1):
+            k = r.randint(0, D)
+            row = [r.randrange(D) for _ in range(k)] + ([-1] if k < D else [])
+            rows.append(row + [r.randint(-1, D - 1) for _ in range(D - len(row))])
+        t = torch.tensor(rows if batched else rows[0], dtype=torch.int64)
+        a.update(grad=[0])
+        y = F.multilabel_margin_loss(x.requires_grad_(), t, reduction=red)
+        ins = [x, t]
     elif op == "multi_margin":
         batched = r.random() < 0.8
         x = rand(N, D) if batched else rand(D)
@@ -331,11 +345,47 @@ def embedding_bag_case(r, a, dtype, rand):
     return ins, grads_of, y
 
 
+def ctc_case(r, a, dtype, rand):
+    """F.ctc_loss of log_softmax(logits): padded or concatenated targets (repeats, empty
+    targets, any blank), unbatched inputs, input lengths shorter than T, each reduction;
+    alignments too short get zero_infinity (torch's gradient of an infinite loss is NaN,
+    which CTCLoss.InfiniteLossesAsTorch checks). Returns (inputs, grads_of, output): the
+    logits, the targets, the input lengths, the target lengths."""
+    F = torch.nn.functional
+    T, C = r.randint(1, 8), r.randint(2, 5)
+    batched = r.random() < 0.8
+    N = r.randint(1, 3) if batched else 1
+    blank = r.randint(0, C - 1)
+    labels = [c for c in range(C) if c != blank]
+    # (an input length of 0: torch 1.13 reads out of bounds; CTCLoss.ZeroLengthInput)
+    in_len = [r.randint(max(1, T - 3), T) for _ in range(N)]
+    tg_len = [r.randint(0, min(4, T)) for _ in range(N)]
+    seqs = [[r.choice(labels) for _ in range(k)] for k in tg_len]
+    need = [len(q) + sum(q[j] == q[j - 1] for j in range(1, len(q))) for q in seqs]
+    zero_inf = r.random() < 0.3 or any(need[b] > in_len[b] for b in range(N))
+    padded = r.random() < 0.5
+    S = max(tg_len + [1]) + r.randint(0, 1)
+    if padded or not batched:
+        tg = torch.tensor([q + [r.choice(labels)] * (S - len(q)) for q in seqs], dtype=torch.int64)
+    else:
+        tg = torch.tensor([c for q in seqs for c in q], dtype=torch.int64)
+    il, tl = torch.tensor(in_len), torch.tensor(tg_len)
+    if not batched:
+        tg, il, tl = tg[0, :tg_len[0]], il[0], tl[0]
+    x = rand(T, N, C) if batched else rand(T, C)
+    red = r.choice(["mean", "sum", "none"])
+    a.update(blank=blank, reduction=red, zero_infinity=zero_inf)
+    x.requires_grad_()
+    y = F.ctc_loss(F.log_softmax(x, -1), tg, il, tl, blank=blank, reduction=red,
+                   zero_infinity=zero_inf)
+    return [x, tg, il, tl], [("in0", x)], y
+
+
 def case(r, i, tensors):
     kind = r.choice(["batchnorm", "batchnorm", "groupnorm", "sdpa", "mha", "mha", "encoder",
                      "decoder", "transformer", "loss", "loss", "rnn", "rnn", "rnn_cell", "packed",
                      "instancenorm", "module", "distance_loss", "distance_loss",
-                     "embedding_bag"])
+                     "embedding_bag", "ctc"])
     dtype = r.choice([torch.float64, torch.float64, torch.float32])
     a = {"kind": kind, "dtype": "float64" if dtype == torch.float64 else "float32"}
     ins, grads_of, module = [], [], None
@@ -647,6 +697,9 @@ def case(r, i, tensors):
         all_out = [y]
     elif kind == "embedding_bag":
         ins, grads_of, y = embedding_bag_case(r, a, dtype, rand)
+        all_out = [y]
+    elif kind == "ctc":
+        ins, grads_of, y = ctc_case(r, a, dtype, rand)
         all_out = [y]
     elif kind == "transformer":
         ins, grads_of, module, y = transformer_case(r, a, dtype, tensors, i)

@@ -220,6 +220,7 @@ Tensor distance_loss_case(const nlohmann::json& a, const std::vector<Tensor>& in
   if (op == "hinge") return nn::HingeEmbeddingLoss(a["margin"], r)(x[0], x[1]);
   if (op == "soft_margin") return nn::SoftMarginLoss(r)(x[0], x[1]);
   if (op == "multilabel_soft_margin") return nn::MultiLabelSoftMarginLoss(weight(2), r)(x[0], x[1]);
+  if (op == "multilabel_margin") return nn::MultiLabelMarginLoss(r)(x[0], x[1]);
   if (op == "multi_margin")
     return nn::MultiMarginLoss(
         {.p = a["p"], .margin = a["margin"], .weight = weight(2), .reduction = r})(x[0], x[1]);
@@ -449,6 +450,17 @@ TEST(TorchLayers, EveryCaseMatchesTorch) {
       out.push_back(y);
     } else if (kind == "embedding_bag") {
       y = embedding_bag_case(a, in, leaves);
+      out.push_back(y);
+    } else if (kind == "ctc") {
+      const Tensor x = in[0].detach().clone().requires_grad_();
+      leaves.emplace_back("in0", x);
+      const std::string red = a["reduction"];
+      y = nn::ctc_loss(log_softmax(x, -1), in[1], in[2], in[3],
+                       {.blank = a["blank"],
+                        .reduction = red == "none"  ? nn::Reduction::none
+                                     : red == "sum" ? nn::Reduction::sum
+                                                    : nn::Reduction::mean,
+                        .zero_infinity = a["zero_infinity"]});
       out.push_back(y);
     } else if (kind == "transformer") {
       y = transformer_case(a, o, get, leaf, module);

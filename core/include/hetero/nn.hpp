@@ -10,6 +10,7 @@
 #include <hetero/nn/conv1d.hpp>
 #include <hetero/nn/conv3d.hpp>
 #include <hetero/nn/conv_transpose.hpp>
+#include <hetero/nn/ctc_loss.hpp>
 #include <hetero/nn/distance.hpp>
 #include <hetero/nn/dropout.hpp>
 #include <hetero/nn/embedding.hpp>

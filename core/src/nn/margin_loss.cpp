@@ -10,6 +10,7 @@
 #include <hetero/activations.hpp>
 #include <hetero/distance.hpp>
 #include <hetero/error.hpp>
+#include <hetero/factories.hpp>
 #include <hetero/manipulation.hpp>
 #include <hetero/ops.hpp>
 
@@ -59,6 +60,49 @@ Tensor MultiLabelSoftMarginLoss::forward(const Tensor& input, const Tensor& targ
   // (torch divides by the input's class count, whatever broadcasting made of the loss)
   loss = loss.sum(class_dim) / static_cast<double>(input.size(class_dim));
   return reduced(loss, reduction_);
+}
+
+Tensor MultiLabelMarginLoss::forward(const Tensor& input, const Tensor& target) {
+  check_floating_input("MultiLabelMarginLoss", input);
+  detail::impl_of(target, "MultiLabelMarginLoss");
+  if (input.dim() > 2 || (input.dim() > 0 && input.size(input.dim() - 1) == 0))
+    throw ShapeError(
+        "MultiLabelMarginLoss: Expected non-empty vector or matrix with optional 0-dim batch "
+        "size, but got: " +
+        detail::shape_str(input.shape()) + " (as torch)");
+  if (target.shape() != input.shape())
+    throw ShapeError("MultiLabelMarginLoss: inconsistent size " +
+                     detail::shape_str(target.shape()) + " for argument #2 'target', input " +
+                     detail::shape_str(input.shape()) + " (as torch)");
+  if (target.dtype() != DType::int64)
+    throw DTypeError("MultiLabelMarginLoss: expected scalar type Long but found " +
+                     std::string(dtype_name(target.dtype())) + " for the target (as torch)");
+  detail::check_same_device("MultiLabelMarginLoss", {&input, &target});
+  const std::int64_t c = input.dim() == 0 ? 1 : input.size(input.dim() - 1);
+  const std::int64_t n = input.dim() == 2 ? input.size(0) : 1;
+  const Tensor x = input.reshape({n, c}), t = target.reshape({n, c});
+  if (n > 0) {
+    const auto [lo, hi] = detail::int_extrema(t);
+    if (lo < -1 || hi >= c)
+      throw IndexError(
+          "MultiLabelMarginLoss: argument #2 'target' is out of range: targets span [" +
+          std::to_string(lo) + ", " + std::to_string(hi) + "] for " + std::to_string(c) +
+          " classes, -1 ending the list (as torch)");
+  }
+  // The target slots before the first -1, and which classes are targets.
+  const Tensor valid = eq(cumsum(eq(t, -1.0).to(DType::int64), 1), 0.0);
+  const Tensor slot_class = where(valid, t, zeros_like(t));
+  const Tensor is_target =
+      gt(scatter_add(zeros({n, c}, TensorOptions(t.device()).dtype(DType::int64)), 1, slot_class,
+                     valid.to(DType::int64)),
+         0.0);
+  // [N, slot, class]: max(0, 1 - x[y_slot] + x[class]), relu's gradient 0 at 0 as the kernel's
+  // `if (z > 0)`
+  const Tensor hinge = relu(1.0 - gather(x, 1, slot_class).unsqueeze(2) + x.unsqueeze(1));
+  const Tensor counted = logical_and(valid.unsqueeze(2), logical_not(is_target).unsqueeze(1));
+  Tensor per_sample = where(counted, hinge, 0.0).sum(2).sum(1) / static_cast<double>(c);
+  if (input.dim() < 2) per_sample = per_sample.reshape({});
+  return reduced(per_sample, reduction_);
 }
 
 MultiMarginLoss::MultiMarginLoss(MultiMarginLossOptions options)

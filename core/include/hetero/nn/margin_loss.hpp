@@ -64,6 +64,27 @@ class HETERO_API MultiLabelSoftMarginLoss : public Loss {
   Reduction reduction_;
 };
 
+/// The multi-label hinge loss, as torch.nn.MultiLabelMarginLoss(reduction): input [N, C] (or
+/// [C], or 0-d: one class) of scores and target of its shape (int64) holding each sample's
+/// class indices up to the first -1 (the rest ignored); sample n's loss is the sum over its
+/// target slots j and the classes i that are not among its targets of max(0, 1 - (x[y_j] -
+/// x[i])), divided by C (a repeated target counts twice, as torch's). `none` gives [N] (0-d
+/// for a 1-D input). ShapeError for another rank, C = 0 (torch's "Expected non-empty vector
+/// or matrix") or a target of another shape; DTypeError for a non-floating input or a target
+/// that is not int64; IndexError for a target outside [-1, C) (torch's "'target' is out of
+/// range"; one host read of the targets).
+class HETERO_API MultiLabelMarginLoss : public Loss {
+ public:
+  /// A loss reducing as `reduction` (torch's default: the mean over the samples).
+  explicit MultiLabelMarginLoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
+  using Loss::forward;
+  /// The per-sample losses, reduced.
+  Tensor forward(const Tensor& input, const Tensor& target) override;
+
+ private:
+  Reduction reduction_;
+};
+
 /// MultiMarginLoss's arguments, torch.nn.MultiMarginLoss's names and defaults.
 struct MultiMarginLossOptions {
   int p = 1;                              ///< 1 or 2: the hinge, or its square
