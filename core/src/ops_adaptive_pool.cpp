@@ -9,6 +9,7 @@
 #include <exception>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -170,15 +171,31 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   return input.dim() == 4 ? r : r.squeeze(0);
 }
 
-Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
+namespace {
+
+// adaptive_max_pool2d, and with `plane_index` where each maximum is (row * W + column, not
+// recorded).
+Tensor adaptive_max_pool2d_impl(const Tensor& input, Size2 output_size, Tensor* plane_index) {
   const detail::prof::Scope op_scope("adaptive_max_pool2d", input);
   const Tensor x4 = adaptive_input(input, output_size, "adaptive_max_pool2d");
-  if (output_size.h == 0 || output_size.w == 0) return no_windows(input, x4, output_size);
+  const bool unbatched = input.dim() == 3;
+  if (output_size.h == 0 || output_size.w == 0) {
+    const Tensor none = no_windows(input, x4, output_size);
+    if (plane_index)
+      *plane_index = zeros(none.shape(), TensorOptions(x4.device()).dtype(DType::int64));
+    return none;
+  }
   const std::int64_t n = x4.size(0), c = x4.size(1), h = x4.size(2), w = x4.size(3);
   const std::int64_t oh = output_size.h, ow = output_size.w;
   Tensor y;
-  if (h % oh == 0 && w % ow == 0) {
-    y = max_pool2d(x4, {h / oh, w / ow});  // equal windows, side by side
+  if (h % oh == 0 && w % ow == 0) {  // equal windows, side by side
+    if (plane_index) {
+      Tensor index;
+      std::tie(y, index) = max_pool2d_with_indices(x4, {h / oh, w / ow});
+      *plane_index = unbatched ? index.squeeze(0) : index;
+    } else {
+      y = max_pool2d(x4, {h / oh, w / ow});
+    }
   } else {
     // Each window's elements in row-major order in kh kw slots; the slots beyond a shorter
     // window repeat its first element, so that argmax (the first maximum, NaN the largest)
@@ -213,8 +230,24 @@ Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
       where_max = index_select(table, 0, (slot + first).reshape({-1})).view({n, c, cells});
     }
     y = gather(flat, 2, where_max).view({n, c, oh, ow});
+    if (plane_index) {
+      const Tensor index = where_max.view({n, c, oh, ow});
+      *plane_index = unbatched ? index.squeeze(0) : index;
+    }
   }
-  return input.dim() == 4 ? y : y.squeeze(0);
+  return unbatched ? y.squeeze(0) : y;
+}
+
+}  // namespace
+
+Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size) {
+  return adaptive_max_pool2d_impl(input, output_size, nullptr);
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, Size2 output_size) {
+  Tensor index;
+  Tensor y = adaptive_max_pool2d_impl(input, output_size, &index);
+  return {std::move(y), std::move(index)};
 }
 
 }  // namespace hetero

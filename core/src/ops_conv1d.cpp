@@ -94,4 +94,12 @@ Tensor adaptive_max_pool1d(const Tensor& input, std::int64_t output_size) {
   return adaptive_max_pool2d(x, {1, output_size}).squeeze(-2);
 }
 
+std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
+                                                           std::int64_t output_size) {
+  const Tensor x = as_2d(input, pool_message("adaptive_max_pool1d"));
+  // In a plane of one row, the position row * L + column is the step.
+  const auto [y, index] = adaptive_max_pool2d_with_indices(x, {1, output_size});
+  return {y.squeeze(-2), index.squeeze(-2)};
+}
+
 }  // namespace hetero

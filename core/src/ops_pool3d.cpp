@@ -215,4 +215,28 @@ Tensor adaptive_max_pool3d(const Tensor& input, Size3 output_size) {
                             {x5.size(0), x5.size(1), output_size.d, output_size.h, output_size.w}));
 }
 
+std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input, Size3 output_size) {
+  const detail::prof::Scope op_scope("adaptive_max_pool3d_with_indices", input);
+  const Tensor x5 = adaptive3d_input(input, output_size, "adaptive_max_pool3d");
+  const Shape shape{x5.size(0), x5.size(1), output_size.d, output_size.h, output_size.w};
+  if (output_size.d == 0 || output_size.h == 0 || output_size.w == 0)
+    return {no_windows(input, x5, output_size),
+            unbatch(input, zeros(shape, TensorOptions(x5.device()).dtype(DType::int64)))};
+  const std::int64_t nc = x5.size(0) * x5.size(1), d = x5.size(2);
+  const std::int64_t cells = output_size.h * output_size.w;
+  // each frame's maxima and their positions h W + w in the frame: [N C, D, OH, OW]
+  const auto [y, in_frame] =
+      adaptive_max_pool2d_with_indices(frames_as_channels(x5), {output_size.h, output_size.w});
+  // the maxima over D of [N C, OH OW, D], and in which frame
+  const auto [z, frame] =
+      adaptive_max_pool1d_with_indices(y.reshape({nc, d, cells}).transpose(1, 2), output_size.d);
+  Tensor index;
+  {
+    NoGradGuard no_grad;
+    const Tensor hw = gather(in_frame.reshape({nc, d, cells}).transpose(1, 2), 2, frame);
+    index = (frame * (x5.size(3) * x5.size(4)) + hw).transpose(1, 2).reshape(shape);
+  }
+  return {unbatch(input, z.transpose(1, 2).reshape(shape)), unbatch(input, index)};
+}
+
 }  // namespace hetero

@@ -344,3 +344,35 @@ TEST(PoolEdges, MaxUnpool1dAnd3dAsTorch) {
   EXPECT_THROW(unpool3.forward(v3), ValueError);
   EXPECT_THROW(unpool1.forward(v1), ValueError);
 }
+
+// adaptive_max_pool1d/2d/3d_with_indices (torch 1.13's printed values; the inputs repeat
+// values, so ties go to the first maximum): unequal windows (the gathered route), equal ones
+// (max_pool2d's) over a narrowed view, and the layers.
+TEST(PoolEdges, AdaptiveMaxPoolIndicesAsTorch) {
+  const auto mod = [](std::int64_t count, double by, double m) {
+    return remainder(arange(count) * by, full({}, m)).to(DType::float32);
+  };
+  const Tensor x2 = mod(35, 7, 11).reshape({1, 1, 5, 7});
+  const auto [v2, i2] = nn::AdaptiveMaxPool2d({2, 3}).forward_with_indices(x2);
+  EXPECT_EQ(v2.to_vector<float>(), (std::vector<float>{10, 10, 9, 10, 10, 10}));
+  EXPECT_EQ(i2.to_vector<std::int64_t>(), (std::vector<std::int64_t>{14, 3, 6, 14, 25, 25}));
+  const auto [ve, ie] =
+      adaptive_max_pool2d_with_indices(x2.narrow(2, 0, 4).narrow(3, 0, 6), {2, 3});
+  EXPECT_EQ(ve.to_vector<float>(), (std::vector<float>{7, 10, 7, 10, 9, 10}));
+  EXPECT_EQ(ie.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 3, 11, 12, 15, 22}));
+  const auto [v1, i1] = nn::AdaptiveMaxPool1d(3).forward_with_indices(mod(7, 5, 7).reshape({1, 7}));
+  EXPECT_EQ(v1.to_vector<float>(), (std::vector<float>{5, 6, 6}));
+  EXPECT_EQ(i1.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 4, 4}));
+  const auto [v3, i3] = nn::AdaptiveMaxPool3d({2, 2, 3}).forward_with_indices(
+      mod(60, 7, 17).reshape({1, 1, 3, 4, 5}));
+  EXPECT_EQ(v3.to_vector<float>(),
+            (std::vector<float>{12, 15, 16, 14, 16, 14, 16, 16, 16, 14, 15, 15}));
+  EXPECT_EQ(i3.to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{26, 7, 29, 36, 12, 19, 46, 46, 29, 36, 58, 58}));
+  // an output size of 0: empty values and indices
+  const auto [v0, i0] =
+      adaptive_max_pool3d_with_indices(mod(60, 7, 17).reshape({1, 3, 4, 5}), {0, 2, 2});
+  EXPECT_EQ(v0.shape(), (Shape{1, 0, 2, 2}));
+  EXPECT_EQ(i0.shape(), (Shape{1, 0, 2, 2}));
+  EXPECT_EQ(i0.dtype(), DType::int64);
+}

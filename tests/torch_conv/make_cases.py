@@ -90,6 +90,7 @@ def one_d_case(r, op):
         return shape, [c, o // groups, k], args
     if op in ("adaptive_avg_pool1d", "adaptive_max_pool1d"):
         args["output_size"] = r.randint(1, length + 2)
+        args["return_indices"] = op == "adaptive_max_pool1d" and r.random() < 0.4
         return shape, None, args
     pad = r.randint(0, k if bad else k // 2)
     args.update(kernel=k, stride=stride if r.random() < 0.7 else None, padding=pad,
@@ -166,6 +167,8 @@ def unpool_case(r, op):
 def adaptive_case(r, op):
     h, w = r.randint(1, 9), r.randint(1, 9)
     args = {"op": op, "output_size": [r.randint(1, h + 2), r.randint(1, w + 2)]}
+    if op == "adaptive_max_pool2d":
+        args["return_indices"] = r.random() < 0.4
     n = r.choice([1, 2]) if r.random() < 0.9 else None
     return ([r.randint(1, 3), h, w] if n is None else [n, r.randint(1, 3), h, w]), args
 
@@ -200,6 +203,7 @@ def three_d_case(r, op):
         w = [c, o // groups] + k
     elif op in ("adaptive_avg_pool3d", "adaptive_max_pool3d"):
         args["output_size"] = [r.randint(1, size[j] + 2) for j in range(3)]
+        args["return_indices"] = op == "adaptive_max_pool3d" and r.random() < 0.4
     else:
         pad = [r.randint(0, k[j] if bad else k[j] // 2) for j in range(3)]
         args.update(kernel=k, stride=stride if r.random() < 0.7 else None, padding=pad,
@@ -359,7 +363,10 @@ def main():
             def result(t):
                 return None if t is None else t.to(dtype)
 
-            if args.get("return_indices"):
+            if args.get("return_indices") and args["op"].startswith("adaptive"):
+                named["idx"] = getattr(F, args["op"])(x.detach(), args["output_size"],
+                                                      return_indices=True)[1]
+            elif args.get("return_indices"):
                 named["idx"] = getattr(F, args["op"])(x.detach(), args["kernel"], args["stride"],
                                                       args["padding"], args["dilation"],
                                                       args["ceil_mode"], return_indices=True)[1]

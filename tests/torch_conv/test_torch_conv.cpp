@@ -83,6 +83,11 @@ std::optional<std::int64_t> first_or_null(const nlohmann::json& j) {
 // A max pool's {values, indices} through its *_with_indices form.
 std::pair<Tensor, Tensor> with_indices(const nlohmann::json& a, const Tensor& x) {
   const std::string op = a["op"];
+  if (op == "adaptive_max_pool1d") return adaptive_max_pool1d_with_indices(x, a["output_size"]);
+  if (op == "adaptive_max_pool2d")
+    return adaptive_max_pool2d_with_indices(x, size2(a["output_size"]));
+  if (op == "adaptive_max_pool3d")
+    return adaptive_max_pool3d_with_indices(x, size3(a["output_size"]));
   if (op == "max_pool1d")
     return max_pool1d_with_indices(x, a["kernel"], optional_int(a["stride"]), a["padding"],
                                    a["dilation"], a["ceil_mode"]);

@@ -120,14 +120,22 @@ HETERO_API Tensor avg_pool2d(const Tensor& input, Size2 kernel, std::optional<Si
 HETERO_API Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 
 /// Maximum over windows that tile the input into `output_size` cells (the windows of
-/// adaptive_avg_pool2d), as torch.nn.functional.adaptive_max_pool2d without return_indices.
-/// A window holding NaN gives NaN. The gradient goes to the first maximal element of each
-/// window (row-major; torch's cpu kernel picks the last NaN where a window has several, as
-/// for max_pool2d). Floating dtypes (float16 too, which torch 1.13's cpu kernel refuses;
-/// NotImplementedError otherwise); output sizes >= 0 (ValueError otherwise; 0 gives an empty
-/// result); input 3-d or 4-d with non-empty channel and spatial dimensions (ShapeError). An
-/// output whose element count or window table overflows int64 raises ShapeError, a table
-/// the host has no memory for OutOfMemoryError.
+/// adaptive_avg_pool2d), as torch.nn.functional.adaptive_max_pool2d (its indices:
+/// adaptive_max_pool2d_with_indices). A window holding NaN gives NaN. The gradient goes to the
+/// first maximal element of each window (row-major; torch's cpu kernel picks the last NaN where a
+/// window has several, as for max_pool2d). Floating dtypes (float16 too, which torch 1.13's cpu
+/// kernel refuses; NotImplementedError otherwise); output sizes >= 0 (ValueError otherwise; 0 gives
+/// an empty result); input 3-d or 4-d with non-empty channel and spatial dimensions (ShapeError).
+/// An output whose element count or window table overflows int64 raises ShapeError, a table the
+/// host has no memory for OutOfMemoryError.
 HETERO_API Tensor adaptive_max_pool2d(const Tensor& input, Size2 output_size);
+
+/// adaptive_max_pool2d and where each maximum is, as torch.nn.functional.adaptive_max_pool2d(
+/// ..., return_indices=True): {values, indices}, indices int64 of the values' shape holding
+/// the position row * W + column of each window's first maximum in its input plane (of
+/// several NaN, the first; torch's cpu kernel: the last). Values, gradient and errors as
+/// adaptive_max_pool2d; an output size of 0 gives empty indices.
+HETERO_API std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                                      Size2 output_size);
 
 }  // namespace hetero

@@ -69,8 +69,14 @@ HETERO_API Tensor avg_pool1d(const Tensor& input, std::int64_t kernel,
 HETERO_API Tensor adaptive_avg_pool1d(const Tensor& input, std::int64_t output_size);
 
 /// Maximum over `output_size` windows that tile the steps, as
-/// torch.nn.functional.adaptive_max_pool1d without return_indices (1: the maximum over
+/// torch.nn.functional.adaptive_max_pool1d (indices: below) (1: the maximum over
 /// time). Ranks as max_pool1d; the rest as adaptive_max_pool2d.
 HETERO_API Tensor adaptive_max_pool1d(const Tensor& input, std::int64_t output_size);
+
+/// adaptive_max_pool1d and where each maximum is, as torch.nn.functional.adaptive_max_pool1d(
+/// ..., return_indices=True): {values, indices}, indices int64 holding the step of each
+/// window's first maximum. As adaptive_max_pool2d_with_indices over [..., 1, L].
+HETERO_API std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
+                                                                      std::int64_t output_size);
 
 }  // namespace hetero

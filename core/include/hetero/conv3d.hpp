@@ -117,8 +117,16 @@ HETERO_API Tensor avg_pool3d(const Tensor& input, Size3 kernel, std::optional<Si
 HETERO_API Tensor adaptive_avg_pool3d(const Tensor& input, Size3 output_size);
 
 /// Maximum over the windows of adaptive_avg_pool3d, as torch.nn.functional.adaptive_max_pool3d
-/// without return_indices; NaN and the gradient's element as max_pool3d. Errors as
+/// (indices: below); NaN and the gradient's element as max_pool3d. Errors as
 /// adaptive_avg_pool3d; float16 and bfloat16 too (torch 1.13's cpu kernel refuses float16).
 HETERO_API Tensor adaptive_max_pool3d(const Tensor& input, Size3 output_size);
+
+/// adaptive_max_pool3d and where each maximum is, as torch.nn.functional.adaptive_max_pool3d(
+/// ..., return_indices=True): {values, indices}, indices int64 holding the position (d H + h)
+/// W + w of each window's first maximum in (d, h, w) order in its input volume (of several
+/// NaN, the first; torch's cpu kernel: the last). Values, gradient and errors as
+/// adaptive_max_pool3d.
+HETERO_API std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input,
+                                                                      Size3 output_size);
 
 }  // namespace hetero

@@ -54,5 +54,8 @@ Tensor AvgPool1d::forward(const Tensor& x) {
 
 Tensor AdaptiveAvgPool1d::forward(const Tensor& x) { return adaptive_avg_pool1d(x, size_); }
 Tensor AdaptiveMaxPool1d::forward(const Tensor& x) { return adaptive_max_pool1d(x, size_); }
+std::pair<Tensor, Tensor> AdaptiveMaxPool1d::forward_with_indices(const Tensor& x) {
+  return adaptive_max_pool1d_with_indices(x, size_);
+}
 
 }  // namespace hetero::nn

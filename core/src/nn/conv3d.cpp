@@ -95,5 +95,8 @@ Tensor AvgPool3d::forward(const Tensor& x) {
 
 Tensor AdaptiveAvgPool3d::forward(const Tensor& x) { return adaptive_avg_pool3d(x, size_); }
 Tensor AdaptiveMaxPool3d::forward(const Tensor& x) { return adaptive_max_pool3d(x, size_); }
+std::pair<Tensor, Tensor> AdaptiveMaxPool3d::forward_with_indices(const Tensor& x) {
+  return adaptive_max_pool3d_with_indices(x, size_);
+}
 
 }  // namespace hetero::nn

@@ -22,6 +22,9 @@ Tensor AvgPool2d::forward(const Tensor& x) {
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& x) { return adaptive_avg_pool2d(x, size_); }
 Tensor AdaptiveMaxPool2d::forward(const Tensor& x) { return adaptive_max_pool2d(x, size_); }
+std::pair<Tensor, Tensor> AdaptiveMaxPool2d::forward_with_indices(const Tensor& x) {
+  return adaptive_max_pool2d_with_indices(x, size_);
+}
 
 std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(const Tensor& x) {
   return max_pool2d_with_indices(x, kernel_, o_.stride, o_.padding, o_.dilation, o_.ceil_mode);

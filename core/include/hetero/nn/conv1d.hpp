@@ -128,6 +128,9 @@ class HETERO_API AdaptiveMaxPool1d : public Module {
   explicit AdaptiveMaxPool1d(std::int64_t output_size) : size_(output_size) {}
   /// adaptive_max_pool1d(x, output_size).
   Tensor forward(const Tensor& x) override;
+  /// adaptive_max_pool1d_with_indices(x, output_size): {values, indices}, as torch's
+  /// AdaptiveMaxPool1d(return_indices=True).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   std::int64_t size_;

@@ -160,6 +160,9 @@ class HETERO_API AdaptiveMaxPool3d : public Module {
   explicit AdaptiveMaxPool3d(Size3 output_size) : size_(output_size) {}
   /// adaptive_max_pool3d(x, output_size).
   Tensor forward(const Tensor& x) override;
+  /// adaptive_max_pool3d_with_indices(x, output_size): {values, indices}, as torch's
+  /// AdaptiveMaxPool3d(return_indices=True).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   Size3 size_;

@@ -100,6 +100,9 @@ class HETERO_API AdaptiveMaxPool2d : public Module {
   explicit AdaptiveMaxPool2d(Size2 output_size) : size_(output_size) {}
   /// adaptive_max_pool2d(x, output_size).
   Tensor forward(const Tensor& x) override;
+  /// adaptive_max_pool2d_with_indices(x, output_size): {values, indices}, as torch's
+  /// AdaptiveMaxPool2d(return_indices=True).
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
 
  private:
   Size2 size_;
