@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -153,7 +154,11 @@ TEST(CTCLoss, RefusesWhatTorchRefuses) {
   EXPECT_THROW(nn::ctc_loss(lp, tg, il, ints({-1, 2})), ValueError);
   EXPECT_THROW(nn::ctc_loss(lp, tg, il, ints({4, 2})), ShapeError);     // wider than targets
   EXPECT_THROW(nn::ctc_loss(lp, ints({1, 2, 2}), il, tl), ShapeError);  // concatenated, short
-  EXPECT_THROW(nn::ctc_loss(lp, tg, ints({6}), tl), ShapeError);        // not batch_size
+  // lengths whose sum overflows, or that would size a table past memory: ShapeError first
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  EXPECT_THROW(nn::ctc_loss(lp, ints({1, 2, 2}), il, ints({big, big})), ShapeError);
+  EXPECT_THROW(nn::ctc_loss(lp, ints({1, 2, 2}), il, ints({big / 2, 2})), ShapeError);
+  EXPECT_THROW(nn::ctc_loss(lp, tg, ints({6}), tl), ShapeError);  // not batch_size
   EXPECT_THROW(nn::ctc_loss(lp, tg, il, tl, {.blank = 4}), ValueError);
   EXPECT_THROW(nn::ctc_loss(lp, tg + 4, il, tl), IndexError);
   EXPECT_THROW(nn::ctc_loss(lp, tg.to(DType::float32), il, tl), DTypeError);

@@ -85,7 +85,14 @@ Tensor padded_targets(const Tensor& targets, const std::vector<std::int64_t>& le
     throw ShapeError("ctc_loss: targets must be [N, S] padded or 1-D concatenated" +
                      std::string(batched ? "" : " ([S] for an unbatched input)") + ", got " +
                      shape_str(targets.shape()));
-  // concatenated: sample b's targets start at the sum of the lengths before it
+  // concatenated: the lengths must fit in the targets (checked before the table is sized)
+  std::int64_t total = 0;
+  for (const std::int64_t k : lengths)
+    if (__builtin_add_overflow(total, k, &total) || total > targets.size(0))
+      throw ShapeError("ctc_loss: concatenated targets " + shape_str(targets.shape()) +
+                       " are shorter than the sum of target_lengths (as torch)");
+  if (total == 0) return zeros({n, width}, on);
+  // sample b's targets start at the sum of the lengths before it
   std::vector<std::int64_t> where_from(static_cast<std::size_t>(n * width), 0);
   std::int64_t start = 0;
   for (std::int64_t b = 0; b < n; ++b) {
@@ -93,11 +100,6 @@ Tensor padded_targets(const Tensor& targets, const std::vector<std::int64_t>& le
       where_from[static_cast<std::size_t>(b * width + j)] = start + j;
     start += lengths[static_cast<std::size_t>(b)];
   }
-  if (targets.size(0) < start)
-    throw ShapeError("ctc_loss: concatenated targets " + shape_str(targets.shape()) +
-                     " are shorter than the sum of target_lengths (" + std::to_string(start) +
-                     ") (as torch)");
-  if (start == 0) return zeros({n, width}, on);
   return index_select(t, 0, tensor(where_from).to(targets.device())).reshape({n, width});
 }
 
