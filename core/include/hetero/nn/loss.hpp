@@ -39,32 +39,35 @@ class HETERO_API ThreeInputLoss : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
-/// (input - target)^2 reduced, as torch.nn.MSELoss(reduction): mean by default. Equal shapes
-/// (ShapeError otherwise), floating dtypes. The mean of no elements is NaN, as torch.
-class HETERO_API MSELoss : public Loss {
+/// Base of the losses whose one argument is the reduction (MSELoss, L1Loss, SoftMarginLoss,
+/// MultiLabelMarginLoss).
+class HETERO_API ReductionLoss : public Loss {
  public:
   /// A loss reducing as `reduction` (torch's default: the mean).
-  explicit MSELoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
+  explicit ReductionLoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
+
+ protected:
+  Reduction reduction_;  ///< as given
+};
+
+/// (input - target)^2 reduced, as torch.nn.MSELoss(reduction): mean by default. Equal shapes
+/// (ShapeError otherwise), floating dtypes. The mean of no elements is NaN, as torch.
+class HETERO_API MSELoss : public ReductionLoss {
+ public:
   using Loss::forward;
+  using ReductionLoss::ReductionLoss;
   /// The squared errors, reduced (see the class comment).
   Tensor forward(const Tensor& input, const Tensor& target) override;
-
- private:
-  Reduction reduction_;
 };
 
 /// |input - target| reduced, as torch.nn.L1Loss(reduction). Equal shapes (ShapeError
 /// otherwise). Gradient sign(input - target), 0 where they are equal (as torch).
-class HETERO_API L1Loss : public Loss {
+class HETERO_API L1Loss : public ReductionLoss {
  public:
-  /// A loss reducing as `reduction` (torch's default: the mean).
-  explicit L1Loss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
   using Loss::forward;
+  using ReductionLoss::ReductionLoss;
   /// The absolute errors, reduced.
   Tensor forward(const Tensor& input, const Tensor& target) override;
-
- private:
-  Reduction reduction_;
 };
 
 /// As torch.nn.SmoothL1Loss(reduction, beta): with d = |input - target|, 0.5 d^2 / beta where

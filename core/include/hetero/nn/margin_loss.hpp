@@ -34,16 +34,12 @@ class HETERO_API HingeEmbeddingLoss : public Loss {
 /// As torch.nn.SoftMarginLoss(reduction): log(1 + exp(-target input)) per element (the
 /// two-class logistic loss for targets 1 and -1). input and target broadcast (ShapeError
 /// otherwise); floating input (DTypeError).
-class HETERO_API SoftMarginLoss : public Loss {
+class HETERO_API SoftMarginLoss : public ReductionLoss {
  public:
-  /// A loss reducing as `reduction` (torch's default: the mean).
-  explicit SoftMarginLoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
   using Loss::forward;
+  using ReductionLoss::ReductionLoss;
   /// The per-element losses, reduced.
   Tensor forward(const Tensor& input, const Tensor& target) override;
-
- private:
-  Reduction reduction_;
 };
 
 /// As torch.nn.MultiLabelSoftMarginLoss(weight, reduction): for input [N, C] (or [C]) of
@@ -73,16 +69,12 @@ class HETERO_API MultiLabelSoftMarginLoss : public Loss {
 /// or matrix") or a target of another shape; DTypeError for a non-floating input or a target
 /// that is not int64; IndexError for a target outside [-1, C) (torch's "'target' is out of
 /// range"; one host read of the targets).
-class HETERO_API MultiLabelMarginLoss : public Loss {
+class HETERO_API MultiLabelMarginLoss : public ReductionLoss {
  public:
-  /// A loss reducing as `reduction` (torch's default: the mean over the samples).
-  explicit MultiLabelMarginLoss(Reduction reduction = Reduction::mean) : reduction_(reduction) {}
   using Loss::forward;
+  using ReductionLoss::ReductionLoss;
   /// The per-sample losses, reduced.
   Tensor forward(const Tensor& input, const Tensor& target) override;
-
- private:
-  Reduction reduction_;
 };
 
 /// MultiMarginLoss's arguments, torch.nn.MultiMarginLoss's names and defaults.
