@@ -28,7 +28,9 @@ enum class EmbeddingBagMode { sum, mean, max };
 /// row holding the maximum (NaN as argmax sees it: the first NaN wins, where torch's loop
 /// keeps a NaN only in first place). 16-bit dtypes are summed in float32 and rounded once.
 /// One host read of `offsets` (it validates them and sizes the bags, as torch's cpu kernel
-/// reads them). Not offered: max_norm, scale_grad_by_freq, sparse. Unlike torch 1.13, a [B,
+/// reads them). Mode max lays the bags out as [B, longest bag, D] (memory: B times the longest
+/// bag's length times D elements, where sum and mean take L D). Not offered: max_norm,
+/// scale_grad_by_freq, sparse. Unlike torch 1.13, a [B,
 /// 0] input gives zeros [B, D] (torch fails with "step must be nonzero") and bfloat16 weights
 /// are accepted.
 /// Throws: ShapeError for an input that is not 1-D or 2-D, a weight that is not 2-D, offsets
