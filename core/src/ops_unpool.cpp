@@ -147,12 +147,6 @@ Tensor unpool(const Tensor& input, const Tensor& indices, const Unpooling& u) {
   });
 }
 
-template <typename T>
-std::optional<Sizes> sizes_of(const std::optional<T>& s, Sizes (*as_sizes)(const T&)) {
-  if (!s) return std::nullopt;
-  return as_sizes(*s);
-}
-
 Sizes size2(const Size2& s) { return {s.h, s.w}; }
 Sizes size3(const Size3& s) { return {s.d, s.h, s.w}; }
 
@@ -162,14 +156,14 @@ Tensor max_unpool2d(const Tensor& input, const Tensor& indices, Size2 kernel,
                     std::optional<Size2> stride, Size2 padding, std::optional<Size2> output_size) {
   return unpool(input, indices,
                 {"max_unpool2d", "max_unpooling2d", size2(kernel), size2(stride.value_or(kernel)),
-                 size2(padding), sizes_of(output_size, size2)});
+                 size2(padding), output_size ? std::optional(size2(*output_size)) : std::nullopt});
 }
 
 Tensor max_unpool3d(const Tensor& input, const Tensor& indices, Size3 kernel,
                     std::optional<Size3> stride, Size3 padding, std::optional<Size3> output_size) {
   return unpool(input, indices,
                 {"max_unpool3d", "max_unpooling3d", size3(kernel), size3(stride.value_or(kernel)),
-                 size3(padding), sizes_of(output_size, size3)});
+                 size3(padding), output_size ? std::optional(size3(*output_size)) : std::nullopt});
 }
 
 Tensor max_unpool1d(const Tensor& input, const Tensor& indices, std::int64_t kernel,

@@ -158,8 +158,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
   const Tensor blanks = full({n, width}, static_cast<double>(options.blank), ints);
   const Tensor ext =
       cat({stack({blanks, tg}, 2).reshape({n, 2 * width}), blanks.narrow(1, 0, 1)}, 1);
-  const Tensor skip = logical_and(ne(ext, static_cast<double>(options.blank)),
-                                  ne(ext, shifted(ext.to(DType::float64), 2).to(DType::int64)));
+  // (-1 enters the two states before the first: no class equals it)
+  const Tensor two_before = cat({full({n, 2}, -1.0, ints), ext.narrow(1, 0, states - 2)}, 1);
+  const Tensor skip = logical_and(ne(ext, static_cast<double>(options.blank)), ne(ext, two_before));
   // 16-bit log-probabilities are combined in float32
   const bool narrow16 = log_probs.dtype() == DType::float16 || log_probs.dtype() == DType::bfloat16;
   const Tensor lp = narrow16 ? lp3.to(DType::float32) : lp3;

@@ -72,9 +72,8 @@ Bags offset_bags(const Tensor& input, const Tensor& offsets, bool include_last_o
       place[static_cast<std::size_t>(j)] = j - start;
     }
   }
-  const TensorOptions on = TensorOptions(input.device());
-  bags.bag = tensor(bag).to(on.device());
-  bags.place = tensor(place).to(on.device());
+  bags.bag = tensor(bag).to(input.device());
+  bags.place = tensor(place).to(input.device());
   return bags;
 }
 
