@@ -8,7 +8,8 @@
 #     GPU_CHECK_FASHION_MNIST names its IDX files), train_digits_ddp (mpirun -np 2; Open
 #     MPI is packed along where the GPU machine has none);
 #   - the differential test against PyTorch on cuda:0 (tests/torch_diff);
-#   - the GPU benchmarks briefly: bench_gpu --quick and --gemm, bench_exercises on cuda:0;
+#   - the GPU benchmarks briefly: bench_gpu --quick and --gemm, bench_conv_gpu beside
+#     bench/torch_conv_gpu.py (PyTorch's cuDNN), bench_exercises on cuda:0;
 #   - compute-sanitizer memcheck on test_cuda_gpu and chapter_gpu, where installed.
 # Every step's exit code is checked (a program that prints the right answer and then
 # crashes at exit fails). Prints one closing line "gpu_check: N passed, N failed" and exits
@@ -134,6 +135,16 @@ from_pack() {
   for d in /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib64; do
     [ -d "$d" ] && cuda_lib="$cuda_lib:$d"
   done
+  # cuDNN for the cuda plugin's convolution: where the loader finds none, a PyTorch wheel's
+  # (nvidia/cudnn/lib) serves, as on the GPU machine of PLATFORM.md.
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so\.9' && [ ! -e /usr/local/cuda/lib64/libcudnn.so.9 ]; then
+    local cudnn_dir
+    cudnn_dir="$(python3 -c 'import os, nvidia.cudnn as m; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null)"
+    if [ -n "$cudnn_dir" ] && [ -e "$cudnn_dir/libcudnn.so.9" ]; then
+      cuda_lib="$cuda_lib:$cudnn_dir"
+      echo "gpu_check: cuDNN from $cudnn_dir"
+    fi
+  fi
   export LD_LIBRARY_PATH="$root/libs$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   echo "gpu_check: unpacked $file at $build (source $source, libraries in $root/libs)"
   use_packed_open_mpi "$root" "$build"
@@ -290,6 +301,16 @@ check() {
   # The GEMM rows at full repetitions (--quick's 3 are too few for a 3% target at n = 256)
   # with the cost of one call split into its parts: a few seconds.
   [ -x "$bin/bench_gpu" ] && step "bench_gpu --gemm" "$bin/bench_gpu" --gemm
+  # Convolution on cuda:0 (cuDNN, issue #49) beside PyTorch's in its own process.
+  if [ -x "$bin/bench_conv_gpu" ]; then
+    step "bench_conv_gpu" bash -c 'set -o pipefail; "$0" | tee "$1"' "$bin/bench_conv_gpu" \
+      "$logs/conv_gpu.txt"
+    if python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
+      step "torch_conv_gpu.py --device cuda:0" bash -c 'set -o pipefail; python3 "$0" --hetero "$1" | tee "$2"' \
+        "$here/bench/torch_conv_gpu.py" "$logs/conv_gpu.txt" "$logs/torch_conv_gpu.txt"
+      sed 's/^/    /' "$logs/torch_conv_gpu.txt"
+    fi
+  fi
   # bench_large_ops' rows (issue #26) on cuda:0 beside PyTorch's, run in its own process
   # where a CUDA PyTorch is importable; the tables stay in the logs for bench/report.py.
   if [ -x "$bin/bench_large_ops" ]; then

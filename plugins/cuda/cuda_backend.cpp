@@ -7,6 +7,9 @@
 #include <hetero/internal_assert.hpp>
 
 #include "cublas_gemm.hpp"
+#ifdef HETERO_CUDA_CUDNN
+#include "cudnn_conv.hpp"
+#endif
 #include "cuda_buffer.hpp"
 #include "device_health.hpp"
 #include "kernels.hpp"
@@ -64,7 +67,11 @@ CudaDevice& CudaBackend::device(int index) const {
   std::lock_guard lock(mutex_);
   auto& slot = devices_[static_cast<std::size_t>(index)];
   if (!slot) {
-    slot = std::make_unique<CudaDevice>(index, cublas_);
+#ifdef HETERO_CUDA_CUDNN
+    slot = std::make_unique<CudaDevice>(index, cublas_, &cudnn_);
+#else
+    slot = std::make_unique<CudaDevice>(index, cublas_, nullptr);
+#endif
     created.store(slot.get(), std::memory_order_release);
   }
   return *slot;
@@ -279,6 +286,32 @@ void CudaBackend::gemm(const GemmArgs& args, Stream& stream) {
   CudaDevice& d = device_of(stream);
   ScopedDevice guard(d.index());
   cublas_gemm(d, args);
+}
+
+bool CudaBackend::supports(OpRef op, DType dtype, int device) const {
+  if (op.family == OpFamily::conv2d) {
+#ifdef HETERO_CUDA_CUDNN
+    return op != OpRef(Conv2dOp::forward_bias) && op_known(op) && is_floating_point(dtype) &&
+           device >= 0 && device < count_ && cudnn_.available();
+#else
+    return false;
+#endif
+  }
+  return Backend::supports(op, dtype, device);
+}
+
+void CudaBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a,
+                         const StridedView& b, const StridedView& out, Stream& stream) {
+#ifdef HETERO_CUDA_CUDNN
+  CudaDevice& d = device_of(stream);
+  ScopedDevice guard(d.index());
+  const auto address = [](const StridedView& v) {
+    return device_address(*v.buffer, static_cast<std::size_t>(v.offset) * element_size(v.dtype));
+  };
+  cudnn_conv2d(d, op, args, out.dtype, address(a), address(b), address(out));
+#else
+  Backend::conv2d(op, args, a, b, out, stream);  // NotImplementedError: supports() said no
+#endif
 }
 
 std::unique_ptr<Event> CudaBackend::record_timestamp(Stream& stream) {

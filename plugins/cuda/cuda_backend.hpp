@@ -13,6 +13,9 @@
 #include "cublas_library.hpp"
 #include "cuda_caching_allocator.hpp"
 #include "cuda_device.hpp"
+#ifdef HETERO_CUDA_CUDNN
+#include "cudnn_library.hpp"
+#endif
 
 namespace hetero::cuda {
 
@@ -58,6 +61,13 @@ class CudaBackend final : public Backend {
   void random(RandomDistribution dist, const StridedView& out, std::uint64_t seed,
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
+  /// Yes to the op tables' ops, and to the convolution kernels (Conv2dOp::forward,
+  /// backward_input, backward_weight) of the floating dtypes in a build with cuDNN where
+  /// cuDNN can be loaded (the first such question loads it).
+  bool supports(OpRef op, DType dtype, int device) const override;
+  /// The convolution kernels on cuDNN (cudnn_conv.hpp), for the dtypes supports() names.
+  void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
+              const StridedView& out, Stream& stream) override;
   /// A CUDA event with timing recorded on `stream` (cudaEventRecord).
   std::unique_ptr<Event> record_timestamp(Stream& stream) override;
   /// cudaEventElapsedTime between two complete timestamps of one device, in seconds.
@@ -75,10 +85,13 @@ class CudaBackend final : public Backend {
 
   int count_ = 0;
   std::string reason_;
-  // Declared before devices_: destroyed after them, so every cuBLAS handle is destroyed
-  // while libcublas is mapped (docs/design/plugin-lifetime.md).
+  // Declared before devices_: destroyed after them, so every cuBLAS and cuDNN handle is
+  // destroyed while its library is mapped (docs/design/plugin-lifetime.md).
   mutable CublasLibrary cublas_;  // loaded lazily, also from const device lookups
-  mutable std::mutex mutex_;      // guards devices_ creation
+#ifdef HETERO_CUDA_CUDNN
+  mutable CudnnLibrary cudnn_;  // loaded lazily: by supports() of a convolution op
+#endif
+  mutable std::mutex mutex_;  // guards devices_ creation
   mutable std::vector<std::unique_ptr<CudaDevice>> devices_;
   // devices_[i].get() once created, read without the mutex (device() runs before every
   // operation).
