@@ -291,7 +291,11 @@ void CudaBackend::gemm(const GemmArgs& args, Stream& stream) {
 bool CudaBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::conv2d) {
 #ifdef HETERO_CUDA_CUDNN
-    return op != OpRef(Conv2dOp::forward_bias) && op_known(op) && is_floating_point(dtype) &&
+    // Not bfloat16: cuDNN 9.19's bfloat16 backward-data on an H200 was 3 units in the last
+    // place off the direct sum in the conformance kit (2026-12-01; a partial sum rounded to
+    // bfloat16), where the composition rounds once. float16 rounded once there.
+    return op != OpRef(Conv2dOp::forward_bias) && op_known(op) &&
+           (dtype == DType::float32 || dtype == DType::float64 || dtype == DType::float16) &&
            device >= 0 && device < count_ && cudnn_.available();
 #else
     return false;

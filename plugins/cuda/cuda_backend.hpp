@@ -62,8 +62,9 @@ class CudaBackend final : public Backend {
               std::uint64_t offset, Stream& stream) override;
   void gemm(const GemmArgs& args, Stream& stream) override;
   /// Yes to the op tables' ops, and to the convolution kernels (Conv2dOp::forward,
-  /// backward_input, backward_weight) of the floating dtypes in a build with cuDNN where
-  /// cuDNN can be loaded (the first such question loads it).
+  /// backward_input, backward_weight) of float32, float64 and float16 in a build with cuDNN
+  /// where cuDNN can be loaded (the first such question loads it). bfloat16 convolution is
+  /// composed from GEMM (docs/semantics.md row 72).
   bool supports(OpRef op, DType dtype, int device) const override;
   /// The convolution kernels on cuDNN (cudnn_conv.hpp), for the dtypes supports() names.
   void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,

@@ -113,7 +113,7 @@ struct Ranked {
 };
 
 template <class Perf, class Query>
-std::vector<Ranked> ranked(const CudnnApi& api, int count, Query&& query) {
+std::vector<Ranked> ranked(int count, Query&& query) {
   std::vector<Perf> perf(static_cast<std::size_t>(count));
   int returned = 0;
   query(count, &returned, perf.data());
@@ -123,7 +123,6 @@ std::vector<Ranked> ranked(const CudnnApi& api, int count, Query&& query) {
     out.push_back({static_cast<int>(p.algo), p.status, p.mathType, p.memory,
                    p.determinism == CUDNN_DETERMINISTIC});
   }
-  (void)api;
   return out;
 }
 
@@ -131,18 +130,18 @@ std::vector<Ranked> rank(const CudnnApi& api, cudnnHandle_t h, Conv2dOp op, cons
   switch (op) {
     case Conv2dOp::forward:
       return ranked<cudnnConvolutionFwdAlgoPerf_t>(
-          api, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, [&](int n, int* got, auto* p) {
+          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, [&](int n, int* got, auto* p) {
             HETERO_CUDNN_CHECK(api, api.forward_algorithms(h, d.x, d.w, d.conv, d.y, n, got, p));
           });
     case Conv2dOp::backward_input:
       return ranked<cudnnConvolutionBwdDataAlgoPerf_t>(
-          api, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, [&](int n, int* got, auto* p) {
+          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, [&](int n, int* got, auto* p) {
             HETERO_CUDNN_CHECK(api,
                                api.backward_data_algorithms(h, d.w, d.y, d.conv, d.x, n, got, p));
           });
     case Conv2dOp::backward_weight:
       return ranked<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          api, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, [&](int n, int* got, auto* p) {
+          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, [&](int n, int* got, auto* p) {
             HETERO_CUDNN_CHECK(api,
                                api.backward_filter_algorithms(h, d.x, d.y, d.conv, d.w, n, got, p));
           });

@@ -7,7 +7,8 @@
 //
 // Numerics (docs/semantics.md row 72): float32 runs on FMA kernels only (CUDNN_FMA_MATH:
 // no TF32, as torch.backends.cudnn.allow_tf32 = False; hetero's cuBLAS GEMM is full float32
-// too), float64 in float64, float16 and bfloat16 with float32 accumulation on tensor cores.
+// too), float64 in float64, float16 with float32 accumulation on tensor cores. The backend
+// sends no bfloat16 here (CudaBackend::supports); the code handles it as float16.
 #include <array>
 #include <cstdint>
 #include <map>
