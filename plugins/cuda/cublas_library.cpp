@@ -7,21 +7,17 @@
 
 #include <hetero/error.hpp>
 
+#include "library_loader.hpp"
+
 namespace hetero::cuda {
 namespace {
 
 boost::dll::shared_library open_cublas() {
   std::string tried;
-  for (const char* candidate : {HETERO_CUBLAS_PATH, "libcublas.so.13", "libcublas.so"}) {
-    std::error_code ec;
-    const auto mode = std::string(candidate).find('/') == std::string::npos
-                          ? boost::dll::load_mode::search_system_folders
-                          : boost::dll::load_mode::default_mode;
-    boost::dll::shared_library lib(candidate, mode | boost::dll::load_mode::rtld_lazy, ec);
-    if (!ec) return lib;
-    tried += std::string(tried.empty() ? "" : "; ") + candidate + ": " + ec.message();
-  }
-  throw DeviceUnavailableError("cuda: cannot load cuBLAS (" + tried + ")");
+  boost::dll::shared_library lib =
+      open_first({HETERO_CUBLAS_PATH, "libcublas.so.13", "libcublas.so"}, tried);
+  if (!lib.is_loaded()) throw DeviceUnavailableError("cuda: cannot load cuBLAS (" + tried + ")");
+  return lib;
 }
 
 template <class F>

@@ -198,6 +198,15 @@ void run_chunk(CudaDevice& device, const CudnnApi& api, cudnnHandle_t h, CudnnCo
   // device's stream is reusable once freed, after this call's work (stream order).
   CudaCachingAllocator& pool = device.allocator();
   CudaCachingAllocator::Block workspace{};
+  // Returned to the pool when this call ends, normally or by an exception (the cache's
+  // insertion below may throw after the block is taken).
+  struct Release {
+    CudaCachingAllocator& pool;
+    CudaCachingAllocator::Block& block;
+    ~Release() {
+      if (block) pool.free(block, {});
+    }
+  } release{pool, workspace};
   CudnnConvChoice choice;
   if (auto it = plans.choices.find(key); it != plans.choices.end()) {
     choice = it->second;
@@ -226,15 +235,9 @@ void run_chunk(CudaDevice& device, const CudnnApi& api, cudnnHandle_t h, CudnnCo
         throw OutOfMemoryError("cuda: no cuDNN algorithm's workspace fits in memory for " + what);
       throw NotImplementedError("cuda: cuDNN has no deterministic algorithm for " + what);
     }
+    if (plans.choices.size() >= CudnnConvPlans::kMaxChoices) plans.choices.clear();
     plans.choices.emplace(key, choice);
   }
-  struct Release {
-    CudaCachingAllocator& pool;
-    CudaCachingAllocator::Block& block;
-    ~Release() {
-      if (block) pool.free(block, {});
-    }
-  } release{pool, workspace};
   HETERO_CUDNN_CHECK(api, api.set_math_type(d.conv, choice.math));
   const float one_f = 1, zero_f = 0;
   const double one_d = 1, zero_d = 0;

@@ -37,6 +37,9 @@ struct CudnnConvChoice {
 struct CudnnConvPlans {
   /// op, dtype, then n, c, h, w, o, groups, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow.
   using Key = std::array<std::int64_t, 18>;
+  /// Past this many geometries the cache starts again (geometries that come and go, as the
+  /// cpu plugin's oneDNN plans).
+  static constexpr std::size_t kMaxChoices = 4096;
   std::map<Key, CudnnConvChoice> choices;
 };
 

@@ -5,25 +5,17 @@
 
 #include <hetero/error.hpp>
 
+#include "library_loader.hpp"
+
 namespace hetero::cuda {
 namespace {
 
 boost::dll::shared_library open_cudnn(std::string& tried) {
 #ifdef HETERO_CUDNN_PATH
-  const char* candidates[] = {HETERO_CUDNN_PATH, "libcudnn.so.9", "libcudnn.so"};
+  return open_first({HETERO_CUDNN_PATH, "libcudnn.so.9", "libcudnn.so"}, tried);
 #else
-  const char* candidates[] = {"libcudnn.so.9", "libcudnn.so"};
+  return open_first({"libcudnn.so.9", "libcudnn.so"}, tried);
 #endif
-  for (const char* candidate : candidates) {
-    std::error_code ec;
-    const auto mode = std::string(candidate).find('/') == std::string::npos
-                          ? boost::dll::load_mode::search_system_folders
-                          : boost::dll::load_mode::default_mode;
-    boost::dll::shared_library lib(candidate, mode | boost::dll::load_mode::rtld_lazy, ec);
-    if (!ec) return lib;
-    tried += std::string(tried.empty() ? "" : "; ") + candidate + ": " + ec.message();
-  }
-  return {};
 }
 
 template <class F>
