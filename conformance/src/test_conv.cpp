@@ -16,6 +16,8 @@
 #include <hetero/conformance/tensor_upload.hpp>
 #include <hetero/hetero.hpp>
 
+#include "sum_tolerance.hpp"
+
 namespace hetero::conformance {
 namespace {
 
@@ -94,23 +96,6 @@ void pool_ref(const Geo& g, bool is_max, bool count_include_pad, const Vec& x, c
       }
 }
 
-// `terms`: the products summed into each element; float32's tolerance grows with its square
-// root beyond 256 (rounding errors of a long sum, as a GEMM over the batch for the weight
-// gradient, add up as a random walk).
-void expect_near(const Tensor& got, const Vec& want, DType t, const std::string& what,
-                 std::int64_t terms = 1) {
-  ASSERT_TRUE(got.defined()) << what << ": undefined";
-  const auto v = got.to_vector<double>();  // read from the device: the backend may be alone
-  const double growth = std::sqrt(std::max(1.0, static_cast<double>(terms) / 256.0));
-  const double unit = t == DType::float64   ? 1e-10
-                      : t == DType::float32 ? 1e-4
-                                            : epsilon(t);  // 16-bit: the result's one rounding
-  const double tol = unit * growth;
-  EXPECT_THAT(v, ElementsNear(
-                     want, [tol](double e) { return tol * (1 + std::abs(e)); }, got.shape()))
-      << describe_result(what, got);
-}
-
 }  // namespace
 
 TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
@@ -163,17 +148,17 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
       Tensor tb = upload(b, {g.o}, t, dev).requires_grad_();
       const Tensor ty = conv2d(tx, tw, tb, {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw}, g.groups);
       const std::int64_t window = g.c / g.groups * g.kh * g.kw, positions = g.n * g.oh * g.ow;
-      expect_near(ty, y, t, op + " output", window);
+      expect_sums_near(ty, y, t, op + " output", window);
       ty.backward(upload(gy, ty.shape(), t, dev));
-      expect_near(tx.grad(), gx, t, op + " input gradient", g.o / g.groups * g.kh * g.kw);
-      expect_near(tw.grad(), gw, t, op + " weight gradient", positions);
-      expect_near(tb.grad(), gb, t, op + " bias gradient", positions);
+      expect_sums_near(tx.grad(), gx, t, op + " input gradient", g.o / g.groups * g.kh * g.kw);
+      expect_sums_near(tw.grad(), gw, t, op + " weight gradient", positions);
+      expect_sums_near(tb.grad(), gb, t, op + " bias gradient", positions);
       // Without a bias: a backend with Backend::conv2d_bias runs the two forward kernels.
       Vec y0, gx0, gw0, gb0;
       conv_ref(g, x, w, {}, gy, y0, gx0, gw0, gb0);
-      expect_near(conv2d(tx.detach(), tw.detach(), Tensor(), {g.sh, g.sw}, {g.ph, g.pw},
-                         {g.dh, g.dw}, g.groups),
-                  y0, t, op + " output without bias", window);
+      expect_sums_near(conv2d(tx.detach(), tw.detach(), Tensor(), {g.sh, g.sw}, {g.ph, g.pw},
+                              {g.dh, g.dw}, g.groups),
+                       y0, t, op + " output without bias", window);
     }
     struct Pool {
       Geo g;
@@ -211,9 +196,9 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
                                                {g.dh, g.dw}, pc.ceil_mode)
                                   : avg_pool2d(tx, {g.kh, g.kw}, Size2{g.sh, g.sw}, {g.ph, g.pw},
                                                pc.ceil_mode, pc.count_include_pad);
-      expect_near(ty, y, t, op + " output");
+      expect_sums_near(ty, y, t, op + " output");
       ty.backward(upload(gy, ty.shape(), t, dev));
-      expect_near(tx.grad(), gx, t, op + " input gradient");
+      expect_sums_near(tx.grad(), gx, t, op + " input gradient");
     }
     {
       const Vec x = values(2 * 7 * 5, 7);
@@ -228,8 +213,8 @@ TEST_P(BackendTest, ConvolutionAndPoolingMatchDirectLoops) {
               for (int s = s0; s < s1; ++s) sum += x[static_cast<std::size_t>((c * 7 + r) * 5 + s)];
             y[static_cast<std::size_t>((c * 3 + i) * 4 + j)] = sum / ((r1 - r0) * (s1 - s0));
           }
-      expect_near(adaptive_avg_pool2d(upload(x, {2, 7, 5}, t, dev), {3, 4}), y, t,
-                  "adaptive_avg_pool2d (input [2, 7, 5] to 3x4) output");
+      expect_sums_near(adaptive_avg_pool2d(upload(x, {2, 7, 5}, t, dev), {3, 4}), y, t,
+                       "adaptive_avg_pool2d (input [2, 7, 5] to 3x4) output");
     }
   }
   // A backend lacking them skips, naming why; run() lists the pairs it lacks.

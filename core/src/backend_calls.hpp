@@ -204,6 +204,22 @@ inline void conv2d(const Storage& on, Conv2dOp op, const Conv2dArgs& args, const
   after_kernel(on);
 }
 
+/// The 3-d convolution kernels (Backend::conv3d, interface minor 16); only where has_kernel()
+/// says yes. The caller (ops_conv3d.cpp) checked the geometry and made the operands dense.
+inline void conv3d(const Storage& on, Conv3dOp op, const Conv3dArgs& args, const StridedView& a,
+                   const StridedView& b, const StridedView& out) {
+  check_supported(on, op, out.dtype);
+  check_view("conv3d", a);
+  check_view("conv3d", b);
+  check_view("conv3d", out);
+  HETERO_INTERNAL_ASSERT(a.is_contiguous() && b.is_contiguous() && out.is_contiguous() &&
+                             a.dtype == out.dtype && b.dtype == out.dtype,
+                         "conv3d called with operands that are not dense or of two dtypes");
+  const prof::Scope trace("kernel", op_name(op), &on, &out);
+  on.plugin->backend->conv3d(op, args, a, b, out, on.stream());
+  after_kernel(on);
+}
+
 /// The convolution with its bias (Backend::conv2d_bias, interface minor 15); only where
 /// has_kernel(Conv2dOp::forward_bias) says yes. The caller made the operands dense.
 inline void conv2d_bias(const Storage& on, const Conv2dArgs& args, const StridedView& input,

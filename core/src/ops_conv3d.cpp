@@ -24,11 +24,14 @@
 #include <string>
 #include <vector>
 
+#include <hetero/autograd.hpp>
 #include <hetero/conv.hpp>
 #include <hetero/error.hpp>
 #include <hetero/ops.hpp>
 #include <hetero/padding.hpp>
 
+#include "autograd/record.hpp"
+#include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
@@ -99,6 +102,88 @@ Extent conv_extent(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t
   return {padded, kernel, padded < kernel ? 0 : (padded - kernel) / s + 1};
 }
 
+// The backend's 3-d convolution kernels (Backend::conv3d, interface minor 16), where it has
+// all three for the dtype and the tensors have elements (the composition handles the empty
+// cases): Note [3-d convolution kernels].
+bool backend_convolves3d(const Tensor& x, const Conv3dArgs& g) {
+  const detail::Storage& on = detail::storage_of(x);
+  const DType t = x.dtype();
+  return g.n > 0 && g.c > 0 && g.o > 0 && detail::calls::has_kernel(on, Conv3dOp::forward, t) &&
+         detail::calls::has_kernel(on, Conv3dOp::backward_input, t) &&
+         detail::calls::has_kernel(on, Conv3dOp::backward_weight, t);
+}
+
+// One 3-d convolution kernel on dense copies of a and b, into a new tensor of `shape`.
+Tensor conv3d_kernel(Conv3dOp op, const Conv3dArgs& g, const Tensor& a, const Tensor& b,
+                     Shape shape) {
+  const Tensor da = a.contiguous(), db = b.contiguous();
+  Tensor out = detail::new_tensor_like(std::move(shape), da.dtype(), da);
+  detail::calls::conv3d(detail::storage_of(out), op, g, detail::view_of(da), detail::view_of(db),
+                        detail::view_of(out));
+  return out;
+}
+
+// The bias's gradient: gy [N, C, D, H, W] summed over all but C; a 16-bit gradient summed in
+// float32 and rounded once, as torch's.
+Tensor bias_grad3d(const Tensor& gy) {
+  const bool narrow = is_half(gy.dtype());
+  const Tensor planes = gy.reshape({gy.size(0), gy.size(1), -1});
+  const Tensor sums = (narrow ? planes.sum(2, false, DType::float32) : planes.sum(2)).sum(0);
+  return narrow ? sums.to(gy.dtype()) : sums;
+}
+
+// Note [3-d convolution kernels]: where the backend has Backend::conv3d (the cpu plugin on
+// oneDNN's native 3-d primitive, as libtorch's conv3d), conv3d is its forward kernel plus the
+// bias, and one node whose backward calls its two gradient kernels and sums the bias's
+// gradient, as conv2d's kernel route (ops_conv.cpp). conv_transpose3d (`transposed`) runs on
+// the same kernels: it is the input gradient of the conv3d `g` whose input has the transposed
+// convolution's output shape and whose output has its input's (every output_padding below its
+// stride), as conv_transpose2d on Backend::conv2d; its gradients are that conv3d of the
+// output's gradient (the input's) and conv3d's weight gradient with input and output gradient
+// exchanged. `x` is the batched input.
+Tensor conv3d_by_kernels(const Tensor& input, const Tensor& x, const Tensor& weight,
+                         const Tensor& bias, const Conv3dArgs& g, bool transposed) {
+  const bool batched = input.dim() == 5;
+  // conv3d's input and output shapes; the transposed convolution reads the one, writes the other.
+  const Shape small{g.n, g.o, g.od, g.oh, g.ow}, large{g.n, g.c, g.d, g.h, g.w};
+  const Shape& out_shape = transposed ? large : small;
+  const Shape& in_shape = transposed ? small : large;
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = conv3d_kernel(transposed ? Conv3dOp::backward_input : Conv3dOp::forward, g, x, weight,
+                        out_shape);
+    // In place: the kernel's fresh result, not yet seen by autograd.
+    if (bias.defined())
+      detail::binary_into(BinaryOp::add, out, bias.reshape({1, out_shape[1], 1, 1, 1}), out);
+    if (!batched) out = out.squeeze(0);
+  }
+  const char* name = transposed ? "ConvolutionTranspose3dBackward" : "Convolution3dBackward";
+  return detail::record(name, out, {input, weight, bias}, [&] {
+    const bool need_x = detail::needs_grad({&input}), need_w = detail::needs_grad({&weight});
+    const bool need_b = bias.defined() && detail::needs_grad({&bias});
+    const Tensor sx = need_w ? detail::saved(input) : Tensor();
+    const Tensor sw = need_x ? detail::saved(weight) : Tensor();
+    return [g, batched, transposed, need_x, need_w, need_b, sx, sw, out_shape, in_shape,
+            wshape = weight.shape()](const Tensor& grad) {
+      detail::Gradients grads(3);
+      const Tensor gy = grad.reshape(out_shape);
+      if (need_b) grads[2] = bias_grad3d(gy);
+      if (need_w) {
+        const Tensor x5 = batched ? sx : sx.unsqueeze(0);
+        grads[1] = transposed ? conv3d_kernel(Conv3dOp::backward_weight, g, x5, gy, wshape)
+                              : conv3d_kernel(Conv3dOp::backward_weight, g, gy, x5, wshape);
+      }
+      if (need_x) {
+        const Tensor dx = conv3d_kernel(transposed ? Conv3dOp::forward : Conv3dOp::backward_input,
+                                        g, gy, sw, in_shape);
+        grads[0] = batched ? dx : dx.squeeze(0);
+      }
+      return grads;
+    };
+  });
+}
+
 }  // namespace
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size3 stride,
@@ -134,9 +219,42 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
                      ". Kernel size: " + per_channel(ed.kernel, eh.kernel, ew.kernel) +
                      ". Kernel size can't be greater than actual input size");
   const std::int64_t od = ed.out, sd = stride.d;
-  // The gathered input [N OD, KD C, H, W] and the output must be indexable.
-  (void)detail::checked_numel({n, od, kd, c, h, w});
   (void)detail::checked_numel({n, o, od, eh.out, ew.out});
+  const Conv3dArgs g{n,
+                     c,
+                     d,
+                     h,
+                     w,
+                     o,
+                     groups,
+                     kd,
+                     weight.size(3),
+                     weight.size(4),
+                     sd,
+                     stride.h,
+                     stride.w,
+                     padding.d,
+                     padding.h,
+                     padding.w,
+                     dilation.d,
+                     dilation.h,
+                     dilation.w,
+                     od,
+                     eh.out,
+                     ew.out};
+  if (backend_convolves3d(x, g)) return conv3d_by_kernels(input, x, weight, bias, g, false);
+  if (is_half(x.dtype())) {
+    // As torch's 16-bit convolution and conv2d's: accumulated in float32 and rounded once,
+    // the bias added before that rounding. The composition in 16 bits rounded each depth
+    // tap's input gradient before adding the taps (the conformance kit's
+    // Conv3dMatchesDirectLoops found it). The casts carry the gradients back to 16 bits.
+    return conv3d(input.to(DType::float32), weight.to(DType::float32),
+                  bias.defined() ? bias.to(DType::float32) : Tensor(), stride, padding, dilation,
+                  groups)
+        .to(input.dtype());
+  }
+  // The gathered input [N OD, KD C, H, W] must be indexable.
+  (void)detail::checked_numel({n, od, kd, c, h, w});
   // Depth padded to Q sd frames, Q = (KD - 1) dd / sd + OD: every tap's OD frames lie in
   // [off / sd, off / sd + OD) of the [Q, sd] split (frames past the last window are cropped).
   const std::int64_t q = (kd - 1) * dilation.d / sd + od;
@@ -219,8 +337,44 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
     throw ShapeError("Given input size per channel: " + per_channel(d, h, w) +
                      ". Calculated output size per channel: " + per_channel(od, oh, ow) +
                      ". Output size is too small");
+  (void)detail::checked_numel({n, c_out, od, oh, ow});
+  if (n > 0 && output_padding.d < stride.d && output_padding.h < stride.h &&
+      output_padding.w < stride.w) {
+    // The conv3d whose input gradient this is: input [N, C_out, OD, OH, OW], output the input.
+    const Conv3dArgs g{n,
+                       c_out,
+                       od,
+                       oh,
+                       ow,
+                       c,
+                       groups,
+                       kd,
+                       weight.size(3),
+                       weight.size(4),
+                       stride.d,
+                       stride.h,
+                       stride.w,
+                       padding.d,
+                       padding.h,
+                       padding.w,
+                       dilation.d,
+                       dilation.h,
+                       dilation.w,
+                       d,
+                       h,
+                       w};
+    if (backend_convolves3d(x, g)) return conv3d_by_kernels(input, x, weight, bias, g, true);
+  }
   (void)detail::checked_numel({n, d, kd, c_out, oh, ow});
   (void)detail::checked_numel({n, c_out, fd, oh, ow});
+  if (is_half(x.dtype())) {
+    // In float32 and rounded once, as conv3d above: in 16 bits the KD taps' contributions to
+    // an output frame were each rounded before they were added.
+    return conv_transpose3d(input.to(DType::float32), weight.to(DType::float32),
+                            bias.defined() ? bias.to(DType::float32) : Tensor(), stride, padding,
+                            output_padding, groups, dilation)
+        .to(input.dtype());
+  }
   // [N D, C_in, H, W] by a weight [C_in, KD C_out / G, KH, KW] whose output channels are the
   // taps: [N D, G KD C_out / G, OH, OW], seen as [N, D, G, KD, C_out / G, OH, OW].
   const Tensor frames = x.permute({0, 2, 1, 3, 4}).reshape({n * d, c, h, w});

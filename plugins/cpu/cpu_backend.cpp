@@ -299,6 +299,19 @@ void CpuBackend::conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& 
       },
       a, b, out);
 }
+void CpuBackend::conv3d(Conv3dOp op, const Conv3dArgs& args, const StridedView& a,
+                        const StridedView& b, const StridedView& out, Stream& stream) {
+  // Multiply-adds / 32, as conv_cost. oneDNN runs on the caller (conv_runs(): supports()
+  // offers conv3d only where oneDNN is in use).
+  const std::int64_t cost = args.n * args.o * args.od * args.oh * args.ow * (args.c / args.groups) *
+                            args.kd * args.kh * args.kw / 32;
+  submit_views_where<1>(
+      on(stream), op_name(op), cost, conv_runs(),
+      [op, args](const StridedView& x, const StridedView& y, const StridedView& o) {
+        kernels::conv3d(op, args, x, y, o);
+      },
+      a, b, out);
+}
 void CpuBackend::conv2d_bias(const Conv2dArgs& args, const StridedView& input,
                              const StridedView& weight, const StridedView& bias,
                              const StridedView& out, Stream& stream) {
@@ -385,6 +398,11 @@ bool CpuBackend::supports(OpRef op, DType dtype, int device) const {
   if (op.family == OpFamily::softmax) return op_known(op) && is_floating_point(dtype);
   if (op.family == OpFamily::conv2d)  // the 16-bit dtypes: bfloat16 on oneDNN, else in float32
     return op_known(op) && is_floating_point(dtype);
+  // 3-d convolution: float32 on oneDNN's native primitives; elsewhere (bfloat16, whose bias
+  // the core would add after the rounding; float64; HETERO_CPU_ONEDNN=0) the core composes
+  // it from conv2d.
+  if (op.family == OpFamily::conv3d)
+    return op_known(op) && dtype == DType::float32 && kernels::onednn_in_use();
   if (op.family == OpFamily::batch_norm || op.family == OpFamily::pool2d)
     return op_known(op) && (dtype == DType::float32 || dtype == DType::float64);
   return Backend::supports(op, dtype, device);

@@ -74,6 +74,9 @@ class CpuBackend final : public Backend {
   /// The convolution kernels (kernels::conv2d), on float32 and float64.
   void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const StridedView& b,
               const StridedView& out, Stream& stream) override;
+  /// The 3-d convolution kernels (kernels::conv3d): float32 on oneDNN.
+  void conv3d(Conv3dOp op, const Conv3dArgs& args, const StridedView& a, const StridedView& b,
+              const StridedView& out, Stream& stream) override;
   /// The convolution with its bias (kernels::conv2d_bias), on float32 and float64.
   void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                    const StridedView& bias, const StridedView& out, Stream& stream) override;

@@ -50,6 +50,12 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
 /// (16-bit: in float32, before the one rounding).
 void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                  const StridedView& bias, const StridedView& out);
+/// Backend::conv3d on dense float32 operands: oneDNN's native 3-d primitives (Note
+/// [Convolution on oneDNN]); the backend offers it only where oneDNN is in use
+/// (CpuBackend::supports). Throws NotImplementedError for another dtype or where oneDNN has
+/// no primitive for the geometry.
+void conv3d(Conv3dOp op, const Conv3dArgs& args, const StridedView& a, const StridedView& b,
+            const StridedView& out);
 /// Backend::batch_norm on dense float32/float64 operands: channels over the kernel threads,
 /// each in two passes (Note [Batch norm kernels on the cpu], kernels_batch_norm.cpp).
 void batch_norm(BatchNormOp op, const BatchNormArgs& args, const BatchNormViews& views);

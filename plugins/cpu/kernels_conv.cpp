@@ -408,6 +408,17 @@ void conv2d(Conv2dOp op, const Conv2dArgs& args, const StridedView& a, const Str
   }
 }
 
+void conv3d(Conv3dOp op, const Conv3dArgs& args, const StridedView& a, const StridedView& b,
+            const StridedView& out) {
+  if (out.dtype != DType::float32)
+    throw NotImplementedError("conv3d: the cpu kernel takes float32, not " +
+                              std::string(dtype_name(out.dtype)));
+  if (!onednn_conv3d(op, args, DType::float32, host<float>(a), host<float>(b), host<float>(out),
+                     kernel_threads()))
+    throw NotImplementedError(std::string(op_name(op)) +
+                              ": oneDNN has no primitive for this geometry on the cpu");
+}
+
 void conv2d_bias(const Conv2dArgs& args, const StridedView& input, const StridedView& weight,
                  const StridedView& bias, const StridedView& out) {
   switch (out.dtype) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Note [Convolution on oneDNN]: float32 and bfloat16 conv2d (with its bias,
+// Note [Convolution on oneDNN]: float32 and bfloat16 conv2d and conv3d (conv2d with its bias,
 // Conv2dOp::forward_bias, where the core has one) and its two gradients run on oneDNN's
 // convolution primitives (Debian's libdnnl, the library libtorch, ONNX Runtime and
 // TensorFlow call), as libtorch's cpu convolution does: the primitive picks its memory
@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include <dnnl.hpp>
 
@@ -65,16 +66,51 @@ Operand operand(const memory::desc& user, const memory::desc& inner, bool is_out
   return o;
 }
 
-std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g, memory::data_type type) {
-  const Dims src{g.n, g.c, g.h, g.w}, dst{g.n, g.o, g.oh, g.ow};
-  const Dims wts = g.groups == 1 ? Dims{g.o, g.c, g.kh, g.kw}
-                                 : Dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
-  const memory::desc src_user(src, type, Tag::nchw), dst_user(dst, type, Tag::nchw),
-      wts_user(wts, type, g.groups == 1 ? Tag::oihw : Tag::goihw);
+// A 2-d or 3-d convolution as oneDNN describes it: the plain (user) operands' dimensions and
+// formats, and the window. oneDNN's dilation counts the gaps (torch's dilation - 1); the
+// right padding is torch's left one: oneDNN's output size (src - extent + l + r) / stride + 1
+// is then torch's.
+struct Shapes {
+  Dims src, wts, dst, strides, dilates, pad;
+  Tag act, wtag;   // nchw / ncdhw; oihw, goihw / oidhw, goidhw
+  std::int64_t o;  // output channels (the bias's size)
+};
+
+Shapes shapes_of(const Conv2dArgs& g) {
+  const bool grouped = g.groups != 1;
+  return {{g.n, g.c, g.h, g.w},
+          grouped ? Dims{g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw}
+                  : Dims{g.o, g.c, g.kh, g.kw},
+          {g.n, g.o, g.oh, g.ow},
+          {g.sh, g.sw},
+          {g.dh - 1, g.dw - 1},
+          {g.ph, g.pw},
+          Tag::nchw,
+          grouped ? Tag::goihw : Tag::oihw,
+          g.o};
+}
+
+Shapes shapes_of(const Conv3dArgs& g) {
+  const bool grouped = g.groups != 1;
+  return {{g.n, g.c, g.d, g.h, g.w},
+          grouped ? Dims{g.groups, g.o / g.groups, g.c / g.groups, g.kd, g.kh, g.kw}
+                  : Dims{g.o, g.c, g.kd, g.kh, g.kw},
+          {g.n, g.o, g.od, g.oh, g.ow},
+          {g.sd, g.sh, g.sw},
+          {g.dd - 1, g.dh - 1, g.dw - 1},
+          {g.pd, g.ph, g.pw},
+          Tag::ncdhw,
+          grouped ? Tag::goidhw : Tag::oidhw,
+          g.o};
+}
+
+// `op` (Conv2dOp's codes; a Conv3dOp maps to the code of the same name) of `sh`.
+std::shared_ptr<Plan> make_plan(Conv2dOp op, const Shapes& sh, memory::data_type type) {
+  const Dims &src = sh.src, &dst = sh.dst, &wts = sh.wts;
+  const memory::desc src_user(src, type, sh.act), dst_user(dst, type, sh.act),
+      wts_user(wts, type, sh.wtag);
   const auto any = [type](const Dims& d) { return memory::desc(d, type, Tag::any); };
-  // oneDNN's dilation counts the gaps (torch's dilation - 1); the right padding is torch's
-  // left one: oneDNN's output size (src - extent + l + r) / stride + 1 is then torch's.
-  const Dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1}, pad{g.ph, g.pw};
+  const Dims &strides = sh.strides, &dilates = sh.dilates, &pad = sh.pad;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training,
@@ -85,7 +121,7 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g, memory::data_t
   switch (op) {
     case Conv2dOp::forward_bias: {
       // The bias in the primitive (oneDNN adds it before the one rounding, as torch's).
-      const memory::desc bias_md(Dims{g.o}, type, Tag::x);
+      const memory::desc bias_md(Dims{sh.o}, type, Tag::x);
       const dnnl::convolution_forward::desc bd(
           dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any(src),
           any(wts), bias_md, any(dst), strides, dilates, pad, pad);
@@ -144,39 +180,26 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Conv2dArgs& g, memory::data_t
   return plan;
 }
 
-using Key = std::array<std::int64_t, 18>;
+// op, dtype, then every dimension of the operands and the window (a 2-d and a 3-d geometry
+// differ in length).
+using Key = std::vector<std::int64_t>;
 
 // The cached plans (built once per op and geometry; a few dozen in a ResNet), or nullptr where
 // oneDNN has none.
-std::shared_ptr<Plan> plan_for(Conv2dOp op, const Conv2dArgs& g, memory::data_type type) {
+std::shared_ptr<Plan> plan_for(Conv2dOp op, const Shapes& sh, memory::data_type type) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<Plan>> plans;
   constexpr std::size_t kMaxPlans = 512;  // then start again: geometries that come and go
-  const Key key{static_cast<std::int64_t>(op),
-                g.n,
-                g.c,
-                g.h,
-                g.w,
-                g.o,
-                g.groups,
-                g.kh,
-                g.kw,
-                g.sh,
-                g.sw,
-                g.ph,
-                g.pw,
-                g.dh,
-                g.dw,
-                g.oh,
-                g.ow,
-                static_cast<std::int64_t>(type)};
+  Key key{static_cast<std::int64_t>(op), static_cast<std::int64_t>(type)};
+  for (const Dims* d : {&sh.src, &sh.wts, &sh.dst, &sh.strides, &sh.dilates, &sh.pad})
+    key.insert(key.end(), d->begin(), d->end());
   {
     const std::lock_guard lock(mutex);
     if (const auto it = plans.find(key); it != plans.end()) return it->second;
   }
   std::shared_ptr<Plan> plan;
   try {
-    plan = make_plan(op, g, type);
+    plan = make_plan(op, sh, type);
   } catch (const dnnl::error&) {
     plan = nullptr;  // no implementation: the im2col kernels run it
   }
@@ -193,15 +216,20 @@ bool onednn_in_use() noexcept { return onednn::enabled(); }
 void onednn_release_kept_buffers() noexcept { onednn::release_kept_buffers(); }
 std::size_t onednn_kept_bytes() noexcept { return onednn::kept_bytes(); }
 
-bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a, const void* b,
-                   void* out, int threads, const void* bias) {
+namespace {
+
+// `op` of `sh` on oneDNN (see onednn_conv2d); false where it has no primitive.
+bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* b, void* out,
+         int threads, const void* bias) {
   if ((op == Conv2dOp::forward_bias) != (bias != nullptr)) return false;
   if (dtype != DType::float32 && dtype != DType::bfloat16) return false;
   // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
-  if (!onednn::enabled() || g.n <= 0 || g.c <= 0 || g.o <= 0 || g.oh <= 0 || g.ow <= 0)
-    return false;
+  if (!onednn::enabled()) return false;
+  for (const Dims* d : {&sh.src, &sh.dst})
+    for (std::int64_t v : *d)
+      if (v <= 0) return false;
   const std::shared_ptr<Plan> plan =
-      plan_for(op, g, dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16);
+      plan_for(op, sh, dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16);
   if (!plan) return false;
   const onednn::ThreadScope thread_scope(threads);
   onednn::KeptBuffers buffers;  // the primitive's own layouts live in the thread's kept blocks
@@ -230,6 +258,23 @@ bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a,
   return true;
 }
 
+}  // namespace
+
+bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& g, DType dtype, const void* a, const void* b,
+                   void* out, int threads, const void* bias) {
+  return run(op, shapes_of(g), dtype, a, b, out, threads, bias);
+}
+
+bool onednn_conv3d(Conv3dOp op, const Conv3dArgs& g, DType dtype, const void* a, const void* b,
+                   void* out, int threads) {
+  // Conv3dOp's codes are Conv2dOp's first three.
+  static_assert(
+      static_cast<int>(Conv3dOp::forward) == static_cast<int>(Conv2dOp::forward) &&
+      static_cast<int>(Conv3dOp::backward_input) == static_cast<int>(Conv2dOp::backward_input) &&
+      static_cast<int>(Conv3dOp::backward_weight) == static_cast<int>(Conv2dOp::backward_weight));
+  return run(static_cast<Conv2dOp>(op), shapes_of(g), dtype, a, b, out, threads, nullptr);
+}
+
 #else
 
 bool onednn_available() noexcept { return false; }
@@ -238,6 +283,9 @@ void onednn_release_kept_buffers() noexcept {}
 std::size_t onednn_kept_bytes() noexcept { return 0; }
 bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, DType, const void*, const void*, void*, int,
                    const void*) {
+  return false;
+}
+bool onednn_conv3d(Conv3dOp, const Conv3dArgs&, DType, const void*, const void*, void*, int) {
   return false;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Backend::conv2d's float32 and bfloat16 kernels on oneDNN (issue #49 item 1), as libtorch's
-// cpu convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
+// Backend::conv2d's and Backend::conv3d's float32 and bfloat16 kernels on oneDNN (issue #49
+// item 1), as libtorch's cpu convolution: Note [Convolution on oneDNN] in onednn_conv.cpp.
 #include <cstddef>
 
 #include <hetero/sdk/kernel_args.hpp>
@@ -20,6 +20,13 @@ namespace hetero::cpu::kernels {
 /// and geometry and executed with a scratchpad of the call's own.
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, DType dtype, const void* a, const void* b,
                    void* out, int threads, const void* bias = nullptr);
+
+/// Runs the 3-d convolution `op` (Backend::conv3d's operands, dense C-order, of `dtype`) on
+/// oneDNN's native 3-d primitives and returns true, as onednn_conv2d; false, writing nothing,
+/// where oneDNN has none, `dtype` is neither float32 nor bfloat16, or hetero was built without
+/// oneDNN. Thread-safe.
+bool onednn_conv3d(Conv3dOp op, const Conv3dArgs& args, DType dtype, const void* a, const void* b,
+                   void* out, int threads);
 
 /// Whether this build of the cpu plugin has the oneDNN path (HETERO_CPU_ONEDNN).
 bool onednn_available() noexcept;

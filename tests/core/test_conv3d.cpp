@@ -6,10 +6,15 @@
 // tests/torch_conv (ops conv3d, conv_transpose3d, max_pool3d, avg_pool3d, adaptive_*_pool3d).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <hetero/hetero.hpp>
+#include <hetero/sdk/backend.hpp>
+#include <hetero/sdk/find_backend.hpp>
 
 using namespace hetero;
 
@@ -77,6 +82,120 @@ TEST(Conv3d, IsTheSumOfPerFrameConv2d) {
       want = want.defined() ? want + term : term;
     }
     EXPECT_LE(max(abs(y.narrow(2, t, 1).squeeze(2) - want)).item<double>(), 1e-12) << "frame " << t;
+  }
+}
+
+// Where the backend has Backend::conv3d (the cpu plugin: float32 on oneDNN's native 3-d
+// primitives; Note [3-d convolution kernels]), conv3d and its three gradients equal the
+// composition from conv2d, run here in float64 on the same values (the backend composes
+// float64), for random geometries: groups, strides, padding, dilation, unbatched inputs; and
+// conv_transpose3d, which runs on the same kernels (its output is conv3d's input gradient).
+TEST(Conv3d, KernelRouteMatchesTheComposition) {
+  const auto cpu = find_backend("cpu");
+  ASSERT_NE(cpu, nullptr);
+  const bool kernels = cpu->supports(Conv3dOp::forward, DType::float32, 0);
+  RecordProperty("conv3d_kernels", kernels ? "yes" : "no");
+  EXPECT_FALSE(cpu->supports(Conv3dOp::forward, DType::float64, 0));  // composed
+  manual_seed(31);
+  std::uint64_t state = 7;
+  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(hi - lo + 1));
+  };
+  for (int round = 0; round < 24; ++round) {
+    const std::int64_t groups = pick(1, 2), n = pick(1, 3), c = groups * pick(1, 3),
+                       o = groups * pick(1, 3);
+    const Size3 k{pick(1, 3), pick(1, 3), pick(1, 3)}, s{pick(1, 2), pick(1, 2), pick(1, 2)},
+        p{pick(0, 1), pick(0, 1), pick(0, 1)}, dil{pick(1, 2), pick(1, 2), pick(1, 2)};
+    const std::int64_t d = dil.d * (k.d - 1) + 1 + pick(0, 4),
+                       h = dil.h * (k.h - 1) + 1 + pick(0, 4),
+                       w = dil.w * (k.w - 1) + 1 + pick(0, 4);
+    const bool batched = round % 5 != 4;
+    const Shape xs = batched ? Shape{n, c, d, h, w} : Shape{c, d, h, w};
+    const Tensor x64 = randn(xs, DType::float64),
+                 w64 = randn({o, c / groups, k.d, k.h, k.w}, DType::float64),
+                 b64 = randn({o}, DType::float64);
+    // float32 operands and their exact float64 copies
+    const Tensor x32 = x64.to(DType::float32), w32 = w64.to(DType::float32),
+                 b32 = b64.to(DType::float32);
+    // Odd rounds: conv_transpose3d of the same operands (its weight [C_in, C_out / groups,
+    // ...] is conv3d's [O, C / groups, ...] read the other way: input channels o, output c),
+    // on the kernels where each output_padding is below its stride (round % 3 != 0), else
+    // composed (an output_padding at the stride, allowed below the dilation).
+    const bool transposed = round % 2 == 1;
+    const Size3 op{round % 3 != 0 ? 0 : std::min(s.d, dil.d) - 1, 0, 0};
+    // Its input: conv3d's output shape, so that the output is conv3d's input shape (plus op).
+    const auto out_size = [](std::int64_t in, std::int64_t k, std::int64_t st, std::int64_t pad,
+                             std::int64_t di) {
+      return (in + 2 * pad - di * (k - 1) - 1) / st + 1;
+    };
+    const std::int64_t od = out_size(d, k.d, s.d, p.d, dil.d),
+                       oh = out_size(h, k.h, s.h, p.h, dil.h),
+                       ow = out_size(w, k.w, s.w, p.w, dil.w);
+    const Tensor xt64 =
+        randn(batched ? Shape{n, o, od, oh, ow} : Shape{o, od, oh, ow}, DType::float64);
+    const Tensor bt64 = randn({c}, DType::float64);
+    auto run = [&](const Tensor& x0, const Tensor& wt, const Tensor& b0) {
+      const Tensor x = transposed ? xt64.to(x0.dtype()) : x0;
+      const Tensor b = transposed ? bt64.to(b0.dtype()) : b0;
+      Tensor xi = x.detach().requires_grad_(true), wi = wt.detach().requires_grad_(true),
+             bi = b.detach().requires_grad_(true);
+      const Tensor y = transposed ? conv_transpose3d(xi, wi, bi, s, p, op, groups, dil)
+                                  : conv3d(xi, wi, bi, s, p, dil, groups);
+      y.backward(y.detach() * 0.5 + 0.25);
+      return std::vector<Tensor>{y, xi.grad(), wi.grad(), bi.grad()};
+    };
+    const auto got = run(x32, w32, b32);
+    const auto want = run(x32.to(DType::float64), w32.to(DType::float64), b32.to(DType::float64));
+    const char* names[] = {"output", "input grad", "weight grad", "bias grad"};
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), want[i].shape()) << "round " << round << " " << names[i];
+      EXPECT_EQ(got[i].dtype(), DType::float32);
+      const double scale = std::max(1.0, max(abs(want[i])).item<double>());
+      EXPECT_LE(max(abs(got[i].to(DType::float64) - want[i])).item<double>(), 2e-5 * scale)
+          << "round " << round << (transposed ? " conv_transpose3d " : " conv3d ") << names[i];
+    }
+  }
+}
+
+// float16 and bfloat16 conv3d and conv_transpose3d accumulate in float32 and round once (as
+// torch's 16-bit convolution): the output and the input's gradient are within one unit in
+// the last place of the float64 result (composed in 16 bits they rounded each depth tap).
+TEST(Conv3d, HalfPrecisionRoundsOnce) {
+  manual_seed(8);
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    const double eps = t == DType::float16 ? 0x1p-10 : 0x1p-7;  // one unit at [1, 2)
+    // conv3d: 4 input channels, groups 2, 6 outputs; conv_transpose3d of a 6-channel input
+    // by the same [6, 2, ...] weight: 4 outputs.
+    const Tensor x = randn({3, 4, 5, 6, 5}).to(t), xt = randn({3, 6, 4, 3, 5}).to(t),
+                 w = randn({6, 2, 3, 3, 2}).to(t), b = randn({6}).to(t);
+    for (bool transposed : {false, true}) {
+      auto run = [&](DType as) {
+        const Tensor xi = (transposed ? xt : x).to(as).detach().requires_grad_(true);
+        const Tensor y = transposed ? conv_transpose3d(xi, w.to(as), b.narrow(0, 0, 4).to(as),
+                                                       {2, 1, 1}, {1, 0, 1}, {1, 0, 0}, 2)
+                                    : conv3d(xi, w.to(as), b.to(as), {1, 2, 1}, {1, 1, 0}, 1, 2);
+        y.backward(ones_like(y));
+        return std::pair{y.detach(), xi.grad()};
+      };
+      const auto [y16, g16] = run(t);
+      const auto [y64, g64] = run(DType::float64);
+      for (const auto& [got, want, what] :
+           {std::tuple{y16, y64, "output"}, std::tuple{g16, g64, "input gradient"}}) {
+        const auto g = got.to(DType::float64).to_vector<double>();
+        const auto v = want.to_vector<double>();
+        double worst = 0;  // in units in the last place of each element (eps times its binade)
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          int e = 0;
+          // Below 0.01 the float32 sum's own error may reach a 16-bit ulp: one of 0.01's.
+          (void)std::frexp(std::max(std::fabs(v[i]), 1e-2), &e);
+          const double ulp = std::ldexp(eps, e - 1);
+          worst = std::max(worst, std::fabs(g[i] - v[i]) / std::max(ulp, 1e-30));
+        }
+        EXPECT_LE(worst, 1.0) << dtype_name(t) << (transposed ? " conv_transpose3d " : " conv3d ")
+                              << what << ": largest error in ulps";
+      }
+    }
   }
 }
 

@@ -82,6 +82,12 @@ TEST(OpTables, NamesCountsAndMinorsComeFromTheRows) {
   EXPECT_EQ(op_count(OpFamily::pool2d), 4);
   EXPECT_EQ(op_name(Pool2dOp::avg_backward), "avg_pool2d_backward");
   EXPECT_FALSE(table_defines(Pool2dOp::avg_forward, DType::float32));
+  // 3-d convolution: an optional family of minor 16, three codes, no table defines it.
+  EXPECT_TRUE(is_optional(OpFamily::conv3d));
+  EXPECT_EQ(op_since(Conv3dOp::backward_weight), 16);
+  EXPECT_EQ(op_count(OpFamily::conv3d), 3);
+  EXPECT_EQ(op_name(Conv3dOp::backward_input), "conv3d_backward_input");
+  EXPECT_FALSE(table_defines(Conv3dOp::forward, DType::float32));
   EXPECT_FALSE(is_optional(OpFamily::ternary));
   EXPECT_FALSE(table_defines(OpRef(OpFamily::conv2d), DType::float32));
   EXPECT_TRUE(table_defines(OpRef(OpFamily::gather), DType::bool_));

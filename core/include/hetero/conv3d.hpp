@@ -33,10 +33,12 @@ struct Size3 {
 /// Cross-correlation of `input` [N, C, D, H, W] with `weight` [O, C / groups, KD, KH, KW] plus
 /// `bias` [O] (undefined: none), as torch.nn.functional.conv3d: output [N, O, OD, OH, OW]
 /// with OD = (D + 2 padding.d - dilation.d (KD - 1) - 1) / stride.d + 1 (floor), OH and OW
-/// alike. Computed as one conv2d over [N OD, KD C, H, W] (the KD depth taps of every output
-/// frame gathered into channels), so its dtypes, devices and accumulation are conv2d's;
-/// the gathered input is KD times the input's size (memory that torch's slow_conv3d spends
-/// as KD KH KW times).
+/// alike. Where the device's backend has 3-d convolution kernels (Backend::conv3d, interface
+/// minor 16: the cpu plugin's float32 on oneDNN's native 3-d primitives, as libtorch's), it
+/// runs on them; elsewhere it is one conv2d over [N OD, KD C, H, W] (the KD depth taps of
+/// every output frame gathered into channels), so its dtypes, devices and accumulation are
+/// conv2d's; the gathered input is then KD times the input's size (memory that torch's
+/// slow_conv3d spends as KD KH KW times).
 /// Throws ShapeError for an input that is not 4-D or 5-D, a weight that is not 5-D, a channel
 /// count or bias shape that does not match, or a kernel larger than the padded input
 /// (torch's messages); ValueError for stride or dilation < 1, padding < 0, groups < 1 or

@@ -358,6 +358,33 @@ class Backend {
                               name() + "' has no convolution-with-bias kernel");
   }
 #endif
+
+#if HETERO_TARGET_INTERFACE_MINOR >= 16
+  // --- optional kernels of minor 16: 3-d convolution -------------------------------------
+  /// A 3-d convolution of `args`' geometry (cross-correlation, zero padding, no bias) or one
+  /// of its gradients, on dense C-order operands of one floating dtype, as
+  /// torch.nn.functional.conv3d and aten's convolution_backward (conv2d's contract with a
+  /// depth):
+  /// - forward: a = input [n, c, d, h, w], b = weight [o, c / groups, kd, kh, kw], out =
+  ///   output [n, o, od, oh, ow];
+  /// - backward_input: a = the output's gradient, b = weight, out = the input's gradient
+  ///   (every element written);
+  /// - backward_weight: a = the output's gradient, b = input, out = the weight's gradient.
+  /// `out` overlaps neither input. Results agree with the direct sums to rounding. The
+  /// default supports() says no, and the core then composes conv3d from conv2d (Note [3-d
+  /// ops from 2-d ones]); a backend that implements this overrides both. The default throws
+  /// NotImplementedError.
+  virtual void conv3d(Conv3dOp op, const Conv3dArgs& args, const StridedView& a,
+                      const StridedView& b, const StridedView& out, Stream& stream) {
+    (void)args;
+    (void)a;
+    (void)b;
+    (void)out;
+    (void)stream;
+    throw NotImplementedError(std::string(op_name(op)) + ": backend '" + name() +
+                              "' has no 3-d convolution kernel");
+  }
+#endif
 };
 
 }  // namespace hetero

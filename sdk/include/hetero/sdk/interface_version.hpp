@@ -32,7 +32,9 @@
 /// average pooling codes (avg_forward, avg_backward) and Pool2dViews::divisor.
 /// 15: Conv2dOp::forward_bias and Backend::conv2d_bias(), the optional convolution with its
 /// bias added in the kernel (as oneDNN's and cuDNN's fused bias).
-#define HETERO_INTERFACE_VERSION_MINOR 15
+/// 16: Backend::conv3d(), the optional 3-d convolution kernels (OpFamily::conv3d, Conv3dOp,
+/// Conv3dArgs).
+#define HETERO_INTERFACE_VERSION_MINOR 16
 
 /// The minor version this translation unit is built against: the newest unless a plugin
 /// defines it lower (as OpenCL's CL_TARGET_OPENCL_VERSION), to be loadable by an older core

@@ -186,6 +186,36 @@ struct Conv2dArgs {
   std::int64_t ow = 0;      ///< output width
 };
 
+/// The geometry of Backend::conv3d() (interface minor 16), in elements, as
+/// torch.nn.functional.conv3d's arguments: input [n, c, d, h, w], weight
+/// [o, c / groups, kd, kh, kw], output [n, o, od, oh, ow], with
+/// od = (d + 2 pd - dd (kd - 1) - 1) / sd + 1 (oh, ow likewise) >= 1; every size >= 1, c and o
+/// divisible by groups; stride, dilation >= 1, padding >= 0 (zeros). Conv2dArgs with a depth.
+struct Conv3dArgs {
+  std::int64_t n = 0;       ///< images (volumes)
+  std::int64_t c = 0;       ///< input channels
+  std::int64_t d = 0;       ///< input depth
+  std::int64_t h = 0;       ///< input height
+  std::int64_t w = 0;       ///< input width
+  std::int64_t o = 0;       ///< output channels
+  std::int64_t groups = 1;  ///< channel groups (torch's groups)
+  std::int64_t kd = 1;      ///< kernel depth
+  std::int64_t kh = 1;      ///< kernel height
+  std::int64_t kw = 1;      ///< kernel width
+  std::int64_t sd = 1;      ///< depth stride
+  std::int64_t sh = 1;      ///< vertical stride
+  std::int64_t sw = 1;      ///< horizontal stride
+  std::int64_t pd = 0;      ///< zero frames before and after
+  std::int64_t ph = 0;      ///< zero rows above and below
+  std::int64_t pw = 0;      ///< zero columns left and right
+  std::int64_t dd = 1;      ///< depth dilation
+  std::int64_t dh = 1;      ///< vertical dilation
+  std::int64_t dw = 1;      ///< horizontal dilation
+  std::int64_t od = 0;      ///< output depth
+  std::int64_t oh = 0;      ///< output height
+  std::int64_t ow = 0;      ///< output width
+};
+
 /// The geometry of Backend::batch_norm() (interface minor 13): an input [n, c, spatial]
 /// (torch's [N, C, *] with the trailing dimensions flattened; spatial = 1 for BatchNorm1d's
 /// [N, C]) normalised per channel over its n * spatial >= 2 elements, as

@@ -81,6 +81,10 @@ enum class BatchNormOp : std::uint8_t { forward_training, backward };
 /// avg_pool2d_backward. A translation unit of target minor 13 counts the first two.
 enum class Pool2dOp : std::uint8_t { max_forward, max_backward, avg_forward, avg_backward };
 
+/// The ops of Backend::conv3d() (interface minor 16): a 3-d convolution without bias and its
+/// two gradients, as torch.nn.functional.conv3d and aten's convolution_backward.
+enum class Conv3dOp : std::uint8_t { forward, backward_input, backward_weight };
+
 /// The dtypes an op is defined for (the `dtypes` column).
 enum class DTypeClass : std::uint8_t {
   floating,    ///< float16, bfloat16, float32, float64
@@ -127,7 +131,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
 ///   minor 3; conv2d, minor 8 (its bias code minor 15), composed from cast, gemm and binary:
 ///   Note [Convolution as GEMM]; batch_norm, minor 13, composed from reduce and binary: Note [Batch
 ///   norm kernels]; pool2d, minor 13 (average pooling's codes minor 14), composed from window views
-///   and reductions); `required` otherwise;
+///   and reductions; conv3d, minor 16, composed from conv2d: Note [3-d ops from 2-d ones]);
+///   `required` otherwise;
 /// - count: its op codes at this translation unit's target minor (1 for a one-op family);
 /// - name, op_since, dtypes: of the op with code `code` (expressions of `code`; the table
 ///   families read their rows' columns).
@@ -150,7 +155,8 @@ constexpr bool in_class(DTypeClass c, DType t) noexcept {
   _(scatter_add, 6, required, 1,                       "scatter_add",       6,                   DTypeClass::every)    \
   _(conv2d,      8, optional, kConv2dOpCount,          kConv2dNames[code],  kConv2dSince[code],  DTypeClass::floating) \
   _(batch_norm, 13, optional, count_of(kBatchNormNames), kBatchNormNames[code], 13,           DTypeClass::floating) \
-  _(pool2d,     13, optional, kPool2dOpCount,          kPool2dNames[code],  kPool2dSince[code],  DTypeClass::floating)
+  _(pool2d,     13, optional, kPool2dOpCount,          kPool2dNames[code],  kPool2dSince[code],  DTypeClass::floating) \
+  _(conv3d,     16, optional, count_of(kConv3dNames),  kConv3dNames[code],  16,                  DTypeClass::floating)
 // clang-format on
 #define HETERO_FAMILY_IS_OPTIONAL_optional true
 #define HETERO_FAMILY_IS_OPTIONAL_required false
@@ -200,6 +206,9 @@ struct OpRef {
   /// The pooling op `op` (OpFamily::pool2d).
   constexpr OpRef(Pool2dOp op)  // NOLINT
       : family(OpFamily::pool2d), code(static_cast<std::uint8_t>(op)) {}
+  /// The 3-d convolution op `op` (OpFamily::conv3d).
+  constexpr OpRef(Conv3dOp op)  // NOLINT
+      : family(OpFamily::conv3d), code(static_cast<std::uint8_t>(op)) {}
   /// Same family and code.
   friend constexpr bool operator==(OpRef, OpRef) = default;
 };
@@ -261,6 +270,9 @@ inline constexpr std::string_view kPool2dNames[] = {"max_pool2d", "max_pool2d_ba
 inline constexpr int kPool2dSince[] = {13, 13, 14, 14};
 /// The Pool2dOp codes of the minor this translation unit targets.
 inline constexpr int kPool2dOpCount = HETERO_TARGET_INTERFACE_MINOR >= 14 ? 4 : 2;
+/// The names of the Conv3dOp codes, as profiler events and errors print them.
+inline constexpr std::string_view kConv3dNames[] = {"conv3d", "conv3d_backward_input",
+                                                    "conv3d_backward_weight"};
 static_assert(std::size(kRandomNames) == static_cast<std::size_t>(RandomDistribution::normal) + 1,
               "kRandomNames needs one name per RandomDistribution");
 static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::log_softmax) + 1,
@@ -268,6 +280,8 @@ static_assert(std::size(kSoftmaxNames) == static_cast<std::size_t>(SoftmaxOp::lo
 static_assert(std::size(kConv2dNames) == static_cast<std::size_t>(Conv2dOp::forward_bias) + 1 &&
                   std::size(kConv2dSince) == std::size(kConv2dNames),
               "kConv2dNames and kConv2dSince need one entry per Conv2dOp");
+static_assert(std::size(kConv3dNames) == static_cast<std::size_t>(Conv3dOp::backward_weight) + 1,
+              "kConv3dNames needs one name per Conv3dOp");
 static_assert(std::size(kBatchNormNames) == static_cast<std::size_t>(BatchNormOp::backward) + 1,
               "kBatchNormNames needs one name per BatchNormOp");
 static_assert(std::size(kPool2dNames) == static_cast<std::size_t>(Pool2dOp::avg_backward) + 1 &&
