@@ -132,6 +132,16 @@ Tensor bias_grad3d(const Tensor& gy) {
   return narrow ? sums.to(gy.dtype()) : sums;
 }
 
+// `conv(x, w, b)` of float32 copies of the operands, rounded once to the input's dtype (a
+// 16-bit convolution as torch's: float32 accumulation, the bias added before the rounding);
+// the casts carry the gradients back. An undefined bias stays undefined.
+template <class Conv>
+Tensor in_float32(const Tensor& input, const Tensor& weight, const Tensor& bias, Conv&& conv) {
+  return conv(input.to(DType::float32), weight.to(DType::float32),
+              bias.defined() ? bias.to(DType::float32) : Tensor())
+      .to(input.dtype());
+}
+
 // Note [3-d convolution kernels]: where the backend has Backend::conv3d (the cpu plugin on
 // oneDNN's native 3-d primitive, as libtorch's conv3d), conv3d is its forward kernel plus the
 // bias, and one node whose backward calls its two gradient kernels and sums the bias's
@@ -248,10 +258,10 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
     // the bias added before that rounding. The composition in 16 bits rounded each depth
     // tap's input gradient before adding the taps (the conformance kit's
     // Conv3dMatchesDirectLoops found it). The casts carry the gradients back to 16 bits.
-    return conv3d(input.to(DType::float32), weight.to(DType::float32),
-                  bias.defined() ? bias.to(DType::float32) : Tensor(), stride, padding, dilation,
-                  groups)
-        .to(input.dtype());
+    return in_float32(input, weight, bias,
+                      [&](const Tensor& x32, const Tensor& w32, const Tensor& b32) {
+                        return conv3d(x32, w32, b32, stride, padding, dilation, groups);
+                      });
   }
   // The gathered input [N OD, KD C, H, W] must be indexable.
   (void)detail::checked_numel({n, od, kd, c, h, w});
@@ -370,10 +380,10 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
   if (is_half(x.dtype())) {
     // In float32 and rounded once, as conv3d above: in 16 bits the KD taps' contributions to
     // an output frame were each rounded before they were added.
-    return conv_transpose3d(input.to(DType::float32), weight.to(DType::float32),
-                            bias.defined() ? bias.to(DType::float32) : Tensor(), stride, padding,
-                            output_padding, groups, dilation)
-        .to(input.dtype());
+    return in_float32(
+        input, weight, bias, [&](const Tensor& x32, const Tensor& w32, const Tensor& b32) {
+          return conv_transpose3d(x32, w32, b32, stride, padding, output_padding, groups, dilation);
+        });
   }
   // [N D, C_in, H, W] by a weight [C_in, KD C_out / G, KH, KW] whose output channels are the
   // taps: [N D, G KD C_out / G, OH, OW], seen as [N, D, G, KD, C_out / G, OH, OW].
