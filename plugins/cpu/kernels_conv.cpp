@@ -290,7 +290,11 @@ T* host(const StridedView& v) {
 // 1-channel images) took 3-4x the im2col kernels' time (2 threads, 2026-11-26: LeNet conv1
 // at batch 256 19.4 vs 5.0 ms forward + backward, ResNet-18's 7x7 stem at batch 128 24 vs
 // 6.8 ms). Its forward is the faster at any channel count (2026-11-27, bench_conv: conv1
-// 1.06-1.19 vs 1.78-1.89 ms, the stem 0.91-1.01 vs 1.61-1.75 ms).
+// 1.06-1.19 vs 1.78-1.89 ms, the stem 0.91-1.01 vs 1.61-1.75 ms). The weight's gradient is
+// the exception where oneDNN runs its AVX-512 kernels: with its batch split over the kernel
+// threads (Note [oneDNN on the kernel threads]), forward + backward on an AVX-512 Xeon took
+// 5.9 (conv1) and 6.1 ms (the stem) with it against 6.8 and 9.2 with the kernels here; limited
+// to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2), 8.9 and 14.0 ms against 6.9 and 9.8.
 constexpr std::int64_t kOneDnnMinChannels = 4;
 
 namespace {
@@ -299,8 +303,9 @@ namespace {
 // where it declines (the caller then runs the kernels above).
 bool on_onednn(Conv2dOp op, const Conv2dArgs& args, DType t, const void* a, const void* b,
                void* out, const void* bias = nullptr) {
-  if (op == Conv2dOp::backward_input || op == Conv2dOp::backward_weight)
-    if (args.c / args.groups < kOneDnnMinChannels) return false;
+  if (args.c / args.groups < kOneDnnMinChannels &&
+      (op == Conv2dOp::backward_input || (op == Conv2dOp::backward_weight && !onednn_avx512())))
+    return false;
   return onednn_conv2d(op, args, t, a, b, out, kernel_threads(), bias);
 }
 

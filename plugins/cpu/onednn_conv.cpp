@@ -7,19 +7,23 @@
 // the plain NCHW / OIHW operands are reordered into them and the result back. A primitive
 // and its reorders are built once per (op, geometry) and cached; each call brings its own
 // scratchpad (scratchpad_mode::user), so concurrent calls from two cpu devices share nothing
-// mutable. Threads: Debian's oneDNN runs on OpenMP; the calling thread's OpenMP thread count
-// is set to the device's kernel threads for the call and restored after it (a per-thread
-// setting: nothing else in the process changes). The calling thread is the application's,
-// never the device's worker (Note [Work that runs on the caller], work_queue.hpp). bfloat16
-// operands stay bfloat16 (the primitive sums in float32 and rounds once, as torch's bfloat16
-// convolution, which calls the same primitives); where oneDNN has no bfloat16 kernel (a CPU
-// without AVX-512) it declines. float64, float16 and what oneDNN declines stay on
+// mutable. Threads: a batch of at least as many samples as the device's kernel threads (and a
+// small weight) is split over those threads, each running its part on one OpenMP thread
+// (Note [oneDNN on the kernel threads]); otherwise Debian's oneDNN runs on OpenMP with the
+// calling thread's OpenMP thread count set to the device's kernel threads for the call and
+// restored after it (a per-thread setting: nothing else in the process changes). The calling thread
+// is the application's, never the device's worker (Note [Work that runs on the caller],
+// work_queue.hpp). bfloat16 operands stay bfloat16 (the primitive sums in float32 and rounds once,
+// as torch's bfloat16 convolution, which calls the same primitives); where oneDNN has no bfloat16
+// kernel (a CPU without AVX-512) it declines. float64, float16 and what oneDNN declines stay on
 // kernels_conv.cpp's kernels.
 #include "onednn_conv.hpp"
 
 #if HETERO_CPU_ONEDNN
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +34,7 @@
 #include <dnnl.hpp>
 
 #include "onednn_runtime.hpp"
+#include "thread_pool.hpp"
 #endif
 
 namespace hetero::cpu::kernels {
@@ -180,17 +185,19 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Shapes& sh, memory::data_type
   return plan;
 }
 
-// op, dtype, then every dimension of the operands and the window (a 2-d and a 3-d geometry
-// differ in length).
+// op, dtype, OpenMP threads, then every dimension of the operands and the window (a 2-d and
+// a 3-d geometry differ in length).
 using Key = std::vector<std::int64_t>;
 
-// The cached plans (built once per op and geometry; a few dozen in a ResNet), or nullptr where
-// oneDNN has none.
-std::shared_ptr<Plan> plan_for(Conv2dOp op, const Shapes& sh, memory::data_type type) {
+// The cached plans (built once per op, geometry and thread count; a few dozen in a ResNet), or
+// nullptr where oneDNN has none. A primitive keeps the OpenMP thread count it was made with
+// (its work split, and the team it starts when it runs), so each is made, and kept, for the
+// `threads` it runs on.
+std::shared_ptr<Plan> plan_for(Conv2dOp op, const Shapes& sh, memory::data_type type, int threads) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<Plan>> plans;
   constexpr std::size_t kMaxPlans = 512;  // then start again: geometries that come and go
-  Key key{static_cast<std::int64_t>(op), static_cast<std::int64_t>(type)};
+  Key key{static_cast<std::int64_t>(op), static_cast<std::int64_t>(type), threads};
   for (const Dims* d : {&sh.src, &sh.wts, &sh.dst, &sh.strides, &sh.dilates, &sh.pad})
     key.insert(key.end(), d->begin(), d->end());
   {
@@ -199,6 +206,7 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Shapes& sh, memory::data_type 
   }
   std::shared_ptr<Plan> plan;
   try {
+    const onednn::ThreadScope thread_scope(threads);
     plan = make_plan(op, sh, type);
   } catch (const dnnl::error&) {
     plan = nullptr;  // no implementation: the im2col kernels run it
@@ -213,26 +221,22 @@ std::shared_ptr<Plan> plan_for(Conv2dOp op, const Shapes& sh, memory::data_type 
 
 bool onednn_available() noexcept { return true; }
 bool onednn_in_use() noexcept { return onednn::enabled(); }
+bool onednn_avx512() noexcept {
+  static const bool avx512 = [] {
+    const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & core) == core;
+  }();
+  return avx512;
+}
 void onednn_release_kept_buffers() noexcept { onednn::release_kept_buffers(); }
 std::size_t onednn_kept_bytes() noexcept { return onednn::kept_bytes(); }
 
 namespace {
 
-// `op` of `sh` on oneDNN (see onednn_conv2d); false where it has no primitive.
-bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* b, void* out,
-         int threads, const void* bias) {
-  if ((op == Conv2dOp::forward_bias) != (bias != nullptr)) return false;
-  if (dtype != DType::float32 && dtype != DType::bfloat16) return false;
-  // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
-  if (!onednn::enabled()) return false;
-  for (const Dims* d : {&sh.src, &sh.dst})
-    for (std::int64_t v : *d)
-      if (v <= 0) return false;
-  const std::shared_ptr<Plan> plan =
-      plan_for(op, sh, dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16);
-  if (!plan) return false;
-  const onednn::ThreadScope thread_scope(threads);
-  onednn::KeptBuffers buffers;  // the primitive's own layouts live in the thread's kept blocks
+// Runs `plan` over one set of dense operands on this thread with its OpenMP thread count as
+// it is: the inputs reordered into the primitive's layouts in `buffers`, the result back.
+void execute(const Plan& plan, const void* a, const void* b, void* out, const void* bias,
+             onednn::KeptBuffers& buffers) {
   dnnl::stream stream(engine());
   const auto kept = [&buffers](const memory::desc& d, int slot) {
     return memory(d, engine(), buffers.get(slot, d.get_size()));
@@ -244,17 +248,119 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     o.convert->execute(stream, user, inner);
     return inner;
   };
-  memory ma = input(plan->a, a, 0), mb = input(plan->b, b, 1);
-  memory user_out(plan->out.user, engine(), out);
-  memory mout = plan->out.convert ? kept(plan->out.inner, 2) : user_out;
-  memory scratch = kept(plan->scratchpad, 3);
+  memory ma = input(plan.a, a, 0), mb = input(plan.b, b, 1);
+  memory user_out(plan.out.user, engine(), out);
+  memory mout = plan.out.convert ? kept(plan.out.inner, 2) : user_out;
+  memory scratch = kept(plan.scratchpad, 3);
   std::unordered_map<int, memory> args{
-      {plan->arg_a, ma}, {plan->arg_b, mb}, {plan->arg_out, mout}, {DNNL_ARG_SCRATCHPAD, scratch}};
-  if (plan->bias)
-    args.emplace(DNNL_ARG_BIAS, memory(*plan->bias, engine(), const_cast<void*>(bias)));
-  plan->primitive.execute(stream, args);
-  if (plan->out.convert) plan->out.convert->execute(stream, mout, user_out);
+      {plan.arg_a, ma}, {plan.arg_b, mb}, {plan.arg_out, mout}, {DNNL_ARG_SCRATCHPAD, scratch}};
+  if (plan.bias) args.emplace(DNNL_ARG_BIAS, memory(*plan.bias, engine(), const_cast<void*>(bias)));
+  plan.primitive.execute(stream, args);
+  if (plan.out.convert) plan.out.convert->execute(stream, mout, user_out);
   stream.wait();
+}
+
+std::int64_t elements(const Dims& d, std::size_t from) {
+  std::int64_t e = 1;
+  for (std::size_t i = from; i < d.size(); ++i) e *= d[i];
+  return e;
+}
+
+// Note [oneDNN on the kernel threads]: where the batch has at least as many samples as the
+// device has kernel threads, a call runs as that many parts, each a contiguous run of samples
+// on one of the device's kernel threads (parallel_ranges) with one OpenMP thread: no OpenMP
+// team is started. Debian's oneDNN parallelises over libgomp, whose idle workers spin for
+// GOMP_SPINCOUNT (300,000) pause instructions after each primitive before they sleep: 10-15 ms
+// where a pause takes ~140 cycles (Intel since Skylake). Every kernel the device ran next on
+// its own threads then shared a core with a spinning thread: on an AVX-512 Xeon (2 threads),
+// LeNet's conv1 forward + backward took 12.3 ms, 6.9 with OMP_WAIT_POLICY=passive; ResNet-18's
+// stem 16.9 and 9.3 ms; a LeNet epoch ran 8,600 images/s against 13,000 (issue #49 item 1:
+// never more runnable threads than the device's kernel threads). Each part's primitive is the
+// geometry's with the part's batch (a plan per part size; at most two sizes). The gradient of
+// the weight sums over the batch: each part writes its own, and float32 parts are added after
+// in part order (the same sum for a given thread count); bfloat16's would round each part's
+// sum, so its weight gradient, and batches smaller than the thread count (one image), run as
+// one primitive on `threads` OpenMP threads instead.
+// The largest weight (elements) of a split call: each part reorders the whole weight into the
+// primitive's layout on its one thread, and the weight gradient's parts are added after. A
+// ResNet 64 -> 64 3x3 layer (36,864) at batch 32 ran forward + backward in 32.0 ms split
+// against 31.2 as one primitive (libtorch 28-29 ms); LeNet's layers (150 and 2,400) and
+// ResNet-18's stem (3,136) gain the most, being short (their primitives take 0.3-3 ms, a
+// fraction of the spin that followed them).
+constexpr std::int64_t kMostSplitWeight = std::int64_t{1} << 14;
+
+bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* b, void* out,
+         int threads, const void* bias) {
+  if ((op == Conv2dOp::forward_bias) != (bias != nullptr)) return false;
+  if (dtype != DType::float32 && dtype != DType::bfloat16) return false;
+  // HETERO_CPU_ONEDNN=0: the im2col kernels (comparisons)
+  if (!onednn::enabled()) return false;
+  for (const Dims* d : {&sh.src, &sh.dst})
+    for (std::int64_t v : *d)
+      if (v <= 0) return false;
+  const memory::data_type type =
+      dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16;
+  const std::int64_t n = sh.src[0];
+  const std::int64_t parts = std::min<std::int64_t>(std::max(threads, 1), n);
+  if (parts <= 1 || elements(sh.wts, 0) > kMostSplitWeight ||
+      (op == Conv2dOp::backward_weight && dtype != DType::float32)) {
+    const std::shared_ptr<Plan> plan = plan_for(op, sh, type, threads);
+    if (!plan) return false;
+    const onednn::ThreadScope thread_scope(threads);
+    onednn::KeptBuffers buffers;  // the primitive's own layouts live in the thread's kept blocks
+    execute(*plan, a, b, out, bias, buffers);
+    return true;
+  }
+  // Every part's plan first: where oneDNN declines one, nothing has been written.
+  const auto first = [n, parts](std::int64_t p) { return n * p / parts; };
+  std::vector<std::shared_ptr<Plan>> plans;
+  for (std::int64_t p = 0; p < parts; ++p) {
+    Shapes part = sh;
+    part.src[0] = part.dst[0] = first(p + 1) - first(p);
+    plans.push_back(plan_for(op, part, type, 1));
+    if (!plans.back()) return false;
+  }
+  // Bytes per sample of the activations; the weight's elements.
+  const std::int64_t size = dtype == DType::float32 ? 4 : 2;
+  const std::int64_t src_bytes = elements(sh.src, 1) * size, dst_bytes = elements(sh.dst, 1) * size;
+  const std::int64_t weight = elements(sh.wts, 0);
+  const bool by_weight = op == Conv2dOp::backward_weight;
+  // Parts after the first write their weight gradient here: (parts - 1) x [weight] float32.
+  std::unique_ptr<float[]> partial(by_weight ? new float[(parts - 1) * weight] : nullptr);
+  const auto at = [](const void* base, std::int64_t bytes) {
+    return static_cast<const char*>(base) + bytes;
+  };
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
+  parallel_ranges(parts, [&](std::int64_t begin, std::int64_t end) {
+    const onednn::ThreadScope one_thread(1);
+    onednn::KeptBuffers buffers;
+    for (std::int64_t p = begin; p < end; ++p) {
+      const std::int64_t s0 = first(p);
+      // forward: (input, weight) -> output; backward_input: (output grad, weight) -> input
+      // grad; backward_weight: (output grad, input) -> the part's weight grad.
+      const bool a_is_src = op == Conv2dOp::forward || op == Conv2dOp::forward_bias;
+      const void* pa = at(a, s0 * (a_is_src ? src_bytes : dst_bytes));
+      const void* pb = by_weight ? at(b, s0 * src_bytes) : b;
+      void* pout = by_weight ? (p == 0 ? out : partial.get() + (p - 1) * weight)
+                             : const_cast<char*>(at(out, s0 * (a_is_src ? dst_bytes : src_bytes)));
+      try {
+        execute(*plans[static_cast<std::size_t>(p)], pa, pb, pout, bias, buffers);
+      } catch (...) {  // thrown on a pool thread: rethrown below, on the caller's
+        errors[static_cast<std::size_t>(p)] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (by_weight) {
+    float* dw = static_cast<float*>(out);
+    parallel_ranges(weight, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t p = 1; p < parts; ++p) {
+        const float* add = partial.get() + (p - 1) * weight;
+        for (std::int64_t i = begin; i < end; ++i) dw[i] += add[i];
+      }
+    });
+  }
   return true;
 }
 
@@ -279,6 +385,7 @@ bool onednn_conv3d(Conv3dOp op, const Conv3dArgs& g, DType dtype, const void* a,
 
 bool onednn_available() noexcept { return false; }
 bool onednn_in_use() noexcept { return false; }
+bool onednn_avx512() noexcept { return false; }
 void onednn_release_kept_buffers() noexcept {}
 std::size_t onednn_kept_bytes() noexcept { return 0; }
 bool onednn_conv2d(Conv2dOp, const Conv2dArgs&, DType, const void*, const void*, void*, int,

@@ -33,6 +33,9 @@ bool onednn_available() noexcept;
 /// Whether convolutions may call oneDNN: available, and not switched off by the environment
 /// (HETERO_CPU_ONEDNN=0, read once).
 bool onednn_in_use() noexcept;
+/// Whether oneDNN runs its AVX-512 kernels on this CPU (its effective ISA, which
+/// ONEDNN_MAX_CPU_ISA may lower; read once); false without oneDNN.
+bool onednn_avx512() noexcept;
 
 /// Frees the buffers that threads keep between oneDNN convolutions (onednn_runtime.hpp's
 /// KeptBuffers: up to 4 x 64 MiB per thread that convolves), as Backend::empty_cache frees

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cpu plugin's oneDNN convolution (onednn_conv.cpp) against the direct sums, for the
 // four ops (the forward with and without its bias, the two gradients; float32 and bfloat16)
-// over strides, padding, dilation and groups, and its one side effect undone: the calling
-// thread's OpenMP thread count is what it was before the call. (torch_conv.cpu checks the
-// plugin's results against PyTorch through the core; torch_conv.cpu_im2col the fallback
-// kernels.) Built only where the plugin has oneDNN (tests/CMakeLists.txt).
+// over strides, padding, dilation and groups, its one side effect undone (the calling
+// thread's OpenMP thread count is what it was before the call), and a batch split over the
+// device's kernel threads without an OpenMP team (Note [oneDNN on the kernel threads]).
+// (torch_conv.cpu checks the plugin's results against PyTorch through the core;
+// torch_conv.cpu_im2col the fallback kernels.) Built only where the plugin has oneDNN
+// (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <random>
 #include <string>
@@ -24,6 +27,7 @@
 #include <hetero/sdk/half.hpp>
 
 #include "onednn_conv.hpp"
+#include "thread_pool.hpp"
 
 using namespace hetero;
 
@@ -228,4 +232,70 @@ TEST(OneDnnConv, EmptyCacheFreesTheBuffersEveryThreadKeeps) {
   std::fill(y.begin(), y.end(), NAN);
   run();
   EXPECT_EQ(cpu::kernels::onednn_kept_bytes(), one_thread);
+}
+
+namespace {
+// Threads of this process now (/proc/self/task).
+std::size_t process_threads() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+}  // namespace
+
+// Note [oneDNN on the kernel threads]: a batch of at least as many samples as the device's
+// kernel threads runs as one part per kernel thread, each with one OpenMP thread, so libgomp
+// starts no team (whose idle workers would spin beside the device's next kernels), and the
+// result is the one-thread result bit for bit (each part is a smaller batch of the same
+// primitive; the weight gradient's parts are added in part order). A batch of one still runs
+// on an OpenMP team: the control that shows the count sees libgomp's workers.
+TEST(OneDnnConv, BatchesRunOnTheKernelThreadsWithoutAnOpenMPTeam) {
+  std::mt19937 rng(11);
+  // 5 images over 2 threads: parts of 2 and 3 (two part sizes, two plans).
+  const Conv2dArgs g = geometry(5, 6, 11, 11, 8, 1, 3, 1, 1, 1),
+                   one = geometry(1, 6, 11, 11, 8, 1, 3, 1, 1, 1);
+  const std::vector<float> x = random_values(static_cast<std::size_t>(5 * 6 * 11 * 11), rng),
+                           w = random_values(static_cast<std::size_t>(8 * 6 * 9), rng),
+                           gy = random_values(static_cast<std::size_t>(5 * 8 * 11 * 11), rng);
+  using cpu::kernels::onednn_conv2d;
+  // Each op alone on this thread with no pool (the parts one after the other), whose OpenMP
+  // count is an application's own: the parts' primitives are made for one thread whatever it is.
+  omp_set_num_threads(4);
+  std::vector<float> y_serial(gy.size()), gx_serial(x.size()), gw_serial(w.size());
+  ASSERT_TRUE(
+      onednn_conv2d(Conv2dOp::forward, g, DType::float32, x.data(), w.data(), y_serial.data(), 2));
+  ASSERT_TRUE(onednn_conv2d(Conv2dOp::backward_input, g, DType::float32, gy.data(), w.data(),
+                            gx_serial.data(), 2));
+  ASSERT_TRUE(onednn_conv2d(Conv2dOp::backward_weight, g, DType::float32, gy.data(), x.data(),
+                            gw_serial.data(), 2));
+  std::vector<float> y(gy.size()), gx(x.size()), gw(w.size()), y_one(8 * 11 * 11);
+  std::size_t before = 0, after_batch = 0, after_one = 0;
+  // A thread of its own: libgomp keeps a team per thread that starts one, so only this
+  // thread's calls could start one here.
+  std::thread caller([&] {
+    cpu::ThreadPool pool(2);
+    const cpu::ScopedKernelPool scope(&pool);
+    before = process_threads();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_TRUE(onednn_conv2d(Conv2dOp::forward, g, DType::float32, x.data(), w.data(), y.data(),
+                                cpu::kernel_threads()));
+      EXPECT_TRUE(onednn_conv2d(Conv2dOp::backward_input, g, DType::float32, gy.data(), w.data(),
+                                gx.data(), cpu::kernel_threads()));
+      EXPECT_TRUE(onednn_conv2d(Conv2dOp::backward_weight, g, DType::float32, gy.data(), x.data(),
+                                gw.data(), cpu::kernel_threads()));
+    }
+    after_batch = process_threads();
+    EXPECT_TRUE(onednn_conv2d(Conv2dOp::forward, one, DType::float32, x.data(), w.data(),
+                              y_one.data(), cpu::kernel_threads()));
+    after_one = process_threads();
+  });
+  caller.join();
+  EXPECT_EQ(after_batch, before) << "a batch of 5 over 2 kernel threads started threads";
+  EXPECT_GT(after_one, before) << "a batch of one on 2 OpenMP threads: libgomp's workers";
+  EXPECT_EQ(y, y_serial);
+  EXPECT_EQ(gx, gx_serial);
+  EXPECT_EQ(gw, gw_serial);
+  // And the parts are the convolution: the first image's output is the batch of one's (the
+  // direct sums check every op: EveryOpMatchesTheDirectSums, batches of 2-4 over 2 threads).
+  for (std::size_t i = 0; i < y_one.size(); ++i) ASSERT_NEAR(y[i], y_one[i], 1e-5) << i;
 }
