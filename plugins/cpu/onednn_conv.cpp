@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -54,12 +55,24 @@ struct Operand {
   std::optional<dnnl::reorder> convert;  // user -> inner (inputs) or inner -> user (output)
 };
 
+// One run of whole blocks of a weight's outermost dimension (Note [oneDNN on the kernel
+// threads]): a view of the plain weight (a sub-memory, its offset in the desc), a dense tensor
+// of its own in the primitive's layout at inner_offset bytes, and the reorder between them.
+struct Chunk {
+  memory::desc user, inner;
+  dnnl::reorder convert;  // user -> inner (an input weight) or inner -> user (its gradient)
+  std::int64_t user_offset = 0, inner_offset = 0;
+};
+
 struct Plan {
   dnnl::primitive primitive;
   Operand a, b, out;
   memory::desc scratchpad;
   std::optional<memory::desc> bias;  // Conv2dOp::forward_bias: the bias, [o] (format x)
   int arg_a = 0, arg_b = 0, arg_out = 0;
+  // The weight's chunks per thread count, made on first use (weight_chunks).
+  std::mutex chunk_mutex;
+  std::map<std::int64_t, std::shared_ptr<const std::vector<Chunk>>> chunks;
 };
 
 Operand operand(const memory::desc& user, const memory::desc& inner, bool is_output) {
@@ -234,9 +247,10 @@ std::size_t onednn_kept_bytes() noexcept { return onednn::kept_bytes(); }
 namespace {
 
 // Runs `plan` over one set of dense operands on this thread with its OpenMP thread count as
-// it is: the inputs reordered into the primitive's layouts in `buffers`, the result back.
+// it is: the inputs reordered into the primitive's layouts in `buffers`, the result back;
+// `b_inner` / `out_inner`: that operand is in (is left in) the primitive's layout already.
 void execute(const Plan& plan, const void* a, const void* b, void* out, const void* bias,
-             onednn::KeptBuffers& buffers) {
+             onednn::KeptBuffers& buffers, bool b_inner = false, bool out_inner = false) {
   dnnl::stream stream(engine());
   const auto kept = [&buffers](const memory::desc& d, int slot) {
     return memory(d, engine(), buffers.get(slot, d.get_size()));
@@ -248,15 +262,16 @@ void execute(const Plan& plan, const void* a, const void* b, void* out, const vo
     o.convert->execute(stream, user, inner);
     return inner;
   };
-  memory ma = input(plan.a, a, 0), mb = input(plan.b, b, 1);
-  memory user_out(plan.out.user, engine(), out);
-  memory mout = plan.out.convert ? kept(plan.out.inner, 2) : user_out;
+  memory ma = input(plan.a, a, 0);
+  memory mb = b_inner ? memory(plan.b.inner, engine(), const_cast<void*>(b)) : input(plan.b, b, 1);
+  memory user_out(out_inner ? plan.out.inner : plan.out.user, engine(), out);
+  memory mout = plan.out.convert && !out_inner ? kept(plan.out.inner, 2) : user_out;
   memory scratch = kept(plan.scratchpad, 3);
   std::unordered_map<int, memory> args{
       {plan.arg_a, ma}, {plan.arg_b, mb}, {plan.arg_out, mout}, {DNNL_ARG_SCRATCHPAD, scratch}};
   if (plan.bias) args.emplace(DNNL_ARG_BIAS, memory(*plan.bias, engine(), const_cast<void*>(bias)));
   plan.primitive.execute(stream, args);
-  if (plan.out.convert) plan.out.convert->execute(stream, mout, user_out);
+  if (plan.out.convert && !out_inner) plan.out.convert->execute(stream, mout, user_out);
   stream.wait();
 }
 
@@ -264,6 +279,103 @@ std::int64_t elements(const Dims& d, std::size_t from) {
   std::int64_t e = 1;
   for (std::size_t i = from; i < d.size(); ++i) e *= d[i];
   return e;
+}
+
+// The weight `w` (an operand of a part's plan, user and inner layouts) cut along the outermost
+// dimension of its inner layout into at most `parts` runs of whole blocks, with their reorders
+// (to the inner layout for an input weight, from it for a weight gradient), made for one
+// OpenMP thread; nullptr where the inner layout has no such dimension (a run is then not a
+// dense tensor of its own). Each run is a dense tensor in the inner layout, whose reorder
+// writes its padding, and a view of the plain user layout (a sub-memory).
+std::shared_ptr<const std::vector<Chunk>> make_chunks(const Operand& w, std::int64_t parts,
+                                                      bool to_inner, std::int64_t element) {
+  const dnnl_memory_desc_t& md = w.inner.data;
+  if (md.format_kind != dnnl_blocked || md.offset0 != 0 || md.extra.flags != 0) return nullptr;
+  const auto& blocking = md.format_desc.blocking;
+  // Each dimension's inner block and outer extent (padded size / block); the outermost is the
+  // one of the largest stride among those of more than one outer index (a stride of an extent
+  // of one means nothing).
+  std::array<std::int64_t, DNNL_MAX_NDIMS> block{}, extent_of{};
+  for (int d = 0; d < md.ndims; ++d) {
+    if (md.padded_offsets[d] != 0) return nullptr;
+    block[d] = 1;
+    for (int k = 0; k < blocking.inner_nblks; ++k)
+      if (blocking.inner_idxs[k] == d) block[d] *= blocking.inner_blks[k];
+    extent_of[d] = md.padded_dims[d] / block[d];
+    if (extent_of[d] * block[d] != md.padded_dims[d]) return nullptr;
+  }
+  int outer = 0;
+  for (int d = 0; d < md.ndims; ++d)
+    if (extent_of[d] > 1 &&
+        (extent_of[outer] == 1 || blocking.strides[d] > blocking.strides[outer]))
+      outer = d;
+  for (int d = 0; d < md.ndims; ++d)  // one outermost dimension: a tie is not a cut
+    if (d != outer && extent_of[d] > 1 && blocking.strides[d] >= blocking.strides[outer])
+      return nullptr;
+  const std::int64_t blocks = extent_of[outer], stride = blocking.strides[outer];
+  if (blocks * stride * element != static_cast<std::int64_t>(w.inner.get_size())) return nullptr;
+  const std::int64_t extent = md.dims[outer];
+  auto chunks = std::make_shared<std::vector<Chunk>>();
+  const onednn::ThreadScope one_thread(1);
+  for (std::int64_t p = 0; p < parts; ++p) {
+    const std::int64_t b0 = blocks * p / parts, b1 = blocks * (p + 1) / parts;
+    const std::int64_t start = b0 * block[outer], end = std::min(b1 * block[outer], extent);
+    if (start >= end) continue;
+    dnnl_memory_desc_t part = md;
+    part.dims[outer] = end - start;
+    part.padded_dims[outer] = (b1 - b0) * block[outer];
+    Dims dims = w.user.dims(), offsets(dims.size(), 0);
+    dims[static_cast<std::size_t>(outer)] = end - start;
+    offsets[static_cast<std::size_t>(outer)] = start;
+    Chunk c{w.user.submemory_desc(dims, offsets), memory::desc(part), dnnl::reorder(), 0,
+            b0 * stride * element};
+    c.convert =
+        to_inner
+            ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), c.user, engine(), c.inner))
+            : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), c.inner, engine(), c.user));
+    chunks->push_back(std::move(c));
+  }
+  return chunks;
+}
+
+// make_chunks, cached in `plan` per `parts` (with its nullptr).
+std::shared_ptr<const std::vector<Chunk>> weight_chunks(Plan& plan, const Operand& w,
+                                                        std::int64_t parts, bool to_inner,
+                                                        std::int64_t element) {
+  const std::lock_guard lock(plan.chunk_mutex);
+  if (const auto it = plan.chunks.find(parts); it != plan.chunks.end()) return it->second;
+  std::shared_ptr<const std::vector<Chunk>> chunks;
+  try {
+    chunks = make_chunks(w, parts, to_inner, element);
+  } catch (const dnnl::error&) {
+    chunks = nullptr;  // no reorder for a chunk: the call runs as one primitive
+  }
+  plan.chunks.emplace(parts, chunks);
+  return chunks;
+}
+
+// Runs fn(i, buffers) for each i in [0, n), split over the kernel threads (parallel_ranges),
+// each thread with one OpenMP thread and its own KeptBuffers (`mine` on the calling thread);
+// then rethrows the first exception any of them threw.
+template <class F>
+void on_kernel_threads(std::int64_t n, onednn::KeptBuffers& mine, F&& fn) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  parallel_ranges(n, [&](std::int64_t begin, std::int64_t end) {
+    const onednn::ThreadScope one_thread(1);
+    std::optional<onednn::KeptBuffers> own;
+    if (std::this_thread::get_id() != caller) own.emplace();
+    onednn::KeptBuffers& buffers = own ? *own : mine;
+    for (std::int64_t i = begin; i < end; ++i) {
+      try {
+        fn(i, buffers);
+      } catch (...) {  // on a pool thread: rethrown below, on the caller's
+        errors[static_cast<std::size_t>(i)] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 // Note [oneDNN on the kernel threads]: where the batch has at least as many samples as the
@@ -274,20 +386,23 @@ std::int64_t elements(const Dims& d, std::size_t from) {
 // where a pause takes ~140 cycles (Intel since Skylake). Every kernel the device ran next on
 // its own threads then shared a core with a spinning thread: on an AVX-512 Xeon (2 threads),
 // LeNet's conv1 forward + backward took 12.3 ms, 6.9 with OMP_WAIT_POLICY=passive; ResNet-18's
-// stem 16.9 and 9.3 ms; a LeNet epoch ran 8,600 images/s against 13,000 (issue #49 item 1:
+// stem 16.9 and 9.3 ms; the LeNet example ran 8,600 images/s, 13,000 passive (issue #49 item 1:
 // never more runnable threads than the device's kernel threads). Each part's primitive is the
-// geometry's with the part's batch (a plan per part size; at most two sizes). The gradient of
-// the weight sums over the batch: each part writes its own, and float32 parts are added after
-// in part order (the same sum for a given thread count); bfloat16's would round each part's
-// sum, so its weight gradient, and batches smaller than the thread count (one image), run as
-// one primitive on `threads` OpenMP threads instead.
-// The largest weight (elements) of a split call: each part reorders the whole weight into the
-// primitive's layout on its one thread, and the weight gradient's parts are added after. A
-// ResNet 64 -> 64 3x3 layer (36,864) at batch 32 ran forward + backward in 32.0 ms split
-// against 31.2 as one primitive (libtorch 28-29 ms); LeNet's layers (150 and 2,400) and
-// ResNet-18's stem (3,136) gain the most, being short (their primitives take 0.3-3 ms, a
-// fraction of the spin that followed them).
-constexpr std::int64_t kMostSplitWeight = std::int64_t{1} << 14;
+// geometry's with the part's batch (a plan per part size; at most two sizes). The weight is
+// shared: the threads first reorder it into the primitive's layout together, each a run of
+// whole blocks of its outermost dimension (weight_chunks), then run their parts on it. The
+// weight's gradient sums over the batch: each part writes its own in the primitive's layout,
+// then each thread adds the parts' sums over its run, in part order (the same sum for a given
+// thread count), and reorders the run out. bfloat16's would round each part's sum, so its
+// weight gradient runs as one primitive on `threads` OpenMP threads, as do batches smaller
+// than the thread count (one image), weights whose layout cannot be cut so, and weights
+// beyond kMostSplitWeight.
+// The largest weight (elements) of a split call. Split, the 512 -> 512 3x3 layer (2,359,296)
+// ran 3-5% slower than one primitive in every run (bench_conv resnet_512_7x7 at batch 32,
+// forward + backward 73-76 ms against 70; its weight gradient's second part adds 9 MiB to
+// read and write); below it the split and the single primitive were within the runs' spread
+// of each other, layer by layer (2026-12-01, an AVX-512 Xeon, docs/bench/conv.md).
+constexpr std::int64_t kMostSplitWeight = std::int64_t{1} << 21;
 
 bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* b, void* out,
          int threads, const void* bias) {
@@ -300,18 +415,23 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
       if (v <= 0) return false;
   const memory::data_type type =
       dtype == DType::float32 ? memory::data_type::f32 : memory::data_type::bf16;
+  const std::int64_t element = dtype == DType::float32 ? 4 : 2;
+  const bool by_weight = op == Conv2dOp::backward_weight;
   const std::int64_t n = sh.src[0];
   const std::int64_t parts = std::min<std::int64_t>(std::max(threads, 1), n);
-  if (parts <= 1 || elements(sh.wts, 0) > kMostSplitWeight ||
-      (op == Conv2dOp::backward_weight && dtype != DType::float32)) {
+  const auto whole = [&] {  // one primitive on `threads` OpenMP threads
     const std::shared_ptr<Plan> plan = plan_for(op, sh, type, threads);
     if (!plan) return false;
     const onednn::ThreadScope thread_scope(threads);
     onednn::KeptBuffers buffers;  // the primitive's own layouts live in the thread's kept blocks
     execute(*plan, a, b, out, bias, buffers);
     return true;
-  }
-  // Every part's plan first: where oneDNN declines one, nothing has been written.
+  };
+  if (parts <= 1 || (by_weight && dtype != DType::float32) ||
+      elements(sh.wts, 0) > kMostSplitWeight)
+    return whole();
+  // Every part's plan and the weight's chunks first: where oneDNN declines one, nothing has
+  // been written.
   const auto first = [n, parts](std::int64_t p) { return n * p / parts; };
   std::vector<std::shared_ptr<Plan>> plans;
   for (std::int64_t p = 0; p < parts; ++p) {
@@ -320,47 +440,85 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     plans.push_back(plan_for(op, part, type, 1));
     if (!plans.back()) return false;
   }
-  // Bytes per sample of the activations; the weight's elements.
-  const std::int64_t size = dtype == DType::float32 ? 4 : 2;
-  const std::int64_t src_bytes = elements(sh.src, 1) * size, dst_bytes = elements(sh.dst, 1) * size;
-  const std::int64_t weight = elements(sh.wts, 0);
-  const bool by_weight = op == Conv2dOp::backward_weight;
-  // Parts after the first write their weight gradient here: (parts - 1) x [weight] float32.
-  std::unique_ptr<float[]> partial(by_weight ? new float[(parts - 1) * weight] : nullptr);
-  const auto at = [](const void* base, std::int64_t bytes) {
-    return static_cast<const char*>(base) + bytes;
+  // The weight (forward, backward_input) or its gradient (backward_weight), in every part's
+  // layout alike.
+  const auto weight_of = [by_weight](const Plan& plan) -> const Operand& {
+    return by_weight ? plan.out : plan.b;
   };
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
-  parallel_ranges(parts, [&](std::int64_t begin, std::int64_t end) {
-    const onednn::ThreadScope one_thread(1);
-    onednn::KeptBuffers buffers;
-    for (std::int64_t p = begin; p < end; ++p) {
-      const std::int64_t s0 = first(p);
-      // forward: (input, weight) -> output; backward_input: (output grad, weight) -> input
-      // grad; backward_weight: (output grad, input) -> the part's weight grad.
-      const bool a_is_src = op == Conv2dOp::forward || op == Conv2dOp::forward_bias;
-      const void* pa = at(a, s0 * (a_is_src ? src_bytes : dst_bytes));
-      const void* pb = by_weight ? at(b, s0 * src_bytes) : b;
-      void* pout = by_weight ? (p == 0 ? out : partial.get() + (p - 1) * weight)
-                             : const_cast<char*>(at(out, s0 * (a_is_src ? dst_bytes : src_bytes)));
-      try {
-        execute(*plans[static_cast<std::size_t>(p)], pa, pb, pout, bias, buffers);
-      } catch (...) {  // thrown on a pool thread: rethrown below, on the caller's
-        errors[static_cast<std::size_t>(p)] = std::current_exception();
-      }
-    }
-  });
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-  if (by_weight) {
-    float* dw = static_cast<float*>(out);
-    parallel_ranges(weight, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t p = 1; p < parts; ++p) {
-        const float* add = partial.get() + (p - 1) * weight;
-        for (std::int64_t i = begin; i < end; ++i) dw[i] += add[i];
-      }
-    });
+  const Operand& w = weight_of(*plans[0]);
+  for (const std::shared_ptr<Plan>& plan : plans)
+    if (weight_of(*plan).inner != w.inner || weight_of(*plan).user != w.user) return whole();
+  std::shared_ptr<const std::vector<Chunk>> chunks;
+  if (w.convert) {
+    chunks = weight_chunks(*plans[0], w, parts, !by_weight, element);
+    if (!chunks) return whole();
   }
+  const auto inner_bytes = static_cast<std::int64_t>(w.inner.get_size());
+  const std::int64_t src_bytes = elements(sh.src, 1) * element,
+                     dst_bytes = elements(sh.dst, 1) * element;  // per sample
+  const auto at = [](const void* base, std::int64_t bytes) {
+    return const_cast<char*>(static_cast<const char*>(base) + bytes);
+  };
+  onednn::KeptBuffers mine;
+  // The shared weight in the primitive's layout, or the parts' weight gradients.
+  char* shared = by_weight || w.convert
+                     ? static_cast<char*>(mine.get(
+                           4, static_cast<std::size_t>((by_weight ? parts : 1) * inner_bytes)))
+                     : nullptr;
+  if (!by_weight && w.convert)
+    on_kernel_threads(static_cast<std::int64_t>(chunks->size()), mine,
+                      [&](std::int64_t i, onednn::KeptBuffers&) {
+                        const Chunk& c = (*chunks)[static_cast<std::size_t>(i)];
+                        dnnl::stream stream(engine());
+                        memory from(c.user, engine(), at(b, c.user_offset)),
+                            to(c.inner, engine(), shared + c.inner_offset);
+                        c.convert.execute(stream, from, to);
+                        stream.wait();
+                      });
+  on_kernel_threads(parts, mine, [&](std::int64_t p, onednn::KeptBuffers& buffers) {
+    const std::int64_t s0 = first(p);
+    // forward: (input, weight) -> output; backward_input: (output grad, weight) -> input
+    // grad; backward_weight: (output grad, input) -> the part's weight grad.
+    const bool a_is_src = op == Conv2dOp::forward || op == Conv2dOp::forward_bias;
+    const void* pa = at(a, s0 * (a_is_src ? src_bytes : dst_bytes));
+    if (by_weight)
+      execute(*plans[static_cast<std::size_t>(p)], pa, at(b, s0 * src_bytes),
+              shared + p * inner_bytes, bias, buffers, false, true);
+    else
+      execute(*plans[static_cast<std::size_t>(p)], pa, w.convert ? shared : b,
+              at(out, s0 * (a_is_src ? dst_bytes : src_bytes)), bias, buffers,
+              w.convert.has_value());
+  });
+  if (!by_weight) return true;
+  // The parts' float32 sums added over each run (in the inner layout, its padding included),
+  // then the run reordered into `out`; without a reorder, over ranges of the weight.
+  const auto add_parts = [&](std::int64_t begin, std::int64_t end, float* into) {
+    const auto* sums = reinterpret_cast<const float*>(shared);
+    const std::int64_t stride = inner_bytes / 4;
+    for (std::int64_t i = begin; i < end; ++i) {
+      float v = sums[i];
+      for (std::int64_t p = 1; p < parts; ++p) v += sums[p * stride + i];
+      into[i] = v;
+    }
+  };
+  if (!w.convert) {
+    parallel_ranges(inner_bytes / 4, [&](std::int64_t begin, std::int64_t end) {
+      add_parts(begin, end, static_cast<float*>(out));
+    });
+    return true;
+  }
+  on_kernel_threads(static_cast<std::int64_t>(chunks->size()), mine,
+                    [&](std::int64_t i, onednn::KeptBuffers&) {
+                      const Chunk& c = (*chunks)[static_cast<std::size_t>(i)];
+                      const std::int64_t begin = c.inner_offset / 4;
+                      add_parts(begin, begin + static_cast<std::int64_t>(c.inner.get_size()) / 4,
+                                reinterpret_cast<float*>(shared));
+                      dnnl::stream stream(engine());
+                      memory from(c.inner, engine(), shared + c.inner_offset),
+                          to(c.user, engine(), at(out, c.user_offset));
+                      c.convert.execute(stream, from, to);
+                      stream.wait();
+                    });
   return true;
 }
 

@@ -38,7 +38,7 @@ bool onednn_in_use() noexcept;
 bool onednn_avx512() noexcept;
 
 /// Frees the buffers that threads keep between oneDNN convolutions (onednn_runtime.hpp's
-/// KeptBuffers: up to 4 x 64 MiB per thread that convolves), as Backend::empty_cache frees
+/// KeptBuffers: up to 5 x 64 MiB per thread that convolves), as Backend::empty_cache frees
 /// cached memory; a call in progress keeps its own until it ends. Thread-safe.
 void onednn_release_kept_buffers() noexcept;
 /// Bytes those buffers hold now, all threads together (0 without oneDNN). Thread-safe.

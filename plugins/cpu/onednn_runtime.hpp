@@ -40,7 +40,9 @@ class ThreadScope {
 /// KeptBuffers lives for the length of one call: it holds the thread's blocks (a lock of the
 /// thread's own, which release_kept_buffers() also takes, so that they are never freed under
 /// a running primitive) and at its end frees those above kKeptBytes, so that a thread keeps
-/// at most kThreadBufferSlots * kKeptBytes between calls. Not to be nested on one thread.
+/// at most kThreadBufferSlots * kKeptBytes between calls. Not to be nested on one thread. Slots
+/// 0-3 hold one primitive's operands and scratchpad; slot 4, what the threads of a split call
+/// share (Note [oneDNN on the kernel threads]).
 struct ThreadBlocks;  // onednn_runtime.cpp
 class KeptBuffers {
  public:
@@ -56,7 +58,7 @@ class KeptBuffers {
  private:
   ThreadBlocks& blocks_;
 };
-inline constexpr int kThreadBufferSlots = 4;
+inline constexpr int kThreadBufferSlots = 5;
 inline constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
 
 /// Frees the blocks every thread keeps (a thread inside a call: when its call ends), as

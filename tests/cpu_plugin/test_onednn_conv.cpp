@@ -103,7 +103,10 @@ void every_op_matches_the_direct_sums(DType t) {
   for (const Conv2dArgs& g :
        {geometry(2, 3, 7, 6, 4, 1, 3, 1, 1, 1), geometry(3, 4, 9, 9, 6, 2, 3, 2, 0, 1),
         geometry(1, 8, 5, 5, 8, 1, 1, 1, 0, 1), geometry(2, 6, 8, 7, 3, 3, 2, 1, 2, 2),
-        geometry(4, 16, 7, 7, 16, 1, 3, 2, 1, 1)}) {
+        geometry(4, 16, 7, 7, 16, 1, 3, 2, 1, 1),
+        // Split over 2 threads with the weight cut into runs of 16 channels: 44 of 48 (the
+        // last run padded), and per group.
+        geometry(3, 48, 6, 6, 44, 1, 3, 1, 1, 1), geometry(2, 32, 6, 5, 40, 4, 3, 1, 1, 1)}) {
     SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::to_string(g.n) + "x" +
                  std::to_string(g.c) + " groups " + std::to_string(g.groups) + " k " +
                  std::to_string(g.kh) + " s " + std::to_string(g.sh) + " p " +
@@ -251,12 +254,13 @@ std::size_t process_threads() {
 // on an OpenMP team: the control that shows the count sees libgomp's workers.
 TEST(OneDnnConv, BatchesRunOnTheKernelThreadsWithoutAnOpenMPTeam) {
   std::mt19937 rng(11);
-  // 5 images over 2 threads: parts of 2 and 3 (two part sizes, two plans).
-  const Conv2dArgs g = geometry(5, 6, 11, 11, 8, 1, 3, 1, 1, 1),
-                   one = geometry(1, 6, 11, 11, 8, 1, 3, 1, 1, 1);
-  const std::vector<float> x = random_values(static_cast<std::size_t>(5 * 6 * 11 * 11), rng),
-                           w = random_values(static_cast<std::size_t>(8 * 6 * 9), rng),
-                           gy = random_values(static_cast<std::size_t>(5 * 8 * 11 * 11), rng);
+  // 5 images over 2 threads: parts of 2 and 3 (two part sizes, two plans); 40 output and
+  // 40 input channels: the weight is cut into runs of 16 (2 blocks and 1, the last padded).
+  const Conv2dArgs g = geometry(5, 40, 11, 11, 40, 1, 3, 1, 1, 1),
+                   one = geometry(1, 40, 11, 11, 40, 1, 3, 1, 1, 1);
+  const std::vector<float> x = random_values(static_cast<std::size_t>(5 * 40 * 11 * 11), rng),
+                           w = random_values(static_cast<std::size_t>(40 * 40 * 9), rng),
+                           gy = random_values(static_cast<std::size_t>(5 * 40 * 11 * 11), rng);
   using cpu::kernels::onednn_conv2d;
   // Each op alone on this thread with no pool (the parts one after the other), whose OpenMP
   // count is an application's own: the parts' primitives are made for one thread whatever it is.
@@ -268,7 +272,7 @@ TEST(OneDnnConv, BatchesRunOnTheKernelThreadsWithoutAnOpenMPTeam) {
                             gx_serial.data(), 2));
   ASSERT_TRUE(onednn_conv2d(Conv2dOp::backward_weight, g, DType::float32, gy.data(), x.data(),
                             gw_serial.data(), 2));
-  std::vector<float> y(gy.size()), gx(x.size()), gw(w.size()), y_one(8 * 11 * 11);
+  std::vector<float> y(gy.size()), gx(x.size()), gw(w.size()), y_one(40 * 11 * 11);
   std::size_t before = 0, after_batch = 0, after_one = 0;
   // A thread of its own: libgomp keeps a team per thread that starts one, so only this
   // thread's calls could start one here.
