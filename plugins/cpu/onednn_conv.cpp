@@ -56,12 +56,13 @@ struct Operand {
 };
 
 // One run of whole blocks of a weight's outermost dimension (Note [oneDNN on the kernel
-// threads]): a view of the plain weight (a sub-memory, its offset in the desc), a dense tensor
-// of its own in the primitive's layout at inner_offset bytes, and the reorder between them.
+// threads]): a view of the plain weight (a sub-memory: its offset is in the desc), a dense
+// tensor of its own in the primitive's layout at inner_offset bytes, and the reorder between
+// them.
 struct Chunk {
   memory::desc user, inner;
-  dnnl::reorder convert;  // user -> inner (an input weight) or inner -> user (its gradient)
-  std::int64_t user_offset = 0, inner_offset = 0;
+  dnnl::reorder convert;          // user -> inner (an input weight) or inner -> user (its gradient)
+  std::int64_t inner_offset = 0;  // bytes
 };
 
 struct Plan {
@@ -327,7 +328,7 @@ std::shared_ptr<const std::vector<Chunk>> make_chunks(const Operand& w, std::int
     Dims dims = w.user.dims(), offsets(dims.size(), 0);
     dims[static_cast<std::size_t>(outer)] = end - start;
     offsets[static_cast<std::size_t>(outer)] = start;
-    Chunk c{w.user.submemory_desc(dims, offsets), memory::desc(part), dnnl::reorder(), 0,
+    Chunk c{w.user.submemory_desc(dims, offsets), memory::desc(part), dnnl::reorder(),
             b0 * stride * element};
     c.convert =
         to_inner
@@ -453,7 +454,10 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     chunks = weight_chunks(*plans[0], w, parts, !by_weight, element);
     if (!chunks) return whole();
   }
+  // The weight's bytes in the primitive's layout, and its stride between the parts' weight
+  // gradients (whole cache lines).
   const auto inner_bytes = static_cast<std::int64_t>(w.inner.get_size());
+  const std::int64_t part_bytes = (inner_bytes + 63) / 64 * 64;
   const std::int64_t src_bytes = elements(sh.src, 1) * element,
                      dst_bytes = elements(sh.dst, 1) * element;  // per sample
   const auto at = [](const void* base, std::int64_t bytes) {
@@ -463,14 +467,14 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
   // The shared weight in the primitive's layout, or the parts' weight gradients.
   char* shared = by_weight || w.convert
                      ? static_cast<char*>(mine.get(
-                           4, static_cast<std::size_t>((by_weight ? parts : 1) * inner_bytes)))
+                           4, static_cast<std::size_t>((by_weight ? parts : 1) * part_bytes)))
                      : nullptr;
   if (!by_weight && w.convert)
     on_kernel_threads(static_cast<std::int64_t>(chunks->size()), mine,
                       [&](std::int64_t i, onednn::KeptBuffers&) {
                         const Chunk& c = (*chunks)[static_cast<std::size_t>(i)];
                         dnnl::stream stream(engine());
-                        memory from(c.user, engine(), at(b, c.user_offset)),
+                        memory from(c.user, engine(), const_cast<void*>(b)),
                             to(c.inner, engine(), shared + c.inner_offset);
                         c.convert.execute(stream, from, to);
                         stream.wait();
@@ -483,7 +487,7 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     const void* pa = at(a, s0 * (a_is_src ? src_bytes : dst_bytes));
     if (by_weight)
       execute(*plans[static_cast<std::size_t>(p)], pa, at(b, s0 * src_bytes),
-              shared + p * inner_bytes, bias, buffers, false, true);
+              shared + p * part_bytes, bias, buffers, false, true);
     else
       execute(*plans[static_cast<std::size_t>(p)], pa, w.convert ? shared : b,
               at(out, s0 * (a_is_src ? dst_bytes : src_bytes)), bias, buffers,
@@ -494,7 +498,7 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
   // then the run reordered into `out`; without a reorder, over ranges of the weight.
   const auto add_parts = [&](std::int64_t begin, std::int64_t end, float* into) {
     const auto* sums = reinterpret_cast<const float*>(shared);
-    const std::int64_t stride = inner_bytes / 4;
+    const std::int64_t stride = part_bytes / 4;
     for (std::int64_t i = begin; i < end; ++i) {
       float v = sums[i];
       for (std::int64_t p = 1; p < parts; ++p) v += sums[p * stride + i];
@@ -507,18 +511,17 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     });
     return true;
   }
-  on_kernel_threads(static_cast<std::int64_t>(chunks->size()), mine,
-                    [&](std::int64_t i, onednn::KeptBuffers&) {
-                      const Chunk& c = (*chunks)[static_cast<std::size_t>(i)];
-                      const std::int64_t begin = c.inner_offset / 4;
-                      add_parts(begin, begin + static_cast<std::int64_t>(c.inner.get_size()) / 4,
-                                reinterpret_cast<float*>(shared));
-                      dnnl::stream stream(engine());
-                      memory from(c.inner, engine(), shared + c.inner_offset),
-                          to(c.user, engine(), at(out, c.user_offset));
-                      c.convert.execute(stream, from, to);
-                      stream.wait();
-                    });
+  on_kernel_threads(
+      static_cast<std::int64_t>(chunks->size()), mine, [&](std::int64_t i, onednn::KeptBuffers&) {
+        const Chunk& c = (*chunks)[static_cast<std::size_t>(i)];
+        const std::int64_t begin = c.inner_offset / 4;
+        add_parts(begin, begin + static_cast<std::int64_t>(c.inner.get_size()) / 4,
+                  reinterpret_cast<float*>(shared));
+        dnnl::stream stream(engine());
+        memory from(c.inner, engine(), shared + c.inner_offset), to(c.user, engine(), out);
+        c.convert.execute(stream, from, to);
+        stream.wait();
+      });
   return true;
 }
 
