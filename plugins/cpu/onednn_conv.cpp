@@ -181,10 +181,21 @@ std::shared_ptr<Plan> make_plan(Conv2dOp op, const Shapes& sh, memory::data_type
       break;
     }
     case Conv2dOp::backward_weight: {
-      const dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct,
-                                                       any(src), any(wts), any(dst), strides,
-                                                       dilates, pad, pad);
-      const dnnl::convolution_backward_weights::primitive_desc pd(d, attr, engine(), fpd);
+      // The gradient in float32 where oneDNN offers it (for bfloat16 operands: summed in
+      // float32 and rounded once by the reorder out, or after the parts of a split call are
+      // added: Note [oneDNN on the kernel threads]); else in the operands' type.
+      const auto weights_pd = [&](memory::data_type gradient) {
+        const dnnl::convolution_backward_weights::desc d(
+            dnnl::algorithm::convolution_direct, any(src), memory::desc(wts, gradient, Tag::any),
+            any(dst), strides, dilates, pad, pad);
+        return dnnl::convolution_backward_weights::primitive_desc(d, attr, engine(), fpd);
+      };
+      dnnl::convolution_backward_weights::primitive_desc pd;
+      try {
+        pd = weights_pd(memory::data_type::f32);
+      } catch (const dnnl::error&) {
+        pd = weights_pd(type);
+      }
       plan->primitive = dnnl::convolution_backward_weights(pd);
       plan->a = operand(dst_user, pd.diff_dst_desc(), false);
       plan->b = operand(src_user, pd.src_desc(), false);
@@ -394,10 +405,10 @@ void on_kernel_threads(std::int64_t n, onednn::KeptBuffers& mine, F&& fn) {
 // whole blocks of its outermost dimension (weight_chunks), then run their parts on it. The
 // weight's gradient sums over the batch: each part writes its own in the primitive's layout,
 // then each thread adds the parts' sums over its run, in part order (the same sum for a given
-// thread count), and reorders the run out. bfloat16's would round each part's sum, so its
-// weight gradient runs as one primitive on `threads` OpenMP threads, as do batches smaller
-// than the thread count (one image), weights whose layout cannot be cut so, and weights
-// beyond kMostSplitWeight.
+// thread count), and reorders the run out (bfloat16's gradient is float32 until then: one
+// rounding). Batches smaller than the thread count (one image), weights whose layout cannot
+// be cut so, weights beyond kMostSplitWeight and a bfloat16 weight gradient oneDNN has no
+// float32 form of run as one primitive on `threads` OpenMP threads instead.
 // The largest weight (elements) of a split call. Split, the 512 -> 512 3x3 layer (2,359,296)
 // ran 3-5% slower than one primitive in every run (bench_conv resnet_512_7x7 at batch 32,
 // forward + backward 73-76 ms against 70; its weight gradient's second part adds 9 MiB to
@@ -428,9 +439,7 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
     execute(*plan, a, b, out, bias, buffers);
     return true;
   };
-  if (parts <= 1 || (by_weight && dtype != DType::float32) ||
-      elements(sh.wts, 0) > kMostSplitWeight)
-    return whole();
+  if (parts <= 1 || elements(sh.wts, 0) > kMostSplitWeight) return whole();
   // Every part's plan and the weight's chunks first: where oneDNN declines one, nothing has
   // been written.
   const auto first = [n, parts](std::int64_t p) { return n * p / parts; };
@@ -449,9 +458,12 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
   const Operand& w = weight_of(*plans[0]);
   for (const std::shared_ptr<Plan>& plan : plans)
     if (weight_of(*plan).inner != w.inner || weight_of(*plan).user != w.user) return whole();
+  // The parts' weight gradients are added in float32: one rounding for bfloat16.
+  if (by_weight && w.inner.data_type() != memory::data_type::f32) return whole();
+  const std::int64_t inner_element = w.inner.data_type() == memory::data_type::f32 ? 4 : 2;
   std::shared_ptr<const std::vector<Chunk>> chunks;
   if (w.convert) {
-    chunks = weight_chunks(*plans[0], w, parts, !by_weight, element);
+    chunks = weight_chunks(*plans[0], w, parts, !by_weight, inner_element);
     if (!chunks) return whole();
   }
   // The weight's bytes in the primitive's layout, and its stride between the parts' weight
