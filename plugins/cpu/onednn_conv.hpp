@@ -15,9 +15,12 @@ namespace hetero::cpu::kernels {
 /// oneDNN has no primitive for it (bfloat16 needs AVX-512), `dtype` is neither float32 nor
 /// bfloat16, or hetero was built without oneDNN (the caller then runs its own kernels).
 /// bfloat16: products summed in float32 and the result rounded once, the bias added before
-/// that rounding (as torch's bfloat16 convolution on oneDNN). `threads`: the most threads
-/// oneDNN may run (the device's kernel threads). Thread-safe: primitives are cached per dtype
-/// and geometry and executed with a scratchpad of the call's own.
+/// that rounding (as torch's bfloat16 convolution on oneDNN). `threads`: the device's kernel
+/// threads. A batch of at least `threads` samples is split over the calling thread's kernel
+/// pool (kernel_pool(); serially without one), one OpenMP thread each; otherwise oneDNN runs
+/// on `threads` OpenMP threads (Note [oneDNN on the kernel threads]). Thread-safe: primitives
+/// are cached per dtype, geometry and thread count and executed with a scratchpad of the
+/// call's own.
 bool onednn_conv2d(Conv2dOp op, const Conv2dArgs& args, DType dtype, const void* a, const void* b,
                    void* out, int threads, const void* bias = nullptr);
 
