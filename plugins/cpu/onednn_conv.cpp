@@ -409,6 +409,7 @@ void on_kernel_threads(std::int64_t n, onednn::KeptBuffers& mine, F&& fn) {
 // rounding). Batches smaller than the thread count (one image), weights whose layout cannot
 // be cut so, weights beyond kMostSplitWeight and a bfloat16 weight gradient oneDNN has no
 // float32 form of run as one primitive on `threads` OpenMP threads instead.
+
 // The largest weight (elements) of a split call. Split, the 512 -> 512 3x3 layer (2,359,296)
 // ran 3-5% slower than one primitive in every run (bench_conv resnet_512_7x7 at batch 32,
 // forward + backward 73-76 ms against 70; its weight gradient's second part adds 9 MiB to
@@ -441,14 +442,14 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
   };
   if (parts <= 1 || elements(sh.wts, 0) > kMostSplitWeight) return whole();
   // Every part's plan and the weight's chunks first: where oneDNN declines one, nothing has
-  // been written.
+  // been written and the call runs as one primitive.
   const auto first = [n, parts](std::int64_t p) { return n * p / parts; };
   std::vector<std::shared_ptr<Plan>> plans;
   for (std::int64_t p = 0; p < parts; ++p) {
     Shapes part = sh;
     part.src[0] = part.dst[0] = first(p + 1) - first(p);
     plans.push_back(plan_for(op, part, type, 1));
-    if (!plans.back()) return false;
+    if (!plans.back()) return whole();
   }
   // The weight (forward, backward_input) or its gradient (backward_weight), in every part's
   // layout alike.
