@@ -492,19 +492,21 @@ bool run(Conv2dOp op, const Shapes& sh, DType dtype, const void* a, const void* 
                         c.convert.execute(stream, from, to);
                         stream.wait();
                       });
+  // forward: (input, weight) -> output; backward_input: (output grad, weight) -> input grad;
+  // backward_weight: (output grad, input) -> the part's weight grad. Bytes per sample of a
+  // and out.
+  const bool a_is_src = op == Conv2dOp::forward || op == Conv2dOp::forward_bias;
+  const std::int64_t a_sample = a_is_src ? src_bytes : dst_bytes,
+                     out_sample = a_is_src ? dst_bytes : src_bytes;
   on_kernel_threads(parts, mine, [&](std::int64_t p, onednn::KeptBuffers& buffers) {
     const std::int64_t s0 = first(p);
-    // forward: (input, weight) -> output; backward_input: (output grad, weight) -> input
-    // grad; backward_weight: (output grad, input) -> the part's weight grad.
-    const bool a_is_src = op == Conv2dOp::forward || op == Conv2dOp::forward_bias;
-    const void* pa = at(a, s0 * (a_is_src ? src_bytes : dst_bytes));
+    const Plan& plan = *plans[static_cast<std::size_t>(p)];
     if (by_weight)
-      execute(*plans[static_cast<std::size_t>(p)], pa, at(b, s0 * src_bytes),
-              shared + p * part_bytes, bias, buffers, false, true);
+      execute(plan, at(a, s0 * a_sample), at(b, s0 * src_bytes), shared + p * part_bytes, bias,
+              buffers, false, true);
     else
-      execute(*plans[static_cast<std::size_t>(p)], pa, w.convert ? shared : b,
-              at(out, s0 * (a_is_src ? dst_bytes : src_bytes)), bias, buffers,
-              w.convert.has_value());
+      execute(plan, at(a, s0 * a_sample), w.convert ? shared : b, at(out, s0 * out_sample), bias,
+              buffers, w.convert.has_value());
   });
   if (!by_weight) return true;
   // The parts' float32 sums added over each run (in the inner layout, its padding included),
