@@ -291,6 +291,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
           [&](auto off, std::int64_t n, auto st) {
             for (std::int64_t i = 0; i < n; ++i, ++index) {
               const T* row = src + off[0] + i * st[0] + j0;
+              const T* next = i + 1 < n ? row + st[0] : nullptr;  // prefetched as row is read
               if (summing) {
                 if constexpr (is_floating_storage_v<T>) {
                   if (square)
@@ -298,7 +299,7 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                       const double x = static_cast<double>(row[j]);
                       acc[j] += x * x;
                     }
-                  else if (!vec::accumulate(dtype_of<T>, row, acc.data(), width))
+                  else if (!vec::accumulate(dtype_of<T>, row, acc.data(), width, next))
                     for (std::int64_t j = 0; j < width; ++j) acc[j] += static_cast<double>(row[j]);
                 } else if (square || !vec::accumulate_int(dtype_of<T>, row, acc.data(), width)) {
                   for (std::int64_t j = 0; j < width; ++j) {
@@ -319,7 +320,8 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                 // keeps NaNs in best[j]; scalar: a select per column, NaNs noted aside.
                 bool maybe_nan = false;
                 if (!exact && vec::extreme_into(r.min ? vec::Extreme::min : vec::Extreme::max,
-                                                dtype_of<T>, row, best.data(), width, &maybe_nan)) {
+                                                dtype_of<T>, row, best.data(), width, &maybe_nan,
+                                                next)) {
                   if (!maybe_nan) continue;
                   exact = true;  // redo this row by the rule (vector_kernels.hpp)
                 }

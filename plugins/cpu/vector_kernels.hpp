@@ -61,8 +61,11 @@ bool sum_rows(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
 
 /// acc[j] += in[j] for j < n, in float64, `in` of float32, float64, float16 (with F16C) or
 /// bfloat16 (a column reduction's rows added into their accumulators); false for other
-/// dtypes.
-bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n);
+/// dtypes. `next`, where not null, is the caller's next row (n elements of `dtype`): its
+/// lines are prefetched as this row is read (Note [Prefetching a dense scan]); it is not
+/// read.
+bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n,
+                const void* next = nullptr);
 
 /// Sum of in[i], i < n, of int8, uint8, int32 or int64, as int64 wrapping modulo 2^64 (the
 /// scalar rule, wrapping_add: any order gives the same bits); false for other dtypes.
@@ -85,9 +88,9 @@ bool extreme_int(Extreme which, DType dtype, const void* in, std::int64_t n, std
 /// is NaN, and the caller reapplies the exact rule
 /// (binary(BinaryOp::maximum, ...)) to this row and the rest. False, writing nothing, for
 /// other dtypes and on targets whose max instruction does not keep its second operand on
-/// ties and NaN (x86's does).
+/// ties and NaN (x86's does). `next` as accumulate's.
 bool extreme_into(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
-                  bool* maybe_nan);
+                  bool* maybe_nan, const void* next = nullptr);
 
 /// The minimum or maximum (`which`) of in[i], i < n (n >= 1), of float32, float64,
 /// bfloat16 or float16 (where the CPU converts it: F16C) into *result, and whether any

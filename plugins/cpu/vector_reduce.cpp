@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "prefetch_ahead.hpp"
 #include "vector_kernels.hpp"
 
 // clang-format off: the order of these includes is Highway's protocol.
@@ -46,13 +47,17 @@ HWY_INLINE hn::Vec<D> load_wide(D d, const Bits16<S>* p) {
 // Dense sum in double, four vector accumulators, combined in a fixed order: the
 // accumulators pairwise, their lanes by the target's SumOfLanes, then the tail in order.
 // load(i) gives the Lanes(dd) elements from i widened to double (exactly), element(i) the
-// one at i.
+// one at i; base is the first element, of `bytes` bytes each, prefetched ahead (Note
+// [Prefetching a dense scan]).
 template <class D, class Load, class Element>
-HWY_INLINE double sum_lanes(D dd, std::int64_t n, Load load, Element element) {
+HWY_INLINE double sum_lanes(D dd, std::int64_t n, const void* base, std::int64_t bytes,
+                            Load load, Element element) {
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
+  PrefetchAhead prefetch(base);
   auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    prefetch.through((i + 4 * lanes) * bytes);
     s0 = s0 + load(i);
     s1 = s1 + load(i + lanes);
     s2 = s2 + load(i + 2 * lanes);
@@ -72,7 +77,8 @@ template <class T>
 double sum_dense(const T* in, std::int64_t n) {
   const hn::ScalableTag<double> dd;
   return sum_lanes(
-      dd, n, [&](std::int64_t i) { return load_wide(dd, in + i); },
+      dd, n, in, static_cast<std::int64_t>(sizeof(T)),
+      [&](std::int64_t i) { return load_wide(dd, in + i); },
       [&](std::int64_t i) { return static_cast<double>(value_of(in[i])); });
 }
 
@@ -122,20 +128,30 @@ bool SumRowsImpl(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
   });
 }
 
-// acc[j] += the j-th element, j < n; load and element as sum_lanes'.
+// acc[j] += the j-th element, j < n; load and element as sum_lanes'. next, where not null,
+// is prefetched `bytes` per element as the row is read.
 template <class D, class Load, class Element>
-HWY_INLINE void accumulate_lanes(D dd, double* acc, std::int64_t n, Load load, Element element) {
+HWY_INLINE void accumulate_lanes(D dd, double* acc, std::int64_t n, const void* next,
+                                 std::int64_t bytes, Load load, Element element) {
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
   std::int64_t j = 0;
+  if (next != nullptr) {
+    PrefetchAhead prefetch(next, 0);
+    for (; j + lanes <= n; j += lanes) {
+      prefetch.through((j + lanes) * bytes);
+      hn::StoreU(hn::LoadU(dd, acc + j) + load(j), dd, acc + j);
+    }
+  }
   for (; j + lanes <= n; j += lanes) hn::StoreU(hn::LoadU(dd, acc + j) + load(j), dd, acc + j);
   for (; j < n; ++j) acc[j] += element(j);
 }
 
-bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n) {
+bool AccumulateImpl(DType dtype, const void* in, double* acc, std::int64_t n, const void* next) {
   const hn::ScalableTag<double> dd;
   return visit_float_storage(dtype, in, [&](const auto* p) {
     accumulate_lanes(
-        dd, acc, n, [&](std::int64_t j) { return load_wide(dd, p + j); },
+        dd, acc, n, next, static_cast<std::int64_t>(sizeof(*p)),
+        [&](std::int64_t j) { return load_wide(dd, p + j); },
         [&](std::int64_t j) { return static_cast<double>(value_of(p[j])); });
   });
 }
@@ -301,15 +317,18 @@ constexpr bool kMaxKeepsSecondOperand = false;  // other targets: the caller's e
 #endif
 
 template <bool Min, class T>
-bool extreme_into_dense(const T* in, T* best, std::int64_t n) {
+bool extreme_into_dense(const T* in, T* best, std::int64_t n, const void* next) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
   auto pick = [](V x, V b) { return Min ? hn::Min(x, b) : hn::Max(x, b); };
   const V zero = hn::Zero(d);
   V z0 = zero, z1 = zero;
+  // Where there is no next row, the prefetches go to the row's own lines, already read.
+  PrefetchAhead prefetch(next != nullptr ? next : in, 0);
   std::int64_t j = 0;
   for (; j + 2 * lanes <= n; j += 2 * lanes) {
+    prefetch.through((j + 2 * lanes) * static_cast<std::int64_t>(sizeof(T)));
     const V x0 = hn::LoadU(d, in + j), x1 = hn::LoadU(d, in + j + lanes);
     hn::StoreU(pick(x0, hn::LoadU(d, best + j)), d, best + j);
     hn::StoreU(pick(x1, hn::LoadU(d, best + j + lanes)), d, best + j + lanes);
@@ -326,12 +345,13 @@ bool extreme_into_dense(const T* in, T* best, std::int64_t n) {
 }
 
 bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
-                     bool* maybe_nan) {
+                     bool* maybe_nan, const void* next) {
   const bool min = which == Extreme::min;
   if (!kMaxKeepsSecondOperand) return false;
   auto run = [&](auto* b) {  // b: float or double
     const auto* p = static_cast<const std::remove_pointer_t<decltype(b)>*>(in);
-    *maybe_nan = min ? extreme_into_dense<true>(p, b, n) : extreme_into_dense<false>(p, b, n);
+    *maybe_nan = min ? extreme_into_dense<true>(p, b, n, next)
+                     : extreme_into_dense<false>(p, b, n, next);
     return true;
   };
   if (dtype == DType::float32) return run(static_cast<float*>(best));
@@ -385,8 +405,8 @@ bool sum_rows(DType dtype, const void* in, std::int64_t rows, std::int64_t n,
               std::int64_t row_stride, double* out) {
   return HWY_DYNAMIC_DISPATCH(SumRowsImpl)(dtype, in, rows, n, row_stride, out);
 }
-bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n) {
-  return HWY_DYNAMIC_DISPATCH(AccumulateImpl)(dtype, in, acc, n);
+bool accumulate(DType dtype, const void* in, double* acc, std::int64_t n, const void* next) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateImpl)(dtype, in, acc, n, next);
 }
 bool sum_int(DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
   return HWY_DYNAMIC_DISPATCH(SumIntImpl)(dtype, in, n, result);
@@ -403,8 +423,8 @@ bool extreme_rows(Extreme which, DType dtype, const void* in, std::int64_t rows,
   return HWY_DYNAMIC_DISPATCH(ExtremeRowsImpl)(which, dtype, in, rows, n, row_stride, out, has_nan);
 }
 bool extreme_into(Extreme which, DType dtype, const void* in, void* best, std::int64_t n,
-                  bool* maybe_nan) {
-  return HWY_DYNAMIC_DISPATCH(ExtremeIntoImpl)(which, dtype, in, best, n, maybe_nan);
+                  bool* maybe_nan, const void* next) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeIntoImpl)(which, dtype, in, best, n, maybe_nan, next);
 }
 bool extreme_int(Extreme which, DType dtype, const void* in, std::int64_t n, std::int64_t* result) {
   return HWY_DYNAMIC_DISPATCH(ExtremeIntImpl)(which, dtype, in, n, result);
