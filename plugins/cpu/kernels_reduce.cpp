@@ -319,9 +319,9 @@ void reduce_columns(const Rule& r, const T* src, const StridedView& sub, std::in
                 // the NaN-propagating binary rule from the row that brought one on, which
                 // keeps NaNs in best[j]; scalar: a select per column, NaNs noted aside.
                 bool maybe_nan = false;
-                if (!exact && vec::extreme_into(r.min ? vec::Extreme::min : vec::Extreme::max,
-                                                dtype_of<T>, row, best.data(), width, &maybe_nan,
-                                                next)) {
+                if (!exact &&
+                    vec::extreme_into(r.min ? vec::Extreme::min : vec::Extreme::max, dtype_of<T>,
+                                      row, best.data(), width, &maybe_nan, next)) {
                   if (!maybe_nan) continue;
                   exact = true;  // redo this row by the rule (vector_kernels.hpp)
                 }

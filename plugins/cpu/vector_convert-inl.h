@@ -18,6 +18,8 @@
 
 #include <hwy/highway.h>
 
+#include "prefetch_ahead.hpp"
+
 HWY_BEFORE_NAMESPACE();
 namespace hetero::cpu::vec {
 namespace HWY_NAMESPACE {
@@ -133,13 +135,19 @@ HWY_INLINE void narrow(DF df, hn::Vec<DF> v, std::uint16_t* p) {
 }
 
 // n elements of S widened to float32: whole vectors, then the tail through a zero-padded
-// vector-sized buffer.
+// vector-sized buffer. The output's lines are prefetched for writing ahead of the stores
+// (Note [Prefetching a dense scan]): 4096 x 4096 float16 to float32, 0.80 -> 1.14 of
+// libtorch's.
 template <DType S>
 inline void widen_dense(const std::uint16_t* in, float* out, std::int64_t n) {
   const hn::ScalableTag<float> df;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  PrefetchWrite prefetch(out, n * 4);
   std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(widen<S>(df, in + i), df, out + i);
+  for (; i + lanes <= n; i += lanes) {
+    prefetch.through((i + lanes) * 4);
+    hn::StoreU(widen<S>(df, in + i), df, out + i);
+  }
   if (i < n) {
     alignas(64) std::uint16_t buf[HWY_MAX_BYTES / 4] = {};
     alignas(64) float res[HWY_MAX_BYTES / 4];
@@ -149,13 +157,19 @@ inline void widen_dense(const std::uint16_t* in, float* out, std::int64_t n) {
   }
 }
 
-// n float32 elements narrowed to S, as widen_dense.
+// n float32 elements narrowed to S, as widen_dense, but with the input read ahead instead:
+// 4096 x 4096 float32 to float16 went from 0.86 to 1.06 of a plain F16C loop (a write
+// prefetch of the 16-bit output gained nothing).
 template <DType S>
 inline void narrow_dense(const float* in, std::uint16_t* out, std::int64_t n) {
   const hn::ScalableTag<float> df;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(df));
+  PrefetchRead prefetch(in, n * 4);
   std::int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) narrow<S>(df, hn::LoadU(df, in + i), out + i);
+  for (; i + lanes <= n; i += lanes) {
+    prefetch.through((i + lanes) * 4);
+    narrow<S>(df, hn::LoadU(df, in + i), out + i);
+  }
   if (i < n) {
     alignas(64) float buf[HWY_MAX_BYTES / 4] = {};
     alignas(64) std::uint16_t res[HWY_MAX_BYTES / 4];

@@ -33,8 +33,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the first element, of `bytes` bytes each, prefetched ahead (Note [Prefetching a dense
 // scan]).
 template <bool Min, class D, class Load, class Element>
-HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_t bytes,
-                              Load load, Element element, double* result, bool* has_nan) {
+HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_t bytes, Load load,
+                              Element element, double* result, bool* has_nan) {
   using T = hn::TFromD<D>;
   using V = hn::Vec<D>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
@@ -42,7 +42,7 @@ HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_
   const V first = hn::Set(d, element(0)), zero = hn::Zero(d);
   V a0 = first, a1 = first, a2 = first, a3 = first;
   V z0 = zero, z1 = zero;  // NaN once a NaN or an infinity was seen
-  PrefetchAhead prefetch(base);
+  PrefetchRead prefetch(base, n * bytes);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
     prefetch.through((i + 4 * lanes) * bytes);
@@ -90,8 +90,8 @@ void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
   const hn::ScalableTag<T> d;
   extreme_lanes<Min>(
       d, n, in, static_cast<std::int64_t>(sizeof(T)),
-      [&](std::int64_t i) { return hn::LoadU(d, in + i); },
-      [&](std::int64_t i) { return in[i]; }, result, has_nan);
+      [&](std::int64_t i) { return hn::LoadU(d, in + i); }, [&](std::int64_t i) { return in[i]; },
+      result, has_nan);
 }
 
 // n >= 1 elements of 16-bit storage S, each widened to float32 as it is loaded (Note [16-bit

@@ -50,10 +50,10 @@ HWY_INLINE hn::Vec<D> load_wide(D d, const Bits16<S>* p) {
 // one at i; base is the first element, of `bytes` bytes each, prefetched ahead (Note
 // [Prefetching a dense scan]).
 template <class D, class Load, class Element>
-HWY_INLINE double sum_lanes(D dd, std::int64_t n, const void* base, std::int64_t bytes,
-                            Load load, Element element) {
+HWY_INLINE double sum_lanes(D dd, std::int64_t n, const void* base, std::int64_t bytes, Load load,
+                            Element element) {
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
-  PrefetchAhead prefetch(base);
+  PrefetchRead prefetch(base, n * bytes);
   auto s0 = hn::Zero(dd), s1 = hn::Zero(dd), s2 = hn::Zero(dd), s3 = hn::Zero(dd);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
@@ -136,7 +136,7 @@ HWY_INLINE void accumulate_lanes(D dd, double* acc, std::int64_t n, const void* 
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(dd));
   std::int64_t j = 0;
   if (next != nullptr) {
-    PrefetchAhead prefetch(next, 0);
+    PrefetchRead prefetch(next, n * bytes, 0);
     for (; j + lanes <= n; j += lanes) {
       prefetch.through((j + lanes) * bytes);
       hn::StoreU(hn::LoadU(dd, acc + j) + load(j), dd, acc + j);
@@ -324,8 +324,8 @@ bool extreme_into_dense(const T* in, T* best, std::int64_t n, const void* next) 
   auto pick = [](V x, V b) { return Min ? hn::Min(x, b) : hn::Max(x, b); };
   const V zero = hn::Zero(d);
   V z0 = zero, z1 = zero;
-  // Where there is no next row, the prefetches go to the row's own lines, already read.
-  PrefetchAhead prefetch(next != nullptr ? next : in, 0);
+  // Where there is no next row, none (an empty scan).
+  PrefetchRead prefetch(next, next != nullptr ? n * static_cast<std::int64_t>(sizeof(T)) : 0, 0);
   std::int64_t j = 0;
   for (; j + 2 * lanes <= n; j += 2 * lanes) {
     prefetch.through((j + 2 * lanes) * static_cast<std::int64_t>(sizeof(T)));
@@ -350,8 +350,8 @@ bool ExtremeIntoImpl(Extreme which, DType dtype, const void* in, void* best, std
   if (!kMaxKeepsSecondOperand) return false;
   auto run = [&](auto* b) {  // b: float or double
     const auto* p = static_cast<const std::remove_pointer_t<decltype(b)>*>(in);
-    *maybe_nan = min ? extreme_into_dense<true>(p, b, n, next)
-                     : extreme_into_dense<false>(p, b, n, next);
+    *maybe_nan =
+        min ? extreme_into_dense<true>(p, b, n, next) : extreme_into_dense<false>(p, b, n, next);
     return true;
   };
   if (dtype == DType::float32) return run(static_cast<float*>(best));
