@@ -66,7 +66,8 @@ namespace {
 //   is 16-32 KiB: 64 x 64 elements of 4 or 8 bytes, 128 x 128 of 2. At 4096x4096: float32
 //   3.8-4.0 ms (11.3-12.0 element by element; 4.7 with tiles of 32, 6.4 with 128), float16
 //   2.1-2.2 ms (3.0 with tiles of 64, 2.1 with 256), float64 7.6 ms (8.0 with 32).
-//   A result larger than the caches (vec::streaming_pays) goes instead in bands of source
+//   A result larger than the threads' L2 caches (vec::streaming_pays; Note [When a transpose
+//   streams]) goes instead in bands of source
 //   rows, one band per task, written with non-temporal stores (vec::transpose_streaming):
 //   float32 3.0 ms, float16 1.3 ms (0.92-1.05x and 1.07-1.36x memcpy's time).
 // - Conversions, 1-byte dtypes and CPUs without the vector kernel: element by element in
@@ -109,7 +110,8 @@ bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedV
     }
     return std::pair{d_off, s_off};
   };
-  if (registers && vec::streaming_pays(static_cast<std::size_t>(dst.numel()) * sizeof(D))) {
+  if (registers && vec::streaming_pays(static_cast<std::size_t>(dst.numel()) * sizeof(D),
+                                      static_cast<int>(kernel_threads()))) {
     // Larger than the caches: bands of source rows, non-temporal stores (vector_transpose.hpp).
     const std::int64_t band = vec::streaming_band(sizeof(S));
     const std::int64_t bands = (cols + band - 1) / band;

@@ -338,12 +338,18 @@ std::int64_t streaming_band(std::size_t bytes) {
              : 0;
 }
 
-// The size of the last-level cache cpu0 shares with its neighbours, from sysfs as lscpu
-// reads it ("32768K"); 32 MiB where that is unreadable. Not sysconf(_SC_LEVEL3_CACHE_SIZE):
-// in this VM it reports the host's 384 MiB, the L3 of every core complex together.
+// The sizes of cpu0's caches from sysfs as lscpu reads them ("32768K"): its L2 (0 where
+// unreadable) and the largest of its level-2-or-above caches, the last level it shares with
+// its neighbours (0 where unreadable). Not sysconf(_SC_LEVEL3_CACHE_SIZE): in one VM it
+// reported the host's 384 MiB, the L3 of every core complex together.
 namespace {
-std::size_t last_level_cache_bytes() {
-  std::size_t best = 0;
+struct CacheSizes {
+  std::size_t l2 = 0;
+  std::size_t last_level = 0;
+};
+
+CacheSizes cache_sizes() {
+  CacheSizes sizes;
   for (int index = 0; index < 8; ++index) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
     std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
@@ -354,15 +360,30 @@ std::size_t last_level_cache_bytes() {
     size_file >> unit;
     if (unit == "K") size <<= 10;
     if (unit == "M") size <<= 20;
-    best = std::max(best, size);
+    if (level == 2) sizes.l2 = std::max(sizes.l2, size);
+    sizes.last_level = std::max(sizes.last_level, size);
   }
-  return best > 0 ? best : std::size_t{32} << 20;
+  return sizes;
 }
 }  // namespace
 
-bool streaming_pays(std::size_t bytes) {
-  static const std::size_t threshold = last_level_cache_bytes() / 2;
-  return bytes > threshold;
+// Note [When a transpose streams]: the first rule was glibc memcpy's, more than half the
+// last-level cache. On an AVX-512 Xeon with a 260 MiB L3 (2 MiB of L2 per core), 2 threads,
+// that kept every size below 130 MiB on ordinary stores, and those were 2-3.5x slower than
+// the non-temporal bands, even counting a sum that reads the result back (x.t().contiguous()
+// then .sum(), ms, ordinary / streaming): float32 1 MiB 0.047 / 0.092, 4 MiB 0.29 / 0.30,
+// 8 MiB 0.96 / 0.67, 16 MiB 1.74 / 1.21, 32 MiB 6.5 / 2.4, 64 MiB 12.6 / 5.7; float16 2 MiB
+// 0.18 / 0.19, 4 MiB 0.77 / 0.42, 32 MiB 9.2 / 2.9. A transpose's ordinary stores write
+// short runs of many rows, each line read for ownership from the L3 first. The break-even was
+// the threads' L2 caches together (float32 tied there, float16 was 1.8x faster streamed), so
+// from that size on a transpose streams (at most half the last level, the first rule, where
+// the L2s are larger than that). Where sysfs gives no L2, 1 MiB per thread.
+bool streaming_pays(std::size_t bytes, int threads) {
+  static const CacheSizes sizes = cache_sizes();
+  const std::size_t l2 = sizes.l2 > 0 ? sizes.l2 : std::size_t{1} << 20;
+  std::size_t threshold = l2 * static_cast<std::size_t>(std::max(threads, 1));
+  if (sizes.last_level > 0) threshold = std::min(threshold, sizes.last_level / 2);
+  return bytes >= threshold;
 }
 
 }  // namespace hetero::cpu::vec

@@ -47,10 +47,11 @@ inline constexpr std::size_t kStreamingBandBytes = 128;
 /// is two whole cache lines; 0 for other sizes.
 std::int64_t streaming_band(std::size_t bytes);
 
-/// Whether a transposed copy writing `bytes` bytes should take transpose_streaming(): more
-/// than half the last-level cache (the largest of cpu0's caches in sysfs, else 32 MiB), as glibc's
-/// memcpy turns to non-temporal stores past a share of that cache; a smaller result is
-/// left in the caches for the op that reads it next.
-bool streaming_pays(std::size_t bytes);
+/// Whether a transposed copy writing `bytes` bytes on `threads` threads should take
+/// transpose_streaming(): at least the threads' L2 caches together (cpu0's L2 in sysfs, else
+/// 1 MiB, times `threads`), or half the last-level cache where that is smaller; a
+/// smaller result is left in the caches for the op that reads it next (Note [When a
+/// transpose streams], vector_transpose.cpp).
+bool streaming_pays(std::size_t bytes, int threads);
 
 }  // namespace hetero::cpu::vec
