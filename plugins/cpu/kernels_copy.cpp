@@ -111,7 +111,7 @@ bool convert_transposed(const S* s, D* d, const StridedView& src, const StridedV
     return std::pair{d_off, s_off};
   };
   if (registers && vec::streaming_pays(static_cast<std::size_t>(dst.numel()) * sizeof(D),
-                                      static_cast<int>(kernel_threads()))) {
+                                       static_cast<int>(kernel_threads()))) {
     // Larger than the caches: bands of source rows, non-temporal stores (vector_transpose.hpp).
     const std::int64_t band = vec::streaming_band(sizeof(S));
     const std::int64_t bands = (cols + band - 1) / band;

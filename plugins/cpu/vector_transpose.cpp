@@ -202,23 +202,32 @@ void transpose_blocks(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, h
 // columns, each in tiles of kTileRows rows through an L1 buffer, written with
 // non-temporal stores; the edges (a narrower last band, the rows after the last whole
 // tile) through transpose_blocks. Measured at 4096x4096 float32 in a stand-alone program
-// on the 2-core EPYC, 2 threads, against memcpy's 2.6 ms: bands of 32 columns 3.0 ms, 16
-// 3.3, 64 3.4; without the prefetches 3.2; prefetching into L1 rather than L2 3.2;
-// ordinary stores from the buffer 4.6, straight from the registers 5.3 (the destination's
-// lines are read before they are written). float16 in bench_large_ops: bands of 64 columns
-// and 128, tiles of 32 rows and 64, prefetches 256 and 512 bytes ahead all 1.1-1.3x
-// memcpy's time, within the runs' noise.
+// on the 2-core EPYC (Zen 3), 2 threads, against memcpy's 2.6 ms: bands of 32 columns
+// 3.0 ms, 16 3.3, 64 3.4; without the prefetches 3.2; prefetching into L1 rather than L2
+// 3.2; ordinary stores from the buffer 4.6, straight from the registers 5.3 (the
+// destination's lines are read before they are written). float16 in bench_large_ops:
+// bands of 64 columns and 128, tiles of 32 rows and 64, prefetches 256 and 512 bytes ahead
+// all 1.1-1.3x memcpy's time, within the runs' noise.
+//
+// Note [Streaming bands]: the bands were 128 bytes wide (32 float32 columns, 64 float16),
+// from the Zen 3 figures above. On a 2-core Zen 5 EPYC (AVX-512, 2026-12-01;
+// bench_large_ops' hetero rows alone, medians of 3 runs of 3 repetitions, ms) wider bands
+// won: float32 128 bytes 3.8-4.3, 256 3.1-3.9, 512 2.8-3.6, 1024 2.7-2.9; float16 128
+// bytes 1.8-2.0, 256 1.2-1.6, 512 1.4-1.8, 1024 1.4. Both best near 128 columns, so a band
+// is 128 columns, at most 512 bytes (float64: 64): each tile row written is 4-8 whole
+// lines of non-temporal stores instead of 2, and the buffer (8-16 KiB) still fits every
+// x86 L1. Tiles of 64 rows and prefetches 512 bytes ahead gained nothing on either.
 template <class D, class F>
 void stream_bands(D d, F block, const hn::TFromD<D>* src, std::int64_t ss, hn::TFromD<D>* dst,
                   std::int64_t ds, std::int64_t rows, std::int64_t cols) {
   using T = hn::TFromD<D>;
   constexpr std::int64_t L = static_cast<std::int64_t>(hn::MaxLanes(D()));
-  constexpr auto kBand = static_cast<std::int64_t>(kStreamingBandBytes / sizeof(T));
+  constexpr std::int64_t kBand = streaming_band(sizeof(T));
   constexpr std::int64_t kTileRows = 32;
   constexpr std::int64_t kLine = 64 / sizeof(T), kAhead = 256 / sizeof(T);  // in elements
   static_assert(kBand % L == 0 && kTileRows % L == 0);
   constexpr std::size_t kVectorBytes = sizeof(T) * L;
-  alignas(64) T buffer[kTileRows * kBand];  // 4 KiB: row i of the tile at i * kBand
+  alignas(64) T buffer[kTileRows * kBand];  // 8-16 KiB: row i of the tile at i * kBand
   bool streamed = false;
   for (std::int64_t j0 = 0; j0 < cols; j0 += kBand) {
     const std::int64_t band = std::min(kBand, cols - j0);
@@ -330,12 +339,6 @@ bool transpose_streaming(std::size_t bytes, const void* src, std::int64_t src_st
                          std::int64_t dst_stride, std::int64_t rows, std::int64_t cols) {
   return HWY_DYNAMIC_DISPATCH(TransposeImpl)(true, bytes, src, src_stride, dst, dst_stride, rows,
                                              cols);
-}
-
-std::int64_t streaming_band(std::size_t bytes) {
-  return bytes == 2 || bytes == 4 || bytes == 8
-             ? static_cast<std::int64_t>(kStreamingBandBytes / bytes)
-             : 0;
 }
 
 // The sizes of cpu0's caches from sysfs as lscpu reads them ("32768K"): its L2 (0 where

@@ -27,7 +27,7 @@ bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void
 /// caches, given as bands of at most streaming_band(bytes) destination columns (source
 /// rows; a wider `cols` is walked band after band). Each band is moved in tiles of 32
 /// destination rows: the source rows read ahead with software prefetches (the hardware
-/// prefetchers follow few of a band's streams), the tile transposed into a 4 KiB buffer
+/// prefetchers follow few of a band's streams), the tile transposed into a 8-16 KiB buffer
 /// in L1, and the buffer's rows written with non-temporal stores, which skip reading the
 /// destination's cache lines first (the read-for-ownership that costs an ordinary store
 /// half again of memcpy's traffic). Rows whose start is not aligned to the vector width get
@@ -39,13 +39,13 @@ bool transpose(std::size_t bytes, const void* src, std::int64_t src_stride, void
 bool transpose_streaming(std::size_t bytes, const void* src, std::int64_t src_stride, void* dst,
                          std::int64_t dst_stride, std::int64_t rows, std::int64_t cols);
 
-/// The bytes of destination columns in one band of transpose_streaming().
-inline constexpr std::size_t kStreamingBandBytes = 128;
-
-/// The destination columns (source rows) of one band of transpose_streaming(): 128 bytes of
-/// elements of `bytes` bytes (64 of 2 bytes, 32 of 4, 16 of 8), so each tile row it writes
-/// is two whole cache lines; 0 for other sizes.
-std::int64_t streaming_band(std::size_t bytes);
+/// The destination columns (source rows) of one band of transpose_streaming() for elements
+/// of `bytes` bytes: 128 columns, at most 512 bytes of them (128 of 2 bytes, 128 of 4, 64
+/// of 8), so each tile row it writes is 4-8 whole cache lines (Note [Streaming bands],
+/// vector_transpose.cpp); 0 for sizes transpose_streaming() does not take.
+constexpr std::int64_t streaming_band(std::size_t bytes) {
+  return bytes == 2 || bytes == 4 ? 128 : bytes == 8 ? 64 : 0;
+}
 
 /// Whether a transposed copy writing `bytes` bytes on `threads` threads should take
 /// transpose_streaming(): at least the threads' L2 caches together (cpu0's L2 in sysfs, else

@@ -716,8 +716,8 @@ void check_transpose_case(bool streaming, std::int64_t rows, std::int64_t cols, 
 }
 
 // Every element size the kernels take, strides wider than the block and edges of every
-// width. The streaming kernel also gets whole bands and tiles (128 bytes of columns, 32
-// rows) with remainders after them, and destination strides that keep its rows aligned to
+// width. The streaming kernel also gets whole bands and tiles (streaming_band() columns,
+// 32 rows) with remainders after them, and destination strides that keep its rows aligned to
 // the vector width (non-temporal stores: a multiple of 64 bytes) or not (ordinary stores
 // from its buffer).
 template <class T>
@@ -746,7 +746,9 @@ TEST(VectorKernels, TransposeMovesEveryElementOnce) {
   }
   EXPECT_FALSE(vec::transpose(1, nullptr, 1, nullptr, 1, 0, 0));
   EXPECT_FALSE(vec::transpose_streaming(1, nullptr, 1, nullptr, 1, 0, 0));
-  EXPECT_EQ(vec::streaming_band(4), 32);
+  EXPECT_EQ(vec::streaming_band(2), 128);
+  EXPECT_EQ(vec::streaming_band(4), 128);
+  EXPECT_EQ(vec::streaming_band(8), 64);
   EXPECT_EQ(vec::streaming_band(1), 0);
 }
 
