@@ -31,10 +31,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 // tested one by one for NaN.
 // load(i) gives the Lanes(d) elements from i as d's lanes, element(i) the one at i; base is
 // the first element, of `bytes` bytes each, prefetched ahead (Note [Prefetching a dense
-// scan]).
+// scan]) through the first `readable` >= n elements from base (Note [Prefetching into the next
+// row], vector_reduce.cpp).
 template <bool Min, class D, class Load, class Element>
 HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_t bytes, Load load,
-                              Element element, double* result, bool* has_nan) {
+                              Element element, double* result, bool* has_nan,
+                              std::int64_t readable) {
   using T = hn::TFromD<D>;
   using V = hn::Vec<D>;
   const std::int64_t lanes = static_cast<std::int64_t>(hn::Lanes(d));
@@ -42,7 +44,7 @@ HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_
   const V first = hn::Set(d, element(0)), zero = hn::Zero(d);
   V a0 = first, a1 = first, a2 = first, a3 = first;
   V z0 = zero, z1 = zero;  // NaN once a NaN or an infinity was seen
-  PrefetchRead prefetch(base, n * bytes);
+  PrefetchRead prefetch(base, std::max(n, readable) * bytes);
   std::int64_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
     prefetch.through((i + 4 * lanes) * bytes);
@@ -86,22 +88,24 @@ HWY_INLINE void extreme_lanes(D d, std::int64_t n, const void* base, std::int64_
 }
 
 template <bool Min, class T>
-void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan) {
+void extreme_dense(const T* in, std::int64_t n, double* result, bool* has_nan,
+                   std::int64_t readable = 0) {
   const hn::ScalableTag<T> d;
   extreme_lanes<Min>(
       d, n, in, static_cast<std::int64_t>(sizeof(T)),
       [&](std::int64_t i) { return hn::LoadU(d, in + i); }, [&](std::int64_t i) { return in[i]; },
-      result, has_nan);
+      result, has_nan, readable);
 }
 
 // n >= 1 elements of 16-bit storage S, each widened to float32 as it is loaded (Note [16-bit
 // in registers]).
 template <bool Min, DType S>
-void extreme_dense(const Bits16<S>* in, std::int64_t n, double* result, bool* has_nan) {
+void extreme_dense(const Bits16<S>* in, std::int64_t n, double* result, bool* has_nan,
+                   std::int64_t readable = 0) {
   const hn::ScalableTag<float> d;
   extreme_lanes<Min>(
       d, n, in, 2, [&](std::int64_t i) { return widen(d, in + i); },
-      [&](std::int64_t i) { return value_of(in[i]); }, result, has_nan);
+      [&](std::int64_t i) { return value_of(in[i]); }, result, has_nan, readable);
 }
 
 }  // namespace HWY_NAMESPACE
