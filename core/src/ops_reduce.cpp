@@ -2,6 +2,8 @@
 // Reductions: the output view keeps the input's rank with size-1 reduced dimensions.
 #include <limits>
 #include <optional>
+#include <set>
+#include <string>
 
 #include <hetero/error.hpp>
 #include <hetero/factories.hpp>
@@ -12,8 +14,34 @@
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
+#include "reduced_dims.hpp"
 
 namespace hetero {
+
+namespace detail {
+ReducedDims reduced_dims(const Shape& shape, const std::vector<std::int64_t>& dims, bool keepdim,
+                         const char* op) {
+  const auto nd = static_cast<std::int64_t>(shape.size());
+  ReducedDims r;
+  r.reduced.assign(shape.size(), dims.empty());
+  std::set<std::int64_t> seen;
+  for (const std::int64_t d : dims) {
+    const std::int64_t w = wrap_dim(d, nd, op);
+    if (!seen.insert(w).second)
+      throw ValueError(std::string(op) + "(): dim " + std::to_string(w) +
+                       " appears multiple times in the list of dims " + list_str(dims) +
+                       " (as torch)");
+    if (nd > 0) r.reduced[static_cast<std::size_t>(w)] = true;
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    r.kept.push_back(r.reduced[d] ? 1 : shape[d]);
+    if (r.reduced[d]) r.count *= shape[d];
+    if (keepdim || !r.reduced[d]) r.result.push_back(r.kept.back());
+  }
+  return r;
+}
+}  // namespace detail
+
 namespace {
 
 const char* reduce_name(ReductionOp op) { return op_name(op).data(); }  // a literal of the table
@@ -120,6 +148,47 @@ Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdi
   return reduce_dim_of(op, a, in, out_dtype, dim, keepdim);
 }
 
+// `a` reduced over the dimensions `r` names: one backend reduction, which takes any set of
+// reduced dimensions (Backend::reduce's layout rule), with no permuted copy.
+Tensor reduce_dims(ReductionOp op, const Tensor& a, const detail::ReducedDims& r) {
+  const detail::prof::Scope op_scope(op_name(op), a);
+  DType out_dtype;
+  const Tensor in = prepare_input(op, a, out_dtype);
+  check_nonempty(op, a, r.count);
+  return as_input_dtype(op, a, run(op, in, r.kept, r.result, out_dtype));
+}
+
+// The layout of a reduction of `a` over `dims`, after a's checks.
+detail::ReducedDims layout_of(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim,
+                              const char* op) {
+  detail::impl_of(a, op);
+  return detail::reduced_dims(a.shape(), dims, keepdim, op);
+}
+
+// g (the result's shape) back to `in_shape`: each result element's gradient to every element
+// it reduced.
+Tensor spread_dims(const Tensor& g, const Shape& in_shape, const detail::ReducedDims& r) {
+  return detail::expand_to(g.reshape(r.kept), in_shape);
+}
+
+// max or min over dims (amax, amin), with torch's amax/amin backward: the gradient shared
+// evenly among the elements equal to the result.
+Tensor extreme_dims(ReductionOp op, const Tensor& a, const std::vector<std::int64_t>& dims,
+                    bool keepdim, const char* name) {
+  const detail::ReducedDims r = layout_of(a, dims, keepdim, name);
+  Tensor out = detail::untracked([&] { return reduce_dims(op, a, r); });
+  return detail::record(op == ReductionOp::max ? "AmaxBackward" : "AminBackward", out, {a}, [&] {
+    return [x = detail::saved(a), y = detail::saved(out), r](const Tensor& g) {
+      const Tensor at_extreme = eq(x, y.reshape(r.kept)).to(x.dtype());
+      std::vector<std::int64_t> reduced;
+      for (std::size_t d = 0; d < r.reduced.size(); ++d)
+        if (r.reduced[d]) reduced.push_back(static_cast<std::int64_t>(d));
+      const Tensor count = r.reduced.empty() ? at_extreme : sum(at_extreme, reduced, true);
+      return detail::Gradients{g.reshape(r.kept) * at_extreme / count};
+    };
+  });
+}
+
 // Whether sum or mean of `a` into `dtype` is one kernel on a as it is: a floating tensor
 // into a different floating dtype its backend reduces into itself (Backend::reduces_into;
 // on cpu float16 and bfloat16 into float32), with no converted copy of a.
@@ -208,6 +277,29 @@ Tensor mean(const Tensor& a, std::int64_t d, bool k) {
                     return detail::formulas::mean_dim(g, s, d, k);
                   };
                 });
+}
+
+Tensor sum(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim) {
+  const detail::ReducedDims r = layout_of(a, dims, keepdim, "sum");
+  return record(
+      "SumBackward", untracked([&] { return reduce_dims(ReductionOp::sum, a, r); }), {a}, [&] {
+        return [s = a.shape(), r](const Tensor& g) { return Gradients{spread_dims(g, s, r)}; };
+      });
+}
+Tensor mean(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim) {
+  const detail::ReducedDims r = layout_of(a, dims, keepdim, "mean");
+  return record("MeanBackward", untracked([&] { return reduce_dims(ReductionOp::mean, a, r); }),
+                {a}, [&] {
+                  return [s = a.shape(), r](const Tensor& g) {
+                    return Gradients{spread_dims(g / static_cast<double>(r.count), s, r)};
+                  };
+                });
+}
+Tensor amax(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim) {
+  return extreme_dims(ReductionOp::max, a, dims, keepdim, "amax");
+}
+Tensor amin(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim) {
+  return extreme_dims(ReductionOp::min, a, dims, keepdim, "amin");
 }
 
 Tensor sum(const Tensor& a, DType dtype) {

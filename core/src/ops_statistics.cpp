@@ -18,6 +18,7 @@
 #include "backend_calls.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
+#include "reduced_dims.hpp"
 
 namespace hetero {
 namespace {
@@ -62,17 +63,21 @@ DType wide_dtype(const Tensor& a) {
   return f64 ? DType::float64 : a.dtype();
 }
 
-// sum((x - mean)^2) / max(0, count - correction), with `mean` and the sum over `dim` (or all),
-// in wide_dtype (the caller converts the result back). Its gradient is torch's var_backward,
+// sum((x - mean)^2) / max(0, count - correction), with `mean` and the sum over `dims` (every
+// dimension where empty: var(a) is var over all of them), in wide_dtype (the caller converts
+// the result back). Its gradient is torch's var_backward,
 // 2 / (count - correction) * g * (x - mean), not the derivative of the composition: through
 // the mean an infinite upstream gradient gave inf - inf = NaN where torch gives +-inf
 // (found by the differential test's ties, issue #44).
-Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_t correction,
+Tensor variance(const Tensor& a_in, const std::vector<std::int64_t>& dims, std::int64_t correction,
                 bool keepdim, const char* op) {
   check_floating(a_in, op);
   const Tensor a = a_in.to(wide_dtype(a_in));
-  const std::int64_t wd = dim && a.dim() > 0 ? detail::wrap_dim(*dim, a.dim(), op) : 0;
-  const std::int64_t count = dim ? (a.dim() == 0 ? 1 : a.size(wd)) : a.numel();
+  const detail::ReducedDims r = detail::reduced_dims(a.shape(), dims, keepdim, op);
+  const std::int64_t count = r.count;
+  std::vector<std::int64_t> reduced;  // the list as wrapped, every dimension where dims is empty
+  for (std::size_t d = 0; d < r.reduced.size(); ++d)
+    if (r.reduced[d]) reduced.push_back(static_cast<std::int64_t>(d));
   Tensor centred;
   const Tensor out = detail::untracked([&] {
     // The deviations from the mean, corrected once by their own mean (the corrected two-pass
@@ -82,22 +87,20 @@ Tensor variance(const Tensor& a_in, std::optional<std::int64_t> dim, std::int64_
     // Where that correction is not finite (an infinite element: its deviation is NaN), the
     // deviations stay x - mean(x), as torch's var_backward takes them: a finite element's
     // gradient is then +-inf, not NaN.
-    const Tensor first = dim ? a - mean(a, *dim, true) : a - mean(a);
-    const Tensor correction_mean = dim ? mean(first, *dim, true) : mean(first);
+    const Tensor first = a.dim() == 0 ? a - mean(a) : a - mean(a, reduced, true);
+    const Tensor correction_mean = a.dim() == 0 ? mean(first) : mean(first, reduced, true);
     centred = first - where(isfinite(correction_mean), correction_mean, 0.0);
     const Tensor squares = centred * centred;
-    const Tensor sums = dim ? sum(squares, *dim, keepdim) : sum(squares);
+    const Tensor sums = a.dim() == 0 ? sum(squares) : sum(squares, reduced, keepdim);
     // No elements: NaN whatever the correction (torch's mean of nothing is NaN; a negative
     // correction gave 0 / 1 = 0 here).
     return sums /
            static_cast<double>(count == 0 ? 0 : std::max<std::int64_t>(0, count - correction));
   });
   return detail::record("VarBackward", out, {a}, [&] {
-    const bool unsqueeze = dim && !keepdim && a.dim() > 0;
     return [c = detail::saved(centred), factor = 2.0 / static_cast<double>(count - correction),
-            unsqueeze, wd](const Tensor& g) {
-      return detail::formulas::var(g, c, factor,
-                                   unsqueeze ? std::optional<std::int64_t>(wd) : std::nullopt);
+            kept = r.kept](const Tensor& g) {
+      return detail::formulas::var(g.reshape(kept), c, factor, std::nullopt);
     };
   });
 }
@@ -119,17 +122,25 @@ Tensor argmin(const Tensor& a, std::int64_t dim, bool keepdim) {
 }
 
 Tensor var(const Tensor& a, std::int64_t correction) {
-  return variance(a, std::nullopt, correction, false, "var").to(a.dtype());
+  return variance(a, {}, correction, false, "var").to(a.dtype());
 }
 Tensor var(const Tensor& a, std::int64_t dim, std::int64_t correction, bool keepdim) {
-  return variance(a, dim, correction, keepdim, "var").to(a.dtype());
+  return variance(a, {dim}, correction, keepdim, "var").to(a.dtype());
+}
+Tensor var(const Tensor& a, const std::vector<std::int64_t>& dims, std::int64_t correction,
+           bool keepdim) {
+  return variance(a, dims, correction, keepdim, "var").to(a.dtype());
 }
 // The root in the wide dtype too: the variance of float32 values may exceed float32's range.
 Tensor std(const Tensor& a, std::int64_t correction) {
-  return root(variance(a, std::nullopt, correction, false, "std")).to(a.dtype());
+  return root(variance(a, {}, correction, false, "std")).to(a.dtype());
 }
 Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction, bool keepdim) {
-  return root(variance(a, dim, correction, keepdim, "std")).to(a.dtype());
+  return root(variance(a, {dim}, correction, keepdim, "std")).to(a.dtype());
+}
+Tensor std(const Tensor& a, const std::vector<std::int64_t>& dims, std::int64_t correction,
+           bool keepdim) {
+  return root(variance(a, dims, correction, keepdim, "std")).to(a.dtype());
 }
 
 Tensor logsumexp(const Tensor& a_in, std::int64_t dim, bool keepdim) {

@@ -428,6 +428,18 @@ Tensor Tensor::mean() const { return hetero::mean(*this); }
 Tensor Tensor::mean(std::int64_t d, bool k) const { return hetero::mean(*this, d, k); }
 Tensor Tensor::sum(DType t) const { return hetero::sum(*this, t); }
 Tensor Tensor::sum(std::int64_t d, bool k, DType t) const { return hetero::sum(*this, d, k, t); }
+Tensor Tensor::sum(const std::vector<std::int64_t>& d, bool k) const {
+  return hetero::sum(*this, d, k);
+}
+Tensor Tensor::mean(const std::vector<std::int64_t>& d, bool k) const {
+  return hetero::mean(*this, d, k);
+}
+Tensor Tensor::amax(const std::vector<std::int64_t>& d, bool k) const {
+  return hetero::amax(*this, d, k);
+}
+Tensor Tensor::amin(const std::vector<std::int64_t>& d, bool k) const {
+  return hetero::amin(*this, d, k);
+}
 Tensor Tensor::mean(DType t) const { return hetero::mean(*this, t); }
 Tensor Tensor::mean(std::int64_t d, bool k, DType t) const { return hetero::mean(*this, d, k, t); }
 Tensor Tensor::max() const { return hetero::max(*this); }

@@ -160,6 +160,15 @@ Tensor reduce(const std::string& op, const Tensor& x, const Json& args) {
   const bool all = args["all"].get<bool>();
   const auto dim = args["dim"].get<std::int64_t>();
   const bool keep = args["keepdim"].get<bool>();
+  if (args.contains("dims")) {  // a list of dims
+    const auto dims = args["dims"].get<std::vector<std::int64_t>>();
+    if (op == "sum") return sum(x, dims, keep);
+    if (op == "mean") return mean(x, dims, keep);
+    if (op == "amax") return amax(x, dims, keep);
+    if (op == "amin") return amin(x, dims, keep);
+    const auto c = args["correction"].get<std::int64_t>();
+    return op == "var" ? var(x, dims, c, keep) : hetero::std(x, dims, c, keep);
+  }
   if (op == "sum") return all ? sum(x) : sum(x, dim, keep);
   if (op == "mean") return all ? mean(x) : mean(x, dim, keep);
   if (op == "max") return all ? max(x) : max(x, dim, keep);

@@ -76,8 +76,9 @@ const std::vector<std::string> kGradUnary = [] {
   return names;
 }();
 const std::vector<std::string> kGradBinary = grad_binary();
-const std::array<const char*, 11> kReduce = {"sum",    "mean", "max", "min",       "norm", "argmax",
-                                             "argmin", "var",  "std", "logsumexp", "prod"};
+const std::array<const char*, 13> kReduce = {"sum",    "mean",   "max", "min", "norm",
+                                             "argmax", "argmin", "var", "std", "logsumexp",
+                                             "prod",   "amax",   "amin"};
 
 bool is_float(const std::string& t) { return t.rfind("float", 0) == 0 || t == "bfloat16"; }
 
@@ -258,6 +259,19 @@ Json reduce_case(Gen& g) {
   const std::string op = g.pick(kReduce);
   if (op == "var" || op == "std") args["correction"] = g.uniform(0, 2);
   if (op == "logsumexp") args["all"] = false;  // torch.logsumexp needs a dim
+  // A list of dims (torch's dim=(0, 2)): amax and amin always, sum, mean, var and std at
+  // times. Each dimension in at most once, as itself or counted from the end; at times a
+  // repeat or one out of range (errors on both sides); empty: every dimension.
+  const bool takes_list = op == "sum" || op == "mean" || op == "var" || op == "std";
+  if (op == "amax" || op == "amin" || (takes_list && g.chance(0.3))) {
+    Json dims = Json::array();
+    for (int d = 0; d < rank; ++d)
+      if (g.chance(0.5)) dims.push_back(g.chance(0.5) ? d : d - rank);
+    if (rank > 0 && g.chance(0.04)) dims.push_back(g.uniform(0, rank - 1));  // maybe a repeat
+    if (g.chance(0.03)) dims.push_back(rank + 1);
+    args["dims"] = dims;
+    args["all"] = false;
+  }
   Json in = g.input(t, shape, true);
   if (op == "prod" && g.chance(0.4)) {
     // Products that overflow (issue #44), in classes whose answer does not depend on the

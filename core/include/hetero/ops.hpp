@@ -183,6 +183,32 @@ HETERO_API Tensor sum(const Tensor& a, std::int64_t dim, bool keepdim, DType dty
 HETERO_API Tensor mean(const Tensor& a, DType dtype);
 HETERO_API Tensor mean(const Tensor& a, std::int64_t dim, bool keepdim, DType dtype);
 /// @}
+/// sum and mean over several dimensions at once, as torch.sum / torch.mean with a tuple
+/// `dim=(0, 2)`: one reduction of the listed dimensions (negative count from the end; each at
+/// most once, ValueError otherwise, as torch), the result of `a`'s shape without them, or
+/// with them as size 1 where `keepdim`. An empty list reduces every dimension, as torch
+/// 1.13's `dim=[]` (a bare `{}` is ambiguous with the other overloads, a compile error: write
+/// `std::vector<std::int64_t>{}`; a one-element `{d}` picks the one-dimension overload, the
+/// same result). Dtypes, accumulation (Note [Reduction semantics]) and
+/// errors as the one-dimension overloads; IndexError for a dimension out of range. Gradient:
+/// the result's gradient spread over the elements each result reduced (mean: divided by
+/// their count).
+/// @{
+HETERO_API Tensor sum(const Tensor& a, const std::vector<std::int64_t>& dims, bool keepdim = false);
+HETERO_API Tensor mean(const Tensor& a, const std::vector<std::int64_t>& dims,
+                       bool keepdim = false);
+/// @}
+/// The maximum / minimum over the dimensions `dims` (every dimension where empty), as
+/// torch.amax / torch.amin: values only, in the input's dtype, bool included; NaN propagates.
+/// Dimensions and keepdim as sum's list overload; ShapeError for an empty range (as max).
+/// Gradient as torch's: shared evenly among the elements equal to the result (max(dim)'s
+/// gradient goes to every such element too).
+/// @{
+HETERO_API Tensor amax(const Tensor& a, const std::vector<std::int64_t>& dims = {},
+                       bool keepdim = false);
+HETERO_API Tensor amin(const Tensor& a, const std::vector<std::int64_t>& dims = {},
+                       bool keepdim = false);
+/// @}
 /// Max / min values in the input's dtype, bool included (ShapeError on an empty range).
 /// @{
 HETERO_API Tensor max(const Tensor& a);
@@ -213,12 +239,18 @@ HETERO_API Tensor argmin(const Tensor& a, std::int64_t dim, bool keepdim = false
 HETERO_API Tensor var(const Tensor& a, std::int64_t correction = 1);
 HETERO_API Tensor var(const Tensor& a, std::int64_t dim, std::int64_t correction,
                       bool keepdim = false);
+/// Over several dimensions at once (torch.var's `dim=(0, 2)`; the list as sum's: an empty
+/// one reduces every dimension); N is the number of elements each result reduces.
+HETERO_API Tensor var(const Tensor& a, const std::vector<std::int64_t>& dims,
+                      std::int64_t correction, bool keepdim = false);
 /// @}
 /// sqrt(var(...)), as torch.std; its gradient is 0 where the result is 0 (torch's rule).
 /// @{
 HETERO_API Tensor std(const Tensor& a, std::int64_t correction = 1);
 HETERO_API Tensor std(const Tensor& a, std::int64_t dim, std::int64_t correction,
                       bool keepdim = false);
+HETERO_API Tensor std(const Tensor& a, const std::vector<std::int64_t>& dims,
+                      std::int64_t correction, bool keepdim = false);
 /// @}
 /// log(sum(exp(x))) along `dim`, computed stably as m + log(sum(exp(x - m))) with m the
 /// maximum (0 where it is infinite), as torch.logsumexp: integer and bool input gives

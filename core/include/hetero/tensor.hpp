@@ -302,6 +302,11 @@ class HETERO_API Tensor {
   Tensor sum(std::int64_t dim, bool keepdim, DType dtype) const;
   Tensor mean(DType dtype) const;
   Tensor mean(std::int64_t dim, bool keepdim, DType dtype) const;
+  /// Over several dimensions at once (hetero::sum / mean / amax / amin with a list).
+  Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+  Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+  Tensor amax(const std::vector<std::int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor amin(const std::vector<std::int64_t>& dims = {}, bool keepdim = false) const;
   Tensor max() const;
   Tensor max(std::int64_t dim, bool keepdim = false) const;
   Tensor min() const;
