@@ -22,8 +22,6 @@ namespace detail {
 ReducedDims reduced_dims(const Shape& shape, const std::vector<std::int64_t>& dims, bool keepdim,
                          const char* op) {
   const auto nd = static_cast<std::int64_t>(shape.size());
-  ReducedDims r;
-  r.reduced.assign(shape.size(), dims.empty());
   std::set<std::int64_t> seen;
   for (const std::int64_t d : dims) {
     const std::int64_t w = wrap_dim(d, nd, op);
@@ -31,12 +29,14 @@ ReducedDims reduced_dims(const Shape& shape, const std::vector<std::int64_t>& di
       throw ValueError(std::string(op) + "(): dim " + std::to_string(w) +
                        " appears multiple times in the list of dims " + list_str(dims) +
                        " (as torch)");
-    if (nd > 0) r.reduced[static_cast<std::size_t>(w)] = true;
   }
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    r.kept.push_back(r.reduced[d] ? 1 : shape[d]);
-    if (r.reduced[d]) r.count *= shape[d];
-    if (keepdim || !r.reduced[d]) r.result.push_back(r.kept.back());
+  ReducedDims r;
+  for (std::int64_t d = 0; d < nd; ++d) {
+    const bool reduced = dims.empty() || seen.count(d) > 0;
+    if (reduced) r.dims.push_back(d);
+    r.kept.push_back(reduced ? 1 : shape[static_cast<std::size_t>(d)]);
+    if (reduced) r.count *= shape[static_cast<std::size_t>(d)];
+    if (keepdim || !reduced) r.result.push_back(r.kept.back());
   }
   return r;
 }
@@ -179,12 +179,9 @@ Tensor extreme_dims(ReductionOp op, const Tensor& a, const std::vector<std::int6
   Tensor out = detail::untracked([&] { return reduce_dims(op, a, r); });
   return detail::record(op == ReductionOp::max ? "AmaxBackward" : "AminBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), r](const Tensor& g) {
+      // (A 0-d x has no dims: the empty list reduces its one element.)
       const Tensor at_extreme = eq(x, y.reshape(r.kept)).to(x.dtype());
-      std::vector<std::int64_t> reduced;
-      for (std::size_t d = 0; d < r.reduced.size(); ++d)
-        if (r.reduced[d]) reduced.push_back(static_cast<std::int64_t>(d));
-      const Tensor count = r.reduced.empty() ? at_extreme : sum(at_extreme, reduced, true);
-      return detail::Gradients{g.reshape(r.kept) * at_extreme / count};
+      return detail::Gradients{g.reshape(r.kept) * at_extreme / sum(at_extreme, r.dims, true)};
     };
   });
 }

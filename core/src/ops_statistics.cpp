@@ -5,7 +5,6 @@
 // parts.
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <string>
 
 #include <hetero/autograd.hpp>
@@ -75,9 +74,6 @@ Tensor variance(const Tensor& a_in, const std::vector<std::int64_t>& dims, std::
   const Tensor a = a_in.to(wide_dtype(a_in));
   const detail::ReducedDims r = detail::reduced_dims(a.shape(), dims, keepdim, op);
   const std::int64_t count = r.count;
-  std::vector<std::int64_t> reduced;  // the list as wrapped, every dimension where dims is empty
-  for (std::size_t d = 0; d < r.reduced.size(); ++d)
-    if (r.reduced[d]) reduced.push_back(static_cast<std::int64_t>(d));
   Tensor centred;
   const Tensor out = detail::untracked([&] {
     // The deviations from the mean, corrected once by their own mean (the corrected two-pass
@@ -87,11 +83,13 @@ Tensor variance(const Tensor& a_in, const std::vector<std::int64_t>& dims, std::
     // Where that correction is not finite (an infinite element: its deviation is NaN), the
     // deviations stay x - mean(x), as torch's var_backward takes them: a finite element's
     // gradient is then +-inf, not NaN.
-    const Tensor first = a.dim() == 0 ? a - mean(a) : a - mean(a, reduced, true);
-    const Tensor correction_mean = a.dim() == 0 ? mean(first) : mean(first, reduced, true);
+    // (r.dims lists every reduced dimension; a 0-d a has none, and the empty list reduces its
+    // one element.)
+    const Tensor first = a - mean(a, r.dims, true);
+    const Tensor correction_mean = mean(first, r.dims, true);
     centred = first - where(isfinite(correction_mean), correction_mean, 0.0);
     const Tensor squares = centred * centred;
-    const Tensor sums = a.dim() == 0 ? sum(squares) : sum(squares, reduced, keepdim);
+    const Tensor sums = sum(squares, r.dims, keepdim);
     // No elements: NaN whatever the correction (torch's mean of nothing is NaN; a negative
     // correction gave 0 / 1 = 0 here).
     return sums /
@@ -100,7 +98,7 @@ Tensor variance(const Tensor& a_in, const std::vector<std::int64_t>& dims, std::
   return detail::record("VarBackward", out, {a}, [&] {
     return [c = detail::saved(centred), factor = 2.0 / static_cast<double>(count - correction),
             kept = r.kept](const Tensor& g) {
-      return detail::formulas::var(g.reshape(kept), c, factor, std::nullopt);
+      return detail::formulas::var(g.reshape(kept), c, factor);
     };
   });
 }

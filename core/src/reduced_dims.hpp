@@ -12,10 +12,10 @@ namespace hetero::detail {
 
 /// A reduction of a tensor of some shape over some of its dimensions.
 struct ReducedDims {
-  std::vector<bool> reduced;  // per dimension of the input
-  Shape kept;                 // the input's shape with the reduced dimensions as 1
-  Shape result;               // kept, or without the reduced dimensions where !keepdim
-  std::int64_t count = 1;     // elements reduced into each result element
+  std::vector<std::int64_t> dims;  // the reduced dimensions, wrapped, ascending (0-d: none)
+  Shape kept;                      // the input's shape with the reduced dimensions as 1
+  Shape result;                    // kept, or without the reduced dimensions where !keepdim
+  std::int64_t count = 1;          // elements reduced into each result element
 };
 
 /// The reduction of a tensor of `shape` over `dims` (negative counts from the end; an empty

@@ -205,9 +205,8 @@ Gradients prod(const Tensor& g, const Tensor& x, const Tensor& y, std::optional<
   const Tensor yk = keepdim ? y : y.unsqueeze(*dim);
   return {prod_share(gk, x, yk, dim)};
 }
-Gradients var(const Tensor& g, const Tensor& centred, double factor,
-              std::optional<std::int64_t> unsqueeze) {
-  return {(unsqueeze ? g.unsqueeze(*unsqueeze) : g) * centred * factor};
+Gradients var(const Tensor& g, const Tensor& centred, double factor) {
+  return {g * centred * factor};
 }
 Gradients sqrt_at_zero(const Tensor& g, const Tensor& y) {
   return {where(eq(y, 0.0), 0.0, g / (2 * y))};

@@ -99,9 +99,8 @@ Gradients extreme_dim(const Tensor& g, const Tensor& x, const Tensor& y, std::in
 Gradients prod(const Tensor& g, const Tensor& x, const Tensor& y, std::optional<std::int64_t> dim,
                bool keepdim);
 /// var with `centred` = x - mean and factor = 2 / (n - correction), as torch's var_backward:
-/// factor g (x - mean); `unsqueeze`: the reduced dimension to put back into g.
-Gradients var(const Tensor& g, const Tensor& centred, double factor,
-              std::optional<std::int64_t> unsqueeze);
+/// factor g (x - mean), g with the reduced dimensions kept (as size 1).
+Gradients var(const Tensor& g, const Tensor& centred, double factor);
 /// y = sqrt(v) inside std: g / (2 y), and 0 where y = 0 (torch's std_backward), not NaN.
 Gradients sqrt_at_zero(const Tensor& g, const Tensor& y);
 
