@@ -11,16 +11,25 @@ thread_local bool t_inside = false;
 
 // Note [Pool hand-off]: waking a thread asleep on a condition variable takes 10-40 us on a
 // virtual machine (a futex wake through the hypervisor), as long as a 128^3 GEMM half or a
-// 1 MiB copy half. So a worker that finished a chunk, and a caller waiting for its
+// 1 MiB copy half, and on a 2-core Zen 5 VM whose idle vCPUs halt, now and then a
+// millisecond or more. So a worker that finished a chunk, and a caller waiting for its
 // workers, first spin for up to kSpin on the atomics, and only then sleep; the next kernel
 // of a sequence finds its workers awake. Each turn yields the core (sched_yield): where
 // more threads want the cores than there are (two processes of a data-parallel job on two
 // cores, each with its own kernel threads), a pure pause loop kept the thread that would
 // set the flag off its core and made a training step 1.6x slower; with nothing else
-// runnable, the yield returns at once. kSpin is short beside OpenBLAS's own worker spin
-// (2^28 cycles, ~80 ms), which hetero no longer uses (Note [GEMM on the kernel pool]), so an
-// idle device gives its cores back at once.
-constexpr std::chrono::microseconds kSpin{50};
+// runnable, the yield returns at once.
+// kSpin was 50 us until 2026-12-01. On that Zen 5 VM, `x.sum().item()` of 64 MiB in a loop
+// spent a tenth to a quarter of its calls at 2-3x the median (p90 1.6-1.9 ms against a
+// median of 0.75-0.85): between two calls the worker had gone to sleep, woke late, and its
+// chunk finished long after the caller's. With 1 ms the p90 is 0.82-0.86 ms (2 ms: no
+// better), the sum / sum(1) / max rows of bench_large_ops take 0.93-0.95 ms instead of
+// 1.05-1.21, and the 2-process data-parallel steps of bench_distributed are no slower
+// (docs/bench/large_ops.md). 1 ms is still short beside libgomp's idle spin (10-15 ms) and
+// OpenBLAS's (2^28 cycles, ~80 ms), which hetero no longer uses (Note [GEMM on the kernel
+// pool]): an idle device gives its cores back within a millisecond (test
+// ThreadPool.IdleWorkersGiveTheirCoresBack).
+constexpr std::chrono::microseconds kSpin{1000};
 
 /// Spins until done() or kSpin has passed; returns done().
 template <class F>

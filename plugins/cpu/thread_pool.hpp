@@ -26,7 +26,8 @@ class ThreadPool {
   /// Runs fn(begin, end) over [0, n) split in contiguous chunks, one per thread, and
   /// returns when all are done. Calls from several threads are serialised; a call from
   /// inside a running parallel_for runs serially. Handing work over spins for up to
-  /// kSpin before sleeping (Note [Pool hand-off]).
+  /// kSpin (1 ms, yielding the core each turn) before sleeping, so an idle pool's workers
+  /// use no CPU a millisecond after its last call (Note [Pool hand-off]).
   void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn);
   int size() const noexcept { return static_cast<int>(workers_.size()) + 1; }
 
