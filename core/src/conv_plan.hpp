@@ -44,6 +44,26 @@ struct ConvSaved {
 void check_conv_args(const char* op, Size2 stride, Size2 padding, Size2 dilation,
                      std::int64_t groups);
 
+/// ShapeError unless `weight` has at least `groups` rows in dimension 0, as torch 1.13's
+/// "Given groups=2, expected weight to be at least 2 at dimension 0, but got weight of size
+/// [1, 2, 3, 3] instead": torch refuses a convolution without output channels (or a
+/// transposed one without input channels), empty batch or not. Every conv and
+/// conv_transpose of 1, 2 and 3 dimensions checks it, before the divisibility by groups.
+void check_weight_rows(const Tensor& weight, std::int64_t groups);
+
+/// ShapeError naming `op` for a transposed convolution's empty weight (no output channels),
+/// which torch 1.13 refuses ("non-empty 2D or 4D weight tensor expected, but got: [4, 0, 3,
+/// 3]"; for an empty batch its kernel fails with an IndexError instead).
+void check_transposed_weight_not_empty(const char* op, const Tensor& weight);
+
+/// The output of a transposed convolution of an empty batch whose spatial dimensions are
+/// empty too, which torch returns ([0, C_out, OH, OW] from input [0, C_in, 0, W]) but no
+/// adjoint convolution can compute: zeros of `shape` with the input's dtype and device,
+/// recorded as `name` so that backward gives input, weight and bias (where defined) zero
+/// gradients, as torch's.
+Tensor transposed_empty_batch(const char* name, const Shape& shape, const Tensor& input,
+                              const Tensor& weight, const Tensor& bias);
+
 /// Checks conv2d's arguments as torch 1.13 (ShapeError, DTypeError, ValueError with its
 /// messages) and decides the route: the backend's three kernels where it has them for the
 /// input's dtype and the tensors have elements, else the composition.

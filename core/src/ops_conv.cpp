@@ -57,6 +57,7 @@ ConvGeometry check_conv(const Tensor& x, const Tensor& weight, const Tensor& bia
                                      : "") +
                      " should be the same (as torch)");
   detail::check_conv_args("conv2d", stride, padding, dilation, groups);
+  detail::check_weight_rows(weight, groups);
   const Tensor x4 = x.dim() == 3 ? x.unsqueeze(0) : x;
   ConvGeometry g{x4.size(0), x4.size(1), x4.size(2), x4.size(3), weight.size(0), groups, 0, 0, {}};
   if (g.o % groups != 0)
@@ -148,6 +149,21 @@ void check_conv_args(const char* op, Size2 stride, Size2 padding, Size2 dilation
     throw ValueError(who + ": negative padding is not supported, got " + size2_str(padding));
   if (groups < 1)
     throw ValueError(who + ": non-positive groups is not supported, got " + std::to_string(groups));
+}
+
+void check_weight_rows(const Tensor& weight, std::int64_t groups) {
+  if (weight.size(0) < groups)
+    throw ShapeError("Given groups=" + std::to_string(groups) +
+                     ", expected weight to be at least " + std::to_string(groups) +
+                     " at dimension 0, but got weight of size " + shape_str(weight.shape()) +
+                     " instead (as torch)");
+}
+
+void check_transposed_weight_not_empty(const char* op, const Tensor& weight) {
+  if (weight.numel() == 0)
+    throw ShapeError(std::string(op) + ": expected a non-empty weight, but got weight of size " +
+                     shape_str(weight.shape()) + " (no output channels; torch: \"non-empty " +
+                     "weight tensor expected\")");
 }
 
 // Per group i: rows i of `a` (or of a^T when `transpose_a`) times rows i of `b` (or b^T with

@@ -8,6 +8,7 @@
 #include <hetero/conv.hpp>
 #include <hetero/error.hpp>
 
+#include "conv_plan.hpp"
 #include "op_helpers.hpp"
 
 namespace hetero {
@@ -38,6 +39,8 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, std
   if (weight.dim() != 3)
     throw ShapeError("conv1d: expected a 3-D weight [out_channels, in_channels / groups, K], " +
                      std::string("got size ") + detail::shape_str(weight.shape()));
+  // Here, so that the message gives the 3-D weight (conv2d checks groups >= 1 itself).
+  if (groups >= 1) detail::check_weight_rows(weight, groups);
   return conv2d(x, weight.unsqueeze(2), bias, {1, stride}, {0, padding}, {1, dilation}, groups)
       .squeeze(-2);
 }
@@ -52,6 +55,7 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
   if (weight.dim() != 3)
     throw ShapeError("conv_transpose1d: expected a 3-D weight [in_channels, out_channels / " +
                      std::string("groups, K], got size ") + detail::shape_str(weight.shape()));
+  if (groups >= 1) detail::check_weight_rows(weight, groups);
   return conv_transpose2d(x, weight.unsqueeze(2), bias, {1, stride}, {0, padding},
                           {0, output_padding}, groups, {1, dilation})
       .squeeze(-2);

@@ -32,6 +32,7 @@
 
 #include "autograd/record.hpp"
 #include "backend_calls.hpp"
+#include "conv_plan.hpp"
 #include "op_helpers.hpp"
 #include "profiler_record.hpp"
 #include "window_views.hpp"
@@ -85,6 +86,7 @@ void check_common(const char* op, const Tensor& x, const Tensor& weight, const T
     throw ValueError(who + ": negative padding is not supported, got " + size3_str(padding));
   if (groups < 1)
     throw ValueError(who + ": non-positive groups is not supported, got " + std::to_string(groups));
+  detail::check_weight_rows(weight, groups);
   if (weight.size(2) < 1 || weight.size(3) < 1 || weight.size(4) < 1)
     throw ShapeError(who + ": kernel size should be greater than zero, but got " +
                      shape_str({weight.size(2), weight.size(3), weight.size(4)}) + " (as torch)");
@@ -327,7 +329,10 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
     throw ShapeError("Given transposed=1, weight of size " + shape_str(weight.shape()) +
                      ", expected bias to be 1-dimensional with " + std::to_string(c_out) +
                      " elements, but got bias of size " + shape_str(bias.shape()) + " instead");
-  if (d < 1 || h < 1 || w < 1)
+  detail::check_transposed_weight_not_empty("conv_transpose3d", weight);
+  // An empty batch may have empty frames (torch returns its empty output); the weight's rows
+  // are the input's channels, so these have some (check_weight_rows).
+  if (n > 0 && (d < 1 || h < 1 || w < 1))
     throw ShapeError("conv_transpose3d: only zero batch or zero channel inputs are supported, " +
                      std::string("but got input shape: ") + shape_str(x.shape()));
   // (in - 1) stride + dil (k - 1) + output_padding + 1 before the crop of 2 padding.
@@ -348,6 +353,9 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
                      ". Calculated output size per channel: " + per_channel(od, oh, ow) +
                      ". Output size is too small");
   (void)detail::checked_numel({n, c_out, od, oh, ow});
+  if (n == 0 && (d == 0 || h == 0 || w == 0))
+    return detail::transposed_empty_batch("ConvolutionBackward", {0, c_out, od, oh, ow}, input,
+                                          weight, bias);
   if (n > 0 && output_padding.d < stride.d && output_padding.h < stride.h &&
       output_padding.w < stride.w) {
     // The conv3d whose input gradient this is: input [N, C_out, OD, OH, OW], output the input.

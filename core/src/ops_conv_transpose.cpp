@@ -68,6 +68,7 @@ TransposedGeometry check_transposed(const Tensor& x, const Tensor& weight, const
                      (bias.defined() ? ", " + std::string(dtype_name(bias.dtype())) : "") +
                      " (torch: \"expected scalar type ... but found ...\")");
   detail::check_conv_args("conv_transpose2d", stride, padding, dilation, groups);
+  detail::check_weight_rows(weight, groups);
   if (output_padding.h < 0 || output_padding.w < 0)
     throw ValueError("conv_transpose2d: negative output_padding is not supported, got " +
                      detail::size2_str(output_padding));
@@ -99,8 +100,11 @@ TransposedGeometry check_transposed(const Tensor& x, const Tensor& weight, const
     throw ShapeError("conv_transpose2d: kernel size should be greater than zero, but got " +
                      std::string("kernel_height: ") + std::to_string(weight.size(2)) +
                      " kernel_width: " + std::to_string(weight.size(3)) + " (as torch)");
+  detail::check_transposed_weight_not_empty("conv_transpose2d", weight);
   const std::int64_t h = t.x4.size(2), w = t.x4.size(3);
-  if (h < 1 || w < 1)
+  // An empty batch may have empty rows (torch returns its empty output); the weight's rows
+  // are the input's channels, so these have some (check_weight_rows).
+  if (t.x4.size(0) > 0 && (h < 1 || w < 1))
     throw ShapeError("conv_transpose2d: only zero batch or zero channel inputs are supported, " +
                      std::string("but got input shape: ") + detail::shape_str(t.x4.shape()));
   t.oh = output_size(h, weight.size(2), stride.h, padding.h, output_padding.h, dilation.h);
@@ -126,6 +130,27 @@ Tensor padded_to(const Tensor& x4, std::int64_t h, std::int64_t w) {
 
 }  // namespace
 
+namespace detail {
+
+Tensor transposed_empty_batch(const char* name, const Shape& shape, const Tensor& input,
+                              const Tensor& weight, const Tensor& bias) {
+  const TensorOptions options = TensorOptions().dtype(input.dtype()).device(input.device());
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = zeros(shape, options);
+  }
+  return record(name, out, {input, weight, bias}, [&] {
+    return [options, x = input.shape(), w = weight.shape(),
+            b = bias.defined() ? bias.shape() : Shape{}, has_bias = bias.defined()](const Tensor&) {
+      return Gradients{zeros(x, options), zeros(w, options),
+                       has_bias ? zeros(b, options) : Tensor()};
+    };
+  });
+}
+
+}  // namespace detail
+
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride,
                         Size2 padding, Size2 output_padding, std::int64_t groups, Size2 dilation) {
   const detail::prof::Scope op_scope("conv_transpose2d", input);
@@ -133,6 +158,8 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
       check_transposed(input, weight, bias, stride, padding, output_padding, groups, dilation);
   const std::int64_t n = t.x4.size(0);
   const Shape out_shape{n, t.c_out, t.oh, t.ow};
+  if (n == 0 && (t.x4.size(2) == 0 || t.x4.size(3) == 0))
+    return detail::transposed_empty_batch("ConvolutionBackward", out_shape, input, weight, bias);
   // The conv2d whose input gradient this is: input out_shape, weight as given.
   const detail::ConvPlan plan = detail::plan_conv(detail::shaped_like(input, out_shape), weight, {},
                                                   stride, padding, dilation, groups);

@@ -297,6 +297,18 @@ TEST(Conv3d, RefusesWhatTorchRefuses) {
   EXPECT_EQ(conv_transpose3d(x, wt, {}, 2, 0, 1).shape(), (Shape{2, 2, 8, 10, 12}));
   EXPECT_THROW(conv_transpose3d(x, wt, {}, 1, 3), ShapeError);  // output too small
   EXPECT_THROW(conv_transpose3d(x, randn({2, 2, 1, 1, 1})), ShapeError);
+  // No output channels (torch: "expected weight to be at least 1 at dimension 0"; "non-empty
+  // 5D ... tensor expected for weight"); these gave empty results.
+  EXPECT_THROW(conv3d(x, randn({0, 3, 1, 1, 1})), ShapeError);
+  EXPECT_THROW(conv_transpose3d(x, randn({3, 0, 1, 1, 1})), ShapeError);
+  // An empty batch with no frames: torch returns [0, 3, 1, 3, 9] here and [0, 1, 0, 6, 6]
+  // (this raised "only zero batch or zero channel inputs are supported").
+  EXPECT_EQ(conv_transpose3d(randn({0, 3, 0, 1, 7}), randn({3, 1, 2, 3, 3}), {}, {2, 3, 1}, 0, 0, 3,
+                             {2, 1, 1})
+                .shape(),
+            (Shape{0, 3, 1, 3, 9}));
+  EXPECT_EQ(conv_transpose3d(randn({0, 3, 0, 4, 4}), randn({3, 1, 1, 3, 3})).shape(),
+            (Shape{0, 1, 0, 6, 6}));
   EXPECT_THROW(nn::Conv3d(3, 4, {3, 0, 3}), ValueError);
   EXPECT_THROW(nn::Conv3d(3, 4, 3, {.groups = 2}), ValueError);
   EXPECT_THROW(nn::ConvTranspose3d(4, 4, 3, {.output_padding = 1}), ValueError);

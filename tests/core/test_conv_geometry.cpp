@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -33,6 +34,25 @@ TEST(ConvGeometry, EmptyKernelsAndEmptySpatialInputsRaise) {
   EXPECT_THROW((void)conv2d(ones({1, 1, 0, 4}), ones({1, 1, 1, 1}), {}, 1, 1), ShapeError);
   // A zero batch is fine (as torch).
   EXPECT_EQ(conv2d(ones({0, 1, 4, 4}), ones({2, 1, 3, 3})).shape(), (Shape{0, 2, 2, 2}));
+}
+
+TEST(ConvGeometry, AWeightWithFewerRowsThanGroupsRaises) {
+  // torch 1.13: F.conv2d(torch.ones(1, 4, 5, 5), torch.ones(0, 4, 3, 3)): RuntimeError "Given
+  // groups=1, expected weight to be at least 1 at dimension 0, but got weight of size [0, 4,
+  // 3, 3] instead", empty batch or not; with groups=2 and one output channel, "at least 2".
+  // These gave an empty result (no output channels), or ValueError for 1 % 2.
+  EXPECT_THROW((void)conv2d(ones({1, 4, 5, 5}), ones({0, 4, 3, 3})), ShapeError);
+  EXPECT_THROW((void)conv2d(ones({0, 4, 5, 5}), ones({0, 4, 3, 3})), ShapeError);
+  EXPECT_THROW((void)conv2d(ones({1, 4, 5, 5}), ones({1, 2, 3, 3}), {}, 1, 0, 1, 2), ShapeError);
+  EXPECT_THROW((void)conv1d(ones({1, 4, 5}), ones({0, 4, 3})), ShapeError);
+  try {
+    (void)conv1d(ones({1, 4, 5}), ones({0, 4, 3}));
+  } catch (const ShapeError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("at least 1 at dimension 0, but got weight of size [0, 4, 3]"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ConvGeometry, OverflowingPoolGeometryRaises) {

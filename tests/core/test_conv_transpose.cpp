@@ -93,3 +93,35 @@ TEST(ConvTranspose2d, RefusesWhatTorchRefuses) {
       conv_transpose2d(ones({0, 4, 1, 5}), ones({4, 1, 2, 2}), {}, {3, 2}, 1, 0, 1, {1, 2}).shape(),
       (Shape{0, 1, 0, 9}));
 }
+
+TEST(ConvTranspose2d, EmptyWeightsAndEmptyBatchesAsTorch) {
+  // torch 1.13: F.conv_transpose2d(x, torch.ones(4, 0, 3, 3)): RuntimeError "non-empty 2D or 4D
+  // weight tensor expected"; an input without channels, a weight [0, 2, 3, 3]: "Given
+  // groups=1, expected weight to be at least 1 at dimension 0"; and groups=2 with a weight
+  // of one row: "... at least 2 at dimension 0" (both hetero's ShapeError; these were
+  // accepted, with an empty result).
+  EXPECT_THROW(conv_transpose2d(ones({1, 4, 5, 5}), ones({4, 0, 3, 3})), ShapeError);
+  EXPECT_THROW(conv_transpose2d(ones({0, 4, 5, 5}), ones({4, 0, 3, 3})), ShapeError);
+  EXPECT_THROW(conv_transpose2d(ones({1, 0, 5, 5}), ones({0, 2, 3, 3})), ShapeError);
+  EXPECT_THROW(conv_transpose2d(ones({1, 1, 5, 5}), ones({1, 2, 3, 3}), {}, 1, 0, 0, 2),
+               ShapeError);
+  EXPECT_THROW(conv_transpose1d(ones({1, 4, 5}), ones({4, 0, 3})), ShapeError);
+  // An empty batch with no rows or columns: torch returns [0, 2, 2, 7] (the output size of
+  // height (0 - 1) + (3 - 1) + 1), and [0, 2, 1, 13] with stride and dilation 2; this raised
+  // "only zero batch or zero channel inputs are supported" (of a zero batch) or "Kernel size
+  // can't be greater than actual input size". Gradients: zeros, as torch's.
+  Tensor x = ones({0, 3, 0, 5}).requires_grad_(), w = ones({3, 2, 3, 3}).requires_grad_();
+  Tensor b = ones({2}).requires_grad_();
+  const Tensor y = conv_transpose2d(x, w, b);
+  EXPECT_EQ(y.shape(), (Shape{0, 2, 2, 7}));
+  y.sum().backward();
+  EXPECT_EQ(w.grad().shape(), w.shape());
+  EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f);
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(x.grad().shape(), x.shape());
+  EXPECT_EQ(conv_transpose2d(ones({0, 3, 0, 5}), ones({3, 2, 2, 3}), {}, 2, 0, 0, 1, 2).shape(),
+            (Shape{0, 2, 1, 13}));
+  EXPECT_EQ(conv_transpose1d(ones({0, 3, 0}), ones({3, 2, 3})).shape(), (Shape{0, 2, 2}));
+  // A batch of one still raises (torch: "Only zero batch or zero channel inputs are supported").
+  EXPECT_THROW(conv_transpose2d(ones({2, 3, 0, 5}), ones({3, 2, 3, 3})), ShapeError);
+}

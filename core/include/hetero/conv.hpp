@@ -33,9 +33,11 @@ struct Size2 {
 /// OH = (H + 2 padding.h - dilation.h (KH - 1) - 1) / stride.h + 1 (floor), OW alike.
 /// Input, weight and bias share one floating dtype (float16 and bfloat16 accumulate in
 /// float32 in the backends' GEMM) and one device.
-/// Throws ShapeError for a wrong rank, channel count, bias shape or a kernel larger than
-/// the padded input (torch's messages); ValueError for stride or dilation < 1, padding < 0
-/// or groups < 1 (or channels not divisible by groups); DTypeError for mixed or integer
+/// Throws ShapeError for a wrong rank, channel count, bias shape, a kernel larger than
+/// the padded input, or a weight of fewer than `groups` output channels (none included:
+/// torch's "expected weight to be at least 1 at dimension 0"), with torch's messages;
+/// ValueError for stride or dilation < 1, padding < 0 or groups < 1 (or channels not
+/// divisible by groups); DTypeError for mixed or integer
 /// dtypes (torch runs integer convolutions on its cpu; hetero does not);
 /// DeviceMismatchError across devices.
 HETERO_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
@@ -52,8 +54,12 @@ HETERO_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor
 /// bottom and right (to undo a strided conv2d's floor). Computed as conv2d's input gradient
 /// (the backend's kernel, or GEMM and col2im), so it runs on every backend; gradients flow
 /// to input (a conv2d), weight and bias (first order).
-/// Throws ShapeError for a wrong rank, channel count or bias shape, or an output smaller than
-/// 1 ("Output size is too small", torch's messages); ValueError for stride or dilation < 1,
+/// An empty batch gives its empty output even where H or W is 0 (as torch; the gradients of
+/// input, weight and bias are then zeros).
+/// Throws ShapeError for a wrong rank, channel count or bias shape, a weight of fewer than
+/// `groups` rows (no input channels) or of no output channels (torch: "non-empty ... weight
+/// tensor expected"), or an output smaller than 1 ("Output size is too small", torch's
+/// messages); ValueError for stride or dilation < 1,
 /// padding or output_padding < 0, an output_padding not smaller than either stride or
 /// dilation, groups < 1 or a weight.size(0) groups do not divide; DTypeError and
 /// DeviceMismatchError as conv2d.

@@ -40,10 +40,11 @@ struct Size3 {
 /// conv2d's; the gathered input is then KD times the input's size (memory that torch's
 /// slow_conv3d spends as KD KH KW times).
 /// Throws ShapeError for an input that is not 4-D or 5-D, a weight that is not 5-D, a channel
-/// count or bias shape that does not match, or a kernel larger than the padded input
-/// (torch's messages); ValueError for stride or dilation < 1, padding < 0, groups < 1 or
-/// out_channels not divisible by groups; DTypeError for mixed or integer dtypes (torch's cpu
-/// convolves integers; hetero does not); DeviceMismatchError across devices.
+/// count or bias shape that does not match, a weight of fewer than `groups` output channels,
+/// or a kernel larger than the padded input (torch's messages); ValueError for stride or dilation <
+/// 1, padding < 0, groups < 1 or out_channels not divisible by groups; DTypeError for mixed or
+/// integer dtypes (torch's cpu convolves integers; hetero does not); DeviceMismatchError across
+/// devices.
 HETERO_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                          Size3 stride = 1, Size3 padding = 0, Size3 dilation = 1,
                          std::int64_t groups = 1);
@@ -54,7 +55,9 @@ HETERO_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor
 /// with OD = (D - 1) stride.d - 2 padding.d + dilation.d (KD - 1) + output_padding.d + 1, OH
 /// and OW alike. Computed as one conv_transpose2d over [N D, C_in, H, W] whose output
 /// channels are the KD depth taps, then the taps added into their frames.
-/// Throws ShapeError for wrong ranks, channel counts or bias shape, or an output smaller
+/// An empty batch gives its empty output even where D, H or W is 0 (as torch).
+/// Throws ShapeError for wrong ranks, channel counts or bias shape, a weight of fewer
+/// than `groups` rows (input channels) or of no output channels (as torch), or an output smaller
 /// than 1 ("Output size is too small"); ValueError for stride or dilation < 1, padding or
 /// output_padding < 0, an output_padding not smaller than either stride or dilation, groups
 /// < 1 or a C_in groups do not divide; DTypeError and DeviceMismatchError as conv3d.
