@@ -211,9 +211,11 @@ void gradient_table(int rounds) {
               median(t_raw) / median(t_hetero), median(t_divided) / median(t_hetero));
 }
 
-// One MLP training step four ways, alternated in rounds: no gradient averaging (the
+// One MLP training step five ways, alternated in rounds: no gradient averaging (the
 // compute alone); all_reduce_gradients after backward (sequential); DistributedDataParallel
-// (buckets reduced while backward runs, issue #29); and the floor: the compute plus one raw
+// with its default Overlap::automatic (buckets reduced while backward runs where the
+// communication has a core of its own, issue #29; else started in wait(): Note [When buckets
+// start]) and with Overlap::always (torch's timing); and the floor: the compute plus one raw
 // MPI_Allreduce of the same gradient bytes from a ready flat buffer (no packing, no check).
 void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, std::int64_t hidden,
                          int hidden_layers) {
@@ -232,10 +234,13 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
     net.to(d);
     return net;
   };
-  nn::Sequential net = make(), overlapped = make();
+  nn::Sequential net = make(), overlapped = make(), always = make();
   dist::broadcast_parameters(net);
   dist::DistributedDataParallel ddp(overlapped, {.bucket_bytes = bucket_bytes});
-  optim::SGD sgd(net.parameters(), {.lr = 0.01}), sgd_ddp(overlapped.parameters(), {.lr = 0.01});
+  dist::DistributedDataParallel ddp_always(
+      always, {.bucket_bytes = bucket_bytes, .overlap = dist::Overlap::always});
+  optim::SGD sgd(net.parameters(), {.lr = 0.01}), sgd_ddp(overlapped.parameters(), {.lr = 0.01}),
+      sgd_always(always.parameters(), {.lr = 0.01});
   nn::CrossEntropyLoss criterion;
   const Tensor x = randn({batch, 64}, d);
   std::vector<std::int64_t> labels(static_cast<std::size_t>(batch));
@@ -244,41 +249,48 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
   std::int64_t parameters = 0;
   for (const Tensor& p : net.parameters()) parameters += p.numel();
   std::vector<float> flat(static_cast<std::size_t>(parameters), 1.0f);
-  enum class Sync { none, sequential, ddp, raw };
+  enum class Sync { none, sequential, ddp, raw, ddp_always };
   auto step = [&](Sync sync) {
-    nn::Module& m = sync == Sync::ddp ? static_cast<nn::Module&>(overlapped) : net;
-    optim::SGD& opt = sync == Sync::ddp ? sgd_ddp : sgd;
+    nn::Module& m = sync == Sync::ddp          ? static_cast<nn::Module&>(overlapped)
+                    : sync == Sync::ddp_always ? static_cast<nn::Module&>(always)
+                                               : net;
+    optim::SGD& opt = sync == Sync::ddp ? sgd_ddp : sync == Sync::ddp_always ? sgd_always : sgd;
     const Tensor loss = criterion(m.forward(x), y);
     opt.zero_grad();
     loss.backward();
     if (sync == Sync::sequential) dist::all_reduce_gradients(net, bucket_bytes);
     if (sync == Sync::ddp) ddp.wait();
+    if (sync == Sync::ddp_always) ddp_always.wait();
     if (sync == Sync::raw)
       MPI_Allreduce(MPI_IN_PLACE, flat.data(), static_cast<int>(flat.size()), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
     opt.step();
     synchronize(d);
   };
-  std::vector<double> t[4];
+  std::vector<double> t[5];
   for (int r = 0; r < rounds; ++r)
-    for (Sync s : {Sync::none, Sync::sequential, Sync::ddp, Sync::raw})
+    for (Sync s : {Sync::none, Sync::sequential, Sync::ddp, Sync::raw, Sync::ddp_always})
       t[static_cast<int>(s)].push_back(seconds_per_call([&] { step(s); }, 20));
   const double seq = median(t[1]), ov = median(t[2]), raw = median(t[3]);
   if (dist::rank() == 0) {
     std::printf(
         "\n### Data-parallel step, MLP 64-%lldx%d-10 (%lld parameters, %.2f MiB of float32 "
-        "gradients), batch %lld per rank on %s, buckets of %.2f MiB (%zu)\n\n",
+        "gradients), batch %lld per rank on %s, buckets of %.2f MiB (%zu); DDP's default "
+        "overlaps here: %s\n\n",
         static_cast<long long>(hidden), hidden_layers, static_cast<long long>(parameters),
         static_cast<double>(parameters) * 4 / (1 << 20), static_cast<long long>(batch),
-        d.str().c_str(), static_cast<double>(bucket_bytes) / (1 << 20), ddp.bucket_count());
+        d.str().c_str(), static_cast<double>(bucket_bytes) / (1 << 20), ddp.bucket_count(),
+        ddp.overlaps() ? "yes" : "no");
     std::printf(
         "| processes | step, no averaging | all_reduce_gradients after backward | "
-        "DistributedDataParallel (overlapped) | floor: step + raw MPI_Allreduce | "
-        "sequential / floor | DDP / floor | samples/s with DDP (all ranks) |\n");
-    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    std::printf("| %d | %s | %s | %s | %s | %.2f | %.2f | %.0f |\n", world,
+        "DistributedDataParallel (default) | DDP, Overlap::always | floor: step + raw "
+        "MPI_Allreduce | sequential / floor | DDP / floor | DDP / sequential | samples/s with "
+        "DDP (all ranks) |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("| %d | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.0f |\n", world,
                 spread_us(t[0], true).c_str(), spread_us(t[1], true).c_str(),
-                spread_us(t[2], true).c_str(), spread_us(t[3], true).c_str(), raw / seq, raw / ov,
+                spread_us(t[2], true).c_str(), spread_us(t[4], true).c_str(),
+                spread_us(t[3], true).c_str(), raw / seq, raw / ov, ov / seq,
                 static_cast<double>(batch * world) / ov);
   }
 }

@@ -115,7 +115,7 @@ void GradientReducer::launch_in_order() {
   }
 }
 
-void GradientReducer::mark_ready(std::size_t i) {
+void GradientReducer::mark_ready(std::size_t i, bool launch) {
   if (!distributed_) return;
   NoGradGuard no_grad;
   Param& p = params_.at(i);
@@ -126,7 +126,7 @@ void GradientReducer::mark_ready(std::size_t i) {
         p.name));
   if (!p.tensor.grad().defined()) return;  // (a hook fires only after accumulating)
   fill(p, true);
-  launch_in_order();
+  if (launch) launch_in_order();
 }
 
 void GradientReducer::finish() {

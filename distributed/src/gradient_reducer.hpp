@@ -48,9 +48,10 @@ class GradientReducer {
                   const char* caller);
 
   // Parameter i's gradient is final for this pass (a post-accumulate hook): copies it into
-  // its bucket, and launches every bucket now complete whose predecessors are launched.
-  // Error when it was already marked since the last finish().
-  void mark_ready(std::size_t i);
+  // its bucket, and, when `launch`, launches every bucket now complete whose predecessors
+  // are launched (else finish() launches them). Error when it was already marked since the
+  // last finish().
+  void mark_ready(std::size_t i, bool launch = true);
   // Launches the buckets not yet launched (a parameter without a gradient on this rank
   // contributes zeros), waits for all, and replaces each gradient by the mean, a view of
   // its bucket (or leaves none). Resets for the next pass, also when it throws. A group of one

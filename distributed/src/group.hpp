@@ -48,7 +48,7 @@ void keep_forever(std::shared_ptr<void> memory);
 
 struct Group {
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate, with MPI_ERRORS_RETURN
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1, local_rank = 0, local_size = 1;
   bool owns_mpi = false;  // init_process_group() initialised MPI: finalise it
   ProcessGroupOptions options;
   // Null: calls run on the caller's thread. Shared by every group of the process (the world

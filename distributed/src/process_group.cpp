@@ -187,7 +187,7 @@ std::shared_ptr<CommThread> shared_comm_thread() {
 // deadline writes here later, never into a freed group).
 struct SetUp {
   MPI_Comm comm = MPI_COMM_NULL;
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1, local_rank = 0, local_size = 1;
   int check_votes[2] = {0, 0};  // how many ranks asked for the consistency check / not
   const char* step = "";        // the MPI call that failed
 };
@@ -213,6 +213,7 @@ int set_up(MPI_Comm parent, bool check, bool free_parent, const std::shared_ptr<
             MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &local));
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm_rank(local, &s->local_rank);
+  MPI_Comm_size(local, &s->local_size);
   MPI_Comm_free(&local);
   s->check_votes[0] = check ? 1 : 0;
   s->check_votes[1] = check ? 0 : 1;
@@ -278,6 +279,7 @@ std::unique_ptr<Group> make_group(MPI_Comm comm, const ProcessGroupOptions& opti
   g->rank = s->rank;
   g->size = s->size;
   g->local_rank = s->local_rank;
+  g->local_size = s->local_size;
   const auto [asked, declined] = s->check_votes;
   if (asked > 0 && declined > 0) {
     g->options.check_consistency = true;
@@ -494,6 +496,7 @@ bool is_initialized() noexcept { return detail::current_group != nullptr; }
 int rank() { return detail::existing("rank").rank; }
 int world_size() { return detail::existing("world_size").size; }
 int local_rank() { return detail::existing("local_rank").local_rank; }
+int local_world_size() { return detail::existing("local_world_size").local_size; }
 
 namespace {
 std::shared_ptr<detail::WorkState> barrier_launch(detail::Group* target) {

@@ -390,6 +390,13 @@ TEST(ProcessGroup, RankSizeAndErrors) {
   EXPECT_GE(dist::rank(), 0);
   EXPECT_LT(dist::rank(), dist::world_size());
   EXPECT_GE(dist::local_rank(), 0);
+  EXPECT_LT(dist::local_rank(), dist::local_world_size());
+  EXPECT_LE(dist::local_world_size(), dist::world_size());
+  // Each machine's local rank 0 counts its machine's processes; the machines add up to the
+  // world.
+  Tensor counted = full({1}, dist::local_rank() == 0 ? dist::local_world_size() : 0, DType::int64);
+  dist::all_reduce(counted);
+  EXPECT_EQ(counted.item<std::int64_t>(), dist::world_size());
   EXPECT_TRUE(dist::is_initialized());
   EXPECT_THROW(dist::init_process_group(), dist::DistributedError);
   Tensor x = ones({2});

@@ -21,7 +21,9 @@
 /// in order on every rank. Frozen parameters (requires_grad false) and non-floating ones
 /// take no part; a parameter without a gradient on any rank keeps none, one without a
 /// gradient on this rank only receives the mean, as all_reduce_gradients. Results are
-/// those of all_reduce_gradients, bit for bit.
+/// those of all_reduce_gradients, bit for bit. Where the process's compute already takes
+/// every core of the host (cpu devices, several processes per machine), the buckets start in
+/// wait() instead (DataParallelOptions::overlap).
 #include <cstddef>
 #include <memory>
 
@@ -31,12 +33,31 @@
 
 namespace hetero::distributed {
 
+/// When DistributedDataParallel starts a bucket's all_reduce (Note [When buckets start],
+/// distributed/src/distributed_data_parallel.cpp). Every choice gives the same gradients, bit
+/// for bit; only the time differs.
+enum class Overlap {
+  /// always where the communication thread has a core of its own, else never: for a
+  /// bucket on a device of kind cpu, when local_world_size() x (the device's kernel
+  /// threads, DeviceProperties::multiprocessor_count, + 1) <= the host's hardware threads;
+  /// accelerators' buckets always (their kernels leave the host's cores free).
+  automatic,
+  /// As soon as a bucket's gradients are all ready, while backward() goes on (torch's DDP).
+  always,
+  /// In wait(), after backward(), back to back (all_reduce_gradients's timing): where the
+  /// compute already takes every core, a collective during backward() only takes cores
+  /// from it (a 3-bucket MLP step on 2 cores and 2 processes: 5.1-5.3 ms against 3.6-3.8).
+  never,
+};
+
 /// How DistributedDataParallel buckets and starts.
 struct DataParallelOptions {
   /// Upper bound of a bucket's gradient bytes, as DDP's bucket_cap_mb (25 MiB).
   std::size_t bucket_bytes = default_bucket_bytes;
   /// The rank whose parameters and buffers every replica starts from (broadcast_parameters).
   int root = 0;
+  /// When buckets start: during backward() or in wait() (Overlap).
+  Overlap overlap = Overlap::automatic;
 };
 
 /// Data parallelism over the process group with overlapped gradient reduction (see the
@@ -85,6 +106,10 @@ class HETERO_API DistributedDataParallel {
 
   /// How many buckets the gradients are reduced in (all_reduce calls per step).
   std::size_t bucket_count() const noexcept;
+
+  /// Whether buckets start during backward() (options.overlap, with Overlap::automatic
+  /// decided at construction) or in wait().
+  bool overlaps() const noexcept;
 
  private:
   struct State;

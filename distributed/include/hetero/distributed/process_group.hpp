@@ -67,6 +67,10 @@ HETERO_API int world_size();
 /// This process's rank among the group's processes on the same machine (shared memory),
 /// to pick its GPU: try_gpu(local_rank()). DistributedError without a group.
 HETERO_API int local_rank();
+/// Number of the group's processes on this machine (shared memory), as torchrun's
+/// LOCAL_WORLD_SIZE: they share its cores (DistributedDataParallel's Overlap::automatic).
+/// DistributedError without a group.
+HETERO_API int local_world_size();
 
 /// Returns when every rank has called it (MPI_Barrier). DistributedError on failure.
 HETERO_API void barrier();
