@@ -47,16 +47,18 @@ int usable_cores() {
 
 // Overlap::automatic's choice for `params` (Note [When buckets start]).
 bool communication_has_a_core(const std::vector<std::pair<std::string, Tensor>>& params) {
-  std::vector<Device> cpu_devices;
-  for (const auto& [name, t] : params)
-    if (std::find(cpu_devices.begin(), cpu_devices.end(), t.device()) == cpu_devices.end() &&
-        device_info(t.device()).properties.kind == DeviceKind::cpu)
-      cpu_devices.push_back(t.device());
-  if (cpu_devices.empty()) return true;
+  std::vector<Device> seen;
   int threads = 1;  // the communication thread
-  for (const Device& d : cpu_devices)
-    threads += std::max(1, device_info(d).properties.multiprocessor_count);
-  return static_cast<long long>(local_world_size()) * threads <= usable_cores();
+  bool on_cpu = false;
+  for (const auto& [name, t] : params) {
+    if (std::find(seen.begin(), seen.end(), t.device()) != seen.end()) continue;
+    seen.push_back(t.device());
+    const DeviceProperties p = device_info(t.device()).properties;
+    if (p.kind != DeviceKind::cpu) continue;
+    on_cpu = true;
+    threads += std::max(1, p.multiprocessor_count);
+  }
+  return !on_cpu || static_cast<long long>(local_world_size()) * threads <= usable_cores();
 }
 
 }  // namespace
