@@ -118,60 +118,69 @@ TEST(DistributedDataParallel, AutomaticOverlapNeedsACoreForTheCommunication) {
 // of all passes, as DDP.no_sync().
 TEST(DistributedDataParallel, NoSyncAccumulatesThenReducesOnce) {
   const int me = dist::rank();
-  manual_seed(5);
-  nn::Sequential net = make_net();
-  manual_seed(5);
-  nn::Sequential reference = make_net();
-  dist::DistributedDataParallel ddp(net, {.bucket_bytes = 128});
-  {
-    auto guard = ddp.no_sync();
-    net(batch_of(me, 0, Device::cpu())).sum().backward();
-    ddp.wait();  // nothing inside no_sync
-    net(batch_of(me, 1, Device::cpu())).sum().backward();
+  for (dist::Overlap overlap : {dist::Overlap::always, dist::Overlap::never}) {
+    SCOPED_TRACE(testing::Message() << "overlap " << static_cast<int>(overlap));
+    manual_seed(5);
+    nn::Sequential net = make_net();
+    manual_seed(5);
+    nn::Sequential reference = make_net();
+    dist::DistributedDataParallel ddp(net, {.bucket_bytes = 128, .overlap = overlap});
+    {
+      auto guard = ddp.no_sync();
+      net(batch_of(me, 0, Device::cpu())).sum().backward();
+      ddp.wait();  // nothing inside no_sync
+      net(batch_of(me, 1, Device::cpu())).sum().backward();
+    }
+    net(batch_of(me, 2, Device::cpu())).sum().backward();
+    ddp.wait();
+    for (int step = 0; step < 3; ++step)
+      reference(batch_of(me, step, Device::cpu())).sum().backward();
+    dist::all_reduce_gradients(reference, 128);
+    expect_same_gradients(net, reference);
   }
-  net(batch_of(me, 2, Device::cpu())).sum().backward();
-  ddp.wait();
-  for (int step = 0; step < 3; ++step)
-    reference(batch_of(me, step, Device::cpu())).sum().backward();
-  dist::all_reduce_gradients(reference, 128);
-  expect_same_gradients(net, reference);
 }
 
 // A parameter unused on rank 0 receives the mean with rank 0's zeros; one unused everywhere
 // keeps no gradient; frozen parameters take no part.
 TEST(DistributedDataParallel, UnusedAndFrozenParameters) {
-  const int me = dist::rank(), world = dist::world_size();
-  nn::Sequential holder{nn::Linear(3, 2), nn::Linear(3, 2), nn::Linear(3, 2)};  // "0" "1" "2"
-  Tensor frozen = holder.named_parameters().at("2.bias");
-  frozen.requires_grad_(false);
-  dist::DistributedDataParallel ddp(holder);
-  const Tensor x = full({1, 3}, static_cast<double>(me + 1));
-  const auto params = holder.named_parameters();
-  Tensor y = linear(x, params.at("0.weight"), params.at("0.bias")).sum();
-  if (me != 0) y = y + linear(x, params.at("1.weight"), params.at("1.bias")).sum();
-  y.backward();
-  ddp.wait();
-  // d/d bias of sum(linear) = 1 per output on the ranks that used it.
-  EXPECT_EQ(params.at("0.bias").grad().to_vector<float>(), std::vector<float>(2, 1.0f));
-  if (world > 1)
-    EXPECT_EQ(params.at("1.bias").grad().to_vector<float>(),
-              std::vector<float>(2, static_cast<float>(world - 1) / static_cast<float>(world)));
-  else
-    EXPECT_FALSE(params.at("1.bias").grad().defined());
-  EXPECT_FALSE(params.at("2.weight").grad().defined());
-  EXPECT_FALSE(frozen.grad().defined());
+  for (dist::Overlap overlap : {dist::Overlap::always, dist::Overlap::never}) {
+    SCOPED_TRACE(testing::Message() << "overlap " << static_cast<int>(overlap));
+    const int me = dist::rank(), world = dist::world_size();
+    nn::Sequential holder{nn::Linear(3, 2), nn::Linear(3, 2), nn::Linear(3, 2)};  // "0" "1" "2"
+    Tensor frozen = holder.named_parameters().at("2.bias");
+    frozen.requires_grad_(false);
+    dist::DistributedDataParallel ddp(holder, {.overlap = overlap});
+    const Tensor x = full({1, 3}, static_cast<double>(me + 1));
+    const auto params = holder.named_parameters();
+    Tensor y = linear(x, params.at("0.weight"), params.at("0.bias")).sum();
+    if (me != 0) y = y + linear(x, params.at("1.weight"), params.at("1.bias")).sum();
+    y.backward();
+    ddp.wait();
+    // d/d bias of sum(linear) = 1 per output on the ranks that used it.
+    EXPECT_EQ(params.at("0.bias").grad().to_vector<float>(), std::vector<float>(2, 1.0f));
+    if (world > 1)
+      EXPECT_EQ(params.at("1.bias").grad().to_vector<float>(),
+                std::vector<float>(2, static_cast<float>(world - 1) / static_cast<float>(world)));
+    else
+      EXPECT_FALSE(params.at("1.bias").grad().defined());
+    EXPECT_FALSE(params.at("2.weight").grad().defined());
+    EXPECT_FALSE(frozen.grad().defined());
+  }
 }
 
 TEST(DistributedDataParallel, TwoBackwardsWithoutWaitRaise) {
-  nn::Sequential net = make_net();
-  dist::DistributedDataParallel ddp(net, {.bucket_bytes = 1});
-  net(batch_of(0, 0, Device::cpu())).sum().backward();
-  if (dist::world_size() == 1)  // one process reduces nothing: the passes just accumulate
-    EXPECT_NO_THROW(net(batch_of(0, 1, Device::cpu())).sum().backward());
-  else
-    EXPECT_THROW(net(batch_of(0, 1, Device::cpu())).sum().backward(), Error);
-  ddp.wait();  // the ranks are still in step
-  dist::barrier();
+  for (dist::Overlap overlap : {dist::Overlap::always, dist::Overlap::never}) {
+    SCOPED_TRACE(testing::Message() << "overlap " << static_cast<int>(overlap));
+    nn::Sequential net = make_net();
+    dist::DistributedDataParallel ddp(net, {.bucket_bytes = 1, .overlap = overlap});
+    net(batch_of(0, 0, Device::cpu())).sum().backward();
+    if (dist::world_size() == 1)  // one process reduces nothing: the passes just accumulate
+      EXPECT_NO_THROW(net(batch_of(0, 1, Device::cpu())).sum().backward());
+    else
+      EXPECT_THROW(net(batch_of(0, 1, Device::cpu())).sum().backward(), Error);
+    ddp.wait();  // the ranks are still in step
+    dist::barrier();
+  }
 }
 
 // Several collectives in flight at once complete in call order with the blocking ones'
