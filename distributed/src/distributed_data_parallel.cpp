@@ -25,9 +25,9 @@ namespace {
 // only where the communication has hardware of its own to run on: the group's
 // communication thread (and Open MPI's progress loop, which busy-polls) needs a core, and a
 // cpu device's kernels already use one thread per core by default (HETERO_CPU_THREADS). On
-// a 2-core machine with 2 processes, an MLP step with 3 buckets took 5.1-5.7 ms overlapped
+// a 2-core machine with 2 processes, an MLP step with 3 buckets took 5.1-5.9 ms overlapped
 // against 3.6-3.8 ms with the same buckets started after backward, and 11 buckets of a deeper
-// MLP 68-75 ms against 60-65 (docs/bench/distributed.md, 2026-12-02): each rank's poller
+// MLP 69-76 ms against 60-65 (docs/bench/distributed.md, 2026-12-02): each rank's poller
 // took time slices from both ranks' backward, and each collective waited for its peer's
 // communication thread to be scheduled. Overlap::automatic therefore overlaps only when
 // every process on the machine (local_world_size()) can have its cpu devices' kernel
