@@ -234,13 +234,20 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
     net.to(d);
     return net;
   };
-  nn::Sequential net = make(), overlapped = make(), always = make();
+  // One replica per DDP variant (each registers its hooks on its own parameters).
+  struct Replica {
+    nn::Sequential net;
+    dist::DistributedDataParallel ddp;
+    optim::SGD sgd;
+    Replica(nn::Sequential made, const dist::DataParallelOptions& options)
+        : net(std::move(made)), ddp(net, options), sgd(net.parameters(), {.lr = 0.01}) {}
+  };
+  nn::Sequential net = make();
   dist::broadcast_parameters(net);
-  dist::DistributedDataParallel ddp(overlapped, {.bucket_bytes = bucket_bytes});
-  dist::DistributedDataParallel ddp_always(
-      always, {.bucket_bytes = bucket_bytes, .overlap = dist::Overlap::always});
-  optim::SGD sgd(net.parameters(), {.lr = 0.01}), sgd_ddp(overlapped.parameters(), {.lr = 0.01}),
-      sgd_always(always.parameters(), {.lr = 0.01});
+  optim::SGD sgd(net.parameters(), {.lr = 0.01});
+  Replica automatic(make(), {.bucket_bytes = bucket_bytes});
+  Replica always(make(), {.bucket_bytes = bucket_bytes, .overlap = dist::Overlap::always});
+  const dist::DistributedDataParallel& ddp = automatic.ddp;
   nn::CrossEntropyLoss criterion;
   const Tensor x = randn({batch, 64}, d);
   std::vector<std::int64_t> labels(static_cast<std::size_t>(batch));
@@ -251,16 +258,16 @@ void training_step_table(int rounds, const Device& d, std::size_t bucket_bytes, 
   std::vector<float> flat(static_cast<std::size_t>(parameters), 1.0f);
   enum class Sync { none, sequential, ddp, raw, ddp_always };
   auto step = [&](Sync sync) {
-    nn::Module& m = sync == Sync::ddp          ? static_cast<nn::Module&>(overlapped)
-                    : sync == Sync::ddp_always ? static_cast<nn::Module&>(always)
-                                               : net;
-    optim::SGD& opt = sync == Sync::ddp ? sgd_ddp : sync == Sync::ddp_always ? sgd_always : sgd;
+    Replica* replica = sync == Sync::ddp          ? &automatic
+                       : sync == Sync::ddp_always ? &always
+                                                  : nullptr;
+    nn::Module& m = replica ? static_cast<nn::Module&>(replica->net) : net;
+    optim::SGD& opt = replica ? replica->sgd : sgd;
     const Tensor loss = criterion(m.forward(x), y);
     opt.zero_grad();
     loss.backward();
     if (sync == Sync::sequential) dist::all_reduce_gradients(net, bucket_bytes);
-    if (sync == Sync::ddp) ddp.wait();
-    if (sync == Sync::ddp_always) ddp_always.wait();
+    if (replica) replica->ddp.wait();
     if (sync == Sync::raw)
       MPI_Allreduce(MPI_IN_PLACE, flat.data(), static_cast<int>(flat.size()), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
