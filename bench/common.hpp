@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <hetero/hetero.hpp>
+#include <hetero/host_cores.hpp>
 
 #if HETERO_BENCH_HAVE_TORCH
 #include "torch_peer.hpp"
@@ -26,10 +27,11 @@
 
 namespace bench {
 
-/// Threads of this run: HETERO_CPU_THREADS, else all cores (hetero's own default).
+/// Threads of this run: HETERO_CPU_THREADS, else the cores this process may run on
+/// (hetero's own default, hetero::usable_cores()).
 inline int threads() {
   if (const char* v = std::getenv("HETERO_CPU_THREADS")) return std::max(1, std::atoi(v));
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return hetero::usable_cores();
 }
 
 /// cpu, then every CUDA device (the same programs run on a GPU where one exists).

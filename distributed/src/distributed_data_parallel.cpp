@@ -3,16 +3,12 @@
 #include <hetero/distributed/distributed_data_parallel.hpp>
 
 #include <algorithm>
-#include <thread>
 #include <vector>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
 
 #include <hetero/devices.hpp>
 #include <hetero/distributed/process_group.hpp>
 #include <hetero/hooks.hpp>
+#include <hetero/host_cores.hpp>
 
 #include "gradient_reducer.hpp"
 
@@ -35,15 +31,6 @@ namespace {
 // (compute off the host's cores) always overlap. Otherwise buckets are filled as their
 // gradients arrive (the copy is work backward would otherwise wait for in wait()) and start,
 // in order, in wait(): the timing of all_reduce_gradients. Gradients are identical either way.
-
-// Cores this process may run on (its affinity mask), else the hardware threads.
-int usable_cores() {
-#if defined(__linux__)
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-#endif
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 // Overlap::automatic's choice for `params` (Note [When buckets start]).
 bool communication_has_a_core(const std::vector<std::pair<std::string, Tensor>>& params) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include <hetero/host_cores.hpp>
 #include <hetero/internal_assert.hpp>
 #include <hetero/sdk/memory_policy.hpp>
 
@@ -79,8 +80,9 @@ LiveBackends g_live_backends;
 
 CpuBackend::CpuBackend() {
   const int devices = env_int("HETERO_CPU_DEVICES", 1);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = env_int("HETERO_CPU_THREADS", cores);
+  // The cores in this process's affinity mask, as libgomp's (and so torch's) default: under
+  // taskset or a container's cpuset, one kernel thread per usable core, not per host core.
+  const int threads = env_int("HETERO_CPU_THREADS", usable_cores());
   const int per_device = std::max(1, threads / devices);
   const int inline_limit = env_int("HETERO_CPU_INLINE_LIMIT", 1 << 20);
   total_memory_ = pages_bytes(_SC_PHYS_PAGES);

@@ -75,7 +75,7 @@ inline constexpr Variable kVariables[] = {
   {"HETERO_REQUIRE_GPU", Type::flag, "0",
    "1: try_gpu() raises DeviceUnavailableError instead of falling back to cpu"},
   {"HETERO_CPU_DEVICES", Type::integer, "1", "virtual cpu devices (cpu:0 ... cpu:N-1)", 1, 64},
-  {"HETERO_CPU_THREADS", Type::integer, "the hardware threads",
+  {"HETERO_CPU_THREADS", Type::integer, "the cores in the process's CPU affinity mask",
    "kernel threads of the cpu backend, shared by its devices", 1, 4096},
   {"HETERO_CPU_INLINE_LIMIT", Type::integer, "1048576",
    "cpu work of fewer elements runs on the calling thread (0: all on the device's worker; "
