@@ -77,10 +77,13 @@ Tensor prepare_input(ReductionOp op, const Tensor& a, DType& out_dtype) {
   return a.to(t);
 }
 
-void check_nonempty(ReductionOp op, const Tensor& a, std::int64_t reduced_count) {
+// ShapeError where max, min or argmax (or `name`, the public op: amax, amin) would reduce an
+// empty range.
+void check_nonempty(ReductionOp op, const Tensor& a, std::int64_t reduced_count,
+                    const char* name = nullptr) {
   if ((op == ReductionOp::max || op == ReductionOp::min || op == ReductionOp::argmax) &&
       reduced_count == 0)
-    throw ShapeError(std::string(reduce_name(op)) +
+    throw ShapeError(std::string(name ? name : reduce_name(op)) +
                      "(): cannot reduce an empty range of tensor of shape " +
                      detail::shape_str(a.shape()));
 }
@@ -150,11 +153,13 @@ Tensor reduce_dim(ReductionOp op, const Tensor& a, std::int64_t dim, bool keepdi
 
 // `a` reduced over the dimensions `r` names: one backend reduction, which takes any set of
 // reduced dimensions (Backend::reduce's layout rule), with no permuted copy.
-Tensor reduce_dims(ReductionOp op, const Tensor& a, const detail::ReducedDims& r) {
+// `name`: the public op for errors (amax, amin), else reduce_name(op).
+Tensor reduce_dims(ReductionOp op, const Tensor& a, const detail::ReducedDims& r,
+                   const char* name = nullptr) {
   const detail::prof::Scope op_scope(op_name(op), a);
   DType out_dtype;
   const Tensor in = prepare_input(op, a, out_dtype);
-  check_nonempty(op, a, r.count);
+  check_nonempty(op, a, r.count, name);
   return as_input_dtype(op, a, run(op, in, r.kept, r.result, out_dtype));
 }
 
@@ -176,7 +181,7 @@ Tensor spread_dims(const Tensor& g, const Shape& in_shape, const detail::Reduced
 Tensor extreme_dims(ReductionOp op, const Tensor& a, const std::vector<std::int64_t>& dims,
                     bool keepdim, const char* name) {
   const detail::ReducedDims r = layout_of(a, dims, keepdim, name);
-  Tensor out = detail::untracked([&] { return reduce_dims(op, a, r); });
+  Tensor out = detail::untracked([&] { return reduce_dims(op, a, r, name); });
   return detail::record(op == ReductionOp::max ? "AmaxBackward" : "AminBackward", out, {a}, [&] {
     return [x = detail::saved(a), y = detail::saved(out), r](const Tensor& g) {
       // (A 0-d x has no dims: the empty list reduces its one element.)

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -115,6 +116,14 @@ TEST(ReduceDims, BadListsAreTypedErrors) {
   EXPECT_THROW(mean(x.to(DType::int64), {0, 1}), DTypeError);
   // torch: IndexError "amax(): Expected reduction dim 0 to have non-zero size."
   EXPECT_THROW(amax(zeros({0, 3}), {0}), ShapeError);
+  // The message names the op called (it said "max()")
+  try {
+    amin(zeros({2, 0, 3}), {1});
+    ADD_FAILURE() << "amin of an empty range did not throw";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("amin(): cannot reduce an empty range", 0), 0)
+        << e.what();
+  }
   // the sum of an empty range is 0 (as torch)
   EXPECT_EQ(sum(zeros({0, 3}), {0}).to_vector<float>(), (std::vector<float>(3, 0.0f)));
   // A 0-d tensor takes 0 and -1, once
