@@ -21,6 +21,7 @@
 //   width 1 gives it, divisors multiplying and ties resolving as torch's (d, h, w) scan.
 #include <hetero/conv3d.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,15 @@ void check_common(const char* op, const Tensor& x, const Tensor& weight, const T
 // overflow-checked): < 1 when the kernel does not fit.
 struct Extent {
   std::int64_t padded, kernel, out;
+  // The stride `s` as the kernels get it. A dimension with one window (out == 1) reads the
+  // same taps under any stride, so a stride beyond the window's room, padded - kernel + 1,
+  // becomes that room: the composition below pads the depth to a multiple of its stride
+  // (a stride of 2^31 asked for 256 GiB) and oneDNN declines strides from 2^31 on, where
+  // torch convolves (a [1, 2, 4, 4, 4] input by a 2^3 kernel gives [1, 3, 1, 1, 1] at any
+  // stride).
+  std::int64_t stride_for(std::int64_t s) const {
+    return out == 1 ? std::min(s, padded - kernel + 1) : s;
+  }
 };
 Extent conv_extent(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p,
                    std::int64_t dil) {
@@ -230,6 +240,7 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
                      per_channel(ed.padded, eh.padded, ew.padded) +
                      ". Kernel size: " + per_channel(ed.kernel, eh.kernel, ew.kernel) +
                      ". Kernel size can't be greater than actual input size");
+  stride = Size3(ed.stride_for(stride.d), eh.stride_for(stride.h), ew.stride_for(stride.w));
   const std::int64_t od = ed.out, sd = stride.d;
   (void)detail::checked_numel({n, o, od, eh.out, ew.out});
   const Conv3dArgs g{n,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -154,6 +155,42 @@ TEST(Conv3d, KernelRouteMatchesTheComposition) {
       const double scale = std::max(1.0, max(abs(want[i])).item<double>());
       EXPECT_LE(max(abs(got[i].to(DType::float64) - want[i])).item<double>(), 2e-5 * scale)
           << "round " << round << (transposed ? " conv_transpose3d " : " conv3d ") << names[i];
+    }
+  }
+}
+
+// A dimension with one window reads the same taps under any stride (torch gives [1, 3, 1, 1,
+// 1] here at any stride up to 2^63 - 1). Before, on float32's oneDNN kernels a stride from
+// 2^31 on failed ("oneDNN has no primitive for this geometry"), and float64's composition
+// padded the depth to a multiple of the stride (2^31: an allocation of 256 GiB refused).
+TEST(Conv3d, AnyStrideOfADimensionWithOneWindow) {
+  manual_seed(5);
+  for (const DType t : {DType::float32, DType::float64}) {
+    const Tensor x = randn({1, 2, 4, 4, 4}, t), w = randn({3, 2, 2, 2, 2}, t), b = randn({3}, t);
+    // The one window's dot product: x's first 2^3 corner against each output channel's weight.
+    const Tensor corner = x.narrow(2, 0, 2).narrow(3, 0, 2).narrow(4, 0, 2);
+    const Tensor want = (corner * w).sum(std::vector<std::int64_t>{1, 2, 3, 4}) + b;
+    for (const std::int64_t st :
+         {std::int64_t{3}, std::int64_t{1000}, std::int64_t{1} << 31, std::int64_t{1} << 40,
+          std::numeric_limits<std::int64_t>::max()}) {
+      SCOPED_TRACE(testing::Message() << dtype_name(t) << ", stride " << st);
+      Tensor xi = x.detach().requires_grad_(true);
+      const Tensor y = conv3d(xi, w, b, st);
+      ASSERT_EQ(y.shape(), (Shape{1, 3, 1, 1, 1}));
+      EXPECT_LE(max(abs(y.reshape({3}) - want)).item<double>(), 1e-5);
+      y.sum().backward();
+      // Each input element of the corner gets the sum of its taps over the output channels.
+      const Tensor g = xi.grad();
+      EXPECT_LE(max(abs(g.narrow(2, 0, 2).narrow(3, 0, 2).narrow(4, 0, 2) - w.sum(0, true)))
+                    .item<double>(),
+                1e-5);
+      // and every element outside the corner none
+      for (const std::int64_t dim : {2, 3, 4})
+        EXPECT_EQ(max(abs(g.narrow(dim, 2, 2))).item<double>(), 0.0) << "dimension " << dim;
+      // Depth alone with one window: height and width keep stride 1 (3 windows each).
+      const Tensor y2 = conv3d(x, w, b, Size3(st, 1, 1));
+      ASSERT_EQ(y2.shape(), (Shape{1, 3, 1, 3, 3}));
+      EXPECT_EQ(y2.to_vector<double>(), conv3d(x, w, b, Size3(3, 1, 1)).to_vector<double>());
     }
   }
 }
