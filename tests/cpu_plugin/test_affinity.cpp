@@ -37,6 +37,22 @@ bool pin_to_one_cpu() {
   return false;
 }
 
+// In a death test's child: with HETERO_CPU_THREADS set to `threads` (unset: nullptr) and
+// the process pinned to one CPU, makes a cpu backend, prints "kernel threads N" for its
+// device and exits 0 when N is `want` (1 otherwise, 2 when it cannot pin).
+[[noreturn]] void exit_with_kernel_threads_pinned(const char* threads, int want) {
+  if (threads)
+    setenv("HETERO_CPU_THREADS", threads, 1);
+  else
+    unsetenv("HETERO_CPU_THREADS");
+  unsetenv("HETERO_CPU_DEVICES");
+  if (!pin_to_one_cpu()) std::_Exit(2);
+  CpuBackend backend;
+  const int got = backend.device_properties(0).multiprocessor_count;
+  std::fprintf(stderr, "kernel threads %d\n", got);
+  std::_Exit(got == want ? 0 : 1);
+}
+
 class Affinity : public ::testing::Test {
  protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -57,32 +73,14 @@ TEST_F(Affinity, UsableCoresIsTheMasksCount) {
 }
 
 TEST_F(Affinity, DefaultKernelThreadsAreTheCoresInTheMask) {
-  EXPECT_EXIT(
-      {
-        unsetenv("HETERO_CPU_THREADS");
-        unsetenv("HETERO_CPU_DEVICES");
-        if (!pin_to_one_cpu()) std::_Exit(2);
-        CpuBackend backend;
-        const int threads = backend.device_properties(0).multiprocessor_count;
-        std::fprintf(stderr, "kernel threads %d\n", threads);
-        std::_Exit(threads == 1 ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "kernel threads 1");
+  EXPECT_EXIT(exit_with_kernel_threads_pinned(nullptr, 1), ::testing::ExitedWithCode(0),
+              "kernel threads 1");
 }
 
 // An explicit HETERO_CPU_THREADS is the user's choice, mask or not.
 TEST_F(Affinity, HeteroCpuThreadsOverridesTheMask) {
-  EXPECT_EXIT(
-      {
-        setenv("HETERO_CPU_THREADS", "3", 1);
-        unsetenv("HETERO_CPU_DEVICES");
-        if (!pin_to_one_cpu()) std::_Exit(2);
-        CpuBackend backend;
-        const int threads = backend.device_properties(0).multiprocessor_count;
-        std::fprintf(stderr, "kernel threads %d\n", threads);
-        std::_Exit(threads == 3 ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "kernel threads 3");
+  EXPECT_EXIT(exit_with_kernel_threads_pinned("3", 3), ::testing::ExitedWithCode(0),
+              "kernel threads 3");
 }
 
 }  // namespace
