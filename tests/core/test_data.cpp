@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <string>
@@ -123,6 +124,29 @@ TEST(Data, LoaderBatchesInOrderAndDropsTheLast) {
   EXPECT_EQ(labels_of(dropping).size(), 8u);
   EXPECT_THROW(DataLoader(numbers(3), {.batch_size = 0}), ValueError);
   EXPECT_THROW(DataLoader(nullptr), ValueError);
+}
+
+// A batch_size beyond the dataset is one batch of everything, up to the largest int64 (the
+// count was (n + batch_size - 1) / batch_size, which overflowed to no batch at all); a
+// dataset whose size() is negative is torch's ValueError (it was std::length_error).
+TEST(Data, HugeBatchSizeIsOneBatchAndANegativeSizeIsAValueError) {
+  for (const std::int64_t b :
+       {std::int64_t{11}, std::int64_t{1} << 62, std::numeric_limits<std::int64_t>::max()}) {
+    SCOPED_TRACE(b);
+    DataLoader loader(numbers(10), {.batch_size = b});
+    EXPECT_EQ(loader.size(), 1);
+    std::vector<std::int64_t> want(10);
+    std::iota(want.begin(), want.end(), 0);
+    EXPECT_EQ(labels_of(loader), want);
+    EXPECT_EQ(DataLoader(numbers(10), {.batch_size = b, .drop_last = true}).size(), 0);
+  }
+  struct Negative : Dataset {
+    std::int64_t size() const override { return -5; }
+    Example get(std::int64_t) const override { return {zeros({2})}; }
+  };
+  DataLoader loader(std::make_shared<Negative>(), {.batch_size = 2});
+  EXPECT_THROW((void)loader.size(), ValueError);
+  EXPECT_THROW((void)loader.begin(), ValueError);
 }
 
 TEST(Data, ShuffleIsAPermutationFromTheGeneratorWhateverTheWorkers) {

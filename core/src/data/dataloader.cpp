@@ -189,14 +189,28 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
 
 DataLoader::~DataLoader() = default;
 
+namespace {
+
+// The dataset's size() after torch's check of __len__ (ValueError when negative).
+std::int64_t checked_size(const Dataset& d) {
+  const std::int64_t n = d.size();
+  if (n < 0)
+    throw ValueError("DataLoader: the dataset's size() should return >= 0, got " +
+                     std::to_string(n) + " (torch: \"__len__() should return >= 0\")");
+  return n;
+}
+
+}  // namespace
+
 std::int64_t DataLoader::size() const {
-  const std::int64_t n = dataset_->size(), b = options_.batch_size;
-  return options_.drop_last ? n / b : (n + b - 1) / b;
+  const std::int64_t n = checked_size(*dataset_), b = options_.batch_size;
+  // Rounded up without n + b - 1, which overflows for a batch_size near 2^63.
+  return n / b + (!options_.drop_last && n % b != 0 ? 1 : 0);
 }
 
 DataLoader::Iterator DataLoader::begin() {
   epoch_.reset();  // ends the previous epoch's workers first
-  const std::int64_t n = dataset_->size();
+  const std::int64_t n = checked_size(*dataset_);
   std::vector<std::int64_t> order;
   if (options_.shuffle) {
     Generator& g = options_.generator ? *options_.generator : *own_generator_;

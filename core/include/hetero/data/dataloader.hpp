@@ -60,7 +60,9 @@ class HETERO_API DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  /// Batches per epoch (torch's len(loader)).
+  /// Batches per epoch (torch's len(loader)): ceil(dataset size / batch_size), or the floor
+  /// with drop_last. ValueError when the dataset's size() is negative (torch's "__len__()
+  /// should return >= 0").
   std::int64_t size() const;
 
   class Epoch;
@@ -88,7 +90,8 @@ class HETERO_API DataLoader {
     std::int64_t index_;
     Batch current_;
   };
-  /// Starts an epoch (ending the previous one): a new order when shuffling.
+  /// Starts an epoch (ending the previous one): a new order when shuffling. ValueError as
+  /// size().
   Iterator begin();
   /// The position after the epoch's last batch.
   Iterator end();
