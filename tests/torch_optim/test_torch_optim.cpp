@@ -480,6 +480,15 @@ TEST(TorchOptim, SchedulersRefuseWhatTorchRefuses) {
   EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}, .total_steps = 4, .pct_start = 0.25}),
                ValueError);
   EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}}), ValueError);  // no step count
+  // epochs * steps_per_epoch beyond int64 (it wrapped to 1 step); a division by 0 (torch:
+  // ZeroDivisionError; the lrs were inf and NaN)
+  constexpr std::int64_t big = std::int64_t{1} << 40;
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}, .epochs = big, .steps_per_epoch = big}),
+               ValueError);
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}, .total_steps = 10, .div_factor = 0}),
+               ValueError);
+  EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0}, .total_steps = 10, .final_div_factor = 0}),
+               ValueError);
   EXPECT_THROW(optim::OneCycleLR(sgd, {.max_lr = {1.0, 2.0}, .total_steps = 10}), ValueError);
   EXPECT_THROW(optim::LinearLR(sgd, 1.5), ValueError);
   // start_factor 0 divides by zero at the first step (torch 1.13: ZeroDivisionError; torch 2

@@ -28,7 +28,11 @@ std::int64_t count_steps(const OneCycleLROptions& o) {
   if (o.steps_per_epoch <= 0)
     throw ValueError("OneCycleLR: Expected positive integer steps_per_epoch, but got " +
                      std::to_string(o.steps_per_epoch));
-  return o.epochs * o.steps_per_epoch;
+  std::int64_t steps = 0;
+  if (__builtin_mul_overflow(o.epochs, o.steps_per_epoch, &steps))
+    throw ValueError("OneCycleLR: epochs * steps_per_epoch (" + std::to_string(o.epochs) + " * " +
+                     std::to_string(o.steps_per_epoch) + ") overflows int64");
+  return steps;
 }
 
 // The option cycle_momentum moves: "momentum" (SGD), "beta1" (Adam), or none.
@@ -43,6 +47,11 @@ Optimizer& prepared(Optimizer& opt, const OneCycleLROptions& o) {
   if (!(o.pct_start >= 0 && o.pct_start <= 1))
     throw ValueError("OneCycleLR: Expected float between 0 and 1 pct_start, but got " +
                      std::to_string(o.pct_start));
+  // torch divides by them in Python: ZeroDivisionError for 0 (the lrs were inf and NaN).
+  if (o.div_factor == 0 || o.final_div_factor == 0)
+    throw ValueError("OneCycleLR: div_factor and final_div_factor must not be 0, got " +
+                     std::to_string(o.div_factor) + " and " + std::to_string(o.final_div_factor) +
+                     " (torch: ZeroDivisionError)");
   const std::size_t groups = opt.num_param_groups();
   if (o.max_lr.size() != 1 && o.max_lr.size() != groups)
     throw ValueError("OneCycleLR: expected " + std::to_string(groups) + " values for max_lr, got " +

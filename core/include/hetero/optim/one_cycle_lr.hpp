@@ -43,8 +43,9 @@ class HETERO_API OneCycleLR final : public LRScheduler {
  public:
   /// Sets each group's "initial_lr", "max_lr", "min_lr" (and with cycle_momentum the
   /// momentum, "max_momentum", "base_momentum") and takes the first step. ValueError, with
-  /// torch's messages, for no step count, a non-positive one, pct_start outside [0, 1],
-  /// max_lr with neither 1 nor one value per group, or cycle_momentum on an optimiser
+  /// torch's messages, for no step count, a non-positive one, epochs * steps_per_epoch beyond
+  /// int64, a div_factor or final_div_factor of 0 (torch's ZeroDivisionError), pct_start outside
+  /// [0, 1], max_lr with neither 1 nor one value per group, or cycle_momentum on an optimiser
   /// without momentum; the first step's errors (get_lr()).
   OneCycleLR(Optimizer& optimizer, OneCycleLROptions options);
   /// total_steps as computed from the options.
