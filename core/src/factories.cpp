@@ -408,8 +408,16 @@ Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options) {
     // The swap partners do not depend on the array, so they are drawn kAhead steps early and
     // their elements prefetched: at 2^24 elements (128 MiB) each swap is otherwise a cache
     // miss after a Philox draw, one at a time. The permutation is the same.
+    // The host array first, so that a refused one leaves the generator where it was.
+    std::vector<std::int64_t> p;
+    try {
+      p.resize(static_cast<std::size_t>(n));
+    } catch (const std::exception&) {  // std::bad_alloc, or std::length_error past max_size()
+      throw OutOfMemoryError("randperm: n = " + std::to_string(n) +
+                             " needs as many int64 elements (8 bytes each) of host memory, "
+                             "which the host refused");
+    }
     const GeneratorState s = generator.reserve(static_cast<std::uint64_t>(n));
-    std::vector<std::int64_t> p(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = i;
     constexpr std::int64_t kAhead = 16;
     std::array<std::size_t, kAhead> partner{};

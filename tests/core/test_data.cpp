@@ -215,6 +215,14 @@ TEST(Data, Randperm) {
   EXPECT_NE(randperm(1000, g).to_vector<std::int64_t>(), p);
   EXPECT_EQ(randperm(0).numel(), 0);
   EXPECT_THROW(randperm(-1), ValueError);
+  // More than the host can hold: a typed error (it was std::length_error), nothing drawn.
+  // (Not a size malloc is asked for: under AddressSanitizer that aborts.)
+  {
+    Generator g(7);
+    const std::uint64_t before = g.reserve(0).offset;
+    EXPECT_THROW(randperm(std::numeric_limits<std::int64_t>::max(), g), OutOfMemoryError);
+    EXPECT_EQ(g.reserve(0).offset, before);
+  }
   EXPECT_THROW(randperm(300, TensorOptions().dtype(DType::uint8)), DTypeError);
   // The stream is pinned: the same permutation for a seed across releases (these values
   // are from before randperm drew its partners ahead, shorter and longer than the lookahead).

@@ -73,7 +73,8 @@ inline Tensor eye(std::int64_t n, TensorOptions options) { return eye(n, std::nu
 /// seed and offset; not torch's numbers), copied to options' device. ValueError for n < 0;
 /// DTypeError for bool (as torch), when n - 1 does not fit an integer dtype, or when n is
 /// past 2^digits + 1 for a floating one (float16 2049, bfloat16 257, float32 2^24 + 1:
-/// beyond, neighbouring integers round together; torch 2's rule).
+/// beyond, neighbouring integers round together; torch 2's rule); OutOfMemoryError when
+/// the host refuses the n int64 elements of the shuffle (the generator is then unchanged).
 HETERO_API Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options = {});
 /// Indices drawn from the categorical distributions in the rows of `probs` ([V] or [B, V],
 /// floating, non-negative weights that need not sum to 1), as torch.multinomial: int64
