@@ -403,11 +403,6 @@ Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options) {
                          std::string(dtype_name(t)) + ", whose integers are exact up to 2^" +
                          std::to_string(digits) + " (as torch), got " + std::to_string(n));
     }
-    // Fisher-Yates on the host with draw i = Philox(seed, offset + i) (hetero::rng::mix),
-    // so the permutation is a pure function of the generator's state.
-    // The swap partners do not depend on the array, so they are drawn kAhead steps early and
-    // their elements prefetched: at 2^24 elements (128 MiB) each swap is otherwise a cache
-    // miss after a Philox draw, one at a time. The permutation is the same.
     // The host array first, so that a refused one leaves the generator where it was.
     std::vector<std::int64_t> p;
     try {
@@ -417,6 +412,11 @@ Tensor randperm(std::int64_t n, Generator& generator, TensorOptions options) {
                              " needs as many int64 elements (8 bytes each) of host memory, "
                              "which the host refused");
     }
+    // Fisher-Yates on the host with draw i = Philox(seed, offset + i) (hetero::rng::mix),
+    // so the permutation is a pure function of the generator's state.
+    // The swap partners do not depend on the array, so they are drawn kAhead steps early and
+    // their elements prefetched: at 2^24 elements (128 MiB) each swap is otherwise a cache
+    // miss after a Philox draw, one at a time. The permutation is the same.
     const GeneratorState s = generator.reserve(static_cast<std::uint64_t>(n));
     for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = i;
     constexpr std::int64_t kAhead = 16;
