@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// operator<< for tensors, following PyTorch's layout (torch/_tensor_str.py): integer-
-// valued floats print as "1.", others with 4 decimals or in scientific notation when
-// the magnitudes span more than 1e3 or exceed 1e8; elements padded to one width; rows
-// on separate lines indented under the first bracket; more than 1000 elements are
-// summarised with the first and last 3 entries of each dimension.
+// operator<< for tensors, following PyTorch 1.13's torch/_tensor_str.py with its default
+// print options (precision 4, threshold 1000, edgeitems 3, linewidth 80):
+//  - one format for all elements, chosen from the nonzero finite values (of the shown
+//    elements when summarised): integer-valued floats print as "1."; others with 4
+//    decimals; scientific notation ("1.0000e+00") when the largest magnitude exceeds 1e8
+//    or is more than 1000 times the smallest, or (not integer-valued) the smallest is below
+//    1e-4; every element padded to the widest;
+//  - integers print exactly (int64 beyond 2^53 too), bool as True/False;
+//  - rows wrap at 80 columns, nested rows on separate lines indented under the first
+//    bracket; more than 1000 elements are summarised to the first and last 3 entries of
+//    each dimension with "...";
+//  - suffixes in torch's order, wrapped the same way: device (when not cpu:0), size (an
+//    empty tensor not of shape [0]), dtype (when not float32; for a non-empty tensor also
+//    not int64 or bool), then grad_fn=<name> or requires_grad=True.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <hetero/tensor.hpp>
 
@@ -17,97 +29,208 @@ namespace {
 
 constexpr std::int64_t kThreshold = 1000;
 constexpr std::int64_t kEdgeItems = 3;
+constexpr std::size_t kLineWidth = 80;
 
+// The elements in C order: doubles for a floating dtype (every float16, bfloat16 and
+// float32 value is exact in a double), int64 otherwise (exact for every integer dtype).
+struct HostValues {
+  bool floating = false;
+  std::vector<double> f;
+  std::vector<std::int64_t> i;
+  std::size_t size() const noexcept { return floating ? f.size() : i.size(); }
+};
+
+HostValues host_values(const Tensor& t) {
+  HostValues v;
+  v.floating = is_floating_point(t.dtype());
+  if (v.floating)
+    v.f = t.to_vector<double>();
+  else
+    v.i = t.to_vector<std::int64_t>();
+  return v;
+}
+
+std::string format_double(const char* spec, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, x);
+  return buf;
+}
+
+// torch's _Formatter.
 struct Formatter {
   bool floating = false;
   bool boolean = false;
-  bool integral_floats = true;
+  bool int_mode = true;
   bool sci = false;
   std::size_t width = 1;
 
-  std::string raw(double v) const {
-    char buf[64];
-    if (boolean) return v != 0 ? "True" : "False";
-    if (!floating) {
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-      return buf;
-    }
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (sci)
-      std::snprintf(buf, sizeof buf, "%.4e", v);
-    else if (integral_floats)
-      std::snprintf(buf, sizeof buf, "%.0f.", v);
-    else
-      std::snprintf(buf, sizeof buf, "%.4f", v);
-    return buf;
+  std::string integral(std::int64_t x) const {
+    if (boolean) return x != 0 ? "True" : "False";
+    return std::to_string(x);
   }
-  std::string operator()(double v) const {
-    std::string s = raw(v);
+  std::string floating_raw(double x) const {
+    // As Python's format(): "nan" whatever its sign bit (printf writes "-nan").
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    if (sci) return format_double("%.4e", x);
+    if (int_mode) return format_double("%.0f", x) + '.';
+    return format_double("%.4f", x);
+  }
+  std::string pad(std::string s) const {
     if (s.size() < width) s.insert(0, width - s.size(), ' ');
     return s;
   }
+  std::string operator()(const HostValues& v, std::size_t k) const {
+    return pad(floating ? floating_raw(v.f[k]) : integral(v.i[k]));
+  }
 };
 
-Formatter make_formatter(DType t, const std::vector<double>& values) {
+// `shown` indexes the values the formatter sees (all, or the summarised ones).
+Formatter make_formatter(DType t, const HostValues& v, const std::vector<std::size_t>& shown) {
   Formatter f;
-  f.floating = is_floating_point(t);
+  f.floating = v.floating;
   f.boolean = t == DType::bool_;
-  if (f.floating) {
-    double lo = INFINITY, hi = 0;
-    for (double v : values) {
-      if (!std::isfinite(v)) continue;
-      if (v != std::floor(v)) f.integral_floats = false;
-      const double a = std::fabs(v);
-      if (a > 0) lo = std::min(lo, a);
-      hi = std::max(hi, a);
-    }
-    if (f.integral_floats)
-      f.sci = hi > 1e8;
-    else
-      f.sci = hi > 1e8 || (lo < 1e-4) || (lo > 0 && hi / lo > 1e3);
+  if (!f.floating) {
+    for (std::size_t k : shown) f.width = std::max(f.width, f.integral(v.i[k]).size());
+    return f;
   }
-  for (double v : values) f.width = std::max(f.width, f.raw(v).size());
+  std::vector<double> nonzero_finite;
+  for (std::size_t k : shown)
+    if (std::isfinite(v.f[k]) && v.f[k] != 0) nonzero_finite.push_back(v.f[k]);
+  if (nonzero_finite.empty()) return f;
+  double lo = INFINITY, hi = 0;
+  for (double x : nonzero_finite) {
+    if (x != std::ceil(x)) f.int_mode = false;
+    lo = std::min(lo, std::fabs(x));
+    hi = std::max(hi, std::fabs(x));
+  }
+  f.sci = hi / lo > 1000.0 || hi > 1.0e8 || (!f.int_mode && lo < 1.0e-4);
+  for (double x : nonzero_finite) f.width = std::max(f.width, f.floating_raw(x).size());
   return f;
 }
 
-void print_rec(std::ostream& os, const std::vector<double>& v, const Shape& shape, std::size_t dim,
-               std::int64_t offset, bool summarise, const Formatter& f, std::size_t indent) {
-  const std::int64_t n = shape[dim];
-  std::int64_t block = 1;
-  for (std::size_t d = dim + 1; d < shape.size(); ++d) block *= shape[d];
-  const bool last = dim + 1 == shape.size();
-  const std::string sep =
-      last ? ", "
-           : "," + std::string(shape.size() - dim - 1, '\n') + std::string(indent + dim + 1, ' ');
-  os << '[';
-  bool first = true;
-  auto emit = [&](std::int64_t i) {
-    if (!first) os << sep;
-    first = false;
-    if (last)
-      os << f(v[static_cast<std::size_t>(offset + i)]);
+// The flat indices of the elements printed, in print order: every element, or when
+// summarising the first and last kEdgeItems along each dimension longer than twice that
+// (torch's get_summarized_data).
+void shown_indices(const Shape& shape, std::size_t dim, std::size_t offset, bool summarise,
+                   std::vector<std::size_t>& out) {
+  const auto n = static_cast<std::size_t>(shape[dim]);
+  std::size_t block = 1;
+  for (std::size_t d = dim + 1; d < shape.size(); ++d) block *= static_cast<std::size_t>(shape[d]);
+  auto visit = [&](std::size_t i) {
+    if (dim + 1 == shape.size())
+      out.push_back(offset + i);
     else
-      print_rec(os, v, shape, dim + 1, offset + i * block, summarise, f, indent);
+      shown_indices(shape, dim + 1, offset + i * block, summarise, out);
   };
-  if (summarise && n > 2 * kEdgeItems) {
-    for (std::int64_t i = 0; i < kEdgeItems; ++i) emit(i);
-    os << sep << (last ? " ..." : "...");
-    for (std::int64_t i = n - kEdgeItems; i < n; ++i) emit(i);
+  const auto edge = static_cast<std::size_t>(kEdgeItems);
+  if (summarise && n > 2 * edge) {
+    for (std::size_t i = 0; i < edge; ++i) visit(i);
+    for (std::size_t i = n - edge; i < n; ++i) visit(i);
   } else {
-    for (std::int64_t i = 0; i < n; ++i) emit(i);
+    for (std::size_t i = 0; i < n; ++i) visit(i);
   }
-  os << ']';
 }
 
-// Values to print: all of them, or (summarised) only what print_rec reads: the full
-// vector is still read once from the device, which is what a host read means here.
-std::vector<double> host_values(const Tensor& t) {
-  if (t.dtype() == DType::int64) {
-    const auto iv = t.to_vector<std::int64_t>();
-    return std::vector<double>(iv.begin(), iv.end());
+struct Printer {
+  const HostValues& values;
+  const Shape& shape;
+  bool summarise;
+  const Formatter& format;
+
+  // torch's _vector_str: elements joined by ", ", as many per line as fit in the line
+  // width after `indent` columns.
+  std::string vector(std::size_t offset, std::size_t indent) const {
+    const auto n = static_cast<std::size_t>(shape.back());
+    const auto edge = static_cast<std::size_t>(kEdgeItems);
+    std::vector<std::string> items;
+    auto add = [&](std::size_t i) { items.push_back(format(values, offset + i)); };
+    if (summarise && n > 2 * edge) {
+      for (std::size_t i = 0; i < edge; ++i) add(i);
+      items.emplace_back(" ...");
+      for (std::size_t i = n - edge; i < n; ++i) add(i);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) add(i);
+    }
+    const std::size_t element = format.width + 2;
+    const std::size_t room = kLineWidth > indent ? kLineWidth - indent : 0;
+    const std::size_t per_line = std::max<std::size_t>(1, room / element);
+    std::string s = "[";
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      if (k > 0) s += k % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
+      s += items[k];
+    }
+    return s + ']';
   }
-  return t.to_vector<double>();
+
+  // torch's _tensor_str_with_formatter for dimension `dim` onwards.
+  std::string rows(std::size_t dim, std::size_t offset, std::size_t indent) const {
+    if (dim + 1 == shape.size()) return vector(offset, indent);
+    const auto n = static_cast<std::size_t>(shape[dim]);
+    std::size_t block = 1;
+    for (std::size_t d = dim + 1; d < shape.size(); ++d)
+      block *= static_cast<std::size_t>(shape[d]);
+    const std::string sep =
+        "," + std::string(shape.size() - dim - 1, '\n') + std::string(indent + 1, ' ');
+    const auto edge = static_cast<std::size_t>(kEdgeItems);
+    std::string s = "[";
+    bool first = true;
+    auto add = [&](const std::string& part) {
+      if (!first) s += sep;
+      first = false;
+      s += part;
+    };
+    if (summarise && n > 2 * edge) {
+      for (std::size_t i = 0; i < edge; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
+      add("...");
+      for (std::size_t i = n - edge; i < n; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
+    }
+    return s + ']';
+  }
+};
+
+std::string body(const Tensor& t, std::size_t indent) {
+  if (t.numel() == 0) return "[]";
+  const HostValues values = host_values(t);
+  const bool summarise = t.numel() > kThreshold;
+  std::vector<std::size_t> shown;
+  if (t.dim() == 0)
+    shown.push_back(0);
+  else
+    shown_indices(t.shape(), 0, 0, summarise, shown);
+  const Formatter format = make_formatter(t.dtype(), values, shown);
+  if (t.dim() == 0) return format(values, 0);
+  return Printer{values, t.shape(), summarise, format}.rows(0, 0, indent);
+}
+
+std::vector<std::string> suffixes(const Tensor& t) {
+  std::vector<std::string> out;
+  if (!t.device().is_cpu() || t.device().index() != 0) {
+    std::ostringstream os;
+    os << "device='" << t.device() << "'";
+    out.push_back(os.str());
+  }
+  std::ostringstream dtype;
+  dtype << "dtype=" << t.dtype();
+  if (t.numel() == 0) {
+    if (t.dim() != 1) {
+      std::string size = "size=(";
+      for (std::int64_t d = 0; d < t.dim(); ++d)
+        size += (d ? ", " : "") + std::to_string(t.shape()[static_cast<std::size_t>(d)]);
+      out.push_back(size + ')');
+    }
+    if (t.dtype() != DType::float32) out.push_back(dtype.str());
+  } else if (t.dtype() != DType::float32 && t.dtype() != DType::int64 &&
+             t.dtype() != DType::bool_) {
+    out.push_back(dtype.str());
+  }
+  if (!t.is_leaf())
+    out.push_back("grad_fn=<" + t.grad_fn_name() + ">");
+  else if (t.requires_grad())
+    out.push_back("requires_grad=True");
+  return out;
 }
 
 }  // namespace
@@ -116,35 +239,22 @@ std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << detail
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ undefined Tensor ]";
-  const auto values = host_values(t);
-  const bool summarise = t.numel() > kThreshold;
-  std::vector<double> shown;
-  if (summarise) {
-    // The formatter's width comes from the shown elements only, as PyTorch.
-    shown.reserve(64);
-    for (std::size_t i = 0; i < values.size(); ++i)
-      if (i < 64 || i + 64 >= values.size()) shown.push_back(values[i]);
-  }
-  const Formatter f = make_formatter(t.dtype(), summarise ? shown : values);
-  std::ostringstream body;
   const std::string prefix = "tensor(";
-  if (t.dim() == 0)
-    body << f.raw(values.at(0));
-  else if (t.numel() == 0)
-    body << "[]";
-  else
-    print_rec(body, values, t.shape(), 0, 0, summarise, f, prefix.size());
-  os << prefix << body.str();
-  if (t.numel() == 0 && t.dim() > 1) {
-    os << ", size=(";
-    for (std::int64_t d = 0; d < t.dim(); ++d)
-      os << (d ? ", " : "") << t.shape()[static_cast<std::size_t>(d)];
-    os << ')';
+  std::string s = prefix + body(t, prefix.size());
+  // torch's _add_suffixes: a suffix that would pass the line width starts a new line.
+  const auto newline = s.rfind('\n');
+  std::size_t last_line = s.size() - (newline == std::string::npos ? 0 : newline) +
+                          (newline == std::string::npos ? 2 : 1);
+  for (const std::string& suffix : suffixes(t)) {
+    if (last_line + suffix.size() + 2 > kLineWidth) {
+      s += ",\n" + std::string(prefix.size(), ' ') + suffix;
+      last_line = prefix.size() + suffix.size();
+    } else {
+      s += ", " + suffix;
+      last_line += suffix.size() + 2;
+    }
   }
-  if (!t.device().is_cpu() || t.device().index() != 0) os << ", device='" << t.device() << "'";
-  if (t.dtype() != DType::float32 && t.dtype() != DType::int64 && t.dtype() != DType::bool_)
-    os << ", dtype=" << t.dtype();
-  return os << ')';
+  return os << s << ')';
 }
 
 }  // namespace hetero

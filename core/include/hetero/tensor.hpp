@@ -392,9 +392,15 @@ extern template std::uint8_t Tensor::item<std::uint8_t>() const;
 extern template std::int8_t Tensor::item<std::int8_t>() const;
 /// @}
 
-/// Prints as PyTorch does: `tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')`,
-/// adding `device='...'` when not on cpu and `dtype=...` when not float32/int64.
-/// Summarises tensors of more than 1000 elements with "...". Reads from the device.
+/// Prints as torch 1.13's str(tensor) with its default print options (precision 4,
+/// threshold 1000, edge items 3, line width 80; torch/_tensor_str.py):
+/// `tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')`. One number format for
+/// all elements (integer-valued "1.", 4 decimals, or scientific notation), integers exact,
+/// rows wrapped at 80 columns, more than 1000 elements summarised with "...". Adds
+/// `device='...'` when not cpu:0, `size=(...)` for an empty tensor not of shape [0],
+/// `dtype=...` when not float32 (int64 and bool print theirs only when empty), then
+/// `grad_fn=<name>` (hetero's node names, e.g. "MulBackward" for torch's "MulBackward0") or
+/// `requires_grad=True`. Reads from the device (waits for it).
 HETERO_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
 /// Prints a shape as "[2, 3]".
 HETERO_API std::ostream& operator<<(std::ostream& os, const Shape& s);
