@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -122,6 +123,12 @@ TEST(PackedSequence, RefusesWhatTorchRefuses) {
   EXPECT_THROW(nn::pack_sequence({ones({2}), ones({3})}), ValueError);  // not sorted
   const nn::PackedSequence p = nn::pack_padded_sequence(x, {4, 2, 1});
   EXPECT_THROW(nn::pad_packed_sequence(p, false, 0, 3), ValueError);  // total_length < 4
+  // A total_length whose padded shape int64 cannot count, or whose row list the host cannot
+  // hold (3 x 2^59 indices is past std::vector's max_size, so no allocation is attempted),
+  // is a typed error (was std::length_error).
+  EXPECT_THROW(nn::pad_packed_sequence(p, false, 0, std::numeric_limits<std::int64_t>::max()),
+               ShapeError);
+  EXPECT_THROW(nn::pad_packed_sequence(p, false, 0, std::int64_t{1} << 59), OutOfMemoryError);
   // A PackedSequence built by hand is checked before it is read.
   nn::PackedSequence bad = p;
   bad.batch_sizes = tensor({std::int64_t{1}, std::int64_t{3}, std::int64_t{2}, std::int64_t{1}});

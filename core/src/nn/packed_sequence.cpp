@@ -127,9 +127,21 @@ PaddedSequence pad_packed_sequence(const PackedSequence& sequence, bool batch_fi
   const Tensor& data = sequence.data;
   const Shape rest = trailing(data, 1);
   const std::int64_t rows = data.size(0);
+  // The result's shape first (ShapeError "too many elements" as the factories), so that a
+  // huge total_length is a typed error before any host allocation.
+  (void)detail::checked_numel({steps, B});
+  (void)detail::checked_numel(with_front({steps, B}, rest));
   // The padded [steps, B] positions gather their packed row, or the padding row after the
   // data (row `rows`).
-  std::vector<std::int64_t> gather(static_cast<std::size_t>(steps * B), rows);
+  std::vector<std::int64_t> gather;
+  try {
+    gather.assign(static_cast<std::size_t>(steps * B), rows);
+  } catch (const std::exception&) {  // std::bad_alloc, or std::length_error past max_size()
+    throw OutOfMemoryError("pad_packed_sequence: total_length=" + std::to_string(steps) +
+                           " needs " + std::to_string(steps) + " x " + std::to_string(B) +
+                           " int64 row indices (8 bytes each) of host memory, which the host "
+                           "refused");
+  }
   for (std::int64_t t = 0; t < T; ++t)
     for (std::int64_t k = 0; k < layout.batch_sizes[static_cast<std::size_t>(t)]; ++k)
       gather[static_cast<std::size_t>(t * B + k)] = layout.offsets[static_cast<std::size_t>(t)] + k;

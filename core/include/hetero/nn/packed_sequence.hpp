@@ -68,7 +68,10 @@ struct PaddedSequence {
 /// Undoes pack_padded_sequence, as torch.nn.utils.rnn.pad_packed_sequence: `total_length`
 /// pads every column to that many steps (for a DataParallel-style fixed size). ValueError
 /// for a total_length below the longest length (torch's message) or a PackedSequence whose
-/// batch_sizes is not a non-increasing positive 1-D int64 tensor matching data's rows.
+/// batch_sizes is not a non-increasing positive 1-D int64 tensor matching data's rows;
+/// ShapeError when the padded shape has more elements than int64 counts (torch: "Storage
+/// size calculation overflowed") and OutOfMemoryError when the host cannot hold its
+/// total_length x batch row indices.
 HETERO_API PaddedSequence pad_packed_sequence(const PackedSequence& sequence,
                                               bool batch_first = false, double padding_value = 0,
                                               std::optional<std::int64_t> total_length = {});
