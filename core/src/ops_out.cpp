@@ -93,10 +93,19 @@ void check_result_cast(const std::string& name, DType result, DType out) {
 }
 
 void check_not_grad_leaf(const std::string& name, const Tensor& t) {
-  if (is_grad_enabled() && t.requires_grad() && t.is_leaf())
+  if (!is_grad_enabled() || !t.requires_grad()) return;
+  if (t.is_leaf())
     throw Error(name +
                 ": a leaf tensor that requires grad is being used in an in-place operation (as "
                 "torch); write into it under NoGradGuard, as an optimiser step does");
+  // A view of such a leaf: refused by the copy_ that records the write, named here by the
+  // op the caller used.
+  const auto& base = detail::impl_of(t, name.c_str()).base;
+  if (base && Tensor(base).requires_grad() && Tensor(base).is_leaf())
+    throw Error(name +
+                ": a view of a leaf tensor that requires grad is being used in an in-place "
+                "operation (as torch); write into it under NoGradGuard, as an optimiser step "
+                "does");
 }
 
 Tensor& binary_into_existing(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,

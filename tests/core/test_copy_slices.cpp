@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <hetero/hetero.hpp>
@@ -133,6 +134,30 @@ TEST(CopySlices, RefusesWhatTorchRefusesBeforeWriting) {
   EXPECT_EQ(values(one), (std::vector<float>{0}));
   one.expand({1}).copy_(from_vector<float>({4}, {1}));  // one element: allowed, as torch
   EXPECT_EQ(values(one), (std::vector<float>{4}));
+}
+
+// An in-place op into a view of a leaf that requires grad is refused under the op's own name
+// (it said "copy_:", the write it is recorded as), and writes nothing.
+TEST(CopySlices, AnInPlaceOpIntoAViewOfALeafNamesItself) {
+  const std::vector<std::pair<std::string, std::function<void(Tensor)>>> ops = {
+      {"mul_", [](Tensor v) { v.mul_(2.0); }},
+      {"add_", [](Tensor v) { v.add_(ones({2})); }},
+      {"exp_", [](Tensor v) { v.exp_(); }},
+      {"clamp_", [](Tensor v) { v.clamp_(0, 1); }},
+      {"masked_fill_", [](Tensor v) { v.masked_fill_(ones({2}, DType::bool_), 1.0); }},
+      {"fill_", [](Tensor v) { v.fill_(5.0); }},
+      {"uniform_", [](Tensor v) { v.uniform_(); }},
+      {"copy_", [](Tensor v) { v.copy_(zeros({2})); }}};
+  for (const auto& [name, op] : ops) {
+    Tensor x = leaf({1, 2, 3, 4});
+    try {
+      op(x.narrow(0, 1, 2));
+      ADD_FAILURE() << name << " into a view of a leaf that requires grad was not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(name + ": a view of a leaf tensor", 0), 0) << e.what();
+    }
+    EXPECT_EQ(values(x), (std::vector<float>{1, 2, 3, 4})) << name;
+  }
 }
 
 TEST(CopySlices, AWrittenTensorThatABackwardSavedIsRefusedThere) {
