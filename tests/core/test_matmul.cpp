@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include <hetero/hetero.hpp>
 
@@ -157,4 +158,40 @@ TEST(Linear, MatchesIndependentReference) {
   const double bound = 1 / std::sqrt(5.0);
   for (double w : W) EXPECT_LE(std::abs(w), bound);
   EXPECT_THROW(lin(ones({4, 6})), ShapeError);
+}
+
+// Zero features, as torch 1.13 (values below are torch's): Linear(0, n) is its bias, which
+// starts at 0 (torch's bound 0 for no inputs), and takes the gradient; Linear(n, 0) gives an
+// empty output and a zero input gradient; a negative count is a ShapeError. Embedding of no
+// rows refuses every index and embeds an empty batch; rows of no elements embed to [*, 0].
+TEST(Linear, ZeroFeaturesAsTorch) {
+  nn::Linear none_in(0, 3);
+  Tensor x = zeros({2, 0});
+  x.requires_grad_();
+  Tensor y = none_in(x);
+  ASSERT_EQ(y.shape(), (Shape{2, 3}));
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(6, 0.0f));
+  y.sum().backward();
+  EXPECT_EQ(none_in.bias().grad().to_vector<float>(), std::vector<float>(3, 2.0f));
+  EXPECT_EQ(none_in.weight().grad().shape(), (Shape{3, 0}));
+  EXPECT_EQ(x.grad().shape(), (Shape{2, 0}));
+
+  nn::Linear none_out(3, 0);
+  Tensor x3 = ones({2, 3});
+  x3.requires_grad_();
+  Tensor y3 = none_out(x3);
+  EXPECT_EQ(y3.shape(), (Shape{2, 0}));
+  y3.sum().backward();
+  EXPECT_EQ(x3.grad().to_vector<float>(), std::vector<float>(6, 0.0f));
+  EXPECT_THROW(nn::Linear(-1, 3), ShapeError);
+  EXPECT_THROW(nn::Linear(3, -1), ShapeError);
+
+  nn::Embedding no_rows(0, 4);
+  EXPECT_EQ(no_rows.weight().shape(), (Shape{0, 4}));
+  EXPECT_THROW(no_rows(tensor({0})), IndexError);
+  EXPECT_EQ(no_rows(zeros({2, 0}, DType::int64)).shape(), (Shape{2, 0, 4}));
+  EXPECT_THROW(nn::Embedding(0, 4, 0), ValueError);  // padding_idx outside no rows
+  nn::Embedding empty_rows(5, 0);
+  EXPECT_EQ(empty_rows(tensor({1, 4})).shape(), (Shape{2, 0}));
+  EXPECT_THROW(nn::Embedding(-1, 4), ShapeError);
 }

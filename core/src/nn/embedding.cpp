@@ -15,8 +15,8 @@ namespace hetero::nn {
 Embedding::Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim,
                      std::optional<std::int64_t> padding_idx, TensorOptions options)
     : rows_(num_embeddings), width_(embedding_dim) {
-  if (rows_ <= 0 || width_ <= 0)
-    throw ShapeError("Embedding: num_embeddings and embedding_dim must be positive, got " +
+  if (rows_ < 0 || width_ < 0)
+    throw ShapeError("Embedding: num_embeddings and embedding_dim must be non-negative, got " +
                      std::to_string(rows_) + " and " + std::to_string(width_));
   if (padding_idx) {
     if (*padding_idx < -rows_ || *padding_idx >= rows_)

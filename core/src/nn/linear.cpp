@@ -13,11 +13,12 @@ namespace hetero::nn {
 Linear::Linear(std::int64_t in_features, std::int64_t out_features, bool bias,
                TensorOptions options)
     : in_(in_features), out_(out_features), has_bias_(bias) {
-  if (in_features <= 0 || out_features <= 0)
+  if (in_features < 0 || out_features < 0)
     throw ShapeError("Linear(" + std::to_string(in_features) + ", " + std::to_string(out_features) +
-                     "): feature counts must be positive");
-  // U(-bound, bound), bound = 1/sqrt(in_features), as torch.nn.Linear.reset_parameters.
-  const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
+                     "): feature counts must be non-negative");
+  // U(-bound, bound), bound = 1/sqrt(in_features), as torch.nn.Linear.reset_parameters;
+  // with no input features the bias is 0 (torch's bound 0) and y = bias.
+  const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
   const TensorOptions o = options.dtype(options.dtype_or(DType::float32));
   register_parameter("weight", rand({out_features, in_features}, o) * (2 * bound) - bound);
   if (bias) register_parameter("bias", rand({out_features}, o) * (2 * bound) - bound);

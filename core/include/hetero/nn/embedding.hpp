@@ -17,7 +17,8 @@ namespace hetero::nn {
 /// (hetero::embedding). The gradient of weight is dense (torch's sparse=false).
 class HETERO_API Embedding : public Module {
  public:
-  /// ShapeError unless both sizes are positive; ValueError for padding_idx out of
+  /// ShapeError for a negative size (zero is allowed, as torch: no rows, or rows of no
+  /// elements); ValueError for padding_idx out of
   /// [-num_embeddings, num_embeddings); DTypeError for a non-floating dtype.
   Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim,
             std::optional<std::int64_t> padding_idx = std::nullopt, TensorOptions options = {});

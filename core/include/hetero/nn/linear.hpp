@@ -15,7 +15,8 @@ namespace hetero::nn {
 /// float32 on options' device (default: the scoped default device).
 class HETERO_API Linear : public Module {
  public:
-  /// ShapeError if a feature count is not positive.
+  /// ShapeError if a feature count is negative. Zero is allowed, as torch: Linear(0, n)
+  /// gives y = bias (0 at initialisation, torch's bound), Linear(n, 0) an empty output.
   Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true,
          TensorOptions options = {});
   /// ShapeError when x's last dimension is not in_features; DeviceMismatchError when x
