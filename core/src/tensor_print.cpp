@@ -109,27 +109,41 @@ Formatter make_formatter(DType t, const HostValues& v, const std::vector<std::si
   return f;
 }
 
-// The flat indices of the elements printed, in print order: every element, or when
-// summarising the first and last kEdgeItems along each dimension longer than twice that
-// (torch's get_summarized_data).
-void shown_indices(const Shape& shape, std::size_t dim, std::size_t offset, bool summarise,
-                   std::vector<std::size_t>& out) {
-  const auto n = static_cast<std::size_t>(shape[dim]);
-  std::size_t block = 1;
-  for (std::size_t d = dim + 1; d < shape.size(); ++d) block *= static_cast<std::size_t>(shape[d]);
-  auto visit = [&](std::size_t i) {
-    if (dim + 1 == shape.size())
-      out.push_back(offset + i);
-    else
-      shown_indices(shape, dim + 1, offset + i * block, summarise, out);
-  };
+// The positions printed along a dimension of size n, in order: all of them, or when
+// summarising a dimension longer than 2 kEdgeItems the first and last kEdgeItems, with
+// gap() between the two runs (torch's edge items).
+template <class Visit, class Gap>
+void for_each_shown(std::size_t n, bool summarise, Visit visit, Gap gap) {
   const auto edge = static_cast<std::size_t>(kEdgeItems);
   if (summarise && n > 2 * edge) {
     for (std::size_t i = 0; i < edge; ++i) visit(i);
+    gap();
     for (std::size_t i = n - edge; i < n; ++i) visit(i);
   } else {
     for (std::size_t i = 0; i < n; ++i) visit(i);
   }
+}
+
+// Elements per step of dimension `dim` of a C-order tensor of `shape`.
+std::size_t block_after(const Shape& shape, std::size_t dim) {
+  std::size_t block = 1;
+  for (std::size_t d = dim + 1; d < shape.size(); ++d) block *= static_cast<std::size_t>(shape[d]);
+  return block;
+}
+
+// The flat indices of the elements printed, in print order (torch's get_summarized_data).
+void shown_indices(const Shape& shape, std::size_t dim, std::size_t offset, bool summarise,
+                   std::vector<std::size_t>& out) {
+  const std::size_t block = block_after(shape, dim);
+  for_each_shown(
+      static_cast<std::size_t>(shape[dim]), summarise,
+      [&](std::size_t i) {
+        if (dim + 1 == shape.size())
+          out.push_back(offset + i);
+        else
+          shown_indices(shape, dim + 1, offset + i * block, summarise, out);
+      },
+      [] {});
 }
 
 struct Printer {
@@ -141,17 +155,11 @@ struct Printer {
   // torch's _vector_str: elements joined by ", ", as many per line as fit in the line
   // width after `indent` columns.
   std::string vector(std::size_t offset, std::size_t indent) const {
-    const auto n = static_cast<std::size_t>(shape.back());
-    const auto edge = static_cast<std::size_t>(kEdgeItems);
     std::vector<std::string> items;
-    auto add = [&](std::size_t i) { items.push_back(format(values, offset + i)); };
-    if (summarise && n > 2 * edge) {
-      for (std::size_t i = 0; i < edge; ++i) add(i);
-      items.emplace_back(" ...");
-      for (std::size_t i = n - edge; i < n; ++i) add(i);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) add(i);
-    }
+    for_each_shown(
+        static_cast<std::size_t>(shape.back()), summarise,
+        [&](std::size_t i) { items.push_back(format(values, offset + i)); },
+        [&] { items.emplace_back(" ..."); });
     const std::size_t element = format.width + 2;
     const std::size_t room = kLineWidth > indent ? kLineWidth - indent : 0;
     const std::size_t per_line = std::max<std::size_t>(1, room / element);
@@ -166,13 +174,9 @@ struct Printer {
   // torch's _tensor_str_with_formatter for dimension `dim` onwards.
   std::string rows(std::size_t dim, std::size_t offset, std::size_t indent) const {
     if (dim + 1 == shape.size()) return vector(offset, indent);
-    const auto n = static_cast<std::size_t>(shape[dim]);
-    std::size_t block = 1;
-    for (std::size_t d = dim + 1; d < shape.size(); ++d)
-      block *= static_cast<std::size_t>(shape[d]);
+    const std::size_t block = block_after(shape, dim);
     const std::string sep =
         "," + std::string(shape.size() - dim - 1, '\n') + std::string(indent + 1, ' ');
-    const auto edge = static_cast<std::size_t>(kEdgeItems);
     std::string s = "[";
     bool first = true;
     auto add = [&](const std::string& part) {
@@ -180,13 +184,10 @@ struct Printer {
       first = false;
       s += part;
     };
-    if (summarise && n > 2 * edge) {
-      for (std::size_t i = 0; i < edge; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
-      add("...");
-      for (std::size_t i = n - edge; i < n; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
-    } else {
-      for (std::size_t i = 0; i < n; ++i) add(rows(dim + 1, offset + i * block, indent + 1));
-    }
+    for_each_shown(
+        static_cast<std::size_t>(shape[dim]), summarise,
+        [&](std::size_t i) { add(rows(dim + 1, offset + i * block, indent + 1)); },
+        [&] { add("..."); });
     return s + ']';
   }
 };
