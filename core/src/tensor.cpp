@@ -270,11 +270,12 @@ Tensor Tensor::transpose(std::int64_t d0, std::int64_t d1) const {
   const auto n = dim();
   d0 = detail::wrap_dim(d0, n, "transpose");  // a 0-d tensor takes dims -1 and 0, as torch
   d1 = detail::wrap_dim(d1, n, "transpose");
-  if (n == 0) return *this;
-  auto impl = view_impl(*this);
-  std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
-  std::swap(impl->strides[static_cast<std::size_t>(d0)],
-            impl->strides[static_cast<std::size_t>(d1)]);
+  auto impl = view_impl(*this);  // a view even of a 0-d tensor or for d0 == d1, as torch
+  if (n > 0) {
+    std::swap(impl->shape[static_cast<std::size_t>(d0)], impl->shape[static_cast<std::size_t>(d1)]);
+    std::swap(impl->strides[static_cast<std::size_t>(d0)],
+              impl->strides[static_cast<std::size_t>(d1)]);
+  }
   return record("TransposeBackward", Tensor(std::move(impl)), {*this}, [&] {
     return [d0, d1](const Tensor& g) { return formulas::transpose(g, d0, d1); };
   });
@@ -285,7 +286,7 @@ Tensor Tensor::t() const {
   if (dim() > 2)
     throw ShapeError("t() expects a tensor with <= 2 dimensions, but it has " +
                      std::to_string(dim()));
-  return dim() < 2 ? *this : transpose(0, 1);
+  return transpose(0, dim() < 2 ? 0 : 1);  // of 0-d and 1-d tensors a view of the same shape
 }
 
 Tensor Tensor::unsqueeze(std::int64_t d) const {
@@ -306,9 +307,10 @@ Tensor Tensor::squeeze(std::int64_t d) const {
   const detail::prof::Scope op_scope("squeeze", *this);
   const auto& i = checked();
   d = detail::wrap_dim(d, dim(), "squeeze");  // a 0-d tensor takes dims -1 and 0, as torch
-  if (i.shape.empty()) return *this;
-  if (i.shape[static_cast<std::size_t>(d)] != 1) return *this;
-  auto impl = view_impl(*this);
+  auto impl = view_impl(*this);               // a view even where nothing is squeezed, as torch
+  if (i.shape.empty() || i.shape[static_cast<std::size_t>(d)] != 1)
+    return record("SqueezeBackward", Tensor(std::move(impl)), {*this},
+                  [] { return [](const Tensor& g) { return Gradients{g}; }; });
   impl->shape.erase(impl->shape.begin() + d);
   impl->strides.erase(impl->strides.begin() + d);
   return record("SqueezeBackward", Tensor(std::move(impl)), {*this},

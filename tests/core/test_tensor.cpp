@@ -122,6 +122,42 @@ TEST(Tensor, ViewsShareStorage) {
   EXPECT_EQ(v.unsqueeze(0).squeeze(0).shape(), (Shape{2, 3}));
 }
 
+// torch: x.t() of a 0-d or 1-d tensor, x.transpose(0, -1) of a 0-d one and x.squeeze(d) where
+// dimension d is not 1 are new views (`y is x` is False). They returned x itself, so
+// y.requires_grad_() made x require grad, and y.grad() was x's.
+TEST(Tensor, ViewsThatChangeNothingAreStillNewViews) {
+  Tensor vec = tensor({1.0f, 2.0f, 3.0f}), scalar = full({}, 4.0), mat = ones({2, 3});
+  const std::vector<std::pair<const char*, std::pair<Tensor, Tensor>>> cases = {
+      {"t() of 1-d", {vec, vec.t()}},
+      {"t() of 0-d", {scalar, scalar.t()}},
+      {"transpose(0, -1) of 0-d", {scalar, scalar.transpose(0, -1)}},
+      {"transpose(1, 1)", {mat, mat.transpose(1, 1)}},
+      {"squeeze(0) of [2, 3]", {mat, mat.squeeze(0)}},
+      {"squeeze(0) of 0-d", {scalar, scalar.squeeze(0)}},
+  };
+  for (const auto& [what, pair] : cases) {
+    SCOPED_TRACE(what);
+    const auto& [x, y] = pair;
+    EXPECT_FALSE(y.is_same(x));
+    EXPECT_TRUE(y.shares_storage(x));
+    EXPECT_EQ(y.shape(), x.shape());
+    Tensor view = y;
+    view.requires_grad_(true);  // a leaf of its own: x does not require grad
+    EXPECT_FALSE(x.requires_grad());
+  }
+  // The gradient flows through such a view unchanged.
+  Tensor leaf = tensor({1.0f, 2.0f, 3.0f});
+  leaf.requires_grad_(true);
+  Tensor through = leaf.t();
+  EXPECT_FALSE(through.is_same(leaf));
+  (through * tensor({1.0f, 2.0f, 3.0f})).sum().backward();
+  EXPECT_EQ(leaf.grad().to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  Tensor sq = full({}, 5.0);
+  sq.requires_grad_(true);
+  (sq.squeeze(0) * 3.0).backward();
+  EXPECT_EQ(sq.grad().item<float>(), 3.0f);
+}
+
 TEST(Tensor, SetDataAndCopyInPlace) {
   Tensor a = ones({2});
   Tensor alias = a;

@@ -237,12 +237,15 @@ class HETERO_API Tensor {
   /// Swaps two dimensions (a view). IndexError for a dimension out of range (a 0-D tensor
   /// takes -1 and 0, as torch).
   Tensor transpose(std::int64_t d0, std::int64_t d1) const;
-  /// transpose(0, 1) of a 2-D tensor (a view); a 0-D or 1-D tensor itself.
+  /// transpose(0, 1) of a 2-D tensor; of a 0-D or 1-D tensor a view of the same shape (never
+  /// the tensor itself, as torch: requires_grad_() of the result leaves this one alone).
+  /// ShapeError for more than 2 dimensions.
   Tensor t() const;
   /// Inserts a dimension of size 1 at `d` (a view).
   Tensor unsqueeze(std::int64_t d) const;
-  /// Removes dimension `d` if its size is 1 (a view). IndexError for a dimension out of
-  /// range (a 0-D tensor takes -1 and 0, as torch).
+  /// Removes dimension `d` if its size is 1; a view in either case (as torch's, never the
+  /// tensor itself). IndexError for a dimension out of range (a 0-D tensor takes -1 and 0,
+  /// as torch).
   Tensor squeeze(std::int64_t d) const;
   /// Elements [start, start + length) along `dim` (a view), as torch.Tensor.narrow;
   /// negative dim/start count from the end. IndexError when the range does not fit, and
