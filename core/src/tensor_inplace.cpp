@@ -105,25 +105,31 @@ Tensor& Tensor::sub_(Number other) { return in_place(BinaryOp::sub, *this, other
 Tensor& Tensor::mul_(Number other) { return in_place(BinaryOp::mul, *this, other); }
 Tensor& Tensor::div_(Number other) { return in_place(BinaryOp::div, *this, other); }
 
-Tensor& Tensor::fill_(Number value) {
-  if (!defined()) throw Error("fill_: self is an undefined tensor");
-  const auto& i = checked();
+namespace {
+
+// fill_ and zero_: every element set to `value`; errors name `op`, the method called.
+Tensor& fill_named(Tensor& self, const char* op, Number value) {
+  if (!self.defined()) throw Error(std::string(op) + ": self is an undefined tensor");
+  const auto& i = detail::impl_of(self, op);
   check_fill_value(value, i.dtype);
-  detail::check_no_internal_overlap("fill_", i, "");
-  if (is_grad_enabled() && requires_grad()) {  // Note [In-place ops]
-    detail::check_not_grad_leaf("fill_", *this);
-    Tensor v = empty({}, TensorOptions(device()).dtype(dtype()));
+  detail::check_no_internal_overlap(op, i, "");
+  if (is_grad_enabled() && self.requires_grad()) {  // Note [In-place ops]
+    detail::check_not_grad_leaf(op, self);
+    Tensor v = empty({}, TensorOptions(self.device()).dtype(self.dtype()));
     value.is_integral() ? detail::fill(v, value.integral()) : detail::fill(v, value.floating());
-    copy_(v.expand(shape()));
-    return *this;
+    self.copy_(v.expand(self.shape()));
+    return self;
   }
   ++i.storage->version;  // Note [Saved tensor versions]
-  value.is_integral() ? detail::fill(*this, value.integral())
-                      : detail::fill(*this, value.floating());
-  return *this;
+  value.is_integral() ? detail::fill(self, value.integral()) : detail::fill(self, value.floating());
+  return self;
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+}  // namespace
+
+Tensor& Tensor::fill_(Number value) { return fill_named(*this, "fill_", value); }
+
+Tensor& Tensor::zero_() { return fill_named(*this, "zero_", 0); }
 
 Tensor& Tensor::add_(const Tensor& other, Number alpha) {
   return in_place_scaled(BinaryOp::add, *this, other, alpha);

@@ -146,6 +146,7 @@ TEST(CopySlices, AnInPlaceOpIntoAViewOfALeafNamesItself) {
       {"clamp_", [](Tensor v) { v.clamp_(0, 1); }},
       {"masked_fill_", [](Tensor v) { v.masked_fill_(ones({2}, DType::bool_), 1.0); }},
       {"fill_", [](Tensor v) { v.fill_(5.0); }},
+      {"zero_", [](Tensor v) { v.zero_(); }},
       {"uniform_", [](Tensor v) { v.uniform_(); }},
       {"copy_", [](Tensor v) { v.copy_(zeros({2})); }}};
   for (const auto& [name, op] : ops) {
@@ -157,6 +158,13 @@ TEST(CopySlices, AnInPlaceOpIntoAViewOfALeafNamesItself) {
       EXPECT_EQ(std::string(e.what()).rfind(name + ": a view of a leaf tensor", 0), 0) << e.what();
     }
     EXPECT_EQ(values(x), (std::vector<float>{1, 2, 3, 4})) << name;
+  }
+  Tensor x = leaf({1, 2});  // the leaf itself
+  try {
+    x.zero_();
+    ADD_FAILURE() << "zero_ of a leaf that requires grad was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("zero_: ", 0), 0) << e.what();
   }
 }
 
