@@ -29,7 +29,15 @@ TEST(CnnLayers, LayerNormNormalisesTheTrailingDimensions) {
   EXPECT_THROW(ln(zeros({2, 3, 2})), ShapeError);
   EXPECT_THROW(ln(zeros({2, 3}, DType::int64)), DTypeError);
   EXPECT_THROW(nn::LayerNorm(Shape{}), ValueError);
-  EXPECT_THROW(nn::LayerNorm({0}), ValueError);
+  EXPECT_THROW(nn::LayerNorm({-1}), ValueError);
+  // A zero size is allowed, as torch 1.13's: empty results, empty weight gradients.
+  nn::LayerNorm none({2, 0});
+  Tensor e = randn({3, 2, 0}).requires_grad_();
+  const Tensor ey = none(e);
+  EXPECT_EQ(ey.shape(), (Shape{3, 2, 0}));
+  ey.sum().backward();
+  EXPECT_EQ(none.named_parameters().at("weight").grad().shape(), (Shape{2, 0}));
+  EXPECT_EQ(e.grad().shape(), (Shape{3, 2, 0}));
   nn::LayerNorm plain({3}, 1e-5, false);
   EXPECT_EQ(plain.named_parameters().size(), 0u);
   EXPECT_EQ(ln(x.to(DType::bfloat16)).dtype(), DType::bfloat16);

@@ -93,6 +93,54 @@ TEST(InstanceNorm, StatisticsAndRefusalsAsTorch) {
   EXPECT_EQ(nn::InstanceNorm3d(2, 1e-5, 0.1, true).named_parameters().size(), 2u);
 }
 
+// torch 1.13: no spatial elements (or no samples) give an empty result and leave the running
+// statistics as they were (batch_norm's empty-input path). hetero said "Expected more than 1
+// spatial element" for none, and with an empty batch wrote NaN into the running statistics.
+TEST(InstanceNorm, EmptyInputsAsTorch) {
+  for (const Shape& shape : {Shape{2, 3, 0}, Shape{0, 3, 5}}) {
+    SCOPED_TRACE(shape[0] == 0 ? "no samples" : "no spatial elements");
+    nn::InstanceNorm1d norm(3, 1e-5, 0.1, true, true);
+    Tensor x = randn(shape).requires_grad_();
+    const Tensor y = norm(x);
+    EXPECT_EQ(y.shape(), shape);
+    y.sum().backward();
+    EXPECT_EQ(x.grad().shape(), shape);
+    EXPECT_EQ(norm.named_parameters().at("weight").grad().to_vector<float>(),
+              (std::vector<float>{0, 0, 0}));
+    const nn::NamedTensors buffers = norm.named_buffers();
+    EXPECT_EQ(buffers.at("running_mean").to_vector<float>(), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(buffers.at("running_var").to_vector<float>(), (std::vector<float>{1, 1, 1}));
+  }
+  EXPECT_EQ(nn::InstanceNorm2d(3)(randn({2, 3, 0, 5})).shape(), (Shape{2, 3, 0, 5}));
+  EXPECT_EQ(nn::InstanceNorm1d(3)(randn({3, 0})).shape(), (Shape{3, 0}));
+  EXPECT_THROW((void)nn::InstanceNorm1d(3)(randn({2, 3, 1})), ValueError);  // one is refused
+}
+
+// torch 1.13's BatchNorm of an empty batch (or of no spatial elements) in training: an empty
+// result whose weight and bias get zero gradients, running statistics untouched,
+// num_batches_tracked counted. hetero raised "Expected more than 1 value per channel" and
+// said "as torch".
+TEST(BatchNorm, EmptyBatchesAsTorch) {
+  for (const Shape& shape : {Shape{0, 3}, Shape{2, 3, 0}}) {
+    SCOPED_TRACE(shape.size() == 2 ? "no samples" : "no positions");
+    nn::BatchNorm1d norm(3);
+    Tensor x = randn(shape).requires_grad_();
+    const Tensor y = norm(x);
+    EXPECT_EQ(y.shape(), shape);
+    y.sum().backward();
+    EXPECT_EQ(x.grad().shape(), shape);
+    EXPECT_EQ(norm.named_parameters().at("bias").grad().to_vector<float>(),
+              (std::vector<float>{0, 0, 0}));
+    const nn::NamedTensors buffers = norm.named_buffers();
+    EXPECT_EQ(buffers.at("running_mean").to_vector<float>(), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(buffers.at("running_var").to_vector<float>(), (std::vector<float>{1, 1, 1}));
+    EXPECT_EQ(buffers.at("num_batches_tracked").item<std::int64_t>(), 1);
+    norm.eval();
+    EXPECT_EQ(norm(randn(shape)).shape(), shape);
+  }
+  EXPECT_THROW((void)nn::BatchNorm1d(3)(randn({1, 3})), ValueError);  // one value is refused
+}
+
 TEST(CosineSimilarity, AsTorch) {
   const auto o = TensorOptions().dtype(DType::float64);
   const Tensor x = from_vector(std::vector<double>{3, 4, 1, 0}, {2, 2});
@@ -193,3 +241,22 @@ TEST(Fold, UnfoldAndFoldAsTorch) {
 }
 
 }  // namespace
+
+// GroupNorm's sizes as torch 1.13's: no channels and empty batches give empty results (hetero
+// refused GroupNorm(1, 0) with "num_channels must be divisible by num_groups (got 0 and 1)").
+TEST(GroupNorm, SizesAsTorch) {
+  nn::GroupNorm no_channels(1, 0);
+  Tensor x = randn({2, 0, 3}).requires_grad_();
+  const Tensor y = no_channels(x);
+  EXPECT_EQ(y.shape(), (Shape{2, 0, 3}));
+  y.sum().backward();
+  EXPECT_EQ(no_channels.named_parameters().at("weight").grad().shape(), (Shape{0}));
+  EXPECT_EQ(nn::GroupNorm(2, 4)(randn({0, 4, 3})).shape(), (Shape{0, 4, 3}));
+  EXPECT_THROW(nn::GroupNorm(0, 4), ValueError);
+  EXPECT_THROW(nn::GroupNorm(-2, 4), ValueError);
+  EXPECT_THROW(nn::GroupNorm(3, 4), ValueError);
+  EXPECT_THROW(nn::GroupNorm(1, -1), ValueError);
+  // One value per group: "Expected more than 1 value per channel when training".
+  EXPECT_THROW((void)nn::GroupNorm(4, 4)(randn({1, 4, 1})), ValueError);
+  EXPECT_EQ(nn::GroupNorm(4, 4)(randn({2, 4, 1})).shape(), (Shape{2, 4, 1}));
+}

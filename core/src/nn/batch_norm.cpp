@@ -72,9 +72,19 @@ Tensor BatchNorm::forward(const Tensor& x_in) {
     return normalised(mean_c, reciprocal(sqrt(var_c + eps_))).reshape(x.shape()).to(x_in.dtype());
   }
   // As torch's F.batch_norm(training=True), which eval without running statistics is too.
-  if (per_channel <= 1)
+  if (per_channel == 1)
     throw ValueError(n + ": Expected more than 1 value per channel when training, got input size " +
                      detail::shape_str(x_in.shape()) + " (as torch)");
+  if (per_channel == 0) {
+    // torch's empty-input path (_batch_norm_impl_index): an empty result still connected to
+    // weight and bias, the running statistics untouched; nn.BatchNorm still counts the batch.
+    if (is_training() && track_) {
+      Tensor& count = buffer("num_batches_tracked");
+      count.copy_(count + 1);
+    }
+    const TensorOptions o = TensorOptions(x.device()).dtype(x.dtype());
+    return normalised(zeros(per_c, o), ones(per_c, o)).reshape(x.shape()).to(x_in.dtype());
+  }
   // The running statistics from the batch's mean and biased variance, [C] each (training
   // with track_running_stats only), as torch: momentum, or a cumulative average without one.
   const auto update_running = [&](const Tensor& mean_c, const Tensor& var_c) {

@@ -15,7 +15,10 @@ namespace hetero::nn {
 GroupNorm::GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps, bool affine,
                      TensorOptions options)
     : groups_(num_groups), channels_(num_channels), eps_(eps), affine_(affine) {
-  if (num_groups <= 0 || num_channels <= 0 || num_channels % num_groups != 0)
+  if (num_groups <= 0)
+    throw ValueError("GroupNorm: num_groups must be positive, got " + std::to_string(num_groups));
+  // No channels is allowed (an empty result), as torch.
+  if (num_channels < 0 || num_channels % num_groups != 0)
     throw ValueError("GroupNorm: num_channels must be divisible by num_groups (got " +
                      std::to_string(num_channels) + " and " + std::to_string(num_groups) +
                      ", as torch)");

@@ -59,14 +59,14 @@ Tensor InstanceNorm::forward(const Tensor& x_in) {
   const Shape per_c{1, channels, 1};
   Tensor y;
   if (input_stats) {
-    if (rest <= 1)
+    if (rest == 1)  // none is fine (an empty result), as torch's _verify_spatial_size
       throw ValueError(n + ": Expected more than 1 spatial element when training, got input size " +
                        detail::shape_str(x_in.shape()) + " (as torch)");
     const Tensor mean_nc = mean(x3, 2, true);
     const Tensor centred = x3 - mean_nc;
     const Tensor var_nc = mean(centred * centred, 2, true);
     y = centred / sqrt(var_nc + eps_);
-    if (track_) {
+    if (track_ && x3.numel() > 0) {  // torch's batch_norm leaves them for empty input
       // batch_norm's update over the N C instances, then the batch's average, as torch's.
       NoGradGuard no_grad;
       Tensor& running_mean = buffer("running_mean");

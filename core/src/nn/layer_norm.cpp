@@ -16,9 +16,9 @@ LayerNorm::LayerNorm(Shape normalized_shape, double eps, bool elementwise_affine
     : shape_(std::move(normalized_shape)), eps_(eps), affine_(elementwise_affine) {
   if (shape_.empty()) throw ValueError("LayerNorm: normalized_shape must not be empty");
   for (auto d : shape_)
-    if (d <= 0)
+    if (d < 0)  // a zero size is an empty normalisation, as torch
       throw ValueError("LayerNorm: normalized_shape " + detail::shape_str(shape_) +
-                       " must be positive");
+                       " must not be negative");
   if (!(eps >= 0)) throw ValueError("LayerNorm: eps must be >= 0, got " + std::to_string(eps));
   if (affine_) {
     const TensorOptions o = options.dtype(options.dtype_or(DType::float32));

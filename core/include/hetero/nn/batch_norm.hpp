@@ -27,7 +27,9 @@ class HETERO_API BatchNorm : public Module {
   /// x [N, C, ...]: ShapeError for a rank the layer does not take (torch's "expected 2D or
   /// 3D input (got 4D input)") or x.size(1) != num_features; DTypeError unless floating;
   /// ValueError in training when a channel has one value (torch's "Expected more than 1
-  /// value per channel when training"). DTypeError when a parameter or running statistic
+  /// value per channel when training"); with none (an empty batch or no spatial elements)
+  /// the result is empty and the running statistics stay as they were, but training still
+  /// counts num_batches_tracked (as torch). DTypeError when a parameter or running statistic
   /// is neither x's dtype nor float32 beside 16-bit x (torch refuses, it never converts).
   Tensor forward(const Tensor& x) override;
   /// C, the channels normalised.

@@ -17,8 +17,8 @@ namespace hetero::nn {
 class HETERO_API GroupNorm : public Module {
  public:
   /// weight (ones) and bias (zeros) [num_channels] when `affine`. ValueError unless
-  /// num_groups > 0 divides num_channels (torch's "num_channels must be divisible by
-  /// num_groups") and eps >= 0.
+  /// num_groups > 0 divides num_channels >= 0 (torch's "num_channels must be divisible by
+  /// num_groups"; 0 channels give empty results, as torch) and eps >= 0.
   GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5,
             bool affine = true, TensorOptions options = {});
   /// x [N, C, ...] with C = num_channels (ShapeError otherwise), floating (DTypeError).

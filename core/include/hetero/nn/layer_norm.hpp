@@ -15,8 +15,8 @@ namespace hetero::nn {
 class HETERO_API LayerNorm : public Module {
  public:
   /// weight (ones) and bias (zeros) of shape `normalized_shape` when `elementwise_affine`,
-  /// in options' dtype (default float32) on options' device. ValueError for an empty or
-  /// non-positive shape or eps < 0.
+  /// in options' dtype (default float32) on options' device. ValueError for an empty
+  /// shape, a negative size or eps < 0 (a size 0 is allowed, as torch: empty results).
   explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
                      TensorOptions options = {});
   /// x [..., *normalized_shape], floating; ShapeError when its trailing dimensions are not
