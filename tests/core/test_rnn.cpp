@@ -271,7 +271,36 @@ TEST(RNN, CellsRefuseWhatTorchRefuses) {
   EXPECT_EQ(lstm.forward(zeros({0, 3})).shape(), (Shape{0, 4}));
   EXPECT_THROW(nn::RNNCell(3, 4, {.nonlinearity = "gelu"}), ValueError);
   EXPECT_THROW(nn::GRUCell(3, 4, {.nonlinearity = "relu"}), ValueError);
-  EXPECT_THROW(nn::GRUCell(0, 4), ValueError);
+  EXPECT_THROW(nn::GRUCell(-1, 4), ValueError);
+  EXPECT_THROW(nn::RNNCell(3, -2), ValueError);
+  EXPECT_THROW(nn::LSTM(3, 0),
+               ValueError);  // torch: "proj_size has to be smaller than hidden_size"
   nn::GRUCell gru(3, 4);
   EXPECT_THROW(gru.forward(zeros({2, 3}), zeros({2, 5})), ShapeError);
+}
+
+// torch 1.13's cells take zero sizes (its layers take no input features): empty weights, the
+// state from the biases alone, or an [N, 0] state. hetero refused them with "must be
+// positive".
+TEST(RNN, CellsAndLayersTakeZeroSizesAsTorch) {
+  nn::LSTMCell no_inputs(0, 3);
+  EXPECT_EQ(no_inputs.named_parameters().at("weight_ih").shape(), (Shape{12, 0}));
+  const nn::LSTMCellOutput out = no_inputs.forward(zeros({2, 0}), Tensor(), Tensor());
+  ASSERT_EQ(out.h.shape(), (Shape{2, 3}));
+  // From a zero state the gates are the biases: c = sigmoid(i) tanh(g), h = sigmoid(o) tanh(c).
+  const Tensor b =
+      (no_inputs.named_parameters().at("bias_ih") + no_inputs.named_parameters().at("bias_hh"))
+          .detach();
+  const Tensor c = sigmoid(b.narrow(0, 0, 3)) * tanh(b.narrow(0, 6, 3));
+  const Tensor h = sigmoid(b.narrow(0, 9, 3)) * tanh(c);
+  EXPECT_TRUE(allclose(out.h[1], h, 1e-6, 1e-6));
+  out.h.sum().backward();
+  EXPECT_EQ(no_inputs.named_parameters().at("weight_ih").grad().shape(), (Shape{12, 0}));
+  EXPECT_EQ(no_inputs.named_parameters().at("weight_hh").grad().sum().item<float>(), 0.0f);
+
+  nn::GRUCell no_state(3, 0);
+  EXPECT_EQ(no_state.forward(randn({2, 3}), Tensor()).shape(), (Shape{2, 0}));
+  EXPECT_EQ(nn::RNNCell(0, 0).forward(zeros({4, 0}), Tensor()).shape(), (Shape{4, 0}));
+  nn::GRU layer(0, 2);
+  EXPECT_EQ(layer.forward(zeros({5, 1, 0}), Tensor()).output.shape(), (Shape{5, 1, 2}));
 }

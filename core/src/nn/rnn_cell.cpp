@@ -30,7 +30,7 @@ RNNCellBase::RNNCellBase(const char* name, std::int64_t gates, std::int64_t inpu
                           /*cell=*/true);
   const TensorOptions o = tensor_options.dtype(tensor_options.dtype_or(DType::float32));
   const std::int64_t H = hidden_size;
-  const double bound = 1 / std::sqrt(static_cast<double>(H));
+  const double bound = H > 0 ? 1 / std::sqrt(static_cast<double>(H)) : 0.0;  // as torch
   // torch's order and initialisation (RNNCellBase.reset_parameters): all U(-bound, bound).
   init::uniform_(register_parameter("weight_ih", empty({gates * H, input_size}, o)), -bound, bound);
   init::uniform_(register_parameter("weight_hh", empty({gates * H, H}, o)), -bound, bound);

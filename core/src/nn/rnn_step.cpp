@@ -9,9 +9,11 @@ namespace hetero::detail {
 
 void check_recurrent(const std::string& who, std::int64_t gates, std::int64_t input_size,
                      std::int64_t hidden_size, const std::string& nonlinearity, bool cell) {
-  if (input_size < 1 || hidden_size < 1)
-    throw ValueError(who + ": input_size and hidden_size must be positive, got " +
-                     std::to_string(input_size) + " and " + std::to_string(hidden_size));
+  // torch: a cell takes zero sizes (empty weights, a [N, 0] state); a layer takes no input
+  // features but needs hidden ones ("proj_size has to be smaller than hidden_size").
+  if (input_size < 0 || hidden_size < 0 || (!cell && hidden_size == 0))
+    throw ValueError(who + ": input_size must be >= 0 and hidden_size " + (cell ? ">= 0" : "> 0") +
+                     ", got " + std::to_string(input_size) + " and " + std::to_string(hidden_size));
   if (nonlinearity != "tanh" && (gates != 1 || nonlinearity != "relu"))
     throw ValueError(who + ": Unknown nonlinearity" +
                      (cell ? ": " + nonlinearity : " '" + nonlinearity + "'") +

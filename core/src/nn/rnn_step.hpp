@@ -20,9 +20,9 @@ struct CellState {
 };
 
 /// The checks of a recurrent layer's or cell's constructor (`who`: "LSTM", "GRUCell", ...;
-/// `gates` 1, 4 or 3): ValueError for input_size or hidden_size < 1, and for a nonlinearity
-/// other than "tanh" (or "relu" with one gate), in torch's words: a layer's "Unknown
-/// nonlinearity 'gelu'", a cell's "Unknown nonlinearity: gelu".
+/// `gates` 1, 4 or 3): ValueError for input_size < 0, hidden_size < 0 (< 1 for a layer), and
+/// for a nonlinearity other than "tanh" (or "relu" with one gate), in torch's words: a
+/// layer's "Unknown nonlinearity 'gelu'", a cell's "Unknown nonlinearity: gelu".
 void check_recurrent(const std::string& who, std::int64_t gates, std::int64_t input_size,
                      std::int64_t hidden_size, const std::string& nonlinearity, bool cell);
 

@@ -86,7 +86,8 @@ class HETERO_API RNNBase : public Module {
 
  protected:
   /// `gates` blocks of hidden_size rows per weight (RNN 1, LSTM 4, GRU 3); `name` for
-  /// messages. ValueError for input_size or hidden_size < 1, num_layers < 1, dropout outside
+  /// messages. ValueError for input_size < 0 (0 is allowed, as torch), hidden_size < 1,
+  /// num_layers < 1, dropout outside
   /// [0, 1], an unknown nonlinearity (torch: "Unknown nonlinearity 'gelu'"), a proj_size
   /// outside [0, hidden_size) or a non-zero one for RNN or GRU (torch's messages).
   RNNBase(const char* name, std::int64_t gates, std::int64_t input_size, std::int64_t hidden_size,

@@ -47,8 +47,9 @@ class HETERO_API RNNCellBase : public Module {
 
  protected:
   /// `gates` blocks of hidden_size rows per weight (RNNCell 1, LSTMCell 4, GRUCell 3);
-  /// `name` for messages. ValueError for input_size or hidden_size < 1 or an unknown
-  /// nonlinearity (torch: "Unknown nonlinearity: gelu").
+  /// `name` for messages. ValueError for input_size or hidden_size < 0 (0 is allowed, as
+  /// torch: empty weights; hidden_size 0 gives an [N, 0] state) or an unknown nonlinearity
+  /// (torch: "Unknown nonlinearity: gelu").
   RNNCellBase(const char* name, std::int64_t gates, std::int64_t input_size,
               std::int64_t hidden_size, RNNCellOptions options, TensorOptions tensor_options);
   /// One step: input [N, input_size] or [input_size] (unbatched), hx and cx (cx only for
