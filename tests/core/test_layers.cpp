@@ -113,6 +113,19 @@ TEST(Losses, CrossEntropyReductionsIgnoreIndexAndSmoothing) {
   EXPECT_THROW(nn::CrossEntropyLoss()(x, from_vector<std::int64_t>({2, -1, 1}, {3})), IndexError);
   EXPECT_THROW(nn::CrossEntropyLoss({.label_smoothing = 1.5}), ValueError);
   EXPECT_THROW(nn::CrossEntropyLoss({.ignore_index = 0})(x, softmax(x, 1)), ValueError);
+  // Class probabilities of another floating dtype: the loss in the promoted dtype, as torch
+  // 1.13 (hetero raised DTypeError); an integral target of the input's shape is torch's
+  // "Expected floating point type for target with class probabilities".
+  const Tensor p64 = softmax(x, 1).to(DType::float64);
+  Tensor logits = x.to(DType::float32).requires_grad_();
+  const Tensor promoted = nn::CrossEntropyLoss()(logits, p64);
+  EXPECT_EQ(promoted.dtype(), DType::float64);
+  EXPECT_NEAR(promoted.item<double>(),
+              nn::CrossEntropyLoss()(x.to(DType::float64), p64).item<double>(), 1e-6);
+  promoted.backward();
+  EXPECT_EQ(logits.grad().dtype(), DType::float32);
+  EXPECT_THROW(nn::CrossEntropyLoss()(x, ones({3, 3}, DType::int32)), DTypeError);
+  EXPECT_THROW(nn::CrossEntropyLoss()(x, ones({3, 3}, DType::int64)), DTypeError);
 
   // 16-bit logits with more classes than the dtype counts exactly: the one-hot rows were
   // computed in the logits' dtype, where bfloat16 has classes 300 and 301 as one value (and

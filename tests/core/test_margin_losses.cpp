@@ -165,3 +165,32 @@ TEST(MarginLosses, RefusesWhatTorchRefuses) {
   EXPECT_THROW(nn::TripletMarginLoss().forward(x), Error);  // three tensors
   EXPECT_TRUE(std::isnan(nn::HingeEmbeddingLoss()(zeros({0}), zeros({0})).item<float>()));
 }
+
+// torch 1.13 takes a 0-d input to MultiMarginLoss as one sample of one class (loss 0, its
+// gradient 0; `none` has the target's shape), where hetero said "Expected non-empty vector
+// or matrix"; and SoftMarginLoss writes into a tensor of the input's shape, so a target that
+// widens the input is refused (hetero summed the widened [3, 4] losses).
+TEST(MarginLosses, EdgeShapesAsTorch) {
+  const Tensor x = full({}, 0.5).requires_grad_();
+  const Tensor zero_class = full({}, 0.0).to(DType::int64);
+  const Tensor l = nn::MultiMarginLoss()(x, zero_class);
+  EXPECT_EQ(l.dim(), 0);
+  EXPECT_EQ(l.item<float>(), 0.0f);
+  l.backward();
+  EXPECT_EQ(x.grad().item<float>(), 0.0f);
+  EXPECT_EQ(nn::MultiMarginLoss({.reduction = nn::Reduction::none})(x, zero_class).shape(),
+            Shape{});
+  EXPECT_EQ(
+      nn::MultiMarginLoss({.reduction = nn::Reduction::none})(x, zero_class.reshape({1})).shape(),
+      Shape{1});
+  EXPECT_THROW(nn::MultiMarginLoss()(x, full({}, 1.0).to(DType::int64)), IndexError);  // C = 1
+  EXPECT_THROW(nn::MultiMarginLoss()(x, zeros({2}, DType::int64)), ShapeError);
+
+  const Tensor col = tensor({{0.5f}, {-1.0f}, {2.0f}});                     // [3, 1]
+  EXPECT_THROW(nn::SoftMarginLoss()(col, ones({4})), ShapeError);           // [3, 4]
+  EXPECT_THROW(nn::SoftMarginLoss()(ones({3}), ones({3, 1})), ShapeError);  // [3, 3]
+  // A target that broadcasts to the input's shape is fine: log(1 + e^-x) of each row.
+  EXPECT_NEAR(nn::SoftMarginLoss(nn::Reduction::sum)(col, ones({1})).item<float>(),
+              std::log1p(std::exp(-0.5)) + std::log1p(std::exp(1.0)) + std::log1p(std::exp(-2.0)),
+              1e-6);
+}

@@ -64,19 +64,21 @@ Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   const char* who = "CrossEntropyLoss";
   const ld::ClassLayout layout = ld::class_layout(who, input);
   detail::impl_of(target, who);
-  // Class probabilities: a floating target of the input's shape (as torch; another floating
-  // target is refused as class indices of the wrong dtype).
-  const bool probabilities = is_floating_point(target.dtype()) && target.shape() == input.shape();
+  // Class probabilities: a target of the input's shape (as torch; it must be floating, of
+  // any floating dtype: the loss has the promoted dtype, as torch's product). Another floating
+  // target is refused as class indices of the wrong dtype.
+  const bool probabilities = target.shape() == input.shape();
   if (probabilities) {
+    if (!is_floating_point(target.dtype()))
+      throw DTypeError(
+          "CrossEntropyLoss: Expected floating point type for target with class probabilities, "
+          "got " +
+          std::string(dtype_name(target.dtype())) + " (as torch)");
     if (ignore_index_ != -100)
       throw ValueError(
           "CrossEntropyLoss: ignore_index is not supported for class probabilities "
           "(floating targets), got " +
           std::to_string(ignore_index_) + " (as torch)");
-    if (target.dtype() != input.dtype())
-      throw DTypeError("CrossEntropyLoss: expected class probabilities of the input's dtype " +
-                       std::string(dtype_name(input.dtype())) + ", got " +
-                       std::string(dtype_name(target.dtype())) + " (as torch)");
   } else {
     ld::check_class_indices(who, target, input, layout);
   }

@@ -39,6 +39,14 @@ Tensor HingeEmbeddingLoss::forward(const Tensor& input, const Tensor& target) {
 
 Tensor SoftMarginLoss::forward(const Tensor& input, const Tensor& target) {
   check_floating_input("SoftMarginLoss", input);
+  detail::impl_of(target, "SoftMarginLoss");
+  // torch writes the per-element losses into a tensor of the input's shape: the target
+  // broadcasts to it, never the other way.
+  const Shape out = detail::broadcast_shapes("SoftMarginLoss", input.shape(), target.shape());
+  if (out != input.shape())
+    throw ShapeError("SoftMarginLoss: output with shape " + detail::shape_str(input.shape()) +
+                     " doesn't match the broadcast shape " + detail::shape_str(out) +
+                     " (as torch: the target broadcasts to the input's shape)");
   return reduced(log1p(exp(-input * target)), reduction_);
 }
 
@@ -119,12 +127,13 @@ MultiMarginLoss::MultiMarginLoss(MultiMarginLossOptions options)
 Tensor MultiMarginLoss::forward(const Tensor& input, const Tensor& target) {
   check_floating_input("MultiMarginLoss", input);
   detail::impl_of(target, "MultiMarginLoss");
-  if ((input.dim() != 1 && input.dim() != 2) || input.size(input.dim() - 1) == 0)
+  // A 0-d input is one sample of one class, as torch's multi_margin_loss_shape_check.
+  if (input.dim() > 2 || (input.dim() > 0 && input.size(input.dim() - 1) == 0))
     throw ShapeError(
         "MultiMarginLoss: Expected non-empty vector or matrix with optional 0-dim batch size, "
         "but got: " +
         detail::shape_str(input.shape()) + " (as torch)");
-  const std::int64_t c = input.size(input.dim() - 1);
+  const std::int64_t c = input.dim() == 0 ? 1 : input.size(input.dim() - 1);
   const std::int64_t n = input.dim() == 2 ? input.size(0) : 1;
   if (target.numel() != n || target.dim() > 1)
     throw ShapeError(
@@ -156,7 +165,7 @@ Tensor MultiMarginLoss::forward(const Tensor& input, const Tensor& target) {
   if (has_weight_) z = z * index_select(buffer("weight"), 0, t).unsqueeze(1);
   z = where(one_hot(t, c).to(DType::bool_), 0.0, z);
   Tensor per_sample = z.sum(1) / static_cast<double>(c);
-  if (input.dim() == 1) per_sample = per_sample.reshape(target.shape());
+  if (input.dim() < 2) per_sample = per_sample.reshape(target.shape());
   return reduced(per_sample, reduction_);
 }
 

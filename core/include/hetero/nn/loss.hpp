@@ -234,8 +234,10 @@ struct CrossEntropyLossOptions {
 ///    IndexError naming it (as torch), which reads the targets' range from the device: one
 ///    host wait per call; with check_targets = false there is no wait, and such a target
 ///    makes its loss NaN instead (never silently dropped): for validated labels.
-///  - or class probabilities of input's shape and floating dtype: loss_i = -sum_c w[c]
-///    p[i, c] log_softmax(input)[i, c]; the mean divides by the number of samples
+///  - or class probabilities of input's shape and any floating dtype (the loss has the
+///    promoted dtype of the two, as torch's; DTypeError for an integral one, torch's
+///    "Expected floating point type for target with class probabilities"): loss_i = -sum_c
+///    w[c] p[i, c] log_softmax(input)[i, c]; the mean divides by the number of samples
 ///    (N * d1 * ...), not by the weights (as torch); an ignore_index other than -100 is a
 ///    ValueError (torch's "not supported for floating point target").
 /// label_smoothing e mixes each target with the uniform distribution: (1 - e) times the

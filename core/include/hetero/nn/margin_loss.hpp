@@ -32,8 +32,9 @@ class HETERO_API HingeEmbeddingLoss : public Loss {
 };
 
 /// As torch.nn.SoftMarginLoss(reduction): log(1 + exp(-target input)) per element (the
-/// two-class logistic loss for targets 1 and -1). input and target broadcast (ShapeError
-/// otherwise); floating input (DTypeError).
+/// two-class logistic loss for targets 1 and -1). The target broadcasts to the input's shape
+/// (ShapeError otherwise, torch's "output with shape [3, 1] doesn't match the broadcast shape
+/// [3, 4]"); floating input (DTypeError).
 class HETERO_API SoftMarginLoss : public ReductionLoss {
  public:
   using Loss::forward;
@@ -85,13 +86,14 @@ struct MultiMarginLossOptions {
   Reduction reduction = Reduction::mean;  ///< over the samples
 };
 
-/// The multi-class hinge loss, as torch.nn.MultiMarginLoss: for input [N, C] (or [C]) and
-/// class indices target [N] (or 0-d), sample i's sum over j != y_i of max(0, margin - x[y_i] +
-/// x[j])^p, times weight[y_i], divided by C. ShapeError for an input that is not 1-D or 2-D
-/// or is empty, or a target of another length; DTypeError for a non-floating input, a
-/// weight of another dtype or a target that is not int64 (torch's "expected scalar type
-/// Long"); IndexError for a target
-/// outside [0, C) (torch's "target out of range"; one host read of the targets).
+/// The multi-class hinge loss, as torch.nn.MultiMarginLoss: for input [N, C] (or [C], or 0-d:
+/// one class) and class indices target [N] (or 0-d or [1] for one sample), sample i's sum
+/// over j != y_i of max(0, margin - x[y_i] + x[j])^p, times weight[y_i], divided by C; `none`
+/// gives [N] (the target's shape for one sample). ShapeError for an input of more than 2
+/// dimensions or no classes, or a target of another length; DTypeError for a non-floating
+/// input, a weight of another dtype or a target that is not int64 (torch's "expected scalar
+/// type Long"); IndexError for a target outside [0, C) (torch's "target out of range"; one
+/// host read of the targets).
 class HETERO_API MultiMarginLoss : public Loss {
  public:
   /// ValueError for p other than 1 and 2 (torch's "only p == 1 and p == 2 supported");
