@@ -338,8 +338,8 @@ Tensor max(const Tensor& a) {
 Tensor max(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReductionOp::max, a, d, k); });
   return record("MaxBackward", out, {a}, [&] {
-    return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return detail::formulas::extreme_dim(g, x, y, d, k);
+    return [x = detail::saved(a), d, k](const Tensor& g) {
+      return detail::formulas::selected_dim(g, x, x.dim() == 0 ? x : argmax(x, d, true), d, k);
     };
   });
 }
@@ -354,8 +354,8 @@ Tensor min(const Tensor& a) {
 Tensor min(const Tensor& a, std::int64_t d, bool k) {
   Tensor out = untracked([&] { return reduce_dim(ReductionOp::min, a, d, k); });
   return record("MinBackward", out, {a}, [&] {
-    return [x = detail::saved(a), y = detail::saved(out), d, k](const Tensor& g) {
-      return detail::formulas::extreme_dim(g, x, y, d, k);
+    return [x = detail::saved(a), d, k](const Tensor& g) {
+      return detail::formulas::selected_dim(g, x, x.dim() == 0 ? x : argmin(x, d, true), d, k);
     };
   });
 }

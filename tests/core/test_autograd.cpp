@@ -333,6 +333,44 @@ TEST(Gradcheck, MaxMinAndTheirTies) {
   EXPECT_EQ(ninf.grad().to_vector<double>(), (std::vector<double>{0.5, 0.5, 0.0}));
 }
 
+// torch 1.13's rules, which differ by form: max()/min() share among ties and among the NaNs
+// when the result is NaN (evenly_distribute_backward); max(dim)/min(dim) give the whole
+// gradient to the element their index selects, the first extreme or the first NaN
+// (value_selecting_reduction_backward); amax/amin share among ties and are NaN everywhere
+// for a NaN result. hetero shared among ties in max(dim) and gave NaN everywhere for a NaN
+// max() or max(dim).
+TEST(Gradcheck, MaxMinGradientsFollowTorchsFormForTiesAndNaN) {
+  const double nan = std::nan("");
+  const auto grad_of = [](std::vector<double> v, const auto& f) {
+    Tensor x = f64(v, {static_cast<std::int64_t>(v.size())}).requires_grad_();
+    f(x).sum().backward();
+    return x.grad().to_vector<double>();
+  };
+  const auto max_all = [](const Tensor& x) { return x.max(); };
+  const auto min_all = [](const Tensor& x) { return x.min(); };
+  const auto max_dim = [](const Tensor& x) { return x.max(0); };
+  const auto min_dim = [](const Tensor& x) { return x.min(0, true); };
+  const auto amax_all = [](const Tensor& x) { return x.amax(); };
+  EXPECT_EQ(grad_of({1, nan, 3, nan}, max_all), (std::vector<double>{0, 0.5, 0, 0.5}));
+  EXPECT_EQ(grad_of({1, nan, 3, nan}, min_all), (std::vector<double>{0, 0.5, 0, 0.5}));
+  EXPECT_EQ(grad_of({1, nan, 3, nan}, max_dim), (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(grad_of({1, nan, 3, nan}, min_dim), (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(grad_of({3, 1, 3}, max_dim), (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(grad_of({1, 3, 1}, min_dim), (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(grad_of({3, 1, 3}, max_all), (std::vector<double>{0.5, 0, 0.5}));
+  EXPECT_EQ(grad_of({3, 1, 3}, amax_all), (std::vector<double>{0.5, 0, 0.5}));
+  for (const double g : grad_of({1, nan, 3}, amax_all)) EXPECT_TRUE(std::isnan(g));
+  // Along a middle dimension of a 3-d tensor, keepdim or not: one element of each line.
+  Tensor cube = f64({2, 2, 1, 5, 5, 5, 0, 0, 7, 7, 7, 7}, {2, 3, 2}).requires_grad_();
+  cube.max(1).sum().backward();
+  EXPECT_EQ(cube.grad().to_vector<double>(),
+            (std::vector<double>{0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0}));
+  // An upstream inf or NaN reaches only the selected element.
+  Tensor row = f64({4, 4, 1}, {3}).requires_grad_();
+  row.max(0).backward(f64({INFINITY}, {}));
+  EXPECT_EQ(row.grad().to_vector<double>(), (std::vector<double>{INFINITY, 0, 0}));
+}
+
 // relu, maximum and minimum select their gradients, as torch's threshold_backward and
 // where(a == b, g / 2, g).masked_fill(a loses, 0): an inf or NaN upstream gradient does not
 // reach a masked position (multiplying by a 0/1 mask gave NaN there; semantics row 8).

@@ -141,11 +141,11 @@ Tensor spread(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool kee
       keepdim ? g : g.unsqueeze(wrap_dim(dim, static_cast<std::int64_t>(in_shape.size()), "sum"));
   return expand_to(kept, in_shape);
 }
-Tensor extreme_share(const Tensor& g, const Tensor& x, const Tensor& y,
-                     std::optional<std::int64_t> dim) {
-  const Tensor at_extreme = eq(x, y).to(x.dtype());
-  const Tensor count = dim ? at_extreme.sum(*dim, true) : at_extreme.sum();
-  return g * at_extreme / count;
+// g shared evenly among the elements equal to y; a NaN y is the NaNs' (torch's
+// evenly_distribute_backward, the gradient of max() and min()).
+Tensor extreme_share(const Tensor& g, const Tensor& x, const Tensor& y) {
+  const Tensor at_extreme = logical_or(eq(x, y), logical_and(isnan(x), isnan(y))).to(x.dtype());
+  return g * at_extreme / at_extreme.sum();
 }
 // prod_{j != i} x_j along d for every i, as torch's prod_safe_zeros_backward: the product
 // of the elements before i times that of the elements after it, each an exclusive scan
@@ -190,12 +190,19 @@ Gradients mean_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, boo
   return {spread(g / static_cast<double>(count), in_shape, dim, keepdim)};
 }
 Gradients extreme_all(const Tensor& g, const Tensor& x, const Tensor& y) {
-  return {extreme_share(g, x, y, std::nullopt)};
+  return {extreme_share(g, x, y)};
 }
-Gradients extreme_dim(const Tensor& g, const Tensor& x, const Tensor& y, std::int64_t dim,
-                      bool keepdim) {
-  return {extreme_share(spread(g, x.shape(), dim, keepdim), x, spread(y, x.shape(), dim, keepdim),
-                        dim)};
+Gradients selected_dim(const Tensor& g, const Tensor& x, const Tensor& index, std::int64_t dim,
+                       bool keepdim) {
+  if (x.dim() == 0) return {g.reshape({})};
+  dim = wrap_dim(dim, x.dim(), "max");
+  const Tensor kept = keepdim ? g : g.unsqueeze(dim);
+  Shape along(static_cast<std::size_t>(x.dim()), 1);
+  along[static_cast<std::size_t>(dim)] = x.size(dim);
+  const Tensor positions =
+      arange(x.size(dim), TensorOptions(x.device()).dtype(DType::int64)).reshape(along);
+  const Tensor chosen = eq(positions, index);  // [..., n, ...]
+  return {where(chosen, expand_to(kept, x.shape()), 0.0)};
 }
 Gradients prod(const Tensor& g, const Tensor& x, const Tensor& y, std::optional<std::int64_t> dim,
                bool keepdim) {

@@ -87,12 +87,16 @@ Gradients sum_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool
 /// mean over `dim`: g / the dimension's size, broadcast back.
 Gradients mean_dim(const Tensor& g, const Shape& in_shape, std::int64_t dim, bool keepdim);
 /// y = max(x) or min(x) over all elements: g to the elements equal to y, split evenly among
-/// ties (as torch.amax / amin). The mask is x == y, exact at an infinite extreme too; a NaN
-/// y matches no element, and its gradient is NaN, as torch.amax's.
+/// ties, and a NaN y split among the NaNs (torch's evenly_distribute_backward; amax and amin,
+/// whose NaN gradient is NaN everywhere, have their own). The mask is x == y, exact at an
+/// infinite extreme too.
 Gradients extreme_all(const Tensor& g, const Tensor& x, const Tensor& y);
-/// y = max(x, dim) or min(x, dim) (`keepdim` or not): as extreme_all, per line.
-Gradients extreme_dim(const Tensor& g, const Tensor& x, const Tensor& y, std::int64_t dim,
-                      bool keepdim);
+/// y = max(x, dim) or min(x, dim) (`keepdim` or not): g to the element `index` selects in
+/// each line ([..., 1, ...], the first maximum or minimum, a NaN first: argmax / argmin with
+/// keepdim), 0 elsewhere, as torch's value_selecting_reduction_backward: a tie's gradient
+/// is not shared.
+Gradients selected_dim(const Tensor& g, const Tensor& x, const Tensor& index, std::int64_t dim,
+                       bool keepdim);
 /// y = prod(x) (`dim` absent: over every element) or prod(x, dim, keepdim), as torch's
 /// prod_backward: d/dx_i is y / x_i where no element of the line is 0; where one is, the
 /// product of the others at the zero and 0 elsewhere; where two or more are, 0.
