@@ -210,6 +210,9 @@ HETERO_API Tensor amin(const Tensor& a, const std::vector<std::int64_t>& dims = 
                        bool keepdim = false);
 /// @}
 /// Max / min values in the input's dtype, bool included (ShapeError on an empty range).
+/// Gradients as torch's: max(a) / min(a) share g evenly among the tied elements, and a NaN
+/// result among the NaNs; max(a, dim) / min(a, dim) give each line's g to the one element
+/// argmax / argmin selects (the first extreme, or the first NaN), ties not shared.
 /// @{
 HETERO_API Tensor max(const Tensor& a);
 HETERO_API Tensor max(const Tensor& a, std::int64_t dim, bool keepdim = false);
