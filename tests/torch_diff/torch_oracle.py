@@ -465,8 +465,8 @@ def evaluate_node(e, x0, x1):
         return torch.softmax(a, last)
     if op == "log_softmax":
         return torch.log_softmax(a, last)
-    if op == "max_dim":  # hetero's max(dim) gradient splits ties as torch.amax (semantics.md)
-        return torch.amax(a, last, keepdim=True)
+    if op == "max_dim":  # its gradient goes to the index torch.max returns (semantics.md 3)
+        return torch.max(a, last, keepdim=True)[0]
     if op == "mean_dim":
         return a.mean(last, keepdim=True)
     if op in ("var_dim", "std_dim"):
