@@ -62,12 +62,20 @@ const auto kActivations = std::to_array<const char*>(
 const auto kShapeOps = std::to_array<const char*>(
     {"tril", "triu", "flip", "repeat", "split", "split_sizes", "chunk", "unbind", "cumsum",
      "one_hot", "bmm", "baddbmm", "einsum", "sort", "argsort", "topk"});
-// einsum equations of hetero's subset (<hetero/manipulation.hpp>): attention's
-// contractions, matrix products, outer and inner products, transposes and sums.
+// einsum equations (<hetero/manipulation.hpp>): attention's contractions, matrix products,
+// outer and inner products, transposes and sums; diagonals, ellipses (0-2 broadcast
+// dimensions, drawn per case) and three operands.
 const auto kEinsum =
-    std::to_array<const char*>({"ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "bhqk,bhkd->bhqd",
-                                "i,i->", "i,j->ij", "ij->ji", "ij->", "ijk->kj", "ij,ij->i",
-                                "bi,bj->bij", "ij,jk", "ik,jk->ij", "ijk,k->ij", "i->"});
+    std::to_array<const char*>({"ij,jk->ik",       "bij,bjk->bik", "bhqd,bhkd->bhqk",
+                                "bhqk,bhkd->bhqd", "i,i->",        "i,j->ij",
+                                "ij->ji",          "ij->",         "ijk->kj",
+                                "ij,ij->i",        "bi,bj->bij",   "ij,jk",
+                                "ik,jk->ij",       "ijk,k->ij",    "i->",
+                                "ii->i",           "ii",           "bii->bi",
+                                "iji->j",          "...ij->...ji", "...ij,...jk->...ik",
+                                "...ij",           "i...,i->...",  "...ij->ij",
+                                "ij,jk,kl->il",    "i,i,i",        "bij,bjk,bkl->bil",
+                                "ij,j...->i..."});
 const std::vector<std::string> kGradUnary = [] {
   std::vector<std::string> names = grad_unary();
   names.insert(names.end(), kActivations.begin(), kActivations.end());
@@ -774,6 +782,8 @@ Json shape_case(Gen& g) {
     for (char c : eq)
       if (std::isalpha(static_cast<unsigned char>(c)) && !size.count(c))
         size[c] = g.chance(0.04) ? 0 : g.uniform(1, 4);
+    std::vector<int> ellipsis(static_cast<std::size_t>(g.uniform(0, 2)));
+    for (int& n : ellipsis) n = g.uniform(1, 3);
     const std::string lhs = eq.substr(0, eq.find("->"));
     Json inputs = Json::array();
     std::size_t start = 0;
@@ -782,7 +792,17 @@ Json shape_case(Gen& g) {
       last = comma == std::string::npos;
       const std::string sub = lhs.substr(start, last ? std::string::npos : comma - start);
       Json shape = Json::array();
-      for (char c : sub) shape.push_back(size[c]);
+      for (std::size_t i = 0; i < sub.size(); ++i) {
+        if (sub[i] != '.') {
+          shape.push_back(size[sub[i]]);
+          continue;
+        }
+        // The ellipsis: its dimensions, a leading one sometimes left out or 1 (broadcast).
+        const std::size_t skip = !ellipsis.empty() && g.chance(0.2) ? 1 : 0;
+        for (std::size_t d = skip; d < ellipsis.size(); ++d)
+          shape.push_back(g.chance(0.15) ? 1 : ellipsis[d]);
+        i += 2;
+      }
       if (g.chance(0.03) && !shape.empty()) shape[0] = shape[0].get<int>() + 1;  // both raise
       inputs.push_back(g.input(t, shape, false));
       start = comma + 1;

@@ -79,15 +79,21 @@ HETERO_API Tensor cumsum(const Tensor& a, std::int64_t dim,
 /// and maximum: waits for the device.
 HETERO_API Tensor one_hot(const Tensor& indices, std::int64_t num_classes = -1);
 
-/// Einstein summation, as torch.einsum, for the subset the models of issue #46 use: one or
-/// two operands, letters as subscripts ("bhqd,bhkd->bhqk", "ij->ji", "bij,bjk->bik",
-/// "i,i->"), an explicit output after "->" or the implicit one (the subscripts that appear
-/// once, in alphabetical order). Indices missing from the output are summed; the
-/// contraction of two operands is one batched matmul (so floating dtypes only, as matmul).
-/// ValueError for an ellipsis, a subscript repeated within one operand (diagonals), more
-/// than two operands, or a malformed equation; ShapeError for a subscript count that is not
-/// the operand's rank or a subscript with two sizes that do not broadcast (1 broadcasts, as
-/// torch's). Gradient: through the views, sums and matmul it is made of.
+/// Einstein summation, as torch.einsum: any number of operands, letters as subscripts
+/// ("bhqd,bhkd->bhqk", "ij->ji", "i,i->"), at most one "..." per operand and in the output
+/// for broadcast leading dimensions ("...ij,...jk->...ik"; aligned from the right, sizes 1
+/// broadcast), a subscript repeated within an operand for its diagonal ("ii->i", "ii" the
+/// trace), and an explicit output after "->" or the implicit one (the ellipsis dimensions,
+/// then the subscripts that appear once, in alphabetical order). Indices missing from the
+/// output are summed. Operands are contracted left to right (torch's order without
+/// opt_einsum), each pair as one batched GEMM (matmul) for floating dtypes, or a broadcast
+/// product summed for integer ones (of one dtype; bool is refused, as torch's bmm). ValueError
+/// for a malformed equation (a character that is not a letter, a '.' outside "...", a second
+/// ellipsis, an output subscript absent from the inputs or repeated, a subscript count that
+/// is not the operand count; torch's messages); ShapeError for a subscript count that does not
+/// fit an operand's rank, a repeated subscript over dimensions of different sizes, or sizes
+/// that do not broadcast. Gradient: through the views, products, sums and matmuls it is made
+/// of.
 HETERO_API Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 }  // namespace hetero
