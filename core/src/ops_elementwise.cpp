@@ -319,6 +319,10 @@ Tensor pow(const Tensor& a, double exponent) {
   // As torch's pow(Tensor, Scalar): a finite exponent beyond a 16-bit result dtype's largest
   // value raises DTypeError (inf and NaN pass; float32 and other ops' scalars are not checked).
   if (is_half(e.dtype())) detail::check_value_fits("pow", exponent, e.dtype());
+  // torch's pow(Tensor, 0.5) is sqrt (pow_tensor_scalar_optimized_kernel): the same values
+  // (sqrt is correctly rounded in every dtype), but sqrt(-inf) is NaN where C's pow gives
+  // inf, and the gradient at -0 is -inf.
+  if (exponent == 0.5 && is_floating_point(a.dtype())) return sqrt(a);
   if (e.dtype() == DType::float64) return pow(a, e);
   // As torch's pow(Tensor, Scalar) (its scalar path): the exponent is not rounded to the
   // result's dtype; computed in float64 and rounded once.

@@ -121,6 +121,26 @@ TEST(CompareOps, PowGradientsAreTorchs) {
   EXPECT_DOUBLE_EQ(gy[2], std::pow(1.5, -0.5) * std::log(1.5));
 }
 
+// torch's pow(x, 0.5) is sqrt(x): -inf gives NaN (C's pow gives inf) and the gradient at -0
+// is -inf (hetero gave inf), in every floating dtype. Found by a sweep of special values.
+TEST(CompareOps, PowOfOneHalfIsSqrtAsTorch) {
+  for (const DType d : {DType::float32, DType::float64, DType::bfloat16}) {
+    SCOPED_TRACE(dtype_name(d));
+    const Tensor x = tensor({-kInf, -0.0, 4.0, kInf}).to(d).requires_grad_();
+    const Tensor y = pow(x, 0.5);
+    const auto v = y.to(DType::float64).to_vector<double>();
+    EXPECT_TRUE(std::isnan(v[0]));
+    EXPECT_EQ(v[1], 0.0);
+    EXPECT_TRUE(std::signbit(v[1]));
+    EXPECT_EQ(v[2], 2.0);
+    EXPECT_EQ(v[3], kInf);
+    y.sum().backward();
+    const auto g = x.grad().to(DType::float64).to_vector<double>();
+    EXPECT_EQ(g[1], -kInf);
+    EXPECT_EQ(g[2], 0.25);
+  }
+}
+
 TEST(CompareOps, WhereSelectsBroadcastsPromotesAndRoutesGradients) {
   const Tensor c = tensor({1, 0, 1}).to(DType::bool_);
   const Tensor x = tensor({1.0, kNaN, 3.0}).to(DType::float64).requires_grad_();
