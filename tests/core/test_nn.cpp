@@ -33,3 +33,27 @@ TEST(NN, ReluLayer) {
   nn::ReLU r;
   EXPECT_EQ(r(tensor({-1.0, 1.0})).to_vector<float>(), (std::vector<float>{0, 1}));
 }
+
+// torch.nn.init.constant_ / zeros_ / ones_ are a no-grad fill_ of any dtype (hetero refused
+// integer and bool tensors with "expected a floating tensor"); torch 1.13's values.
+TEST(Init, ConstantFillsAnyDtypeAsTorch) {
+  Tensor i64 = empty({3}, DType::int64), flags = empty({2}, DType::bool_);
+  Tensor i32 = empty({2}, DType::int32), i8 = empty({2}, DType::int8);
+  EXPECT_EQ(nn::init::constant_(i64, 2.5).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2, 2, 2}));
+  EXPECT_EQ(nn::init::constant_(i64, -2.7).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{-2, -2, -2}));
+  EXPECT_EQ(nn::init::constant_(flags, 0.3).to_vector<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(nn::init::zeros_(i32).to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 0}));
+  EXPECT_EQ(nn::init::ones_(flags).to_vector<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_THROW(nn::init::constant_(i8, 1e10), DTypeError);  // "cannot be converted ... overflow"
+  // A leaf that requires grad is filled without recording (torch's no_grad).
+  Tensor w = ones({2}).requires_grad_();
+  nn::init::constant_(w, 3.0);
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_TRUE(w.grad_fn_name().empty());
+  // The random initialisers stay floating only, as torch's kernels.
+  EXPECT_THROW(nn::init::uniform_(i64), DTypeError);
+  EXPECT_THROW(nn::init::normal_(i64), DTypeError);
+}

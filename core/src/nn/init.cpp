@@ -22,12 +22,6 @@ void check_floating(const Tensor& t, const char* who) {
                      std::string(dtype_name(t.dtype())));
 }
 
-Tensor& fill_with(Tensor& t, const Tensor& values) {
-  NoGradGuard no_grad;
-  t.copy_(values);
-  return t;
-}
-
 // torch.nn.init._calculate_fan_in_and_fan_out.
 std::pair<double, double> fans(const Tensor& t, const char* who) {
   if (t.dim() < 2)
@@ -74,9 +68,13 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* generator) {
 }
 
 Tensor& constant_(Tensor& t, double value) {
-  check_floating(t, "constant_");
-  detail::check_value_fits("constant_", value, t.dtype());  // named here, not as full()
-  return fill_with(t, full(t.shape(), value, TensorOptions(t.device()).dtype(t.dtype())));
+  // torch's no-grad fill_: any dtype, a floating value into integers truncated, into bool
+  // nonzero; a value beyond the dtype's range raises (named here, not as fill_).
+  detail::impl_of(t, "constant_");
+  detail::check_value_fits("constant_", value, t.dtype());
+  NoGradGuard no_grad;
+  t.fill_(value);
+  return t;
 }
 
 Tensor& zeros_(Tensor& t) { return constant_(t, 0); }

@@ -25,7 +25,10 @@ HETERO_API Tensor& uniform_(Tensor& t, double a = 0, double b = 1, Generator* ge
 /// torch.nn.init.normal_; ValueError for std < 0 or NaN (as torch).
 HETERO_API Tensor& normal_(Tensor& t, double mean = 0, double std = 1,
                            Generator* generator = nullptr);
-/// Every element `value`.
+/// Every element `value`, without recording a gradient, as torch.nn.init.constant_ (its
+/// no-grad fill_): any dtype, a floating value truncated into an integer tensor and any
+/// nonzero value true in a bool one. DTypeError for a value beyond the dtype's range
+/// (torch's "value cannot be converted to type int8_t without overflow").
 /// @{
 HETERO_API Tensor& constant_(Tensor& t, double value);
 HETERO_API Tensor& zeros_(Tensor& t);
