@@ -187,9 +187,7 @@ std::pair<Tensor, std::string> contract(const Tensor& a_in, const std::string& l
     r = matmul(a3, b3);
   } else {
     if (a3.dtype() == DType::bool_ || b3.dtype() == DType::bool_)
-      throw DTypeError(
-          "einsum(): bool operands are not supported (torch: \"bmm\" not implemented "
-          "for 'Bool')");
+      throw DTypeError("einsum(): bool operands are refused, as torch's bmm refuses them");
     if (a3.dtype() != b3.dtype())
       throw DTypeError("einsum(): expected operands of one dtype, got " +
                        std::string(dtype_name(a3.dtype())) + " and " +
@@ -261,8 +259,6 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
                          " and " + std::to_string(size[c]) + " before");
       size[c] = size.count(c) && size[c] != 1 ? size[c] : n;
     }
-  for (char c : output)
-    if (!size.count(c)) size[c] = 1;  // an ellipsis no operand has dimensions for
   // Each operand broadcast to its subscripts' sizes (a view).
   for (std::size_t k = 0; k < ops.size(); ++k) {
     Shape full;
